@@ -1,0 +1,631 @@
+//! The HTTP client: one connection pool, the auth header, the transport rule, same-origin
+//! redirects only, timeouts and the retry policy of decisions.md.
+
+use std::error::Error as _;
+use std::net::IpAddr;
+use std::sync::Once;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::{StatusCode, Url, redirect};
+use serde::Deserialize;
+
+use super::error::ApiError;
+use super::filter::{Limit, ListFilter, Resource};
+use super::key::ApiKey;
+use super::model::Page;
+use crate::text;
+
+/// Bodies larger than this are refused rather than held in memory (a lying server).
+pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// How failed requests are retried (decisions.md "Errors").
+#[derive(Debug, Clone)]
+pub struct RetryPolicy {
+    /// Waits before each retry of a 5xx, timeout or connection error; its length is the
+    /// number of retries.
+    pub backoff: Vec<Duration>,
+    /// How many 429 answers in a row are waited out before giving up.
+    pub max_rate_limit_waits: u32,
+    /// The longest `Retry-After` honoured.
+    pub max_retry_after: Duration,
+    /// The wait when a 429 has no usable `Retry-After`.
+    pub default_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            backoff: vec![
+                Duration::from_millis(500),
+                Duration::from_secs(1),
+                Duration::from_secs(2),
+            ],
+            max_rate_limit_waits: 5,
+            max_retry_after: Duration::from_secs(60),
+            default_retry_after: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Everything the client needs; built from the config.
+#[derive(Debug, Clone)]
+pub struct ClientSettings {
+    pub base_url: String,
+    pub key: ApiKey,
+    /// Header that carries the key (decisions.md default `Authorization`).
+    pub auth_header: String,
+    /// Scheme before the key (default `Bearer`); empty sends the bare key.
+    pub auth_scheme: String,
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    pub allow_insecure_http: bool,
+    pub retry: RetryPolicy,
+}
+
+impl ClientSettings {
+    /// Settings with the defaults of decisions.md.
+    pub fn new(base_url: impl Into<String>, key: ApiKey) -> ClientSettings {
+        ClientSettings {
+            base_url: base_url.into(),
+            key,
+            auth_header: "Authorization".into(),
+            auth_scheme: "Bearer".into(),
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(15),
+            allow_insecure_http: false,
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+/// Said before each retry, so a caller can show a countdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// 1 for the first retry.
+    pub attempt: u32,
+    /// How long the client waits before it.
+    pub wait: Duration,
+    /// Why, in a few words (sanitised).
+    pub reason: String,
+    /// True when the service asked to slow down (429).
+    pub rate_limited: bool,
+}
+
+/// A client of the two list endpoints. Cheap to clone (one shared pool).
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: Url,
+    host: String,
+    auth_name: HeaderName,
+    auth_value: HeaderValue,
+    key: ApiKey,
+    retry: RetryPolicy,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base", &self.base.as_str())
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Installs the rustls crypto provider once; every reqwest client of the program (tests too)
+/// must be built after it, which [`http_builder`] guarantees.
+pub fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Err means a provider is already installed, which is just as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// A reqwest builder with the crypto provider installed, no proxy and no redirects.
+/// Tests that talk to the demo server directly use this too.
+pub fn http_builder() -> reqwest::ClientBuilder {
+    install_crypto_provider();
+    reqwest::Client::builder()
+        .user_agent(concat!("convo/", env!("CARGO_PKG_VERSION")))
+        .no_proxy()
+        .redirect(redirect::Policy::none())
+}
+
+/// True for 127.0.0.0/8, ::1 and `localhost`.
+pub fn is_loopback_host(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => {
+            d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// Parses and checks a base URL against the transport rule, before any I/O.
+pub fn check_base_url(raw: &str, allow_insecure_http: bool) -> Result<Url, ApiError> {
+    let bad = |reason: &str| ApiError::BadBaseUrl {
+        url: text::one_line(raw, 200),
+        reason: reason.into(),
+    };
+    let mut url = Url::parse(raw.trim()).map_err(|e| bad(&e.to_string()))?;
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("it has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("credentials in the URL are not supported; use api_key"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("it must not have a query or fragment"));
+    }
+    match url.scheme() {
+        "https" => {}
+        "http" if is_loopback_host(&url) || allow_insecure_http => {}
+        "http" => {
+            return Err(ApiError::InsecureTransport {
+                host: url.host_str().unwrap_or_default().to_string(),
+            });
+        }
+        other => return Err(bad(&format!("scheme {other}: is not http or https"))),
+    }
+    // Keep a path prefix (e.g. https://host/chat) and join /v1/... onto it.
+    let path = url.path().trim_end_matches('/').to_string();
+    url.set_path(&path);
+    Ok(url)
+}
+
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// The redirect rule: follow only within the origin, at most 5 hops; otherwise hand the 3xx
+/// back so it becomes [`ApiError::Redirect`].
+fn redirect_policy() -> redirect::Policy {
+    redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().cloned();
+        match first {
+            Some(first) if attempt.previous().len() <= 5 && same_origin(&first, attempt.url()) => {
+                attempt.follow()
+            }
+            _ => attempt.stop(),
+        }
+    })
+}
+
+/// Why one attempt failed, and whether to try again.
+enum Failure {
+    Retry { error: ApiError, reason: String },
+    RateLimited { wait: Duration, detail: String },
+    Fatal(ApiError),
+}
+
+impl Client {
+    /// Checks the settings (transport rule, header) and builds the pool. No I/O.
+    pub fn new(settings: ClientSettings) -> Result<Client, ApiError> {
+        let base = check_base_url(&settings.base_url, settings.allow_insecure_http)?;
+        let host = match base.port() {
+            Some(p) => format!("{}:{p}", base.host_str().unwrap_or_default()),
+            None => base.host_str().unwrap_or_default().to_string(),
+        };
+        let bad = |reason: String| ApiError::BadBaseUrl {
+            url: base.to_string(),
+            reason,
+        };
+        let auth_name =
+            HeaderName::from_bytes(settings.auth_header.trim().as_bytes()).map_err(|_| {
+                bad(format!(
+                    "auth_header {:?} is not a header name",
+                    settings.auth_header
+                ))
+            })?;
+        let value = if settings.auth_scheme.trim().is_empty() {
+            settings.key.expose().to_string()
+        } else {
+            format!("{} {}", settings.auth_scheme.trim(), settings.key.expose())
+        };
+        let mut auth_value = HeaderValue::from_str(&value)
+            .map_err(|_| bad("the auth scheme cannot be sent in a header".into()))?;
+        auth_value.set_sensitive(true);
+        let http = http_builder()
+            .redirect(redirect_policy())
+            .connect_timeout(settings.connect_timeout)
+            .timeout(settings.request_timeout)
+            .build()
+            .map_err(|e| bad(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Client {
+            http,
+            base,
+            host,
+            auth_name,
+            auth_value,
+            key: settings.key,
+            retry: settings.retry,
+            timeout: settings.request_timeout,
+        })
+    }
+
+    /// The checked base URL.
+    pub fn base_url(&self) -> &Url {
+        &self.base
+    }
+
+    /// The key as it may be shown (`sk_…abcd`).
+    pub fn masked_key(&self) -> String {
+        self.key.masked()
+    }
+
+    /// The full URL of one page of a list.
+    pub fn page_url(
+        &self,
+        resource: Resource,
+        query: &[(&'static str, String)],
+        limit: Limit,
+        cursor: Option<&str>,
+    ) -> Url {
+        let mut url = self.base.clone();
+        let path = format!("{}{}", self.base.path(), resource.path());
+        url.set_path(&path);
+        {
+            let mut q = url.query_pairs_mut();
+            for (k, v) in query {
+                q.append_pair(k, v);
+            }
+            q.append_pair("limit", &limit.to_string());
+            if let Some(c) = cursor {
+                q.append_pair("cursor", c);
+            }
+        }
+        url
+    }
+
+    /// One page of the list `F` is for, retried as decisions.md says. `on_retry` hears of each
+    /// wait before it starts.
+    pub async fn list<F, T>(
+        &self,
+        filter: &F,
+        limit: Limit,
+        cursor: Option<&str>,
+        on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
+    ) -> Result<Page<T>, ApiError>
+    where
+        F: ListFilter,
+        T: for<'de> Deserialize<'de>,
+    {
+        let url = self.page_url(F::RESOURCE, &filter.query_pairs(), limit, cursor);
+        self.get_page(url, on_retry).await
+    }
+
+    /// GETs one page URL with retries.
+    pub async fn get_page<T>(
+        &self,
+        url: Url,
+        on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
+    ) -> Result<Page<T>, ApiError>
+    where
+        T: for<'de> Deserialize<'de>,
+    {
+        let mut retries = 0u32;
+        let mut rate_waits = 0u32;
+        loop {
+            let attempts = retries + rate_waits + 1;
+            match self.attempt(&url, attempts).await {
+                Ok(body) => {
+                    return Page::decode(&body).map_err(|e| ApiError::Decode { detail: e.0 });
+                }
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry { error, reason }) => {
+                    let Some(&wait) = self.retry.backoff.get(retries as usize) else {
+                        return Err(error);
+                    };
+                    retries += 1;
+                    on_retry(RetryNotice {
+                        attempt: retries + rate_waits,
+                        wait,
+                        reason,
+                        rate_limited: false,
+                    });
+                    tokio::time::sleep(wait).await;
+                }
+                Err(Failure::RateLimited { wait, detail }) => {
+                    if rate_waits >= self.retry.max_rate_limit_waits {
+                        return Err(ApiError::RateLimited { attempts, detail });
+                    }
+                    rate_waits += 1;
+                    on_retry(RetryNotice {
+                        attempt: retries + rate_waits,
+                        wait,
+                        reason: "rate limited (HTTP 429)".into(),
+                        rate_limited: true,
+                    });
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    async fn attempt(&self, url: &Url, attempts: u32) -> Result<Vec<u8>, Failure> {
+        let resp = self
+            .http
+            .get(url.clone())
+            .header(self.auth_name.clone(), self.auth_value.clone())
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|e| self.transport_failure(&e, attempts))?;
+        let status = resp.status();
+        if status.is_success() {
+            return read_body(resp, MAX_BODY_BYTES)
+                .await
+                .map_err(|e| self.transport_failure(&e, attempts))
+                .and_then(|b| {
+                    b.ok_or_else(|| {
+                        Failure::Fatal(ApiError::Decode {
+                            detail: format!(
+                                "the response is larger than {} MiB",
+                                MAX_BODY_BYTES / (1024 * 1024)
+                            ),
+                        })
+                    })
+                });
+        }
+        if status.is_redirection() {
+            let to = resp
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|l| url.join(l).ok())
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_else(|| "an unnamed location".into());
+            return Err(Failure::Fatal(ApiError::Redirect {
+                to: text::one_line(&to, 120),
+            }));
+        }
+        let headers = resp.headers().clone();
+        let body = read_body(resp, 64 * 1024)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let err = ErrorBody::parse(&body);
+        let detail = err.detail();
+        Err(match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                Failure::Fatal(ApiError::Unauthorized {
+                    status: status.as_u16(),
+                    detail,
+                    origin: self.key.source.clone(),
+                })
+            }
+            StatusCode::BAD_REQUEST | StatusCode::UNPROCESSABLE_ENTITY => {
+                Failure::Fatal(ApiError::BadRequest {
+                    status: status.as_u16(),
+                    param: err.param.map(|p| text::one_line(&p, 60)),
+                    detail,
+                })
+            }
+            StatusCode::TOO_MANY_REQUESTS => Failure::RateLimited {
+                wait: self.retry_after(&headers),
+                detail,
+            },
+            s if s.is_server_error() => Failure::Retry {
+                reason: format!("HTTP {}", s.as_u16()),
+                error: ApiError::Server {
+                    status: s.as_u16(),
+                    detail,
+                    attempts,
+                },
+            },
+            s => Failure::Fatal(ApiError::Http {
+                status: s.as_u16(),
+                detail,
+            }),
+        })
+    }
+
+    fn transport_failure(&self, e: &reqwest::Error, attempts: u32) -> Failure {
+        let detail = text::one_line(&innermost(e), 160);
+        if e.is_timeout() {
+            Failure::Retry {
+                reason: "timed out".into(),
+                error: ApiError::Timeout {
+                    timeout: self.timeout,
+                    attempts,
+                },
+            }
+        } else if e.is_connect() {
+            Failure::Retry {
+                reason: "cannot connect".into(),
+                error: ApiError::Connect {
+                    host: self.host.clone(),
+                    detail,
+                    attempts,
+                },
+            }
+        } else if e.is_builder() {
+            Failure::Fatal(ApiError::BadBaseUrl {
+                url: self.base.to_string(),
+                reason: detail,
+            })
+        } else {
+            Failure::Retry {
+                reason: "connection failed".into(),
+                error: ApiError::Network { detail, attempts },
+            }
+        }
+    }
+
+    fn retry_after(&self, headers: &HeaderMap) -> Duration {
+        parse_retry_after(
+            headers.get(RETRY_AFTER).and_then(|v| v.to_str().ok()),
+            jiff::Timestamp::now(),
+        )
+        .unwrap_or(self.retry.default_retry_after)
+        .min(self.retry.max_retry_after)
+    }
+}
+
+/// `Retry-After` as seconds or an HTTP date (decisions.md); `None` when absent or unreadable.
+pub fn parse_retry_after(value: Option<&str>, now: jiff::Timestamp) -> Option<Duration> {
+    let v = value?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = jiff::fmt::rfc2822::parse(v).ok()?.timestamp();
+    let delta = when.as_millisecond().saturating_sub(now.as_millisecond());
+    Some(Duration::from_millis(delta.max(0) as u64))
+}
+
+/// Reads a body up to `cap` bytes; `Ok(None)` when it is larger.
+async fn read_body(
+    mut resp: reqwest::Response,
+    cap: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    let mut buf = Vec::with_capacity(
+        resp.content_length()
+            .map_or(16 * 1024, |n| (n as usize).min(cap)),
+    );
+    while let Some(chunk) = resp.chunk().await? {
+        if buf.len() + chunk.len() > cap {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(Some(buf))
+}
+
+fn innermost(e: &reqwest::Error) -> String {
+    let mut msg = e.to_string();
+    let mut src = e.source();
+    while let Some(s) = src {
+        msg = s.to_string();
+        src = s.source();
+    }
+    msg
+}
+
+/// An error body read as decisions.md says: `{"error": {code, message, param}}`, else
+/// `{"message"}`, else the first 200 characters of text.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ErrorBody {
+    pub code: Option<String>,
+    pub message: Option<String>,
+    pub param: Option<String>,
+}
+
+impl ErrorBody {
+    pub fn parse(body: &[u8]) -> ErrorBody {
+        #[derive(Deserialize)]
+        struct Inner {
+            code: Option<serde_json::Value>,
+            message: Option<serde_json::Value>,
+            param: Option<serde_json::Value>,
+        }
+        #[derive(Deserialize)]
+        struct Nested {
+            error: Inner,
+        }
+        fn s(v: Option<serde_json::Value>) -> Option<String> {
+            match v? {
+                serde_json::Value::String(s) => Some(s),
+                serde_json::Value::Null => None,
+                other => Some(other.to_string()),
+            }
+        }
+        if let Ok(n) = serde_json::from_slice::<Nested>(body) {
+            return ErrorBody {
+                code: s(n.error.code),
+                message: s(n.error.message),
+                param: s(n.error.param),
+            };
+        }
+        if let Ok(flat) = serde_json::from_slice::<Inner>(body)
+            && (flat.message.is_some() || flat.code.is_some())
+        {
+            return ErrorBody {
+                code: s(flat.code),
+                message: s(flat.message),
+                param: s(flat.param),
+            };
+        }
+        let text: String = String::from_utf8_lossy(body).chars().take(200).collect();
+        let text = text.trim();
+        ErrorBody {
+            message: (!text.is_empty()).then(|| text.to_string()),
+            ..ErrorBody::default()
+        }
+    }
+
+    /// `": code: message (parameter p)"`, sanitised, or empty.
+    pub fn detail(&self) -> String {
+        let mut out = String::new();
+        if let Some(c) = &self.code {
+            out.push_str(": ");
+            out.push_str(&text::one_line(c, 60));
+        }
+        if let Some(m) = &self.message {
+            out.push_str(": ");
+            out.push_str(&text::one_line(m, 200));
+        }
+        if let Some(p) = &self.param {
+            out.push_str(&format!(" (parameter {})", text::one_line(p, 60)));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transport_rule() {
+        assert!(check_base_url("http://127.0.0.1:8787", false).is_ok());
+        assert!(check_base_url("http://127.8.9.10", false).is_ok());
+        assert!(check_base_url("http://[::1]:80/", false).is_ok());
+        assert!(check_base_url("http://localhost:1", false).is_ok());
+        assert!(matches!(
+            check_base_url("http://api.example.com", false),
+            Err(ApiError::InsecureTransport { .. })
+        ));
+        assert!(check_base_url("http://api.example.com", true).is_ok());
+        assert!(check_base_url("https://api.example.com/chat/", false).is_ok());
+        assert!(check_base_url("ftp://x", false).is_err());
+        assert!(check_base_url("api.example.com", false).is_err());
+        assert!(check_base_url("https://u:p@h", false).is_err());
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now: jiff::Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        assert_eq!(
+            parse_retry_after(Some("2"), now),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            parse_retry_after(Some("Thu, 01 Jan 2026 00:00:03 GMT"), now),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(parse_retry_after(Some("soon"), now), None);
+        assert_eq!(parse_retry_after(None, now), None);
+    }
+
+    #[test]
+    fn error_body_shapes() {
+        let b = ErrorBody::parse(
+            br#"{"error":{"code":"invalid_parameter","message":"bad","param":"limit"}}"#,
+        );
+        assert_eq!(b.param.as_deref(), Some("limit"));
+        assert_eq!(b.detail(), ": invalid_parameter: bad (parameter limit)");
+        let b = ErrorBody::parse(br#"{"message":"nope"}"#);
+        assert_eq!(b.detail(), ": nope");
+        let b = ErrorBody::parse(b"<html>\x1b[2J oops</html>");
+        assert_eq!(b.detail(), ": <html>␛[2J oops</html>");
+        assert_eq!(ErrorBody::parse(b"").detail(), "");
+    }
+}

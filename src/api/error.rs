@@ -1,0 +1,112 @@
+//! One error type for everything a list request can meet. Its messages say what happened and
+//! what to do; server text in them is sanitised and cut; the key never appears.
+
+use std::time::Duration;
+
+use super::filter::FilterError;
+use super::key::{KeyError, KeySource};
+
+/// What went wrong with a request, or before it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ApiError {
+    /// The base URL cannot be used.
+    #[error("base URL {url:?} cannot be used: {reason}")]
+    BadBaseUrl { url: String, reason: String },
+
+    /// decisions.md: plain http only to loopback, refused before any network I/O.
+    #[error(
+        "refusing to send the API key over plain http:// to {host}: use https://, or set \
+         allow_insecure_http = true in the config if you accept that the key travels in clear text"
+    )]
+    InsecureTransport { host: String },
+
+    #[error(transparent)]
+    Key(#[from] KeyError),
+
+    #[error("invalid filter: {0}")]
+    Filter(#[from] FilterError),
+
+    /// 401/403: not retried.
+    #[error(
+        "the service rejected the API key (HTTP {status}{detail}); check the key from {origin}"
+    )]
+    Unauthorized {
+        status: u16,
+        detail: String,
+        origin: KeySource,
+    },
+
+    /// 400/422: the service refused a parameter; not retried.
+    #[error("the service refused the request (HTTP {status}{detail})")]
+    BadRequest {
+        status: u16,
+        /// The parameter the service named, if any.
+        param: Option<String>,
+        detail: String,
+    },
+
+    /// Any other 4xx (404 …): not retried.
+    #[error("the service answered HTTP {status}{detail}; check the base URL")]
+    Http { status: u16, detail: String },
+
+    /// Still 429 after waiting as asked.
+    #[error(
+        "the service is rate limiting (HTTP 429{detail}) and still was after {attempts} attempts; \
+         wait a little and retry"
+    )]
+    RateLimited { attempts: u32, detail: String },
+
+    /// 5xx after the retries.
+    #[error(
+        "the service failed (HTTP {status}{detail}) {attempts} times in a row; rows already \
+         loaded are kept, retry later"
+    )]
+    Server {
+        status: u16,
+        detail: String,
+        attempts: u32,
+    },
+
+    #[error(
+        "no answer within {}s ({attempts} attempts); the service is slow or unreachable \
+         (request_timeout_secs sets the limit)", .timeout.as_secs()
+    )]
+    Timeout { timeout: Duration, attempts: u32 },
+
+    #[error(
+        "cannot connect to {host} ({detail}) after {attempts} attempts; is the base URL right and the service up?"
+    )]
+    Connect {
+        host: String,
+        detail: String,
+        attempts: u32,
+    },
+
+    #[error("the connection failed ({detail}) after {attempts} attempts")]
+    Network { detail: String, attempts: u32 },
+
+    /// decisions.md: redirects to another origin are not followed, so the key stays home.
+    #[error(
+        "the service redirected to another origin ({to}); not followed so the API key stays \
+         with the configured host. Set base_url to the new address if you trust it"
+    )]
+    Redirect { to: String },
+
+    /// The answer is not a list page.
+    #[error("the service sent data convo cannot read: {detail}")]
+    Decode { detail: String },
+}
+
+impl ApiError {
+    /// True for failures worth trying again with the same request (5xx, timeouts, network).
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            ApiError::Server { .. }
+                | ApiError::Timeout { .. }
+                | ApiError::Connect { .. }
+                | ApiError::Network { .. }
+                | ApiError::RateLimited { .. }
+        )
+    }
+}

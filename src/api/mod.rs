@@ -1,0 +1,16 @@
+//! The service's read API: typed rows, filters, the key, errors and the HTTP client.
+//! Nothing here knows about the terminal UI.
+
+pub mod client;
+pub mod error;
+pub mod filter;
+pub mod key;
+pub mod model;
+
+pub use client::{Client, ClientSettings, RetryNotice};
+pub use error::ApiError;
+pub use filter::{
+    Assignee, ConversationFilter, FilterError, Limit, ListFilter, Resource, VisitorFilter,
+};
+pub use key::{ApiKey, KeyError, KeySource};
+pub use model::{BadRow, Conversation, Page, Row, Status, Timestamp, Visitor};

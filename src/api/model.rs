@@ -1,0 +1,317 @@
+//! Typed rows of the two lists, and the page envelope.
+//!
+//! Parsing is tolerant where decisions.md asks for it: unknown statuses are kept verbatim,
+//! a bad timestamp is kept raw, visitor fields may be null or missing, unknown fields are
+//! ignored, and a row that cannot be parsed at all is reported (not silently lost) while the
+//! good rows of the same page are kept.
+
+use std::fmt;
+
+use serde::de::Deserializer;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+use uuid::Uuid;
+
+/// A conversation's status. Unknown values are kept verbatim (forward compatible).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    Open,
+    Pending,
+    Closed,
+    /// A value this version of convo does not know; shown as the server sent it.
+    Other(Box<str>),
+}
+
+impl Status {
+    /// The three values the spec names, in the order the UI cycles them.
+    pub const KNOWN: [Status; 3] = [Status::Open, Status::Pending, Status::Closed];
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Status::Open => "open",
+            Status::Pending => "pending",
+            Status::Closed => "closed",
+            Status::Other(s) => s,
+        }
+    }
+
+    /// Parses any string; unknown values become `Other`.
+    pub fn from_wire(s: &str) -> Status {
+        match s {
+            "open" => Status::Open,
+            "pending" => Status::Pending,
+            "closed" => Status::Closed,
+            other => Status::Other(other.into()),
+        }
+    }
+
+    /// Parses a value a user may filter by (only the three the spec names).
+    pub fn parse_filter(s: &str) -> Option<Status> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "open" => Some(Status::Open),
+            "pending" => Some(Status::Pending),
+            "closed" => Some(Status::Closed),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Ok(Status::from_wire(&s))
+    }
+}
+
+/// A timestamp from the server: parsed when it is valid ISO 8601, else kept raw so the row
+/// still shows (decisions.md: "a bad one is shown raw, it does not drop the row").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Timestamp {
+    Parsed(jiff::Timestamp),
+    Raw(Box<str>),
+}
+
+impl Timestamp {
+    pub fn parse(s: &str) -> Timestamp {
+        match s.parse::<jiff::Timestamp>() {
+            Ok(t) => Timestamp::Parsed(t),
+            Err(_) => Timestamp::Raw(s.into()),
+        }
+    }
+
+    pub fn parsed(&self) -> Option<jiff::Timestamp> {
+        match self {
+            Timestamp::Parsed(t) => Some(*t),
+            Timestamp::Raw(_) => None,
+        }
+    }
+
+    /// RFC 3339 in UTC for a parsed value, the raw text otherwise.
+    pub fn to_wire(&self) -> String {
+        match self {
+            Timestamp::Parsed(t) => t.to_string(),
+            Timestamp::Raw(s) => s.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Timestamp::Parsed(t) => write!(f, "{t}"),
+            Timestamp::Raw(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_wire())
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Ok(Timestamp::parse(&s))
+    }
+}
+
+/// Anything the cursor walk can de-duplicate.
+pub trait Row {
+    fn id(&self) -> Uuid;
+}
+
+/// One conversation, as listed by `GET /v1/conversations`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conversation {
+    pub id: Uuid,
+    pub site_id: Uuid,
+    pub visitor_id: Uuid,
+    pub status: Status,
+    /// `None` when unassigned (null or missing).
+    #[serde(default)]
+    pub assignee_id: Option<Uuid>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl Row for Conversation {
+    fn id(&self) -> Uuid {
+        self.id
+    }
+}
+
+/// One visitor, as listed by `GET /v1/visitors`. Text fields may be null or missing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Visitor {
+    pub id: Uuid,
+    #[serde(default)]
+    pub external_id: Option<String>,
+    #[serde(default)]
+    pub email: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Free-form; any JSON value is accepted (decisions.md). `Null` when missing.
+    #[serde(default)]
+    pub attributes: serde_json::Value,
+    #[serde(default, deserialize_with = "optional_timestamp")]
+    pub created_at: Option<Timestamp>,
+}
+
+fn optional_timestamp<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Timestamp>, D::Error> {
+    let s = Option::<std::borrow::Cow<'de, str>>::deserialize(d)?;
+    Ok(s.map(|s| Timestamp::parse(&s)))
+}
+
+impl Row for Visitor {
+    fn id(&self) -> Uuid {
+        self.id
+    }
+}
+
+/// A row of a page that could not be parsed; the rest of the page is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRow {
+    /// Position in the page's `data` array.
+    pub index: usize,
+    /// The row's `id`, when it had a readable one (unsanitised: sanitise before display).
+    pub id: Option<String>,
+    /// What was wrong, from the JSON decoder.
+    pub reason: String,
+}
+
+/// One page of a list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub has_more: bool,
+    pub next_cursor: Option<String>,
+    pub bad_rows: Vec<BadRow>,
+}
+
+/// The envelope as it travels; rows are decoded one by one afterwards.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    data: Vec<&'a RawValue>,
+    has_more: bool,
+    #[serde(default)]
+    next_cursor: Option<String>,
+}
+
+/// Why a response body is not a page at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(pub String);
+
+impl<T: for<'de> Deserialize<'de>> Page<T> {
+    /// Decodes a response body. Fails only when the envelope itself is unusable; bad rows are
+    /// collected in `bad_rows`.
+    pub fn decode(body: &[u8]) -> Result<Page<T>, DecodeError> {
+        let env: Envelope<'_> = serde_json::from_slice(body).map_err(|e| {
+            if e.is_syntax() || e.is_eof() {
+                DecodeError(format!("the response is not valid JSON ({e})"))
+            } else {
+                DecodeError(format!(
+                    "the response is JSON but not a list page {{data, has_more, next_cursor}} ({e})"
+                ))
+            }
+        })?;
+        let mut items = Vec::with_capacity(env.data.len());
+        let mut bad_rows = Vec::new();
+        for (index, raw) in env.data.into_iter().enumerate() {
+            match serde_json::from_str::<T>(raw.get()) {
+                Ok(row) => items.push(row),
+                Err(e) => bad_rows.push(BadRow {
+                    index,
+                    id: row_id_of(raw),
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        Ok(Page {
+            items,
+            has_more: env.has_more,
+            next_cursor: env.next_cursor,
+            bad_rows,
+        })
+    }
+}
+
+fn row_id_of(raw: &RawValue) -> Option<String> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: serde_json::Value,
+    }
+    let v: IdOnly = serde_json::from_str(raw.get()).ok()?;
+    match v.id {
+        serde_json::Value::String(s) => Some(s.chars().take(64).collect()),
+        serde_json::Value::Null => None,
+        other => Some(other.to_string().chars().take(64).collect()),
+    }
+}
+
+/// A short, stable-width rendering of an id: the first 8 hex digits.
+pub fn short_id(id: &Uuid) -> String {
+    let mut s = id.simple().to_string();
+    s.truncate(8);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_status_kept_verbatim() {
+        let s: Status = serde_json::from_str("\"snoozed\"").unwrap();
+        assert_eq!(s, Status::Other("snoozed".into()));
+        assert_eq!(s.as_str(), "snoozed");
+        assert_eq!(Status::parse_filter("snoozed"), None);
+        assert_eq!(Status::parse_filter(" Open "), Some(Status::Open));
+    }
+
+    #[test]
+    fn bad_timestamp_kept_raw_and_row_kept() {
+        let body = br#"{"data":[{"id":"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5e","siteId":"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5f","visitorId":"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f50","status":"open","assigneeId":null,"createdAt":"yesterday","updatedAt":"2026-01-02T03:04:05Z","extra":1}],"has_more":false,"next_cursor":null}"#;
+        let p = Page::<Conversation>::decode(body).unwrap();
+        assert_eq!(p.items.len(), 1);
+        assert_eq!(p.items[0].created_at, Timestamp::Raw("yesterday".into()));
+        assert!(p.items[0].updated_at.parsed().is_some());
+    }
+
+    #[test]
+    fn one_bad_row_among_good_ones() {
+        let body = br#"{"data":[{"id":"not-a-uuid","name":"x"},{"id":"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5e","name":null}],"has_more":true,"next_cursor":"c"}"#;
+        let p = Page::<Visitor>::decode(body).unwrap();
+        assert_eq!(p.items.len(), 1);
+        assert_eq!(p.bad_rows.len(), 1);
+        assert_eq!(p.bad_rows[0].index, 0);
+        assert_eq!(p.bad_rows[0].id.as_deref(), Some("not-a-uuid"));
+        assert_eq!(p.items[0].name, None);
+        assert_eq!(p.items[0].attributes, serde_json::Value::Null);
+    }
+
+    #[test]
+    fn malformed_and_wrong_shape_are_errors() {
+        assert!(Page::<Visitor>::decode(b"{\"data\":[").is_err());
+        let e = Page::<Visitor>::decode(b"{\"items\":[]}").unwrap_err();
+        assert!(e.0.contains("not a list page"), "{e}");
+        assert!(Page::<Visitor>::decode(b"[]").is_err());
+    }
+}

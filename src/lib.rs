@@ -1,0 +1,18 @@
+//! convo: a keyboard-driven terminal browser for a customer-chat service's conversations and
+//! visitors.
+//!
+//! Layers, top to bottom (arrows point down only):
+//! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing only).
+//! - [`list`]: the non-interactive `convo list` command.
+//! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
+//! - [`config`]: the TOML config file, env and flag overrides.
+//! - [`pager`]: the cursor walk, a pure state machine.
+//! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.
+//! - [`text`]: sanitising untrusted text and fitting it to terminal cells.
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod config;
+pub mod demo;
+pub mod pager;
+pub mod text;

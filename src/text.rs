@@ -1,0 +1,116 @@
+//! Untrusted text on its way to a terminal.
+//!
+//! decisions.md "Display safety": C0 and C1 control characters, DEL, and bidi overrides and
+//! isolates are replaced by a visible stand-in, so nothing from data can move the cursor,
+//! clear the screen or set the window title. Zero-width and other invisible format characters
+//! are shown too, so that what is measured is what the terminal draws. Widths are measured in
+//! cells and long values are cut with `…`.
+
+use std::borrow::Cow;
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// The visible stand-in for a character that must not reach the terminal, or `None` when the
+/// character is safe as it is.
+fn stand_in(c: char) -> Option<Cow<'static, str>> {
+    let cp = c as u32;
+    match cp {
+        // C0: the Control Pictures block has one glyph per code (␀ … ␟).
+        0x00..=0x1f => char::from_u32(0x2400 + cp).map(|p| Cow::Owned(p.to_string())),
+        0x7f => Some(Cow::Borrowed("␡")),
+        // C1 (8-bit CSI, OSC, …), bidi embeddings/overrides/isolates/marks, zero-width and
+        // invisible format characters, line/paragraph separators, BOM, interlinear annotation,
+        // tag characters, variation selectors stand alone do no harm but are invisible:
+        // only the dangerous or width-confusing ones are listed.
+        0x80..=0x9f
+        | 0x00ad
+        | 0x061c
+        | 0x180e
+        | 0x200b..=0x200f
+        | 0x2028..=0x202e
+        | 0x2060..=0x206f
+        | 0xfeff
+        | 0xfff9..=0xfffb
+        | 0xe0000..=0xe007f => Some(Cow::Owned(format!("\\u{{{cp:x}}}"))),
+        _ => None,
+    }
+}
+
+/// True when `s` holds nothing that [`sanitize`] would replace.
+pub fn is_clean(s: &str) -> bool {
+    s.chars().all(|c| stand_in(c).is_none())
+}
+
+/// Replaces every unsafe character with a visible stand-in. Borrowed when nothing changed.
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if is_clean(s) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match stand_in(c) {
+            Some(rep) => out.push_str(&rep),
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Display width in terminal cells of already-sanitised text.
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// Sanitises `s` and cuts it to at most `max` cells, ending in `…` when cut.
+pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
+    let clean = sanitize(s);
+    if width(&clean) <= max {
+        return clean;
+    }
+    if max == 0 {
+        return Cow::Borrowed("");
+    }
+    let budget = max - 1; // room for the ellipsis
+    let mut used = 0;
+    let mut out = String::with_capacity(max * 2);
+    for c in clean.chars() {
+        let w = UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > budget {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    Cow::Owned(out)
+}
+
+/// Sanitises and fits one line for a CSV/table cell or a status line: newlines become stand-ins too.
+pub fn one_line(s: &str, max: usize) -> String {
+    fit(s, max).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_become_visible() {
+        assert_eq!(sanitize("a\u{1b}[2Jb"), "a␛[2Jb");
+        assert_eq!(sanitize("\u{1b}]0;t\u{7}"), "␛]0;t␇");
+        assert_eq!(sanitize("x\u{9b}31m"), "x\\u{9b}31m");
+        assert_eq!(sanitize("\u{202e}abc"), "\\u{202e}abc");
+        assert_eq!(sanitize("r\rn\n\u{8}"), "r␍n␊␈");
+        assert!(matches!(sanitize("plain 王小明 🌸"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn fit_counts_cells() {
+        assert_eq!(fit("王小明", 6), "王小明");
+        assert_eq!(fit("王小明", 5), "王小…");
+        assert_eq!(fit("王小明", 4), "王…");
+        assert!(width(&fit("abcdef", 4)) <= 4);
+        assert_eq!(fit("abc", 0), "");
+        assert_eq!(fit("abcdef", 1), "…");
+    }
+}
