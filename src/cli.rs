@@ -1,0 +1,137 @@
+//! The command line, as clap definitions. `main.rs` dispatches on it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::demo::cli::DemoServerArgs;
+
+const AFTER_HELP: &str = "\
+Examples:
+  convo --demo                           browse generated data from an embedded server
+  convo                                  browse the service in your config file
+  convo --view 'Unassigned open'         open on a saved view
+  convo list conversations --status open --assignee none --all --format csv
+  convo list visitors --email ana@example.com --format json
+
+Config: ~/.config/convo/config.toml (see config.example.toml), or --config / CONVO_CONFIG.
+The key comes from CONVO_API_KEY, api_key_command or api_key, in that order.";
+
+/// convo: a keyboard-driven terminal browser for the conversations and visitors of a
+/// customer-chat service.
+#[derive(Debug, Parser)]
+#[command(name = "convo", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Config file to read instead of the default (also CONVO_CONFIG).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Base URL of the service, overriding the config file and CONVO_BASE_URL.
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Start an embedded demo server on a free loopback port and use it (no config needed).
+    #[arg(long, global = true)]
+    pub demo: bool,
+
+    /// Open the TUI on this saved view ([[views]] in the config, or "Unassigned open").
+    #[arg(long, value_name = "NAME")]
+    pub view: Option<String>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print a list for scripts (json, jsonl, csv or an aligned table).
+    #[command(subcommand)]
+    List(ListCommand),
+    /// Run the demo server: the same API on generated data, loopback only.
+    DemoServer(DemoServerArgs),
+}
+
+const LIST_AFTER_HELP: &str = "\
+Output goes to stdout; progress (on a terminal only), warnings and errors to stderr.
+jsonl and csv stream page by page, so memory stays flat on long walks.
+
+Exit codes:
+  0  ok
+  2  usage error, invalid filter or config
+  3  the service rejected the API key
+  4  network or server error (after retries)
+  5  the service sent data convo cannot read (some or all rows)";
+
+#[derive(Debug, Subcommand)]
+pub enum ListCommand {
+    /// List conversations (GET /v1/conversations), newest first as the service orders them.
+    #[command(after_help = LIST_AFTER_HELP)]
+    Conversations(ConversationArgs),
+    /// List visitors (GET /v1/visitors).
+    #[command(after_help = LIST_AFTER_HELP)]
+    Visitors(VisitorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ConversationArgs {
+    /// Only conversations of this site.
+    #[arg(long, value_name = "UUID")]
+    pub site_id: Option<String>,
+    /// Only conversations with this status.
+    #[arg(long, value_name = "STATUS", value_parser = ["open", "pending", "closed"])]
+    pub status: Option<String>,
+    /// Assignee: any, none (unassigned), anyone (assigned to any agent), or an agent's UUID.
+    #[arg(long, value_name = "any|none|anyone|UUID", conflicts_with_all = ["unassigned", "assignee_id"])]
+    pub assignee: Option<String>,
+    /// The spec's form of --assignee none / anyone.
+    #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
+    pub unassigned: Option<bool>,
+    /// The spec's form of --assignee UUID. Cannot be combined with --unassigned.
+    #[arg(long, value_name = "UUID", conflicts_with = "unassigned")]
+    pub assignee_id: Option<String>,
+    /// Only conversations of this visitor.
+    #[arg(long, value_name = "UUID")]
+    pub visitor_id: Option<String>,
+    #[command(flatten)]
+    pub common: CommonListArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VisitorArgs {
+    /// Only visitors with this e-mail address (sent trimmed, as typed).
+    #[arg(long, value_name = "EMAIL")]
+    pub email: Option<String>,
+    /// Only visitors with this identifier from your own system.
+    #[arg(long, value_name = "ID")]
+    pub external_id: Option<String>,
+    #[command(flatten)]
+    pub common: CommonListArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CommonListArgs {
+    /// Rows per request, 1 to 100 (default: page_size from the config, else 50).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub limit: Option<i64>,
+    /// Walk every page to the end of the list.
+    #[arg(long, conflicts_with = "max")]
+    pub all: bool,
+    /// Walk pages until N rows have been printed.
+    #[arg(long, value_name = "N")]
+    pub max: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned columns for people; text sanitised and cut to fit.
+    Table,
+    /// One JSON array.
+    Json,
+    /// One JSON object a line.
+    Jsonl,
+    /// RFC 4180 CSV with a header line.
+    Csv,
+}
