@@ -1,0 +1,102 @@
+//! Shared test support: a real demo server on a random loopback port, and clients for it.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use convo::api::client::RetryPolicy;
+use convo::api::{ApiKey, Client, ClientSettings, KeySource};
+use convo::demo::{DemoOptions, DemoServer, Faults};
+
+/// A demo server with its own runtime, so sync tests (and the real binary) can use it.
+pub struct Demo {
+    pub server: Option<DemoServer>,
+    pub rt: tokio::runtime::Runtime,
+}
+
+impl Demo {
+    pub fn start(conversations: usize, visitors: usize, faults: Faults) -> Demo {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let server = rt
+            .block_on(DemoServer::start(DemoOptions {
+                addr: ([127, 0, 0, 1], 0).into(),
+                seed: 7,
+                conversations,
+                visitors,
+                latency: Duration::ZERO,
+                faults,
+            }))
+            .expect("demo server starts");
+        Demo {
+            server: Some(server),
+            rt,
+        }
+    }
+
+    pub fn s(&self) -> &DemoServer {
+        self.server.as_ref().expect("server running")
+    }
+
+    pub fn url(&self) -> String {
+        self.s().base_url()
+    }
+
+    pub fn key(&self) -> String {
+        self.s().api_key()
+    }
+
+    pub fn requests(&self) -> u64 {
+        self.s().request_count()
+    }
+
+    /// A client with fast retries, so fault tests take milliseconds, not seconds.
+    pub fn client(&self) -> Client {
+        client_for(&self.url(), &self.key(), fast_settings)
+    }
+
+    pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.rt.block_on(f)
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+pub fn fast_settings(s: &mut ClientSettings) {
+    s.retry = RetryPolicy {
+        backoff: vec![Duration::from_millis(10); 3],
+        ..RetryPolicy::default()
+    };
+    s.request_timeout = Duration::from_secs(5);
+}
+
+pub fn client_for(url: &str, key: &str, tweak: impl FnOnce(&mut ClientSettings)) -> Client {
+    let key = ApiKey::new(key, KeySource::Env, "sk_").expect("demo key has the prefix");
+    let mut s = ClientSettings::new(url, key);
+    tweak(&mut s);
+    Client::new(s).expect("client")
+}
+
+/// The real binary with a clean environment: no config file, a temp log, no inherited key.
+pub fn convo_cmd(tmp: &std::path::Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("convo").expect("binary built");
+    c.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", tmp)
+        .env("XDG_CONFIG_HOME", tmp.join("config"))
+        .env("XDG_DATA_HOME", tmp.join("data"))
+        .env("CONVO_LOG_FILE", tmp.join("convo.log"))
+        .env("CONVO_CONFIG", tmp.join("no-config.toml"))
+        .timeout(Duration::from_secs(60));
+    c
+}
+
+pub fn ignore_retry(_: convo::api::RetryNotice) {}

@@ -1,0 +1,207 @@
+//! `convo list` as a user runs it: the real binary against a demo server on a random port.
+
+mod common;
+
+use std::collections::HashSet;
+
+use common::{Demo, convo_cmd};
+use convo::demo::{Faults, dataset};
+use serde_json::Value;
+
+fn run(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
+    convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .arg("--base-url")
+        .arg(d.url())
+        .arg("list")
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn want_ids(n: usize) -> Vec<String> {
+    dataset(7, n, 40)
+        .conversations
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap()["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn jsonl_all_walks_every_page_in_order() {
+    let d = Demo::start(230, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["conversations", "--all", "--limit", "50", "--format", "jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, want_ids(230));
+    assert_eq!(d.requests(), 5);
+}
+
+#[test]
+fn default_is_one_page_table_with_a_hint() {
+    let d = Demo::start(230, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["conversations"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("ID"), "{out}");
+    assert!(lines[0].contains("STATUS") && lines[0].contains("ASSIGNEE"));
+    assert_eq!(lines.len(), 51, "header + one page of 50");
+    assert!(stderr(&o).contains("more exist"), "{}", stderr(&o));
+    assert_eq!(d.requests(), 1);
+}
+
+#[test]
+fn json_max_is_one_array_of_n() {
+    let d = Demo::start(230, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["conversations", "--max", "7", "--format", "json", "--status", "open"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v.len(), 7);
+    assert!(v.iter().all(|c| c["status"] == "open"));
+}
+
+#[test]
+fn csv_all_visitors_has_header_and_every_row() {
+    let d = Demo::start(10, 130, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["visitors", "--all", "--format", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("id,externalId,email,name,attributes,createdAt\n"));
+    let ids: HashSet<&str> = out
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.get(..36))
+        .filter(|s| uuid::Uuid::parse_str(s).is_ok())
+        .collect();
+    assert_eq!(ids.len(), 130);
+}
+
+#[test]
+fn invalid_filter_exits_2_without_a_request() {
+    let d = Demo::start(10, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["conversations", "--site-id", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("site_id"), "{}", stderr(&o));
+    let o = run(&d, &tmp, &["conversations", "--limit", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("limit"), "{}", stderr(&o));
+    let o = run(
+        &d,
+        &tmp,
+        &["conversations", "--unassigned", "true", "--assignee-id", "3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(d.requests(), 0);
+}
+
+#[test]
+fn spec_assignee_params_are_accepted() {
+    let d = Demo::start(120, 20, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["conversations", "--unassigned", "true", "--all", "--format", "jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["assigneeId"].is_null()));
+}
+
+#[test]
+fn wrong_key_exits_3() {
+    let d = Demo::start(10, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "sk_demo_notthekey123456")
+        .args(["--base-url", &d.url(), "list", "visitors"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("notthekey"));
+}
+
+#[test]
+fn wrong_key_prefix_refused_locally_exits_2() {
+    let d = Demo::start(10, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "pk_live_publishable123")
+        .args(["--base-url", &d.url(), "list", "visitors"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("sk_"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("publishable123"));
+    assert_eq!(d.requests(), 0, "a wrong credential is never sent");
+}
+
+#[test]
+fn server_failure_exits_4_after_retries() {
+    let d = Demo::start(10, 10, Faults { fail_always: true, ..Faults::default() });
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["visitors"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stderr(&o).contains("HTTP 500"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("retrying"), "{}", stderr(&o));
+    assert_eq!(d.requests(), 4);
+}
+
+#[test]
+fn malformed_page_exits_5() {
+    let d = Demo::start(10, 10, Faults { malformed_page: Some(1), ..Faults::default() });
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["visitors", "--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_row_reported_good_rows_kept_exit_5() {
+    let d = Demo::start(30, 10, Faults { bad_row: true, ..Faults::default() });
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["conversations", "--format", "jsonl", "--limit", "10"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 10, "the good rows are printed");
+    assert!(stderr(&o).contains("could not be read"), "{}", stderr(&o));
+}
+
+#[test]
+fn no_config_says_where_it_looked_and_how_to_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path()).args(["list", "visitors"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("no-config.toml"), "{e}");
+    assert!(e.contains("config.example.toml") && e.contains("--demo"), "{e}");
+}
+
+#[test]
+fn hostile_text_in_table_never_reaches_the_terminal_raw() {
+    let d = Demo::start(10, 60, Faults { hostile: true, ..Faults::default() });
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(&d, &tmp, &["visitors", "--limit", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{9b}') && !out.contains('\u{202e}'));
+    assert!(out.contains('␛'), "escape shown as a visible stand-in");
+    let o = run(&d, &tmp, &["visitors", "--limit", "100", "--format", "jsonl"]);
+    let out = stdout(&o);
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{9b}') && !out.contains('\u{202e}'));
+    for l in out.lines() {
+        serde_json::from_str::<Value>(l).expect("still valid JSON");
+    }
+}
