@@ -223,7 +223,8 @@ impl<T: for<'de> Deserialize<'de>> Page<T> {
     /// Decodes a response body. Fails only when the envelope itself is unusable; bad rows are
     /// collected in `bad_rows`.
     pub fn decode(body: &[u8]) -> Result<Page<T>, DecodeError> {
-        let env: Envelope<'_> = serde_json::from_slice(body).map_err(|e| {
+        let body = repair_lone_surrogates(body);
+        let env: Envelope<'_> = serde_json::from_slice(&body).map_err(|e| {
             if e.is_syntax() || e.is_eof() {
                 DecodeError(format!("the response is not valid JSON ({e})"))
             } else {
@@ -251,6 +252,54 @@ impl<T: for<'de> Deserialize<'de>> Page<T> {
             bad_rows,
         })
     }
+}
+
+/// Replaces `\uXXXX` escapes of unpaired UTF-16 surrogates with `\ufffd`. serde_json rejects
+/// them, which would lose a whole row (or page) over one bad character; decisions.md wants the
+/// row kept and the bad text shown.
+pub fn repair_lone_surrogates(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    fn unit_at(b: &[u8], i: usize) -> Option<u16> {
+        if b.get(i) != Some(&b'\\') || b.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+        u16::from_str_radix(hex, 16).ok()
+    }
+    let is_high = |u: u16| (0xd800..0xdc00).contains(&u);
+    let is_low = |u: u16| (0xdc00..0xe000).contains(&u);
+    // Fast path: most bodies hold no surrogate escape at all.
+    if !body.windows(3).any(|w| {
+        w[0] == b'u'
+            && (w[1] == b'd' || w[1] == b'D')
+            && matches!(w[2], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+    }) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        if body[i] != b'\\' {
+            out.push(body[i]);
+            i += 1;
+            continue;
+        }
+        match unit_at(body, i) {
+            Some(u) if is_high(u) && unit_at(body, i + 6).is_some_and(is_low) => {
+                out.extend_from_slice(&body[i..i + 12]);
+                i += 12;
+            }
+            Some(u) if is_high(u) || is_low(u) => {
+                out.extend_from_slice(b"\\ufffd");
+                i += 6;
+            }
+            _ => {
+                // Any other escape (including `\\`): copy it whole so `\\ud800` stays text.
+                out.extend_from_slice(&body[i..(i + 2).min(body.len())]);
+                i += 2;
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn row_id_of(raw: &RawValue) -> Option<String> {
@@ -305,6 +354,16 @@ mod tests {
         assert_eq!(p.bad_rows[0].id.as_deref(), Some("not-a-uuid"));
         assert_eq!(p.items[0].name, None);
         assert_eq!(p.items[0].attributes, serde_json::Value::Null);
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let body = br#"{"data":[{"id":"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5e","name":"a\ud800b\udc00c\ud83d\ude00d\\ud800"}],"has_more":false,"next_cursor":null}"#;
+        let p = Page::<Visitor>::decode(body).unwrap();
+        assert_eq!(
+            p.items[0].name.as_deref(),
+            Some("a\u{fffd}b\u{fffd}c😀d\\ud800")
+        );
     }
 
     #[test]
