@@ -26,7 +26,8 @@ pub fn init() -> Option<PathBuf> {
         .append(true)
         .open(&path)
         .ok()?;
-    let filter = EnvFilter::try_from_env("CONVO_LOG").unwrap_or_else(|_| EnvFilter::new("convo=info"));
+    let filter =
+        EnvFilter::try_from_env("CONVO_LOG").unwrap_or_else(|_| EnvFilter::new("convo=info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(Mutex::new(file))

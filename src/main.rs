@@ -134,6 +134,8 @@ async fn run(cli: Cli) -> u8 {
 }
 
 async fn run_tui(_cfg: Config, _client: Client, _view: Option<String>, _demo: bool) -> u8 {
-    eprintln!("convo: the interactive browser lands with the TUI issue; use `convo list` meanwhile");
+    eprintln!(
+        "convo: the interactive browser lands with the TUI issue; use `convo list` meanwhile"
+    );
     exit::OK
 }

@@ -75,27 +75,45 @@ fn every_conversation_filter_alone_and_combined() {
         .unwrap();
     let cases: Vec<(ConversationFilter, Box<dyn Fn(&Value) -> bool>)> = vec![
         (
-            ConversationFilter { site_id: Some(site), ..Default::default() },
+            ConversationFilter {
+                site_id: Some(site),
+                ..Default::default()
+            },
             Box::new(move |c| c["siteId"] == site.to_string()),
         ),
         (
-            ConversationFilter { status: Some(Status::Pending), ..Default::default() },
+            ConversationFilter {
+                status: Some(Status::Pending),
+                ..Default::default()
+            },
             Box::new(|c| c["status"] == "pending"),
         ),
         (
-            ConversationFilter { assignee: Assignee::Unassigned, ..Default::default() },
+            ConversationFilter {
+                assignee: Assignee::Unassigned,
+                ..Default::default()
+            },
             Box::new(|c| c["assigneeId"].is_null()),
         ),
         (
-            ConversationFilter { assignee: Assignee::Anyone, ..Default::default() },
+            ConversationFilter {
+                assignee: Assignee::Anyone,
+                ..Default::default()
+            },
             Box::new(|c| !c["assigneeId"].is_null()),
         ),
         (
-            ConversationFilter { assignee: Assignee::Agent(agent), ..Default::default() },
+            ConversationFilter {
+                assignee: Assignee::Agent(agent),
+                ..Default::default()
+            },
             Box::new(move |c| c["assigneeId"] == agent.to_string()),
         ),
         (
-            ConversationFilter { visitor_id: Some(visitor), ..Default::default() },
+            ConversationFilter {
+                visitor_id: Some(visitor),
+                ..Default::default()
+            },
             Box::new(move |c| c["visitorId"] == visitor.to_string()),
         ),
         (
@@ -106,13 +124,18 @@ fn every_conversation_filter_alone_and_combined() {
                 visitor_id: None,
             },
             Box::new(move |c| {
-                c["siteId"] == site.to_string() && c["status"] == "open" && c["assigneeId"].is_null()
+                c["siteId"] == site.to_string()
+                    && c["status"] == "open"
+                    && c["assigneeId"].is_null()
             }),
         ),
     ];
     for (f, pred) in cases {
         let want: Vec<Uuid> = all.iter().filter(|c| pred(c)).map(id_of).collect();
-        assert!(!want.is_empty(), "filter {f:?} matches nothing in the dataset");
+        assert!(
+            !want.is_empty(),
+            "filter {f:?} matches nothing in the dataset"
+        );
         assert_eq!(walk_conversations(&d, &f, 37), want, "filter {f:?}");
     }
 }
@@ -121,19 +144,48 @@ fn every_conversation_filter_alone_and_combined() {
 fn visitor_filters() {
     let d = Demo::start(50, 300, Faults::default());
     let ds = dataset(7, 50, 300);
-    let vis: Vec<Value> = ds.visitors.iter().map(|v| serde_json::to_value(v).unwrap()).collect();
+    let vis: Vec<Value> = ds
+        .visitors
+        .iter()
+        .map(|v| serde_json::to_value(v).unwrap())
+        .collect();
     let with_email = vis.iter().find(|v| v["email"].is_string()).unwrap();
     let email = with_email["email"].as_str().unwrap().to_string();
-    let ext = vis.iter().find_map(|v| v["externalId"].as_str()).unwrap().to_string();
+    let ext = vis
+        .iter()
+        .find_map(|v| v["externalId"].as_str())
+        .unwrap()
+        .to_string();
     let c = d.client();
     for (f, key, val) in [
-        (VisitorFilter { email: Some(format!("  {email} ")), external_id: None }, "email", email.clone()),
-        (VisitorFilter { email: None, external_id: Some(ext.clone()) }, "externalId", ext.clone()),
+        (
+            VisitorFilter {
+                email: Some(format!("  {email} ")),
+                external_id: None,
+            },
+            "email",
+            email.clone(),
+        ),
+        (
+            VisitorFilter {
+                email: None,
+                external_id: Some(ext.clone()),
+            },
+            "externalId",
+            ext.clone(),
+        ),
     ] {
         let page: Page<Visitor> = d
             .block_on(c.list(&f, lim(100), None, &ignore_retry))
             .unwrap();
-        let want = vis.iter().filter(|v| v[key].as_str().is_some_and(|s| s.eq_ignore_ascii_case(&val))).count();
+        let want = vis
+            .iter()
+            .filter(|v| {
+                v[key]
+                    .as_str()
+                    .is_some_and(|s| s.eq_ignore_ascii_case(&val))
+            })
+            .count();
         assert_eq!(page.items.len(), want, "{key}");
         assert!(want >= 1);
     }
@@ -150,7 +202,9 @@ fn limit_outside_bounds_is_a_400_naming_the_parameter() {
         .block_on(c.get_page::<Conversation>(url, &ignore_retry))
         .unwrap_err();
     match &err {
-        ApiError::BadRequest { status: 400, param, .. } => {
+        ApiError::BadRequest {
+            status: 400, param, ..
+        } => {
             assert_eq!(param.as_deref(), Some("limit"))
         }
         other => panic!("expected a 400, got {other:?}"),
@@ -163,19 +217,38 @@ fn wrong_key_is_401_unauthorized_without_the_key_in_the_message() {
     let d = Demo::start(30, 10, Faults::default());
     let c = client_for(&d.url(), "sk_demo_wrongwrongwrong", fast_settings);
     let err = d
-        .block_on(c.list::<_, Conversation>(&ConversationFilter::default(), lim(5), None, &ignore_retry))
+        .block_on(c.list::<_, Conversation>(
+            &ConversationFilter::default(),
+            lim(5),
+            None,
+            &ignore_retry,
+        ))
         .unwrap_err();
-    assert!(matches!(err, ApiError::Unauthorized { status: 401, .. }), "{err:?}");
+    assert!(
+        matches!(err, ApiError::Unauthorized { status: 401, .. }),
+        "{err:?}"
+    );
     let msg = err.to_string();
     assert!(msg.contains("rejected the API key"), "{msg}");
-    assert!(msg.contains("CONVO_API_KEY"), "names where the key came from: {msg}");
+    assert!(
+        msg.contains("CONVO_API_KEY"),
+        "names where the key came from: {msg}"
+    );
     assert!(!msg.contains("wrongwrongwrong") && !format!("{err:?}").contains("wrongwrong"));
     assert_eq!(d.requests(), 1, "401 is not retried");
 }
 
 #[test]
 fn rate_limit_waits_retry_after_then_continues() {
-    let d = Demo::start(30, 10, Faults { rate_limit_first: 1, retry_after: "1".into(), ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            rate_limit_first: 1,
+            retry_after: "1".into(),
+            ..Faults::default()
+        },
+    );
     let c = d.client();
     let notices = Mutex::new(Vec::new());
     let on_retry = |n| notices.lock().unwrap().push(n);
@@ -184,7 +257,11 @@ fn rate_limit_waits_retry_after_then_continues() {
         .block_on(c.list(&ConversationFilter::default(), lim(10), None, &on_retry))
         .unwrap();
     assert_eq!(page.items.len(), 10);
-    assert!(t.elapsed() >= Duration::from_millis(950), "waited {:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(950),
+        "waited {:?}",
+        t.elapsed()
+    );
     let n = notices.into_inner().unwrap();
     assert_eq!(n.len(), 1);
     assert!(n[0].rate_limited);
@@ -193,7 +270,15 @@ fn rate_limit_waits_retry_after_then_continues() {
 
 #[test]
 fn server_errors_then_success_are_retried() {
-    let d = Demo::start(30, 10, Faults { fail_first: 2, fail_status: 503, ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            fail_first: 2,
+            fail_status: 503,
+            ..Faults::default()
+        },
+    );
     let c = d.client();
     let page: Page<Conversation> = d
         .block_on(c.list(&ConversationFilter::default(), lim(10), None, &ignore_retry))
@@ -204,35 +289,84 @@ fn server_errors_then_success_are_retried() {
 
 #[test]
 fn server_errors_forever_give_up_after_three_retries() {
-    let d = Demo::start(30, 10, Faults { fail_always: true, ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            fail_always: true,
+            ..Faults::default()
+        },
+    );
     let c = d.client();
     let err = d
-        .block_on(c.list::<_, Conversation>(&ConversationFilter::default(), lim(10), None, &ignore_retry))
+        .block_on(c.list::<_, Conversation>(
+            &ConversationFilter::default(),
+            lim(10),
+            None,
+            &ignore_retry,
+        ))
         .unwrap_err();
-    assert!(matches!(err, ApiError::Server { status: 500, attempts: 4, .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            ApiError::Server {
+                status: 500,
+                attempts: 4,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(d.requests(), 4);
 }
 
 #[test]
 fn a_hanging_server_times_out() {
-    let d = Demo::start(30, 10, Faults { hang: true, ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            hang: true,
+            ..Faults::default()
+        },
+    );
     let c = client_for(&d.url(), &d.key(), |s| {
         fast_settings(s);
         s.request_timeout = Duration::from_millis(300);
     });
     let t = Instant::now();
     let err = d
-        .block_on(c.list::<_, Conversation>(&ConversationFilter::default(), lim(10), None, &ignore_retry))
+        .block_on(c.list::<_, Conversation>(
+            &ConversationFilter::default(),
+            lim(10),
+            None,
+            &ignore_retry,
+        ))
         .unwrap_err();
-    assert!(matches!(err, ApiError::Timeout { attempts: 4, .. }), "{err:?}");
+    assert!(
+        matches!(err, ApiError::Timeout { attempts: 4, .. }),
+        "{err:?}"
+    );
     assert!(t.elapsed() < Duration::from_secs(5));
 }
 
 #[test]
 fn malformed_json_is_a_decode_error() {
-    let d = Demo::start(30, 10, Faults { malformed_page: Some(1), ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            malformed_page: Some(1),
+            ..Faults::default()
+        },
+    );
     let err = d
-        .block_on(d.client().list::<_, Conversation>(&ConversationFilter::default(), lim(10), None, &ignore_retry))
+        .block_on(d.client().list::<_, Conversation>(
+            &ConversationFilter::default(),
+            lim(10),
+            None,
+            &ignore_retry,
+        ))
         .unwrap_err();
     assert!(matches!(err, ApiError::Decode { .. }), "{err:?}");
     assert!(err.to_string().contains("not valid JSON"), "{err}");
@@ -240,9 +374,21 @@ fn malformed_json_is_a_decode_error() {
 
 #[test]
 fn wrong_shape_is_a_decode_error() {
-    let d = Demo::start(30, 10, Faults { wrong_shape: true, ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            wrong_shape: true,
+            ..Faults::default()
+        },
+    );
     let err = d
-        .block_on(d.client().list::<_, Visitor>(&VisitorFilter::default(), lim(10), None, &ignore_retry))
+        .block_on(d.client().list::<_, Visitor>(
+            &VisitorFilter::default(),
+            lim(10),
+            None,
+            &ignore_retry,
+        ))
         .unwrap_err();
     assert!(err.to_string().contains("not a list page"), "{err}");
 }
@@ -254,31 +400,60 @@ fn connection_refused_is_a_connect_error() {
         l.local_addr().unwrap().port()
     };
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let c = client_for(&format!("http://127.0.0.1:{port}"), "sk_test_x", fast_settings);
+    let c = client_for(
+        &format!("http://127.0.0.1:{port}"),
+        "sk_test_x",
+        fast_settings,
+    );
     let err = rt
         .block_on(c.list::<_, Visitor>(&VisitorFilter::default(), lim(10), None, &ignore_retry))
         .unwrap_err();
-    assert!(matches!(err, ApiError::Connect { attempts: 4, .. }), "{err:?}");
-    assert!(err.to_string().contains(&format!("127.0.0.1:{port}")), "{err}");
+    assert!(
+        matches!(err, ApiError::Connect { attempts: 4, .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains(&format!("127.0.0.1:{port}")),
+        "{err}"
+    );
 }
 
 #[test]
 fn redirect_to_another_origin_is_not_followed() {
     let target = Demo::start(30, 10, Faults::default());
-    let d = Demo::start(30, 10, Faults { redirect_to: Some(target.url()), ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            redirect_to: Some(target.url()),
+            ..Faults::default()
+        },
+    );
     let err = d
-        .block_on(d.client().list::<_, Visitor>(&VisitorFilter::default(), lim(10), None, &ignore_retry))
+        .block_on(d.client().list::<_, Visitor>(
+            &VisitorFilter::default(),
+            lim(10),
+            None,
+            &ignore_retry,
+        ))
         .unwrap_err();
     assert!(matches!(err, ApiError::Redirect { .. }), "{err:?}");
     assert!(err.to_string().contains(&target.url()), "{err}");
-    assert_eq!(target.requests(), 0, "the key must not reach the other origin");
+    assert_eq!(
+        target.requests(),
+        0,
+        "the key must not reach the other origin"
+    );
 }
 
 #[test]
 fn plain_http_to_a_remote_host_is_refused_before_any_io() {
     let key = convo::api::ApiKey::new("sk_test_abc", convo::api::KeySource::Env, "sk_").unwrap();
-    let err = convo::api::Client::new(convo::api::ClientSettings::new("http://chat.example.com", key))
-        .unwrap_err();
+    let err = convo::api::Client::new(convo::api::ClientSettings::new(
+        "http://chat.example.com",
+        key,
+    ))
+    .unwrap_err();
     assert!(matches!(err, ApiError::InsecureTransport { .. }), "{err:?}");
     assert!(err.to_string().contains("allow_insecure_http"), "{err}");
 }

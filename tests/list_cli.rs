@@ -31,7 +31,12 @@ fn want_ids(n: usize) -> Vec<String> {
     dataset(7, n, 40)
         .conversations
         .iter()
-        .map(|c| serde_json::to_value(c).unwrap()["id"].as_str().unwrap().to_string())
+        .map(|c| {
+            serde_json::to_value(c).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -39,11 +44,27 @@ fn want_ids(n: usize) -> Vec<String> {
 fn jsonl_all_walks_every_page_in_order() {
     let d = Demo::start(230, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["conversations", "--all", "--limit", "50", "--format", "jsonl"]);
+    let o = run(
+        &d,
+        &tmp,
+        &[
+            "conversations",
+            "--all",
+            "--limit",
+            "50",
+            "--format",
+            "jsonl",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let ids: Vec<String> = stdout(&o)
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(ids, want_ids(230));
     assert_eq!(d.requests(), 5);
@@ -68,7 +89,19 @@ fn default_is_one_page_table_with_a_hint() {
 fn json_max_is_one_array_of_n() {
     let d = Demo::start(230, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["conversations", "--max", "7", "--format", "json", "--status", "open"]);
+    let o = run(
+        &d,
+        &tmp,
+        &[
+            "conversations",
+            "--max",
+            "7",
+            "--format",
+            "json",
+            "--status",
+            "open",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v.len(), 7);
@@ -105,7 +138,13 @@ fn invalid_filter_exits_2_without_a_request() {
     let o = run(
         &d,
         &tmp,
-        &["conversations", "--unassigned", "true", "--assignee-id", "3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b"],
+        &[
+            "conversations",
+            "--unassigned",
+            "true",
+            "--assignee-id",
+            "3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b",
+        ],
     );
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(d.requests(), 0);
@@ -115,9 +154,23 @@ fn invalid_filter_exits_2_without_a_request() {
 fn spec_assignee_params_are_accepted() {
     let d = Demo::start(120, 20, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["conversations", "--unassigned", "true", "--all", "--format", "jsonl"]);
+    let o = run(
+        &d,
+        &tmp,
+        &[
+            "conversations",
+            "--unassigned",
+            "true",
+            "--all",
+            "--format",
+            "jsonl",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
-    let rows: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rows: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert!(!rows.is_empty());
     assert!(rows.iter().all(|r| r["assigneeId"].is_null()));
 }
@@ -152,7 +205,14 @@ fn wrong_key_prefix_refused_locally_exits_2() {
 
 #[test]
 fn server_failure_exits_4_after_retries() {
-    let d = Demo::start(10, 10, Faults { fail_always: true, ..Faults::default() });
+    let d = Demo::start(
+        10,
+        10,
+        Faults {
+            fail_always: true,
+            ..Faults::default()
+        },
+    );
     let tmp = tempfile::tempdir().unwrap();
     let o = run(&d, &tmp, &["visitors"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
@@ -163,7 +223,14 @@ fn server_failure_exits_4_after_retries() {
 
 #[test]
 fn malformed_page_exits_5() {
-    let d = Demo::start(10, 10, Faults { malformed_page: Some(1), ..Faults::default() });
+    let d = Demo::start(
+        10,
+        10,
+        Faults {
+            malformed_page: Some(1),
+            ..Faults::default()
+        },
+    );
     let tmp = tempfile::tempdir().unwrap();
     let o = run(&d, &tmp, &["visitors", "--format", "jsonl"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
@@ -171,9 +238,20 @@ fn malformed_page_exits_5() {
 
 #[test]
 fn bad_row_reported_good_rows_kept_exit_5() {
-    let d = Demo::start(30, 10, Faults { bad_row: true, ..Faults::default() });
+    let d = Demo::start(
+        30,
+        10,
+        Faults {
+            bad_row: true,
+            ..Faults::default()
+        },
+    );
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["conversations", "--format", "jsonl", "--limit", "10"]);
+    let o = run(
+        &d,
+        &tmp,
+        &["conversations", "--format", "jsonl", "--limit", "10"],
+    );
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 10, "the good rows are printed");
     assert!(stderr(&o).contains("could not be read"), "{}", stderr(&o));
@@ -182,23 +260,40 @@ fn bad_row_reported_good_rows_kept_exit_5() {
 #[test]
 fn no_config_says_where_it_looked_and_how_to_start() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path()).args(["list", "visitors"]).output().unwrap();
+    let o = convo_cmd(tmp.path())
+        .args(["list", "visitors"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("no-config.toml"), "{e}");
-    assert!(e.contains("config.example.toml") && e.contains("--demo"), "{e}");
+    assert!(
+        e.contains("config.example.toml") && e.contains("--demo"),
+        "{e}"
+    );
 }
 
 #[test]
 fn hostile_text_in_table_never_reaches_the_terminal_raw() {
-    let d = Demo::start(10, 60, Faults { hostile: true, ..Faults::default() });
+    let d = Demo::start(
+        10,
+        60,
+        Faults {
+            hostile: true,
+            ..Faults::default()
+        },
+    );
     let tmp = tempfile::tempdir().unwrap();
     let o = run(&d, &tmp, &["visitors", "--limit", "100"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(!out.contains('\u{1b}') && !out.contains('\u{9b}') && !out.contains('\u{202e}'));
     assert!(out.contains('␛'), "escape shown as a visible stand-in");
-    let o = run(&d, &tmp, &["visitors", "--limit", "100", "--format", "jsonl"]);
+    let o = run(
+        &d,
+        &tmp,
+        &["visitors", "--limit", "100", "--format", "jsonl"],
+    );
     let out = stdout(&o);
     assert!(!out.contains('\u{1b}') && !out.contains('\u{9b}') && !out.contains('\u{202e}'));
     for l in out.lines() {
