@@ -12,8 +12,10 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod list;
 pub mod logging;
 pub mod pager;
 pub mod text;

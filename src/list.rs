@@ -316,6 +316,7 @@ async fn walk<F: ListFilter, T: Printable>(
     } else {
         Some(limit.get() as u64) // one page
     };
+    let one_page = !common.all && common.max.is_none();
     let mut pager: Pager<T> = Pager::new(limit.get());
     let mut printed: u64 = 0;
     let mut bad_rows = 0usize;
@@ -422,6 +423,9 @@ async fn walk<F: ListFilter, T: Printable>(
         if open && !quiet_pipe(o.out.flush())? {
             open = false;
         }
+        if one_page {
+            break;
+        }
         if progress {
             let _ = write!(
                 o.err,
@@ -451,7 +455,7 @@ async fn walk<F: ListFilter, T: Printable>(
             let _ = writeln!(o.err, "convo: warning: {w}");
         }
     }
-    if max.is_some() && pager.has_more() && !common.all && common.max.is_none() {
+    if one_page && pager.has_more() {
         let _ = writeln!(
             o.err,
             "convo: {printed} rows shown; more exist (use --all or --max N)"

@@ -1,0 +1,117 @@
+//! `convo demo-server` flags.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::{DemoOptions, Faults};
+
+/// Run the demo server: the same API as the service, on generated data, loopback only.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DemoServerArgs {
+    /// Address to listen on; loopback only. Port 0 picks a free port and prints it.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    pub addr: SocketAddr,
+    /// Seed of the generated data: the same seed gives the same rows.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// How many conversations to generate.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub conversations: usize,
+    /// How many visitors to generate.
+    #[arg(long, value_name = "N", default_value_t = 1500)]
+    pub visitors: usize,
+    /// Delay before each API answer, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub latency_ms: u64,
+
+    /// For testing: the first N requests fail with --fail-status.
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults (for testing)")]
+    pub fail_first: u32,
+    /// For testing: the status --fail-first answers with.
+    #[arg(long, value_name = "CODE", default_value_t = 500, help_heading = "Faults (for testing)")]
+    pub fail_status: u16,
+    /// For testing: every Nth request answers 503.
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults (for testing)")]
+    pub fail_every: u32,
+    /// For testing: every request answers 500.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub fail_always: bool,
+    /// For testing: the first N requests answer 429 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults (for testing)")]
+    pub rate_limit_first: u32,
+    /// For testing: the Retry-After value sent with 429 (seconds or an HTTP date).
+    #[arg(long, value_name = "VALUE", default_value = "1", help_heading = "Faults (for testing)")]
+    pub retry_after: String,
+    /// For testing: the Nth request answers 200 with truncated, invalid JSON.
+    #[arg(long, value_name = "N", help_heading = "Faults (for testing)")]
+    pub malformed_page: Option<u32>,
+    /// For testing: answer valid JSON of the wrong shape.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub wrong_shape: bool,
+    /// For testing: every page carries one row that cannot be parsed.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub bad_row: bool,
+    /// For testing: accept requests and never answer.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub hang: bool,
+    /// For testing: drop the connection in the middle of the body.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub reset_mid_body: bool,
+    /// For testing: pages hold more rows than the limit asked for.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub oversize_page: bool,
+    /// For testing: the first page says has_more with a null next_cursor.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub null_cursor_with_more: bool,
+    /// For testing: pages after the first hand back the cursor they were asked with.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub cursor_loop: bool,
+    /// For testing: pages after the first repeat the last 3 rows of the one before.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub duplicate_ids: bool,
+    /// For testing: some conversations have the unknown status "snoozed".
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub unknown_status: bool,
+    /// For testing: visitor text holds escape sequences, bidi overrides and huge names.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub hostile: bool,
+    /// For testing: answer every request with a 307 redirect to this origin.
+    #[arg(long, value_name = "URL", help_heading = "Faults (for testing)")]
+    pub redirect_to: Option<String>,
+    /// For testing: the first visitor's attributes hold a 2 MB string.
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub big_attribute: bool,
+}
+
+impl DemoServerArgs {
+    pub fn to_options(&self) -> DemoOptions {
+        DemoOptions {
+            addr: self.addr,
+            seed: self.seed,
+            conversations: self.conversations,
+            visitors: self.visitors,
+            latency: Duration::from_millis(self.latency_ms),
+            faults: Faults {
+                fail_first: self.fail_first,
+                fail_status: self.fail_status,
+                fail_every: self.fail_every,
+                fail_always: self.fail_always,
+                rate_limit_first: self.rate_limit_first,
+                retry_after: self.retry_after.clone(),
+                malformed_page: self.malformed_page,
+                wrong_shape: self.wrong_shape,
+                bad_row: self.bad_row,
+                hang: self.hang,
+                reset_mid_body: self.reset_mid_body,
+                oversize_page: self.oversize_page,
+                null_cursor_with_more: self.null_cursor_with_more,
+                cursor_loop: self.cursor_loop,
+                duplicate_ids: self.duplicate_ids,
+                unknown_status: self.unknown_status,
+                hostile: self.hostile,
+                redirect_to: self.redirect_to.clone(),
+                big_attribute: self.big_attribute,
+            },
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Test-only fault switches: each makes the demo server misbehave in one named way.
+
+/// Fault switches, off by default. Request numbers count `/v1` requests from 1.
+#[derive(Debug, Clone, Default)]
+pub struct Faults {
+    /// The first N requests answer `fail_status` (default 500).
+    pub fail_first: u32,
+    /// Status for `fail_first`; 0 means 500.
+    pub fail_status: u16,
+    /// Every Nth request answers 503.
+    pub fail_every: u32,
+    /// Every request answers 500.
+    pub fail_always: bool,
+    /// The first N requests answer 429 with `Retry-After: retry_after`.
+    pub rate_limit_first: u32,
+    /// The `Retry-After` value for `rate_limit_first` (empty: "1").
+    pub retry_after: String,
+    /// The Nth request answers 200 with truncated, invalid JSON.
+    pub malformed_page: Option<u32>,
+    /// Every request answers 200 with valid JSON of the wrong shape.
+    pub wrong_shape: bool,
+    /// Every page carries one extra row that cannot be parsed.
+    pub bad_row: bool,
+    /// Requests are accepted and never answered.
+    pub hang: bool,
+    /// Headers and part of the body are sent, then the connection is dropped.
+    pub reset_mid_body: bool,
+    /// Pages hold `limit + 5` rows.
+    pub oversize_page: bool,
+    /// The first page says `has_more: true` with `next_cursor: null`.
+    pub null_cursor_with_more: bool,
+    /// Every page after the first hands back the cursor it was asked with.
+    pub cursor_loop: bool,
+    /// Every page after the first repeats the last 3 rows of the one before.
+    pub duplicate_ids: bool,
+    /// Every 7th conversation has the status "snoozed".
+    pub unknown_status: bool,
+    /// Visitor text fields hold escape sequences, bidi overrides, a 5,000-character name.
+    pub hostile: bool,
+    /// Every request answers 307 to this origin (same path and query).
+    pub redirect_to: Option<String>,
+    /// The first visitor's attributes hold a 2 MB string.
+    pub big_attribute: bool,
+}

@@ -1,0 +1,177 @@
+//! The embedded demo server: the same API as the service (strict validation, the error shape,
+//! keyset cursors, the order of decisions.md) on generated data, on loopback only. It lets a
+//! new user see convo work in one command and lets tests talk real HTTP.
+
+pub mod cli;
+pub mod data;
+mod faults;
+mod server;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
+pub use faults::Faults;
+pub use server::OPENAPI_YAML;
+
+/// How to run the demo server.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// Loopback only; port 0 picks a free port.
+    pub addr: SocketAddr,
+    pub seed: u64,
+    pub conversations: usize,
+    pub visitors: usize,
+    /// Delay before each API answer.
+    pub latency: Duration,
+    pub faults: Faults,
+}
+
+impl Default for DemoOptions {
+    fn default() -> Self {
+        DemoOptions {
+            addr: ([127, 0, 0, 1], 8787).into(),
+            seed: 42,
+            conversations: 5000,
+            visitors: 1500,
+            latency: Duration::ZERO,
+            faults: Faults::default(),
+        }
+    }
+}
+
+/// A running demo server. Dropping it stops it.
+pub struct DemoServer {
+    addr: SocketAddr,
+    shared: Arc<server::Shared>,
+    task: Option<JoinHandle<()>>,
+}
+
+/// The demo key for a seed: `sk_demo_` and 24 hex digits.
+pub fn demo_key(seed: u64) -> String {
+    let mut r = data::Rng::new(seed ^ 0x6b65_795f_6b65_795f);
+    format!(
+        "sk_demo_{:016x}{:08x}",
+        r.next_u64(),
+        r.next_u64() as u32
+    )
+}
+
+impl DemoServer {
+    /// Generates the data and starts serving. Refuses a non-loopback address.
+    pub async fn start(opts: DemoOptions) -> io::Result<DemoServer> {
+        if !opts.addr.ip().is_loopback() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the demo server listens on loopback only, not {}",
+                    opts.addr.ip()
+                ),
+            ));
+        }
+        let listener = tokio::net::TcpListener::bind(opts.addr).await?;
+        let addr = listener.local_addr()?;
+        let (conversations, visitors, seed) = (opts.conversations, opts.visitors, opts.seed);
+        let faults = opts.faults.clone();
+        let mut data = tokio::task::spawn_blocking(move || dataset(seed, conversations, visitors))
+            .await
+            .map_err(io::Error::other)?;
+        if faults.unknown_status {
+            for (i, c) in data.conversations.iter_mut().enumerate() {
+                if i % 7 == 3 {
+                    c.status = "snoozed";
+                }
+            }
+        }
+        if faults.hostile {
+            data::make_hostile(&mut data);
+        }
+        if faults.big_attribute
+            && let Some(v) = data.visitors.first_mut()
+            && let serde_json::Value::Object(m) = &mut v.attributes
+        {
+            m.insert("blob".into(), "x".repeat(2 * 1024 * 1024).into());
+        }
+        let ix = data::Indexes::build(&data);
+        let cancel = CancellationToken::new();
+        let shared = Arc::new(server::Shared {
+            data,
+            ix,
+            key: demo_key(seed),
+            latency: opts.latency,
+            faults,
+            requests: AtomicU64::new(0),
+            cancel: cancel.clone(),
+        });
+        let app = server::router(shared.clone());
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async move { cancel.cancelled().await })
+                .await;
+        });
+        Ok(DemoServer {
+            addr,
+            shared,
+            task: Some(task),
+        })
+    }
+
+    /// e.g. `http://127.0.0.1:41234` (no trailing slash).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The server's key (`sk_demo_…`). Not a secret: it opens generated data on loopback.
+    pub fn api_key(&self) -> String {
+        self.shared.key.clone()
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// How many `/v1` requests were served (faulty ones included).
+    pub fn request_count(&self) -> u64 {
+        self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// The data being served.
+    pub fn data(&self) -> &Dataset {
+        &self.shared.data
+    }
+
+    /// Stops serving and waits (at most 2 s) for open requests to finish.
+    pub async fn shutdown(mut self) {
+        self.shared.cancel.cancel();
+        if let Some(t) = self.task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), t).await;
+        }
+    }
+}
+
+impl Drop for DemoServer {
+    fn drop(&mut self) {
+        self.shared.cancel.cancel();
+    }
+}
+
+/// `convo demo-server`: serve until Ctrl-C, after printing the URL and key.
+pub async fn run_cli(opts: DemoOptions) -> io::Result<()> {
+    let server = DemoServer::start(opts).await?;
+    let url = server.base_url();
+    let key = server.api_key();
+    println!("convo demo server listening on {url}");
+    println!("API key: {key}");
+    println!("Try:     CONVO_API_KEY={key} convo --base-url {url} list conversations");
+    println!("Or:      CONVO_API_KEY={key} convo --base-url {url}");
+    println!("OpenAPI: {url}/openapi.yaml   (Ctrl-C stops)");
+    tokio::signal::ctrl_c().await?;
+    server.shutdown().await;
+    Ok(())
+}
