@@ -93,7 +93,8 @@ impl From<FilterError> for ListError {
 
 /// Builds the conversations filter from the command line, validating every value.
 pub fn conversation_filter(a: &ConversationArgs) -> Result<ConversationFilter, FilterError> {
-    let opt_uuid = |field, v: &Option<String>| v.as_deref().map(|s| parse_uuid(field, s)).transpose();
+    let opt_uuid =
+        |field, v: &Option<String>| v.as_deref().map(|s| parse_uuid(field, s)).transpose();
     let assignee = match &a.assignee {
         Some(s) => Assignee::parse(s)?,
         None => Assignee::from_spec_params(a.unassigned, opt_uuid("assignee_id", &a.assignee_id)?)?
@@ -374,8 +375,7 @@ async fn walk<F: ListFilter, T: Printable>(
                 "{}convo: warning: row {} of page {page_no}{} could not be read: {}",
                 if progress { "\r\x1b[K" } else { "" },
                 b.index + 1,
-                b.id
-                    .as_deref()
+                b.id.as_deref()
                     .map(|i| format!(" (id {})", text::one_line(i, 40)))
                     .unwrap_or_default(),
                 text::one_line(&b.reason, 200)
@@ -388,9 +388,8 @@ async fn walk<F: ListFilter, T: Printable>(
             printed += 1;
             let line = match fmt {
                 Format::Jsonl | Format::Json => {
-                    let json = serde_json::to_string(&row).map_err(|e| {
-                        ListError::Io(io::Error::other(e.to_string()))
-                    })?;
+                    let json = serde_json::to_string(&row)
+                        .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
                     let json = json_terminal_safe(json);
                     if fmt == Format::Json {
                         let sep = if first { "\n  " } else { ",\n  " };

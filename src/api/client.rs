@@ -269,7 +269,11 @@ impl Client {
         cursor: Option<&str>,
     ) -> Url {
         let mut url = self.base.clone();
-        let path = format!("{}{}", self.base.path(), resource.path());
+        let path = format!(
+            "{}{}",
+            self.base.path().trim_end_matches('/'),
+            resource.path()
+        );
         url.set_path(&path);
         {
             let mut q = url.query_pairs_mut();

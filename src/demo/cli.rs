@@ -25,22 +25,47 @@ pub struct DemoServerArgs {
     pub latency_ms: u64,
 
     /// For testing: the first N requests fail with --fail-status.
-    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults (for testing)")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Faults (for testing)"
+    )]
     pub fail_first: u32,
     /// For testing: the status --fail-first answers with.
-    #[arg(long, value_name = "CODE", default_value_t = 500, help_heading = "Faults (for testing)")]
+    #[arg(
+        long,
+        value_name = "CODE",
+        default_value_t = 500,
+        help_heading = "Faults (for testing)"
+    )]
     pub fail_status: u16,
     /// For testing: every Nth request answers 503.
-    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults (for testing)")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Faults (for testing)"
+    )]
     pub fail_every: u32,
     /// For testing: every request answers 500.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub fail_always: bool,
     /// For testing: the first N requests answer 429 with Retry-After.
-    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Faults (for testing)")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Faults (for testing)"
+    )]
     pub rate_limit_first: u32,
     /// For testing: the Retry-After value sent with 429 (seconds or an HTTP date).
-    #[arg(long, value_name = "VALUE", default_value = "1", help_heading = "Faults (for testing)")]
+    #[arg(
+        long,
+        value_name = "VALUE",
+        default_value = "1",
+        help_heading = "Faults (for testing)"
+    )]
     pub retry_after: String,
     /// For testing: the Nth request answers 200 with truncated, invalid JSON.
     #[arg(long, value_name = "N", help_heading = "Faults (for testing)")]

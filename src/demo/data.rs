@@ -117,14 +117,23 @@ impl Indexes {
     pub fn build(ds: &Dataset) -> Indexes {
         let mut ix = Indexes::default();
         for (i, c) in ds.conversations.iter().enumerate() {
-            ix.by_visitor.entry(c.visitor_id).or_default().push(i as u32);
+            ix.by_visitor
+                .entry(c.visitor_id)
+                .or_default()
+                .push(i as u32);
         }
         for (i, v) in ds.visitors.iter().enumerate() {
             if let Some(e) = &v.email {
-                ix.by_email.entry(e.to_lowercase()).or_default().push(i as u32);
+                ix.by_email
+                    .entry(e.to_lowercase())
+                    .or_default()
+                    .push(i as u32);
             }
             if let Some(x) = &v.external_id {
-                ix.by_external_id.entry(x.clone()).or_default().push(i as u32);
+                ix.by_external_id
+                    .entry(x.clone())
+                    .or_default()
+                    .push(i as u32);
             }
         }
         ix
@@ -136,17 +145,54 @@ const FIRST: &[&str] = &[
     "José", "Björn", "Ingrid", "Aiko", "Priya", "Olusegun", "Fatima", "Dmitri", "Hannah",
 ];
 const LAST: &[&str] = &[
-    "García", "Smith", "Müller", "Rossi", "Dubois", "Kowalski", "Nakamura", "Okafor", "Silva",
-    "Johansson", "Álvarez", "Łukasiewicz", "O'Brien", "Nguyen", "Haddad", "Petrov",
+    "García",
+    "Smith",
+    "Müller",
+    "Rossi",
+    "Dubois",
+    "Kowalski",
+    "Nakamura",
+    "Okafor",
+    "Silva",
+    "Johansson",
+    "Álvarez",
+    "Łukasiewicz",
+    "O'Brien",
+    "Nguyen",
+    "Haddad",
+    "Petrov",
 ];
 const WHOLE: &[&str] = &[
-    "王小明", "佐藤 花子", "김민준", "李娜", "Mia 🌸", "Kai 🚀", "Renée Ødegård", "Αλέξης Παππάς",
-    "Игорь Смирнов", "محمد علي", "François Lefèvre", "Nguyễn Văn An",
+    "王小明",
+    "佐藤 花子",
+    "김민준",
+    "李娜",
+    "Mia 🌸",
+    "Kai 🚀",
+    "Renée Ødegård",
+    "Αλέξης Παππάς",
+    "Игорь Смирнов",
+    "محمد علي",
+    "François Lefèvre",
+    "Nguyễn Văn An",
 ];
-const DOMAINS: &[&str] = &["example.com", "mail.example.org", "example.net", "shop.example"];
+const DOMAINS: &[&str] = &[
+    "example.com",
+    "mail.example.org",
+    "example.net",
+    "shop.example",
+];
 const PLANS: &[&str] = &["free", "starter", "pro", "enterprise"];
 const TAGS: &[&str] = &["vip", "eu", "us", "beta", "churn-risk", "b2b", "mobile"];
-const CITIES: &[&str] = &["Lyon", "Osaka", "Lagos", "Kraków", "São Paulo", "Toronto", "Zürich"];
+const CITIES: &[&str] = &[
+    "Lyon",
+    "Osaka",
+    "Lagos",
+    "Kraków",
+    "São Paulo",
+    "Toronto",
+    "Zürich",
+];
 
 fn ascii_slug(s: &str) -> String {
     s.chars()
@@ -244,7 +290,11 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
         cs.push(DemoConversation {
             id: r.uuid(),
             site_id: *r.pick(&sites),
-            visitor_id: if vs.is_empty() { r.uuid() } else { r.pick(&vs).id },
+            visitor_id: if vs.is_empty() {
+                r.uuid()
+            } else {
+                r.pick(&vs).id
+            },
             status,
             assignee_id: (!r.chance(30)).then(|| *r.pick(&agents)),
             created_at: created,

@@ -56,11 +56,7 @@ pub struct DemoServer {
 /// The demo key for a seed: `sk_demo_` and 24 hex digits.
 pub fn demo_key(seed: u64) -> String {
     let mut r = data::Rng::new(seed ^ 0x6b65_795f_6b65_795f);
-    format!(
-        "sk_demo_{:016x}{:08x}",
-        r.next_u64(),
-        r.next_u64() as u32
-    )
+    format!("sk_demo_{:016x}{:08x}", r.next_u64(), r.next_u64() as u32)
 }
 
 impl DemoServer {

@@ -158,7 +158,12 @@ fn encode_cursor(kind: u8, created_ns: i128, id: Uuid, filter: u64) -> String {
 }
 
 fn decode_cursor(s: &str, kind: u8, filter: u64) -> Result<(i128, Uuid), ApiErr> {
-    let bad = || ApiErr::bad("cursor", "cursor is not valid for this list and these filters");
+    let bad = || {
+        ApiErr::bad(
+            "cursor",
+            "cursor is not valid for this list and these filters",
+        )
+    };
     let b = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad())?;
     if b.len() != 41 || b[0] != kind {
         return Err(bad());
@@ -176,7 +181,12 @@ fn decode_cursor(s: &str, kind: u8, filter: u64) -> Result<(i128, Uuid), ApiErr>
 fn filter_hash(parts: &[(&str, Option<String>)]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for (k, v) in parts {
-        for b in k.bytes().chain([b'=']).chain(v.as_deref().unwrap_or("").bytes()).chain([b'&']) {
+        for b in k
+            .bytes()
+            .chain([b'='])
+            .chain(v.as_deref().unwrap_or("").bytes())
+            .chain([b'&'])
+        {
             h ^= b as u64;
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
@@ -283,15 +293,23 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
         return Err(fail(StatusCode::INTERNAL_SERVER_ERROR));
     }
     if n <= f.fail_first as u64 {
-        let st = StatusCode::from_u16(if f.fail_status == 0 { 500 } else { f.fail_status })
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let st = StatusCode::from_u16(if f.fail_status == 0 {
+            500
+        } else {
+            f.fail_status
+        })
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         return Err(fail(st));
     }
     if f.fail_every > 0 && n % f.fail_every as u64 == 0 {
         return Err(fail(StatusCode::SERVICE_UNAVAILABLE));
     }
     if n <= f.rate_limit_first as u64 {
-        let ra = if f.retry_after.is_empty() { "1" } else { &f.retry_after };
+        let ra = if f.retry_after.is_empty() {
+            "1"
+        } else {
+            &f.retry_after
+        };
         let mut r = ApiErr::new(
             StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
@@ -389,7 +407,11 @@ fn page<T: Serialize>(
     let take = if f.oversize_page { limit + 5 } else { limit };
     let mut slice = collect(rows.len(), start, take, candidates, |i| pred(&rows[i]));
     if f.duplicate_ids && cursor.is_some() {
-        let mut back: Vec<usize> = (0..start).rev().filter(|&i| pred(&rows[i])).take(3).collect();
+        let mut back: Vec<usize> = (0..start)
+            .rev()
+            .filter(|&i| pred(&rows[i]))
+            .take(3)
+            .collect();
         back.reverse();
         back.extend(slice.positions);
         slice.positions = back;
@@ -463,7 +485,12 @@ async fn conversations(
             None => None,
             Some("true") => Some(true),
             Some("false") => Some(false),
-            Some(_) => return Err(ApiErr::bad("unassigned", "unassigned must be true or false")),
+            Some(_) => {
+                return Err(ApiErr::bad(
+                    "unassigned",
+                    "unassigned must be true or false",
+                ));
+            }
         };
         if unassigned.is_some() && assignee.is_some() {
             return Err(ApiErr::bad(
@@ -479,12 +506,8 @@ async fn conversations(
             ("visitor_id", visitor.map(|u| u.to_string())),
         ]);
         let empty: &[u32] = &[];
-        let candidates = visitor.map(|v| {
-            s.ix.by_visitor
-                .get(&v)
-                .map(Vec::as_slice)
-                .unwrap_or(empty)
-        });
+        let candidates =
+            visitor.map(|v| s.ix.by_visitor.get(&v).map(Vec::as_slice).unwrap_or(empty));
         page(
             &s,
             &s.data.conversations,
