@@ -27,7 +27,8 @@ async fn raw_walk(http: &reqwest::Client, base: &str, key: &str) -> usize {
     let mut cursor: Option<String> = None;
     loop {
         let mut url = reqwest::Url::parse(&format!("{base}/v1/conversations")).expect("url");
-        url.query_pairs_mut().append_pair("limit", &LIMIT.to_string());
+        url.query_pairs_mut()
+            .append_pair("limit", &LIMIT.to_string());
         if let Some(c) = &cursor {
             url.query_pairs_mut().append_pair("cursor", c);
         }
@@ -107,7 +108,10 @@ fn main() {
     );
 
     println!("walk: {ROWS} conversations, page size {LIMIT}, median of {RUNS} runs");
-    println!("  server (raw keep-alive loop): {:>8.1} ms", raw.as_secs_f64() * 1e3);
+    println!(
+        "  server (raw keep-alive loop): {:>8.1} ms",
+        raw.as_secs_f64() * 1e3
+    );
     println!(
         "  convo list --all --format jsonl: {:>8.1} ms  ({:.2}x the server's time; target <= 1.3x)",
         convo.as_secs_f64() * 1e3,
@@ -133,7 +137,10 @@ echo $n"#
             .output()
             .expect("shell loop");
         let shell = t.elapsed();
-        let n: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0);
+        let n: usize = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .unwrap_or(0);
         assert_eq!(n, ROWS, "the curl + jq loop walked {n} rows");
         println!(
             "  curl + jq shell loop:            {:>8.1} ms  (convo is {:.1}x faster; target >= 5x)",
