@@ -276,7 +276,7 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
             omit_empty: r.chance(50),
         });
     }
-    vs.sort_by(|a, b| (b.created_at, b.id).cmp(&(a.created_at, a.id)));
+    vs.sort_by_key(|v| std::cmp::Reverse((v.created_at, v.id)));
 
     let mut cs: Vec<DemoConversation> = Vec::with_capacity(conversations);
     for _ in 0..conversations {
@@ -301,7 +301,7 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
             updated_at: created + SignedDuration::from_secs(r.below(age) as i64),
         });
     }
-    cs.sort_by(|a, b| (b.created_at, b.id).cmp(&(a.created_at, a.id)));
+    cs.sort_by_key(|c| std::cmp::Reverse((c.created_at, c.id)));
     Dataset {
         conversations: cs,
         visitors: vs,
