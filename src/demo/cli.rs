@@ -32,11 +32,12 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub fail_first: u32,
-    /// For testing: the status --fail-first answers with.
+    /// For testing: the status --fail-first answers with (400 to 599).
     #[arg(
         long,
         value_name = "CODE",
         default_value_t = 500,
+        value_parser = clap::value_parser!(u16).range(400..=599),
         help_heading = "Faults (for testing)"
     )]
     pub fail_status: u16,
@@ -109,6 +110,7 @@ pub struct DemoServerArgs {
 }
 
 impl DemoServerArgs {
+    /// The options these flags describe.
     pub fn to_options(&self) -> DemoOptions {
         DemoOptions {
             addr: self.addr,

@@ -15,9 +15,11 @@ pub const REFERENCE_TIME: &str = "2026-11-22T12:00:00Z";
 pub struct Rng(u64);
 
 impl Rng {
+    /// A generator for `seed`.
     pub fn new(seed: u64) -> Rng {
         Rng(seed ^ 0x5851_f42d_4c95_7f2d)
     }
+    /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
@@ -33,6 +35,7 @@ impl Rng {
     pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
+    /// One element of a non-empty slice.
     pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
         &xs[self.below(xs.len() as u64) as usize]
     }
@@ -52,13 +55,20 @@ fn ts<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct DemoConversation {
+    /// Conversation id (UUID v4).
     pub id: Uuid,
+    /// One of [`Dataset::sites`].
     pub site_id: Uuid,
+    /// One of the visitors of the same [`Dataset`].
     pub visitor_id: Uuid,
+    /// `open`, `pending` or `closed` (`snoozed` under the `unknown_status` fault).
     pub status: &'static str,
+    /// One of [`Dataset::agents`]; `None` (sent as `null`) when unassigned.
     pub assignee_id: Option<Uuid>,
+    /// Creation time, RFC 3339 UTC with `Z` on the wire.
     #[serde(serialize_with = "ts")]
     pub created_at: Timestamp,
+    /// Last update, never before `created_at`.
     #[serde(serialize_with = "ts")]
     pub updated_at: Timestamp,
 }
@@ -67,12 +77,19 @@ pub struct DemoConversation {
 /// out when `omit_empty` is set, so clients meet both forms.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DemoVisitor {
+    /// Visitor id (UUID v4).
     pub id: Uuid,
+    /// Id in the caller's own system, e.g. `crm-000123`.
     pub external_id: Option<String>,
+    /// E-mail address; a few are shared between visitors.
     pub email: Option<String>,
+    /// Display name: accents, CJK, emoji.
     pub name: Option<String>,
+    /// Free-form object with values of every JSON type.
     pub attributes: Value,
+    /// Creation time, RFC 3339 UTC with `Z` on the wire.
     pub created_at: Timestamp,
+    /// Leave `None` fields out of the JSON instead of sending `null`.
     pub omit_empty: bool,
 }
 
@@ -99,21 +116,29 @@ impl Serialize for DemoVisitor {
 /// The whole generated data set, each list sorted in API order (createdAt desc, id desc).
 #[derive(Debug, Clone)]
 pub struct Dataset {
+    /// All conversations, in API order.
     pub conversations: Vec<DemoConversation>,
+    /// All visitors, in API order.
     pub visitors: Vec<DemoVisitor>,
+    /// The 4 to 6 sites conversations belong to.
     pub sites: Vec<Uuid>,
+    /// The 8 to 12 agents conversations are assigned to.
     pub agents: Vec<Uuid>,
 }
 
 /// Indexes for the selective filters, so a page never scans the whole list.
 #[derive(Debug, Default)]
 pub struct Indexes {
+    /// Conversation positions (API order) per visitor id.
     pub by_visitor: HashMap<Uuid, Vec<u32>>,
+    /// Visitor positions per lower-cased e-mail address.
     pub by_email: HashMap<String, Vec<u32>>,
+    /// Visitor positions per external id (exact).
     pub by_external_id: HashMap<String, Vec<u32>>,
 }
 
 impl Indexes {
+    /// Indexes `ds`.
     pub fn build(ds: &Dataset) -> Indexes {
         let mut ix = Indexes::default();
         for (i, c) in ds.conversations.iter().enumerate() {
@@ -234,6 +259,56 @@ fn attributes(r: &mut Rng) -> Value {
     Value::Object(m)
 }
 
+/// More variety in `attributes`, from a generator of the visitor's own (so the main stream,
+/// and every other field, stays as it was): negative and 64-bit integers, fractions, arrays of
+/// objects, text with quotes and newlines, and a few empty objects.
+fn more_attributes(v: &mut DemoVisitor) {
+    let mut r = Rng::new(v.id.as_u128() as u64 ^ 0x6174_7472);
+    let Value::Object(m) = &mut v.attributes else {
+        return;
+    };
+    if r.chance(5) {
+        m.clear();
+        return;
+    }
+    if r.chance(15) {
+        m.insert("balance".into(), json!(-(r.below(50_000) as i64)));
+    }
+    if r.chance(10) {
+        m.insert("account_no".into(), json!(9_007_199_254_740_993u64));
+    }
+    if r.chance(20) && !m.contains_key("churn_risk") {
+        m.insert(
+            "churn_risk".into(),
+            json!(r.below(1000) as f64 / 1000.0 + 0.0005),
+        );
+    }
+    if r.chance(15) {
+        m.insert(
+            "orders".into(),
+            json!([{"sku": "A-1", "qty": 1 + r.below(3)}, {"sku": "B-7", "qty": 1, "gift": true, "meta": null}]),
+        );
+    }
+    if r.chance(25) {
+        m.insert(
+            "locale".into(),
+            json!(*r.pick(&["fr-FR", "ja-JP", "pt-BR", "de-CH", "en-US"])),
+        );
+    }
+    if r.chance(5) {
+        m.insert(
+            "notes".into(),
+            json!("Prefers e-mail.\n\"VIP\" since 2019; café ☕"),
+        );
+    }
+    if r.chance(5) {
+        m.insert(
+            "nested".into(),
+            json!({"a": {"b": {"c": [1, [2, 3], {"d": false}]}}}),
+        );
+    }
+}
+
 /// Generates the data set for a seed. Cheap enough for 1,000,000 conversations.
 pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
     let mut r = Rng::new(seed);
@@ -242,6 +317,12 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
     let sites: Vec<Uuid> = (0..4 + r.below(3)).map(|_| r.uuid()).collect();
     let agents: Vec<Uuid> = (0..8 + r.below(5)).map(|_| r.uuid()).collect();
 
+    // Every conversation links to an existing visitor.
+    let visitors = if conversations > 0 {
+        visitors.max(1)
+    } else {
+        visitors
+    };
     let mut vs: Vec<DemoVisitor> = Vec::with_capacity(visitors);
     let mut emails: Vec<String> = Vec::new();
     for i in 0..visitors {
@@ -275,6 +356,9 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
             created_at: reference - SignedDuration::from_secs(r.below(window) as i64),
             omit_empty: r.chance(50),
         });
+    }
+    for v in &mut vs {
+        more_attributes(v);
     }
     vs.sort_by_key(|v| std::cmp::Reverse((v.created_at, v.id)));
 

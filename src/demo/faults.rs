@@ -1,19 +1,28 @@
 //! Test-only fault switches: each makes the demo server misbehave in one named way.
 
-/// Fault switches, off by default. Request numbers count `/v1` requests from 1.
+/// Fault switches, off by default; any combination may be on. Request numbers count `/v1`
+/// requests from 1, faulty ones included.
+///
+/// For request n they apply in this order: `latency`, `hang`, `redirect_to`, then the key is
+/// checked (a 401 comes before any other fault), then `fail_always`, `fail_first`,
+/// `fail_every`, `rate_limit_first`, `malformed_page`, `wrong_shape`; then the parameters are
+/// validated (400); then the page faults (`oversize_page`, `duplicate_ids`,
+/// `null_cursor_with_more`, `cursor_loop`, `bad_row`, `reset_mid_body`). `unknown_status`,
+/// `hostile` and `big_attribute` change the data at start.
 #[derive(Debug, Clone, Default)]
 pub struct Faults {
     /// The first N requests answer `fail_status` (default 500).
     pub fail_first: u32,
-    /// Status for `fail_first`; 0 means 500.
+    /// Status for `fail_first`; anything below 400 (0 included) means 500.
     pub fail_status: u16,
     /// Every Nth request answers 503.
     pub fail_every: u32,
     /// Every request answers 500.
     pub fail_always: bool,
-    /// The first N requests answer 429 with `Retry-After: retry_after`.
+    /// The first N requests answer 429 with `Retry-After: retry_after` (when `fail_first` is
+    /// also set, it wins for the requests both cover).
     pub rate_limit_first: u32,
-    /// The `Retry-After` value for `rate_limit_first` (empty: "1").
+    /// The `Retry-After` value for `rate_limit_first` (empty or not a valid header value: "1").
     pub retry_after: String,
     /// The Nth request answers 200 with truncated, invalid JSON.
     pub malformed_page: Option<u32>,

@@ -3,8 +3,10 @@
 //! new user see convo work in one command and lets tests talk real HTTP.
 
 pub mod cli;
+mod cursor;
 pub mod data;
 mod faults;
+mod query;
 mod server;
 
 use std::io;
@@ -23,10 +25,13 @@ pub use server::OPENAPI_YAML;
 /// How to run the demo server.
 #[derive(Debug, Clone)]
 pub struct DemoOptions {
-    /// Loopback only; port 0 picks a free port.
+    /// Loopback only; port 0 picks a free port. Default 127.0.0.1:8787.
     pub addr: SocketAddr,
+    /// Seed of the generated data: the same seed gives the same rows. Default 42.
     pub seed: u64,
+    /// How many conversations to generate. Default 5,000.
     pub conversations: usize,
+    /// How many visitors to generate (at least one when there are conversations). Default 1,500.
     pub visitors: usize,
     /// Delay before each API answer.
     pub latency: Duration,
@@ -128,6 +133,7 @@ impl DemoServer {
         self.shared.key.clone()
     }
 
+    /// The address the server listens on (the real port when 0 was asked for).
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -137,21 +143,28 @@ impl DemoServer {
         self.shared.requests.load(Ordering::SeqCst)
     }
 
-    /// The data being served.
+    /// The data being served: [`dataset`] for the seed, with the `unknown_status`, `hostile`
+    /// and `big_attribute` faults applied when they are on.
     pub fn data(&self) -> &Dataset {
         &self.shared.data
     }
 
-    /// Stops serving and waits (at most 2 s) for open requests to finish.
+    /// Stops serving and waits (at most 2 s) for open requests to finish, then drops the
+    /// connections that are left. Hanging and sleeping requests end at once.
     pub async fn shutdown(mut self) {
         self.shared.cancel.cancel();
-        if let Some(t) = self.task.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(2), t).await;
+        if let Some(mut t) = self.task.take()
+            && tokio::time::timeout(Duration::from_secs(2), &mut t)
+                .await
+                .is_err()
+        {
+            t.abort();
         }
     }
 }
 
 impl Drop for DemoServer {
+    /// Starts a graceful shutdown; the server task ends on its own.
     fn drop(&mut self) {
         self.shared.cancel.cancel();
     }

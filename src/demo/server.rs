@@ -1,4 +1,4 @@
-//! The HTTP side: routes, strict validation, keyset pages, fault switches.
+//! The HTTP side: routes, auth, keyset pages and the fault switches.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,22 +8,22 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
-use uuid::Uuid;
 
 use super::Faults;
+use super::cursor::{self, Key};
 use super::data::{Dataset, DemoConversation, DemoVisitor, Indexes};
+use super::query::{ApiErr, enum_param, limit_param, parse_query, uuid_param};
 
-/// The OpenAPI description of the two endpoints as convo understands them.
+/// The OpenAPI description of the two endpoints, as served at `/openapi.yaml`.
 pub const OPENAPI_YAML: &str = include_str!("../../assets/openapi.yaml");
 
-pub struct Shared {
+/// State shared by every request.
+pub(crate) struct Shared {
     pub data: Dataset,
     pub ix: Indexes,
     pub key: String,
@@ -33,64 +33,17 @@ pub struct Shared {
     pub cancel: CancellationToken,
 }
 
-pub fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
-        .route("/v1/conversations", get(conversations))
-        .route("/v1/visitors", get(visitors))
+        .route(
+            "/v1/conversations",
+            get(conversations).fallback(method_not_allowed),
+        )
+        .route("/v1/visitors", get(visitors).fallback(method_not_allowed))
         .route("/openapi.yaml", get(openapi))
         .route("/healthz", get(|| async { "ok" }))
         .fallback(not_found)
         .with_state(shared)
-}
-
-/// An error in the documented shape `{"error": {code, message, param?}}`.
-struct ApiErr {
-    status: StatusCode,
-    code: &'static str,
-    message: String,
-    param: Option<String>,
-}
-
-impl ApiErr {
-    fn bad(param: &str, message: impl Into<String>) -> ApiErr {
-        ApiErr {
-            status: StatusCode::BAD_REQUEST,
-            code: "invalid_parameter",
-            message: message.into(),
-            param: Some(param.to_string()),
-        }
-    }
-    fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiErr {
-        ApiErr {
-            status,
-            code,
-            message: message.into(),
-            param: None,
-        }
-    }
-}
-
-impl IntoResponse for ApiErr {
-    fn into_response(self) -> Response {
-        #[derive(Serialize)]
-        struct Inner<'a> {
-            code: &'a str,
-            message: &'a str,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            param: Option<&'a str>,
-        }
-        let body = serde_json::json!({ "error": Inner {
-            code: self.code,
-            message: &self.message,
-            param: self.param.as_deref(),
-        }});
-        (
-            self.status,
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response()
-    }
 }
 
 async fn not_found(uri: Uri) -> ApiErr {
@@ -101,162 +54,49 @@ async fn not_found(uri: Uri) -> ApiErr {
     )
 }
 
+async fn method_not_allowed() -> Response {
+    let mut r = ApiErr::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this endpoint only answers GET",
+    )
+    .into_response();
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET"));
+    r
+}
+
 async fn openapi() -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "application/yaml")], OPENAPI_YAML)
 }
 
-/// Query parameters, checked: only known names, none repeated, none empty.
-fn parse_query(raw: Option<&str>, allowed: &[&str]) -> Result<HashMap<String, String>, ApiErr> {
-    let mut out = HashMap::new();
-    for (k, v) in url::form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
-        if !allowed.contains(&k.as_ref()) {
-            return Err(ApiErr::bad(&k, format!("unknown parameter {k:?}")));
-        }
-        if v.is_empty() {
-            return Err(ApiErr::bad(&k, format!("{k} must not be empty")));
-        }
-        if out.insert(k.to_string(), v.to_string()).is_some() {
-            return Err(ApiErr::bad(&k, format!("{k} is given more than once")));
-        }
-    }
-    Ok(out)
-}
-
-fn uuid_param(q: &HashMap<String, String>, name: &str) -> Result<Option<Uuid>, ApiErr> {
-    q.get(name)
-        .map(|v| {
-            // The plain hyphenated form only, as the spec's examples show.
-            if v.len() != 36 {
-                return Err(ApiErr::bad(name, format!("{name} must be a UUID")));
-            }
-            Uuid::parse_str(v).map_err(|_| ApiErr::bad(name, format!("{name} must be a UUID")))
-        })
-        .transpose()
-}
-
-fn limit_param(q: &HashMap<String, String>) -> Result<usize, ApiErr> {
-    match q.get("limit") {
-        None => Ok(20),
-        Some(v) => match v.parse::<usize>() {
-            Ok(n) if (1..=100).contains(&n) && !v.starts_with('+') => Ok(n),
-            _ => Err(ApiErr::bad(
-                "limit",
-                "limit must be an integer from 1 to 100",
-            )),
-        },
+/// Sleeps, unless the server shuts down first.
+async fn sleep_or_cancel(s: &Shared, d: Duration) {
+    tokio::select! {
+        _ = tokio::time::sleep(d) => {}
+        _ = s.cancel.cancelled() => {}
     }
 }
 
-/// A keyset cursor: the last row's (createdAt, id), bound to the filter it was made for.
-fn encode_cursor(kind: u8, created_ns: i128, id: Uuid, filter: u64) -> String {
-    let mut b = Vec::with_capacity(41);
-    b.push(kind);
-    b.extend_from_slice(&created_ns.to_be_bytes());
-    b.extend_from_slice(id.as_bytes());
-    b.extend_from_slice(&filter.to_be_bytes());
-    URL_SAFE_NO_PAD.encode(b)
+/// Compares without an early exit, so timing does not reveal how much of a key matched.
+fn same_key(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
-fn decode_cursor(s: &str, kind: u8, filter: u64) -> Result<(i128, Uuid), ApiErr> {
-    let bad = || {
-        ApiErr::bad(
-            "cursor",
-            "cursor is not valid for this list and these filters",
-        )
-    };
-    let b = URL_SAFE_NO_PAD.decode(s).map_err(|_| bad())?;
-    if b.len() != 41 || b[0] != kind {
-        return Err(bad());
-    }
-    let ns = i128::from_be_bytes(b[1..17].try_into().map_err(|_| bad())?);
-    let id = Uuid::from_slice(&b[17..33]).map_err(|_| bad())?;
-    let f = u64::from_be_bytes(b[33..41].try_into().map_err(|_| bad())?);
-    if f != filter {
-        return Err(bad());
-    }
-    Ok((ns, id))
-}
-
-/// FNV-1a of the filter's canonical form.
-fn filter_hash(parts: &[(&str, Option<String>)]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (k, v) in parts {
-        for b in k
-            .bytes()
-            .chain([b'='])
-            .chain(v.as_deref().unwrap_or("").bytes())
-            .chain([b'&'])
-        {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
-/// What a page is made of: positions of matching rows, and whether more match.
-struct Slice {
-    positions: Vec<usize>,
-    has_more: bool,
-}
-
-/// Collects up to `limit` matching positions from `start`, over the candidates (an index) or
-/// all rows, plus one more to know whether more exist.
-fn collect(
-    len: usize,
-    start: usize,
-    limit: usize,
-    candidates: Option<&[u32]>,
-    pred: impl Fn(usize) -> bool,
-) -> Slice {
-    let mut positions = Vec::with_capacity(limit);
-    let mut has_more = false;
-    let mut visit = |i: usize| -> bool {
-        if pred(i) {
-            if positions.len() == limit {
-                has_more = true;
-                return false;
-            }
-            positions.push(i);
-        }
-        true
-    };
-    match candidates {
-        Some(c) => {
-            let from = c.partition_point(|&p| (p as usize) < start);
-            for &p in &c[from..] {
-                if !visit(p as usize) {
-                    break;
-                }
-            }
-        }
-        None => {
-            for i in start..len {
-                if !visit(i) {
-                    break;
-                }
-            }
-        }
-    }
-    Slice {
-        positions,
-        has_more,
-    }
-}
-
-/// The common part of both handlers: request count, latency and every fault that does not
-/// depend on the list. `Ok(n)` is the request's number.
+/// The common part of both lists: request count, latency, auth and every fault that does not
+/// depend on the list. `Ok(n)` is the request's number (from 1).
 async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Response> {
     let n = s.requests.fetch_add(1, Ordering::SeqCst) + 1;
     if !s.latency.is_zero() {
-        tokio::time::sleep(s.latency).await;
+        sleep_or_cancel(s, s.latency).await;
     }
     let f = &s.faults;
     if f.hang {
-        tokio::select! {
-            _ = tokio::time::sleep(Duration::from_secs(3600)) => {}
-            _ = s.cancel.cancelled() => {}
-        }
+        sleep_or_cancel(s, Duration::from_secs(3600)).await;
         return Err(StatusCode::SERVICE_UNAVAILABLE.into_response());
     }
     if let Some(to) = &f.redirect_to {
@@ -264,27 +104,26 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
         let loc = format!("{}{pq}", to.trim_end_matches('/'));
         return Err((StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, loc)]).into_response());
     }
-    let auth = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok());
-    match auth.and_then(|a| a.strip_prefix("Bearer ")) {
+    match headers.get(header::AUTHORIZATION) {
         None => {
             return Err(ApiErr::new(
                 StatusCode::UNAUTHORIZED,
                 "missing_api_key",
-                "send the secret API key as Authorization: Bearer sk_…",
+                "no API key: send it as Authorization: Bearer sk_…",
             )
             .into_response());
         }
-        Some(k) if k != s.key => {
-            return Err(ApiErr::new(
-                StatusCode::UNAUTHORIZED,
-                "invalid_api_key",
-                "the API key is not valid",
-            )
-            .into_response());
+        Some(v) => {
+            let key = v.to_str().ok().and_then(|a| a.strip_prefix("Bearer "));
+            if !key.is_some_and(|k| same_key(k, &s.key)) {
+                return Err(ApiErr::new(
+                    StatusCode::UNAUTHORIZED,
+                    "invalid_api_key",
+                    "the API key is not valid",
+                )
+                .into_response());
+            }
         }
-        Some(_) => {}
     }
     let fail = |status: StatusCode| {
         ApiErr::new(status, "server_error", "the demo server was told to fail").into_response()
@@ -292,33 +131,28 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
     if f.fail_always {
         return Err(fail(StatusCode::INTERNAL_SERVER_ERROR));
     }
-    if n <= f.fail_first as u64 {
-        let st = StatusCode::from_u16(if f.fail_status == 0 {
-            500
-        } else {
-            f.fail_status
-        })
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if n <= u64::from(f.fail_first) {
+        let st = StatusCode::from_u16(f.fail_status)
+            .ok()
+            .filter(|s| s.as_u16() >= 400)
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         return Err(fail(st));
     }
-    if f.fail_every > 0 && n % f.fail_every as u64 == 0 {
+    if f.fail_every > 0 && n % u64::from(f.fail_every) == 0 {
         return Err(fail(StatusCode::SERVICE_UNAVAILABLE));
     }
-    if n <= f.rate_limit_first as u64 {
-        let ra = if f.retry_after.is_empty() {
-            "1"
-        } else {
-            &f.retry_after
-        };
+    if n <= u64::from(f.rate_limit_first) {
         let mut r = ApiErr::new(
             StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
-            "too many requests",
+            "too many requests; wait Retry-After",
         )
         .into_response();
-        if let Ok(v) = ra.parse() {
-            r.headers_mut().insert(header::RETRY_AFTER, v);
-        }
+        let ra = HeaderValue::from_str(&f.retry_after)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .unwrap_or(HeaderValue::from_static("1"));
+        r.headers_mut().insert(header::RETRY_AFTER, ra);
         return Err(r);
     }
     if f.malformed_page == Some(n as u32) {
@@ -336,34 +170,44 @@ fn json_response(body: Vec<u8>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// Writes the envelope around the rows, applying the list-level faults.
+/// A row no client can parse, for the `bad_row` fault.
+const BAD_ROW: &[u8] = br#"{"id":"not-a-uuid","siteId":42,"status":["x"],"name":{"no":1}}"#;
+
+/// Writes the envelope around the rows, applying the body-level faults.
 fn envelope<T: Serialize>(
     s: &Shared,
     rows: &[&T],
     has_more: bool,
     next_cursor: Option<String>,
 ) -> Response {
-    let mut body = Vec::with_capacity(256 * rows.len() + 64);
+    let mut body = Vec::with_capacity(300 * rows.len() + 64);
     body.extend_from_slice(b"{\"data\":[");
-    for (i, r) in rows.iter().enumerate() {
-        if i > 0 {
+    let bad_at = s.faults.bad_row.then_some(rows.len() / 2);
+    for i in 0..=rows.len() {
+        if bad_at == Some(i) {
+            if body.last() != Some(&b'[') {
+                body.push(b',');
+            }
+            body.extend_from_slice(BAD_ROW);
+        }
+        let Some(r) = rows.get(i) else { break };
+        if body.last() != Some(&b'[') {
             body.push(b',');
         }
         if serde_json::to_writer(&mut body, r).is_err() {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         }
     }
-    if s.faults.bad_row {
-        if !rows.is_empty() {
-            body.push(b',');
-        }
-        body.extend_from_slice(br#"{"id":"not-a-uuid","status":42,"name":["x"]}"#);
-    }
     body.extend_from_slice(b"],\"has_more\":");
     body.extend_from_slice(if has_more { b"true" } else { b"false" });
     body.extend_from_slice(b",\"next_cursor\":");
     match next_cursor {
-        Some(c) => body.extend_from_slice(serde_json::Value::String(c).to_string().as_bytes()),
+        // Cursors are base64url: nothing to escape.
+        Some(c) => {
+            body.push(b'"');
+            body.extend_from_slice(c.as_bytes());
+            body.push(b'"');
+        }
         None => body.extend_from_slice(b"null"),
     }
     body.push(b'}');
@@ -382,69 +226,114 @@ fn envelope<T: Serialize>(
     json_response(body)
 }
 
-/// Pages a sorted list: finds the start after the cursor, collects, builds the next cursor.
-#[allow(clippy::too_many_arguments)]
-fn page<T: Serialize>(
-    s: &Shared,
-    rows: &[T],
-    key: impl Fn(&T) -> (i128, Uuid),
+/// One list: its rows in API order, how to key them, and which cursor kind it issues.
+struct List<'a, T, K> {
+    rows: &'a [T],
+    key: K,
     kind: u8,
-    fh: u64,
-    q: &HashMap<String, String>,
-    candidates: Option<&[u32]>,
-    pred: impl Fn(&T) -> bool,
-) -> Result<Response, ApiErr> {
-    let limit = limit_param(q)?;
-    let cursor = q.get("cursor");
-    let start = match cursor {
-        None => 0,
-        Some(c) => {
-            let k = decode_cursor(c, kind, fh)?;
-            rows.partition_point(|r| key(r) >= k)
-        }
-    };
-    let f = &s.faults;
-    let take = if f.oversize_page { limit + 5 } else { limit };
-    let mut slice = collect(rows.len(), start, take, candidates, |i| pred(&rows[i]));
-    if f.duplicate_ids && cursor.is_some() {
-        let mut back: Vec<usize> = (0..start)
-            .rev()
-            .filter(|&i| pred(&rows[i]))
-            .take(3)
-            .collect();
-        back.reverse();
-        back.extend(slice.positions);
-        slice.positions = back;
-    }
-    let mut next = match (slice.has_more, slice.positions.last()) {
-        (true, Some(&p)) => {
-            let (ns, id) = key(&rows[p]);
-            Some(encode_cursor(kind, ns, id, fh))
-        }
-        _ => None,
-    };
-    let mut has_more = next.is_some();
-    if f.null_cursor_with_more && cursor.is_none() {
-        has_more = true;
-        next = None;
-    }
-    if f.cursor_loop
-        && let Some(c) = cursor
-    {
-        has_more = true;
-        next = Some(c.clone());
-    }
-    let out: Vec<&T> = slice.positions.iter().map(|&i| &rows[i]).collect();
-    Ok(envelope(s, &out, has_more, next))
 }
 
-fn conv_key(c: &DemoConversation) -> (i128, Uuid) {
+impl<T: Serialize, K: Fn(&T) -> Key> List<'_, T, K> {
+    /// Pages the list: finds the start after the cursor by binary search, collects up to
+    /// `limit` matches (from `candidates`, an index, when given) plus one to know whether more
+    /// exist, and builds the next cursor.
+    fn page(
+        &self,
+        s: &Shared,
+        fh: u64,
+        q: &HashMap<String, String>,
+        candidates: Option<&[u32]>,
+        pred: impl Fn(&T) -> bool,
+    ) -> Result<Response, ApiErr> {
+        let rows = self.rows;
+        let limit = limit_param(q)?;
+        let cursor = q.get("cursor");
+        let start = match cursor {
+            None => 0,
+            Some(c) => {
+                let k = cursor::decode(c, self.kind, fh)?;
+                rows.partition_point(|r| (self.key)(r) >= k)
+            }
+        };
+        let f = &s.faults;
+        let take = if f.oversize_page { limit + 5 } else { limit };
+        let (mut positions, more) =
+            collect(rows.len(), start, take, candidates, |i| pred(&rows[i]));
+        if f.duplicate_ids && cursor.is_some() {
+            let mut back: Vec<usize> = (0..start)
+                .rev()
+                .filter(|&i| pred(&rows[i]))
+                .take(3)
+                .collect();
+            back.reverse();
+            back.extend(positions);
+            positions = back;
+        }
+        let mut next = match (more, positions.last()) {
+            (true, Some(&p)) => Some(cursor::encode(self.kind, (self.key)(&rows[p]), fh)),
+            _ => None,
+        };
+        let mut has_more = next.is_some();
+        if f.null_cursor_with_more && cursor.is_none() {
+            has_more = true;
+            next = None;
+        }
+        if f.cursor_loop
+            && let Some(c) = cursor
+        {
+            has_more = true;
+            next = Some(c.clone());
+        }
+        let out: Vec<&T> = positions.iter().map(|&i| &rows[i]).collect();
+        Ok(envelope(s, &out, has_more, next))
+    }
+}
+
+/// Up to `limit` matching positions from `start`, over `candidates` (sorted positions) or all
+/// rows, and whether one more matches.
+fn collect(
+    len: usize,
+    start: usize,
+    limit: usize,
+    candidates: Option<&[u32]>,
+    pred: impl Fn(usize) -> bool,
+) -> (Vec<usize>, bool) {
+    let mut positions = Vec::with_capacity(limit);
+    let iter: Box<dyn Iterator<Item = usize> + '_> = match candidates {
+        Some(c) => {
+            let from = c.partition_point(|&p| (p as usize) < start);
+            Box::new(c[from..].iter().map(|&p| p as usize))
+        }
+        None => Box::new(start..len),
+    };
+    for i in iter {
+        if pred(i) {
+            if positions.len() == limit {
+                return (positions, true);
+            }
+            positions.push(i);
+        }
+    }
+    (positions, false)
+}
+
+fn conv_key(c: &DemoConversation) -> Key {
     (c.created_at.as_nanosecond(), c.id)
 }
 
-fn visitor_key(v: &DemoVisitor) -> (i128, Uuid) {
+fn visitor_key(v: &DemoVisitor) -> Key {
     (v.created_at.as_nanosecond(), v.id)
 }
+
+const CONVERSATION_PARAMS: &[&str] = &[
+    "site_id",
+    "status",
+    "assignee_id",
+    "unassigned",
+    "visitor_id",
+    "limit",
+    "cursor",
+];
 
 async fn conversations(
     State(s): State<Arc<Shared>>,
@@ -456,74 +345,38 @@ async fn conversations(
         return r;
     }
     let run = || -> Result<Response, ApiErr> {
-        let q = parse_query(
-            raw.as_deref(),
-            &[
-                "site_id",
-                "status",
-                "assignee_id",
-                "unassigned",
-                "visitor_id",
-                "limit",
-                "cursor",
-            ],
-        )?;
+        let q = parse_query(raw.as_deref(), CONVERSATION_PARAMS)?;
         let site = uuid_param(&q, "site_id")?;
-        let visitor = uuid_param(&q, "visitor_id")?;
+        let status = enum_param(&q, "status", &["open", "pending", "closed"])?;
         let assignee = uuid_param(&q, "assignee_id")?;
-        let status = match q.get("status").map(String::as_str) {
-            None => None,
-            Some(v @ ("open" | "pending" | "closed")) => Some(v.to_string()),
-            Some(_) => {
-                return Err(ApiErr::bad(
-                    "status",
-                    "status must be one of open, pending, closed",
-                ));
-            }
-        };
-        let unassigned = match q.get("unassigned").map(String::as_str) {
-            None => None,
-            Some("true") => Some(true),
-            Some("false") => Some(false),
-            Some(_) => {
-                return Err(ApiErr::bad(
-                    "unassigned",
-                    "unassigned must be true or false",
-                ));
-            }
-        };
+        let unassigned = enum_param(&q, "unassigned", &["true", "false"])?.map(|v| v == "true");
+        let visitor = uuid_param(&q, "visitor_id")?;
         if unassigned.is_some() && assignee.is_some() {
             return Err(ApiErr::bad(
                 "unassigned",
                 "unassigned and assignee_id cannot be combined",
             ));
         }
-        let fh = filter_hash(&[
+        let fh = cursor::filter_hash(&[
             ("site_id", site.map(|u| u.to_string())),
-            ("status", status.clone()),
+            ("status", status.map(str::to_string)),
             ("assignee_id", assignee.map(|u| u.to_string())),
             ("unassigned", unassigned.map(|b| b.to_string())),
             ("visitor_id", visitor.map(|u| u.to_string())),
         ]);
-        let empty: &[u32] = &[];
-        let candidates =
-            visitor.map(|v| s.ix.by_visitor.get(&v).map(Vec::as_slice).unwrap_or(empty));
-        page(
-            &s,
-            &s.data.conversations,
-            conv_key,
-            b'c',
-            fh,
-            &q,
-            candidates,
-            |c: &DemoConversation| {
-                site.is_none_or(|x| c.site_id == x)
-                    && status.as_deref().is_none_or(|x| c.status == x)
-                    && assignee.is_none_or(|x| c.assignee_id == Some(x))
-                    && unassigned.is_none_or(|u| c.assignee_id.is_none() == u)
-                    && visitor.is_none_or(|x| c.visitor_id == x)
-            },
-        )
+        let candidates = visitor.map(|v| s.ix.by_visitor.get(&v).map_or(&[][..], Vec::as_slice));
+        let list = List {
+            rows: &s.data.conversations,
+            key: conv_key,
+            kind: b'c',
+        };
+        list.page(&s, fh, &q, candidates, |c: &DemoConversation| {
+            site.is_none_or(|x| c.site_id == x)
+                && status.is_none_or(|x| c.status == x)
+                && assignee.is_none_or(|x| c.assignee_id == Some(x))
+                && unassigned.is_none_or(|u| c.assignee_id.is_none() == u)
+                && visitor.is_none_or(|x| c.visitor_id == x)
+        })
     };
     run().unwrap_or_else(IntoResponse::into_response)
 }
@@ -539,38 +392,29 @@ async fn visitors(
     }
     let run = || -> Result<Response, ApiErr> {
         let q = parse_query(raw.as_deref(), &["email", "external_id", "limit", "cursor"])?;
-        // Email matching is exact but case-insensitive (documented in the OpenAPI file).
+        // E-mail matching is exact but case-insensitive (documented in the OpenAPI file);
+        // external_id matching is exact.
         let email = q.get("email").map(|e| e.to_lowercase());
         let ext = q.get("external_id").cloned();
-        let fh = filter_hash(&[("email", email.clone()), ("external_id", ext.clone())]);
-        let empty: &[u32] = &[];
+        let fh = cursor::filter_hash(&[("email", email.clone()), ("external_id", ext.clone())]);
         let candidates = match (&email, &ext) {
-            (Some(e), _) => Some(s.ix.by_email.get(e).map(Vec::as_slice).unwrap_or(empty)),
-            (None, Some(x)) => Some(
-                s.ix.by_external_id
-                    .get(x)
-                    .map(Vec::as_slice)
-                    .unwrap_or(empty),
-            ),
+            (Some(e), _) => Some(s.ix.by_email.get(e).map_or(&[][..], Vec::as_slice)),
+            (None, Some(x)) => Some(s.ix.by_external_id.get(x).map_or(&[][..], Vec::as_slice)),
             _ => None,
         };
-        page(
-            &s,
-            &s.data.visitors,
-            visitor_key,
-            b'v',
-            fh,
-            &q,
-            candidates,
-            |v: &DemoVisitor| {
-                email
+        let list = List {
+            rows: &s.data.visitors,
+            key: visitor_key,
+            kind: b'v',
+        };
+        list.page(&s, fh, &q, candidates, |v: &DemoVisitor| {
+            email
+                .as_deref()
+                .is_none_or(|e| v.email.as_deref().is_some_and(|x| x.to_lowercase() == e))
+                && ext
                     .as_deref()
-                    .is_none_or(|e| v.email.as_deref().is_some_and(|x| x.to_lowercase() == e))
-                    && ext
-                        .as_deref()
-                        .is_none_or(|x| v.external_id.as_deref() == Some(x))
-            },
-        )
+                    .is_none_or(|x| v.external_id.as_deref() == Some(x))
+        })
     };
     run().unwrap_or_else(IntoResponse::into_response)
 }
