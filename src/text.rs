@@ -82,6 +82,16 @@ pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
         out.push(c);
     }
     out.push('…');
+    // The width of a string is not always the sum of its characters' widths (U+FE0F makes the
+    // character before it two cells wide): trim until the measured width fits.
+    while width(&out) > max {
+        out.pop(); // the ellipsis
+        if out.pop().is_none() {
+            out.push('…');
+            break;
+        }
+        out.push('…');
+    }
     Cow::Owned(out)
 }
 
