@@ -233,6 +233,14 @@ impl<T: for<'de> Deserialize<'de>> Page<T> {
                 ))
             }
         })?;
+        // serde also reads a struct from an array (`[[], false]`): a page is an object only.
+        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(DecodeError(
+                "the response is JSON but not a list page {data, has_more, next_cursor} \
+                 (it is not an object)"
+                    .into(),
+            ));
+        }
         let mut items = Vec::with_capacity(env.data.len());
         let mut bad_rows = Vec::new();
         for (index, raw) in env.data.into_iter().enumerate() {
