@@ -418,3 +418,44 @@ async fn visitors(
     };
     run().unwrap_or_else(IntoResponse::into_response)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::demo::dataset;
+
+    #[test]
+    fn a_deep_page_looks_only_at_its_own_rows() {
+        let ds = dataset(1, 50_000, 10);
+        let rows = &ds.conversations;
+        let k = conv_key(&rows[40_000]);
+        let start = rows.partition_point(|r| conv_key(r) >= k);
+        assert_eq!(
+            start, 40_001,
+            "binary search lands right after the cursor row"
+        );
+        let calls = Cell::new(0);
+        let (positions, more) = collect(rows.len(), start, 100, None, |_| {
+            calls.set(calls.get() + 1);
+            true
+        });
+        assert_eq!(positions, (40_001..40_101).collect::<Vec<_>>());
+        assert!(more);
+        assert_eq!(calls.get(), 101, "limit + 1 rows looked at, not 40,000");
+    }
+
+    #[test]
+    fn an_index_is_entered_by_binary_search() {
+        let idx: Vec<u32> = (0..1000).map(|i| i * 10).collect();
+        let calls = Cell::new(0);
+        let (positions, more) = collect(10_000, 5_001, 3, Some(&idx), |_| {
+            calls.set(calls.get() + 1);
+            true
+        });
+        assert_eq!(positions, [5_010, 5_020, 5_030]);
+        assert!(more);
+        assert_eq!(calls.get(), 4);
+    }
+}
