@@ -325,6 +325,8 @@ fn visitor_key(v: &DemoVisitor) -> Key {
     (v.created_at.as_nanosecond(), v.id)
 }
 
+const VISITOR_PARAMS: &[&str] = &["email", "external_id", "limit", "cursor"];
+
 const CONVERSATION_PARAMS: &[&str] = &[
     "site_id",
     "status",
@@ -391,7 +393,7 @@ async fn visitors(
         return r;
     }
     let run = || -> Result<Response, ApiErr> {
-        let q = parse_query(raw.as_deref(), &["email", "external_id", "limit", "cursor"])?;
+        let q = parse_query(raw.as_deref(), VISITOR_PARAMS)?;
         // E-mail matching is exact but case-insensitive (documented in the OpenAPI file);
         // external_id matching is exact.
         let email = q.get("email").map(|e| e.to_lowercase());
@@ -457,5 +459,21 @@ mod tests {
         assert_eq!(positions, [5_010, 5_020, 5_030]);
         assert!(more);
         assert_eq!(calls.get(), 4);
+    }
+
+    #[test]
+    fn the_openapi_file_names_every_parameter_and_path() {
+        for p in CONVERSATION_PARAMS.iter().chain(VISITOR_PARAMS) {
+            assert!(OPENAPI_YAML.contains(&format!("name: {p}\n")), "{p}");
+        }
+        for path in [
+            "/v1/conversations:",
+            "/v1/visitors:",
+            "/openapi.yaml:",
+            "/healthz:",
+        ] {
+            assert!(OPENAPI_YAML.contains(path), "{path}");
+        }
+        assert!(OPENAPI_YAML.starts_with("openapi: 3.0.3\n"));
     }
 }
