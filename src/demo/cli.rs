@@ -14,17 +14,18 @@ pub struct DemoServerArgs {
     /// Seed of the generated data: the same seed gives the same rows.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// How many conversations to generate.
-    #[arg(long, value_name = "N", default_value_t = 5000)]
+    /// How many conversations to generate (at most 5,000,000).
+    #[arg(long, value_name = "N", default_value_t = 5000, value_parser = count)]
     pub conversations: usize,
-    /// How many visitors to generate.
-    #[arg(long, value_name = "N", default_value_t = 1500)]
+    /// How many visitors to generate (at most 5,000,000).
+    #[arg(long, value_name = "N", default_value_t = 1500, value_parser = count)]
     pub visitors: usize,
-    /// Delay before each API answer, in milliseconds.
+    /// Delay before each API answer, in milliseconds (a slow network, for trying the UI).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub latency_ms: u64,
 
-    /// For testing: the first N requests fail with --fail-status.
+    /// For testing: the first N API requests answer --fail-status with an error body, then
+    /// the server behaves. API requests are counted from 1, failed ones included.
     #[arg(
         long,
         value_name = "N",
@@ -41,7 +42,7 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub fail_status: u16,
-    /// For testing: every Nth request answers 503.
+    /// For testing: every Nth API request answers 503 (0: never).
     #[arg(
         long,
         value_name = "N",
@@ -49,10 +50,10 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub fail_every: u32,
-    /// For testing: every request answers 500.
+    /// For testing: every API request answers 500 (once the key is accepted).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub fail_always: bool,
-    /// For testing: the first N requests answer 429 with Retry-After.
+    /// For testing: the first N API requests answer 429 with a Retry-After header.
     #[arg(
         long,
         value_name = "N",
@@ -68,45 +69,61 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub retry_after: String,
-    /// For testing: the Nth request answers 200 with truncated, invalid JSON.
+    /// For testing: the Nth API request (from 1) answers 200 with truncated, invalid JSON.
     #[arg(long, value_name = "N", help_heading = "Faults (for testing)")]
     pub malformed_page: Option<u32>,
-    /// For testing: answer valid JSON of the wrong shape.
+    /// For testing: every API request answers 200 with valid JSON of the wrong shape
+    /// ({"items":[]}).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub wrong_shape: bool,
-    /// For testing: every page carries one row that cannot be parsed.
+    /// For testing: every page carries one extra row that cannot be parsed (id "not-a-uuid"),
+    /// among the good ones.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub bad_row: bool,
-    /// For testing: accept requests and never answer.
+    /// For testing: accept API requests and never answer (until the server stops).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hang: bool,
-    /// For testing: drop the connection in the middle of the body.
+    /// For testing: send the headers and half of the body, then drop the connection.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub reset_mid_body: bool,
-    /// For testing: pages hold more rows than the limit asked for.
+    /// For testing: pages hold 5 rows more than the limit asked for.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub oversize_page: bool,
-    /// For testing: the first page says has_more with a null next_cursor.
+    /// For testing: the first page says has_more: true with next_cursor: null.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub null_cursor_with_more: bool,
-    /// For testing: pages after the first hand back the cursor they were asked with.
+    /// For testing: pages after the first hand back the cursor they were asked with, so a
+    /// walk that does not notice never ends.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub cursor_loop: bool,
     /// For testing: pages after the first repeat the last 3 rows of the one before.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub duplicate_ids: bool,
-    /// For testing: some conversations have the unknown status "snoozed".
+    /// For testing: every 7th conversation has the status "snoozed", which the spec does not
+    /// name.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub unknown_status: bool,
-    /// For testing: visitor text holds escape sequences, bidi overrides and huge names.
+    /// For testing: visitor names, e-mails, external ids and attributes hold terminal escape
+    /// sequences, C1 controls, CR, backspaces, bidi overrides, zero-width joiners and a
+    /// 5,000-character name; some fields are null or missing.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hostile: bool,
-    /// For testing: answer every request with a 307 redirect to this origin.
+    /// For testing: answer every API request with a 307 redirect to this origin (same path and
+    /// query), to check that a client does not follow it with the key.
     #[arg(long, value_name = "URL", help_heading = "Faults (for testing)")]
     pub redirect_to: Option<String>,
     /// For testing: the first visitor's attributes hold a 2 MB string.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub big_attribute: bool,
+}
+
+/// A row count: a number from 0 to 5,000,000.
+fn count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= 5_000_000 => Ok(n),
+        Ok(_) => Err("at most 5,000,000".into()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl DemoServerArgs {
