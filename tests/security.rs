@@ -345,3 +345,26 @@ fn the_key_cannot_be_given_on_the_command_line() {
     let help = run(tmp.path(), &[], &["--help"]).out;
     assert!(!help.contains("--api-key"), "{help}");
 }
+
+#[test]
+fn a_key_pasted_into_the_wrong_field_is_not_echoed() {
+    // A key pasted on the wrong line is still the key. Today the config's type errors quote
+    // the value (`invalid type: string "sk_live_…", expected i64`) and a key pasted as
+    // api_key_command comes back in the shell's "not found" line: see docs/reliability.md.
+    for line in [
+        format!("page_size = \"{SECRET}\""),
+        format!("refresh_secs = \"{SECRET}\""),
+        format!("allow_insecure_http = \"{SECRET}\""),
+        format!("api_key_command = \"{SECRET}\""),
+    ] {
+        let text = format!("base_url = \"https://chat.example.com\"\n{line}\n");
+        let e = Config::from_toml_str(
+            &text,
+            Path::new("/etc/convo.toml"),
+            &Overrides::default(),
+            &|_| None,
+        )
+        .unwrap_err();
+        assert_no_leak(&line, &e.to_string(), &[SECRET_PART]);
+    }
+}
