@@ -3,6 +3,7 @@
 //! 1. the server's own time: a raw keep-alive loop that only follows `next_cursor`;
 //! 2. `convo list conversations --all --format jsonl` (the release binary), output discarded;
 //! 3. a shell loop of curl + jq following `next_cursor` (skipped when curl or jq is missing).
+//!
 //! Prints each time and the ratios. Run: `cargo build --release && cargo bench --bench walk`.
 
 use std::process::{Command, Stdio};

@@ -60,6 +60,9 @@ fn full_walk_returns_every_id_once_in_order() {
     assert_eq!(d.requests(), 5);
 }
 
+/// An independent predicate over a row's wire JSON.
+type Pred = Box<dyn Fn(&Value) -> bool>;
+
 #[test]
 fn every_conversation_filter_alone_and_combined() {
     let d = Demo::start(600, 150, Faults::default());
@@ -73,7 +76,7 @@ fn every_conversation_filter_alone_and_combined() {
         .unwrap()
         .parse()
         .unwrap();
-    let cases: Vec<(ConversationFilter, Box<dyn Fn(&Value) -> bool>)> = vec![
+    let cases: Vec<(ConversationFilter, Pred)> = vec![
         (
             ConversationFilter {
                 site_id: Some(site),
