@@ -168,9 +168,39 @@ fn parse_file(text: &str, path: &str) -> Result<FileConfig, ConfigError> {
             path: path.to_string(),
             line,
             column,
-            message: crate::text::one_line(e.message().trim(), 400),
+            message: crate::text::one_line(&redact_quoted(e.message().trim()), 400),
         }
     })
+}
+
+/// Blanks every double-quoted value in a parser message: a key pasted into the wrong field
+/// would otherwise be echoed (`invalid type: string "sk_live_…", expected i64`). Key names
+/// stand in backticks and stay.
+fn redact_quoted(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut inside = false;
+    for c in msg.chars() {
+        if c == '"' {
+            if inside {
+                out.push('…');
+            }
+            inside = !inside;
+            out.push(c);
+        } else if !inside {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Removes the command's own words from its error output: a key pasted as the command comes
+/// back in the shell's "not found" line.
+fn redact_command(line: &str, cmd: &str) -> String {
+    let mut out = line.replace(cmd.trim(), "…");
+    for word in cmd.split_whitespace().filter(|w| w.len() >= 8) {
+        out = out.replace(word, "…");
+    }
+    out
 }
 
 fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
@@ -341,7 +371,10 @@ fn run_key_command(cmd: &str, path: &str) -> Result<String, ConfigError> {
             if first.is_empty() {
                 String::new()
             } else {
-                format!(" ({})", crate::text::one_line(first, 200))
+                format!(
+                    " ({})",
+                    crate::text::one_line(&redact_command(first, cmd), 200)
+                )
             }
         )));
     }
