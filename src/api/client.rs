@@ -92,6 +92,15 @@ pub struct RetryNotice {
     pub rate_limited: bool,
 }
 
+/// What one probe request found (`convo doctor`).
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub elapsed: Duration,
+    /// The server's `Date` header, when it sent a readable one.
+    pub server_date: Option<jiff::Timestamp>,
+    pub rows: usize,
+}
+
 /// A client of the two list endpoints. Cheap to clone (one shared pool).
 #[derive(Clone)]
 pub struct Client {
@@ -353,7 +362,46 @@ impl Client {
         }
     }
 
+    /// One request without retries, for `convo doctor`: its time, the server's clock and the
+    /// rows of a one-row page.
+    pub async fn probe(&self, resource: Resource) -> Result<Probe, ApiError> {
+        let url = self.page_url(resource, &[], Limit::new(1)?, None);
+        let started = std::time::Instant::now();
+        let (body, date) = self.attempt_with_date(&url, 1).await.map_err(|f| match f {
+            Failure::Fatal(e) | Failure::Retry { error: e, .. } => e,
+            Failure::RateLimited { detail, .. } => ApiError::RateLimited {
+                attempts: 1,
+                detail,
+            },
+        })?;
+        let elapsed = started.elapsed();
+        let rows = match resource {
+            Resource::Conversations => {
+                Page::<super::model::Conversation>::decode(&body).map(|p| p.items.len())
+            }
+            Resource::Visitors => {
+                Page::<super::model::Visitor>::decode(&body).map(|p| p.items.len())
+            }
+        }
+        .map_err(|e| ApiError::Decode { detail: e.0 })?;
+        Ok(Probe {
+            elapsed,
+            server_date: date
+                .and_then(|d| jiff::fmt::rfc2822::parse(&d).ok())
+                .map(|z| z.timestamp()),
+            rows,
+        })
+    }
+
     async fn attempt(&self, url: &Url, attempts: u32) -> Result<Vec<u8>, Failure> {
+        self.attempt_with_date(url, attempts).await.map(|(b, _)| b)
+    }
+
+    async fn attempt_with_date(
+        &self,
+        url: &Url,
+        attempts: u32,
+    ) -> Result<(Vec<u8>, Option<String>), Failure> {
         let resp = self
             .http
             .get(url.clone())
@@ -364,11 +412,16 @@ impl Client {
             .map_err(|e| self.transport_failure(&e, attempts))?;
         let status = resp.status();
         if status.is_success() {
+            let date = resp
+                .headers()
+                .get(reqwest::header::DATE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
             return read_body(resp, MAX_BODY_BYTES)
                 .await
                 .map_err(|e| self.transport_failure(&e, attempts))
                 .and_then(|b| {
-                    b.ok_or_else(|| {
+                    b.map(|b| (b, date.clone())).ok_or_else(|| {
                         Failure::Fatal(ApiError::Decode {
                             detail: format!(
                                 "the response is larger than {} MiB",

@@ -7,10 +7,11 @@ pub mod filter;
 pub mod key;
 pub mod model;
 
-pub use client::{Client, ClientSettings, RetryNotice};
+pub use client::{Client, ClientSettings, Probe, RetryNotice};
 pub use error::ApiError;
 pub use filter::{
     Assignee, ConversationFilter, FilterError, Limit, ListFilter, Resource, VisitorFilter,
+    parse_uuid,
 };
 pub use key::{ApiKey, KeyError, KeySource};
-pub use model::{BadRow, Conversation, Page, Row, Status, Timestamp, Visitor};
+pub use model::{BadRow, Conversation, Page, Row, Status, Timestamp, Visitor, short_id};
