@@ -49,6 +49,31 @@ pub enum Command {
     List(ListCommand),
     /// Run the demo server: the same API on generated data, loopback only.
     DemoServer(DemoServerArgs),
+    /// Check the set-up: config, key, permissions, URL and TLS, both lists, clock skew.
+    Doctor,
+    /// Create or manage the config file.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a shell completion script (e.g. `convo completions bash > ~/.local/share/bash-completion/completions/convo`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `convo man > ~/.local/share/man/man1/convo.1`.
+    Man,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Ask for the base URL and the key (read without echo), check them with one request, and
+    /// write the config file with mode 0600. CONVO_API_KEY and --base-url skip the questions.
+    Init {
+        /// Overwrite an existing config file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print where the config file is looked for.
+    Path,
 }
 
 const LIST_AFTER_HELP: &str = "\

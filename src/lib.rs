@@ -18,4 +18,5 @@ pub mod demo;
 pub mod list;
 pub mod logging;
 pub mod pager;
+pub mod setup;
 pub mod text;

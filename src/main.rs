@@ -16,11 +16,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use convo::api::{ApiError, ApiKey, Client, ClientSettings, KeySource};
-use convo::cli::{Cli, Command, ListCommand};
+use convo::api::{ApiKey, Client, KeySource};
+use convo::cli::{Cli, Command, ConfigCommand, ListCommand};
 use convo::config::{Config, Overrides};
 use convo::demo::{DemoOptions, DemoServer};
 use convo::list::{self, Output, exit};
+use convo::setup::{self, client_for};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -45,26 +46,48 @@ fn report(e: impl std::fmt::Display, code: u8) -> u8 {
     code
 }
 
-fn client_for(cfg: &Config) -> Result<Client, ApiError> {
-    let mut s = ClientSettings::new(cfg.base_url.clone(), cfg.key.clone());
-    s.auth_header = cfg.auth_header.clone();
-    s.auth_scheme = cfg.auth_scheme.clone();
-    s.connect_timeout = cfg.connect_timeout;
-    s.request_timeout = cfg.request_timeout;
-    s.allow_insecure_http = cfg.allow_insecure_http;
-    Client::new(s)
-}
-
 async fn run(cli: Cli) -> u8 {
     let ov = Overrides {
         config_path: cli.config.clone(),
         base_url: cli.base_url.clone(),
     };
-    if let Some(Command::DemoServer(args)) = &cli.command {
-        return match convo::demo::run_cli(args.to_options()).await {
-            Ok(()) => exit::OK,
-            Err(e) => report(format!("demo server: {e}"), 1),
-        };
+    match &cli.command {
+        Some(Command::DemoServer(args)) => {
+            return match convo::demo::run_cli(args.to_options()).await {
+                Ok(()) => exit::OK,
+                Err(e) => report(format!("demo server: {e}"), 1),
+            };
+        }
+        Some(Command::Completions { shell }) => {
+            setup::completions(*shell, &mut std::io::stdout());
+            return exit::OK;
+        }
+        Some(Command::Man) => {
+            return match setup::man(&mut std::io::stdout()) {
+                Ok(()) => exit::OK,
+                Err(e) => report(e, 1),
+            };
+        }
+        Some(Command::Doctor) => return setup::doctor(&ov, &mut std::io::stdout()).await,
+        Some(Command::Config(ConfigCommand::Path)) => {
+            return match setup::config_path(&ov) {
+                Some(p) => {
+                    println!("{}", p.display());
+                    exit::OK
+                }
+                None => report("no config directory on this platform; use --config PATH", 1),
+            };
+        }
+        Some(Command::Config(ConfigCommand::Init { force })) => {
+            return match setup::init(&ov, *force, &mut std::io::stderr()).await {
+                Ok(p) => {
+                    println!("wrote {} (mode 0600); run `convo` to browse", p.display());
+                    exit::OK
+                }
+                Err(e) => report(e, exit::USAGE),
+            };
+        }
+        _ => {}
     }
 
     // --demo: an embedded server on a free loopback port stands in for the service.
@@ -124,7 +147,7 @@ async fn run(cli: Cli) -> u8 {
                 Err(e) => report(&e, e.exit_code()),
             }
         }
-        Some(Command::DemoServer(_)) => exit::OK,
+        Some(_) => exit::OK,
         None => run_tui(cfg, client, cli.view, cli.demo).await,
     };
     if let Some(server) = demo {

@@ -1,0 +1,290 @@
+//! Set-up and diagnosis: `convo config init`, `convo doctor`, completions and the man page.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::CommandFactory;
+
+use crate::api::{
+    ApiError, ApiKey, Client, ClientSettings, KeySource, Resource, client::check_base_url,
+    client::is_loopback_host,
+};
+use crate::cli::Cli;
+use crate::config::{Config, Overrides, default_path};
+
+/// `convo completions SHELL`.
+pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
+    clap_complete::generate(shell, &mut Cli::command(), "convo", out);
+}
+
+/// `convo man`.
+pub fn man(out: &mut dyn Write) -> io::Result<()> {
+    clap_mangen::Man::new(Cli::command()).render(out)
+}
+
+/// The config path `init` and `doctor` talk about.
+pub fn config_path(ov: &Overrides) -> Option<PathBuf> {
+    ov.config_path
+        .clone()
+        .or_else(|| std::env::var_os("CONVO_CONFIG").map(PathBuf::from))
+        .or_else(default_path)
+}
+
+/// One line of `doctor`'s report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Ok(String),
+    Warn(String, String),
+    Fail(String, String),
+}
+
+impl Check {
+    fn line(&self) -> String {
+        match self {
+            Check::Ok(m) => format!("ok    {m}"),
+            Check::Warn(m, fix) => format!("warn  {m}\n      fix: {fix}"),
+            Check::Fail(m, fix) => format!("FAIL  {m}\n      fix: {fix}"),
+        }
+    }
+}
+
+fn fix_for(e: &ApiError) -> String {
+    match e {
+        ApiError::Unauthorized { .. } => {
+            "check the key (CONVO_API_KEY, api_key_command or api_key) with the service's admin"
+                .into()
+        }
+        ApiError::Connect { .. } | ApiError::Timeout { .. } | ApiError::Network { .. } => {
+            "check base_url, your network or proxy, and that the service is up".into()
+        }
+        ApiError::Http { status: 404, .. } => {
+            "base_url should be the part before /v1/... (no /v1 at its end)".into()
+        }
+        ApiError::Redirect { .. } => "set base_url to the address it redirects to".into(),
+        ApiError::Decode { .. } => "base_url may point at something else than the API".into(),
+        _ => "see the message above".into(),
+    }
+}
+
+/// Runs every check; returns them for printing (and for tests).
+pub async fn doctor_checks(ov: &Overrides) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let path = config_path(ov);
+    let cfg = match Config::load(ov) {
+        Ok(c) => c,
+        Err(e) => {
+            checks.push(Check::Fail(
+                format!("config: {e}"),
+                "fix the file, or start from config.example.toml / `convo config init`".into(),
+            ));
+            return checks;
+        }
+    };
+    checks.push(Check::Ok(match &cfg.path {
+        Some(p) => format!("config {} is valid", p.display()),
+        None => format!(
+            "no config file ({}); using the environment and flags",
+            path.map(|p| p.display().to_string()).unwrap_or_default()
+        ),
+    }));
+    checks.push(Check::Ok(format!(
+        "API key {} from {}",
+        cfg.key.masked(),
+        cfg.key.source
+    )));
+    for w in &cfg.warnings {
+        checks.push(Check::Warn(
+            w.clone(),
+            "restrict the file: chmod 600".into(),
+        ));
+    }
+    match check_base_url(&cfg.base_url, cfg.allow_insecure_http) {
+        Ok(u) if u.scheme() == "https" => {
+            checks.push(Check::Ok(format!("base URL {u} (https, rustls)")))
+        }
+        Ok(u) if is_loopback_host(&u) => {
+            checks.push(Check::Ok(format!("base URL {u} (plain http to loopback)")))
+        }
+        Ok(u) => checks.push(Check::Warn(
+            format!("base URL {u} is plain http to another host: the key travels in clear text"),
+            "use https://, and remove allow_insecure_http".into(),
+        )),
+        Err(e) => {
+            checks.push(Check::Fail(e.to_string(), "fix base_url".into()));
+            return checks;
+        }
+    }
+    let client = match client_for(&cfg) {
+        Ok(c) => c,
+        Err(e) => {
+            checks.push(Check::Fail(e.to_string(), fix_for(&e)));
+            return checks;
+        }
+    };
+    let mut skew_checked = false;
+    for r in Resource::ALL {
+        match client.probe(r).await {
+            Ok(p) => {
+                checks.push(Check::Ok(format!(
+                    "GET {} answered in {} ms ({} row)",
+                    r.path(),
+                    p.elapsed.as_millis(),
+                    p.rows
+                )));
+                if let (Some(server), false) = (p.server_date, skew_checked) {
+                    skew_checked = true;
+                    let skew = jiff::Timestamp::now().duration_since(server).as_secs();
+                    if skew.abs() > 60 {
+                        checks.push(Check::Warn(
+                            format!("this machine's clock is {skew} s off the server's"),
+                            "sync the clock (relative times like \"3m ago\" depend on it)".into(),
+                        ));
+                    } else {
+                        checks.push(Check::Ok(format!(
+                            "clock within {} s of the server's",
+                            skew.abs().max(1)
+                        )));
+                    }
+                }
+            }
+            Err(e) => checks.push(Check::Fail(format!("GET {}: {e}", r.path()), fix_for(&e))),
+        }
+    }
+    if !skew_checked {
+        checks.push(Check::Warn(
+            "the server sent no Date header: clock skew not checked".into(),
+            "none needed".into(),
+        ));
+    }
+    checks
+}
+
+/// The client for a config (the one place its settings are mapped).
+pub fn client_for(cfg: &Config) -> Result<Client, ApiError> {
+    let mut s = ClientSettings::new(cfg.base_url.clone(), cfg.key.clone());
+    s.auth_header = cfg.auth_header.clone();
+    s.auth_scheme = cfg.auth_scheme.clone();
+    s.connect_timeout = cfg.connect_timeout;
+    s.request_timeout = cfg.request_timeout;
+    s.allow_insecure_http = cfg.allow_insecure_http;
+    Client::new(s)
+}
+
+/// `convo doctor`: prints each check; exit code 0 when none failed, 1 otherwise.
+pub async fn doctor(ov: &Overrides, out: &mut dyn Write) -> u8 {
+    let checks = doctor_checks(ov).await;
+    for c in &checks {
+        let _ = writeln!(out, "{}", c.line());
+    }
+    let failed = checks
+        .iter()
+        .filter(|c| matches!(c, Check::Fail(..)))
+        .count();
+    let _ = writeln!(
+        out,
+        "\n{}",
+        if failed == 0 {
+            "all checks passed".to_string()
+        } else {
+            format!("{failed} check(s) failed")
+        }
+    );
+    u8::from(failed > 0)
+}
+
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// Writes the file with mode 0600 from the start (never readable by others, even briefly).
+fn write_private(path: &Path, text: &str, force: bool) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true);
+    if force {
+        o.create(true).truncate(true);
+    } else {
+        o.create_new(true);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    let mut f = o.open(path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(text.as_bytes())
+}
+
+/// `convo config init`.
+pub async fn init(ov: &Overrides, force: bool, err: &mut dyn Write) -> Result<PathBuf, String> {
+    let path = config_path(ov).ok_or("no config directory on this platform; use --config PATH")?;
+    if path.exists() && !force {
+        return Err(format!(
+            "{} exists already; edit it, or run `convo config init --force` to replace it",
+            path.display()
+        ));
+    }
+    let stdin = io::stdin();
+    let base_url = match ov.base_url.clone() {
+        Some(u) => u,
+        None => {
+            let _ = write!(
+                err,
+                "Base URL of the service (e.g. https://api.chat.example.com): "
+            );
+            let _ = err.flush();
+            let mut line = String::new();
+            stdin
+                .lock()
+                .read_line(&mut line)
+                .map_err(|e| e.to_string())?;
+            line.trim().to_string()
+        }
+    };
+    check_base_url(&base_url, false).map_err(|e| e.to_string())?;
+    let secret = match std::env::var("CONVO_API_KEY")
+        .ok()
+        .filter(|k| !k.is_empty())
+    {
+        Some(k) => k,
+        None if io::stdin().is_terminal() => {
+            rpassword::prompt_password("API key (sk_…, not shown): ").map_err(|e| e.to_string())?
+        }
+        None => {
+            let mut line = String::new();
+            stdin
+                .lock()
+                .read_line(&mut line)
+                .map_err(|e| e.to_string())?;
+            line
+        }
+    };
+    let key = ApiKey::new(&secret, KeySource::Env, "sk_").map_err(|e| e.to_string())?;
+    let mut settings = ClientSettings::new(base_url.clone(), key.clone());
+    settings.request_timeout = Duration::from_secs(15);
+    let client = Client::new(settings).map_err(|e| e.to_string())?;
+    let _ = writeln!(err, "Checking with one request…");
+    client
+        .probe(Resource::Conversations)
+        .await
+        .map_err(|e| format!("the check failed, nothing was written: {e}"))?;
+    let text = format!(
+        "# Written by `convo config init`. Every key is documented in config.example.toml.\n\
+         base_url = {}\n\
+         api_key = {}\n\
+         page_size = 50\n",
+        toml_string(&base_url),
+        toml_string(key.expose())
+    );
+    write_private(&path, &text, force)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}

@@ -1,0 +1,146 @@
+//! `convo doctor`, `convo config init`, completions and the man page, via the real binary.
+
+mod common;
+
+use common::{Demo, convo_cmd};
+use convo::demo::Faults;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn doctor_passes_against_a_working_service() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .args(["--base-url", &d.url(), "doctor"])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("ok    GET /v1/conversations answered in"),
+        "{out}"
+    );
+    assert!(out.contains("ok    GET /v1/visitors answered in"), "{out}");
+    assert!(out.contains("clock within"), "{out}");
+    assert!(
+        out.contains("sk_…") && !out.contains(&d.key()),
+        "key masked: {out}"
+    );
+    assert!(out.contains("all checks passed"));
+}
+
+#[test]
+fn doctor_fails_with_a_fix_when_the_key_is_refused() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "sk_demo_wrongkey00000000")
+        .args(["--base-url", &d.url(), "doctor"])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("FAIL  GET /v1/conversations"), "{out}");
+    assert!(out.contains("fix: check the key"), "{out}");
+    assert!(!out.contains("wrongkey0000"), "{out}");
+}
+
+#[test]
+fn doctor_reports_a_broken_config() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(&cfg, "base_url = 3\n").unwrap();
+    let o = convo_cmd(tmp.path())
+        .args(["--config", cfg.to_str().unwrap(), "doctor"])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        out.contains("FAIL  config") && out.contains("line 1"),
+        "{out}"
+    );
+}
+
+#[test]
+fn config_init_checks_writes_0600_and_never_overwrites_silently() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("sub").join("config.toml");
+    let init = |force: bool, key: &str| {
+        let mut c = convo_cmd(tmp.path());
+        c.env("CONVO_API_KEY", key)
+            .args(["--config", cfg.to_str().unwrap(), "--base-url", &d.url()])
+            .args(["config", "init"]);
+        if force {
+            c.arg("--force");
+        }
+        c.output().unwrap()
+    };
+    let o = init(false, "sk_demo_wrongkey00000000");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("nothing was written"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!cfg.exists());
+
+    let o = init(false, &d.key());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&cfg).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    let written = std::fs::read_to_string(&cfg).unwrap();
+    assert!(written.contains(&d.url()));
+
+    std::fs::write(&cfg, "# mine\n").unwrap();
+    let o = init(false, &d.key());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--force"));
+    assert_eq!(std::fs::read_to_string(&cfg).unwrap(), "# mine\n");
+    let o = init(true, &d.key());
+    assert!(o.status.success());
+    assert!(std::fs::read_to_string(&cfg).unwrap().contains("base_url"));
+
+    // The written file works as a config.
+    let o = convo_cmd(tmp.path())
+        .args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "list",
+            "visitors",
+            "--limit",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn completions_and_man_page_come_from_the_cli_definitions() {
+    let tmp = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let o = convo_cmd(tmp.path())
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let s = text(&o.stdout);
+        assert!(
+            s.contains("demo-server") && s.contains("visitors"),
+            "{shell}"
+        );
+    }
+    let o = convo_cmd(tmp.path()).arg("man").output().unwrap();
+    let s = text(&o.stdout);
+    assert!(s.contains(".TH convo 1") && s.contains("list"), "{s}");
+}
