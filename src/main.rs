@@ -156,9 +156,13 @@ async fn run(cli: Cli) -> u8 {
     code
 }
 
-async fn run_tui(_cfg: Config, _client: Client, _view: Option<String>, _demo: bool) -> u8 {
-    eprintln!(
-        "convo: the interactive browser lands with the TUI issue; use `convo list` meanwhile"
-    );
-    exit::OK
+async fn run_tui(cfg: Config, client: Client, view: Option<String>, demo: bool) -> u8 {
+    let opts = convo::tui::TuiOptions {
+        initial_view: view,
+        demo,
+    };
+    match convo::tui::run(cfg, client, opts).await {
+        Ok(()) => exit::OK,
+        Err(e) => report(e, 1),
+    }
 }
