@@ -348,9 +348,9 @@ fn the_key_cannot_be_given_on_the_command_line() {
 
 #[test]
 fn a_key_pasted_into_the_wrong_field_is_not_echoed() {
-    // A key pasted on the wrong line is still the key. Today the config's type errors quote
-    // the value (`invalid type: string "sk_live_…", expected i64`) and a key pasted as
-    // api_key_command comes back in the shell's "not found" line: see docs/reliability.md.
+    // A key pasted on the wrong line is still the key: type errors must not quote string
+    // values, and a key pasted as api_key_command must not come back in the shell's
+    // "not found" line.
     for line in [
         format!("page_size = \"{SECRET}\""),
         format!("refresh_secs = \"{SECRET}\""),
