@@ -1,0 +1,168 @@
+//! The whole state of the browser. Changed only by [`super::update::update`]; read by the view.
+
+use jiff::tz::TimeZone;
+
+use super::form::FilterForm;
+use super::keys::KeyMap;
+use super::tab::TabState;
+use crate::api::VisitorFilter;
+use crate::api::{Assignee, Conversation, ConversationFilter, Limit, Resource, Status, Visitor};
+use crate::config::{Aliases, View};
+
+/// The name of the built-in view.
+pub const BUILTIN_VIEW: &str = "Unassigned open";
+
+/// The built-in view: open conversations nobody is assigned to.
+pub fn builtin_view() -> View {
+    View {
+        name: BUILTIN_VIEW.into(),
+        tab: Resource::Conversations,
+        conversations: ConversationFilter {
+            status: Some(Status::Open),
+            assignee: Assignee::Unassigned,
+            ..ConversationFilter::default()
+        },
+        visitors: VisitorFilter::default(),
+    }
+}
+
+/// What covers the table, if anything. One at a time.
+#[derive(Debug, Clone, Default)]
+pub enum Overlay {
+    #[default]
+    None,
+    Help,
+    /// The saved-view picker with its selected line.
+    Views {
+        selected: usize,
+    },
+    Filter(Box<FilterForm>),
+}
+
+/// A one-line message in the status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub error: bool,
+}
+
+/// Everything `App::new` needs; `run` fills it from the config, tests by hand.
+#[derive(Debug, Clone)]
+pub struct AppInit {
+    pub page_size: Limit,
+    /// Config views; the built-in one is added in front.
+    pub views: Vec<View>,
+    pub aliases: Aliases,
+    /// `None` or 0: no periodic refresh.
+    pub refresh_secs: Option<u64>,
+    /// Shown in the header (sanitised there): e.g. the base URL's host and the masked key.
+    pub endpoint: String,
+    pub demo: bool,
+    pub now: jiff::Timestamp,
+    pub tz: TimeZone,
+    /// Terminal size (columns, rows).
+    pub size: (u16, u16),
+}
+
+/// The browser's state.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub conversations: TabState<Conversation, ConversationFilter>,
+    pub visitors: TabState<Visitor, VisitorFilter>,
+    pub active: Resource,
+    pub limit: Limit,
+    pub size: (u16, u16),
+    /// The clock used for relative times and countdowns; set by `Msg::Tick`.
+    pub now: jiff::Timestamp,
+    /// Local time zone of the detail pane (UTC in tests).
+    pub tz: TimeZone,
+    pub overlay: Overlay,
+    /// The detail pane is open, scrolled by this many lines.
+    pub detail: Option<usize>,
+    pub message: Option<Message>,
+    /// The built-in view first, then the config's.
+    pub views: Vec<View>,
+    pub aliases: Aliases,
+    pub refresh_secs: Option<u64>,
+    /// `R` toggles periodic refresh (when `refresh_secs` is set it starts on).
+    pub refresh_on: bool,
+    pub last_refresh: jiff::Timestamp,
+    pub keymap: KeyMap,
+    pub endpoint: String,
+    pub demo: bool,
+    /// Something on screen changed since the last draw.
+    pub dirty: bool,
+}
+
+impl App {
+    /// A new app on the Conversations tab with no filters; nothing requested yet (the first
+    /// message to `update` asks for the first pages).
+    pub fn new(init: AppInit) -> App {
+        let refresh_secs = init.refresh_secs.filter(|s| *s > 0);
+        let mut views = vec![builtin_view()];
+        views.extend(init.views);
+        App {
+            conversations: TabState::new(
+                Resource::Conversations,
+                ConversationFilter::default(),
+                init.page_size,
+            ),
+            visitors: TabState::new(Resource::Visitors, VisitorFilter::default(), init.page_size),
+            active: Resource::Conversations,
+            limit: init.page_size,
+            size: init.size,
+            now: init.now,
+            tz: init.tz,
+            overlay: Overlay::None,
+            detail: None,
+            message: None,
+            views,
+            aliases: init.aliases,
+            refresh_secs,
+            refresh_on: refresh_secs.is_some(),
+            last_refresh: init.now,
+            keymap: KeyMap::default(),
+            endpoint: init.endpoint,
+            demo: init.demo,
+            dirty: true,
+        }
+    }
+
+    /// Finds a view by name (case-insensitive).
+    pub fn view_index(&self, name: &str) -> Option<usize> {
+        self.views
+            .iter()
+            .position(|v| v.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Puts a saved view's filters on its tab (as a fresh start: no history entry) and
+    /// switches to that tab.
+    pub fn open_view_initially(&mut self, index: usize) {
+        if let Some(v) = self.views.get(index).cloned() {
+            self.active = v.tab;
+            self.conversations.filter = v.conversations;
+            self.visitors.filter = v.visitors;
+        }
+    }
+
+    /// The id of the selected row of the active tab.
+    pub fn selected_id(&self) -> Option<uuid::Uuid> {
+        match self.active {
+            Resource::Conversations => self.conversations.selected_row().map(|r| r.id),
+            Resource::Visitors => self.visitors.selected_row().map(|r| r.id),
+        }
+    }
+
+    /// Rows of the table body on screen now.
+    pub fn body_height(&self) -> usize {
+        super::layout::Areas::of(self).body_height()
+    }
+
+    /// Sets the status line message.
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: false,
+        });
+    }
+}

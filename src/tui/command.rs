@@ -1,0 +1,48 @@
+//! The I/O that [`super::update::update`] asks for; the runtime carries it out.
+
+use crate::api::{ConversationFilter, Limit, Resource, VisitorFilter};
+
+/// The filters of one request, frozen when the request is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    Conversations(ConversationFilter),
+    Visitors(VisitorFilter),
+}
+
+impl Query {
+    /// The tab this query lists.
+    pub fn tab(&self) -> Resource {
+        match self {
+            Query::Conversations(_) => Resource::Conversations,
+            Query::Visitors(_) => Resource::Visitors,
+        }
+    }
+}
+
+/// Something for the runtime to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Fetch one page of a tab's walk; the answer comes back as `Msg::PageLoaded` with the
+    /// same tab and generation. A newer fetch of the same tab replaces (aborts) an older one.
+    Fetch {
+        tab: Resource,
+        generation: u64,
+        cursor: Option<String>,
+        query: Query,
+        limit: Limit,
+    },
+    /// Fetch the first page again to merge it on top (periodic refresh); answered by
+    /// `Msg::HeadLoaded`.
+    FetchHead {
+        tab: Resource,
+        generation: u64,
+        query: Query,
+        limit: Limit,
+    },
+    /// Abort whatever is in flight for this tab (its walk was replaced and nothing new is asked).
+    Cancel { tab: Resource },
+    /// Put this text on the clipboard with OSC 52. Only ever a UUID (see `update`).
+    CopyToClipboard(String),
+    /// Leave the app.
+    Quit,
+}

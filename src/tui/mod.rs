@@ -1,0 +1,164 @@
+//! The interactive browser (`convo`, `convo --demo`, `convo --view NAME`).
+//!
+//! Elm architecture (see `../shared/style.md`):
+//! - [`app`]: the state ([`app::App`], one [`tab::TabState`] per tab);
+//! - [`msg`]: everything that can happen; [`command`]: the I/O `update` asks for;
+//! - [`update`]: `update(&mut App, Msg) -> Vec<Command>`, no I/O;
+//! - [`keys`]: the one key map (help is generated from it); [`form`]: the filter pane;
+//! - [`runtime`]: the loop, generic over backend and input; [`view`]: drawing only;
+//! - [`layout`]: screen geometry shared by view and update; [`format`]: display text.
+
+pub mod app;
+pub mod command;
+pub mod form;
+pub mod format;
+pub mod keys;
+pub mod layout;
+pub mod msg;
+pub mod runtime;
+pub mod tab;
+#[doc(hidden)]
+pub mod testing;
+pub mod update;
+pub mod view;
+
+use std::io::{self, IsTerminal};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, EventStream};
+use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::{cursor, execute, terminal};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+use crate::api::Client;
+use crate::config::Config;
+use app::{App, AppInit};
+use runtime::Runtime;
+
+/// How `convo` opens the browser.
+#[derive(Debug, Clone, Default)]
+pub struct TuiOptions {
+    /// `--view NAME`: open on this saved view.
+    pub initial_view: Option<String>,
+    /// Show "demo" in the header (`--demo`).
+    pub demo: bool,
+}
+
+/// Why the browser could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error("no saved view named {name:?}; available views: {}", available.join(", "))]
+    UnknownView {
+        name: String,
+        available: Vec<String>,
+    },
+    #[error("the interactive browser needs a terminal; in scripts and pipes use `convo list`")]
+    NotATerminal,
+    #[error("terminal error: {0}")]
+    Io(#[from] io::Error),
+    #[error("cannot draw: {0}")]
+    Draw(String),
+}
+
+/// Builds the app from the config, resolving `--view` (before the terminal is touched).
+pub fn app_from_config(
+    config: &Config,
+    client: &Client,
+    opts: &TuiOptions,
+) -> Result<App, TuiError> {
+    let base = client.base_url();
+    let host = match (base.host_str(), base.port()) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        (Some(h), None) => h.to_string(),
+        _ => base.to_string(),
+    };
+    let mut app = App::new(AppInit {
+        page_size: config.page_size,
+        views: config.views.clone(),
+        aliases: config.aliases.clone(),
+        refresh_secs: config.refresh_secs,
+        endpoint: crate::text::one_line(&format!("{host} · {}", client.masked_key()), 80),
+        demo: opts.demo,
+        now: jiff::Timestamp::now(),
+        tz: jiff::tz::TimeZone::system(),
+        size: (80, 24),
+    });
+    if let Some(name) = &opts.initial_view {
+        let i = app.view_index(name).ok_or_else(|| TuiError::UnknownView {
+            name: crate::text::one_line(name, 80),
+            available: app
+                .views
+                .iter()
+                .map(|v| format!("{:?}", crate::text::one_line(&v.name, 80)))
+                .collect(),
+        })?;
+        app.open_view_initially(i);
+    }
+    Ok(app)
+}
+
+/// True while the terminal is in raw mode / alternate screen (so restore runs once).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Leaves raw mode, the alternate screen and mouse capture, and shows the cursor.
+fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = terminal::disable_raw_mode();
+        let _ = execute!(
+            io::stdout(),
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            cursor::Show
+        );
+    }
+}
+
+/// Restores the terminal when dropped (quit, error, early return).
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> io::Result<TerminalGuard> {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            prev(info);
+        }));
+        ACTIVE.store(true, Ordering::SeqCst);
+        let guard = TerminalGuard;
+        terminal::enable_raw_mode()?;
+        execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            cursor::Hide
+        )?;
+        Ok(guard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Opens the browser and runs it until the user quits.
+pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<(), TuiError> {
+    let mut app = app_from_config(&config, &client, &opts)?;
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        return Err(TuiError::NotATerminal);
+    }
+    let guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    let mut rt = Runtime::new(client);
+    rt.panic_on_draw = std::env::var_os("CONVO_TEST_PANIC").is_some_and(|v| !v.is_empty());
+    let mut out = io::stdout();
+    let result = rt
+        .run(&mut terminal, &mut app, EventStream::new(), &mut out)
+        .await;
+    rt.shutdown();
+    drop(terminal);
+    drop(guard);
+    result
+}

@@ -1,0 +1,243 @@
+//! The loop: input, answers from fetch tasks and a timer go through `update`; commands are
+//! carried out here (fetch tasks tagged with tab and generation, OSC 52, quit); a frame is
+//! drawn only when something changed, after a burst of answers has been applied.
+//!
+//! Generic over the ratatui backend and the input stream, so tests run this very loop on a
+//! `TestBackend` with scripted keys.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use base64::Engine as _;
+use crossterm::event::{Event, MouseEventKind};
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::MissedTickBehavior;
+
+use super::TuiError;
+use super::app::App;
+use super::command::{Command, Query};
+use super::msg::{Loaded, Msg};
+use super::update::update;
+use super::view;
+use crate::api::{Client, Conversation, Resource, RetryNotice, Visitor};
+
+/// How often the timer ticks: countdowns are in seconds, relative times in minutes.
+pub const TICK: Duration = Duration::from_secs(1);
+
+/// Runs commands and the loop. Fetch tasks outlive one call of [`Runtime::run`], so a test
+/// can run the loop in phases with the same app.
+pub struct Runtime {
+    client: Client,
+    tx: mpsc::UnboundedSender<Msg>,
+    rx: mpsc::UnboundedReceiver<Msg>,
+    /// The task in flight per (tab, is-refresh); a newer one aborts the older.
+    tasks: HashMap<(Resource, bool), JoinHandle<()>>,
+    tick: Duration,
+    /// Test only (`CONVO_TEST_PANIC`): panic at the first draw so a pty test can check that
+    /// the terminal is restored after a panic.
+    pub panic_on_draw: bool,
+}
+
+impl Runtime {
+    /// A runtime that fetches with `client`.
+    pub fn new(client: Client) -> Runtime {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Runtime {
+            client,
+            tx,
+            rx,
+            tasks: HashMap::new(),
+            tick: TICK,
+            panic_on_draw: false,
+        }
+    }
+
+    /// Runs until a quit command or the end of `input`. Key and terminal errors end it with
+    /// an error; request errors never do (they are shown).
+    pub async fn run<B, S>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        app: &mut App,
+        mut input: S,
+        out: &mut (dyn Write + Send),
+    ) -> Result<(), TuiError>
+    where
+        B: Backend,
+        S: Stream<Item = io::Result<Event>> + Unpin,
+    {
+        let size = terminal.size().map_err(|e| TuiError::Draw(e.to_string()))?;
+        if self.handle(app, Msg::Resize(size.width, size.height), out)? {
+            return Ok(());
+        }
+        let mut ticker = tokio::time::interval(self.tick);
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        loop {
+            if app.dirty {
+                self.draw(terminal, app)?;
+            }
+            let msg = tokio::select! {
+                biased;
+                Some(m) = self.rx.recv() => m,
+                ev = input.next() => match ev {
+                    None => return Ok(()),
+                    Some(Err(e)) => return Err(TuiError::Io(e)),
+                    Some(Ok(e)) => match event_msg(e) {
+                        Some(m) => m,
+                        None => continue,
+                    },
+                },
+                _ = ticker.tick() => Msg::Tick(jiff::Timestamp::now()),
+            };
+            if self.handle(app, msg, out)? {
+                return Ok(());
+            }
+            // Apply every answer already waiting before drawing: one frame per burst.
+            while let Ok(m) = self.rx.try_recv() {
+                if self.handle(app, m, out)? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Aborts every task in flight.
+    pub fn shutdown(&mut self) {
+        for (_, t) in self.tasks.drain() {
+            t.abort();
+        }
+    }
+
+    fn draw<B: Backend>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        app: &mut App,
+    ) -> Result<(), TuiError> {
+        if self.panic_on_draw {
+            panic!("CONVO_TEST_PANIC is set: panicking on the first draw (test only)");
+        }
+        terminal
+            .draw(|f| view::draw(app, f))
+            .map_err(|e| TuiError::Draw(e.to_string()))?;
+        app.dirty = false;
+        Ok(())
+    }
+
+    /// Updates the app with one message and carries out its commands; true means quit.
+    fn handle(
+        &mut self,
+        app: &mut App,
+        msg: Msg,
+        out: &mut (dyn Write + Send),
+    ) -> Result<bool, TuiError> {
+        for cmd in update(app, msg) {
+            match cmd {
+                Command::Quit => return Ok(true),
+                Command::Cancel { tab } => {
+                    for head in [false, true] {
+                        if let Some(t) = self.tasks.remove(&(tab, head)) {
+                            t.abort();
+                        }
+                    }
+                }
+                Command::Fetch {
+                    tab,
+                    generation,
+                    cursor,
+                    query,
+                    limit,
+                } => self.spawn(tab, generation, cursor, query, limit, false),
+                Command::FetchHead {
+                    tab,
+                    generation,
+                    query,
+                    limit,
+                } => self.spawn(tab, generation, None, query, limit, true),
+                Command::CopyToClipboard(text) => {
+                    // OSC 52: only the base64 of the text (a UUID) goes out, so nothing from
+                    // data can end the sequence early.
+                    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+                    write!(out, "\x1b]52;c;{b64}\x07")?;
+                    out.flush()?;
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    fn spawn(
+        &mut self,
+        tab: Resource,
+        generation: u64,
+        cursor: Option<String>,
+        query: Query,
+        limit: crate::api::Limit,
+        head: bool,
+    ) {
+        let client = self.client.clone();
+        let tx = self.tx.clone();
+        let task = tokio::spawn(async move {
+            let notices = tx.clone();
+            let on_retry = move |notice: RetryNotice| {
+                if !head {
+                    let _ = notices.send(Msg::Retrying {
+                        tab,
+                        generation,
+                        notice,
+                    });
+                }
+            };
+            let c = cursor.as_deref();
+            let result = match &query {
+                Query::Conversations(f) => client
+                    .list::<_, Conversation>(f, limit, c, &on_retry)
+                    .await
+                    .map(Loaded::Conversations),
+                Query::Visitors(f) => client
+                    .list::<_, Visitor>(f, limit, c, &on_retry)
+                    .await
+                    .map(Loaded::Visitors),
+            };
+            let msg = if head {
+                Msg::HeadLoaded {
+                    tab,
+                    generation,
+                    result,
+                }
+            } else {
+                Msg::PageLoaded {
+                    tab,
+                    generation,
+                    result,
+                }
+            };
+            let _ = tx.send(msg);
+        });
+        if let Some(old) = self.tasks.insert((tab, head), task) {
+            old.abort();
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The message for a terminal event; mouse moves and drags are ignored (nothing to redraw).
+pub fn event_msg(e: Event) -> Option<Msg> {
+    match e {
+        Event::Key(k) => Some(Msg::Key(k)),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Moved | MouseEventKind::Drag(_) => None,
+            _ => Some(Msg::Mouse(m)),
+        },
+        Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        _ => None,
+    }
+}

@@ -1,0 +1,274 @@
+//! One tab's list: its filters, its cursor walk (with a generation number), selection, scroll,
+//! the filter history for Back, and the request state shown in the footer and status line.
+
+use uuid::Uuid;
+
+use super::command::{Command, Query};
+use crate::api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
+use crate::pager::{Merged, Pager};
+
+/// How many earlier filters Back can return to.
+const HISTORY_MAX: usize = 50;
+
+/// A filter type a tab can hold.
+pub trait TabFilter: Clone + Default + PartialEq {
+    /// The filter frozen into a request.
+    fn query(&self) -> Query;
+}
+
+impl TabFilter for ConversationFilter {
+    fn query(&self) -> Query {
+        Query::Conversations(self.clone())
+    }
+}
+
+impl TabFilter for VisitorFilter {
+    fn query(&self) -> Query {
+        Query::Visitors(self.clone())
+    }
+}
+
+/// The client is waiting before trying again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retry {
+    /// When the next attempt starts (compared with `App::now` for the countdown).
+    pub until: jiff::Timestamp,
+    pub attempt: u32,
+    /// Why (sanitised by the client).
+    pub reason: String,
+    /// A 429 rather than a failure.
+    pub rate_limited: bool,
+}
+
+/// After a reload, the row to select again once it shows up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reselect {
+    pub id: Uuid,
+    /// Where it was; the search gives up a page past this.
+    pub index: usize,
+}
+
+/// The state of one tab.
+#[derive(Debug, Clone)]
+pub struct TabState<T, F> {
+    pub tab: Resource,
+    pub filter: F,
+    pub pager: Pager<T>,
+    /// Bumped by every new walk (filter change, reload); older answers are dropped.
+    pub generation: u64,
+    /// Index of the selected row in `pager.rows()`.
+    pub selected: usize,
+    /// Index of the first row on screen.
+    pub offset: usize,
+    /// Earlier filters, for Back.
+    pub history: Vec<F>,
+    /// The last failed request's message (sanitised, key-free); stops automatic loading.
+    pub error: Option<String>,
+    pub retry: Option<Retry>,
+    /// `L`: keep loading until the walk is done.
+    pub load_all: bool,
+    pub reselect: Option<Reselect>,
+    /// A refresh of the first page is in flight.
+    pub head_in_flight: bool,
+    /// The last refresh failed (shown in the footer; it never covers the table).
+    pub refresh_error: Option<String>,
+}
+
+impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
+    /// An empty tab that has not asked for anything yet.
+    pub fn new(tab: Resource, filter: F, limit: Limit) -> Self {
+        TabState {
+            tab,
+            filter,
+            pager: Pager::new(limit.get()),
+            generation: 1,
+            selected: 0,
+            offset: 0,
+            history: Vec::new(),
+            error: None,
+            retry: None,
+            load_all: false,
+            reselect: None,
+            head_in_flight: false,
+            refresh_error: None,
+        }
+    }
+
+    /// The rows loaded so far.
+    pub fn rows(&self) -> &[T] {
+        self.pager.rows()
+    }
+
+    /// The selected row, if any row is loaded.
+    pub fn selected_row(&self) -> Option<&T> {
+        self.pager.rows().get(self.selected)
+    }
+
+    /// Starts a new walk (new generation); older answers will be dropped.
+    pub fn restart(&mut self, keep_selection: bool) -> Command {
+        self.reselect = if keep_selection {
+            self.selected_row().map(|r| Reselect {
+                id: r.id(),
+                index: self.selected,
+            })
+        } else {
+            None
+        };
+        if !keep_selection {
+            self.selected = 0;
+            self.offset = 0;
+        }
+        self.generation += 1;
+        self.pager = Pager::new(self.pager.limit());
+        self.error = None;
+        self.retry = None;
+        self.load_all = false;
+        self.head_in_flight = false;
+        self.refresh_error = None;
+        Command::Cancel { tab: self.tab }
+    }
+
+    /// Sets new filters (remembering the old ones for Back) and starts a new walk.
+    pub fn set_filter(&mut self, filter: F) -> Option<Command> {
+        if filter == self.filter {
+            return None;
+        }
+        let old = std::mem::replace(&mut self.filter, filter);
+        self.history.push(old);
+        if self.history.len() > HISTORY_MAX {
+            self.history.remove(0);
+        }
+        Some(self.restart(false))
+    }
+
+    /// Back to the previous filters, if there are any.
+    pub fn back(&mut self) -> Option<Command> {
+        let prev = self.history.pop()?;
+        self.filter = prev;
+        Some(self.restart(false))
+    }
+
+    /// Moves the selection (clamped to the loaded rows) and keeps it on screen.
+    pub fn select(&mut self, index: usize, body: usize) {
+        let n = self.pager.rows().len();
+        self.selected = index.min(n.saturating_sub(1));
+        self.scroll_into_view(body);
+    }
+
+    /// Adjusts the scroll offset so the selection is visible in `body` rows.
+    pub fn scroll_into_view(&mut self, body: usize) {
+        let body = body.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + body {
+            self.offset = self.selected + 1 - body;
+        }
+        let n = self.pager.rows().len();
+        // Never leave empty space under the last row when rows above could fill it.
+        if self.offset + body > n + 1 {
+            self.offset = (n + 1).saturating_sub(body).min(self.selected);
+        }
+    }
+
+    /// True when the next page should be asked for now: the selection is within a page of
+    /// the end of what is loaded, the screen shows past the end, `L` is on, or a reload is
+    /// still looking for the row it should select. Never while one is in flight, after the
+    /// end, or after an error (until the user retries).
+    pub fn wants_page(&self, body: usize) -> bool {
+        if self.pager.is_loading() || !self.pager.has_more() || self.error.is_some() {
+            return false;
+        }
+        let loaded = self.pager.rows().len();
+        let page = self.pager.limit();
+        self.load_all
+            || self.reselect.is_some()
+            || loaded <= self.selected + page
+            || self.offset + body > loaded
+    }
+
+    /// The fetch of the next page, if one is wanted (and marks it in flight).
+    pub fn next_fetch(&mut self, body: usize, limit: Limit) -> Option<Command> {
+        if !self.wants_page(body) {
+            return None;
+        }
+        let cursor = self.pager.next_request()?;
+        Some(Command::Fetch {
+            tab: self.tab,
+            generation: self.generation,
+            cursor,
+            query: self.filter.query(),
+            limit,
+        })
+    }
+
+    /// Applies the answer of this walk's request in flight.
+    pub fn apply(&mut self, result: Result<Page<T>, ApiError>, body: usize) {
+        self.retry = None;
+        match result {
+            Ok(page) => {
+                self.error = None;
+                self.pager.apply(page);
+                self.after_page(body);
+            }
+            Err(e) => {
+                self.pager.failed();
+                self.load_all = false;
+                self.error = Some(crate::text::one_line(&e.to_string(), 2000));
+            }
+        }
+    }
+
+    fn after_page(&mut self, body: usize) {
+        if let Some(want) = self.reselect {
+            if let Some(i) = self.pager.rows().iter().position(|r| r.id() == want.id) {
+                self.reselect = None;
+                self.select(i, body);
+                return;
+            }
+            let loaded = self.pager.rows().len();
+            if self.pager.is_done() || loaded > want.index + self.pager.limit() {
+                self.reselect = None;
+                self.select(want.index, body);
+            }
+        } else {
+            self.select(self.selected, body);
+        }
+    }
+
+    /// Merges a refreshed first page; the selection stays on the same row (and on the same
+    /// screen line), so nothing jumps.
+    pub fn merge_head(&mut self, result: Result<Page<T>, ApiError>, body: usize) -> Merged {
+        self.head_in_flight = false;
+        match result {
+            Ok(page) => {
+                self.refresh_error = None;
+                let merged = self.pager.merge_head(page.items);
+                let added = merged.new_ids.len();
+                if added > 0 && !self.pager.rows().is_empty() && self.pager.rows().len() > added {
+                    self.selected += added;
+                    self.offset += added;
+                }
+                self.scroll_into_view(body);
+                merged
+            }
+            Err(e) => {
+                self.refresh_error = Some(crate::text::one_line(&e.to_string(), 2000));
+                Merged::default()
+            }
+        }
+    }
+
+    /// The refresh request, when the walk has a first page and no refresh is pending.
+    pub fn head_fetch(&mut self, limit: Limit) -> Option<Command> {
+        if self.head_in_flight || self.pager.pages() == 0 {
+            return None;
+        }
+        self.head_in_flight = true;
+        Some(Command::FetchHead {
+            tab: self.tab,
+            generation: self.generation,
+            query: self.filter.query(),
+            limit,
+        })
+    }
+}

@@ -1,0 +1,513 @@
+//! `update(&mut App, Msg) -> Vec<Command>`: every state change happens here. No I/O, no
+//! clocks, no `await`: the runtime carries out the commands and feeds back the answers.
+
+use crossterm::event::MouseEventKind;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent};
+
+use super::app::{App, Overlay};
+use super::command::Command;
+use super::form::{FilterForm, FormOutcome};
+use super::keys::Action;
+use super::layout::{Areas, tab_titles};
+use super::msg::{Loaded, Msg};
+use super::tab::Retry;
+use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
+
+/// Rows the mouse wheel moves.
+const WHEEL_ROWS: isize = 3;
+/// The refresh period `R` uses when the config sets none.
+pub const DEFAULT_REFRESH_SECS: u64 = 30;
+
+/// Runs `$body` with `$t` bound to the active tab's state (either row type).
+macro_rules! with_tab {
+    ($app:expr, $tab:expr, |$t:ident| $body:expr) => {
+        match $tab {
+            Resource::Conversations => {
+                let $t = &mut $app.conversations;
+                $body
+            }
+            Resource::Visitors => {
+                let $t = &mut $app.visitors;
+                $body
+            }
+        }
+    };
+}
+
+/// Applies one message; returns the I/O to do.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    match msg {
+        Msg::Key(k) => {
+            if k.kind != KeyEventKind::Release {
+                app.dirty = true;
+                on_key(app, k, &mut cmds);
+            }
+        }
+        Msg::Mouse(m) => on_mouse(app, m),
+        Msg::Resize(w, h) => {
+            app.size = (w, h);
+            let body = app.body_height();
+            app.conversations.scroll_into_view(body);
+            app.visitors.scroll_into_view(body);
+            app.dirty = true;
+        }
+        Msg::Tick(now) => on_tick(app, now, &mut cmds),
+        Msg::PageLoaded {
+            tab,
+            generation,
+            result,
+        } => on_page(app, tab, generation, result),
+        Msg::HeadLoaded {
+            tab,
+            generation,
+            result,
+        } => on_head(app, tab, generation, result),
+        Msg::Retrying {
+            tab,
+            generation,
+            notice,
+        } => {
+            let now = app.now;
+            with_tab!(app, tab, |t| {
+                if t.generation == generation && t.pager.is_loading() {
+                    t.retry = Some(Retry {
+                        until: now.checked_add(notice.wait).unwrap_or(now),
+                        attempt: notice.attempt,
+                        reason: crate::text::one_line(&notice.reason, 200),
+                        rate_limited: notice.rate_limited,
+                    });
+                    app.dirty = true;
+                }
+            })
+        }
+    }
+    fill(app, &mut cmds);
+    cmds
+}
+
+/// Asks for the next page of each tab that wants one (at most one in flight per tab: the
+/// pager hands out nothing while a request is pending).
+fn fill(app: &mut App, cmds: &mut Vec<Command>) {
+    let body = app.body_height();
+    let limit = app.limit;
+    for tab in [app.active, other(app.active)] {
+        if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
+            app.dirty = true;
+            cmds.push(c);
+        }
+    }
+}
+
+fn other(tab: Resource) -> Resource {
+    match tab {
+        Resource::Conversations => Resource::Visitors,
+        Resource::Visitors => Resource::Conversations,
+    }
+}
+
+fn conversations_page(
+    r: Result<Loaded, ApiError>,
+) -> Result<Page<crate::api::Conversation>, ApiError> {
+    match r? {
+        Loaded::Conversations(p) => Ok(p),
+        Loaded::Visitors(_) => Err(ApiError::Decode {
+            detail: "a visitors page answered a conversations request".into(),
+        }),
+    }
+}
+
+fn visitors_page(r: Result<Loaded, ApiError>) -> Result<Page<crate::api::Visitor>, ApiError> {
+    match r? {
+        Loaded::Visitors(p) => Ok(p),
+        Loaded::Conversations(_) => Err(ApiError::Decode {
+            detail: "a conversations page answered a visitors request".into(),
+        }),
+    }
+}
+
+fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded, ApiError>) {
+    let body = app.body_height();
+    match tab {
+        Resource::Conversations => {
+            let t = &mut app.conversations;
+            if t.generation != generation || !t.pager.is_loading() {
+                return; // an older walk's answer: dropped
+            }
+            t.apply(conversations_page(result), body);
+        }
+        Resource::Visitors => {
+            let t = &mut app.visitors;
+            if t.generation != generation || !t.pager.is_loading() {
+                return;
+            }
+            t.apply(visitors_page(result), body);
+        }
+    }
+    app.dirty = true;
+}
+
+fn on_head(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded, ApiError>) {
+    let body = app.body_height();
+    let merged = match tab {
+        Resource::Conversations => {
+            let t = &mut app.conversations;
+            if t.generation != generation || !t.head_in_flight {
+                return;
+            }
+            t.merge_head(conversations_page(result), body)
+        }
+        Resource::Visitors => {
+            let t = &mut app.visitors;
+            if t.generation != generation || !t.head_in_flight {
+                return;
+            }
+            t.merge_head(visitors_page(result), body)
+        }
+    };
+    if !merged.new_ids.is_empty() {
+        let n = merged.new_ids.len();
+        app.say(format!(
+            "{n} new row{} at the top",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    app.dirty = true;
+}
+
+fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
+    // Redraw only when something on screen depends on the time that passed: relative
+    // times change by the minute, countdowns by the second.
+    let minute = |t: jiff::Timestamp| t.as_second().div_euclid(60);
+    let counting = app.conversations.retry.is_some() || app.visitors.retry.is_some();
+    if minute(now) != minute(app.now) || (counting && now.as_second() != app.now.as_second()) {
+        app.dirty = true;
+    }
+    app.now = now;
+    if let (true, Some(secs)) = (app.refresh_on, app.refresh_period()) {
+        let due = app.last_refresh.as_second().saturating_add(secs as i64);
+        if now.as_second() >= due {
+            app.last_refresh = now;
+            let limit = app.limit;
+            if let Some(c) = with_tab!(app, app.active, |t| t.head_fetch(limit)) {
+                cmds.push(c);
+            }
+        }
+    }
+}
+
+impl App {
+    /// The period of the periodic refresh when it is on.
+    pub fn refresh_period(&self) -> Option<u64> {
+        Some(self.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS)).filter(|s| *s > 0)
+    }
+}
+
+fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
+    if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
+        cmds.push(Command::Quit);
+        return;
+    }
+    match &mut app.overlay {
+        Overlay::Filter(form) => {
+            match form.key(k) {
+                FormOutcome::Editing => {}
+                FormOutcome::Cancel => app.overlay = Overlay::None,
+                FormOutcome::Apply => {
+                    let form = form.clone();
+                    app.overlay = Overlay::None;
+                    apply_form(app, &form, cmds);
+                }
+            }
+            return;
+        }
+        Overlay::Help => {
+            if matches!(
+                k.code,
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q')
+            ) {
+                app.overlay = Overlay::None;
+            }
+            return;
+        }
+        Overlay::Views { selected } => {
+            let n = app.views.len();
+            match k.code {
+                KeyCode::Esc | KeyCode::Char('v') | KeyCode::Char('q') => {
+                    app.overlay = Overlay::None
+                }
+                KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1) % n.max(1),
+                KeyCode::Up | KeyCode::Char('k') => *selected = (*selected + n - 1) % n.max(1),
+                KeyCode::Enter => {
+                    let i = *selected;
+                    app.overlay = Overlay::None;
+                    apply_view(app, i, cmds);
+                }
+                _ => {}
+            }
+            return;
+        }
+        Overlay::None => {}
+    }
+    if let Some(action) = app.keymap.action(&k) {
+        on_action(app, action, cmds);
+    }
+}
+
+fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
+    let body = app.body_height();
+    match action {
+        Action::Down => move_by(app, 1),
+        Action::Up => move_by(app, -1),
+        Action::PageDown if app.detail.is_some() => scroll_detail(app, body as isize),
+        Action::PageUp if app.detail.is_some() => scroll_detail(app, -(body as isize)),
+        Action::PageDown => move_by(app, body as isize),
+        Action::PageUp => move_by(app, -(body as isize)),
+        Action::Top => move_by(app, isize::MIN / 2),
+        Action::Bottom => move_by(app, isize::MAX / 2),
+        Action::NextTab | Action::PrevTab => app.active = other(app.active),
+        Action::FirstTab => app.active = Resource::Conversations,
+        Action::SecondTab => app.active = Resource::Visitors,
+        Action::Filter => {
+            let form = match app.active {
+                Resource::Conversations => FilterForm::conversations(&app.conversations.filter),
+                Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
+            };
+            app.overlay = Overlay::Filter(Box::new(form));
+        }
+        Action::ClearFilters => match app.active {
+            Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
+            Resource::Visitors => set_visitors(app, VisitorFilter::default(), cmds),
+        },
+        Action::ToggleUnassigned | Action::CycleStatus if app.active != Resource::Conversations => {
+            app.say("u and s filter conversations: press 1 for that tab");
+        }
+        Action::ToggleUnassigned => {
+            let mut f = app.conversations.filter.clone();
+            f.assignee = match f.assignee {
+                Assignee::Unassigned => Assignee::Any,
+                _ => Assignee::Unassigned,
+            };
+            set_conversations(app, f, cmds);
+        }
+        Action::CycleStatus => {
+            let mut f = app.conversations.filter.clone();
+            f.status = match f.status {
+                None => Some(Status::Open),
+                Some(Status::Open) => Some(Status::Pending),
+                Some(Status::Pending) => Some(Status::Closed),
+                _ => None,
+            };
+            set_conversations(app, f, cmds);
+        }
+        Action::Back => {
+            let c = with_tab!(app, app.active, |t| t.back());
+            match c {
+                Some(c) => cmds.push(c),
+                None => app.say("no earlier filters on this tab"),
+            }
+        }
+        Action::Views => app.overlay = Overlay::Views { selected: 0 },
+        Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
+        Action::DetailDown => scroll_detail(app, 1),
+        Action::DetailUp => scroll_detail(app, -1),
+        Action::DrillVisitor | Action::DrillSite | Action::DrillAssignee => {
+            drill(app, action, cmds)
+        }
+        Action::Copy => match app.selected_id() {
+            // Only a UUID's text ever goes into the OSC 52 sequence.
+            Some(id) => {
+                cmds.push(Command::CopyToClipboard(id.to_string()));
+                app.say(format!("copied {id}"));
+            }
+            None => app.say("no row selected"),
+        },
+        Action::Reload => {
+            let c = with_tab!(app, app.active, |t| {
+                if t.error.is_some() {
+                    t.error = None; // retry the failed page; loaded rows stay
+                    None
+                } else {
+                    Some(t.restart(true))
+                }
+            });
+            cmds.extend(c);
+            app.message = None;
+        }
+        Action::ToggleRefresh => {
+            app.refresh_on = !app.refresh_on;
+            app.last_refresh = app.now;
+            let text = match (app.refresh_on, app.refresh_period()) {
+                (true, Some(s)) => format!("auto refresh every {s}s"),
+                _ => "auto refresh off".to_string(),
+            };
+            app.say(text);
+        }
+        Action::LoadAll => with_tab!(app, app.active, |t| {
+            t.load_all = true;
+            t.error = None;
+        }),
+        Action::Help => app.overlay = Overlay::Help,
+        Action::Close => {
+            let stopped = with_tab!(app, app.active, |t| std::mem::replace(
+                &mut t.load_all,
+                false
+            ));
+            if stopped {
+                app.say("stopped loading all pages");
+            } else if app.detail.is_some() {
+                app.detail = None;
+            } else {
+                app.message = None;
+            }
+        }
+        Action::Quit => cmds.push(Command::Quit),
+    }
+}
+
+fn move_by(app: &mut App, delta: isize) {
+    let body = app.body_height();
+    let moved = with_tab!(app, app.active, |t| {
+        let n = t.rows().len();
+        if n == 0 {
+            false
+        } else {
+            let last = n - 1;
+            let target = (t.selected as isize)
+                .saturating_add(delta)
+                .clamp(0, last as isize) as usize;
+            if delta > 0 && target == last && t.error.is_some() {
+                t.error = None; // scrolling to the end retries
+            }
+            let before = t.selected;
+            t.select(target, body);
+            t.selected != before
+        }
+    });
+    if moved && let Some(s) = app.detail.as_mut() {
+        *s = 0;
+    }
+}
+
+fn scroll_detail(app: &mut App, delta: isize) {
+    let lines = super::view::detail::line_count(app);
+    let height = Areas::of(app)
+        .detail
+        .map_or(1, |r| r.height.saturating_sub(2) as usize);
+    if let Some(s) = app.detail.as_mut() {
+        let max = lines.saturating_sub(height);
+        *s = (*s as isize).saturating_add(delta).clamp(0, max as isize) as usize;
+    }
+}
+
+fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
+    match app.conversations.set_filter(f) {
+        Some(c) => cmds.push(c),
+        None => app.say("filters unchanged"),
+    }
+}
+
+fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
+    match app.visitors.set_filter(f) {
+        Some(c) => cmds.push(c),
+        None => app.say("filters unchanged"),
+    }
+}
+
+fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Command>) {
+    match form.tab {
+        Resource::Conversations => {
+            if let Some(f) = form.conversation_filter() {
+                set_conversations(app, f, cmds);
+            }
+        }
+        Resource::Visitors => set_visitors(app, form.visitor_filter(), cmds),
+    }
+}
+
+fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
+    let Some(v) = app.views.get(index).cloned() else {
+        return;
+    };
+    app.active = v.tab;
+    match v.tab {
+        Resource::Conversations => set_conversations(app, v.conversations, cmds),
+        Resource::Visitors => set_visitors(app, v.visitors, cmds),
+    }
+    app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+}
+
+fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
+    let filter = match app.active {
+        Resource::Conversations => {
+            let Some(row) = app.conversations.selected_row() else {
+                return app.say("no row selected");
+            };
+            match action {
+                Action::DrillVisitor => ConversationFilter {
+                    visitor_id: Some(row.visitor_id),
+                    ..Default::default()
+                },
+                Action::DrillSite => ConversationFilter {
+                    site_id: Some(row.site_id),
+                    ..Default::default()
+                },
+                _ => ConversationFilter {
+                    assignee: row
+                        .assignee_id
+                        .map_or(Assignee::Unassigned, Assignee::Agent),
+                    ..Default::default()
+                },
+            }
+        }
+        Resource::Visitors => {
+            let Some(row) = app.visitors.selected_row() else {
+                return app.say("no row selected");
+            };
+            if action != Action::DrillVisitor {
+                return app.say("from a visitor: V shows their conversations");
+            }
+            ConversationFilter {
+                visitor_id: Some(row.id),
+                ..Default::default()
+            }
+        }
+    };
+    app.active = Resource::Conversations;
+    set_conversations(app, filter, cmds);
+}
+
+fn on_mouse(app: &mut App, m: MouseEvent) {
+    if !matches!(app.overlay, Overlay::None) {
+        return;
+    }
+    match m.kind {
+        MouseEventKind::ScrollDown => move_by(app, WHEEL_ROWS),
+        MouseEventKind::ScrollUp => move_by(app, -WHEEL_ROWS),
+        MouseEventKind::Down(MouseButton::Left) => {
+            let areas = Areas::of(app);
+            if m.row == areas.header.y {
+                if let Some(t) = tab_titles()
+                    .into_iter()
+                    .find(|t| m.column >= t.x && m.column < t.x + t.width)
+                {
+                    app.active = t.tab;
+                }
+            } else if m.row >= areas.body_top()
+                && m.row < areas.table.y + areas.table.height
+                && m.column < areas.table.x + areas.table.width
+            {
+                let line = (m.row - areas.body_top()) as usize;
+                let body = areas.body_height();
+                with_tab!(app, app.active, |t| {
+                    let i = t.offset + line;
+                    if i < t.rows().len() {
+                        t.select(i, body);
+                    }
+                });
+            }
+        }
+        _ => return,
+    }
+    app.dirty = true;
+}

@@ -1,0 +1,93 @@
+//! The footer: rows loaded, more or all, the walk's warnings, request state, refresh.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::api::Resource;
+use crate::pager::Warnings;
+use crate::tui::app::App;
+use crate::tui::tab::{TabFilter, TabState};
+
+/// What the footer says about one tab's walk, as plain spans.
+fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
+    app: &App,
+    t: &TabState<T, F>,
+) -> (Vec<Span<'static>>, Warnings) {
+    let n = t.pager.loaded();
+    let mut spans = Vec::new();
+    let position = if n > 0 {
+        format!(" row {} · ", t.selected + 1)
+    } else {
+        " ".to_string()
+    };
+    spans.push(Span::raw(position));
+    if t.pager.is_done() {
+        spans.push(Span::styled(
+            format!("all {n} loaded"),
+            Style::new().fg(Color::Green),
+        ));
+    } else if t.load_all {
+        spans.push(Span::styled(
+            format!("loading all… {n} loaded · Esc stops"),
+            Style::new().fg(Color::Cyan),
+        ));
+    } else {
+        spans.push(Span::raw(format!("{n} loaded · more available")));
+    }
+    if let Some(r) = &t.retry {
+        let secs = r
+            .until
+            .as_second()
+            .saturating_sub(app.now.as_second())
+            .max(0);
+        let what = if r.rate_limited {
+            "rate limited"
+        } else {
+            "retrying"
+        };
+        spans.push(Span::styled(
+            format!(" · {what}: retry in {secs}s"),
+            Style::new().fg(Color::Yellow),
+        ));
+    } else if t.pager.is_loading() {
+        spans.push(Span::styled(" · loading…", Style::new().dim()));
+    } else if t.error.is_some() {
+        spans.push(Span::styled(" · error", Style::new().fg(Color::Red)));
+    }
+    if t.refresh_error.is_some() {
+        spans.push(Span::styled(
+            " · refresh failed",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    (spans, t.pager.warnings().clone())
+}
+
+/// Draws the footer line.
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let (mut spans, warnings) = match app.active {
+        Resource::Conversations => walk_spans(app, &app.conversations),
+        Resource::Visitors => walk_spans(app, &app.visitors),
+    };
+    for w in warnings.messages() {
+        spans.push(Span::styled(
+            format!(" · ⚠ {w}"),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    if app.refresh_on
+        && let Some(s) = app.refresh_period()
+    {
+        spans.push(Span::styled(
+            format!(" · auto refresh {s}s"),
+            Style::new().dim(),
+        ));
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(Style::new().bg(Color::Black).fg(Color::Gray)),
+        area,
+    );
+}

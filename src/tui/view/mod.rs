@@ -1,0 +1,48 @@
+//! Drawing only: every function takes `&App` and a `Frame` (or an area of it) and changes
+//! nothing. One file per widget.
+
+pub mod chips;
+pub mod detail;
+pub mod filter_pane;
+pub mod footer;
+pub mod header;
+pub mod help;
+pub mod picker;
+pub mod status;
+pub mod table;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+
+use super::app::{App, Overlay};
+use super::layout::Areas;
+
+/// Draws the whole screen.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let areas = Areas::of(app);
+    header::draw(app, frame, areas.header);
+    chips::draw(app, frame, areas.chips);
+    table::draw(app, frame, areas.table);
+    if let Some(d) = areas.detail {
+        detail::draw(app, frame, d);
+    }
+    footer::draw(app, frame, areas.footer);
+    status::draw(app, frame, areas.status);
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Help => help::draw(app, frame),
+        Overlay::Views { selected } => picker::draw(app, *selected, frame),
+        Overlay::Filter(form) => filter_pane::draw(app, form, frame),
+    }
+}
+
+/// A centred rectangle of at most `w` x `h` cells inside `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(h.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [cell] = Layout::horizontal([Constraint::Length(w.min(area.width))])
+        .flex(Flex::Center)
+        .areas(row);
+    cell
+}

@@ -1,0 +1,46 @@
+//! The saved-view picker.
+
+use ratatui::Frame;
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::api::Resource;
+use crate::text;
+use crate::tui::app::App;
+
+use super::chips::{conversation_chips, visitor_chips};
+
+/// Draws the picker with line `selected` highlighted.
+pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
+    let h = app.views.len() as u16 + 4;
+    let area = super::centered(frame.area(), 90, h);
+    let width = area.width.saturating_sub(4) as usize;
+    let mut lines = Vec::new();
+    for (i, v) in app.views.iter().enumerate() {
+        let chips = match v.tab {
+            Resource::Conversations => conversation_chips(&v.conversations, &app.aliases),
+            Resource::Visitors => visitor_chips(&v.visitors),
+        };
+        let name = text::one_line(&v.name, 30);
+        let desc = format!("{} · {}", v.tab.name(), chips.join(", "));
+        let row = format!("{name:<30}  {desc}");
+        let style = if i == selected {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::from(Span::styled(text::one_line(&row, width), style)));
+    }
+    lines.push(Line::default());
+    lines.push(Line::from(Span::styled(
+        "↑↓ choose · Enter apply · Esc close",
+        Style::new().dim(),
+    )));
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(Color::Cyan))
+        .title(" Saved views ".bold());
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}

@@ -1,0 +1,87 @@
+//! The status line: retry countdowns, errors with what to do, messages, else key hints.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::api::Resource;
+use crate::text::fit;
+use crate::tui::app::App;
+use crate::tui::keys::Action;
+use crate::tui::tab::Retry;
+
+/// Draws the status line.
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let (retry, error, refresh_error) = match app.active {
+        Resource::Conversations => {
+            let t = &app.conversations;
+            (&t.retry, &t.error, &t.refresh_error)
+        }
+        Resource::Visitors => {
+            let t = &app.visitors;
+            (&t.retry, &t.error, &t.refresh_error)
+        }
+    };
+    let width = area.width as usize;
+    let reload = app.keymap.key_of(Action::Reload);
+    let line = if let Some(r) = retry {
+        Line::from(Span::styled(
+            fit(&retry_text(app, r), width).into_owned(),
+            Style::new().fg(Color::Yellow),
+        ))
+    } else if let Some(e) = error {
+        let text = format!(" error ({reload} to retry; loaded rows stay): {e}");
+        Line::from(Span::styled(
+            fit(&text, width).into_owned(),
+            Style::new().fg(Color::Red),
+        ))
+    } else if let Some(m) = &app.message {
+        let style = if m.error {
+            Style::new().fg(Color::Red)
+        } else {
+            Style::new()
+        };
+        Line::from(Span::styled(
+            fit(&format!(" {}", m.text), width).into_owned(),
+            style,
+        ))
+    } else if let Some(e) = refresh_error {
+        let text = format!(" refresh failed: {e} · rows shown are kept");
+        Line::from(Span::styled(
+            fit(&text, width).into_owned(),
+            Style::new().fg(Color::Yellow),
+        ))
+    } else {
+        let k = |a| app.keymap.key_of(a);
+        let hints = format!(
+            " {} filter · {} views · {} detail · {} copy id · {} reload · {} help · {} quit",
+            k(Action::Filter),
+            k(Action::Views),
+            k(Action::Detail),
+            k(Action::Copy),
+            k(Action::Reload),
+            k(Action::Help),
+            k(Action::Quit),
+        );
+        Line::from(Span::styled(
+            fit(&hints, width).into_owned(),
+            Style::new().dim(),
+        ))
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// e.g. ` rate limited (HTTP 429): retrying in 3s (attempt 2)`.
+pub fn retry_text(app: &App, r: &Retry) -> String {
+    let secs = r
+        .until
+        .as_second()
+        .saturating_sub(app.now.as_second())
+        .max(0);
+    format!(
+        " {}: retrying in {secs}s (attempt {}) · rows shown are kept",
+        r.reason, r.attempt
+    )
+}

@@ -1,0 +1,651 @@
+//! `update` fed with messages: state and commands, no I/O.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use uuid::Uuid;
+
+use convo::api::{ApiError, Assignee, ConversationFilter, Resource, RetryNotice, Status};
+use convo::tui::app::Overlay;
+use convo::tui::command::{Command, Query};
+use convo::tui::form::Field;
+use convo::tui::msg::{Loaded, Msg};
+use convo::tui::testing::{self, FakeServer, ch, key, now};
+use convo::tui::update::update;
+
+fn fetches(cmds: &[Command]) -> Vec<(Resource, Option<String>, Query)> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Command::Fetch {
+                tab, cursor, query, ..
+            } => Some((*tab, cursor.clone(), query.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn conv_fetches(cmds: &[Command]) -> Vec<(Option<String>, Query)> {
+    fetches(cmds)
+        .into_iter()
+        .filter(|(t, _, _)| *t == Resource::Conversations)
+        .map(|(_, c, q)| (c, q))
+        .collect()
+}
+
+/// An app of 120x40 with page size 50, its first pages loaded from a fake server.
+fn loaded(conversations: usize) -> (convo::tui::app::App, FakeServer) {
+    let mut app = testing::app(120, 40, 50);
+    let server = FakeServer::new(conversations, 30);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    (app, server)
+}
+
+#[test]
+fn first_message_asks_for_the_first_page_of_each_tab() {
+    let mut app = testing::app(120, 40, 50);
+    let cmds = update(&mut app, Msg::Resize(120, 40));
+    let f = fetches(&cmds);
+    assert_eq!(f.len(), 2, "{cmds:?}");
+    assert!(f.iter().all(|(_, cursor, _)| cursor.is_none()));
+    // one request in flight per tab: nothing more until the answers arrive
+    assert!(fetches(&update(&mut app, key(KeyCode::End))).is_empty());
+}
+
+#[test]
+fn lazy_load_asks_for_the_next_page_within_a_page_of_the_end_not_before() {
+    let (mut app, server) = loaded(1000);
+    // the first page arrived and, within a page of its end, the second was asked for at once
+    assert_eq!(app.conversations.rows().len(), 100);
+    for i in 1..50 {
+        let cmds = update(&mut app, key(KeyCode::Down));
+        assert!(
+            conv_fetches(&cmds).is_empty(),
+            "fetched too early at row {i}"
+        );
+    }
+    assert_eq!(app.conversations.selected, 49);
+    let cmds = update(&mut app, key(KeyCode::Down));
+    let f = conv_fetches(&cmds);
+    assert_eq!(f.len(), 1, "selection 50 of 100 loaded is within a page");
+    assert_eq!(f[0].0.as_deref(), Some("100"));
+    // while it is in flight, no second request
+    assert!(conv_fetches(&update(&mut app, key(KeyCode::Down))).is_empty());
+    assert!(app.conversations.pager.is_loading());
+    let _ = server;
+}
+
+#[test]
+fn a_tall_screen_asks_until_it_is_full() {
+    let mut app = testing::app(120, 200, 50);
+    let server = FakeServer::new(1000, 5);
+    server.settle(&mut app, Msg::Resize(120, 200));
+    assert!(app.conversations.rows().len() >= 196);
+}
+
+#[test]
+fn stale_answers_are_dropped() {
+    let mut app = testing::app(120, 40, 50);
+    let server = FakeServer::new(300, 5);
+    let first = update(&mut app, Msg::Resize(120, 40));
+    let old = first
+        .iter()
+        .find(|c| {
+            matches!(
+                c,
+                Command::Fetch {
+                    tab: Resource::Conversations,
+                    ..
+                }
+            )
+        })
+        .cloned()
+        .expect("a fetch");
+    // the user changes the status filter before the first page arrives
+    let cmds = update(&mut app, ch('s'));
+    assert!(cmds.contains(&Command::Cancel {
+        tab: Resource::Conversations
+    }));
+    let new = conv_fetches(&cmds);
+    assert_eq!(new.len(), 1);
+    let gen_now = app.conversations.generation;
+    // the old answer arrives: dropped, nothing changes
+    let stale = server.answer(&old).expect("answer");
+    let cmds = update(&mut app, stale);
+    assert!(cmds.is_empty());
+    assert!(app.conversations.rows().is_empty());
+    assert!(app.conversations.pager.is_loading());
+    assert_eq!(app.conversations.generation, gen_now);
+}
+
+#[test]
+fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
+    let (mut app, _server) = loaded(100);
+    update(&mut app, ch('/'));
+    assert!(matches!(app.overlay, Overlay::Filter(_)));
+    for c in "nope".chars() {
+        update(&mut app, ch(c));
+    }
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!("pane closed")
+    };
+    assert_eq!(form.focus, Field::Site);
+    assert!(form.error(Field::Site).is_some(), "marked as you type");
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(fetches(&cmds).is_empty(), "nothing sent: {cmds:?}");
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!("pane closed on an invalid field")
+    };
+    assert!(form.refused);
+    // fix it: clear and type a valid UUID
+    for _ in 0..4 {
+        update(&mut app, key(KeyCode::Backspace));
+    }
+    for c in testing::SITE_A.to_string().chars() {
+        update(&mut app, ch(c));
+    }
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None));
+    let f = conv_fetches(&cmds);
+    assert_eq!(f.len(), 1);
+    let Query::Conversations(q) = &f[0].1 else {
+        panic!()
+    };
+    assert_eq!(q.site_id, Some(testing::SITE_A));
+}
+
+#[test]
+fn escape_cancels_the_pane_and_keeps_the_filters() {
+    let (mut app, _server) = loaded(100);
+    update(&mut app, ch('f'));
+    update(&mut app, key(KeyCode::Tab)); // status
+    update(&mut app, ch(' '));
+    let cmds = update(&mut app, key(KeyCode::Esc));
+    assert!(cmds.is_empty());
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+}
+
+fn apply_assignee(steps: usize, agent: Option<&str>) -> ConversationFilter {
+    let (mut app, _server) = loaded(100);
+    update(&mut app, ch('/'));
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab)); // assignee
+    for _ in 0..steps {
+        update(&mut app, key(KeyCode::Right));
+    }
+    if let Some(a) = agent {
+        update(&mut app, key(KeyCode::Tab)); // the agent id field appears
+        for c in a.chars() {
+            update(&mut app, ch(c));
+        }
+    }
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    if steps == 0 {
+        assert!(cmds.is_empty(), "unchanged filters send nothing");
+        return app.conversations.filter.clone();
+    }
+    match conv_fetches(&cmds).first() {
+        Some((_, Query::Conversations(q))) => q.clone(),
+        other => panic!("no conversations fetch: {other:?} in {cmds:?}"),
+    }
+}
+
+#[test]
+fn assignee_has_four_states() {
+    assert_eq!(apply_assignee(0, None).assignee, Assignee::Any);
+    assert_eq!(apply_assignee(1, None).assignee, Assignee::Unassigned);
+    assert_eq!(apply_assignee(2, None).assignee, Assignee::Anyone);
+    let a = testing::AGENT_B;
+    assert_eq!(
+        apply_assignee(3, Some(&a.to_string())).assignee,
+        Assignee::Agent(a)
+    );
+    // "assigned to <uuid>" with no uuid is refused
+    let (mut app, _s) = loaded(10);
+    update(&mut app, ch('/'));
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab));
+    for _ in 0..3 {
+        update(&mut app, ch(' '));
+    }
+    assert!(fetches(&update(&mut app, key(KeyCode::Enter))).is_empty());
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!()
+    };
+    assert!(form.error(Field::Agent).is_some());
+}
+
+#[test]
+fn quick_keys_toggle_unassigned_and_cycle_status() {
+    let (mut app, server) = loaded(300);
+    server.settle(&mut app, ch('u'));
+    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|c| c.assignee_id.is_none())
+    );
+    server.settle(&mut app, ch('u'));
+    assert_eq!(app.conversations.filter.assignee, Assignee::Any);
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        server.settle(&mut app, ch('s'));
+        seen.push(app.conversations.filter.status.clone());
+    }
+    assert_eq!(
+        seen,
+        vec![
+            Some(Status::Open),
+            Some(Status::Pending),
+            Some(Status::Closed),
+            None
+        ]
+    );
+    server.settle(&mut app, ch('x'));
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+}
+
+#[test]
+fn reload_keeps_the_selected_row_by_id() {
+    let (mut app, mut server) = loaded(300);
+    for _ in 0..30 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let id = app.selected_id().expect("selected");
+    // two new conversations appear at the top before the reload
+    server.conversations.insert(0, testing::conversation(5000));
+    server.conversations.insert(0, testing::conversation(5001));
+    let cmds = server.settle(&mut app, ch('r'));
+    assert!(cmds.contains(&Command::Cancel {
+        tab: Resource::Conversations
+    }));
+    assert_eq!(app.selected_id(), Some(id));
+    assert_eq!(app.conversations.selected, 32);
+}
+
+#[test]
+fn drill_down_and_back() {
+    let (mut app, server) = loaded(300);
+    update(&mut app, key(KeyCode::Down));
+    let row = app.conversations.selected_row().cloned().expect("row");
+    server.settle(&mut app, ch('V'));
+    assert_eq!(app.conversations.filter.visitor_id, Some(row.visitor_id));
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|c| c.visitor_id == row.visitor_id)
+    );
+    server.settle(&mut app, ch('S'));
+    assert_eq!(
+        app.conversations.filter.site_id,
+        Some(app.conversations.rows()[0].site_id)
+    );
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.conversations.filter.visitor_id, Some(row.visitor_id));
+    server.settle(&mut app, ch('['));
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(app.conversations.rows().len(), 100);
+    // nothing earlier: a message, no request
+    let cmds = server.settle(&mut app, ch('['));
+    assert!(fetches(&cmds).is_empty());
+    assert!(app.message.is_some());
+}
+
+#[test]
+fn from_a_visitor_drill_switches_to_their_conversations() {
+    let (mut app, server) = loaded(300);
+    server.settle(&mut app, ch('2'));
+    assert_eq!(app.active, Resource::Visitors);
+    update(&mut app, key(KeyCode::Down));
+    let v = app.visitors.selected_row().cloned().expect("visitor");
+    server.settle(&mut app, ch('V'));
+    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.conversations.filter.visitor_id, Some(v.id));
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|c| c.visitor_id == v.id)
+    );
+}
+
+#[test]
+fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
+    let mut app = testing::app(120, 40, 50);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    let mut server = FakeServer::new(300, 5);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    for _ in 0..10 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let id = app.selected_id().expect("selected");
+    for i in 0..3 {
+        server
+            .conversations
+            .insert(0, testing::conversation(9000 + i));
+    }
+    // not yet due
+    let early = now()
+        .checked_add(jiff::SignedDuration::from_secs(5))
+        .unwrap();
+    assert!(update(&mut app, Msg::Tick(early)).is_empty());
+    let due = now()
+        .checked_add(jiff::SignedDuration::from_secs(10))
+        .unwrap();
+    let cmds = server.settle(&mut app, Msg::Tick(due));
+    assert!(cmds.iter().any(|c| matches!(c, Command::FetchHead { .. })));
+    assert_eq!(app.selected_id(), Some(id));
+    assert_eq!(app.conversations.selected, 13);
+    assert_eq!(app.conversations.rows()[0].id, server.conversations[0].id);
+    // R turns it off: no more refreshes
+    update(&mut app, ch('R'));
+    let later = now()
+        .checked_add(jiff::SignedDuration::from_secs(100))
+        .unwrap();
+    assert!(update(&mut app, Msg::Tick(later)).is_empty());
+}
+
+#[test]
+fn refresh_interval_zero_means_never() {
+    let mut app = testing::app(120, 40, 50);
+    assert!(!app.refresh_on);
+    let server = FakeServer::new(100, 5);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    let later = now()
+        .checked_add(jiff::SignedDuration::from_secs(3600))
+        .unwrap();
+    assert!(update(&mut app, Msg::Tick(later)).is_empty());
+}
+
+#[test]
+fn tabs_keep_their_own_state() {
+    let (mut app, server) = loaded(300);
+    for _ in 0..5 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    server.settle(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.active, Resource::Visitors);
+    update(&mut app, key(KeyCode::Down));
+    update(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, key(KeyCode::BackTab));
+    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.conversations.selected, 5);
+    server.settle(&mut app, ch('2'));
+    assert_eq!(app.visitors.selected, 2);
+    server.settle(&mut app, ch('1'));
+    assert_eq!(app.active, Resource::Conversations);
+}
+
+#[test]
+fn mouse_selects_rows_and_switches_tabs() {
+    let (mut app, _server) = loaded(300);
+    let click = |column, row| {
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // body starts at row 3 (header, chips, column titles)
+    update(&mut app, click(10, 7));
+    assert_eq!(app.conversations.selected, 4);
+    update(
+        &mut app,
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollDown,
+            column: 10,
+            row: 10,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
+    assert_eq!(app.conversations.selected, 7);
+    let visitors = convo::tui::layout::tab_titles()[1].clone();
+    update(&mut app, click(visitors.x + 2, 0));
+    assert_eq!(app.active, Resource::Visitors);
+}
+
+#[test]
+fn retry_countdown_shows_and_counts_down() {
+    let mut app = testing::app(120, 30, 50);
+    update(&mut app, Msg::Resize(120, 30));
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::Retrying {
+            tab: Resource::Conversations,
+            generation,
+            notice: RetryNotice {
+                attempt: 1,
+                wait: std::time::Duration::from_secs(3),
+                reason: "rate limited (HTTP 429)".into(),
+                rate_limited: true,
+            },
+        },
+    );
+    let screen = testing::render(&app);
+    assert!(screen.contains("retrying in 3s"), "{screen}");
+    assert!(screen.contains("rate limited"), "{screen}");
+    app.dirty = false;
+    let t = now()
+        .checked_add(jiff::SignedDuration::from_secs(1))
+        .unwrap();
+    update(&mut app, Msg::Tick(t));
+    assert!(app.dirty, "a countdown redraws every second");
+    assert!(testing::render(&app).contains("retrying in 2s"));
+}
+
+#[test]
+fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
+    let (mut app, server) = loaded(300);
+    for _ in 0..60 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let cmds = update(&mut app, key(KeyCode::Down));
+    let _ = cmds;
+    // find the fetch that is in flight: the page after 100
+    assert!(app.conversations.pager.is_loading());
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            generation,
+            result: Err(ApiError::Server {
+                status: 503,
+                detail: ": unavailable".into(),
+                attempts: 4,
+            }),
+        },
+    );
+    assert_eq!(app.conversations.rows().len(), 100);
+    assert!(app.conversations.error.is_some());
+    let screen = testing::render(&app);
+    assert!(screen.contains("the service failed (HTTP 503"), "{screen}");
+    assert!(screen.contains("error (r to retry"), "{screen}");
+    // no automatic retry while scrolling in the middle
+    assert!(conv_fetches(&update(&mut app, key(KeyCode::Down))).is_empty());
+    let cmds = update(&mut app, ch('r'));
+    let f = conv_fetches(&cmds);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].0.as_deref(), Some("100"), "the same page again");
+    assert_eq!(app.conversations.rows().len(), 100, "rows kept");
+    let answer = server
+        .answer(
+            cmds.iter()
+                .find(|c| matches!(c, Command::Fetch { .. }))
+                .unwrap(),
+        )
+        .unwrap();
+    update(&mut app, answer);
+    assert_eq!(app.conversations.rows().len(), 150);
+    assert!(app.conversations.error.is_none());
+}
+
+#[test]
+fn scrolling_to_the_end_retries_after_an_error() {
+    let (mut app, _server) = loaded(300);
+    update(&mut app, key(KeyCode::End));
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            generation,
+            result: Err(ApiError::Timeout {
+                timeout: std::time::Duration::from_secs(15),
+                attempts: 4,
+            }),
+        },
+    );
+    assert!(app.conversations.error.is_some());
+    let cmds = update(&mut app, key(KeyCode::End));
+    assert_eq!(conv_fetches(&cmds).len(), 1);
+}
+
+#[test]
+fn end_walks_to_all_loaded_and_load_all_is_cancellable() {
+    let (mut app, server) = loaded(230);
+    while !app.conversations.pager.is_done() {
+        server.settle(&mut app, key(KeyCode::End));
+    }
+    assert_eq!(app.conversations.rows().len(), 230);
+    server.settle(&mut app, key(KeyCode::End));
+    assert_eq!(app.conversations.selected, 229);
+    assert!(testing::render(&app).contains("all 230 loaded"));
+
+    let (mut app, server) = loaded(1000);
+    server.settle(&mut app, ch('L'));
+    assert_eq!(app.conversations.rows().len(), 1000);
+    let mut app2 = testing::app(120, 40, 50);
+    let _ = update(&mut app2, Msg::Resize(120, 40));
+    update(&mut app2, ch('L'));
+    assert!(app2.conversations.load_all);
+    update(&mut app2, key(KeyCode::Esc));
+    assert!(!app2.conversations.load_all);
+}
+
+#[test]
+fn copy_sends_only_the_uuid() {
+    let (mut app, _server) = loaded(10);
+    let cmds = update(&mut app, ch('y'));
+    let id = app.selected_id().unwrap();
+    assert_eq!(cmds, vec![Command::CopyToClipboard(id.to_string())]);
+    assert!(app.message.as_ref().unwrap().text.contains(&id.to_string()));
+    assert!(Uuid::parse_str(&id.to_string()).is_ok());
+}
+
+#[test]
+fn builtin_view_applies_status_open_and_unassigned() {
+    let (mut app, server) = loaded(300);
+    server.settle(&mut app, ch('2'));
+    update(&mut app, ch('v'));
+    assert!(matches!(app.overlay, Overlay::Views { .. }));
+    server.settle(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.conversations.filter.status, Some(Status::Open));
+    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|c| c.status == Status::Open && c.assignee_id.is_none())
+    );
+}
+
+#[test]
+fn ctrl_c_and_q_quit() {
+    let (mut app, _server) = loaded(10);
+    let c = Msg::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    assert_eq!(update(&mut app, c.clone()), vec![Command::Quit]);
+    update(&mut app, ch('/'));
+    assert_eq!(update(&mut app, c), vec![Command::Quit], "even in the pane");
+    let (mut app, _server) = loaded(10);
+    assert_eq!(update(&mut app, ch('q')), vec![Command::Quit]);
+}
+
+#[test]
+fn wrong_page_kind_is_an_error_not_a_panic() {
+    let mut app = testing::app(120, 40, 50);
+    update(&mut app, Msg::Resize(120, 40));
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            generation,
+            result: Ok(Loaded::Visitors(testing::page(
+                &[testing::visitor(0)],
+                0,
+                50,
+            ))),
+        },
+    );
+    assert!(app.conversations.error.is_some());
+}
+
+/// Virtual time: Down at 30 rows/s against a server that answers 50 ms after each fetch,
+/// through 2,000 rows. The selection must never sit on the last loaded row while more exist
+/// (that is where a user would wait).
+#[test]
+fn scrolling_at_key_repeat_speed_never_reaches_an_unloaded_row() {
+    let (report, blocked) = simulate(30.0, 50, 2000);
+    eprintln!("{report}");
+    assert_eq!(blocked, 0, "{report}");
+}
+
+fn simulate(rows_per_sec: f64, latency_ms: u64, target: usize) -> (String, usize) {
+    let mut app = testing::app(200, 50, 50);
+    let server = FakeServer::new(target + 500, 10);
+    let mut pending: Vec<(u64, Msg)> = Vec::new();
+    let schedule = |cmds: Vec<Command>, t: u64, pending: &mut Vec<(u64, Msg)>| {
+        for c in cmds {
+            if let Some(m) = server.answer(&c) {
+                pending.push((t + latency_ms, m));
+            }
+        }
+    };
+    let cmds = update(&mut app, Msg::Resize(200, 50));
+    schedule(cmds, 0, &mut pending);
+    let step = (1000.0 / rows_per_sec) as u64;
+    let mut next_key = 100; // the user starts once the first page is on screen
+    let mut min_margin = usize::MAX;
+    let mut blocked = 0;
+    let mut presses = 0;
+    while app.conversations.selected < target {
+        pending.sort_by_key(|(t, _)| *t);
+        let due = pending.first().map(|(t, _)| *t);
+        if due.is_some_and(|d| d <= next_key) {
+            let (t, m) = pending.remove(0);
+            let cmds = update(&mut app, m);
+            schedule(cmds, t, &mut pending);
+            continue;
+        }
+        let loaded = app.conversations.rows().len();
+        let margin = loaded - 1 - app.conversations.selected;
+        min_margin = min_margin.min(margin);
+        if margin == 0 && app.conversations.pager.has_more() {
+            blocked += 1;
+        }
+        let cmds = update(&mut app, key(KeyCode::Down));
+        schedule(cmds, next_key, &mut pending);
+        presses += 1;
+        next_key += step;
+        assert!(presses < target * 4, "stuck");
+    }
+    (
+        format!(
+            "prefetch: {rows_per_sec} rows/s, {latency_ms} ms server, {target} rows: minimum margin \
+             {min_margin} rows ahead of the selection, {blocked} key presses on the last loaded row"
+        ),
+        blocked,
+    )
+}
+
+#[test]
+fn faster_scrolling_still_keeps_ahead() {
+    // 100 rows/s (held PageDown-ish speed) on the same server
+    let (report, blocked) = simulate(100.0, 50, 2000);
+    eprintln!("{report}");
+    assert_eq!(blocked, 0, "{report}");
+}
