@@ -20,3 +20,4 @@ pub mod logging;
 pub mod pager;
 pub mod setup;
 pub mod text;
+pub mod tui;
