@@ -30,6 +30,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "URL")]
     pub base_url: Option<String>,
 
+    /// Profile of the config file to use ([profiles.NAME]; also CONVO_PROFILE).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+
     /// Start an embedded demo server on a free loopback port and use it (no config needed).
     #[arg(long, global = true)]
     pub demo: bool,

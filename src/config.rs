@@ -28,6 +28,8 @@ const KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Overrides {
     pub config_path: Option<PathBuf>,
     pub base_url: Option<String>,
+    /// `--profile NAME` (else `CONVO_PROFILE`).
+    pub profile: Option<String>,
 }
 
 /// A saved view: a name, a tab and its filters.
@@ -74,6 +76,10 @@ pub struct Config {
     pub aliases: Aliases,
     /// Things to tell the user on stderr (e.g. a readable key file).
     pub warnings: Vec<String>,
+    /// The profile in use (`--profile`, `CONVO_PROFILE`), if any.
+    pub profile: Option<String>,
+    /// Every profile the file defines, for switching.
+    pub profiles: Vec<String>,
 }
 
 /// Why the config cannot be used. Messages name the file and, for parse errors, line and key.
@@ -139,6 +145,40 @@ struct FileConfig {
     aliases: BTreeMap<String, String>,
     #[serde(default)]
     views: Vec<FileView>,
+    /// `[profiles.NAME]`: the same keys, laid over the top level when NAME is chosen.
+    #[serde(default)]
+    profiles: BTreeMap<String, FileConfig>,
+}
+
+impl FileConfig {
+    /// Lays a profile over the top level: every key the profile sets wins; aliases are merged
+    /// (the profile's win) and its views come after the shared ones.
+    fn overlay(mut self, p: FileConfig) -> FileConfig {
+        // A key source in the profile replaces the top level's, whichever form either takes.
+        if p.api_key_command.is_some() || p.api_key.is_some() {
+            self.api_key = None;
+            self.api_key_command = None;
+        }
+        macro_rules! take {
+            ($($f:ident),*) => { $( if p.$f.is_some() { self.$f = p.$f; } )* };
+        }
+        take!(
+            base_url,
+            api_key,
+            api_key_command,
+            key_prefix,
+            auth_header,
+            auth_scheme,
+            page_size,
+            request_timeout_secs,
+            connect_timeout_secs,
+            allow_insecure_http,
+            refresh_secs
+        );
+        self.aliases.extend(p.aliases);
+        self.views.extend(p.views);
+        self
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -401,6 +441,14 @@ impl Config {
     /// Finds, reads and resolves the config (the normal path).
     pub fn load(ov: &Overrides) -> Result<Config, ConfigError> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        Config::load_with(ov, &env)
+    }
+
+    /// [`Config::load`] with the environment given (testable).
+    pub fn load_with(
+        ov: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
         let (path, how) = match (&ov.config_path, env("CONVO_CONFIG")) {
             (Some(p), _) => (p.clone(), " (from --config)"),
             (None, Some(p)) => (PathBuf::from(p), " (from CONVO_CONFIG)"),
@@ -413,7 +461,7 @@ impl Config {
                     path: shown.clone(),
                     reason: "it is not UTF-8 text".into(),
                 })?;
-                let mut cfg = Config::from_toml_str(&text, &path, ov, &env)?;
+                let mut cfg = Config::from_toml_str(&text, &path, ov, env)?;
                 if cfg.key.source == KeySource::File(shown.clone())
                     && let Some(mode) = readable_by_others(&path)
                 {
@@ -461,6 +509,38 @@ impl Config {
             key: key.to_string(),
             message: message.to_string(),
         };
+        let mut profiles_in_file = std::mem::take(&mut f.profiles);
+        let names: Vec<String> = profiles_in_file.keys().cloned().collect();
+        if let Some((name, _)) = profiles_in_file
+            .iter()
+            .find(|(_, p)| !p.profiles.is_empty())
+        {
+            return Err(invalid(
+                &format!("profiles.{name}.profiles"),
+                "profiles cannot hold profiles",
+            ));
+        }
+        let profile = ov
+            .profile
+            .clone()
+            .or_else(|| env("CONVO_PROFILE"))
+            .filter(|p| !p.is_empty());
+        if let Some(name) = &profile {
+            let p = profiles_in_file.remove(name).ok_or_else(|| {
+                invalid(
+                    "profiles",
+                    &format!(
+                        "no profile named {name:?}; the file defines: {}",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                )
+            })?;
+            f = f.overlay(p);
+        }
         let base_url = ov
             .base_url
             .clone()
@@ -534,6 +614,8 @@ impl Config {
             views: ex.views,
             aliases: ex.aliases,
             warnings: Vec::new(),
+            profile,
+            profiles: names,
         })
     }
 
@@ -575,6 +657,8 @@ impl Config {
             views: ex.views,
             aliases: ex.aliases,
             warnings,
+            profile: None,
+            profiles: Vec::new(),
         })
     }
 }
@@ -635,6 +719,60 @@ mod tests {
         let e = load("base_url = \"https://x\"\n[[views]]\nname = \"a\"\nemail = \"a@b\"\n")
             .unwrap_err();
         assert!(e.to_string().contains("tab"), "{e}");
+    }
+
+    #[test]
+    fn profiles_overlay_the_top_level() {
+        let text = "base_url = \"https://prod.example\"\napi_key = \"sk_top_1234567890\"\n\
+                    [aliases]\n\"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90\" = \"Shop\"\n\
+                    [profiles.stg]\nbase_url = \"https://stg.example\"\napi_key = \"sk_stg_1234567890\"\n\
+                    [profiles.stg.aliases]\n\"5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60\" = \"Ana\"\n";
+        let no_env = |_: &str| None;
+        let ov = |p: Option<&str>| Overrides {
+            profile: p.map(str::to_string),
+            ..Overrides::default()
+        };
+        let top = Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &no_env).unwrap();
+        assert_eq!(top.base_url, "https://prod.example");
+        assert_eq!(top.key.expose(), "sk_top_1234567890");
+        assert_eq!(top.profiles, vec!["stg".to_string()]);
+        let stg =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(Some("stg")), &no_env).unwrap();
+        assert_eq!(stg.base_url, "https://stg.example");
+        assert_eq!(stg.key.expose(), "sk_stg_1234567890");
+        assert_eq!(stg.profile.as_deref(), Some("stg"));
+        let shop: Uuid = "0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90".parse().unwrap();
+        let ana: Uuid = "5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60".parse().unwrap();
+        assert_eq!(stg.aliases.name(&shop), Some("Shop"));
+        assert_eq!(stg.aliases.name(&ana), Some("Ana"));
+        let env_profile = |k: &str| (k == "CONVO_PROFILE").then(|| "stg".to_string());
+        let via_env =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &env_profile).unwrap();
+        assert_eq!(via_env.base_url, "https://stg.example");
+        let e = Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(Some("nope")), &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no profile named \"nope\"") && e.contains("stg"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_example_staging_profile_parses() {
+        let ov = Overrides {
+            profile: Some("staging".into()),
+            ..Overrides::default()
+        };
+        let c = Config::from_toml_str(
+            include_str!("../config.example.toml"),
+            Path::new("/t/c.toml"),
+            &ov,
+            &env_with_key,
+        )
+        .unwrap();
+        assert_eq!(c.base_url, "https://staging.api.chat.example.com");
+        assert_eq!(c.refresh_secs, Some(10));
     }
 
     #[test]

@@ -50,6 +50,7 @@ async fn run(cli: Cli) -> u8 {
     let ov = Overrides {
         config_path: cli.config.clone(),
         base_url: cli.base_url.clone(),
+        profile: cli.profile.clone(),
     };
     match &cli.command {
         Some(Command::DemoServer(args)) => {
