@@ -179,9 +179,9 @@ impl FilterForm {
             if v.trim().is_empty() {
                 return required.then(|| format!("{name}: enter an agent UUID"));
             }
-            parse_uuid(name, v).err().map(|_| {
-                format!("{name}: not a UUID (expected e.g. 3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b)")
-            })
+            parse_uuid(name, v)
+                .err()
+                .map(|_| format!("{name}: not a UUID, e.g. 3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b"))
         };
         match field {
             Field::Site => uuid_field("site id", self.site.value(), false),

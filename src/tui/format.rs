@@ -39,19 +39,22 @@ pub fn relative_ts(now: jiff::Timestamp, t: &Timestamp) -> String {
     }
 }
 
-/// `2026-11-22 11:57:00 UTC · 2026-11-22 12:57:00 CET · 3m ago` for the detail pane.
-pub fn absolute(now: jiff::Timestamp, tz: &TimeZone, t: &Timestamp) -> String {
+/// For the detail pane: `2026-11-22 11:57:00 UTC (3m ago)` and, when the time parsed,
+/// `2026-11-22 12:57:00 CET local`.
+pub fn absolute(now: jiff::Timestamp, tz: &TimeZone, t: &Timestamp) -> (String, Option<String>) {
     match t {
         Timestamp::Parsed(p) => {
             let utc = p.strftime("%Y-%m-%d %H:%M:%S UTC");
             let local = p.to_zoned(tz.clone());
-            format!(
-                "{utc} · {} local · {}",
-                local.strftime("%Y-%m-%d %H:%M:%S %Z"),
-                relative(now, *p)
+            (
+                format!("{utc} ({})", relative(now, *p)),
+                Some(format!("{} local", local.strftime("%Y-%m-%d %H:%M:%S %Z"))),
             )
         }
-        Timestamp::Raw(r) => format!("{} (not a valid timestamp)", text::sanitize(r)),
+        Timestamp::Raw(r) => (
+            format!("{} (not a valid timestamp)", text::sanitize(r)),
+            None,
+        ),
     }
 }
 

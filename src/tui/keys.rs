@@ -279,7 +279,7 @@ impl Default for KeyMap {
                     A::Reload,
                     &[Key::ch('r')],
                     G::Lists,
-                    "reload (or retry after an error)",
+                    "reload · retry after an error",
                 ),
                 b(
                     A::ToggleRefresh,

@@ -45,7 +45,8 @@ impl Areas {
         let (table, detail) = if !detail {
             (main, None)
         } else if full.width >= 120 {
-            let dw = full.width * 2 / 5;
+            // Wide enough for a full UUID after its label (11 + 1 + 36 + borders).
+            let dw = (full.width * 2 / 5).max(52);
             (
                 Rect::new(main.x, main.y, main.width - dw, main.height),
                 Some(Rect::new(main.x + main.width - dw, main.y, dw, main.height)),

@@ -164,6 +164,10 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             self.offset = self.selected + 1 - body;
         }
         let n = self.pager.rows().len();
+        // On the last loaded row with more to come, keep a line free for "loading…".
+        if n > 0 && self.selected + 1 == n && self.pager.has_more() {
+            self.offset = self.offset.max((n + 1).saturating_sub(body));
+        }
         // Never leave empty space under the last row when rows above could fill it.
         if self.offset + body > n + 1 {
             self.offset = (n + 1).saturating_sub(body).min(self.selected);

@@ -243,3 +243,15 @@ pub fn render(app: &App) -> String {
         Err(e) => match e {},
     }
 }
+
+/// The screen's cells.
+pub fn render_buffer(app: &App) -> ratatui::buffer::Buffer {
+    let (w, h) = app.size;
+    match Terminal::new(TestBackend::new(w, h)) {
+        Ok(mut t) => {
+            let _ = t.draw(|f| super::view::draw(app, f));
+            t.backend().buffer().clone()
+        }
+        Err(e) => match e {},
+    }
+}

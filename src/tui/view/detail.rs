@@ -30,11 +30,20 @@ fn missing(label: &str) -> Line<'static> {
     ])
 }
 
-fn with_alias(app: &App, id: &uuid::Uuid) -> String {
+/// An id with its alias (if any) on the line before it.
+fn id_lines(app: &App, label: &str, id: &uuid::Uuid) -> Vec<Line<'static>> {
     match app.aliases.name(id) {
-        Some(a) => format!("{id} ({})", text::sanitize(a)),
-        None => id.to_string(),
+        Some(a) => vec![field(label, a.to_string()), field("", id.to_string())],
+        None => vec![field(label, id.to_string())],
     }
+}
+
+/// A timestamp: UTC with the relative time, then local time.
+fn time_lines(app: &App, label: &str, t: &crate::api::Timestamp) -> Vec<Line<'static>> {
+    let (utc, local) = absolute(app.now, &app.tz, t);
+    let mut v = vec![field(label, utc)];
+    v.extend(local.map(|l| field("", l)));
+    v
 }
 
 fn hint(s: &str) -> Line<'static> {
@@ -46,17 +55,17 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
         field("id", c.id.to_string()),
         field("status", c.status.as_str().to_string()),
         field("visitor", c.visitor_id.to_string()),
-        field("site", with_alias(app, &c.site_id)),
     ];
-    v.push(match &c.assignee_id {
-        Some(id) => field("assignee", with_alias(app, id)),
-        None => Line::from(vec![
+    v.extend(id_lines(app, "site", &c.site_id));
+    match &c.assignee_id {
+        Some(id) => v.extend(id_lines(app, "assignee", id)),
+        None => v.push(Line::from(vec![
             Span::styled(format!("{:<11} ", "assignee"), Style::new().fg(Color::Cyan)),
             Span::styled("unassigned", Style::new().fg(Color::Yellow).italic()),
-        ]),
-    });
-    v.push(field("created", absolute(app.now, &app.tz, &c.created_at)));
-    v.push(field("updated", absolute(app.now, &app.tz, &c.updated_at)));
+        ])),
+    }
+    v.extend(time_lines(app, "created", &c.created_at));
+    v.extend(time_lines(app, "updated", &c.updated_at));
     v.push(Line::default());
     v.push(hint("V visitor's · S site's · A assignee's conversations"));
     v.push(hint("y copy id · J/K PgUp/PgDn scroll · Esc close"));
@@ -73,11 +82,11 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
         opt("name", &r.name),
         opt("email", &r.email),
         opt("external id", &r.external_id),
-        match &r.created_at {
-            Some(t) => field("created", absolute(app.now, &app.tz, t)),
-            None => missing("created"),
-        },
     ];
+    match &r.created_at {
+        Some(t) => v.extend(time_lines(app, "created", t)),
+        None => v.push(missing("created")),
+    }
     if r.attributes.is_null() {
         v.push(missing("attributes"));
     } else {

@@ -24,7 +24,9 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         " ".to_string()
     };
     spans.push(Span::raw(position));
-    if t.pager.is_done() {
+    if t.pager.is_done() && n == 0 {
+        spans.push(Span::raw("no rows"));
+    } else if t.pager.is_done() {
         spans.push(Span::styled(
             format!("all {n} loaded"),
             Style::new().fg(Color::Green),

@@ -6,7 +6,8 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Cell, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState, Table, TableState,
+    Cell, HighlightSpacing, Paragraph, Row, Scrollbar, ScrollbarOrientation, ScrollbarState, Table,
+    TableState,
 };
 
 use crate::api::model::short_id;
@@ -195,6 +196,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
+/// Before the selected row (ASCII: one cell wide on every terminal).
+const SELECTED: &str = ">";
+
 type CellsFn<T> = fn(&App, &T, &[Option<u16>]) -> Vec<Cell<'static>>;
 
 fn draw_tab<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
@@ -209,7 +213,8 @@ fn draw_tab<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         return;
     }
     let inner_w = area.width - 1; // the scrollbar's column
-    let w = widths(cols, inner_w);
+    // The selection is marked with a symbol too, for terminals without colours.
+    let w = widths(cols, inner_w - SELECTED.len() as u16);
     let header = Row::new(
         cols.iter()
             .zip(&w)
@@ -229,7 +234,9 @@ fn draw_tab<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     let table = Table::new(table_rows, constraints)
         .header(header)
         .column_spacing(1)
-        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED));
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol(SELECTED)
+        .highlight_spacing(HighlightSpacing::Always);
     let mut state = TableState::default();
     if n > 0 {
         state.select(Some(tab.selected.saturating_sub(start)));
@@ -272,12 +279,12 @@ fn end_line<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
 ) -> Option<Line<'static>> {
     if tab.pager.is_loading() {
         Some(Line::from(Span::styled(
-            "loading…",
+            " loading…",
             Style::new().dim().italic(),
         )))
     } else if tab.error.is_some() {
         Some(Line::from(Span::styled(
-            "⚠ next page not loaded: r retries",
+            " ⚠ next page not loaded: r retries",
             Style::new().fg(Color::Red),
         )))
     } else {

@@ -1,0 +1,301 @@
+//! Snapshots of every screen on a `TestBackend`, with hand-built rows and a fixed clock.
+//! Update with `INSTA_UPDATE=always cargo test --test tui_snapshots`, review, commit.
+
+use crossterm::event::KeyCode;
+
+use convo::api::{
+    ApiError, Assignee, Conversation, ConversationFilter, Resource, RetryNotice, Status, Timestamp,
+    Visitor, VisitorFilter,
+};
+use convo::config::View;
+use convo::tui::app::App;
+use convo::tui::msg::{Loaded, Msg};
+use convo::tui::testing::{self, FakeServer, ch, key};
+use convo::tui::update::update;
+
+fn loaded(w: u16, h: u16, conversations: usize, visitors: usize) -> (App, FakeServer) {
+    let mut app = testing::app(w, h, 50);
+    let server = FakeServer::new(conversations, visitors);
+    server.settle(&mut app, Msg::Resize(w, h));
+    (app, server)
+}
+
+#[test]
+fn conversations_tab() {
+    let (mut app, _s) = loaded(120, 30, 300, 40);
+    for _ in 0..3 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn visitors_tab() {
+    let (mut app, s) = loaded(120, 30, 300, 40);
+    s.settle(&mut app, ch('2'));
+    update(&mut app, key(KeyCode::Down));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn empty_list() {
+    let (mut app, _s) = loaded(100, 20, 0, 0);
+    update(&mut app, key(KeyCode::Down));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn loading_first_page() {
+    let mut app = testing::app(100, 20, 50);
+    update(&mut app, Msg::Resize(100, 20));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn loading_next_page_row() {
+    let (mut app, _s) = loaded(100, 20, 300, 10);
+    update(&mut app, key(KeyCode::End));
+    assert!(app.conversations.pager.is_loading());
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn error_status_keeps_rows() {
+    let (mut app, _s) = loaded(100, 20, 300, 10);
+    update(&mut app, key(KeyCode::End));
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            generation,
+            result: Err(ApiError::Server {
+                status: 502,
+                detail: ": bad gateway \u{1b}[2J".into(),
+                attempts: 4,
+            }),
+        },
+    );
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn rate_limited_countdown() {
+    let (mut app, _s) = loaded(100, 20, 300, 10);
+    update(&mut app, key(KeyCode::End));
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::Retrying {
+            tab: Resource::Conversations,
+            generation,
+            notice: RetryNotice {
+                attempt: 2,
+                wait: std::time::Duration::from_secs(3),
+                reason: "rate limited (HTTP 429)".into(),
+                rate_limited: true,
+            },
+        },
+    );
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn filter_pane_with_an_invalid_field() {
+    let (mut app, _s) = loaded(100, 24, 300, 10);
+    update(&mut app, ch('/'));
+    for c in "12345-nope".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, ch(' ')); // status: open
+    update(&mut app, key(KeyCode::Tab));
+    for _ in 0..3 {
+        update(&mut app, ch(' ')); // assignee: assigned to <uuid>
+    }
+    update(&mut app, key(KeyCode::Enter)); // refused
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn filter_chips_with_aliases() {
+    let (mut app, s) = loaded(120, 16, 300, 10);
+    let f = ConversationFilter {
+        site_id: Some(testing::SITE_A),
+        status: Some(Status::Pending),
+        assignee: Assignee::Agent(testing::AGENT_A),
+        visitor_id: None,
+    };
+    app.conversations.set_filter(f);
+    s.settle(&mut app, Msg::Resize(120, 16));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn detail_pane_of_a_conversation_wide() {
+    let (mut app, _s) = loaded(160, 30, 300, 10);
+    update(&mut app, key(KeyCode::Down));
+    update(&mut app, key(KeyCode::Enter));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn detail_pane_of_a_visitor_scrolled() {
+    let (mut app, s) = loaded(100, 30, 30, 30);
+    s.settle(&mut app, ch('2'));
+    update(&mut app, key(KeyCode::Enter));
+    update(&mut app, ch('J'));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn help_overlay() {
+    let (mut app, _s) = loaded(120, 40, 300, 10);
+    update(&mut app, ch('?'));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn view_picker() {
+    let (mut app, _s) = loaded(120, 24, 300, 10);
+    app.views.push(View {
+        name: "My open".into(),
+        tab: Resource::Conversations,
+        conversations: ConversationFilter {
+            status: Some(Status::Open),
+            assignee: Assignee::Agent(testing::AGENT_A),
+            ..Default::default()
+        },
+        visitors: VisitorFilter::default(),
+    });
+    app.views.push(View {
+        name: "Visitor by e-mail".into(),
+        tab: Resource::Visitors,
+        conversations: ConversationFilter::default(),
+        visitors: VisitorFilter {
+            email: Some("ana@example.com".into()),
+            external_id: None,
+        },
+    });
+    update(&mut app, ch('v'));
+    update(&mut app, key(KeyCode::Down));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn narrow_terminal_60x15() {
+    let (mut app, s) = loaded(60, 15, 300, 30);
+    update(&mut app, key(KeyCode::Down));
+    let conversations = testing::render(&app);
+    s.settle(&mut app, ch('2'));
+    let visitors = testing::render(&app);
+    update(&mut app, key(KeyCode::Enter));
+    let detail = testing::render(&app);
+    insta::assert_snapshot!(format!("{conversations}\n{visitors}\n{detail}"));
+}
+
+fn hostile_visitors() -> Vec<Visitor> {
+    let mut v: Vec<Visitor> = (0..6).map(testing::visitor).collect();
+    v[0].name = Some("\u{1b}[2J\u{1b}]0;pwned\u{7}Mallory".into());
+    v[0].email = Some("evil\u{202e}moc.elpmaxe@x".into());
+    v[1].name = Some("王小明 李华 张伟 刘洋".into());
+    v[1].email = Some("zero\u{200b}width@example.com".into());
+    v[2].name = Some("👩‍💻 Zoë 🌸🌸🌸 ❤️ family 👨‍👩‍👧".into());
+    v[3].name = Some("x".repeat(5000));
+    v[3].external_id = Some("\r\n\t\u{8}back".into());
+    v[4].attributes = serde_json::json!({"\u{1b}[31mred": "\u{9b}2J", "note": "a\u{2066}b"});
+    v
+}
+
+#[test]
+fn hostile_strings_from_the_server() {
+    let mut app = testing::app(120, 16, 50);
+    update(&mut app, Msg::Resize(120, 16));
+    let mut conv: Vec<Conversation> = (0..3).map(testing::conversation).collect();
+    conv[0].status = Status::Other("\u{1b}[5msnoozed\u{202e}".into());
+    conv[1].created_at = Timestamp::Raw("yesterday\u{1b}[H".into());
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            generation,
+            result: Ok(Loaded::Conversations(testing::page(&conv, 0, 50))),
+        },
+    );
+    let conversations = testing::render(&app);
+    let generation = app.visitors.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Visitors,
+            generation,
+            result: Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50))),
+        },
+    );
+    update(&mut app, ch('2'));
+    let visitors = testing::render(&app);
+    update(&mut app, key(KeyCode::Enter));
+    let detail = testing::render(&app);
+    for screen in [&conversations, &visitors, &detail] {
+        assert_clean(&app, screen);
+    }
+    insta::assert_snapshot!(format!("{conversations}\n{visitors}\n{detail}"));
+    // every cell of the real buffer too
+    let buf = testing::render_buffer(&app);
+    for cell in buf.content() {
+        assert!(
+            convo::text::is_clean(cell.symbol()),
+            "unsafe cell {:?}",
+            cell.symbol()
+        );
+    }
+}
+
+fn assert_clean(_app: &App, screen: &str) {
+    for c in screen.chars() {
+        let cp = c as u32;
+        assert!(
+            !((0x7f..=0x9f).contains(&cp) || cp < 0x20 && c != '\n'),
+            "control character {cp:#x} on screen"
+        );
+        assert!(
+            !(0x202a..=0x202e).contains(&cp) && !(0x2066..=0x2069).contains(&cp),
+            "bidi control {cp:#x} on screen"
+        );
+    }
+}
+
+#[test]
+fn cjk_and_emoji_keep_columns_aligned() {
+    let mut app = testing::app(120, 12, 50);
+    update(&mut app, Msg::Resize(120, 12));
+    let generation = app.visitors.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Visitors,
+            generation,
+            result: Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50))),
+        },
+    );
+    update(&mut app, ch('2'));
+    let buf = testing::render_buffer(&app);
+    // the EMAIL column starts at the same cell on every row: its title's x
+    let header_y = 2;
+    let title_x = (1..buf.area.width - 5)
+        .find(|x| {
+            (0..5)
+                .map(|i| buf[(x + i, header_y)].symbol())
+                .collect::<String>()
+                == "EMAIL"
+        })
+        .expect("EMAIL title");
+    for y in 3..9 {
+        let before = buf[(title_x - 1, y)].symbol();
+        assert!(
+            before == " " || before.is_empty(),
+            "row {y}: the name column spills into the email column: {before:?}"
+        );
+    }
+}
