@@ -1,0 +1,708 @@
+//! The TUI rows of the fault matrix (issue 4, docs/reliability.md) at `update` level, the
+//! hostile-text check on the bytes a real `CrosstermBackend` writes, and end-to-end runs of the
+//! binary in a pseudo-terminal (a stalled service, a panic).
+//!
+//! tests/tui_update.rs already covers the retry countdown, an error keeping the rows and `r`
+//! retrying, and scrolling retrying after an error; this file adds the rest of the matrix.
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use convo::api::{ApiError, BadRow, Conversation, Page, Resource, RetryNotice, Status, Visitor};
+use convo::tui::app::App;
+use convo::tui::command::Command;
+use convo::tui::msg::{Loaded, Msg};
+use convo::tui::testing::{self, FakeServer, ch, key};
+use convo::tui::update::update;
+use crossterm::event::KeyCode;
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+
+const W: u16 = 120;
+const H: u16 = 30;
+
+/// Feeds `msg`, then answers every fetch with `answer(n, cmd)` (n counts fetches from 0)
+/// until nothing is asked; returns how many fetches were answered.
+fn settle_with(
+    app: &mut App,
+    msg: Msg,
+    fetches: &mut usize,
+    answer: &mut dyn FnMut(usize, &Command) -> Option<Msg>,
+) {
+    let mut queue = vec![msg];
+    while let Some(m) = queue.pop() {
+        for c in update(app, m) {
+            if matches!(c, Command::Fetch { .. }) {
+                let n = *fetches;
+                *fetches += 1;
+                assert!(*fetches < 500, "the TUI keeps asking: no bound on requests");
+                if let Some(a) = answer(n, &c) {
+                    queue.push(a);
+                }
+            }
+        }
+    }
+}
+
+/// The answer to a conversations fetch with `page`; other fetches get an empty last page.
+fn conversations_answer(c: &Command, page: Page<Conversation>) -> Msg {
+    let Command::Fetch {
+        tab, generation, ..
+    } = c
+    else {
+        unreachable!()
+    };
+    let result = match tab {
+        Resource::Conversations => Ok(Loaded::Conversations(page)),
+        Resource::Visitors => Ok(Loaded::Visitors(Page {
+            items: Vec::new(),
+            has_more: false,
+            next_cursor: None,
+            bad_rows: Vec::new(),
+        })),
+    };
+    Msg::PageLoaded {
+        tab: *tab,
+        generation: *generation,
+        result,
+    }
+}
+
+fn conversations(range: std::ops::Range<usize>) -> Vec<Conversation> {
+    range.map(testing::conversation).collect()
+}
+
+fn page(items: Vec<Conversation>, has_more: bool, cursor: Option<&str>) -> Page<Conversation> {
+    Page {
+        items,
+        has_more,
+        next_cursor: cursor.map(str::to_string),
+        bad_rows: Vec::new(),
+    }
+}
+
+/// Presses End (G) `n` times, answering fetches as `answer` says.
+fn press_end(
+    app: &mut App,
+    n: usize,
+    fetches: &mut usize,
+    answer: &mut dyn FnMut(usize, &Command) -> Option<Msg>,
+) {
+    for _ in 0..n {
+        settle_with(app, key(KeyCode::End), fetches, answer);
+    }
+}
+
+fn conversation_ids(app: &App) -> Vec<uuid::Uuid> {
+    app.conversations
+        .pager
+        .rows()
+        .iter()
+        .map(|c| c.id)
+        .collect()
+}
+
+// --- update level --------------------------------------------------------------------------
+
+#[test]
+fn a_5xx_once_then_success_leaves_no_error_on_screen() {
+    let server = FakeServer::new(60, 5);
+    let mut app = testing::app(W, H, 20);
+    let cmds = update(&mut app, Msg::Resize(W, H));
+    let fetch = cmds
+        .iter()
+        .find(|c| {
+            matches!(
+                c,
+                Command::Fetch {
+                    tab: Resource::Conversations,
+                    ..
+                }
+            )
+        })
+        .expect("the first page is asked for");
+    let Command::Fetch { generation, .. } = fetch else {
+        unreachable!()
+    };
+    // The client says it retries after a 503 …
+    update(
+        &mut app,
+        Msg::Retrying {
+            tab: Resource::Conversations,
+            generation: *generation,
+            notice: RetryNotice {
+                attempt: 1,
+                wait: Duration::from_millis(500),
+                reason: "HTTP 503".into(),
+                rate_limited: false,
+            },
+        },
+    );
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("HTTP 503") && screen.contains("retry"),
+        "{screen}"
+    );
+    // … and the retry succeeds.
+    let answer = server.answer(fetch).unwrap();
+    update(&mut app, answer);
+    let screen = testing::render(&app);
+    assert!(app.conversations.retry.is_none() && app.conversations.error.is_none());
+    assert!(
+        !screen.contains("HTTP 503") && !screen.contains("retry"),
+        "{screen}"
+    );
+    assert!(!screen.contains("error"), "{screen}");
+    assert_eq!(conversation_ids(&app), conversation_ids_of(&server, 0..20));
+}
+
+fn conversation_ids_of(server: &FakeServer, r: std::ops::Range<usize>) -> Vec<uuid::Uuid> {
+    server.conversations[r].iter().map(|c| c.id).collect()
+}
+
+#[test]
+fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk() {
+    let server = FakeServer::new(60, 5);
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    let fail = std::cell::Cell::new(true);
+    // Page 2 fails (after the client's retries) while `fail` is set; the rest answers.
+    let mut answer = |_n: usize, c: &Command| {
+        if let Command::Fetch {
+            tab: Resource::Conversations,
+            generation,
+            cursor: Some(_),
+            ..
+        } = c
+            && fail.get()
+        {
+            return Some(Msg::PageLoaded {
+                tab: Resource::Conversations,
+                generation: *generation,
+                result: Err(ApiError::Server {
+                    status: 500,
+                    detail: ": server_error".into(),
+                    attempts: 4,
+                }),
+            });
+        }
+        server.answer(c)
+    };
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    press_end(&mut app, 3, &mut fetches, &mut answer);
+    assert_eq!(conversation_ids(&app).len(), 20, "the first page stays");
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("HTTP 500") && screen.contains("loaded rows stay"),
+        "{screen}"
+    );
+    let after_error = fetches;
+    // The service is back: a later retry continues from where the walk stopped.
+    fail.set(false);
+    settle_with(&mut app, ch('r'), &mut fetches, &mut answer);
+    press_end(&mut app, 5, &mut fetches, &mut answer);
+    assert!(fetches > after_error);
+    assert_eq!(conversation_ids(&app), conversation_ids_of(&server, 0..60));
+    assert!(!testing::render(&app).contains("HTTP 500"));
+}
+
+#[test]
+fn has_more_with_a_null_cursor_ends_the_walk_with_a_footer_warning() {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    let mut answer = |_n: usize, c: &Command| {
+        Some(conversations_answer(
+            c,
+            page(conversations(0..20), true, None),
+        ))
+    };
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    press_end(&mut app, 10, &mut fetches, &mut answer);
+    assert_eq!(fetches, 2, "one page of each tab, nothing more");
+    let screen = testing::render(&app);
+    assert!(screen.contains("gave no cursor"), "{screen}");
+    assert!(screen.contains("all 20 loaded"), "{screen}");
+}
+
+#[test]
+fn a_cursor_loop_stops_the_walk_with_a_footer_warning() {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    let mut answer = |n: usize, c: &Command| {
+        // Every page hands back the same cursor, with new rows so nothing else stops it.
+        let start = n * 20;
+        Some(conversations_answer(
+            c,
+            page(conversations(start..start + 20), true, Some("same")),
+        ))
+    };
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    press_end(&mut app, 20, &mut fetches, &mut answer);
+    assert!(fetches <= 4, "{fetches} fetches for a looping cursor");
+    let screen = testing::render(&app);
+    assert!(screen.contains("repeated a cursor"), "{screen}");
+}
+
+#[test]
+fn duplicate_ids_across_pages_are_dropped_and_counted_in_the_footer() {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    let mut answer = |_n: usize, c: &Command| {
+        let Command::Fetch { cursor, .. } = c else {
+            unreachable!()
+        };
+        // Page k (cursor "k") repeats the last 5 rows of page k-1.
+        let k: usize = cursor.as_deref().map_or(0, |c| c.parse().unwrap());
+        let start = (k * 20).saturating_sub(if k > 0 { 5 } else { 0 });
+        let more = k < 2;
+        let next = (k + 1).to_string();
+        Some(conversations_answer(
+            c,
+            page(
+                conversations(start..(k + 1) * 20),
+                more,
+                more.then_some(next.as_str()),
+            ),
+        ))
+    };
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    press_end(&mut app, 10, &mut fetches, &mut answer);
+    let ids = conversation_ids(&app);
+    assert_eq!(
+        ids,
+        conversations(0..60)
+            .iter()
+            .map(|c| c.id)
+            .collect::<Vec<_>>()
+    );
+    let screen = testing::render(&app);
+    assert!(screen.contains("10 duplicate rows dropped"), "{screen}");
+}
+
+#[test]
+fn a_bad_row_among_good_ones_is_reported_and_the_good_rows_are_shown() {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    let mut answer = |_n: usize, c: &Command| {
+        let mut p = page(conversations(0..19), false, None);
+        p.bad_rows.push(BadRow {
+            index: 7,
+            id: Some("not-a-uuid".into()),
+            reason: "invalid type".into(),
+        });
+        Some(conversations_answer(c, p))
+    };
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    assert_eq!(conversation_ids(&app).len(), 19);
+    let screen = testing::render(&app);
+    assert!(screen.contains("1 unreadable rows skipped"), "{screen}");
+}
+
+#[test]
+fn unknown_statuses_are_shown_verbatim() {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    let mut answer = |_n: usize, c: &Command| {
+        let mut rows = conversations(0..5);
+        rows[0].status = Status::from_wire("snoozed");
+        Some(conversations_answer(c, page(rows, false, None)))
+    };
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    assert!(testing::render(&app).contains("snoozed"));
+}
+
+// --- hostile text on the wire to the terminal ----------------------------------------------
+
+const HOSTILE: [&str; 10] = [
+    "\u{1b}[2J\u{1b}[H",
+    "\u{1b}]0;pwned title\u{7}",
+    "\u{1b}[31mred\u{1b}[0m",
+    "\u{9b}31m C1 CSI \u{9d}0;osc\u{9c}",
+    "carriage\rreturn",
+    "back\u{8}\u{8}space",
+    "\u{202e}evil override\u{202c} \u{2067}isolate\u{2069}",
+    "zero\u{200b}width\u{200d}joiner\u{feff}",
+    "\u{1b}P+q\u{1b}\\ DCS",
+    "\u{7f}del\u{0}nul",
+];
+
+fn hostile_visitor(i: usize) -> Visitor {
+    let h = HOSTILE[i % HOSTILE.len()];
+    let mut v = testing::visitor(i);
+    v.name = Some(if i == 3 {
+        format!("{h}{}", "W".repeat(5000))
+    } else {
+        format!("{h} name")
+    });
+    v.email = Some(format!("{h}@example.com"));
+    v.external_id = Some(format!("ext-{h}"));
+    let mut attrs = serde_json::Map::new();
+    attrs.insert(h.to_string(), h.into());
+    attrs.insert("nested".into(), serde_json::json!([h, {"k": h}]));
+    v.attributes = serde_json::Value::Object(attrs);
+    v
+}
+
+fn hostile_conversation(i: usize) -> Conversation {
+    let mut c = testing::conversation(i);
+    c.status = Status::from_wire(HOSTILE[i % HOSTILE.len()]);
+    c
+}
+
+/// An app with hostile rows on both tabs, a hostile bad row and a hostile error message.
+fn hostile_app() -> App {
+    let server = FakeServer {
+        conversations: (0..20).map(hostile_conversation).collect(),
+        visitors: (0..20).map(hostile_visitor).collect(),
+    };
+    let mut app = testing::app(W, H, 50);
+    server.settle(&mut app, Msg::Resize(W, H));
+    assert_eq!(app.visitors.pager.rows().len(), 20);
+    app
+}
+
+/// Draws `app` through a real crossterm backend writing into a Vec: the bytes a terminal
+/// would receive.
+fn terminal_bytes(app: &App) -> Vec<u8> {
+    let sink = Shared::default();
+    let backend = CrosstermBackend::new(sink.clone());
+    let mut t = Terminal::with_options(
+        backend,
+        TerminalOptions {
+            viewport: Viewport::Fixed(Rect::new(0, 0, W, H)),
+        },
+    )
+    .unwrap();
+    t.draw(|f| convo::tui::view::draw(app, f)).unwrap();
+    t.backend_mut().flush().unwrap();
+    drop(t);
+    sink.0.lock().unwrap().clone()
+}
+
+/// A `Vec<u8>` writer that the test can read after the terminal wrote into it.
+#[derive(Clone, Default)]
+struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Every ESC starts a well-formed CSI (`ESC [`, parameter/intermediate bytes, a final byte in
+/// `@`..`~`); no OSC, DCS or other escape; no C1 control, raw C0 but CR/LF, DEL or bidi control
+/// anywhere. Returns the text with the CSI sequences removed.
+fn assert_only_csi(bytes: &[u8]) -> String {
+    let mut text = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b != 0x1b {
+            text.push(b);
+            i += 1;
+            continue;
+        }
+        assert_eq!(
+            bytes.get(i + 1),
+            Some(&b'['),
+            "an escape that is not a CSI at {i}: {:?}",
+            String::from_utf8_lossy(&bytes[i..(i + 12).min(bytes.len())])
+        );
+        let mut j = i + 2;
+        while j < bytes.len() && (0x20..=0x3f).contains(&bytes[j]) {
+            j += 1;
+        }
+        let fin = bytes.get(j).copied();
+        assert!(
+            fin.is_some_and(|f| (0x40..=0x7e).contains(&f)),
+            "a malformed CSI at {i}: {:?}",
+            String::from_utf8_lossy(&bytes[i..(j + 1).min(bytes.len())])
+        );
+        i = j + 1;
+    }
+    let s = String::from_utf8(text).expect("the terminal gets UTF-8");
+    for c in s.chars() {
+        let cp = c as u32;
+        let bad = (cp < 0x20 && c != '\n' && c != '\r')
+            || (0x7f..=0x9f).contains(&cp)
+            || matches!(cp, 0x061c | 0x200e | 0x200f | 0x202a..=0x202e | 0x2066..=0x2069);
+        assert!(!bad, "U+{cp:04X} reached the terminal");
+    }
+    s
+}
+
+#[test]
+fn hostile_rows_reach_the_terminal_only_as_visible_text() {
+    let mut app = hostile_app();
+    // Conversations tab: hostile statuses.
+    let text = assert_only_csi(&terminal_bytes(&app));
+    assert!(text.contains('␛'), "the escapes are shown as stand-ins");
+    // Visitors tab, then its detail pane (every field, attributes pretty-printed).
+    update(&mut app, ch('2'));
+    assert_eq!(app.active, Resource::Visitors);
+    let text = assert_only_csi(&terminal_bytes(&app));
+    assert!(text.contains("␛") && text.contains("\\u{202e}"), "{text}");
+    for i in 0..4 {
+        update(&mut app, key(KeyCode::Down));
+        if i == 2 {
+            update(&mut app, key(KeyCode::Enter));
+            assert!(app.detail.is_some(), "the detail pane opened");
+        }
+        assert_only_csi(&terminal_bytes(&app));
+    }
+}
+
+#[test]
+fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
+    let mut app = hostile_app();
+    // An error whose detail came from the server unsanitised (defence in depth: the client
+    // sanitises, the view must not rely on it).
+    update(&mut app, ch('r'));
+    assert!(app.conversations.pager.is_loading(), "r reloads");
+    let generation = app.conversations.generation;
+    update(
+        &mut app,
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            generation,
+            result: Err(ApiError::Server {
+                status: 500,
+                detail: format!(": {}", HOSTILE.concat()),
+                attempts: 4,
+            }),
+        },
+    );
+    assert!(app.conversations.error.is_some(), "the error is shown");
+    assert_only_csi(&terminal_bytes(&app));
+}
+
+#[test]
+fn the_csi_check_itself_catches_raw_sequences() {
+    for bad in [
+        &b"a\x1b]0;title\x07"[..],
+        b"\x1bP+q\x1b\\",
+        b"\x1b[31",
+        "x\u{9b}31m".as_bytes(),
+        "\u{202e}abc".as_bytes(),
+        b"a\x08b",
+        b"\x1bc",
+    ] {
+        let r = std::panic::catch_unwind(|| assert_only_csi(bad));
+        assert!(r.is_err(), "{:?} passed", String::from_utf8_lossy(bad));
+    }
+    assert_eq!(assert_only_csi(b"\x1b[1;31mok\x1b[0m\r\n"), "ok\r\n");
+}
+
+// --- end to end in a pseudo-terminal --------------------------------------------------------
+
+mod pty {
+    use super::*;
+    use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+    use std::sync::{Arc, Mutex};
+
+    pub struct Session {
+        pub child: Box<dyn Child + Send + Sync>,
+        pub out: Arc<Mutex<Vec<u8>>>,
+        pub writer: Box<dyn Write + Send>,
+        _master: Box<dyn MasterPty + Send>,
+        _tmp: tempfile::TempDir,
+    }
+
+    /// Starts `convo --base-url URL` (the TUI) in a 100x30 pseudo-terminal.
+    pub fn start(url: &str, key: &str, extra_env: &[(&str, &str)]) -> Session {
+        let tmp = tempfile::tempdir().unwrap();
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 30,
+                cols: 100,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
+        cmd.env_clear();
+        cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        cmd.env("HOME", tmp.path());
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("CONVO_CONFIG", tmp.path().join("none.toml"));
+        cmd.env("CONVO_LOG_FILE", tmp.path().join("convo.log"));
+        cmd.env("CONVO_API_KEY", key);
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        cmd.args(["--base-url", url]);
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let sink = out.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            // The read error at child exit is the end of output.
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        Session {
+            child,
+            out,
+            writer,
+            _master: pair.master,
+            _tmp: tmp,
+        }
+    }
+
+    impl Session {
+        /// The screen as a vt100 terminal shows it now.
+        pub fn screen(&self) -> String {
+            let mut p = vt100::Parser::new(
+                std::num::NonZeroU16::new(30).unwrap(),
+                std::num::NonZeroU16::new(100).unwrap(),
+                0,
+            );
+            p.process(&self.out.lock().unwrap());
+            p.screen().contents()
+        }
+
+        /// Waits until the screen holds `what`; panics with the screen after `within`.
+        pub fn wait_for(&self, what: &str, within: Duration) {
+            let start = Instant::now();
+            while start.elapsed() < within {
+                if self.screen().contains(what) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            panic!(
+                "{what:?} not on screen after {within:?}:\n{}",
+                self.screen()
+            );
+        }
+
+        /// Waits until the screen no longer holds `what`.
+        pub fn wait_until_gone(&self, what: &str, within: Duration) {
+            let start = Instant::now();
+            while start.elapsed() < within {
+                if !self.screen().contains(what) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            panic!(
+                "{what:?} still on screen after {within:?}:\n{}",
+                self.screen()
+            );
+        }
+
+        pub fn send(&mut self, bytes: &[u8]) {
+            self.writer.write_all(bytes).unwrap();
+            self.writer.flush().unwrap();
+        }
+
+        /// Waits for the exit; `None` if it did not exit in time (the child is then killed).
+        pub fn wait_exit(&mut self, within: Duration) -> Option<u32> {
+            let start = Instant::now();
+            while start.elapsed() < within {
+                if let Some(s) = self.child.try_wait().unwrap() {
+                    return Some(s.exit_code());
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = self.child.kill();
+            None
+        }
+
+        pub fn bytes(&self) -> Vec<u8> {
+            self.out.lock().unwrap().clone()
+        }
+    }
+}
+
+/// A demo server that accepts requests and never answers, on its own runtime.
+fn hanging_demo() -> (tokio::runtime::Runtime, convo::demo::DemoServer) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 7,
+            conversations: 10,
+            visitors: 10,
+            latency: Duration::ZERO,
+            faults: convo::demo::Faults {
+                hang: true,
+                ..Default::default()
+            },
+        }))
+        .unwrap();
+    (rt, server)
+}
+
+#[test]
+fn the_ui_keeps_answering_keys_while_the_service_hangs() {
+    let (_rt, server) = hanging_demo();
+    let mut s = pty::start(&server.base_url(), &server.api_key(), &[]);
+    s.wait_for("loading", Duration::from_secs(10));
+    // Help opens and closes while both first pages hang.
+    s.send(b"?");
+    s.wait_for("Esc closes", Duration::from_secs(3));
+    s.send(b"\x1b");
+    s.wait_until_gone("Esc closes", Duration::from_secs(3));
+    let asked = Instant::now();
+    s.send(b"q");
+    let code = s.wait_exit(Duration::from_secs(5));
+    assert_eq!(code, Some(0), "q quits at once, in-flight requests or not");
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        asked.elapsed()
+    );
+    let bytes = s.bytes();
+    let tail = String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(200)..]).into_owned();
+    assert!(
+        tail.contains("\u{1b}[?1049l"),
+        "the alternate screen is left: {tail:?}"
+    );
+    assert!(server.request_count() >= 1);
+}
+
+#[test]
+fn a_panic_inside_the_app_restores_the_terminal() {
+    let mut s = pty::start(
+        "http://127.0.0.1:9",
+        "sk_test_0123456789abcdef",
+        &[("CONVO_TEST_PANIC", "1")],
+    );
+    let code = s.wait_exit(Duration::from_secs(10));
+    let out = String::from_utf8_lossy(&s.bytes()).into_owned();
+    assert!(matches!(code, Some(c) if c != 0), "exit {code:?}: {out}");
+    let entered = out
+        .find("\u{1b}[?1049h")
+        .expect("the alternate screen was entered");
+    let left = out
+        .rfind("\u{1b}[?1049l")
+        .expect("the alternate screen is left");
+    assert!(left > entered, "{out:?}");
+    // Raw mode off: the panic message is printed after the restore, on the normal screen.
+    let msg = out
+        .find("CONVO_TEST_PANIC")
+        .expect("the panic message is shown");
+    assert!(
+        msg > left,
+        "the message comes after the terminal is restored: {out:?}"
+    );
+    // The cursor is shown again.
+    assert!(out[entered..].contains("\u{1b}[?25h"), "{out:?}");
+}
