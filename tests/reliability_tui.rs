@@ -508,6 +508,8 @@ mod pty {
     pub struct Session {
         pub child: Box<dyn Child + Send + Sync>,
         pub out: Arc<Mutex<Vec<u8>>>,
+        /// Set by the reader thread at the end of output.
+        eof: Arc<std::sync::atomic::AtomicBool>,
         pub writer: Box<dyn Write + Send>,
         _master: Box<dyn MasterPty + Send>,
         _tmp: tempfile::TempDir,
@@ -542,6 +544,8 @@ mod pty {
         let writer = pair.master.take_writer().unwrap();
         let out = Arc::new(Mutex::new(Vec::new()));
         let sink = out.clone();
+        let eof = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let eof_set = eof.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             // The read error at child exit is the end of output.
@@ -551,10 +555,12 @@ mod pty {
                 }
                 sink.lock().unwrap().extend_from_slice(&buf[..n]);
             }
+            eof_set.store(true, std::sync::atomic::Ordering::SeqCst);
         });
         Session {
             child,
             out,
+            eof,
             writer,
             _master: pair.master,
             _tmp: tmp,
@@ -613,6 +619,13 @@ mod pty {
             let start = Instant::now();
             while start.elapsed() < within {
                 if let Some(s) = self.child.try_wait().unwrap() {
+                    // Everything the child wrote is read before anyone looks at it.
+                    let drained = Instant::now();
+                    while !self.eof.load(std::sync::atomic::Ordering::SeqCst)
+                        && drained.elapsed() < Duration::from_secs(3)
+                    {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
                     return Some(s.exit_code());
                 }
                 std::thread::sleep(Duration::from_millis(20));
