@@ -1,0 +1,179 @@
+//! The real runtime loop on a `TestBackend` with scripted keys, against the demo server on a
+//! random loopback port (real HTTP).
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use futures::Stream;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use convo::api::{ApiKey, Client, ClientSettings, KeySource};
+use convo::demo::{DemoOptions, DemoServer};
+use convo::tui::app::App;
+use convo::tui::runtime::Runtime;
+use convo::tui::testing;
+
+/// Keys 30 ms apart, then `idle` of nothing, then the end of input (which ends the loop).
+fn script(keys: Vec<KeyCode>, idle: Duration) -> impl Stream<Item = io::Result<Event>> + Unpin {
+    let mut items: Vec<Option<KeyCode>> = keys.into_iter().map(Some).collect();
+    items.push(None);
+    Box::pin(futures::stream::unfold(
+        (items.into_iter(), idle),
+        |(mut it, idle)| async move {
+            match it.next()? {
+                Some(code) => {
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                    let mods = match code {
+                        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+                        _ => KeyModifiers::NONE,
+                    };
+                    Some((Ok(Event::Key(KeyEvent::new(code, mods))), (it, idle)))
+                }
+                None => {
+                    tokio::time::sleep(idle).await;
+                    None
+                }
+            }
+        },
+    ))
+}
+
+struct Harness {
+    rt: Runtime,
+    terminal: Terminal<TestBackend>,
+    app: App,
+    osc: Vec<u8>,
+}
+
+impl Harness {
+    async fn phase(&mut self, keys: Vec<KeyCode>, idle_ms: u64) -> String {
+        self.rt
+            .run(
+                &mut self.terminal,
+                &mut self.app,
+                script(keys, Duration::from_millis(idle_ms)),
+                &mut self.osc,
+            )
+            .await
+            .expect("loop runs");
+        self.terminal.backend().to_string()
+    }
+
+    /// Repeats `keys` until the screen contains `want` (at most ~20 s).
+    async fn until(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.phase(keys.clone(), 100).await;
+            if screen.contains(want) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "never saw {want:?}:\n{screen}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
+    let server = DemoServer::start(DemoOptions {
+        addr: ([127, 0, 0, 1], 0).into(),
+        seed: 7,
+        conversations: 230,
+        visitors: 60,
+        latency: Duration::from_millis(20),
+        ..DemoOptions::default()
+    })
+    .await
+    .expect("demo server");
+    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
+    let client = Client::new(ClientSettings::new(server.base_url(), key)).expect("client");
+    let mut h = Harness {
+        rt: Runtime::new(client),
+        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
+        app: testing::app(120, 30, 50),
+        osc: Vec::new(),
+    };
+
+    // first rows appear
+    let screen = h.until(vec![], "100 loaded · more available").await;
+    let first = &server.data().conversations[0];
+    assert!(
+        screen.contains(&first.id.simple().to_string()[..8]),
+        "{screen}"
+    );
+
+    // End, again and again, walks every page
+    let screen = h.until(vec![KeyCode::End], "all 230 loaded").await;
+    assert_eq!(h.app.conversations.rows().len(), 230);
+    assert!(!screen.contains("loading…"), "{screen}");
+
+    // a status filter applies
+    let open = server
+        .data()
+        .conversations
+        .iter()
+        .filter(|c| c.status == "open")
+        .count();
+    h.phase(vec![KeyCode::Char('s')], 50).await;
+    let screen = h
+        .until(vec![KeyCode::End], &format!("all {open} loaded"))
+        .await;
+    assert!(screen.contains("status: open"), "{screen}");
+    assert!(
+        h.app
+            .conversations
+            .rows()
+            .iter()
+            .all(|c| c.status == convo::api::Status::Open)
+    );
+
+    // the Visitors tab loads
+    h.phase(vec![KeyCode::Char('2')], 50).await;
+    let screen = h.until(vec![], "all 60 loaded").await;
+    assert!(screen.contains("EMAIL"), "{screen}");
+
+    // y copies the id with OSC 52
+    h.phase(vec![KeyCode::Char('y')], 50).await;
+    let osc = String::from_utf8_lossy(&h.osc).to_string();
+    assert!(
+        osc.starts_with("\u{1b}]52;c;") && osc.ends_with('\u{7}'),
+        "{osc:?}"
+    );
+
+    // q ends the loop at once, long before the scripted idle time
+    let t = Instant::now();
+    h.phase(vec![KeyCode::Char('q')], 10_000).await;
+    assert!(t.elapsed() < Duration::from_secs(5));
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
+    let server = DemoServer::start(DemoOptions {
+        addr: ([127, 0, 0, 1], 0).into(),
+        conversations: 30,
+        visitors: 5,
+        faults: convo::demo::Faults {
+            fail_always: true,
+            ..Default::default()
+        },
+        ..DemoOptions::default()
+    })
+    .await
+    .expect("demo server");
+    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
+    let mut settings = ClientSettings::new(server.base_url(), key);
+    settings.retry.backoff = vec![Duration::from_millis(10); 2];
+    let client = Client::new(settings).expect("client");
+    let mut h = Harness {
+        rt: Runtime::new(client),
+        terminal: Terminal::new(TestBackend::new(100, 20)).expect("terminal"),
+        app: testing::app(100, 20, 50),
+        osc: Vec::new(),
+    };
+    let screen = h.until(vec![], "r to retry").await;
+    assert!(screen.contains("HTTP 500"), "{screen}");
+    assert!(!screen.contains(&server.api_key()), "the key never shows");
+    server.shutdown().await;
+}
