@@ -719,3 +719,55 @@ fn a_panic_inside_the_app_restores_the_terminal() {
     // The cursor is shown again.
     assert!(out[entered..].contains("\u{1b}[?25h"), "{out:?}");
 }
+
+#[test]
+fn a_page_larger_than_the_limit_is_kept_with_a_footer_warning() {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    let mut answer = |_n: usize, c: &Command| {
+        Some(conversations_answer(
+            c,
+            page(conversations(0..25), false, None),
+        ))
+    };
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    assert_eq!(conversation_ids(&app).len(), 25, "every row is kept");
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("larger than the requested limit"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_2mb_attribute_is_cut_on_screen_and_drawn_quickly() {
+    let mut v = testing::visitor(0);
+    let blob = "x".repeat(2 * 1024 * 1024);
+    v.attributes = serde_json::json!({ "blob": blob, "plan": "pro" });
+    let server = FakeServer {
+        conversations: Vec::new(),
+        visitors: vec![v],
+    };
+    let mut app = testing::app(W, H, 20);
+    server.settle(&mut app, Msg::Resize(W, H));
+    update(&mut app, ch('2'));
+    let start = Instant::now();
+    let table = testing::render(&app);
+    update(&mut app, key(KeyCode::Enter));
+    assert!(app.detail.is_some());
+    let detail = testing::render(&app);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?} to draw",
+        start.elapsed()
+    );
+    for screen in [&table, &detail] {
+        assert!(screen.lines().all(|l| l.chars().count() <= W as usize + 2));
+    }
+    assert!(
+        detail
+            .lines()
+            .any(|l| l.contains("blob") && l.contains("xxx") && l.contains('…')),
+        "the blob is shown, cut: {detail}"
+    );
+}
