@@ -299,3 +299,13 @@ fn cjk_and_emoji_keep_columns_aligned() {
         );
     }
 }
+
+#[test]
+fn help_overlay_narrow_scrolled() {
+    let (mut app, _s) = loaded(60, 15, 300, 10);
+    update(&mut app, ch('?'));
+    for _ in 0..8 {
+        update(&mut app, ch('j'));
+    }
+    insta::assert_snapshot!(testing::render(&app));
+}

@@ -31,7 +31,10 @@ pub fn builtin_view() -> View {
 pub enum Overlay {
     #[default]
     None,
-    Help,
+    /// The key list, scrolled by this many lines (on short terminals).
+    Help {
+        scroll: usize,
+    },
     /// The saved-view picker with its selected line.
     Views {
         selected: usize,

@@ -221,12 +221,14 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             }
             return;
         }
-        Overlay::Help => {
-            if matches!(
-                k.code,
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q')
-            ) {
-                app.overlay = Overlay::None;
+        Overlay::Help { scroll } => {
+            match k.code {
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') => {
+                    app.overlay = Overlay::None
+                }
+                KeyCode::Down | KeyCode::Char('j') => *scroll = (*scroll + 1).min(100),
+                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
+                _ => {}
             }
             return;
         }
@@ -347,7 +349,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             t.load_all = true;
             t.error = None;
         }),
-        Action::Help => app.overlay = Overlay::Help,
+        Action::Help => app.overlay = Overlay::Help { scroll: 0 },
         Action::Close => {
             let stopped = with_tab!(app, app.active, |t| std::mem::replace(
                 &mut t.load_all,

@@ -22,7 +22,7 @@ fn group_lines(app: &App, groups: &[Group]) -> Vec<Line<'static>> {
         for b in app.keymap.bindings.iter().filter(|b| b.group == *g) {
             let keys = b.keys.iter().map(Key::label).collect::<Vec<_>>().join(" ");
             v.push(Line::from(vec![
-                Span::styled(format!("  {keys:<16}"), Style::new().bold()),
+                Span::styled(format!(" {keys:<14}"), Style::new().bold()),
                 Span::raw(b.help),
             ]));
         }
@@ -30,21 +30,31 @@ fn group_lines(app: &App, groups: &[Group]) -> Vec<Line<'static>> {
     v
 }
 
-/// Draws the overlay: two columns of groups.
-pub fn draw(app: &App, frame: &mut Frame) {
-    let left = group_lines(app, &Group::ALL[..3]);
-    let right = group_lines(app, &Group::ALL[3..]);
-    let h = left.len().max(right.len()) as u16 + 2;
-    let area = super::centered(frame.area(), 100, h);
-    frame.render_widget(Clear, area);
+/// Draws the overlay: two columns of groups on wide terminals, one scrollable column on
+/// narrow ones.
+pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
+    let full = frame.area();
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(Style::new().fg(Color::Cyan))
-        .title(" Keys · Esc closes ");
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let [l, r] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner);
-    frame.render_widget(Paragraph::new(left), l);
-    frame.render_widget(Paragraph::new(right), r);
+        .title(" Keys · ↑↓ scroll · Esc closes ");
+    let scroll = scroll.min(u16::MAX as usize) as u16;
+    if full.width >= 100 {
+        let left = group_lines(app, &Group::ALL[..3]);
+        let right = group_lines(app, &Group::ALL[3..]);
+        let h = left.len().max(right.len()) as u16 + 2;
+        let area = super::centered(full, 100, h);
+        frame.render_widget(Clear, area);
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        let [l, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+            .areas(inner);
+        frame.render_widget(Paragraph::new(left).scroll((scroll, 0)), l);
+        frame.render_widget(Paragraph::new(right).scroll((scroll, 0)), r);
+    } else {
+        let lines = group_lines(app, &Group::ALL);
+        let area = super::centered(full, 60, lines.len() as u16 + 2);
+        frame.render_widget(Clear, area);
+        frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
+    }
 }

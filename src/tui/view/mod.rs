@@ -30,7 +30,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     status::draw(app, frame, areas.status);
     match &app.overlay {
         Overlay::None => {}
-        Overlay::Help => help::draw(app, frame),
+        Overlay::Help { scroll } => help::draw(app, *scroll, frame),
         Overlay::Views { selected } => picker::draw(app, *selected, frame),
         Overlay::Filter(form) => filter_pane::draw(app, form, frame),
     }
