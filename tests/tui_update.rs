@@ -562,6 +562,12 @@ fn ctrl_c_and_q_quit() {
     assert_eq!(update(&mut app, c), vec![Command::Quit], "even in the pane");
     let (mut app, _server) = loaded(10);
     assert_eq!(update(&mut app, ch('q')), vec![Command::Quit]);
+    update(&mut app, ch('?'));
+    assert_eq!(
+        update(&mut app, ch('q')),
+        vec![Command::Quit],
+        "from help too"
+    );
 }
 
 #[test]

@@ -223,9 +223,9 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         }
         Overlay::Help { scroll } => {
             match k.code {
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') => {
-                    app.overlay = Overlay::None
-                }
+                KeyCode::Esc | KeyCode::Char('?') => app.overlay = Overlay::None,
+                // q quits from an overlay too (the filter pane takes it as text).
+                KeyCode::Char('q') => cmds.push(Command::Quit),
                 KeyCode::Down | KeyCode::Char('j') => *scroll = (*scroll + 1).min(100),
                 KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
                 _ => {}
@@ -235,9 +235,8 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         Overlay::Views { selected } => {
             let n = app.views.len();
             match k.code {
-                KeyCode::Esc | KeyCode::Char('v') | KeyCode::Char('q') => {
-                    app.overlay = Overlay::None
-                }
+                KeyCode::Esc | KeyCode::Char('v') => app.overlay = Overlay::None,
+                KeyCode::Char('q') => cmds.push(Command::Quit),
                 KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1) % n.max(1),
                 KeyCode::Up | KeyCode::Char('k') => *selected = (*selected + n - 1) % n.max(1),
                 KeyCode::Enter => {
