@@ -771,3 +771,36 @@ fn a_2mb_attribute_is_cut_on_screen_and_drawn_quickly() {
         "the blob is shown, cut: {detail}"
     );
 }
+
+#[test]
+fn the_screen_shows_only_the_masked_key() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 7,
+            conversations: 30,
+            visitors: 10,
+            latency: Duration::ZERO,
+            faults: Default::default(),
+        }))
+        .unwrap();
+    let key = server.api_key();
+    let mut s = pty::start(&server.base_url(), &key, &[]);
+    s.wait_for("all 30 loaded", Duration::from_secs(10));
+    let masked = format!("sk_…{}", &key[key.len() - 4..]);
+    assert!(s.screen().contains(&masked), "{}", s.screen());
+    s.send(b"?");
+    s.wait_for("Esc closes", Duration::from_secs(3));
+    s.send(b"q");
+    assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
+    let all = String::from_utf8_lossy(&s.bytes()).into_owned();
+    assert!(
+        !all.contains(&key[8..key.len() - 4]),
+        "the key's secret part reached the terminal"
+    );
+}
