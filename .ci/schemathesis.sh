@@ -8,17 +8,31 @@
 #   CONVO_BIN=path/to/convo   the binary to serve with (default target/debug/convo)
 #   ST_MAX_EXAMPLES=N         test cases per operation and phase (default 50)
 #   ST_SPEC=path.yaml         the OpenAPI file to test with (default assets/openapi.yaml)
-# Installs schemathesis 4.x into target/schemathesis-venv (kept between runs).
+# Installs schemathesis 4.x into target/schemathesis-venv (or, without the venv module,
+# target/schemathesis-pkgs), kept between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=target/schemathesis-venv
-if [ ! -x "$VENV/bin/st" ]; then
-  echo "== installing schemathesis 4.x into $VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'schemathesis>=4.32,<5'
+PKGS=target/schemathesis-pkgs
+SPEC_PIN='schemathesis>=4.32,<5'
+if [ -x "$VENV/bin/st" ]; then
+  ST=("$VENV/bin/st")
+elif [ -d "$PKGS/schemathesis" ]; then
+  ST=(env PYTHONPATH="$PKGS" python3 -m schemathesis.cli)
+else
+  echo "== installing schemathesis 4.x"
+  if python3 -m venv "$VENV" 2>/dev/null; then
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$SPEC_PIN"
+    ST=("$VENV/bin/st")
+  else
+    # No venv module (e.g. python3-venv not installed): a plain target directory.
+    rm -rf "$VENV"
+    python3 -m pip install --quiet --disable-pip-version-check --target "$PKGS" "$SPEC_PIN"
+    ST=(env PYTHONPATH="$PKGS" python3 -m schemathesis.cli)
+  fi
 fi
-"$VENV/bin/st" --version
+"${ST[@]}" --version
 
 BIN="${CONVO_BIN:-target/debug/convo}"
 if [ ! -x "$BIN" ]; then
@@ -62,7 +76,7 @@ echo "== schemathesis against $URL"
 # (parameters cannot exclude each other), and a cursor the server did not issue is a 400
 # `invalid_cursor` (opaque cursors cannot be generated). Both 400s are in the spec and tested
 # in tests/demo_server.rs.
-"$VENV/bin/st" run "${ST_SPEC:-assets/openapi.yaml}" \
+"${ST[@]}" run "${ST_SPEC:-assets/openapi.yaml}" \
   --url "$URL" \
   --header "Authorization: Bearer $KEY" \
   --checks all \
