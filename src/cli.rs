@@ -23,19 +23,34 @@ The key comes from CONVO_API_KEY, api_key_command or api_key, in that order.";
 #[command(name = "convo", version, about, after_help = AFTER_HELP)]
 pub struct Cli {
     /// Config file to read instead of the default (also CONVO_CONFIG).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        help_heading = "Global options"
+    )]
     pub config: Option<PathBuf>,
 
     /// Base URL of the service, overriding the config file and CONVO_BASE_URL.
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        help_heading = "Global options"
+    )]
     pub base_url: Option<String>,
 
     /// Profile of the config file to use ([profiles.NAME]; also CONVO_PROFILE).
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Global options"
+    )]
     pub profile: Option<String>,
 
     /// Start an embedded demo server on a free loopback port and use it (no config needed).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     pub demo: bool,
 
     /// Open the TUI on this saved view ([[views]] in the config, or "Unassigned open").
