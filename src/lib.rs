@@ -4,6 +4,8 @@
 //! Layers, top to bottom (arrows point down only):
 //! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing only).
 //! - [`list`]: the non-interactive `convo list` command.
+//! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page.
+//! - [`logging`]: tracing to a file in the data dir.
 //! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
 //! - [`config`]: the TOML config file, env and flag overrides.
 //! - [`pager`]: the cursor walk, a pure state machine.

@@ -4,6 +4,8 @@
 //! - `cli`: clap definitions of the command line.
 //! - `tui`: the interactive browser (`convo`, `convo --demo`); `tui::view` draws only.
 //! - `list`: `convo list …` for scripts.
+//! - `setup`: `convo doctor`, `convo config init`, completions, the man page.
+//! - `logging`: tracing to a file in the data dir, never to the screen.
 //! - `demo`: the embedded demo server (`convo demo-server`, `--demo`).
 //! - `config`: the config file with env and flag overrides.
 //! - `pager`: the cursor walk (pure).
