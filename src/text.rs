@@ -64,7 +64,10 @@ pub fn width(s: &str) -> usize {
 /// Sanitises `s` and cuts it to at most `max` cells, ending in `…` when cut.
 pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
     let clean = sanitize(s);
-    if width(&clean) <= max {
+    // Zero-width characters (combining marks) cost no cells; cap them too, so a megabyte of
+    // them cannot pass through a cell of ten.
+    let char_cap = max.saturating_mul(4).max(8);
+    if width(&clean) <= max && clean.chars().nth(char_cap).is_none() {
         return clean;
     }
     if max == 0 {
@@ -73,9 +76,9 @@ pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
     let budget = max - 1; // room for the ellipsis
     let mut used = 0;
     let mut out = String::with_capacity(max * 2);
-    for c in clean.chars() {
+    for (n, c) in clean.chars().enumerate() {
         let w = UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > budget {
+        if used + w > budget || n + 1 >= char_cap {
             break;
         }
         used += w;
@@ -122,5 +125,7 @@ mod tests {
         assert!(width(&fit("abcdef", 4)) <= 4);
         assert_eq!(fit("abc", 0), "");
         assert_eq!(fit("abcdef", 1), "…");
+        let marks = format!("a{}", "\u{301}".repeat(100_000));
+        assert!(fit(&marks, 10).chars().count() <= 40);
     }
 }
