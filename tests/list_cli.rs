@@ -300,3 +300,44 @@ fn hostile_text_in_table_never_reaches_the_terminal_raw() {
         serde_json::from_str::<Value>(l).expect("still valid JSON");
     }
 }
+
+#[test]
+fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
+    let d = Demo::start(
+        100,
+        40,
+        Faults {
+            fail_after: Some(2),
+            ..Faults::default()
+        },
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(
+        &d,
+        &tmp,
+        &[
+            "conversations",
+            "--all",
+            "--limit",
+            "10",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let ids: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        want_ids(100)[..20].to_vec(),
+        "the two good pages, in order"
+    );
+    assert!(stderr(&o).contains("HTTP 500"), "{}", stderr(&o));
+}

@@ -53,6 +53,9 @@ pub struct DemoServerArgs {
     /// For testing: every API request answers 500 (once the key is accepted).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub fail_always: bool,
+    /// For testing: every API request after the first N answers 500 (dies mid-walk).
+    #[arg(long, value_name = "N", help_heading = "Faults (for testing)")]
+    pub fail_after: Option<u32>,
     /// For testing: the first N API requests answer 429 with a Retry-After header.
     #[arg(
         long,
@@ -140,6 +143,7 @@ impl DemoServerArgs {
                 fail_status: self.fail_status,
                 fail_every: self.fail_every,
                 fail_always: self.fail_always,
+                fail_after: self.fail_after,
                 rate_limit_first: self.rate_limit_first,
                 retry_after: self.retry_after.clone(),
                 malformed_page: self.malformed_page,

@@ -19,6 +19,8 @@ pub struct Faults {
     pub fail_every: u32,
     /// Every request answers 500.
     pub fail_always: bool,
+    /// Every request after the first N answers 500 (a service that dies mid-walk).
+    pub fail_after: Option<u32>,
     /// The first N requests answer 429 with `Retry-After: retry_after` (when `fail_first` is
     /// also set, it wins for the requests both cover).
     pub rate_limit_first: u32,

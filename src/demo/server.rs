@@ -128,7 +128,7 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
     let fail = |status: StatusCode| {
         ApiErr::new(status, "server_error", "the demo server was told to fail").into_response()
     };
-    if f.fail_always {
+    if f.fail_always || f.fail_after.is_some_and(|k| n > u64::from(k)) {
         return Err(fail(StatusCode::INTERNAL_SERVER_ERROR));
     }
     if n <= u64::from(f.fail_first) {
