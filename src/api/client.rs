@@ -146,9 +146,7 @@ pub fn http_builder() -> reqwest::ClientBuilder {
 /// True for 127.0.0.0/8, ::1 and `localhost` exactly (`*.localhost` depends on the resolver).
 pub fn is_loopback_host(url: &Url) -> bool {
     match url.host() {
-        Some(url::Host::Domain(d)) => {
-            d.eq_ignore_ascii_case("localhost")
-        }
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
         Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
         None => false,
