@@ -118,6 +118,33 @@ pub struct DemoServerArgs {
     /// For testing: the first visitor's attributes hold a 2 MB string.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub big_attribute: bool,
+    /// For testing: about N conversation changes a minute, alternately a new open,
+    /// unassigned conversation at the top and a reassignment of one of the first rows.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Faults (for testing)"
+    )]
+    pub churn: u32,
+    /// For testing, deterministic: every first-page conversations request after the first
+    /// adds N new open, unassigned conversations at the top.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Faults (for testing)"
+    )]
+    pub churn_head_new: u32,
+    /// For testing, deterministic: every first-page conversations request after the first
+    /// reassigns N of the first ten conversations.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Faults (for testing)"
+    )]
+    pub churn_head_reassign: u32,
 }
 
 /// A row count: a number from 0 to 5,000,000.
@@ -159,6 +186,11 @@ impl DemoServerArgs {
                 hostile: self.hostile,
                 redirect_to: self.redirect_to.clone(),
                 big_attribute: self.big_attribute,
+                churn: super::Churn {
+                    per_minute: self.churn,
+                    new_per_head: self.churn_head_new,
+                    reassign_per_head: self.churn_head_reassign,
+                },
             },
         }
     }

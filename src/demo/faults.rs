@@ -8,7 +8,8 @@
 /// `fail_every`, `rate_limit_first`, `malformed_page`, `wrong_shape`; then the parameters are
 /// validated (400); then the page faults (`oversize_page`, `duplicate_ids`,
 /// `null_cursor_with_more`, `cursor_loop`, `bad_row`, `reset_mid_body`). `unknown_status`,
-/// `hostile` and `big_attribute` change the data at start.
+/// `hostile` and `big_attribute` change the data at start; `churn` changes the conversations
+/// before each conversations request it applies to.
 #[derive(Debug, Clone, Default)]
 pub struct Faults {
     /// The first N requests answer `fail_status` (default 500).
@@ -52,4 +53,6 @@ pub struct Faults {
     pub redirect_to: Option<String>,
     /// The first visitor's attributes hold a 2 MB string.
     pub big_attribute: bool,
+    /// Conversations change between requests (new ones at the head, reassignments).
+    pub churn: super::Churn,
 }

@@ -2,6 +2,7 @@
 //! keyset cursors, the order of decisions.md) on generated data, on loopback only. It lets a
 //! new user see convo work in one command and lets tests talk real HTTP.
 
+mod churn;
 pub mod cli;
 mod cursor;
 pub mod data;
@@ -18,6 +19,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::Faults;
 pub use server::OPENAPI_YAML;
@@ -100,6 +102,10 @@ impl DemoServer {
             m.insert("blob".into(), "x".repeat(2 * 1024 * 1024).into());
         }
         let ix = data::Indexes::build(&data);
+        let churn = faults
+            .churn
+            .is_on()
+            .then(|| churn::Churning::new(faults.churn, &data, seed));
         let cancel = CancellationToken::new();
         let shared = Arc::new(server::Shared {
             data,
@@ -107,6 +113,7 @@ impl DemoServer {
             key: demo_key(seed),
             latency: opts.latency,
             faults,
+            churn,
             requests: AtomicU64::new(0),
             cancel: cancel.clone(),
         });
@@ -147,6 +154,15 @@ impl DemoServer {
     /// and `big_attribute` faults applied when they are on.
     pub fn data(&self) -> &Dataset {
         &self.shared.data
+    }
+
+    /// The conversations being served now: with churn on, as changed so far; otherwise
+    /// the same as [`DemoServer::data`].
+    pub fn conversations_now(&self) -> Vec<DemoConversation> {
+        match &self.shared.churn {
+            Some(c) => c.read().data.conversations.clone(),
+            None => self.shared.data.conversations.clone(),
+        }
     }
 
     /// Stops serving and waits (at most 2 s) for open requests to finish, then drops the

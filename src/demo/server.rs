@@ -29,6 +29,8 @@ pub(crate) struct Shared {
     pub key: String,
     pub latency: Duration,
     pub faults: Faults,
+    /// Only when churn is on (test only): the changing copy of the data.
+    pub churn: Option<super::churn::Churning>,
     pub requests: AtomicU64,
     pub cancel: CancellationToken,
 }
@@ -366,9 +368,17 @@ async fn conversations(
             ("unassigned", unassigned.map(|b| b.to_string())),
             ("visitor_id", visitor.map(|u| u.to_string())),
         ]);
-        let candidates = visitor.map(|v| s.ix.by_visitor.get(&v).map_or(&[][..], Vec::as_slice));
+        if let Some(ch) = &s.churn {
+            ch.advance(!q.contains_key("cursor"));
+        }
+        let live = s.churn.as_ref().map(|ch| ch.read());
+        let (data, ix) = match &live {
+            Some(l) => (&l.data, &l.ix),
+            None => (&s.data, &s.ix),
+        };
+        let candidates = visitor.map(|v| ix.by_visitor.get(&v).map_or(&[][..], Vec::as_slice));
         let list = List {
-            rows: &s.data.conversations,
+            rows: &data.conversations,
             key: conv_key,
             kind: b'c',
         };

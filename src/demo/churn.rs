@@ -1,0 +1,218 @@
+//! Test-only data churn: the demo server's conversations change between requests, so the
+//! browser's "what changed" marks and periodic refresh can be tried and tested.
+//!
+//! New conversations get the newest `createdAt` (one second after the head), so they land at
+//! the head of the API order and keyset cursors handed out earlier stay valid. A reassignment
+//! changes the assignee (and `updatedAt`) of one of the first rows in place; its position does
+//! not move. The indexes are rebuilt after each change (positions shift by one per insert).
+
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::time::Instant;
+
+use jiff::{SignedDuration, Timestamp};
+
+use super::data::{Dataset, DemoConversation, Indexes, REFERENCE_TIME, Rng};
+
+/// How the conversations change. All zero (the default): never.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Churn {
+    /// About N changes a minute by the wall clock, alternately a new conversation and a
+    /// reassignment (`--churn N`).
+    pub per_minute: u32,
+    /// Deterministic: every first-page conversations request (no cursor) after the first adds
+    /// this many new, open, unassigned conversations at the head.
+    pub new_per_head: u32,
+    /// Deterministic: … and reassigns this many of the first ten rows.
+    pub reassign_per_head: u32,
+}
+
+impl Churn {
+    /// Whether any churn is on.
+    pub fn is_on(&self) -> bool {
+        self.per_minute > 0 || self.new_per_head > 0 || self.reassign_per_head > 0
+    }
+}
+
+/// How many of the first rows a reassignment picks from (they are on the first page).
+const REASSIGN_WINDOW: usize = 10;
+
+/// The changing copy of the data and what has been done to it.
+#[derive(Debug)]
+pub(crate) struct Live {
+    pub data: Dataset,
+    pub ix: Indexes,
+    rng: Rng,
+    /// Wall-clock changes done so far.
+    timed: u64,
+    /// First-page requests seen so far.
+    heads: u64,
+    started: Instant,
+}
+
+/// The churn state shared by the handlers: a lock around [`Live`]. Only built when churn is
+/// on, so the normal path takes no lock.
+#[derive(Debug)]
+pub(crate) struct Churning {
+    pub churn: Churn,
+    live: RwLock<Live>,
+}
+
+impl Churning {
+    /// A churning copy of `data`, seeded from `seed`.
+    pub fn new(churn: Churn, data: &Dataset, seed: u64) -> Churning {
+        Churning {
+            churn,
+            live: RwLock::new(Live {
+                data: data.clone(),
+                ix: Indexes::build(data),
+                rng: Rng::new(seed ^ 0x6368_7572_6e21),
+                timed: 0,
+                heads: 0,
+                started: Instant::now(),
+            }),
+        }
+    }
+
+    /// Applies the changes due before a conversations request (`head`: it has no cursor).
+    pub fn advance(&self, head: bool) {
+        let mut live = self.live.write().unwrap_or_else(PoisonError::into_inner);
+        let mut changed = false;
+        if head {
+            live.heads += 1;
+            if live.heads > 1 {
+                for _ in 0..self.churn.new_per_head {
+                    changed |= live.insert();
+                }
+                for _ in 0..self.churn.reassign_per_head {
+                    changed |= live.reassign();
+                }
+            }
+        }
+        if self.churn.per_minute > 0 {
+            let ms = live.started.elapsed().as_millis() as u64;
+            let due = ms.saturating_mul(u64::from(self.churn.per_minute)) / 60_000;
+            while live.timed < due {
+                let k = live.timed;
+                live.timed += 1;
+                changed |= if k % 2 == 0 {
+                    live.insert()
+                } else {
+                    live.reassign()
+                };
+            }
+        }
+        if changed {
+            live.ix = Indexes::build(&live.data);
+        }
+    }
+
+    /// The current data (read lock).
+    pub fn read(&self) -> RwLockReadGuard<'_, Live> {
+        self.live.read().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Live {
+    /// Puts a new open, unassigned conversation at the head.
+    fn insert(&mut self) -> bool {
+        let Some(&site_id) = self.data.sites.first() else {
+            return false;
+        };
+        let site_id = *self
+            .data
+            .sites
+            .get(self.rng.below(self.data.sites.len() as u64) as usize)
+            .unwrap_or(&site_id);
+        let visitor_id = match self.data.visitors.len() {
+            0 => self.rng.uuid(),
+            n => self.data.visitors[self.rng.below(n as u64) as usize].id,
+        };
+        let created_at = match self.data.conversations.first() {
+            Some(h) => h
+                .created_at
+                .checked_add(SignedDuration::from_secs(1))
+                .unwrap_or(h.created_at),
+            None => REFERENCE_TIME.parse().unwrap_or(Timestamp::UNIX_EPOCH),
+        };
+        let c = DemoConversation {
+            id: self.rng.uuid(),
+            site_id,
+            visitor_id,
+            status: "open",
+            assignee_id: None,
+            created_at,
+            updated_at: created_at,
+        };
+        self.data.conversations.insert(0, c);
+        true
+    }
+
+    /// Gives one of the first rows another assignee (an agent, or nobody for an assigned one
+    /// a third of the time).
+    fn reassign(&mut self) -> bool {
+        let n = self.data.conversations.len().min(REASSIGN_WINDOW);
+        if n == 0 || self.data.agents.is_empty() {
+            return false;
+        }
+        let i = self.rng.below(n as u64) as usize;
+        let agents = self.data.agents.clone();
+        let head = self.data.conversations[0].created_at;
+        let c = &mut self.data.conversations[i];
+        let next = if c.assignee_id.is_some() && self.rng.chance(33) {
+            None
+        } else {
+            let mut a = *self.rng.pick(&agents);
+            if Some(a) == c.assignee_id {
+                a = agents[(agents.iter().position(|x| *x == a).unwrap_or(0) + 1) % agents.len()];
+            }
+            Some(a)
+        };
+        c.assignee_id = next;
+        c.updated_at = c.updated_at.max(head);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::dataset;
+
+    #[test]
+    fn heads_after_the_first_insert_at_the_top_and_reassign() {
+        let ds = dataset(7, 200, 50);
+        let ch = Churning::new(
+            Churn {
+                new_per_head: 3,
+                reassign_per_head: 2,
+                ..Churn::default()
+            },
+            &ds,
+            7,
+        );
+        ch.advance(true);
+        assert_eq!(ch.read().data.conversations, ds.conversations, "first head");
+        ch.advance(false);
+        assert_eq!(ch.read().data.conversations.len(), 200, "a later page");
+        ch.advance(true);
+        let live = ch.read();
+        let rows = &live.data.conversations;
+        assert_eq!(rows.len(), 203);
+        let key = |c: &DemoConversation| (c.created_at, c.id);
+        assert!(
+            rows.windows(2).all(|w| key(&w[0]) > key(&w[1])),
+            "API order kept"
+        );
+        assert!(rows[..3].iter().all(|c| c.status == "open"));
+        let reassigned = rows[3..]
+            .iter()
+            .zip(&ds.conversations)
+            .filter(|(a, b)| a.assignee_id != b.assignee_id)
+            .count();
+        assert!((1..=2).contains(&reassigned), "{reassigned}");
+        assert_eq!(
+            live.ix.by_visitor.values().map(Vec::len).sum::<usize>(),
+            203
+        );
+    }
+}
