@@ -22,7 +22,7 @@ pub struct Churn {
     /// Deterministic: every first-page conversations request (no cursor) after the first adds
     /// this many new, open, unassigned conversations at the head.
     pub new_per_head: u32,
-    /// Deterministic: … and reassigns this many of the first ten rows.
+    /// Deterministic: … and first reassigns this many distinct rows among the first ten.
     pub reassign_per_head: u32,
 }
 
@@ -80,11 +80,18 @@ impl Churning {
         if head {
             live.heads += 1;
             if live.heads > 1 {
+                // Reassign first, distinct rows, so that each one is a change of an old row.
+                let n = live.data.conversations.len().min(REASSIGN_WINDOW);
+                let mut at: Vec<usize> = (0..n).collect();
+                for k in 0..n {
+                    let j = k + live.rng.below((n - k) as u64) as usize;
+                    at.swap(k, j);
+                }
+                for &i in at.iter().take(self.churn.reassign_per_head as usize) {
+                    changed |= live.reassign_at(i);
+                }
                 for _ in 0..self.churn.new_per_head {
                     changed |= live.insert();
-                }
-                for _ in 0..self.churn.reassign_per_head {
-                    changed |= live.reassign();
                 }
             }
         }
@@ -147,14 +154,19 @@ impl Live {
         true
     }
 
-    /// Gives one of the first rows another assignee (an agent, or nobody for an assigned one
-    /// a third of the time).
+    /// Reassigns one of the first rows.
     fn reassign(&mut self) -> bool {
         let n = self.data.conversations.len().min(REASSIGN_WINDOW);
-        if n == 0 || self.data.agents.is_empty() {
+        let i = self.rng.below(n as u64) as usize;
+        self.reassign_at(i)
+    }
+
+    /// Gives row `i` another assignee (an agent, or nobody for an assigned one a third of
+    /// the time).
+    fn reassign_at(&mut self, i: usize) -> bool {
+        if i >= self.data.conversations.len() || self.data.agents.is_empty() {
             return false;
         }
-        let i = self.rng.below(n as u64) as usize;
         let agents = self.data.agents.clone();
         let head = self.data.conversations[0].created_at;
         let c = &mut self.data.conversations[i];
@@ -209,7 +221,7 @@ mod tests {
             .zip(&ds.conversations)
             .filter(|(a, b)| a.assignee_id != b.assignee_id)
             .count();
-        assert!((1..=2).contains(&reassigned), "{reassigned}");
+        assert_eq!(reassigned, 2);
         assert_eq!(
             live.ix.by_visitor.values().map(Vec::len).sum::<usize>(),
             203

@@ -12,6 +12,7 @@ pub mod app;
 pub mod command;
 pub mod form;
 pub mod format;
+pub mod insight;
 pub mod keys;
 pub mod layout;
 pub mod msg;

@@ -72,6 +72,8 @@ pub struct TabState<T, F> {
     pub head_in_flight: bool,
     /// The last refresh failed (shown in the footer; it never covers the table).
     pub refresh_error: Option<String>,
+    /// Rows new or changed since the previous fetch (see [`super::insight`]).
+    pub marks: super::insight::Marks,
 }
 
 impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
@@ -91,6 +93,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             reselect: None,
             head_in_flight: false,
             refresh_error: None,
+            marks: Default::default(),
         }
     }
 

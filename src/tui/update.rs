@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use super::app::{App, Overlay};
 use super::command::Command;
 use super::form::{FilterForm, FormOutcome};
+use super::insight;
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
 use super::msg::{Loaded, Msg};
@@ -41,10 +42,16 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::Key(k) => {
             if k.kind != KeyEventKind::Release {
                 app.dirty = true;
+                let before = app.selected_id();
                 on_key(app, k, &mut cmds);
+                seen_selection(app, before);
             }
         }
-        Msg::Mouse(m) => on_mouse(app, m),
+        Msg::Mouse(m) => {
+            let before = app.selected_id();
+            on_mouse(app, m);
+            seen_selection(app, before);
+        }
         Msg::Resize(w, h) => {
             app.size = (w, h);
             let body = app.body_height();
@@ -84,6 +91,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     }
     fill(app, &mut cmds);
     cmds
+}
+
+/// The user moved the selection to another row: that row's mark goes.
+fn seen_selection(app: &mut App, before: Option<uuid::Uuid>) {
+    if app.selected_id() != before {
+        with_tab!(app, app.active, |t| insight::selected(t));
+    }
 }
 
 /// Asks for the next page of each tab that wants one (at most one in flight per tab: the
@@ -134,14 +148,18 @@ fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
             if t.generation != generation || !t.pager.is_loading() {
                 return; // an older walk's answer: dropped
             }
+            let start = t.rows().len();
             t.apply(conversations_page(result), body);
+            insight::after_page(t, start);
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.generation != generation || !t.pager.is_loading() {
                 return;
             }
+            let start = t.rows().len();
             t.apply(visitors_page(result), body);
+            insight::after_page(t, start);
         }
     }
     app.dirty = true;
@@ -155,14 +173,14 @@ fn on_head(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
             if t.generation != generation || !t.head_in_flight {
                 return;
             }
-            t.merge_head(conversations_page(result), body)
+            insight::merge_head(t, conversations_page(result), body)
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.generation != generation || !t.head_in_flight {
                 return;
             }
-            t.merge_head(visitors_page(result), body)
+            insight::merge_head(t, visitors_page(result), body)
         }
     };
     if !merged.new_ids.is_empty() {
@@ -329,6 +347,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                     t.error = None; // retry the failed page; loaded rows stay
                     None
                 } else {
+                    insight::before_reload(t);
                     Some(t.restart(true))
                 }
             });

@@ -59,6 +59,7 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     } else if t.error.is_some() {
         spans.push(Span::styled(" · error", Style::new().fg(Color::Red)));
     }
+    spans.extend(super::marks::footer_spans(t));
     if t.refresh_error.is_some() {
         spans.push(Span::styled(
             " · refresh failed",

@@ -7,6 +7,7 @@ pub mod filter_pane;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod marks;
 pub mod picker;
 pub mod status;
 pub mod table;
@@ -23,6 +24,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     header::draw(app, frame, areas.header);
     chips::draw(app, frame, areas.chips);
     table::draw(app, frame, areas.table);
+    marks::draw(app, frame, areas.table);
     if let Some(d) = areas.detail {
         detail::draw(app, frame, d);
     }

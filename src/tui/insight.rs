@@ -1,0 +1,250 @@
+//! What changed since the previous fetch (issue 7): marks on rows that are new and rows whose
+//! watched fields (a conversation's status or assignee) changed.
+//!
+//! - A periodic refresh merges the first page ([`crate::pager::Pager::merge_head`]): its
+//!   `new_ids` are new, and its `changed_ids` are kept when the watched fields differ.
+//! - A reload (`r`) starts a new walk: the rows loaded before are remembered by id, and the
+//!   new walk's pages are compared with them as they arrive. A row the old walk did not have
+//!   is new only once a row that it did have comes after it (otherwise it may simply be past
+//!   where the old walk had got to).
+//! - Each refresh replaces the marks; a mark goes when its row is selected; a new walk (a
+//!   filter change) drops them all (they belong to one generation).
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+
+use uuid::Uuid;
+
+use super::tab::{TabFilter, TabState};
+use crate::api::{ApiError, Conversation, Page, Row, Visitor};
+use crate::pager::Merged;
+
+/// A row whose "did it change" fields can be fingerprinted.
+pub trait Watched: Row {
+    /// A hash of the fields whose change is worth a mark.
+    fn watch_hash(&self) -> u64;
+}
+
+fn hash_of(v: impl Hash) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    v.hash(&mut h);
+    h.finish()
+}
+
+impl Watched for Conversation {
+    /// Status and assignee (not `updatedAt`: any message moves it).
+    fn watch_hash(&self) -> u64 {
+        hash_of((self.status.as_str(), self.assignee_id))
+    }
+}
+
+impl Watched for Visitor {
+    fn watch_hash(&self) -> u64 {
+        hash_of((&self.email, &self.name, &self.external_id))
+    }
+}
+
+/// The mark on one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    New,
+    Changed,
+}
+
+impl Mark {
+    /// The symbol in the table's gutter (one cell wide).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Mark::New => "•",
+            Mark::Changed => "~",
+        }
+    }
+}
+
+/// A reload being compared with the rows loaded before it.
+#[derive(Debug, Clone, Default)]
+struct ReloadDiff {
+    /// Watch hashes of the rows loaded before, by id.
+    before: HashMap<Uuid, u64>,
+    /// Rows of `before` met again so far.
+    matched: usize,
+    /// Rows not in `before` that are not yet known to be new.
+    pending: Vec<Uuid>,
+}
+
+/// One tab's marks.
+#[derive(Debug, Clone, Default)]
+pub struct Marks {
+    /// The walk the marks belong to; another generation shows none.
+    generation: u64,
+    new: HashSet<Uuid>,
+    changed: HashSet<Uuid>,
+    reload: Option<ReloadDiff>,
+}
+
+impl Marks {
+    /// The mark of a row in walk `generation`.
+    pub fn mark(&self, generation: u64, id: &Uuid) -> Option<Mark> {
+        if generation != self.generation {
+            None
+        } else if self.new.contains(id) {
+            Some(Mark::New)
+        } else if self.changed.contains(id) {
+            Some(Mark::Changed)
+        } else {
+            None
+        }
+    }
+
+    /// How many rows are marked new and changed in walk `generation`.
+    pub fn counts(&self, generation: u64) -> (usize, usize) {
+        if generation != self.generation {
+            (0, 0)
+        } else {
+            (self.new.len(), self.changed.len())
+        }
+    }
+
+    /// The row was selected: its mark goes.
+    pub fn seen(&mut self, id: &Uuid) {
+        self.new.remove(id);
+        self.changed.remove(id);
+    }
+
+    fn replace(&mut self, generation: u64) {
+        self.generation = generation;
+        self.new.clear();
+        self.changed.clear();
+    }
+}
+
+/// Merges a refreshed first page into the tab and marks what is new or changed.
+pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
+    t: &mut TabState<T, F>,
+    result: Result<Page<T>, ApiError>,
+    body: usize,
+) -> Merged {
+    let before: HashMap<Uuid, u64> = match &result {
+        Ok(page) => {
+            let fresh: HashSet<Uuid> = page.items.iter().map(Row::id).collect();
+            t.rows()
+                .iter()
+                .filter(|r| fresh.contains(&r.id()))
+                .map(|r| (r.id(), r.watch_hash()))
+                .collect()
+        }
+        Err(_) => HashMap::new(),
+    };
+    let ok = result.is_ok();
+    let merged = t.merge_head(result, body);
+    if ok {
+        let generation = t.generation;
+        let changed: HashSet<Uuid> = merged.changed_ids.iter().copied().collect();
+        let m = &mut t.marks;
+        m.replace(generation);
+        m.reload = None;
+        m.new.extend(merged.new_ids.iter().copied());
+        for r in t.pager.rows() {
+            let id = r.id();
+            if changed.contains(&id) && before.get(&id) != Some(&r.watch_hash()) {
+                m.changed.insert(id);
+            }
+        }
+    }
+    merged
+}
+
+/// Before a reload restarts the walk: remembers the rows loaded now, to compare the new walk
+/// (generation `t.generation + 1`) with them.
+pub fn before_reload<T: Watched + Clone + PartialEq, F: TabFilter>(t: &mut TabState<T, F>) {
+    let before = t
+        .rows()
+        .iter()
+        .map(|r| (r.id(), r.watch_hash()))
+        .collect::<HashMap<_, _>>();
+    let m = &mut t.marks;
+    m.replace(t.generation + 1);
+    m.reload = (!before.is_empty()).then(|| ReloadDiff {
+        before,
+        ..ReloadDiff::default()
+    });
+}
+
+/// After a page of the walk was applied: `start` is where its rows begin. Compares them with
+/// the rows before a reload, if one is being compared.
+pub fn after_page<T: Watched + Clone + PartialEq, F: TabFilter>(
+    t: &mut TabState<T, F>,
+    start: usize,
+) {
+    let m = &mut t.marks;
+    if m.generation != t.generation {
+        m.reload = None;
+        return;
+    }
+    let Some(diff) = m.reload.as_mut() else {
+        return;
+    };
+    for r in t.pager.rows().get(start..).unwrap_or_default() {
+        let id = r.id();
+        match diff.before.get(&id) {
+            Some(h) => {
+                diff.matched += 1;
+                if *h != r.watch_hash() {
+                    m.changed.insert(id);
+                }
+                m.new.extend(diff.pending.drain(..));
+            }
+            None => diff.pending.push(id),
+        }
+    }
+    if diff.matched >= diff.before.len() || t.pager.is_done() {
+        m.reload = None;
+    }
+}
+
+/// The selection moved (key or mouse): the mark of the row now selected goes.
+pub fn selected<T: Watched + Clone + PartialEq, F: TabFilter>(t: &mut TabState<T, F>) {
+    if let Some(id) = t.selected_row().map(Row::id) {
+        t.marks.seen(&id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Limit, Resource};
+    use crate::tui::testing::{AGENT_B, conversation, page};
+
+    fn tab() -> TabState<Conversation, crate::api::ConversationFilter> {
+        TabState::new(
+            Resource::Conversations,
+            Default::default(),
+            Limit::new(10).unwrap_or(Limit::DEFAULT),
+        )
+    }
+
+    #[test]
+    fn a_reload_marks_rows_before_a_known_one_as_new_and_changed_ones() {
+        let rows: Vec<Conversation> = (0..20).map(conversation).collect();
+        let mut t = tab();
+        let _ = t.next_fetch(5, Limit::DEFAULT);
+        t.apply(Ok(page(&rows, 0, 10)), 5);
+        before_reload(&mut t);
+        let _ = t.restart(true);
+        let mut fresh: Vec<Conversation> = (100..102).map(conversation).collect();
+        fresh.extend(rows.iter().cloned());
+        assert_eq!(fresh[4].assignee_id, Some(AGENT_B));
+        fresh[4].assignee_id = None; // row 2
+        fresh[5].updated_at = fresh[6].updated_at.clone(); // not watched
+        let _ = t.next_fetch(5, Limit::DEFAULT);
+        let start = t.rows().len();
+        t.apply(Ok(page(&fresh, 0, 10)), 5);
+        after_page(&mut t, start);
+        let g = t.generation;
+        assert_eq!(t.marks.counts(g), (2, 1));
+        assert_eq!(t.marks.mark(g, &fresh[0].id), Some(Mark::New));
+        assert_eq!(t.marks.mark(g, &fresh[4].id), Some(Mark::Changed));
+        assert_eq!(t.marks.mark(g, &fresh[5].id), None);
+        assert_eq!(t.marks.mark(g + 1, &fresh[0].id), None, "another walk");
+    }
+}

@@ -1,0 +1,265 @@
+//! Issue 7, "what changed": marks on new and changed rows across refreshes, at the `update`
+//! level (a fake server whose rows change) and through the real loop against a churning demo
+//! server.
+
+use std::io;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use futures::Stream;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use convo::api::{ApiKey, Client, ClientSettings, KeySource, Status};
+use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
+use convo::tui::app::App;
+use convo::tui::insight::Mark;
+use convo::tui::msg::Msg;
+use convo::tui::runtime::Runtime;
+use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now, render};
+use convo::tui::update::update;
+
+fn at(secs: i64) -> Msg {
+    Msg::Tick(
+        now()
+            .checked_add(jiff::SignedDuration::from_secs(secs))
+            .unwrap_or(now()),
+    )
+}
+
+fn mark(app: &App, i: usize) -> Option<Mark> {
+    let t = &app.conversations;
+    t.marks.mark(t.generation, &t.rows()[i].id)
+}
+
+fn refreshing(server: &FakeServer) -> App {
+    let mut app = testing::app(120, 30, 50);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    server.settle(&mut app, Msg::Resize(120, 30));
+    app
+}
+
+#[test]
+fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refresh() {
+    let mut server = FakeServer::new(200, 5);
+    let mut app = refreshing(&server);
+    update(&mut app, key(KeyCode::Down));
+    for i in 0..3 {
+        server
+            .conversations
+            .insert(0, testing::conversation(9000 + i));
+    }
+    // row 3 of the old list (now 6): a new assignee; row 5 (now 8): only updatedAt moves
+    server.conversations[6].assignee_id = Some(AGENT_A);
+    assert_ne!(testing::conversation(3).assignee_id, Some(AGENT_A));
+    server.conversations[8].updated_at = server.conversations[9].updated_at.clone();
+    server.settle(&mut app, at(10));
+
+    let g = app.conversations.generation;
+    assert_eq!(app.conversations.marks.counts(g), (3, 1));
+    assert_eq!(mark(&app, 0), Some(Mark::New));
+    assert_eq!(mark(&app, 2), Some(Mark::New));
+    assert_eq!(mark(&app, 3), None, "the old first row");
+    assert_eq!(mark(&app, 6), Some(Mark::Changed));
+    assert_eq!(mark(&app, 8), None, "updatedAt alone is no change");
+    let screen = render(&app);
+    assert!(screen.contains("• 3 new · ~ 1 changed"), "{screen}");
+    // the selection stayed on its row (4 now) and on its screen line: the new rows are above
+    assert_eq!(app.conversations.selected, 4);
+    assert_eq!(app.conversations.offset, 3);
+
+    // selecting a marked row clears its mark
+    update(&mut app, ch('g'));
+    assert_eq!(mark(&app, 0), None);
+    assert_eq!(app.conversations.marks.counts(g), (2, 1));
+    let screen = render(&app);
+    let lines: Vec<&str> = screen.lines().collect();
+    // the table body starts on line 3 (header, chips, column titles)
+    assert!(lines[3].starts_with("\">"), "{}", lines[3]);
+    assert!(lines[4].starts_with("\"•"), "{}", lines[4]);
+    assert!(lines[5].starts_with("\"•"), "{}", lines[5]);
+    assert!(lines[6].starts_with("\" "), "{}", lines[6]);
+    assert!(lines[9].starts_with("\"~"), "{}", lines[9]);
+
+    // the next refresh replaces the marks: nothing changed, nothing marked
+    server.settle(&mut app, at(20));
+    assert_eq!(app.conversations.marks.counts(g), (0, 0));
+    let screen = render(&app);
+    assert!(
+        !screen.contains("•") && !screen.contains("changed"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_reload_compares_the_new_walk_with_the_rows_before() {
+    let mut server = FakeServer::new(200, 5);
+    let mut app = refreshing(&server);
+    app.refresh_on = false;
+    for i in 0..2 {
+        server
+            .conversations
+            .insert(0, testing::conversation(7000 + i));
+    }
+    server.conversations[2].status = Status::Other("snoozed".into());
+    server.settle(&mut app, ch('r'));
+    let g = app.conversations.generation;
+    assert_eq!(app.conversations.marks.counts(g), (2, 1));
+    assert_eq!(mark(&app, 1), Some(Mark::New));
+    assert_eq!(mark(&app, 2), Some(Mark::Changed));
+    // a filter change is another list: no marks
+    server.settle(&mut app, ch('u'));
+    let g = app.conversations.generation;
+    assert_eq!(app.conversations.marks.counts(g), (0, 0));
+    assert!(!render(&app).contains("•"));
+}
+
+/// Keys 30 ms apart, then `idle` of nothing, then the end of input (which ends the loop).
+fn script(keys: Vec<KeyCode>, idle: Duration) -> impl Stream<Item = io::Result<Event>> + Unpin {
+    let mut items: Vec<Option<KeyCode>> = keys.into_iter().map(Some).collect();
+    items.push(None);
+    Box::pin(futures::stream::unfold(
+        (items.into_iter(), idle),
+        |(mut it, idle)| async move {
+            match it.next()? {
+                Some(code) => {
+                    tokio::time::sleep(Duration::from_millis(30)).await;
+                    let mods = match code {
+                        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+                        _ => KeyModifiers::NONE,
+                    };
+                    Some((Ok(Event::Key(KeyEvent::new(code, mods))), (it, idle)))
+                }
+                None => {
+                    tokio::time::sleep(idle).await;
+                    None
+                }
+            }
+        },
+    ))
+}
+
+struct Harness {
+    rt: Runtime,
+    terminal: Terminal<TestBackend>,
+    app: App,
+    out: Vec<u8>,
+}
+
+impl Harness {
+    async fn phase(&mut self, keys: Vec<KeyCode>, idle_ms: u64) -> String {
+        self.rt
+            .run(
+                &mut self.terminal,
+                &mut self.app,
+                script(keys, Duration::from_millis(idle_ms)),
+                &mut self.out,
+            )
+            .await
+            .expect("loop runs");
+        self.terminal.backend().to_string()
+    }
+
+    /// Repeats `keys` until the screen contains `want` (at most ~20 s).
+    async fn until(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.phase(keys.clone(), 100).await;
+            if screen.contains(want) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "never saw {want:?}:\n{screen}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh() {
+    let server = DemoServer::start(DemoOptions {
+        addr: ([127, 0, 0, 1], 0).into(),
+        seed: 11,
+        conversations: 300,
+        visitors: 50,
+        faults: Faults {
+            churn: Churn {
+                new_per_head: 3,
+                reassign_per_head: 2,
+                ..Churn::default()
+            },
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    })
+    .await
+    .expect("demo server");
+    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
+    let client = Client::new(ClientSettings::new(server.base_url(), key)).expect("client");
+    let mut h = Harness {
+        rt: Runtime::new(client),
+        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
+        app: testing::app(120, 30, 25),
+        out: Vec::new(),
+    };
+    h.until(vec![], "50 loaded · more available").await;
+    assert!(!h.terminal.backend().to_string().contains("•"));
+    let before = h.app.conversations.rows().to_vec();
+
+    // r: a new walk, compared with the rows before it
+    h.phase(vec![KeyCode::Char('r')], 50).await;
+    let screen = h.until(vec![], "• 3 new").await;
+    assert!(screen.contains("~ 2 changed"), "{screen}");
+    let now_rows = server.conversations_now();
+    let t = &h.app.conversations;
+    let g = t.generation;
+    for c in &now_rows[..3] {
+        assert_eq!(t.marks.mark(g, &c.id), Some(Mark::New));
+    }
+    let changed: Vec<_> = now_rows[3..]
+        .iter()
+        .zip(&before)
+        .filter(|(a, b)| a.assignee_id != b.assignee_id)
+        .map(|(a, _)| a.id)
+        .collect();
+    assert_eq!(changed.len(), 2);
+    for id in &changed {
+        assert_eq!(t.marks.mark(g, id), Some(Mark::Changed));
+    }
+
+    // periodic refresh: the next first page brings 3 more; the old marks are replaced
+    h.app.refresh_secs = Some(1);
+    h.app.refresh_on = true;
+    h.app.last_refresh = jiff::Timestamp::now();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while h.app.conversations.rows()[0].id == now_rows[0].id {
+        h.phase(vec![], 200).await;
+        assert!(Instant::now() < deadline, "no refresh merged");
+    }
+    h.app.refresh_on = false;
+    let latest = server.conversations_now();
+    let t = &h.app.conversations;
+    assert_eq!(
+        t.rows()[..6],
+        {
+            let mut want: Vec<convo::api::Conversation> = Vec::new();
+            for c in &latest[..6] {
+                want.push(
+                    serde_json::from_value(serde_json::to_value(c).expect("json")).expect("row"),
+                );
+            }
+            want
+        }[..]
+    );
+    assert_eq!(t.marks.counts(t.generation), (3, 2));
+    for c in &latest[..3] {
+        assert_eq!(t.marks.mark(t.generation, &c.id), Some(Mark::New));
+    }
+    for c in &now_rows[..3] {
+        assert_ne!(
+            t.marks.mark(t.generation, &c.id),
+            Some(Mark::New),
+            "replaced"
+        );
+    }
+    server.shutdown().await;
+}
