@@ -323,6 +323,7 @@ async fn walk<F: ListFilter, T: Printable>(
     let mut bad_rows = 0usize;
     let mut table: Vec<Vec<String>> = Vec::new();
     let mut first = true;
+    let mut line_buf: Vec<u8> = Vec::with_capacity(512);
     let fmt = common.format;
 
     if fmt == Format::Csv && !quiet_pipe(writeln!(o.out, "{}", T::CSV_HEADER.join(",")))? {
@@ -388,16 +389,30 @@ async fn walk<F: ListFilter, T: Printable>(
             printed += 1;
             let line = match fmt {
                 Format::Jsonl | Format::Json => {
-                    let json = serde_json::to_string(&row)
-                        .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
-                    let json = json_terminal_safe(json);
+                    // One reused buffer; rows that are plain ASCII (the common case) skip the
+                    // terminal-safety pass.
+                    line_buf.clear();
                     if fmt == Format::Json {
-                        let sep = if first { "\n  " } else { ",\n  " };
+                        line_buf.extend_from_slice(if first { b"\n  " } else { b",\n  " });
                         first = false;
-                        format!("{sep}{json}")
-                    } else {
-                        format!("{json}\n")
                     }
+                    let start = line_buf.len();
+                    serde_json::to_writer(&mut line_buf, &row)
+                        .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
+                    if line_buf[start..].iter().any(|&b| b >= 0x7f) {
+                        let json = String::from_utf8_lossy(&line_buf[start..]).into_owned();
+                        let safe = json_terminal_safe(json);
+                        line_buf.truncate(start);
+                        line_buf.extend_from_slice(safe.as_bytes());
+                    }
+                    if fmt == Format::Jsonl {
+                        line_buf.push(b'\n');
+                    }
+                    if !quiet_pipe(o.out.write_all(&line_buf))? {
+                        open = false;
+                        break;
+                    }
+                    continue;
                 }
                 Format::Csv => {
                     let mut l = row

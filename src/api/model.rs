@@ -275,7 +275,10 @@ pub fn repair_lone_surrogates(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     }
     let is_high = |u: u16| (0xd800..0xdc00).contains(&u);
     let is_low = |u: u16| (0xdc00..0xe000).contains(&u);
-    // Fast path: most bodies hold no surrogate escape at all.
+    // Fast paths: most bodies hold no backslash (a vectorised scan), or no surrogate escape.
+    if !body.contains(&b'\\') {
+        return std::borrow::Cow::Borrowed(body);
+    }
     if !body.windows(3).any(|w| {
         w[0] == b'u'
             && (w[1] == b'd' || w[1] == b'D')
