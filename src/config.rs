@@ -39,6 +39,9 @@ pub struct View {
     pub tab: Resource,
     pub conversations: ConversationFilter,
     pub visitors: VisitorFilter,
+    /// `notify = true`: a bell and a desktop notification (fixed text) when a refresh finds
+    /// more unassigned open conversations in this view than before. Conversations views only.
+    pub notify: bool,
 }
 
 /// Names for site and agent UUIDs.
@@ -192,6 +195,7 @@ struct FileView {
     visitor_id: Option<String>,
     email: Option<String>,
     external_id: Option<String>,
+    notify: Option<bool>,
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -269,6 +273,12 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
             "status, assignee, site_id and visitor_id filter conversations, not visitors".into(),
         ));
     }
+    if tab == Resource::Visitors && v.notify == Some(true) {
+        return Err(invalid(
+            "notify",
+            "notify watches unassigned open conversations: it needs a conversations view".into(),
+        ));
+    }
     if tab == Resource::Conversations && vis_keys {
         return Err(invalid(
             "tab",
@@ -307,6 +317,7 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
             email: v.email,
             external_id: v.external_id,
         },
+        notify: v.notify.unwrap_or(false),
     })
 }
 
@@ -683,8 +694,23 @@ mod tests {
     #[test]
     fn the_example_parses_with_all_its_views() {
         let c = load(include_str!("../config.example.toml")).unwrap();
-        assert_eq!(c.views.len(), 3);
+        assert_eq!(c.views.len(), 4);
+        assert_eq!(
+            c.views.iter().filter(|v| v.notify).count(),
+            1,
+            "one view notifies"
+        );
         assert!(!c.aliases.is_empty());
+    }
+
+    #[test]
+    fn notify_is_for_conversations_views_only() {
+        let e = load(
+            "base_url = \"https://x\"\n[[views]]\nname = \"v\"\ntab = \"visitors\"\nnotify = true\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("views[\"v\"].notify"), "{e}");
     }
 
     #[test]

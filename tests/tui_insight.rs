@@ -13,6 +13,7 @@ use ratatui::backend::TestBackend;
 use convo::api::{ApiKey, Client, ClientSettings, KeySource, Status};
 use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
 use convo::tui::app::App;
+use convo::tui::command::Command;
 use convo::tui::insight::Mark;
 use convo::tui::msg::Msg;
 use convo::tui::runtime::Runtime;
@@ -115,6 +116,56 @@ fn a_reload_compares_the_new_walk_with_the_rows_before() {
     assert!(!render(&app).contains("•"));
 }
 
+fn open_unassigned(i: usize) -> convo::api::Conversation {
+    let mut c = testing::conversation(i);
+    c.status = Status::Open;
+    c.assignee_id = None;
+    c
+}
+
+fn notifies(cmds: &[Command]) -> Vec<usize> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Command::Notify { more } => Some(*more),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
+    let mut server = FakeServer::new(200, 5);
+    let mut app = refreshing(&server);
+    let mut view = convo::tui::app::builtin_view();
+    view.name = "Watch".into();
+    view.notify = true;
+    app.views.push(view);
+    // not in the view yet: a refresh with more rows notifies nothing
+    server.conversations.insert(0, open_unassigned(8000));
+    assert!(notifies(&server.settle(&mut app, at(10))).is_empty());
+    // the view (v, Down, Down, Enter): the built-in one first, "Watch" second
+    let n = app.views.len();
+    server.settle(&mut app, ch('v'));
+    for _ in 0..n - 1 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    server.settle(&mut app, key(KeyCode::Enter));
+    assert!(convo::tui::insight::watching(&app));
+    for i in 0..2 {
+        server.conversations.insert(0, open_unassigned(8100 + i));
+    }
+    let cmds = server.settle(&mut app, at(20));
+    assert_eq!(notifies(&cmds), [2]);
+    // nothing more: no notification
+    assert!(notifies(&server.settle(&mut app, at(30))).is_empty());
+    // the text is fixed: a number and words, then the terminator of each sequence
+    let bytes = convo::tui::insight::notification(2);
+    assert_eq!(
+        bytes,
+        "\u{7}\u{1b}]9;convo: 2 more unassigned open\u{7}\u{1b}]777;notify;convo;2 more unassigned open\u{7}"
+    );
+}
+
 /// Keys 30 ms apart, then `idle` of nothing, then the end of input (which ends the loop).
 fn script(keys: Vec<KeyCode>, idle: Duration) -> impl Stream<Item = io::Result<Event>> + Unpin {
     let mut items: Vec<Option<KeyCode>> = keys.into_iter().map(Some).collect();
@@ -201,6 +252,14 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         app: testing::app(120, 30, 25),
         out: Vec::new(),
     };
+    // a view of everything that notifies (the tab starts with no filters)
+    h.app.views.push(convo::config::View {
+        name: "All".into(),
+        tab: convo::api::Resource::Conversations,
+        conversations: Default::default(),
+        visitors: Default::default(),
+        notify: true,
+    });
     h.until(vec![], "50 loaded · more available").await;
     assert!(!h.terminal.backend().to_string().contains("•"));
     let before = h.app.conversations.rows().to_vec();
@@ -251,6 +310,14 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         }[..]
     );
     assert_eq!(t.marks.counts(t.generation), (3, 2));
+    // the notification went out with the bell (a reload does not notify; the refresh did)
+    let out = String::from_utf8_lossy(&h.out).to_string();
+    assert!(out.starts_with("\u{7}\u{1b}]9;convo: "), "{out:?}");
+    assert_eq!(
+        out.matches("more unassigned open\u{7}").count(),
+        2,
+        "{out:?}"
+    );
     for c in &latest[..3] {
         assert_eq!(t.marks.mark(t.generation, &c.id), Some(Mark::New));
     }

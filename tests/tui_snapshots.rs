@@ -167,6 +167,7 @@ fn view_picker() {
             ..Default::default()
         },
         visitors: VisitorFilter::default(),
+        notify: false,
     });
     app.views.push(View {
         name: "Visitor by e-mail".into(),
@@ -176,6 +177,7 @@ fn view_picker() {
             email: Some("ana@example.com".into()),
             external_id: None,
         },
+        notify: false,
     });
     update(&mut app, ch('v'));
     update(&mut app, key(KeyCode::Down));

@@ -23,6 +23,7 @@ pub fn builtin_view() -> View {
             ..ConversationFilter::default()
         },
         visitors: VisitorFilter::default(),
+        notify: false,
     }
 }
 

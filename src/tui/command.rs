@@ -41,6 +41,9 @@ pub enum Command {
     },
     /// Abort whatever is in flight for this tab (its walk was replaced and nothing new is asked).
     Cancel { tab: Resource },
+    /// A refresh found `more` unassigned open conversations than before in a view with
+    /// `notify = true`: ring the bell and send a desktop notification with fixed text.
+    Notify { more: usize },
     /// Put this text on the clipboard with OSC 52. Only ever a UUID (see `update`).
     CopyToClipboard(String),
     /// Leave the app.

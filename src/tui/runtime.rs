@@ -157,6 +157,10 @@ impl Runtime {
                     query,
                     limit,
                 } => self.spawn(tab, generation, None, query, limit, true),
+                Command::Notify { more } => {
+                    out.write_all(super::insight::notification(more).as_bytes())?;
+                    out.flush()?;
+                }
                 Command::CopyToClipboard(text) => {
                     // OSC 52: only the base64 of the text (a UUID) goes out, so nothing from
                     // data can end the sequence early.

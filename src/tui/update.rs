@@ -69,7 +69,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             tab,
             generation,
             result,
-        } => on_head(app, tab, generation, result),
+        } => on_head(app, tab, generation, result, &mut cmds),
         Msg::Retrying {
             tab,
             generation,
@@ -165,15 +165,30 @@ fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
     app.dirty = true;
 }
 
-fn on_head(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded, ApiError>) {
+fn on_head(
+    app: &mut App,
+    tab: Resource,
+    generation: u64,
+    result: Result<Loaded, ApiError>,
+    cmds: &mut Vec<Command>,
+) {
     let body = app.body_height();
+    let watching = insight::watching(app);
     let merged = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
             if t.generation != generation || !t.head_in_flight {
                 return;
             }
-            insight::merge_head(t, conversations_page(result), body)
+            let before = watching.then(|| insight::unassigned_open(t.rows()));
+            let merged = insight::merge_head(t, conversations_page(result), body);
+            if let Some(more) = before
+                .map(|b| insight::unassigned_open(t.rows()).saturating_sub(b))
+                .filter(|n| *n > 0)
+            {
+                cmds.push(Command::Notify { more });
+            }
+            merged
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
