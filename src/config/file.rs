@@ -1,0 +1,450 @@
+//! The file format: what serde reads (`deny_unknown_fields` everywhere), parse errors turned into
+//! file:line:column messages, and the parts that need no key or URL (views, aliases, page size,
+//! refresh), which `--demo` keeps too.
+//!
+//! A new top-level key or table is a field of [`FileConfig`], a line in [`KNOWN_KEYS`] and, if
+//! profiles may set it, a name in [`FileConfig::overlay`].
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::{Aliases, ConfigError, View};
+use crate::api::filter::parse_uuid;
+use crate::api::{Assignee, ConversationFilter, Limit, Resource, Status, VisitorFilter};
+
+/// Longest refresh interval, one day: longer ones are typos (and would overflow timers).
+const MAX_REFRESH_SECS: u64 = 86_400;
+
+/// Every key of the format, at any level: a parser message may show these as they are.
+const KNOWN_KEYS: &[&str] = &[
+    "base_url",
+    "api_key",
+    "api_key_command",
+    "key_prefix",
+    "auth_header",
+    "auth_scheme",
+    "page_size",
+    "request_timeout_secs",
+    "connect_timeout_secs",
+    "allow_insecure_http",
+    "refresh_secs",
+    "aliases",
+    "views",
+    "profiles",
+    "name",
+    "tab",
+    "status",
+    "assignee",
+    "site_id",
+    "visitor_id",
+    "email",
+    "external_id",
+    "notify",
+];
+
+/// The file as written. Every field is optional; defaults are applied when resolving.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileConfig {
+    pub base_url: Option<String>,
+    pub api_key: Option<String>,
+    pub api_key_command: Option<String>,
+    pub key_prefix: Option<String>,
+    pub auth_header: Option<String>,
+    pub auth_scheme: Option<String>,
+    pub page_size: Option<i64>,
+    pub request_timeout_secs: Option<u64>,
+    pub connect_timeout_secs: Option<u64>,
+    pub allow_insecure_http: Option<bool>,
+    pub refresh_secs: Option<u64>,
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
+    #[serde(default)]
+    pub views: Vec<FileView>,
+    /// `[profiles.NAME]`: the same keys, laid over the top level when NAME is chosen.
+    #[serde(default)]
+    pub profiles: BTreeMap<String, FileConfig>,
+}
+
+impl FileConfig {
+    /// Lays a profile over the top level: every key the profile sets wins; aliases are merged
+    /// (the profile's win) and its views come after the shared ones.
+    pub fn overlay(mut self, p: FileConfig) -> FileConfig {
+        // A key source in the profile replaces the top level's, whichever form either takes.
+        if p.api_key_command.is_some() || p.api_key.is_some() {
+            self.api_key = None;
+            self.api_key_command = None;
+        }
+        macro_rules! take {
+            ($($f:ident),*) => { $( if p.$f.is_some() { self.$f = p.$f; } )* };
+        }
+        take!(
+            base_url,
+            api_key,
+            api_key_command,
+            key_prefix,
+            auth_header,
+            auth_scheme,
+            page_size,
+            request_timeout_secs,
+            connect_timeout_secs,
+            allow_insecure_http,
+            refresh_secs
+        );
+        self.aliases.extend(p.aliases);
+        self.views.extend(p.views);
+        self
+    }
+
+    /// Whether the file holds a key itself (at the top or in any profile), used or not: such a
+    /// file must not be readable by others.
+    pub fn holds_key(&self) -> bool {
+        self.api_key.is_some() || self.profiles.values().any(FileConfig::holds_key)
+    }
+}
+
+/// One `[[views]]` entry as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileView {
+    name: String,
+    tab: Option<String>,
+    status: Option<String>,
+    assignee: Option<String>,
+    site_id: Option<String>,
+    visitor_id: Option<String>,
+    email: Option<String>,
+    external_id: Option<String>,
+    notify: Option<bool>,
+}
+
+/// 1-based line and column (in characters) of a byte offset; never panics.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Parses the text, or says where and why not: file, line, column, message and the key.
+pub(super) fn parse_file(text: &str, path: &str) -> Result<FileConfig, ConfigError> {
+    toml::from_str::<FileConfig>(text).map_err(|mut e| {
+        let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+        let mut message = redact(e.message().trim());
+        // The key path is only in toml's Display, as a last line "in `a.b`" when it has no
+        // input to quote (the quoted input line could hold the key, so it is never shown).
+        e.set_input(None);
+        let full = e.to_string();
+        if let Some(keys) = full
+            .trim_end()
+            .rsplit('\n')
+            .next()
+            .and_then(|l| l.strip_prefix("in `"))
+            .and_then(|l| l.strip_suffix('`'))
+        {
+            let keys = key_path(keys);
+            if !message.contains(&format!("`{keys}`")) {
+                message = format!("{message} (in `{keys}`)");
+            }
+        }
+        ConfigError::Parse {
+            path: path.to_string(),
+            line,
+            column,
+            message: crate::text::one_line(&message, 400),
+        }
+    })
+}
+
+/// Could this token be a key pasted in the wrong place? Long, with letters and digits: field
+/// names have no digits, and short literals are harmless.
+pub(super) fn looks_secret(token: &str) -> bool {
+    token.chars().count() >= 16
+        && token.chars().any(|c| c.is_ascii_digit())
+        && token.chars().any(|c| c.is_alphabetic())
+}
+
+/// Shows a token from the file, or `…` when it [`looks_secret`].
+pub(super) fn shown(token: &str) -> String {
+    if looks_secret(token) {
+        "…".to_string()
+    } else {
+        format!("{token:?}")
+    }
+}
+
+/// A dotted key path with every part that is not a known key, an index or a short profile
+/// name replaced by `…` (a key typed as a table key would otherwise come back).
+fn key_path(keys: &str) -> String {
+    let mut prev = "";
+    let parts: Vec<&str> = keys
+        .split('.')
+        .map(|k| {
+            let keep = KNOWN_KEYS.contains(&k)
+                || k.bytes().all(|b| b.is_ascii_digit())
+                || (prev == "profiles" && !looks_secret(k));
+            prev = k;
+            if keep { k } else { "…" }
+        })
+        .collect();
+    parts.join(".")
+}
+
+/// Blanks what a parser message quotes from the file: double-quoted values (a key pasted into
+/// the wrong field: `invalid type: string "sk_live_…", expected i64`) and backticked tokens
+/// that [`looks_secret`] (an unknown key that is really a key). Key names stay.
+fn redact(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(i) = rest.find(['"', '`']) {
+        out.push_str(&rest[..i]);
+        let q = &rest[i..i + 1];
+        let after = &rest[i + 1..];
+        let Some(j) = after.find(q) else {
+            out.push_str(q);
+            rest = after;
+            continue;
+        };
+        let inner = &after[..j];
+        let keep = q == "`" && !looks_secret(inner);
+        out.push_str(q);
+        out.push_str(if keep { inner } else { "…" });
+        out.push_str(q);
+        rest = &after[j + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Checks one `[[views]]` entry and turns it into filters.
+fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
+    let key = |k: &str| format!("views[{:?}].{k}", v.name);
+    let invalid = |k: &str, message: String| ConfigError::Invalid {
+        path: path.to_string(),
+        key: key(k),
+        message,
+    };
+    if v.name.trim().is_empty() {
+        return Err(invalid("name", "a view needs a name".into()));
+    }
+    let tab = match v.tab.as_deref().unwrap_or("conversations") {
+        "conversations" => Resource::Conversations,
+        "visitors" => Resource::Visitors,
+        other => {
+            return Err(invalid(
+                "tab",
+                format!("{} is not \"conversations\" or \"visitors\"", shown(other)),
+            ));
+        }
+    };
+    let conv_keys =
+        v.status.is_some() || v.assignee.is_some() || v.site_id.is_some() || v.visitor_id.is_some();
+    let vis_keys = v.email.is_some() || v.external_id.is_some();
+    if tab == Resource::Visitors && conv_keys {
+        return Err(invalid(
+            "tab",
+            "status, assignee, site_id and visitor_id filter conversations, not visitors".into(),
+        ));
+    }
+    if tab == Resource::Visitors && v.notify == Some(true) {
+        return Err(invalid(
+            "notify",
+            "notify watches unassigned open conversations: it needs a conversations view".into(),
+        ));
+    }
+    if tab == Resource::Conversations && vis_keys {
+        return Err(invalid(
+            "tab",
+            "email and external_id filter visitors: add tab = \"visitors\"".into(),
+        ));
+    }
+    let uuid = |k: &'static str, s: &Option<String>| {
+        s.as_deref()
+            .map(|s| {
+                parse_uuid(k, s).map_err(|_| invalid(k, format!("{} is not a UUID", shown(s))))
+            })
+            .transpose()
+    };
+    let conversations = ConversationFilter {
+        site_id: uuid("site_id", &v.site_id)?,
+        visitor_id: uuid("visitor_id", &v.visitor_id)?,
+        status: v
+            .status
+            .as_deref()
+            .map(|s| {
+                Status::parse_filter(s).ok_or_else(|| {
+                    invalid(
+                        "status",
+                        format!("{} is not open, pending or closed", shown(s)),
+                    )
+                })
+            })
+            .transpose()?,
+        assignee: v
+            .assignee
+            .as_deref()
+            .map(|a| {
+                Assignee::parse(a).map_err(|_| {
+                    invalid(
+                        "assignee",
+                        format!(
+                            "{} is not \"any\", \"none\", \"anyone\" or an agent's UUID",
+                            shown(a)
+                        ),
+                    )
+                })
+            })
+            .transpose()?
+            .unwrap_or_default(),
+    };
+    Ok(View {
+        name: v.name,
+        tab,
+        conversations,
+        visitors: VisitorFilter {
+            email: v.email,
+            external_id: v.external_id,
+        },
+        notify: v.notify.unwrap_or(false),
+    })
+}
+
+/// Views, aliases and display settings: the parts `--demo` keeps from a config file.
+pub(super) struct Extras {
+    pub page_size: Limit,
+    pub refresh_secs: Option<u64>,
+    pub views: Vec<View>,
+    pub aliases: Aliases,
+}
+
+impl Default for Extras {
+    fn default() -> Extras {
+        Extras {
+            page_size: Limit::DEFAULT,
+            refresh_secs: None,
+            views: Vec::new(),
+            aliases: Aliases::default(),
+        }
+    }
+}
+
+/// Checks and takes the views, aliases, page size and refresh interval out of `f`.
+pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigError> {
+    let invalid = |key: &str, message: String| ConfigError::Invalid {
+        path: path.to_string(),
+        key: key.to_string(),
+        message,
+    };
+    let page_size = match f.page_size {
+        Some(n) => {
+            Limit::new(n).map_err(|_| invalid("page_size", format!("{n} is outside 1..=100")))?
+        }
+        None => Limit::DEFAULT,
+    };
+    let refresh_secs = match f.refresh_secs {
+        Some(s) if s > MAX_REFRESH_SECS => {
+            return Err(invalid(
+                "refresh_secs",
+                format!("{s} is more than a day ({MAX_REFRESH_SECS}); 0 means never"),
+            ));
+        }
+        s => s.filter(|&s| s > 0),
+    };
+    let mut aliases = Aliases::default();
+    for (k, name) in std::mem::take(&mut f.aliases) {
+        let id = Uuid::parse_str(k.trim()).map_err(|_| {
+            invalid(
+                &format!("aliases.{}", shown(&k)),
+                "the key is not a UUID (aliases map a site's or agent's UUID to a name)".into(),
+            )
+        })?;
+        aliases.insert(id, name);
+    }
+    let mut views = Vec::new();
+    for v in std::mem::take(&mut f.views) {
+        let view = view_from_file(v, path)?;
+        if views.iter().any(|x: &View| x.name == view.name) {
+            return Err(invalid(
+                &format!("views[{:?}]", view.name),
+                "two views have this name".into(),
+            ));
+        }
+        views.push(view);
+    }
+    Ok(Extras {
+        page_size,
+        refresh_secs,
+        views,
+        aliases,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_and_never_splits_one() {
+        let t = "a = 1\né = x\n";
+        assert_eq!(line_col(t, 0), (1, 1));
+        assert_eq!(line_col(t, 6), (2, 1));
+        assert_eq!(line_col(t, 9), (2, 3));
+        // Inside the two bytes of `é`, and past the end.
+        assert_eq!(line_col(t, 7), (2, 1));
+        assert_eq!(line_col(t, 999), (3, 1));
+    }
+
+    #[test]
+    fn redact_keeps_key_names_and_blanks_values() {
+        assert_eq!(
+            redact("invalid type: string \"sk_live_abc\", expected i64"),
+            "invalid type: string \"…\", expected i64"
+        );
+        assert_eq!(
+            redact("unknown field `pagesize`, expected `page_size`"),
+            "unknown field `pagesize`, expected `page_size`"
+        );
+        assert_eq!(
+            redact("unknown field `sk_live_0123456789abcd`, expected `a`"),
+            "unknown field `…`, expected `a`"
+        );
+        assert_eq!(redact("odd \" quote"), "odd \" quote");
+    }
+
+    #[test]
+    fn key_paths_show_known_keys_only() {
+        assert_eq!(key_path("page_size"), "page_size");
+        assert_eq!(key_path("views.0.status"), "views.0.status");
+        assert_eq!(
+            key_path("profiles.staging.page_size"),
+            "profiles.staging.page_size"
+        );
+        assert_eq!(
+            key_path("aliases.0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90"),
+            "aliases.…"
+        );
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_key() {
+        let e = parse_file("\n[[views]]\nname = \"a\"\nnotify = \"yes\"\n", "/c.toml")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("line 4") && e.contains("notify"), "{e}");
+    }
+
+    #[test]
+    fn holds_key_looks_into_profiles() {
+        let f = parse_file("[profiles.a]\napi_key = \"x\"\n", "/c.toml").unwrap();
+        assert!(f.holds_key());
+        let f = parse_file("api_key_command = \"x\"\n", "/c.toml").unwrap();
+        assert!(!f.holds_key());
+    }
+}

@@ -1,0 +1,609 @@
+//! The config file (TOML), with env and flag overrides.
+//!
+//! Where it is: `--config PATH`, else `CONVO_CONFIG`, else `<config dir>/convo/config.toml`.
+//! `CONVO_BASE_URL` and `--base-url` override `base_url`; the key comes from `CONVO_API_KEY`,
+//! then `api_key_command`, then `api_key` (decisions.md). Unknown keys and wrong types are
+//! errors naming the file, line and key; no error, warning or `Debug` output shows the key.
+//!
+//! - [`file`]: the format as serde reads it, parse errors, views and aliases.
+//! - [`secret`]: `api_key_command` and the file-permission check.
+
+mod file;
+mod secret;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use crate::api::{ApiKey, ConversationFilter, KeyError, KeySource, Limit, Resource, VisitorFilter};
+use file::{Extras, FileConfig, extras, parse_file};
+
+/// Longest request or connect timeout: more is a typo (and would overflow timers).
+const MAX_TIMEOUT_SECS: u64 = 3600;
+
+/// Command-line overrides, filled by main from clap.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--config PATH`: the file to read instead of `CONVO_CONFIG` or the default path.
+    pub config_path: Option<PathBuf>,
+    /// `--base-url URL`: wins over `CONVO_BASE_URL` and the file.
+    pub base_url: Option<String>,
+    /// `--profile NAME` (else `CONVO_PROFILE`).
+    pub profile: Option<String>,
+}
+
+/// A saved view: a name, a tab and its filters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// Unique among the views of the file.
+    pub name: String,
+    /// The tab it opens on; only that tab's filter is set.
+    pub tab: Resource,
+    /// Filters of a conversations view (default for a visitors view).
+    pub conversations: ConversationFilter,
+    /// Filters of a visitors view (default for a conversations view).
+    pub visitors: VisitorFilter,
+    /// `notify = true`: a bell and a desktop notification (fixed text) when a refresh finds
+    /// more unassigned open conversations in this view than before. Conversations views only.
+    pub notify: bool,
+}
+
+/// Names for site and agent UUIDs (one namespace), from `[aliases]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Aliases(BTreeMap<Uuid, String>);
+
+impl Aliases {
+    /// The name given to this UUID, if any.
+    pub fn name(&self, id: &Uuid) -> Option<&str> {
+        self.0.get(id).map(String::as_str)
+    }
+    /// Whether no alias is defined.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// Names `id` (a later name for the same UUID wins).
+    pub fn insert(&mut self, id: Uuid, name: String) {
+        self.0.insert(id, name);
+    }
+}
+
+/// Fully resolved settings. `Debug` shows the key masked (through [`ApiKey`]'s `Debug`).
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file actually read; `None` when running on env and flags alone, or `--demo`.
+    pub path: Option<PathBuf>,
+    /// Base URL of the service, before `/v1/...`.
+    pub base_url: String,
+    /// The key, resolved in order (env, command, file) and prefix-checked.
+    pub key: ApiKey,
+    /// Header the key is sent in; default `Authorization`.
+    pub auth_header: String,
+    /// Scheme before the key; default `Bearer`; `""` sends the bare key.
+    pub auth_scheme: String,
+    /// Rows per request; default 50.
+    pub page_size: Limit,
+    /// Whole-request timeout; default 15 s.
+    pub request_timeout: Duration,
+    /// Connect timeout; default 5 s.
+    pub connect_timeout: Duration,
+    /// Plain http:// to a host that is not loopback (the key then travels in clear text).
+    pub allow_insecure_http: bool,
+    /// Periodic refresh of the TUI; `None` (or 0 in the file) means never.
+    pub refresh_secs: Option<u64>,
+    /// Saved views (`[[views]]`), in file order.
+    pub views: Vec<View>,
+    /// Names for site and agent UUIDs.
+    pub aliases: Aliases,
+    /// Things to tell the user on stderr (e.g. a readable key file); the caller prints them.
+    pub warnings: Vec<String>,
+    /// The profile in use (`--profile`, `CONVO_PROFILE`), if any.
+    pub profile: Option<String>,
+    /// Every profile the file defines, for switching.
+    pub profiles: Vec<String>,
+}
+
+/// Why the config cannot be used. Messages name the file and, for parse errors, line and key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// No file, and env and flags do not give both a base URL and a key.
+    #[error(
+        "no config file at {path}{also}, and no {what}.\n\
+         To start: copy config.example.toml to {path} and set base_url and the key \
+         (or set CONVO_BASE_URL and CONVO_API_KEY), or try `convo --demo` to see convo on demo data."
+    )]
+    Missing {
+        /// The path tried.
+        path: String,
+        /// How that path was chosen.
+        also: String,
+        /// What env and flags lack.
+        what: &'static str,
+    },
+    /// The file exists but cannot be read as text.
+    #[error("cannot read config {path}: {reason}")]
+    Unreadable { path: String, reason: String },
+    /// Not TOML, an unknown key or a wrong type.
+    #[error("config error in {path}, line {line}, column {column}: {message}")]
+    Parse {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A value that parses but is not allowed, or a required one that is missing.
+    #[error("config error in {path}: {key}: {message}")]
+    Invalid {
+        path: String,
+        key: String,
+        message: String,
+    },
+    /// The key was found but refused (empty, wrong prefix, not header-safe).
+    #[error("config error in {path}: {source}")]
+    Key {
+        path: String,
+        #[source]
+        source: KeyError,
+    },
+    /// `api_key_command` failed, timed out or printed nothing usable.
+    #[error("api_key_command in {path} failed: {reason}. The command must print the key on stdout")]
+    KeyCommand { path: String, reason: String },
+}
+
+/// `<config dir>/convo/config.toml` (e.g. `~/.config/convo/config.toml`); the directory may
+/// not exist.
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "convo").map(|d| d.config_dir().join("config.toml"))
+}
+
+/// Checks `base_url`: http or https with a host. The transport rule (https except loopback)
+/// is the client's. `from` names where the value came from; the URL itself is not repeated
+/// (it may hold credentials).
+fn check_base_url(url: &str, from: &str) -> Result<(), String> {
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("https://") || lower.starts_with("http://")) {
+        return Err(format!(
+            "{from} must start with https:// (or http:// for loopback), e.g. https://api.chat.example.com"
+        ));
+    }
+    match url::Url::parse(url) {
+        Ok(u) if u.host_str().is_some_and(|h| !h.is_empty()) => Ok(()),
+        Ok(_) => Err(format!("{from} has no host")),
+        Err(e) => Err(format!("{from} is not a URL ({e})")),
+    }
+}
+
+/// An HTTP token (RFC 9110): what a header name or an auth scheme may be made of.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+impl Config {
+    /// Finds, reads and resolves the config (the normal path), with the process environment.
+    pub fn load(ov: &Overrides) -> Result<Config, ConfigError> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        Config::load_with(ov, &env)
+    }
+
+    /// [`Config::load`] with the environment given (testable).
+    pub fn load_with(
+        ov: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let (path, how) = match (&ov.config_path, env("CONVO_CONFIG")) {
+            (Some(p), _) => (Some(p.clone()), " (from --config)"),
+            (None, Some(p)) => (Some(PathBuf::from(p)), " (from CONVO_CONFIG)"),
+            (None, None) => (
+                default_path(),
+                " (the default path; no --config or CONVO_CONFIG)",
+            ),
+        };
+        let bytes = match &path {
+            Some(p) => match std::fs::read(p) {
+                Ok(b) => Some(b),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(ConfigError::Unreadable {
+                        path: p.display().to_string(),
+                        reason: e.to_string(),
+                    });
+                }
+            },
+            None => None,
+        };
+        let shown = path.as_ref().map_or_else(
+            || "(no config directory on this platform; use --config PATH)".to_string(),
+            |p| p.display().to_string(),
+        );
+        let Some(bytes) = bytes else {
+            // No file: fine when env and flags give everything that has no default.
+            let base = ov.base_url.is_some() || env("CONVO_BASE_URL").is_some();
+            let key = env("CONVO_API_KEY").is_some();
+            if !(base && key) {
+                return Err(ConfigError::Missing {
+                    path: shown,
+                    also: how.to_string(),
+                    what: if base {
+                        "API key in CONVO_API_KEY"
+                    } else {
+                        "base URL in --base-url or CONVO_BASE_URL"
+                    },
+                });
+            }
+            let mut cfg = Config::resolve(FileConfig::default(), &shown, ov, env)?;
+            cfg.path = None;
+            return Ok(cfg);
+        };
+        let text = String::from_utf8(bytes).map_err(|_| ConfigError::Unreadable {
+            path: shown.clone(),
+            reason: "it is not UTF-8 text".into(),
+        })?;
+        let f = parse_file(&text, &shown)?;
+        let holds_key = f.holds_key();
+        let mut cfg = Config::resolve(f, &shown, ov, env)?;
+        cfg.path = path.clone();
+        if holds_key
+            && let Some(p) = &path
+            && let Some(mode) = secret::readable_by_others(p)
+        {
+            cfg.warnings.push(format!(
+                "{shown} holds an API key and is readable by others (mode {mode:04o}); run: chmod 600 {shown}"
+            ));
+        }
+        Ok(cfg)
+    }
+
+    /// Resolves a config from its text; `env` looks up environment variables. No file is read
+    /// (so no permission check).
+    pub fn from_toml_str(
+        text: &str,
+        path: &Path,
+        ov: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let shown = path.display().to_string();
+        let f = parse_file(text, &shown)?;
+        let mut cfg = Config::resolve(f, &shown, ov, env)?;
+        cfg.path = Some(path.to_path_buf());
+        Ok(cfg)
+    }
+
+    /// Lays the chosen profile over the top level; returns its name and every profile's name.
+    fn choose_profile(
+        mut f: FileConfig,
+        shown: &str,
+        wanted: Option<String>,
+    ) -> Result<(FileConfig, Option<String>, Vec<String>), ConfigError> {
+        let invalid = |key: String, message: String| ConfigError::Invalid {
+            path: shown.to_string(),
+            key,
+            message,
+        };
+        let mut in_file = std::mem::take(&mut f.profiles);
+        let names: Vec<String> = in_file.keys().cloned().collect();
+        if let Some((name, _)) = in_file.iter().find(|(_, p)| !p.profiles.is_empty()) {
+            return Err(invalid(
+                format!("profiles.{name}.profiles"),
+                "profiles cannot hold profiles".into(),
+            ));
+        }
+        let profile = wanted.filter(|p| !p.is_empty());
+        if let Some(name) = &profile {
+            let p = in_file.remove(name).ok_or_else(|| {
+                let defined = if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                };
+                invalid(
+                    "profiles".into(),
+                    format!("no profile named {name:?}; the file defines: {defined}"),
+                )
+            })?;
+            f = f.overlay(p);
+        }
+        Ok((f, profile, names))
+    }
+
+    /// Applies env and flags to the parsed file, checks every value and fills in defaults.
+    fn resolve(
+        f: FileConfig,
+        shown: &str,
+        ov: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let invalid = |key: &str, message: String| ConfigError::Invalid {
+            path: shown.to_string(),
+            key: key.to_string(),
+            message,
+        };
+        let wanted = ov.profile.clone().or_else(|| env("CONVO_PROFILE"));
+        let (mut f, profile, profiles) = Config::choose_profile(f, shown, wanted)?;
+        let (base_url, from) = match (ov.base_url.clone(), env("CONVO_BASE_URL")) {
+            (Some(u), _) => (Some(u), "--base-url"),
+            (None, Some(u)) => (Some(u), "CONVO_BASE_URL"),
+            (None, None) => (f.base_url.take(), "base_url"),
+        };
+        let base_url = base_url
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| {
+                invalid(
+                    "base_url",
+                    "not set (set base_url, CONVO_BASE_URL or --base-url)".into(),
+                )
+            })?;
+        check_base_url(&base_url, from).map_err(|m| invalid("base_url", m))?;
+        let prefix = f.key_prefix.clone().unwrap_or_else(|| "sk_".into());
+        let (secret, source) = if let Some(k) = env("CONVO_API_KEY") {
+            (k, KeySource::Env)
+        } else if let Some(cmd) = f
+            .api_key_command
+            .as_deref()
+            .filter(|c| !c.trim().is_empty())
+        {
+            (
+                secret::run_key_command(cmd, shown)?,
+                KeySource::Command(shown.to_string()),
+            )
+        } else if let Some(k) = f.api_key.clone() {
+            (k, KeySource::File(shown.to_string()))
+        } else {
+            return Err(invalid(
+                "api_key",
+                "no API key: set CONVO_API_KEY, api_key_command or api_key".into(),
+            ));
+        };
+        let key = ApiKey::new(&secret, source, &prefix).map_err(|source| ConfigError::Key {
+            path: shown.to_string(),
+            source,
+        })?;
+        let secs = |name: &str, v: Option<u64>, default: u64| match v.unwrap_or(default) {
+            s @ 1..=MAX_TIMEOUT_SECS => Ok(Duration::from_secs(s)),
+            s => Err(invalid(
+                name,
+                format!("{s} is outside 1..={MAX_TIMEOUT_SECS} (seconds)"),
+            )),
+        };
+        let request_timeout = secs("request_timeout_secs", f.request_timeout_secs, 15)?;
+        let connect_timeout = secs("connect_timeout_secs", f.connect_timeout_secs, 5)?;
+        let auth_header = f
+            .auth_header
+            .take()
+            .map_or_else(|| "Authorization".to_string(), |h| h.trim().to_string());
+        if !is_token(&auth_header) {
+            return Err(invalid(
+                "auth_header",
+                "must be a header name (letters, digits and - _ . etc.; no spaces or colon)".into(),
+            ));
+        }
+        let auth_scheme = f
+            .auth_scheme
+            .take()
+            .map_or_else(|| "Bearer".to_string(), |s| s.trim().to_string());
+        if !auth_scheme.is_empty() && !is_token(&auth_scheme) {
+            return Err(invalid(
+                "auth_scheme",
+                "must be one word such as Bearer or Token (\"\" sends the bare key)".into(),
+            ));
+        }
+        let ex = extras(&mut f, shown)?;
+        Ok(Config {
+            path: None,
+            base_url,
+            key,
+            auth_header,
+            auth_scheme,
+            page_size: ex.page_size,
+            request_timeout,
+            connect_timeout,
+            allow_insecure_http: f.allow_insecure_http.unwrap_or(false),
+            refresh_secs: ex.refresh_secs,
+            views: ex.views,
+            aliases: ex.aliases,
+            warnings: Vec::new(),
+            profile,
+            profiles,
+        })
+    }
+
+    /// For `--demo`: the embedded server's URL and key, with views, aliases, page size and
+    /// refresh from the config file (and its profile, if one is chosen) when one exists and is
+    /// valid; a missing file is fine, a broken one is ignored with a warning.
+    pub fn for_demo(base_url: String, key: ApiKey, ov: &Overrides) -> Result<Config, ConfigError> {
+        let path = ov
+            .config_path
+            .clone()
+            .or_else(|| std::env::var_os("CONVO_CONFIG").map(PathBuf::from))
+            .or_else(default_path);
+        let mut warnings = Vec::new();
+        let mut ex = Extras::default();
+        if let Some(p) = &path {
+            let shown = p.display().to_string();
+            let wanted = ov
+                .profile
+                .clone()
+                .or_else(|| std::env::var("CONVO_PROFILE").ok());
+            let read = match std::fs::read(p) {
+                Ok(bytes) => {
+                    String::from_utf8(bytes)
+                        .map(Some)
+                        .map_err(|_| ConfigError::Unreadable {
+                            path: shown.clone(),
+                            reason: "it is not UTF-8 text".into(),
+                        })
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(ConfigError::Unreadable {
+                    path: shown.clone(),
+                    reason: e.to_string(),
+                }),
+            };
+            let parsed = read.and_then(|text| {
+                text.map(|text| {
+                    let f = parse_file(&text, &shown)?;
+                    let (mut f, _, _) = Config::choose_profile(f, &shown, wanted)?;
+                    extras(&mut f, &shown)
+                })
+                .transpose()
+            });
+            match parsed {
+                Ok(Some(e)) => ex = e,
+                Ok(None) => {}
+                Err(e) => warnings.push(format!("{e} (ignored for --demo)")),
+            }
+        }
+        Ok(Config {
+            path: None,
+            base_url,
+            key,
+            auth_header: "Authorization".into(),
+            auth_scheme: "Bearer".into(),
+            page_size: ex.page_size,
+            request_timeout: Duration::from_secs(15),
+            connect_timeout: Duration::from_secs(5),
+            allow_insecure_http: false,
+            refresh_secs: ex.refresh_secs,
+            views: ex.views,
+            aliases: ex.aliases,
+            warnings,
+            profile: None,
+            profiles: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_with_key(k: &str) -> Option<String> {
+        (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string())
+    }
+
+    fn load(text: &str) -> Result<Config, ConfigError> {
+        Config::from_toml_str(
+            text,
+            Path::new("/t/c.toml"),
+            &Overrides::default(),
+            &env_with_key,
+        )
+    }
+
+    #[test]
+    fn the_example_parses_with_all_its_views() {
+        let c = load(include_str!("../../config.example.toml")).unwrap();
+        assert_eq!(c.views.len(), 4);
+        assert_eq!(
+            c.views.iter().filter(|v| v.notify).count(),
+            1,
+            "one view notifies"
+        );
+        assert!(!c.aliases.is_empty());
+    }
+
+    #[test]
+    fn notify_is_for_conversations_views_only() {
+        let e = load(
+            "base_url = \"https://x\"\n[[views]]\nname = \"v\"\ntab = \"visitors\"\nnotify = true\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("views[\"v\"].notify"), "{e}");
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let e = load("base_url = \"https://x.example\"\npagesize = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/t/c.toml") && e.contains("line 2") && e.contains("pagesize"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn wrong_type_names_line_and_key() {
+        let e = load("base_url = \"https://x.example\"\n\npage_size = \"ten\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 3") && e.contains("`page_size`"), "{e}");
+    }
+
+    #[test]
+    fn views_and_aliases_validated() {
+        let e = load("base_url = \"https://x\"\n[aliases]\n\"nope\" = \"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("aliases"), "{e}");
+        let e = load("base_url = \"https://x\"\n[[views]]\nname = \"a\"\nstatus = \"snoozed\"\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("views[\"a\"].status"), "{e}");
+        let e = load("base_url = \"https://x\"\n[[views]]\nname = \"a\"\nemail = \"a@b\"\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("tab"), "{e}");
+    }
+
+    #[test]
+    fn profiles_overlay_the_top_level() {
+        let text = "base_url = \"https://prod.example\"\napi_key = \"sk_top_1234567890\"\n\
+                    [aliases]\n\"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90\" = \"Shop\"\n\
+                    [profiles.stg]\nbase_url = \"https://stg.example\"\napi_key = \"sk_stg_1234567890\"\n\
+                    [profiles.stg.aliases]\n\"5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60\" = \"Ana\"\n";
+        let no_env = |_: &str| None;
+        let ov = |p: Option<&str>| Overrides {
+            profile: p.map(str::to_string),
+            ..Overrides::default()
+        };
+        let top = Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &no_env).unwrap();
+        assert_eq!(top.base_url, "https://prod.example");
+        assert_eq!(top.key.expose(), "sk_top_1234567890");
+        assert_eq!(top.profiles, vec!["stg".to_string()]);
+        let stg =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(Some("stg")), &no_env).unwrap();
+        assert_eq!(stg.base_url, "https://stg.example");
+        assert_eq!(stg.key.expose(), "sk_stg_1234567890");
+        assert_eq!(stg.profile.as_deref(), Some("stg"));
+        let shop: Uuid = "0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90".parse().unwrap();
+        let ana: Uuid = "5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60".parse().unwrap();
+        assert_eq!(stg.aliases.name(&shop), Some("Shop"));
+        assert_eq!(stg.aliases.name(&ana), Some("Ana"));
+        let env_profile = |k: &str| (k == "CONVO_PROFILE").then(|| "stg".to_string());
+        let via_env =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &env_profile).unwrap();
+        assert_eq!(via_env.base_url, "https://stg.example");
+        let e = Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(Some("nope")), &no_env)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no profile named \"nope\"") && e.contains("stg"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_example_staging_profile_parses() {
+        let ov = Overrides {
+            profile: Some("staging".into()),
+            ..Overrides::default()
+        };
+        let c = Config::from_toml_str(
+            include_str!("../../config.example.toml"),
+            Path::new("/t/c.toml"),
+            &ov,
+            &env_with_key,
+        )
+        .unwrap();
+        assert_eq!(c.base_url, "https://staging.api.chat.example.com");
+        assert_eq!(c.refresh_secs, Some(10));
+    }
+
+    #[test]
+    fn debug_masks_the_key() {
+        let c = load("base_url = \"https://x.example\"").unwrap();
+        let d = format!("{c:?}");
+        assert!(!d.contains("secretvalue"), "{d}");
+    }
+}
