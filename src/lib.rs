@@ -7,7 +7,8 @@
 //! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page.
 //! - [`logging`]: tracing to a file in the data dir.
 //! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
-//! - [`config`]: the TOML config file, env and flag overrides.
+//! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
+//!   theme, columns and `web_url` parts.
 //! - [`pager`]: the cursor walk, a pure state machine.
 //! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.
 //! - [`text`]: sanitising untrusted text and fitting it to terminal cells.
@@ -21,5 +22,7 @@ pub mod list;
 pub mod logging;
 pub mod pager;
 pub mod setup;
+pub mod summary;
 pub mod text;
 pub mod tui;
+pub mod ui_config;

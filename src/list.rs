@@ -242,7 +242,7 @@ pub fn json_terminal_safe(json: String) -> String {
 }
 
 /// One CSV field, quoted when needed (RFC 4180). On a terminal, cells are sanitised too.
-fn csv_field(s: &str, to_terminal: bool) -> String {
+pub fn csv_field(s: &str, to_terminal: bool) -> String {
     let s = if to_terminal {
         text::sanitize(s)
     } else {
@@ -334,25 +334,22 @@ async fn walk<F: ListFilter, T: Printable>(
     }
     let progress = o.err_is_terminal && max.is_none_or(|m| m > limit.get() as u64);
     let mut open = true;
+    // The next page is asked for as soon as the pager has the current one, and fetched while
+    // the current one is written: the server works while convo prints. Still one request in
+    // flight, and only when its rows will be printed (never past --max or one page).
+    let mut in_flight: Option<Fetch<T>> = None;
     while open && max.is_none_or(|m| printed < m) {
-        let Some(cursor) = pager.next_request() else {
-            break;
-        };
-        let err = std::sync::Mutex::new(Vec::<String>::new());
-        let on_retry = |n: crate::api::RetryNotice| {
-            if let Ok(mut e) = err.lock() {
-                e.push(format!(
-                    "convo: {}; retrying in {:.1}s (attempt {})",
-                    n.reason,
-                    n.wait.as_secs_f32(),
-                    n.attempt + 1
-                ));
+        let fetch = match in_flight.take() {
+            Some(f) => f,
+            None => {
+                let Some(cursor) = pager.next_request() else {
+                    break;
+                };
+                Fetch::start(client, filter, limit, cursor)
             }
         };
-        let result = client
-            .list::<F, T>(filter, limit, cursor.as_deref(), &on_retry)
-            .await;
-        for line in err.into_inner().unwrap_or_default() {
+        let (result, retry_lines) = fetch.finish().await;
+        for line in retry_lines {
             let _ = writeln!(o.err, "{}{line}", if progress { "\r\x1b[K" } else { "" });
         }
         let page = match result {
@@ -381,6 +378,18 @@ async fn walk<F: ListFilter, T: Printable>(
                     .unwrap_or_default(),
                 text::one_line(&b.reason, 200)
             );
+        }
+        let wanted_more = max.is_none_or(|m| printed + (pager.rows().len() as u64) < m);
+        if !one_page
+            && wanted_more
+            && let Some(cursor) = pager.next_request()
+        {
+            let f = Fetch::start(client, filter, limit, cursor);
+            // Let the request go out before the rows are written.
+            for _ in 0..4 {
+                tokio::task::yield_now().await;
+            }
+            in_flight = Some(f);
         }
         for row in pager.drain_rows() {
             if max.is_some_and(|m| printed >= m) {
@@ -479,6 +488,64 @@ async fn walk<F: ListFilter, T: Printable>(
         return Err(ListError::BadRows(bad_rows));
     }
     Ok(())
+}
+
+/// One page request running on its own task, with the retry notices it heard.
+struct Fetch<T> {
+    task: tokio::task::JoinHandle<Result<crate::api::Page<T>, ApiError>>,
+    retries: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl<T: Printable> Fetch<T> {
+    fn start<F: ListFilter>(
+        client: &Client,
+        filter: &F,
+        limit: Limit,
+        cursor: Option<String>,
+    ) -> Self {
+        let url = client.page_url(F::RESOURCE, &filter.query_pairs(), limit, cursor.as_deref());
+        let retries = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let heard = retries.clone();
+        let client = client.clone();
+        let task = tokio::spawn(async move {
+            let on_retry = move |n: crate::api::RetryNotice| {
+                if let Ok(mut e) = heard.lock() {
+                    e.push(format!(
+                        "convo: {}; retrying in {:.1}s (attempt {})",
+                        n.reason,
+                        n.wait.as_secs_f32(),
+                        n.attempt + 1
+                    ));
+                }
+            };
+            client.get_page::<T>(url, &on_retry).await
+        });
+        Fetch { task, retries }
+    }
+
+    /// The page (or the error), and the retry notices to print before it.
+    async fn finish(mut self) -> (Result<crate::api::Page<T>, ApiError>, Vec<String>) {
+        let result = match (&mut self.task).await {
+            Ok(r) => r,
+            Err(e) => Err(ApiError::Network {
+                detail: format!("the request task ended: {e}"),
+                attempts: 1,
+            }),
+        };
+        let lines = self
+            .retries
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default();
+        (result, lines)
+    }
+}
+
+impl<T> Drop for Fetch<T> {
+    /// A request nobody waits for any more (broken pipe, an error) is cancelled.
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 fn write_table<T: Printable>(out: &mut dyn Write, rows: &[Vec<String>]) -> io::Result<()> {

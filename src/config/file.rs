@@ -42,6 +42,21 @@ const KNOWN_KEYS: &[&str] = &[
     "email",
     "external_id",
     "notify",
+    "web_url",
+    "keys",
+    "theme",
+    "columns",
+    "preset",
+    "accent",
+    "good",
+    "warning",
+    "error",
+    "muted",
+    "secondary",
+    "bar",
+    "other",
+    "conversations",
+    "visitors",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -66,6 +81,12 @@ pub(super) struct FileConfig {
     /// `[profiles.NAME]`: the same keys, laid over the top level when NAME is chosen.
     #[serde(default)]
     pub profiles: BTreeMap<String, FileConfig>,
+    /// `web_url`, `[keys]`, `[theme]`, `[columns]` (see `crate::ui_config`).
+    pub web_url: Option<String>,
+    #[serde(default)]
+    pub keys: BTreeMap<String, crate::ui_config::KeyList>,
+    pub theme: Option<crate::ui_config::FileTheme>,
+    pub columns: Option<crate::ui_config::FileColumns>,
 }
 
 impl FileConfig {
@@ -91,8 +112,12 @@ impl FileConfig {
             request_timeout_secs,
             connect_timeout_secs,
             allow_insecure_http,
-            refresh_secs
+            refresh_secs,
+            web_url,
+            theme,
+            columns
         );
+        self.keys.extend(p.keys);
         self.aliases.extend(p.aliases);
         self.views.extend(p.views);
         self
@@ -321,6 +346,7 @@ pub(super) struct Extras {
     pub refresh_secs: Option<u64>,
     pub views: Vec<View>,
     pub aliases: Aliases,
+    pub ui: crate::ui_config::UiConfig,
 }
 
 impl Default for Extras {
@@ -330,6 +356,7 @@ impl Default for Extras {
             refresh_secs: None,
             views: Vec::new(),
             aliases: Aliases::default(),
+            ui: Default::default(),
         }
     }
 }
@@ -377,11 +404,19 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         }
         views.push(view);
     }
+    let ui = crate::ui_config::check(crate::ui_config::RawUi {
+        keys: std::mem::take(&mut f.keys),
+        theme: f.theme.take(),
+        columns: f.columns.take(),
+        web_url: f.web_url.take(),
+    })
+    .map_err(|(key, message)| invalid(&key, message))?;
     Ok(Extras {
         page_size,
         refresh_secs,
         views,
         aliases,
+        ui,
     })
 }
 

@@ -102,6 +102,8 @@ pub struct Config {
     pub profile: Option<String>,
     /// Every profile the file defines, for switching.
     pub profiles: Vec<String>,
+    /// `[keys]`, `[theme]`, `[columns]`, `web_url`.
+    pub ui: crate::ui_config::UiConfig,
 }
 
 /// Why the config cannot be used. Messages name the file and, for parse errors, line and key.
@@ -407,6 +409,7 @@ impl Config {
             warnings: Vec::new(),
             profile,
             profiles,
+            ui: ex.ui,
         })
     }
 
@@ -472,6 +475,7 @@ impl Config {
             warnings,
             profile: None,
             profiles: Vec::new(),
+            ui: ex.ui,
         })
     }
 }

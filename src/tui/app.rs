@@ -41,6 +41,8 @@ pub enum Overlay {
         selected: usize,
     },
     Filter(Box<FilterForm>),
+    /// `S`: the summary of the Conversations tab's loaded walk.
+    Summary(Box<super::summary_pane::SummaryPane>),
 }
 
 /// A one-line message in the status line.
@@ -96,6 +98,11 @@ pub struct App {
     pub demo: bool,
     /// Something on screen changed since the last draw.
     pub dirty: bool,
+    /// The summary counts a conversation that is not closed as stale after this long
+    /// without an update (`stale_after`).
+    pub stale_after_secs: u64,
+    /// Theme, columns, search, sort, prompts and profiles (issue 6).
+    pub habits: super::habits::Habits,
 }
 
 impl App {
@@ -129,6 +136,8 @@ impl App {
             endpoint: init.endpoint,
             demo: init.demo,
             dirty: true,
+            stale_after_secs: super::summary_pane::DEFAULT_STALE_AFTER_SECS,
+            habits: Default::default(),
         }
     }
 

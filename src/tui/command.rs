@@ -46,6 +46,19 @@ pub enum Command {
     Notify { more: usize },
     /// Put this text on the clipboard with OSC 52. Only ever a UUID (see `update`).
     CopyToClipboard(String),
+    /// Open this URL in the browser (`xdg-open` / `open`). Built only from the config's
+    /// `web_url` template and a row's UUID.
+    OpenUrl(String),
+    /// Write `contents` (`rows` rows) to a new file at `path`; never overwrites. Answered by
+    /// `Msg::Notice`.
+    Export {
+        path: std::path::PathBuf,
+        contents: String,
+        rows: usize,
+    },
+    /// Load the config again for this profile and rebuild the client; answered by
+    /// `Msg::ProfileLoaded`.
+    SwitchProfile(String),
     /// Leave the app.
     Quit,
 }

@@ -28,6 +28,7 @@ pub enum Action {
     DrillVisitor,
     DrillSite,
     DrillAssignee,
+    Summary,
     Copy,
     Reload,
     ToggleRefresh,
@@ -35,6 +36,15 @@ pub enum Action {
     Help,
     Close,
     Quit,
+    Search,
+    SearchNext,
+    SearchPrev,
+    SortNext,
+    SortPrev,
+    SortReverse,
+    Export,
+    Open,
+    Profiles,
 }
 
 /// Where a binding is listed in the help overlay.
@@ -43,6 +53,7 @@ pub enum Group {
     Move,
     Tabs,
     Filters,
+    Find,
     Rows,
     Lists,
     General,
@@ -50,10 +61,11 @@ pub enum Group {
 
 impl Group {
     /// All groups, in help order.
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::Move,
         Group::Tabs,
         Group::Filters,
+        Group::Find,
         Group::Rows,
         Group::Lists,
         Group::General,
@@ -65,6 +77,7 @@ impl Group {
             Group::Move => "Move",
             Group::Tabs => "Tabs",
             Group::Filters => "Filters",
+            Group::Find => "Search & sort (loaded rows)",
             Group::Rows => "Row",
             Group::Lists => "Loading",
             Group::General => "General",
@@ -80,14 +93,14 @@ pub struct Key {
 }
 
 impl Key {
-    const fn plain(code: KeyCode) -> Key {
+    pub const fn plain(code: KeyCode) -> Key {
         Key {
             code,
             mods: KeyModifiers::NONE,
         }
     }
 
-    const fn ch(c: char) -> Key {
+    pub const fn ch(c: char) -> Key {
         Key::plain(KeyCode::Char(c))
     }
 
@@ -153,7 +166,8 @@ pub struct Binding {
     pub help: &'static str,
 }
 
-/// All bindings. Later, user config will be laid over [`KeyMap::default`].
+/// All bindings: [`KeyMap::default`], with the config's `[keys]` laid over it by
+/// [`KeyMap::with_config`] (in `keyconf.rs`).
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     pub bindings: Vec<Binding>,
@@ -264,7 +278,7 @@ impl Default for KeyMap {
                 ),
                 b(
                     A::DrillSite,
-                    &[Key::ch('S')],
+                    &[Key::ch('W')],
                     G::Rows,
                     "the site's conversations",
                 ),
@@ -275,6 +289,29 @@ impl Default for KeyMap {
                     "the assignee's conversations",
                 ),
                 b(A::Copy, &[Key::ch('y')], G::Rows, "copy id (OSC 52)"),
+                b(A::Open, &[Key::ch('o')], G::Rows, "open in the web app"),
+                b(
+                    A::Export,
+                    &[Key::ch('e')],
+                    G::Rows,
+                    "export loaded rows (CSV/JSONL)",
+                ),
+                b(A::Search, &[Key::ch('\\')], G::Find, "search"),
+                b(A::SearchNext, &[Key::ch('n')], G::Find, "next match"),
+                b(A::SearchPrev, &[Key::ch('N')], G::Find, "previous match"),
+                b(A::SortNext, &[Key::ch('>')], G::Find, "sort by next column"),
+                b(
+                    A::SortPrev,
+                    &[Key::ch('<')],
+                    G::Find,
+                    "sort by previous column",
+                ),
+                b(
+                    A::SortReverse,
+                    &[Key::ch('=')],
+                    G::Find,
+                    "reverse sort · then server order",
+                ),
                 b(
                     A::Reload,
                     &[Key::ch('r')],
@@ -288,12 +325,19 @@ impl Default for KeyMap {
                     "auto refresh on/off",
                 ),
                 b(
+                    A::Summary,
+                    &[Key::ch('S')],
+                    G::Lists,
+                    "summary by status, site, assignee",
+                ),
+                b(
                     A::LoadAll,
                     &[Key::ch('L')],
                     G::Lists,
                     "load every page (Esc stops)",
                 ),
                 b(A::Help, &[Key::ch('?')], G::General, "this help"),
+                b(A::Profiles, &[Key::ch('P')], G::General, "switch profile"),
                 b(
                     A::Close,
                     &[Key::plain(C::Esc)],

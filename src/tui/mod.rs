@@ -7,19 +7,28 @@
 //! - [`keys`]: the one key map (help is generated from it); [`form`]: the filter pane;
 //! - [`runtime`]: the loop, generic over backend and input; [`view`]: drawing only;
 //! - [`layout`]: screen geometry shared by view and update; [`format`]: display text.
+//! - [`habits`]: search, sort ([`find`]), export, open, profiles; [`keyconf`]: `[keys]`;
+//!   [`theme`]: colours and `NO_COLOR`; [`columns`]: which columns, their text and order.
 
 pub mod app;
+pub mod columns;
 pub mod command;
+pub mod find;
 pub mod form;
 pub mod format;
+pub mod habits;
+mod habits_io;
 pub mod insight;
+pub mod keyconf;
 pub mod keys;
 pub mod layout;
 pub mod msg;
 pub mod runtime;
+pub mod summary_pane;
 pub mod tab;
 #[doc(hidden)]
 pub mod testing;
+pub mod theme;
 pub mod update;
 pub mod view;
 
@@ -60,6 +69,12 @@ pub enum TuiError {
     Io(#[from] io::Error),
     #[error("cannot draw: {0}")]
     Draw(String),
+    #[error("config error in {path}: {key}: {message}")]
+    Keys {
+        path: String,
+        key: String,
+        message: String,
+    },
 }
 
 /// Builds the app from the config, resolving `--view` (before the terminal is touched).
@@ -85,6 +100,20 @@ pub fn app_from_config(
         tz: jiff::tz::TimeZone::system(),
         size: (80, 24),
     });
+    app.keymap = keys::KeyMap::with_config(&config.ui.keys).map_err(|e| TuiError::Keys {
+        path: config
+            .path
+            .as_ref()
+            .map_or_else(|| "(no file)".to_string(), |p| p.display().to_string()),
+        key: e.key,
+        message: e.message,
+    })?;
+    app.habits = habits::Habits::from_config(
+        &config.ui,
+        theme::no_color_from_env(),
+        config.profile.clone(),
+        config.profiles.clone(),
+    );
     if let Some(name) = &opts.initial_view {
         let i = app.view_index(name).ok_or_else(|| TuiError::UnknownView {
             name: crate::text::one_line(name, 80),
@@ -153,6 +182,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<(),
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let mut rt = Runtime::new(client);
+    rt.config_path = config.path.clone();
     rt.panic_on_draw = std::env::var_os("CONVO_TEST_PANIC").is_some_and(|v| !v.is_empty());
     let mut out = io::stdout();
     let result = rt

@@ -34,6 +34,16 @@ pub enum Msg {
         generation: u64,
         result: Result<Loaded, ApiError>,
     },
+    /// The runtime finished something it was asked to do (export written, browser not
+    /// started): a status line message.
+    Notice {
+        text: String,
+        error: bool,
+    },
+    /// The answer to a [`super::command::Command::SwitchProfile`].
+    ProfileLoaded {
+        result: Result<Box<super::habits::ProfileSwitch>, String>,
+    },
     /// The client is about to wait before trying a request again (429 or backoff).
     Retrying {
         tab: Resource,

@@ -41,6 +41,10 @@ pub struct Runtime {
     /// Test only (`CONVO_TEST_PANIC`): panic at the first draw so a pty test can check that
     /// the terminal is restored after a panic.
     pub panic_on_draw: bool,
+    /// The config file, read again by a profile switch (`P`).
+    pub config_path: Option<std::path::PathBuf>,
+    /// The program `o` runs with the URL (default `xdg-open`, `open` on macOS).
+    pub opener: String,
 }
 
 impl Runtime {
@@ -54,6 +58,12 @@ impl Runtime {
             tasks: HashMap::new(),
             tick: TICK,
             panic_on_draw: false,
+            config_path: None,
+            opener: if cfg!(target_os = "macos") {
+                "open".into()
+            } else {
+                "xdg-open".into()
+            },
         }
     }
 
@@ -134,6 +144,12 @@ impl Runtime {
         msg: Msg,
         out: &mut (dyn Write + Send),
     ) -> Result<bool, TuiError> {
+        if let Msg::ProfileLoaded { result: Ok(sw) } = &msg
+            && let Some(client) = &sw.client
+        {
+            // The new profile's walks start in this very update; their fetches use it.
+            self.client = client.clone();
+        }
         for cmd in update(app, msg) {
             match cmd {
                 Command::Quit => return Ok(true),
@@ -160,6 +176,15 @@ impl Runtime {
                 Command::Notify { more } => {
                     out.write_all(super::insight::notification(more).as_bytes())?;
                     out.flush()?;
+                }
+                Command::OpenUrl(url) => super::habits_io::open_url(&self.opener, &url, &self.tx),
+                Command::Export {
+                    path,
+                    contents,
+                    rows,
+                } => super::habits_io::export(path, contents, rows, &self.tx),
+                Command::SwitchProfile(name) => {
+                    super::habits_io::switch_profile(self.config_path.clone(), name, &self.tx)
                 }
                 Command::CopyToClipboard(text) => {
                     // OSC 52: only the base64 of the text (a UUID) goes out, so nothing from

@@ -70,6 +70,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             generation,
             result,
         } => on_head(app, tab, generation, result, &mut cmds),
+        Msg::Notice { text, error } => {
+            app.message = Some(super::app::Message { text, error });
+            app.dirty = true;
+        }
+        Msg::ProfileLoaded { result } => {
+            cmds.extend(super::habits::profile_loaded(app, result));
+            app.dirty = true;
+        }
         Msg::Retrying {
             tab,
             generation,
@@ -90,6 +98,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
     }
     fill(app, &mut cmds);
+    super::summary_pane::refresh(app);
+    super::habits::after_update(app);
     cmds
 }
 
@@ -241,6 +251,9 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         cmds.push(Command::Quit);
         return;
     }
+    if super::habits::on_key(app, k, cmds) {
+        return;
+    }
     match &mut app.overlay {
         Overlay::Filter(form) => {
             match form.key(k) {
@@ -281,9 +294,15 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             }
             return;
         }
+        Overlay::Summary(_) => {
+            super::summary_pane::on_key(app, k, cmds);
+            return;
+        }
         Overlay::None => {}
     }
-    if let Some(action) = app.keymap.action(&k) {
+    if let Some(action) = app.keymap.action(&k)
+        && !super::habits::before_action(app, action, cmds)
+    {
         on_action(app, action, cmds);
     }
 }
@@ -382,6 +401,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             t.load_all = true;
             t.error = None;
         }),
+        Action::Summary => super::summary_pane::open(app),
         Action::Help => app.overlay = Overlay::Help { scroll: 0 },
         Action::Close => {
             let stopped = with_tab!(app, app.active, |t| std::mem::replace(
@@ -397,6 +417,16 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             }
         }
         Action::Quit => cmds.push(Command::Quit),
+        // Handled by `habits::before_action`.
+        Action::Search
+        | Action::SearchNext
+        | Action::SearchPrev
+        | Action::SortNext
+        | Action::SortPrev
+        | Action::SortReverse
+        | Action::Export
+        | Action::Open
+        | Action::Profiles => {}
     }
 }
 

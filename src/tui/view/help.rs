@@ -40,8 +40,8 @@ pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
         .title(" Keys · ↑↓ scroll · Esc closes ");
     let scroll = scroll.min(u16::MAX as usize) as u16;
     if full.width >= 100 {
-        let left = group_lines(app, &Group::ALL[..3]);
-        let right = group_lines(app, &Group::ALL[3..]);
+        let left = group_lines(app, &Group::ALL[..4]);
+        let right = group_lines(app, &Group::ALL[4..]);
         let h = left.len().max(right.len()) as u16 + 2;
         let area = super::centered(full, 100, h);
         frame.render_widget(Clear, area);

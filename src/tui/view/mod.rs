@@ -9,7 +9,9 @@ pub mod header;
 pub mod help;
 pub mod marks;
 pub mod picker;
+pub mod prompt;
 pub mod status;
+pub mod summary;
 pub mod table;
 
 use ratatui::Frame;
@@ -24,7 +26,10 @@ pub fn draw(app: &App, frame: &mut Frame) {
     header::draw(app, frame, areas.header);
     chips::draw(app, frame, areas.chips);
     table::draw(app, frame, areas.table);
-    marks::draw(app, frame, areas.table);
+    // Marks follow the server's order; a display sort hides them rather than misplace them.
+    if !app.habits.find(app.active).sorted() {
+        marks::draw(app, frame, areas.table);
+    }
     if let Some(d) = areas.detail {
         detail::draw(app, frame, d);
     }
@@ -35,7 +40,10 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Overlay::Help { scroll } => help::draw(app, *scroll, frame),
         Overlay::Views { selected } => picker::draw(app, *selected, frame),
         Overlay::Filter(form) => filter_pane::draw(app, form, frame),
+        Overlay::Summary(pane) => summary::draw(app, pane, frame),
     }
+    prompt::draw(app, frame);
+    app.habits.theme.apply(frame.buffer_mut());
 }
 
 /// A centred rectangle of at most `w` x `h` cells inside `area`.

@@ -14,47 +14,12 @@ use crate::api::model::short_id;
 use crate::api::{Conversation, Resource, Status, Visitor};
 use crate::text::fit;
 use crate::tui::app::App;
+use crate::tui::columns::{Cells, Column};
+use crate::tui::find::Find;
 use crate::tui::format::{attributes_summary, id_label, relative_ts};
 use crate::tui::tab::{TabFilter, TabState};
 
-/// One column: its title, the narrowest and the widest it is useful at, and when it is
-/// dropped on a narrow terminal (higher goes first; 0 never).
-#[derive(Debug, Clone, Copy)]
-pub struct Col {
-    pub title: &'static str,
-    pub min: u16,
-    pub pref: u16,
-    pub drop: u8,
-}
-
-const fn col(title: &'static str, min: u16, pref: u16, drop: u8) -> Col {
-    Col {
-        title,
-        min,
-        pref,
-        drop,
-    }
-}
-
-/// Conversations: status, visitor, site, assignee, created, updated, id.
-pub const CONVERSATION_COLS: [Col; 7] = [
-    col("STATUS", 7, 8, 0),
-    col("VISITOR", 8, 8, 3),
-    col("SITE", 8, 18, 2),
-    col("ASSIGNEE", 10, 18, 1),
-    col("CREATED", 8, 8, 5),
-    col("UPDATED", 8, 8, 1),
-    col("ID", 8, 36, 4),
-];
-
-/// Visitors: name, email, external id, created, attributes.
-pub const VISITOR_COLS: [Col; 5] = [
-    col("NAME", 10, 24, 0),
-    col("EMAIL", 12, 28, 1),
-    col("EXTERNAL ID", 8, 16, 3),
-    col("CREATED", 8, 8, 2),
-    col("ATTRIBUTES", 10, 200, 4),
-];
+pub use crate::tui::columns::Col;
 
 /// Column widths for `width` cells (spacing of 1 between columns); `None` for a dropped
 /// column. Columns shrink to their minimum before any is dropped.
@@ -111,36 +76,27 @@ fn status_style(s: &Status) -> Style {
     }
 }
 
-fn conversation_cells(app: &App, c: &Conversation, w: &[Option<u16>]) -> Vec<Cell<'static>> {
-    let mut cells = Vec::with_capacity(7);
-    let fitw = |i: usize| w[i].unwrap_or(0) as usize;
-    for (i, width) in w.iter().enumerate() {
-        if width.is_none() {
-            continue;
-        }
-        let n = fitw(i);
-        let cell = match i {
-            0 => Cell::from(Span::styled(
-                fit(c.status.as_str(), n).into_owned(),
-                status_style(&c.status),
+fn conversation_cell(app: &App, c: &Conversation, col: Column, n: usize) -> Cell<'static> {
+    match col {
+        Column::Status => Cell::from(Span::styled(
+            fit(c.status.as_str(), n).into_owned(),
+            status_style(&c.status),
+        )),
+        Column::Visitor => Cell::from(short_id(&c.visitor_id)),
+        Column::Site => Cell::from(fit(&id_label(&app.aliases, &c.site_id), n).into_owned()),
+        Column::Assignee => match &c.assignee_id {
+            Some(id) => Cell::from(fit(&id_label(&app.aliases, id), n).into_owned()),
+            None => Cell::from(Span::styled(
+                fit("unassigned", n).into_owned(),
+                Style::new().fg(Color::Yellow).italic(),
             )),
-            1 => Cell::from(short_id(&c.visitor_id)),
-            2 => Cell::from(fit(&id_label(&app.aliases, &c.site_id), n).into_owned()),
-            3 => match &c.assignee_id {
-                Some(id) => Cell::from(fit(&id_label(&app.aliases, id), n).into_owned()),
-                None => Cell::from(Span::styled(
-                    fit("unassigned", n).into_owned(),
-                    Style::new().fg(Color::Yellow).italic(),
-                )),
-            },
-            4 => Cell::from(fit(&relative_ts(app.now, &c.created_at), n).into_owned()),
-            5 => Cell::from(fit(&relative_ts(app.now, &c.updated_at), n).into_owned()),
-            _ if n >= 36 => Cell::from(c.id.to_string()),
-            _ => Cell::from(short_id(&c.id)),
-        };
-        cells.push(cell);
+        },
+        Column::Created => Cell::from(fit(&relative_ts(app.now, &c.created_at), n).into_owned()),
+        Column::Updated => Cell::from(fit(&relative_ts(app.now, &c.updated_at), n).into_owned()),
+        Column::Id if n >= 36 => Cell::from(c.id.to_string()),
+        Column::Id => Cell::from(short_id(&c.id)),
+        _ => dash(),
     }
-    cells
 }
 
 fn text_cell(v: Option<&str>, n: usize) -> Cell<'static> {
@@ -150,85 +106,118 @@ fn text_cell(v: Option<&str>, n: usize) -> Cell<'static> {
     }
 }
 
-fn visitor_cells(app: &App, v: &Visitor, w: &[Option<u16>]) -> Vec<Cell<'static>> {
-    let mut cells = Vec::with_capacity(5);
-    for (i, width) in w.iter().enumerate() {
-        let Some(n) = width.map(usize::from) else {
-            continue;
-        };
-        let cell = match i {
-            0 => text_cell(v.name.as_deref(), n),
-            1 => text_cell(v.email.as_deref(), n),
-            2 => text_cell(v.external_id.as_deref(), n),
-            3 => match &v.created_at {
-                Some(t) => Cell::from(fit(&relative_ts(app.now, t), n).into_owned()),
-                None => dash(),
-            },
-            _ => match attributes_summary(&v.attributes, n) {
-                Some(s) => Cell::from(s),
-                None => dash(),
-            },
-        };
-        cells.push(cell);
+fn visitor_cell(app: &App, v: &Visitor, col: Column, n: usize) -> Cell<'static> {
+    match col {
+        Column::Name => text_cell(v.name.as_deref(), n),
+        Column::Email => text_cell(v.email.as_deref(), n),
+        Column::ExternalId => text_cell(v.external_id.as_deref(), n),
+        Column::Created => match &v.created_at {
+            Some(t) => Cell::from(fit(&relative_ts(app.now, t), n).into_owned()),
+            None => dash(),
+        },
+        Column::Attributes => match attributes_summary(&v.attributes, n) {
+            Some(s) => Cell::from(s),
+            None => dash(),
+        },
+        Column::Id if n >= 36 => Cell::from(v.id.to_string()),
+        Column::Id => Cell::from(short_id(&v.id)),
+        _ => dash(),
     }
-    cells
 }
 
 /// Draws the active tab's table with its scrollbar.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let cols = app.habits.columns.of(app.active);
+    let find = app.habits.find(app.active);
     match app.active {
         Resource::Conversations => draw_tab(
             app,
             &app.conversations,
-            &CONVERSATION_COLS,
-            conversation_cells,
+            cols,
+            find,
+            conversation_cell,
             frame,
             area,
         ),
-        Resource::Visitors => draw_tab(
-            app,
-            &app.visitors,
-            &VISITOR_COLS,
-            visitor_cells,
-            frame,
-            area,
-        ),
+        Resource::Visitors => draw_tab(app, &app.visitors, cols, find, visitor_cell, frame, area),
     }
 }
 
 /// Before the selected row (ASCII: one cell wide on every terminal).
 const SELECTED: &str = ">";
 
-type CellsFn<T> = fn(&App, &T, &[Option<u16>]) -> Vec<Cell<'static>>;
+type CellFn<T> = fn(&App, &T, Column, usize) -> Cell<'static>;
 
-fn draw_tab<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
+/// A matching cell of the search (underlined and bold: visible without colour too).
+fn match_style() -> Style {
+    Style::new()
+        .fg(Color::Magenta)
+        .add_modifier(Modifier::UNDERLINED | Modifier::BOLD)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     app: &App,
     tab: &TabState<T, F>,
-    cols: &[Col],
-    cells: CellsFn<T>,
+    columns: &[Column],
+    find: &Find,
+    cell: CellFn<T>,
     frame: &mut Frame,
     area: Rect,
 ) {
+    let cols: Vec<Col> = columns.iter().map(|c| c.spec()).collect();
+    let sort = find.sort.filter(|_| find.sorted());
     if area.height < 2 || area.width < 4 {
         return;
     }
     let inner_w = area.width - 1; // the scrollbar's column
     // The selection is marked with a symbol too, for terminals without colours.
-    let w = widths(cols, inner_w - SELECTED.len() as u16);
+    let w = widths(&cols, inner_w - SELECTED.len() as u16);
     let header = Row::new(
-        cols.iter()
+        columns
+            .iter()
+            .zip(&cols)
             .zip(&w)
-            .filter_map(|(c, w)| w.map(|_| Cell::from(c.title))),
+            .filter_map(|((id, c), w)| {
+                w.map(|_| match sort {
+                    Some(s) if s.col == *id => {
+                        Cell::from(format!("{}{}", c.title, if s.desc { "↓" } else { "↑" }))
+                    }
+                    _ => Cell::from(c.title),
+                })
+            }),
     )
     .style(Style::new().bold().fg(Color::Cyan));
     let body = (area.height - 1) as usize;
     let rows = tab.rows();
     let n = rows.len();
-    let start = tab.offset.min(n);
+    let start = if sort.is_some() {
+        find.offset
+    } else {
+        tab.offset
+    }
+    .min(n);
     let end = (start + body).min(n);
-    let table_rows: Vec<Row> = rows[start..end]
-        .iter()
-        .map(|r| Row::new(cells(app, r, &w)))
+    let query = find.query.to_lowercase();
+    let table_rows: Vec<Row> = (start..end)
+        .map(|p| {
+            let i = find.row_at(p);
+            let r = &rows[i];
+            let hit = find.is_match(i);
+            Row::new(
+                columns
+                    .iter()
+                    .zip(&w)
+                    .filter_map(|(c, w)| w.map(|n| (c, n)))
+                    .map(|(c, n)| {
+                        let cl = cell(app, r, *c, n as usize);
+                        let matched = hit
+                            && r.text(*c, app.now, &app.aliases)
+                                .is_some_and(|t| t.to_lowercase().contains(&query));
+                        if matched { cl.style(match_style()) } else { cl }
+                    }),
+            )
+        })
         .collect();
     let constraints: Vec<Constraint> = w.iter().flatten().map(|w| Constraint::Length(*w)).collect();
     let table = Table::new(table_rows, constraints)
@@ -239,7 +228,7 @@ fn draw_tab<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         .highlight_spacing(HighlightSpacing::Always);
     let mut state = TableState::default();
     if n > 0 {
-        state.select(Some(tab.selected.saturating_sub(start)));
+        state.select(Some(find.pos(tab.selected).saturating_sub(start)));
     }
     let table_area = Rect::new(area.x, area.y, inner_w, area.height);
     frame.render_stateful_widget(table, table_area, &mut state);
@@ -259,7 +248,7 @@ fn draw_tab<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     }
     if n > body {
         let mut sb = ScrollbarState::new(n)
-            .position(tab.selected)
+            .position(find.pos(tab.selected))
             .viewport_content_length(body);
         let sb_area = Rect::new(area.x + area.width - 1, area.y + 1, 1, area.height - 1);
         frame.render_stateful_widget(

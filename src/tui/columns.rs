@@ -1,0 +1,241 @@
+//! The table's columns: which, in what order (`[columns]` in the config), their widths, the
+//! text a cell shows (also what search looks at) and the key a display sort uses.
+
+use std::cmp::Ordering;
+
+use crate::api::model::short_id;
+use crate::api::{Conversation, Resource, Timestamp, Visitor};
+use crate::config::Aliases;
+use crate::tui::format::{attributes_summary, id_label, relative_ts};
+use crate::ui_config::{CONVERSATION_COLUMNS, ColumnsConfig, VISITOR_COLUMNS};
+
+/// A column of either tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    Status,
+    Visitor,
+    Site,
+    Assignee,
+    Created,
+    Updated,
+    Id,
+    Name,
+    Email,
+    ExternalId,
+    Attributes,
+}
+
+/// A column's title, the narrowest and the widest it is useful at, and when it is dropped on
+/// a narrow terminal (higher goes first; 0 never).
+#[derive(Debug, Clone, Copy)]
+pub struct Col {
+    pub title: &'static str,
+    pub min: u16,
+    pub pref: u16,
+    pub drop: u8,
+}
+
+const fn col(title: &'static str, min: u16, pref: u16, drop: u8) -> Col {
+    Col {
+        title,
+        min,
+        pref,
+        drop,
+    }
+}
+
+impl Column {
+    /// The column of a `[columns]` name on a tab.
+    pub fn parse(tab: Resource, name: &str) -> Option<Column> {
+        Some(match (tab, name) {
+            (Resource::Conversations, "status") => Column::Status,
+            (Resource::Conversations, "visitor") => Column::Visitor,
+            (Resource::Conversations, "site") => Column::Site,
+            (Resource::Conversations, "assignee") => Column::Assignee,
+            (Resource::Conversations, "updated") => Column::Updated,
+            (Resource::Visitors, "name") => Column::Name,
+            (Resource::Visitors, "email") => Column::Email,
+            (Resource::Visitors, "external_id") => Column::ExternalId,
+            (Resource::Visitors, "attributes") => Column::Attributes,
+            (_, "created") => Column::Created,
+            (_, "id") => Column::Id,
+            _ => return None,
+        })
+    }
+
+    /// Title and widths.
+    pub fn spec(self) -> Col {
+        match self {
+            Column::Status => col("STATUS", 7, 8, 0),
+            Column::Visitor => col("VISITOR", 8, 8, 3),
+            Column::Site => col("SITE", 8, 18, 2),
+            Column::Assignee => col("ASSIGNEE", 10, 18, 1),
+            Column::Created => col("CREATED", 8, 8, 5),
+            Column::Updated => col("UPDATED", 8, 8, 1),
+            Column::Id => col("ID", 8, 36, 4),
+            Column::Name => col("NAME", 10, 24, 0),
+            Column::Email => col("EMAIL", 12, 28, 1),
+            Column::ExternalId => col("EXTERNAL ID", 8, 16, 3),
+            Column::Attributes => col("ATTRIBUTES", 10, 200, 4),
+        }
+    }
+
+    /// The lower-case name, as in `[columns]` and the sort mark.
+    pub fn name(self) -> &'static str {
+        match self {
+            Column::Status => "status",
+            Column::Visitor => "visitor",
+            Column::Site => "site",
+            Column::Assignee => "assignee",
+            Column::Created => "created",
+            Column::Updated => "updated",
+            Column::Id => "id",
+            Column::Name => "name",
+            Column::Email => "email",
+            Column::ExternalId => "external id",
+            Column::Attributes => "attributes",
+        }
+    }
+}
+
+/// The columns of both tabs, in display order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Columns {
+    pub conversations: Vec<Column>,
+    pub visitors: Vec<Column>,
+}
+
+impl Default for Columns {
+    fn default() -> Self {
+        let parse =
+            |tab, names: &[&str]| names.iter().filter_map(|n| Column::parse(tab, n)).collect();
+        Columns {
+            conversations: parse(Resource::Conversations, CONVERSATION_COLUMNS),
+            visitors: parse(Resource::Visitors, VISITOR_COLUMNS),
+        }
+    }
+}
+
+impl Columns {
+    /// From `[columns]` (names were checked when the config was read; unknown ones are
+    /// skipped here).
+    pub fn from_config(c: &ColumnsConfig) -> Columns {
+        let mut cols = Columns::default();
+        let parse = |tab, names: &Vec<String>| -> Vec<Column> {
+            names
+                .iter()
+                .filter_map(|n| Column::parse(tab, n.trim()))
+                .collect()
+        };
+        if let Some(v) = &c.conversations {
+            let p = parse(Resource::Conversations, v);
+            if !p.is_empty() {
+                cols.conversations = p;
+            }
+        }
+        if let Some(v) = &c.visitors {
+            let p = parse(Resource::Visitors, v);
+            if !p.is_empty() {
+                cols.visitors = p;
+            }
+        }
+        cols
+    }
+
+    /// The columns of a tab.
+    pub fn of(&self, tab: Resource) -> &[Column] {
+        match tab {
+            Resource::Conversations => &self.conversations,
+            Resource::Visitors => &self.visitors,
+        }
+    }
+}
+
+/// What a cell of a row shows, for search and sort; `None` for an empty value (drawn `—`).
+pub trait Cells {
+    /// The cell's text before fitting (sanitised).
+    fn text(&self, col: Column, now: jiff::Timestamp, aliases: &Aliases) -> Option<String>;
+    /// Compares two rows by a column (times as times, text case-insensitively; empty last).
+    fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering;
+}
+
+fn time_key(t: &Timestamp) -> (u8, i128, String) {
+    match t {
+        Timestamp::Parsed(p) => (0, p.as_nanosecond(), String::new()),
+        Timestamp::Raw(r) => (1, 0, r.to_string()),
+    }
+}
+
+fn text_cmp(a: Option<String>, b: Option<String>) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => a.to_lowercase().cmp(&b.to_lowercase()),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
+impl Cells for Conversation {
+    fn text(&self, col: Column, now: jiff::Timestamp, aliases: &Aliases) -> Option<String> {
+        Some(match col {
+            Column::Status => crate::text::sanitize(self.status.as_str()).into_owned(),
+            Column::Visitor => short_id(&self.visitor_id),
+            Column::Site => id_label(aliases, &self.site_id),
+            Column::Assignee => match &self.assignee_id {
+                Some(id) => id_label(aliases, id),
+                None => "unassigned".into(),
+            },
+            Column::Created => relative_ts(now, &self.created_at),
+            Column::Updated => relative_ts(now, &self.updated_at),
+            Column::Id => self.id.to_string(),
+            _ => return None,
+        })
+    }
+
+    fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering {
+        match col {
+            Column::Created => time_key(&self.created_at).cmp(&time_key(&other.created_at)),
+            Column::Updated => time_key(&self.updated_at).cmp(&time_key(&other.updated_at)),
+            Column::Id => self.id.cmp(&other.id),
+            _ => {
+                let now = jiff::Timestamp::UNIX_EPOCH;
+                text_cmp(self.text(col, now, aliases), other.text(col, now, aliases))
+            }
+        }
+    }
+}
+
+impl Cells for Visitor {
+    fn text(&self, col: Column, now: jiff::Timestamp, _aliases: &Aliases) -> Option<String> {
+        let s = |v: &Option<String>| {
+            v.as_deref()
+                .filter(|s| !s.is_empty())
+                .map(|s| crate::text::sanitize(s).into_owned())
+        };
+        match col {
+            Column::Name => s(&self.name),
+            Column::Email => s(&self.email),
+            Column::ExternalId => s(&self.external_id),
+            Column::Created => self.created_at.as_ref().map(|t| relative_ts(now, t)),
+            Column::Attributes => attributes_summary(&self.attributes, 200),
+            Column::Id => Some(self.id.to_string()),
+            _ => None,
+        }
+    }
+
+    fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering {
+        match col {
+            Column::Created => match (&self.created_at, &other.created_at) {
+                (Some(a), Some(b)) => time_key(a).cmp(&time_key(b)),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            Column::Id => self.id.cmp(&other.id),
+            _ => {
+                let now = jiff::Timestamp::UNIX_EPOCH;
+                text_cmp(self.text(col, now, aliases), other.text(col, now, aliases))
+            }
+        }
+    }
+}

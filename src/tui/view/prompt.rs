@@ -1,0 +1,97 @@
+//! The search and export prompts (over the status line) and the profile picker.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::text::{fit, one_line, width};
+use crate::tui::app::App;
+use crate::tui::habits::Prompt;
+use crate::tui::layout::Areas;
+
+/// Draws the open prompt, if any.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let Some(p) = &app.habits.prompt else {
+        return;
+    };
+    match p {
+        Prompt::Search(text) => line(app, frame, "search (Enter keeps, Esc clears): ", text),
+        Prompt::Export(text) => line(
+            app,
+            frame,
+            "export to (.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ",
+            text,
+        ),
+        Prompt::Profiles(sel) => picker(app, *sel, frame),
+    }
+}
+
+fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
+    let area = Areas::of(app).status;
+    let w = area.width as usize;
+    let shown = one_line(text, 400);
+    // Keep the end of a long text (where the cursor is) on screen.
+    let room = w.saturating_sub(width(label) + 2);
+    let tail: String = if width(&shown) > room {
+        let chars: Vec<char> = shown.chars().collect();
+        let mut s = String::new();
+        for c in chars.iter().rev() {
+            if width(&s) + 2 > room {
+                break;
+            }
+            s.insert(0, *c);
+        }
+        format!("…{s}")
+    } else {
+        shown
+    };
+    let spans = vec![
+        Span::styled(
+            fit(&format!(" {label}"), w).into_owned(),
+            Style::new().fg(Color::Cyan).bold(),
+        ),
+        Span::raw(tail),
+        Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED)),
+    ];
+    frame.render_widget(Clear, area);
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn picker(app: &App, selected: usize, frame: &mut Frame) {
+    let names = &app.habits.profiles;
+    let lines: Vec<Line> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let current = app.habits.profile.as_deref() == Some(n.as_str());
+            let text = format!(
+                "{} {}{}",
+                if i == selected { ">" } else { " " },
+                one_line(n, 40),
+                if current { " (current)" } else { "" }
+            );
+            if i == selected {
+                Line::from(Span::styled(
+                    text,
+                    Style::new().add_modifier(Modifier::REVERSED),
+                ))
+            } else {
+                Line::from(text)
+            }
+        })
+        .collect();
+    let w = lines.iter().map(Line::width).max().unwrap_or(0).max(30) as u16 + 4;
+    let area: Rect = super::centered(frame.area(), w, lines.len() as u16 + 2);
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(Style::new().fg(Color::Cyan))
+                .title(" Profile · Enter switches · Esc "),
+        ),
+        area,
+    );
+}

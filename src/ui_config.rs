@@ -1,0 +1,256 @@
+//! The config's look-and-habits keys: `[keys]`, `[theme]`, `[columns]` and `web_url`.
+//!
+//! Parsed and checked here (theme names, colours, column names, the URL template). Key
+//! bindings are checked by the TUI at start (`tui::keys::KeyMap::with_config`), which knows
+//! the actions; its errors name the file and key like every config error.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// Column names of the Conversations tab, in the default order.
+pub const CONVERSATION_COLUMNS: &[&str] = &[
+    "status", "visitor", "site", "assignee", "created", "updated", "id",
+];
+
+/// Column names of the Visitors tab, in the default order (`id` is available, not shown by
+/// default).
+pub const VISITOR_COLUMNS: &[&str] = &["name", "email", "external_id", "created", "attributes"];
+
+/// Every column name the Visitors tab accepts.
+pub const VISITOR_COLUMNS_ALL: &[&str] = &[
+    "name",
+    "email",
+    "external_id",
+    "created",
+    "attributes",
+    "id",
+];
+
+/// Colour roles a `[theme]` can override.
+pub const THEME_ROLES: &[&str] = &[
+    "accent",
+    "good",
+    "warning",
+    "error",
+    "muted",
+    "secondary",
+    "bar",
+    "other",
+];
+
+/// One key or several: `quit = "q"` or `reload = ["r", "F5"]` (`[]` unbinds).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum KeyList {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl KeyList {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            KeyList::One(s) => vec![s],
+            KeyList::Many(v) => v,
+        }
+    }
+}
+
+/// `[theme]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FileTheme {
+    preset: Option<String>,
+    accent: Option<String>,
+    good: Option<String>,
+    warning: Option<String>,
+    error: Option<String>,
+    muted: Option<String>,
+    secondary: Option<String>,
+    bar: Option<String>,
+    other: Option<String>,
+}
+
+/// `[columns]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FileColumns {
+    conversations: Option<Vec<String>>,
+    visitors: Option<Vec<String>>,
+}
+
+/// The built-in palettes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ThemePreset {
+    /// For dark backgrounds (the default).
+    #[default]
+    Dark,
+    /// For light backgrounds.
+    Light,
+    /// Bright colours, no dimmed text.
+    HighContrast,
+}
+
+/// Checked `[theme]`: a preset and per-role colours (`Color` names as ratatui parses them:
+/// `red`, `lightblue`, `#rrggbb`, an index `0`..`255`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThemeConfig {
+    pub preset: ThemePreset,
+    /// Role → colour text, only roles set in the file.
+    pub roles: BTreeMap<String, String>,
+}
+
+/// Checked `[columns]`: column names in display order per tab; `None` keeps the default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnsConfig {
+    pub conversations: Option<Vec<String>>,
+    pub visitors: Option<Vec<String>>,
+}
+
+/// The look-and-habits part of the config.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UiConfig {
+    /// `[keys]`: action name → keys as written (`[]` unbinds); checked by the TUI at start.
+    pub keys: BTreeMap<String, Vec<String>>,
+    pub theme: ThemeConfig,
+    pub columns: ColumnsConfig,
+    /// `web_url`: where `o` opens the selected row; `{id}` is its UUID, `{tab}` (or
+    /// `{resource}`) `conversations` or `visitors`.
+    pub web_url: Option<String>,
+}
+
+/// The raw parts, as `FileConfig` holds them.
+pub(crate) struct RawUi {
+    pub keys: BTreeMap<String, KeyList>,
+    pub theme: Option<FileTheme>,
+    pub columns: Option<FileColumns>,
+    pub web_url: Option<String>,
+}
+
+/// Checks the raw parts; `Err((key, message))` names the offending key.
+pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
+    let keys = raw
+        .keys
+        .into_iter()
+        .map(|(k, v)| (k, v.into_vec()))
+        .collect();
+    let mut theme = ThemeConfig::default();
+    if let Some(t) = raw.theme {
+        theme.preset = match t.preset.as_deref().map(str::trim) {
+            None | Some("dark") => ThemePreset::Dark,
+            Some("light") => ThemePreset::Light,
+            Some("high-contrast") => ThemePreset::HighContrast,
+            Some(other) => {
+                return Err((
+                    "theme.preset".into(),
+                    format!("{other:?} is not \"dark\", \"light\" or \"high-contrast\""),
+                ));
+            }
+        };
+        let given = [
+            ("accent", t.accent),
+            ("good", t.good),
+            ("warning", t.warning),
+            ("error", t.error),
+            ("muted", t.muted),
+            ("secondary", t.secondary),
+            ("bar", t.bar),
+            ("other", t.other),
+        ];
+        for (role, value) in given {
+            if let Some(v) = value {
+                if v.trim().parse::<ratatui::style::Color>().is_err() {
+                    return Err((
+                        format!("theme.{role}"),
+                        format!(
+                            "{:?} is not a colour (a name such as \"lightblue\", \"#rrggbb\" or 0-255)",
+                            crate::text::one_line(&v, 40)
+                        ),
+                    ));
+                }
+                theme.roles.insert(role.to_string(), v.trim().to_string());
+            }
+        }
+    }
+    let mut columns = ColumnsConfig::default();
+    if let Some(c) = raw.columns {
+        columns.conversations = c
+            .conversations
+            .map(|v| check_columns("columns.conversations", v, CONVERSATION_COLUMNS))
+            .transpose()?;
+        columns.visitors = c
+            .visitors
+            .map(|v| check_columns("columns.visitors", v, VISITOR_COLUMNS_ALL))
+            .transpose()?;
+    }
+    let web_url = raw
+        .web_url
+        .map(|u| u.trim().to_string())
+        .filter(|u| !u.is_empty());
+    if let Some(u) = &web_url {
+        if !(u.starts_with("https://") || u.starts_with("http://")) {
+            return Err((
+                "web_url".into(),
+                "must start with https:// or http://".into(),
+            ));
+        }
+        if !u.contains("{id}") {
+            return Err((
+                "web_url".into(),
+                "must contain {id} (the selected row's UUID)".into(),
+            ));
+        }
+        if u.chars().any(char::is_whitespace) || !crate::text::is_clean(u) {
+            return Err((
+                "web_url".into(),
+                "must not contain spaces or control characters".into(),
+            ));
+        }
+    }
+    Ok(UiConfig {
+        keys,
+        theme,
+        columns,
+        web_url,
+    })
+}
+
+fn check_columns(
+    key: &str,
+    v: Vec<String>,
+    known: &[&str],
+) -> Result<Vec<String>, (String, String)> {
+    let unknown: Vec<String> = v
+        .iter()
+        .filter(|c| !known.contains(&c.as_str()))
+        .map(|c| format!("{:?}", crate::text::one_line(c, 40)))
+        .collect();
+    if !unknown.is_empty() {
+        return Err((
+            key.to_string(),
+            format!(
+                "unknown column{} {}; known: {}",
+                if unknown.len() == 1 { "" } else { "s" },
+                unknown.join(", "),
+                known.join(", ")
+            ),
+        ));
+    }
+    if v.is_empty() {
+        return Err((key.to_string(), "needs at least one column".into()));
+    }
+    for (i, c) in v.iter().enumerate() {
+        if v[i + 1..].contains(c) {
+            return Err((key.to_string(), format!("{c:?} is listed twice")));
+        }
+    }
+    Ok(v)
+}
+
+/// Builds the `{id}` URL of a row: only the template and a UUID go in.
+pub fn web_url_for(template: &str, tab: &str, id: &uuid::Uuid) -> String {
+    template
+        .replace("{id}", &id.to_string())
+        .replace("{tab}", tab)
+        .replace("{resource}", tab)
+}

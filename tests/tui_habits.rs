@@ -1,0 +1,470 @@
+//! Issue 6 in the TUI: `[keys]`, theme and NO_COLOR, search, display sort, export, `o`,
+//! profile switching, columns. `update` fed with messages, plus snapshots.
+
+use std::collections::BTreeMap;
+
+use crossterm::event::KeyCode;
+use ratatui::style::Color;
+
+use convo::api::{Limit, Resource};
+use convo::tui::app::App;
+use convo::tui::columns::{Column, Columns};
+use convo::tui::command::Command;
+use convo::tui::habits::{Habits, ProfileSwitch, Prompt};
+use convo::tui::keys::{Action, KeyMap};
+use convo::tui::msg::Msg;
+use convo::tui::testing::{self, FakeServer, ch, key};
+use convo::tui::update::update;
+use convo::ui_config::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
+
+fn loaded(w: u16, h: u16, conversations: usize) -> (App, FakeServer) {
+    let mut app = testing::app(w, h, 50);
+    let server = FakeServer::new(conversations, 30);
+    server.settle(&mut app, Msg::Resize(w, h));
+    (app, server)
+}
+
+fn keys(pairs: &[(&str, &[&str])]) -> BTreeMap<String, Vec<String>> {
+    pairs
+        .iter()
+        .map(|(a, k)| (a.to_string(), k.iter().map(|s| s.to_string()).collect()))
+        .collect()
+}
+
+fn type_text(app: &mut App, s: &str) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    for c in s.chars() {
+        cmds.extend(update(
+            app,
+            Msg::Key(crossterm::event::KeyEvent::new(
+                KeyCode::Char(c),
+                crossterm::event::KeyModifiers::NONE,
+            )),
+        ));
+    }
+    cmds
+}
+
+// ---- keys ----
+
+#[test]
+fn keys_remap_an_action_and_unbind_another() {
+    let km = KeyMap::with_config(&keys(&[("reload", &["F5", "Ctrl-r"]), ("copy", &[])])).unwrap();
+    assert_eq!(km.keys_of(Action::Reload), "F5 Ctrl-r");
+    assert_eq!(km.keys_of(Action::Copy), "");
+    let mut app = testing::app(120, 40, 50);
+    app.keymap = km;
+    let server = FakeServer::new(100, 10);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    let gen_before = app.conversations.generation;
+    // r no longer reloads; F5 does
+    update(&mut app, ch('r'));
+    assert_eq!(app.conversations.generation, gen_before);
+    update(&mut app, key(KeyCode::F(5)));
+    assert_eq!(app.conversations.generation, gen_before + 1);
+    // y is unbound: no copy command
+    let cmds = update(&mut app, ch('y'));
+    assert!(
+        !cmds
+            .iter()
+            .any(|c| matches!(c, Command::CopyToClipboard(_))),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn a_key_on_two_actions_is_an_error_naming_both() {
+    let e = KeyMap::with_config(&keys(&[("quit", &["r"])])).unwrap_err();
+    assert_eq!(e.key, "keys");
+    assert!(
+        e.message.contains("\"r\"") && e.message.contains("reload") && e.message.contains("quit"),
+        "{e:?}"
+    );
+    // unbinding the other resolves it
+    let km = KeyMap::with_config(&keys(&[("quit", &["r"]), ("reload", &["F5"])])).unwrap();
+    assert_eq!(km.keys_of(Action::Quit), "r");
+    let e = KeyMap::with_config(&keys(&[("reloda", &["r"])])).unwrap_err();
+    assert!(
+        e.key == "keys.reloda" && e.message.contains("no action"),
+        "{e:?}"
+    );
+    let e = KeyMap::with_config(&keys(&[("reload", &["Hyper-r"])])).unwrap_err();
+    assert!(
+        e.key == "keys.reload" && e.message.contains("not a key"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn help_shows_the_effective_bindings() {
+    let mut app = testing::app(120, 40, 50);
+    app.keymap = KeyMap::with_config(&keys(&[("reload", &["F5"])])).unwrap();
+    update(&mut app, ch('?'));
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("F5") && screen.contains("reload"),
+        "{screen}"
+    );
+}
+
+// ---- theme ----
+
+fn themed(preset: ThemePreset, no_color: bool) -> App {
+    let (mut app, _s) = loaded(120, 30, 120);
+    let cfg = UiConfig {
+        theme: ThemeConfig {
+            preset,
+            roles: BTreeMap::new(),
+        },
+        ..UiConfig::default()
+    };
+    app.habits = Habits::from_config(&cfg, no_color, None, Vec::new());
+    app
+}
+
+#[test]
+fn no_color_leaves_no_colour_in_the_buffer_and_the_meaning_in_text() {
+    let mut app = themed(ThemePreset::Dark, true);
+    update(&mut app, key(KeyCode::Down));
+    let buf = testing::render_buffer(&app);
+    for cell in buf.content.iter() {
+        assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset), "{cell:?}");
+    }
+    let screen = testing::render(&app);
+    // the selected row keeps its marker, unassigned and statuses their words
+    assert!(screen.contains(">"), "{screen}");
+    assert!(
+        screen.contains("unassigned") && screen.contains("open"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("no_color_conversations", screen);
+}
+
+#[test]
+fn the_default_theme_keeps_colours_and_presets_change_them() {
+    let dark = testing::render_buffer(&themed(ThemePreset::Dark, false));
+    assert!(dark.content.iter().any(|c| c.fg == Color::Cyan));
+    let light = testing::render_buffer(&themed(ThemePreset::Light, false));
+    assert!(!light.content.iter().any(|c| c.fg == Color::Cyan));
+    assert!(light.content.iter().any(|c| c.fg == Color::Blue));
+    let hc = testing::render_buffer(&themed(ThemePreset::HighContrast, false));
+    assert!(
+        !hc.content
+            .iter()
+            .any(|c| c.modifier.contains(ratatui::style::Modifier::DIM))
+    );
+}
+
+#[test]
+fn a_role_override_wins() {
+    let (mut app, _s) = loaded(120, 30, 10);
+    let mut roles = BTreeMap::new();
+    roles.insert("accent".to_string(), "#ff8800".to_string());
+    let cfg = UiConfig {
+        theme: ThemeConfig {
+            preset: ThemePreset::Dark,
+            roles,
+        },
+        ..UiConfig::default()
+    };
+    app.habits = Habits::from_config(&cfg, false, None, Vec::new());
+    let buf = testing::render_buffer(&app);
+    assert!(
+        buf.content
+            .iter()
+            .any(|c| c.fg == Color::Rgb(0xff, 0x88, 0))
+    );
+    assert!(!buf.content.iter().any(|c| c.fg == Color::Cyan));
+}
+
+// ---- search ----
+
+#[test]
+fn search_selects_matches_and_n_n_step_through_them() {
+    let (mut app, _s) = loaded(120, 30, 120);
+    update(&mut app, ch('\\'));
+    assert!(matches!(app.habits.prompt, Some(Prompt::Search(_))));
+    // "ana" matches the aliased agent "Ana (EU desk)", case-insensitively
+    type_text(&mut app, "ANA");
+    let first = app.conversations.selected;
+    let matches = app.habits.conversations.matches.clone();
+    assert!(!matches.is_empty());
+    assert_eq!(matches[0], first);
+    assert!(
+        matches
+            .iter()
+            .all(|&i| { app.conversations.rows()[i].assignee_id == Some(testing::AGENT_A) })
+    );
+    update(&mut app, key(KeyCode::Enter));
+    assert!(app.habits.prompt.is_none());
+    update(&mut app, ch('n'));
+    assert_eq!(app.conversations.selected, matches[1]);
+    assert!(app.message.as_ref().unwrap().text.contains("match 2 of"));
+    update(&mut app, ch('N'));
+    assert_eq!(app.conversations.selected, matches[0]);
+    // wrap backwards to the last match
+    update(&mut app, ch('N'));
+    assert_eq!(app.conversations.selected, *matches.last().unwrap());
+    // highlighted on screen (underlined), snapshot of the text
+    let buf = testing::render_buffer(&app);
+    assert!(
+        buf.content
+            .iter()
+            .any(|c| c.modifier.contains(ratatui::style::Modifier::UNDERLINED))
+    );
+    // Esc in the prompt clears the search
+    update(&mut app, ch('\\'));
+    update(&mut app, key(KeyCode::Esc));
+    assert!(app.habits.conversations.query.is_empty());
+    assert!(app.habits.conversations.matches.is_empty());
+}
+
+#[test]
+fn search_keys_do_not_fire_while_typing() {
+    let (mut app, _s) = loaded(120, 30, 60);
+    update(&mut app, ch('\\'));
+    let cmds = type_text(&mut app, "qrx");
+    assert!(!cmds.iter().any(|c| matches!(c, Command::Quit)), "{cmds:?}");
+    assert_eq!(app.habits.prompt, Some(Prompt::Search("qrx".into())));
+}
+
+// ---- sort ----
+
+#[test]
+fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
+    let (mut app, s) = loaded(120, 30, 300);
+    for _ in 0..5 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let id = app.selected_id();
+    // > chooses the first column (status), descending
+    update(&mut app, ch('>'));
+    let sort = app.habits.conversations.sort.unwrap();
+    assert_eq!(sort.col, Column::Status);
+    assert!(sort.desc);
+    assert_eq!(app.selected_id(), id, "the selected row stays selected");
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("sorted by status ↓ (display only)"),
+        "{screen}"
+    );
+    // display order: statuses descending (pending, open, closed)
+    let f = &app.habits.conversations;
+    let rows = app.conversations.rows();
+    let statuses: Vec<String> = f
+        .perm
+        .iter()
+        .map(|&i| rows[i].status.as_str().to_string())
+        .collect();
+    let mut want = statuses.clone();
+    want.sort();
+    want.reverse();
+    assert_eq!(statuses, want);
+    // moving follows the display order
+    let pos = f.pos(app.conversations.selected);
+    update(&mut app, key(KeyCode::Down));
+    assert_eq!(
+        app.habits.conversations.pos(app.conversations.selected),
+        pos + 1
+    );
+    // = reverses, then clears
+    update(&mut app, ch('='));
+    assert!(!app.habits.conversations.sort.unwrap().desc);
+    update(&mut app, ch('>'));
+    assert_eq!(app.habits.conversations.sort.unwrap().col, Column::Visitor);
+    // a new page keeps the sort and sorts it in
+    let loaded_before = app.conversations.rows().len();
+    s.settle(&mut app, key(KeyCode::End));
+    assert!(app.conversations.rows().len() > loaded_before);
+    assert_eq!(
+        app.habits.conversations.perm.len(),
+        app.conversations.rows().len()
+    );
+    // reload: server order again, the selected id kept
+    let id = app.selected_id();
+    s.settle(&mut app, ch('r'));
+    assert!(app.habits.conversations.sort.is_none());
+    assert!(!testing::render(&app).contains("display only"));
+    assert_eq!(app.selected_id(), id);
+}
+
+#[test]
+fn sorted_screen_snapshot() {
+    let (mut app, _s) = loaded(120, 20, 60);
+    // CREATED is the 5th column: sort by it, ascending (oldest first)
+    for _ in 0..5 {
+        update(&mut app, ch('>'));
+    }
+    update(&mut app, ch('='));
+    insta::assert_snapshot!("sorted_by_created", testing::render(&app));
+}
+
+// ---- export ----
+
+#[test]
+fn export_asks_for_a_path_and_emits_the_rows() {
+    let (mut app, _s) = loaded(120, 30, 120);
+    update(&mut app, ch('e'));
+    let Some(Prompt::Export(default)) = app.habits.prompt.clone() else {
+        panic!("no export prompt");
+    };
+    assert_eq!(default, "./convo-conversations-2026-11-22.csv");
+    // replace with our own path
+    for _ in 0..default.chars().count() {
+        update(&mut app, key(KeyCode::Backspace));
+    }
+    type_text(&mut app, "/tmp/x.csv");
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    let Some(Command::Export {
+        path,
+        contents,
+        rows,
+    }) = cmds.iter().find(|c| matches!(c, Command::Export { .. }))
+    else {
+        panic!("{cmds:?}");
+    };
+    assert_eq!(path.to_str(), Some("/tmp/x.csv"));
+    assert_eq!(*rows, app.conversations.rows().len());
+    let mut lines = contents.lines();
+    assert_eq!(
+        lines.next(),
+        Some("id,siteId,visitorId,status,assigneeId,createdAt,updatedAt")
+    );
+    assert_eq!(lines.count(), *rows);
+    // .jsonl: one JSON object per line
+    update(&mut app, ch('e'));
+    for _ in 0..default.chars().count() {
+        update(&mut app, key(KeyCode::Backspace));
+    }
+    type_text(&mut app, "out.jsonl");
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    let Some(Command::Export { contents, .. }) =
+        cmds.iter().find(|c| matches!(c, Command::Export { .. }))
+    else {
+        panic!("{cmds:?}");
+    };
+    let first: serde_json::Value = serde_json::from_str(contents.lines().next().unwrap()).unwrap();
+    assert!(first.get("id").is_some());
+}
+
+#[tokio::test]
+async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
+    let dir = std::env::temp_dir().join(format!("convo-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("out.csv");
+    let _ = std::fs::remove_file(&path);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    convo::tui::habits::testing_export(path.clone(), "a,b\n".into(), 1, &tx);
+    let Some(Msg::Notice { text, error }) = rx.recv().await else {
+        panic!()
+    };
+    assert!(!error && text.contains("exported 1 rows"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n");
+    convo::tui::habits::testing_export(path.clone(), "other\n".into(), 1, &tx);
+    let Some(Msg::Notice { text, error }) = rx.recv().await else {
+        panic!()
+    };
+    assert!(error && text.contains("not overwritten"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- open ----
+
+#[test]
+fn o_opens_the_web_url_of_the_selected_row_or_hints() {
+    let (mut app, _s) = loaded(120, 30, 20);
+    let cmds = update(&mut app, ch('o'));
+    assert!(cmds.is_empty());
+    assert!(app.message.as_ref().unwrap().text.contains("web_url"));
+    app.habits.web_url = Some("https://app.example.com/{tab}/{id}".into());
+    update(&mut app, key(KeyCode::Down));
+    let id = app.selected_id().unwrap();
+    let cmds = update(&mut app, ch('o'));
+    assert!(
+        cmds.contains(&Command::OpenUrl(format!(
+            "https://app.example.com/conversations/{id}"
+        ))),
+        "{cmds:?}"
+    );
+}
+
+// ---- profiles ----
+
+#[test]
+fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
+    let (mut app, s) = loaded(120, 30, 120);
+    app.habits.profiles = vec!["prod".into(), "staging".into()];
+    app.habits.profile = Some("prod".into());
+    update(&mut app, ch('P'));
+    assert_eq!(app.habits.prompt, Some(Prompt::Profiles(0)));
+    update(&mut app, key(KeyCode::Down));
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(
+        cmds.contains(&Command::SwitchProfile("staging".into())),
+        "{cmds:?}"
+    );
+    let (gc, gv) = (app.conversations.generation, app.visitors.generation);
+    let sw = ProfileSwitch {
+        name: "staging".into(),
+        page_size: Limit::new(20).unwrap(),
+        views: Vec::new(),
+        aliases: Default::default(),
+        refresh_secs: None,
+        endpoint: "staging.example · sk_…wxyz".into(),
+        ui: UiConfig::default(),
+        profiles: vec!["prod".into(), "staging".into()],
+        client: None,
+    };
+    let cmds = update(
+        &mut app,
+        Msg::ProfileLoaded {
+            result: Ok(Box::new(sw)),
+        },
+    );
+    assert!(app.conversations.generation > gc && app.visitors.generation > gv);
+    assert!(app.conversations.rows().is_empty());
+    assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { tab: Resource::Conversations, limit, .. } if limit.get() == 20)));
+    // an answer of the old walk is dropped
+    let old = s.answer(&Command::Fetch {
+        tab: Resource::Conversations,
+        generation: gc,
+        cursor: None,
+        query: convo::tui::command::Query::Conversations(Default::default()),
+        limit: Limit::new(20).unwrap(),
+    });
+    update(&mut app, old.unwrap());
+    assert!(app.conversations.rows().is_empty());
+    let screen = testing::render(&app);
+    assert!(screen.contains("profile staging"), "{screen}");
+    assert!(screen.contains("staging.example"), "{screen}");
+    // a failed load says why and changes nothing
+    update(
+        &mut app,
+        Msg::ProfileLoaded {
+            result: Err("no profile named \"x\"".into()),
+        },
+    );
+    assert!(app.message.as_ref().unwrap().error);
+}
+
+// ---- columns ----
+
+#[test]
+fn configured_columns_are_drawn_in_their_order() {
+    let (mut app, _s) = loaded(120, 20, 30);
+    app.habits.columns = Columns::from_config(&ColumnsConfig {
+        conversations: Some(vec!["id".into(), "status".into(), "assignee".into()]),
+        visitors: None,
+    });
+    let screen = testing::render(&app);
+    let header = screen.lines().nth(2).unwrap_or_default().to_string();
+    let (i, s, a) = (
+        header.find("ID").unwrap(),
+        header.find("STATUS").unwrap(),
+        header.find("ASSIGNEE").unwrap(),
+    );
+    assert!(i < s && s < a, "{header}");
+    assert!(!screen.contains("VISITOR"), "{screen}");
+    insta::assert_snapshot!("configured_columns", screen);
+}
