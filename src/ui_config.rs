@@ -254,3 +254,44 @@ pub fn web_url_for(template: &str, tab: &str, id: &uuid::Uuid) -> String {
         .replace("{tab}", tab)
         .replace("{resource}", tab)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{Config, Overrides};
+    use std::path::Path;
+
+    fn load(text: &str) -> Result<Config, String> {
+        let env = |k: &str| (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string());
+        Config::from_toml_str(text, Path::new("/t/c.toml"), &Overrides::default(), &env)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_example_sets_keys_theme_and_columns() {
+        let c = load(include_str!("../config.example.toml")).unwrap();
+        assert_eq!(c.ui.keys["reload"], vec!["r".to_string(), "F5".to_string()]);
+        assert!(c.ui.columns.conversations.is_some());
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let base = "base_url = \"https://x.example\"\n";
+        let e = load(&format!(
+            "{base}[columns]\nconversations = [\"status\", \"colour\"]\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("columns.conversations") && e.contains("\"colour\""),
+            "{e}"
+        );
+        let e = load(&format!("{base}[theme]\npreset = \"neon\"\n")).unwrap_err();
+        assert!(e.contains("theme.preset"), "{e}");
+        let e = load(&format!("{base}[theme]\naccent = \"blurple\"\n")).unwrap_err();
+        assert!(e.contains("theme.accent"), "{e}");
+        let e = load(&format!("{base}web_url = \"https://app.example/x\"\n")).unwrap_err();
+        assert!(e.contains("web_url") && e.contains("{id}"), "{e}");
+        let c = load(&format!("{base}web_url = \"https://app.example/{{tab}}/{{id}}\"\n[keys]\nquit = \"q\"\ncopy = []\n")).unwrap();
+        assert_eq!(c.ui.keys["copy"], Vec::<String>::new());
+        assert!(c.ui.web_url.is_some());
+    }
+}
