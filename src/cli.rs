@@ -66,6 +66,9 @@ pub enum Command {
     /// Print a list for scripts (json, jsonl, csv or an aligned table).
     #[command(subcommand)]
     List(ListCommand),
+    /// Count conversations by status, site or assignee: share, ages, staleness, waiting.
+    #[command(subcommand)]
+    Summary(SummaryCommand),
     /// Run the demo server: the same API on generated data, loopback only.
     DemoServer(DemoServerArgs),
     /// Check the set-up: config, key, permissions, URL and TLS, both lists, clock skew.
@@ -177,5 +180,75 @@ pub enum Format {
     /// One JSON object a line.
     Jsonl,
     /// RFC 4180 CSV with a header line.
+    Csv,
+}
+
+const SUMMARY_AFTER_HELP: &str = "\
+Walks every page (or --max N rows) and counts as it goes: memory stays flat.
+The output says whether it covers the whole list (\"all 1,234\") or not
+(\"1,200 of ≥1,200 loaded; more available\"); it never claims a total it has not seen.
+Columns: count, share, oldest and median age (createdAt), stale (not closed, no update
+for --stale-after), waiting (open and unassigned) and the oldest waiting.
+In json, each bucket's `filter` holds the query that lists exactly that bucket.
+
+Examples:
+  convo summary conversations --by assignee --status open
+  convo summary conversations --by site --stale-after 30m --format json
+
+Exit codes: as for `convo list` (0 ok, 2 usage, 3 key refused, 4 network, 5 bad data).";
+
+#[derive(Debug, Subcommand)]
+pub enum SummaryCommand {
+    /// Summarise conversations (GET /v1/conversations, every page).
+    #[command(after_help = SUMMARY_AFTER_HELP)]
+    Conversations(SummaryArgs),
+}
+
+/// `convo summary conversations`: the filters of `list conversations`, and how to group.
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// Group by status, site or assignee.
+    #[arg(long, value_enum, default_value_t = crate::summary::By::Status)]
+    pub by: crate::summary::By,
+    /// Only conversations of this site.
+    #[arg(long, value_name = "UUID")]
+    pub site_id: Option<String>,
+    /// Only conversations with this status.
+    #[arg(long, value_name = "STATUS", value_parser = ["open", "pending", "closed"])]
+    pub status: Option<String>,
+    /// Assignee: any, none (unassigned), anyone (assigned to any agent), or an agent's UUID.
+    #[arg(long, value_name = "any|none|anyone|UUID", conflicts_with_all = ["unassigned", "assignee_id"])]
+    pub assignee: Option<String>,
+    /// The spec's form of --assignee none / anyone.
+    #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
+    pub unassigned: Option<bool>,
+    /// The spec's form of --assignee UUID. Cannot be combined with --unassigned.
+    #[arg(long, value_name = "UUID", conflicts_with = "unassigned")]
+    pub assignee_id: Option<String>,
+    /// Only conversations of this visitor.
+    #[arg(long, value_name = "UUID")]
+    pub visitor_id: Option<String>,
+    /// A conversation not closed is stale after this long without an update (e.g. 30m, 2h, 1d).
+    #[arg(long, value_name = "DURATION", default_value = "2h", value_parser = crate::summary::parse_duration)]
+    pub stale_after: i64,
+    /// Stop after N conversations; the summary then says it is partial.
+    #[arg(long, value_name = "N")]
+    pub max: Option<u64>,
+    /// Rows per request, 1 to 100 (default: page_size from the config, else 50).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub limit: Option<i64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
+    pub format: SummaryFormat,
+}
+
+/// Output formats of `convo summary`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummaryFormat {
+    /// Aligned columns with a bar, a total and what the summary covers.
+    Table,
+    /// One JSON object; ages in seconds.
+    Json,
+    /// RFC 4180 CSV with a header line; ages in seconds.
     Csv,
 }

@@ -156,6 +156,28 @@ async fn run(cli: Cli) -> u8 {
                 Err(e) => report(&e, e.exit_code()),
             }
         }
+        Some(Command::Summary(convo::cli::SummaryCommand::Conversations(a))) => {
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            let (mut out, mut err) = (stdout.lock(), stderr.lock());
+            let mut o = Output {
+                out_is_terminal: std::io::stdout().is_terminal(),
+                err_is_terminal: std::io::stderr().is_terminal(),
+                out: &mut out,
+                err: &mut err,
+            };
+            match convo::summary::command::conversations(
+                &client,
+                &a,
+                cfg.page_size,
+                &cfg.aliases,
+                &mut o,
+            )
+            .await
+            {
+                Ok(()) => exit::OK,
+                Err(e) => report(&e, e.exit_code()),
+            }
+        }
         Some(_) => exit::OK,
         None => run_tui(cfg, client, cli.view, cli.demo).await,
     };

@@ -393,12 +393,12 @@ fn an_unknown_key_names_file_line_and_key() {
         "{e}"
     );
     assert!(e.contains("page_size"), "lists what is allowed: {e}");
-    // Keys of future issues are not accepted yet.
+    // Misspelt keys, at the top and in a table, are refused by name.
     for key in [
-        "web_url = \"https://x\"",
-        "stale_after = 5",
-        "[theme]",
-        "[keys]",
+        "web_ur = \"https://x/{id}\"",
+        "page_sise = 5",
+        "[themes]",
+        "[key]",
     ] {
         let (_tmp, r) = load_text(
             &format!("base_url = \"https://x.example\"\n{key}\n"),

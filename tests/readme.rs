@@ -13,7 +13,10 @@ fn key_table() -> String {
         if rows.is_empty() {
             continue;
         }
-        s.push_str(&format!("\n**{}**\n\n| keys | action |\n|---|---|\n", g.title()));
+        s.push_str(&format!(
+            "\n**{}**\n\n| keys | action |\n|---|---|\n",
+            g.title()
+        ));
         for b in rows {
             let keys: Vec<String> = b
                 .keys
@@ -37,7 +40,10 @@ fn screen(snapshot: &str) -> String {
     let mut out = String::from("\n```text\n");
     for line in body.lines().filter(|l| l.starts_with('"')) {
         // TestBackend notes cells hidden behind wide characters after the row: drop the note.
-        let row = line.split("\" Hidden by multi-width").next().unwrap_or(line);
+        let row = line
+            .split("\" Hidden by multi-width")
+            .next()
+            .unwrap_or(line);
         let inner = row.strip_prefix('"').unwrap_or(row);
         let inner = inner.strip_suffix('"').unwrap_or(inner);
         out.push_str(inner.trim_end());
@@ -60,7 +66,10 @@ fn readme_blocks_match_the_key_map_and_the_snapshots() {
     let mut readme = std::fs::read_to_string(README).unwrap();
     let wanted = [
         ("keys", key_table()),
-        ("screen-conversations", screen("tui_snapshots__conversations_tab")),
+        (
+            "screen-conversations",
+            screen("tui_snapshots__conversations_tab"),
+        ),
         ("screen-visitors", screen("tui_snapshots__visitors_tab")),
     ];
     let update = std::env::var_os("UPDATE_README").is_some();

@@ -274,7 +274,7 @@ fn drill_down_and_back() {
             .iter()
             .all(|c| c.visitor_id == row.visitor_id)
     );
-    server.settle(&mut app, ch('S'));
+    server.settle(&mut app, ch('W'));
     assert_eq!(
         app.conversations.filter.site_id,
         Some(app.conversations.rows()[0].site_id)

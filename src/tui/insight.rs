@@ -103,6 +103,8 @@ pub struct Marks {
     new: HashSet<Uuid>,
     changed: HashSet<Uuid>,
     reload: Option<ReloadDiff>,
+    /// Bumped by every merged refresh (rows may change in place without a new page).
+    revision: u64,
 }
 
 impl Marks {
@@ -126,6 +128,11 @@ impl Marks {
         } else {
             (self.new.len(), self.changed.len())
         }
+    }
+
+    /// Changes with every merged refresh.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// The row was selected: its mark goes.
@@ -166,6 +173,7 @@ pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
         let m = &mut t.marks;
         m.replace(generation);
         m.reload = None;
+        m.revision += 1;
         m.new.extend(merged.new_ids.iter().copied());
         for r in t.pager.rows() {
             let id = r.id();

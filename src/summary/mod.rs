@@ -1,0 +1,388 @@
+//! Supervisor summaries of conversations (issue 7): counts by status, site or assignee, with
+//! share, ages and staleness, accumulated one row at a time.
+//!
+//! - this module: the arithmetic. Pure: no I/O, no UI, `now` is a parameter.
+//! - [`histogram`]: the bounded age histogram behind the medians.
+//! - [`report`]: the summary as a table, JSON or CSV (pure, returns strings).
+//! - [`command`]: `convo summary conversations`, which walks the list into a [`Summary`].
+//!
+//! Memory is proportional to the number of buckets, never to the rows: each bucket holds
+//! counters, the oldest timestamps and an [`AgeHistogram`], and each grouping holds at most
+//! [`MAX_BUCKETS`] buckets (further values share one overflow bucket), so a server that sends a
+//! new status on every row cannot grow it either. The summary never claims a total it has not
+//! seen: [`Coverage`] says "all N" only after the caller has said the walk is complete.
+
+pub mod command;
+pub mod histogram;
+pub mod report;
+
+use std::collections::HashMap;
+
+use uuid::Uuid;
+
+use crate::api::{Assignee, Conversation, ConversationFilter, Status};
+use crate::config::Aliases;
+pub use histogram::AgeHistogram;
+
+/// The default `stale_after`: 2 hours without an update.
+pub const DEFAULT_STALE_AFTER_SECS: i64 = 2 * 3600;
+
+/// Buckets kept per grouping; rows with further values are counted in [`Key::Overflow`].
+pub const MAX_BUCKETS: usize = 256;
+
+/// What the buckets group by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum By {
+    Status,
+    Site,
+    Assignee,
+}
+
+impl By {
+    /// All groupings, in the order a UI would cycle them.
+    pub const ALL: [By; 3] = [By::Status, By::Site, By::Assignee];
+
+    /// The lower-case name, as on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            By::Status => "status",
+            By::Site => "site",
+            By::Assignee => "assignee",
+        }
+    }
+
+    fn slot(self) -> usize {
+        self as usize
+    }
+
+    fn key_of(self, c: &Conversation) -> Key {
+        match self {
+            By::Status => Key::Status(c.status.clone()),
+            By::Site => Key::Site(c.site_id),
+            By::Assignee => Key::Assignee(c.assignee_id),
+        }
+    }
+}
+
+/// What a bucket holds. Ordered so that ties in count sort the same way every time.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Key {
+    /// A status; unknown ones verbatim (sanitise before printing).
+    Status(Status),
+    Site(Uuid),
+    /// `None`: unassigned.
+    Assignee(Option<Uuid>),
+    /// Values beyond [`MAX_BUCKETS`] distinct ones, counted together.
+    Overflow,
+}
+
+impl Key {
+    /// `base` narrowed to this bucket, the other filters kept; `None` when the service has no
+    /// such filter (a status it does not name, the overflow bucket).
+    pub fn filter(&self, base: &ConversationFilter) -> Option<ConversationFilter> {
+        let mut f = base.clone();
+        match self {
+            Key::Status(Status::Other(_)) | Key::Overflow => return None,
+            Key::Status(s) => f.status = Some(s.clone()),
+            Key::Site(id) => f.site_id = Some(*id),
+            // decisions.md: one Assignee control; unassigned=true, never with assignee_id.
+            Key::Assignee(None) => f.assignee = Assignee::Unassigned,
+            Key::Assignee(Some(id)) => f.assignee = Assignee::Agent(*id),
+        }
+        Some(f)
+    }
+
+    /// The machine form: the status as sent, the full UUID; `None` for unassigned and overflow.
+    pub fn id(&self) -> Option<String> {
+        match self {
+            Key::Status(s) => Some(s.as_str().to_string()),
+            Key::Site(id) | Key::Assignee(Some(id)) => Some(id.to_string()),
+            Key::Assignee(None) | Key::Overflow => None,
+        }
+    }
+
+    /// The name for people: the alias of a site or agent if the config has one, else `short`
+    /// applied to the UUID. Not sanitised (server text): the formatter does that.
+    pub fn label(&self, aliases: &Aliases, short: fn(&Uuid) -> String) -> String {
+        match self {
+            Key::Status(s) => s.as_str().to_string(),
+            Key::Site(id) | Key::Assignee(Some(id)) => match aliases.name(id) {
+                Some(name) => name.to_string(),
+                None => short(id),
+            },
+            Key::Assignee(None) => "unassigned".into(),
+            Key::Overflow => format!("(more than {MAX_BUCKETS} values)"),
+        }
+    }
+}
+
+/// The counters of one bucket (or of all rows).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Rows counted.
+    pub count: u64,
+    /// The oldest readable `createdAt`.
+    pub oldest_created: Option<jiff::Timestamp>,
+    /// Ages (`now - createdAt`) of the rows with a readable `createdAt`.
+    pub ages: AgeHistogram,
+    /// Rows not closed whose `updatedAt` is older than `stale_after` before `now`.
+    pub stale: u64,
+    /// Rows open and unassigned: waiting for an agent.
+    pub waiting: u64,
+    /// The oldest readable `createdAt` of the waiting rows.
+    pub oldest_waiting: Option<jiff::Timestamp>,
+    /// Rows whose `createdAt` could not be read: counted, left out of the ages.
+    pub unreadable_created: u64,
+    /// Rows whose `updatedAt` could not be read: counted, never called stale.
+    pub unreadable_updated: u64,
+}
+
+impl Stats {
+    fn add(&mut self, c: &Conversation, now: jiff::Timestamp, stale_cutoff: i64) {
+        self.count += 1;
+        let waiting = c.status == Status::Open && c.assignee_id.is_none();
+        if waiting {
+            self.waiting += 1;
+        }
+        match c.created_at.parsed() {
+            Some(t) => {
+                self.ages.add(now.as_second() - t.as_second());
+                older(&mut self.oldest_created, t);
+                if waiting {
+                    older(&mut self.oldest_waiting, t);
+                }
+            }
+            None => self.unreadable_created += 1,
+        }
+        match c.updated_at.parsed() {
+            // A closed conversation is not waiting for anyone, however old its last update.
+            Some(u) if c.status != Status::Closed && u.as_second() < stale_cutoff => {
+                self.stale += 1
+            }
+            Some(_) => {}
+            None => self.unreadable_updated += 1,
+        }
+    }
+}
+
+fn older(slot: &mut Option<jiff::Timestamp>, t: jiff::Timestamp) {
+    if slot.is_none_or(|o| t < o) {
+        *slot = Some(t);
+    }
+}
+
+/// One line of a summary, computed from a bucket's [`Stats`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bucket {
+    pub key: Key,
+    pub count: u64,
+    /// Share of the rows counted, 0.0..=1.0.
+    pub share: f64,
+    /// Seconds from the oldest readable `createdAt` to `now`.
+    pub oldest_age: Option<i64>,
+    /// The median age in seconds, within the bound of [`histogram`].
+    pub median_age: Option<i64>,
+    pub stale: u64,
+    pub waiting: u64,
+    /// Seconds from the oldest waiting row's `createdAt` to `now` ("oldest unassigned open").
+    pub oldest_waiting_age: Option<i64>,
+    pub unreadable_created: u64,
+    pub unreadable_updated: u64,
+}
+
+impl Bucket {
+    fn new(key: Key, s: &Stats, total: u64, now: jiff::Timestamp) -> Bucket {
+        let age = |t: Option<jiff::Timestamp>| t.map(|t| now.as_second() - t.as_second());
+        Bucket {
+            key,
+            count: s.count,
+            share: if total == 0 {
+                0.0
+            } else {
+                s.count as f64 / total as f64
+            },
+            oldest_age: age(s.oldest_created),
+            median_age: s.ages.median(),
+            stale: s.stale,
+            waiting: s.waiting,
+            oldest_waiting_age: age(s.oldest_waiting),
+            unreadable_created: s.unreadable_created,
+            unreadable_updated: s.unreadable_updated,
+        }
+    }
+
+    /// `base` narrowed to this bucket (see [`Key::filter`]).
+    pub fn filter(&self, base: &ConversationFilter) -> Option<ConversationFilter> {
+        self.key.filter(base)
+    }
+}
+
+/// How much of the walk a summary covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coverage {
+    /// Rows counted.
+    pub loaded: u64,
+    /// The walk reached the end of the list.
+    pub complete: bool,
+    /// Rows the service sent that could not be read (not counted).
+    pub unreadable_rows: u64,
+}
+
+impl std::fmt::Display for Coverage {
+    /// "all 1,234 conversations", or "1,200 of ≥1,200 loaded; more available".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = thousands(self.loaded);
+        if self.complete {
+            write!(f, "all {n} conversations")?;
+        } else {
+            write!(f, "{n} of ≥{n} loaded; more available")?;
+        }
+        if self.unreadable_rows > 0 {
+            write!(
+                f,
+                "; {} unreadable rows not counted",
+                thousands(self.unreadable_rows)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Counts conversations by status, site and assignee at once (so a UI can switch grouping
+/// without walking again), one row at a time.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    now: jiff::Timestamp,
+    stale_after_secs: i64,
+    groups: [HashMap<Key, Stats>; 3],
+    total: Stats,
+    more_available: bool,
+    unreadable_rows: u64,
+}
+
+impl Summary {
+    /// An empty summary: ages are measured to `now`; a row not closed is stale after
+    /// `stale_after_secs` without an update. It claims more may exist until told otherwise.
+    pub fn new(now: jiff::Timestamp, stale_after_secs: i64) -> Summary {
+        Summary {
+            now,
+            stale_after_secs,
+            groups: Default::default(),
+            total: Stats::default(),
+            more_available: true,
+            unreadable_rows: 0,
+        }
+    }
+
+    /// Counts one conversation (the caller de-duplicates; the pager does).
+    pub fn add(&mut self, c: &Conversation) {
+        let cutoff = self.now.as_second().saturating_sub(self.stale_after_secs);
+        self.total.add(c, self.now, cutoff);
+        for by in By::ALL {
+            let group = &mut self.groups[by.slot()];
+            let key = by.key_of(c);
+            let key = if group.len() >= MAX_BUCKETS && !group.contains_key(&key) {
+                Key::Overflow
+            } else {
+                key
+            };
+            group.entry(key).or_default().add(c, self.now, cutoff);
+        }
+    }
+
+    /// Says whether rows beyond those added exist (the walk was cut short) or not (it ended).
+    pub fn set_more_available(&mut self, more: bool) {
+        self.more_available = more;
+    }
+
+    /// Counts rows the service sent that could not be read; they are reported, not counted.
+    pub fn add_unreadable(&mut self, n: u64) {
+        self.unreadable_rows += n;
+    }
+
+    pub fn coverage(&self) -> Coverage {
+        Coverage {
+            loaded: self.total.count,
+            complete: !self.more_available,
+            unreadable_rows: self.unreadable_rows,
+        }
+    }
+
+    pub fn now(&self) -> jiff::Timestamp {
+        self.now
+    }
+
+    pub fn stale_after_secs(&self) -> i64 {
+        self.stale_after_secs
+    }
+
+    /// The buckets of one grouping: count descending, then key.
+    pub fn buckets(&self, by: By) -> Vec<Bucket> {
+        let n = self.total.count;
+        let mut out: Vec<Bucket> = self.groups[by.slot()]
+            .iter()
+            .map(|(k, s)| Bucket::new(k.clone(), s, n, self.now))
+            .collect();
+        out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.key.cmp(&b.key)));
+        out
+    }
+
+    /// All rows counted as one bucket (its key is [`Key::Overflow`]; ignore it).
+    pub fn total(&self) -> Bucket {
+        Bucket::new(Key::Overflow, &self.total, self.total.count, self.now)
+    }
+}
+
+/// Parses a duration such as `2h`, `90m`, `1h30m`, `1d`, `45s` or `3600` (seconds) into seconds.
+pub fn parse_duration(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let bad = || format!("{s:?} is not a duration (e.g. 2h, 90m, 1h30m, 1d)");
+    if t.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(n) = t.parse::<i64>() {
+        return if n >= 0 { Ok(n) } else { Err(bad()) };
+    }
+    let mut total: i64 = 0;
+    let mut num = String::new();
+    for c in t.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            _ => return Err(bad()),
+        };
+        let n: i64 = num.parse().map_err(|_| bad())?;
+        num.clear();
+        total = n
+            .checked_mul(unit)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
+    }
+    if !num.is_empty() {
+        return Err(bad());
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests;

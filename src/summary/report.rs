@@ -1,0 +1,392 @@
+//! A [`Summary`] as text: an aligned table for people, JSON and CSV for scripts. Pure: each
+//! function returns the whole output as a string (it is a few lines per bucket).
+//!
+//! Every string from the server (unknown statuses) and from the config (aliases) is sanitised
+//! in the table and in CSV bound for a terminal; JSON escapes what a terminal could act on.
+
+use serde_json::{Value, json};
+
+use super::{Bucket, By, Key, Summary};
+use crate::api::{ConversationFilter, ListFilter, short_id};
+use crate::config::Aliases;
+use crate::list::json_terminal_safe;
+use crate::text;
+
+/// What a report needs besides the summary.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The grouping to show.
+    pub by: By,
+    /// Names for site and agent UUIDs.
+    pub aliases: &'a Aliases,
+    /// The filters the walk used; each bucket's filter narrows them.
+    pub base: &'a ConversationFilter,
+}
+
+/// Widest label in the table, in cells.
+const LABEL_MAX: usize = 32;
+/// Cells of the bar of the largest bucket.
+const BAR_MAX: usize = 20;
+
+/// An age for people: `2d 4h`, `3h 12m`, `47m`, `30s` (two units at most, rounded down).
+pub fn age(secs: i64) -> String {
+    let s = secs.max(0);
+    let (d, h, m) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, m) => format!("{m}m"),
+        (0, h, 0) => format!("{h}h"),
+        (0, h, m) => format!("{h}h {m}m"),
+        (d, 0, _) => format!("{d}d"),
+        (d, h, _) => format!("{d}d {h}h"),
+    }
+}
+
+fn opt_age(a: Option<i64>) -> String {
+    a.map(age).unwrap_or_else(|| "—".into())
+}
+
+fn pct(share: f64) -> String {
+    let p = share * 100.0;
+    if p == 100.0 || p == 0.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+fn bar(count: u64, widest: u64) -> String {
+    if count == 0 || widest == 0 {
+        return String::new();
+    }
+    let cells = ((count as f64 / widest as f64) * BAR_MAX as f64).round() as usize;
+    "█".repeat(cells.max(1))
+}
+
+/// The filters as `status=open, unassigned=true`, empty when none.
+fn filters_text(f: &ConversationFilter) -> String {
+    f.query_pairs()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The legend under the table: coverage, filters, `now`, and what stale and waiting mean.
+fn legend(s: &Summary, cx: &Context<'_>) -> Vec<String> {
+    let mut lines = vec![s.coverage().to_string()];
+    let f = filters_text(cx.base);
+    if !f.is_empty() {
+        lines.push(format!("filters: {f}"));
+    }
+    lines.push(format!(
+        "ages at {}; stale: not closed and no update for {}; waiting: open and unassigned",
+        s.now().strftime("%Y-%m-%d %H:%M:%S UTC"),
+        age(s.stale_after_secs())
+    ));
+    let t = s.total();
+    if t.unreadable_created > 0 || t.unreadable_updated > 0 {
+        lines.push(format!(
+            "unreadable times: {} createdAt (counted, not aged), {} updatedAt (never stale)",
+            t.unreadable_created, t.unreadable_updated
+        ));
+    }
+    lines
+}
+
+/// The aligned table: one line per bucket, a total, then the legend.
+pub fn table(s: &Summary, cx: &Context<'_>) -> String {
+    let buckets = s.buckets(cx.by);
+    let widest = buckets.iter().map(|b| b.count).max().unwrap_or(0);
+    let cells = |label: String, b: &Bucket, bar_text: String| -> Vec<String> {
+        vec![
+            label,
+            super::thousands(b.count),
+            pct(b.share),
+            bar_text,
+            opt_age(b.oldest_age),
+            opt_age(b.median_age),
+            super::thousands(b.stale),
+            super::thousands(b.waiting),
+            opt_age(b.oldest_waiting_age),
+        ]
+    };
+    let header: Vec<String> = [
+        &cx.by.name().to_uppercase(),
+        "COUNT",
+        "SHARE",
+        "",
+        "OLDEST",
+        "MEDIAN",
+        "STALE",
+        "WAITING",
+        "OLDEST WAITING",
+    ]
+    .iter()
+    .map(|h| h.to_string())
+    .collect();
+    let mut rows = vec![header];
+    for b in &buckets {
+        let label = text::fit(&b.key.label(cx.aliases, short_id), LABEL_MAX).into_owned();
+        rows.push(cells(label, b, bar(b.count, widest)));
+    }
+    let total = s.total();
+    if !buckets.is_empty() {
+        rows.push(cells("total".into(), &total, String::new()));
+    }
+    let ncols = rows[0].len();
+    let widths: Vec<usize> = (0..ncols)
+        .map(|i| rows.iter().map(|r| text::width(&r[i])).max().unwrap_or(0))
+        .collect();
+    // Numbers and ages right-aligned, the label and the bar left-aligned.
+    let right = |i: usize| !matches!(i, 0 | 3);
+    let mut out = String::new();
+    for r in &rows {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            let pad = " ".repeat(widths[i].saturating_sub(text::width(c)));
+            if i > 0 {
+                line.push_str("  ");
+            }
+            if right(i) {
+                line.push_str(&pad);
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                line.push_str(&pad);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if buckets.is_empty() {
+        out.push_str("(no conversations)\n");
+    }
+    for l in legend(s, cx) {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+fn bucket_json(b: &Bucket) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert("count".into(), json!(b.count));
+    m.insert("share_pct".into(), json!(b.share * 100.0));
+    m.insert("oldest_age_secs".into(), json!(b.oldest_age));
+    m.insert("median_age_secs".into(), json!(b.median_age));
+    m.insert("stale".into(), json!(b.stale));
+    m.insert("waiting".into(), json!(b.waiting));
+    m.insert(
+        "oldest_waiting_age_secs".into(),
+        json!(b.oldest_waiting_age),
+    );
+    m.insert("unreadable_created_at".into(), json!(b.unreadable_created));
+    m.insert("unreadable_updated_at".into(), json!(b.unreadable_updated));
+    m
+}
+
+/// The query parameters of a bucket's filter, as an object; `null` when there is none.
+fn filter_json(key: &Key, base: &ConversationFilter) -> Value {
+    match key.filter(base) {
+        None => Value::Null,
+        Some(f) => Value::Object(
+            f.query_pairs()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), Value::String(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// One JSON object: `by`, `loaded`, `complete`, `coverage`, `now`, `stale_after_secs`,
+/// `filters`, `buckets` (each with `key`, `label`, `count`, `share_pct`, ages in seconds,
+/// `stale`, `waiting`, and `filter`: the query that lists exactly that bucket, or `null`) and
+/// `total`.
+pub fn json(s: &Summary, cx: &Context<'_>) -> String {
+    let cov = s.coverage();
+    let buckets: Vec<Value> = s
+        .buckets(cx.by)
+        .iter()
+        .map(|b| {
+            let mut m = serde_json::Map::new();
+            m.insert("key".into(), json!(b.key.id()));
+            m.insert(
+                "label".into(),
+                json!(b.key.label(cx.aliases, |u| u.to_string())),
+            );
+            m.extend(bucket_json(b));
+            m.insert("filter".into(), filter_json(&b.key, cx.base));
+            Value::Object(m)
+        })
+        .collect();
+    let base: serde_json::Map<String, Value> = cx
+        .base
+        .query_pairs()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), Value::String(v)))
+        .collect();
+    let v = json!({
+        "by": cx.by.name(),
+        "loaded": cov.loaded,
+        "complete": cov.complete,
+        "unreadable_rows": cov.unreadable_rows,
+        "coverage": cov.to_string(),
+        "now": s.now().to_string(),
+        "stale_after_secs": s.stale_after_secs(),
+        "filters": base,
+        "buckets": buckets,
+        "total": bucket_json(&s.total()),
+    });
+    // Pretty, and made terminal-safe line by line (the escaper treats a newline as unsafe;
+    // here newlines only separate tokens: inside strings serde_json has escaped them).
+    let pretty = serde_json::to_string_pretty(&v).unwrap_or_default();
+    let mut out = String::with_capacity(pretty.len() + 1);
+    for line in pretty.lines() {
+        out.push_str(&json_terminal_safe(line.to_string()));
+        out.push('\n');
+    }
+    out
+}
+
+/// One CSV field, quoted when needed (RFC 4180); sanitised when bound for a terminal.
+fn csv_field(s: &str, to_terminal: bool) -> String {
+    let s = if to_terminal {
+        text::sanitize(s)
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    };
+    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.into_owned()
+    }
+}
+
+/// CSV with a header line, one line per bucket (no total: scripts can sum). Empty cells for
+/// ages that are unknown. Coverage is not in the CSV; the command says it on stderr.
+pub fn csv(s: &Summary, cx: &Context<'_>, to_terminal: bool) -> String {
+    let mut out = String::from(
+        "key,label,count,share_pct,oldest_age_secs,median_age_secs,stale,waiting,\
+         oldest_waiting_age_secs,unreadable_created_at,unreadable_updated_at\n",
+    );
+    let n = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for b in s.buckets(cx.by) {
+        let fields = [
+            b.key.id().unwrap_or_default(),
+            b.key.label(cx.aliases, |u| u.to_string()),
+            b.count.to_string(),
+            format!("{:.4}", b.share * 100.0),
+            n(b.oldest_age),
+            n(b.median_age),
+            b.stale.to_string(),
+            b.waiting.to_string(),
+            n(b.oldest_waiting_age),
+            b.unreadable_created.to_string(),
+            b.unreadable_updated.to_string(),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| csv_field(f, to_terminal)).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Conversation, Status, Timestamp};
+    use uuid::Uuid;
+
+    fn summary() -> Summary {
+        let now: jiff::Timestamp = "2026-11-22T12:00:00Z".parse().unwrap();
+        let mut s = Summary::new(now, 7200);
+        for (i, (st, mins)) in [("open", 47), ("open", 3000), ("x\u{1b}[2J,y", 5)]
+            .into_iter()
+            .enumerate()
+        {
+            s.add(&Conversation {
+                id: Uuid::from_u128(i as u128 + 1),
+                site_id: Uuid::from_u128(9),
+                visitor_id: Uuid::from_u128(8),
+                status: Status::from_wire(st),
+                assignee_id: None,
+                created_at: Timestamp::Parsed(now - jiff::SignedDuration::from_mins(mins)),
+                updated_at: Timestamp::Parsed(now - jiff::SignedDuration::from_mins(mins)),
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn ages_read_well() {
+        assert_eq!(age(-3), "0s");
+        assert_eq!(age(59), "59s");
+        assert_eq!(age(47 * 60 + 5), "47m");
+        assert_eq!(age(7200), "2h");
+        assert_eq!(age(3 * 3600 + 12 * 60), "3h 12m");
+        assert_eq!(age(2 * 86_400 + 4 * 3600 + 59), "2d 4h");
+        assert_eq!(age(86_400 * 3), "3d");
+    }
+
+    #[test]
+    fn table_is_aligned_sanitised_and_says_its_coverage() {
+        let s = summary();
+        let al = Aliases::default();
+        let base = ConversationFilter::default();
+        let cx = Context {
+            by: By::Status,
+            aliases: &al,
+            base: &base,
+        };
+        let t = table(&s, &cx);
+        assert!(!t.contains('\u{1b}'), "{t}");
+        assert!(t.contains("x␛[2J,y"), "{t}");
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].starts_with("STATUS"), "{t}");
+        assert!(lines[1].starts_with("open "), "{t}");
+        assert!(lines[1].contains(&"█".repeat(20)), "{t}");
+        assert!(lines[2].contains(&"█".repeat(10)), "{t}");
+        assert!(
+            lines[1].contains("2d 2h") && lines[1].contains("66.7%"),
+            "{t}"
+        );
+        assert!(
+            lines[3].starts_with("total") && lines[3].contains("100%"),
+            "{t}"
+        );
+        assert!(t.contains("3 of ≥3 loaded; more available"), "{t}");
+        let col = |l: &str| text::width(&l[..l.find("COUNT").unwrap_or(0)]);
+        assert_eq!(col(lines[0]), 9, "{t}");
+    }
+
+    #[test]
+    fn json_and_csv_are_machine_readable() {
+        let mut s = summary();
+        s.set_more_available(false);
+        let al = Aliases::default();
+        let base = ConversationFilter::default();
+        let cx = Context {
+            by: By::Status,
+            aliases: &al,
+            base: &base,
+        };
+        let j = json(&s, &cx);
+        assert!(!j.contains('\u{1b}'));
+        let v: Value = serde_json::from_str(&j).unwrap_or_else(|e| panic!("{e}: {j}"));
+        assert_eq!(v["complete"], true);
+        assert_eq!(v["buckets"][0]["filter"], json!({"status": "open"}));
+        assert_eq!(v["buckets"][1]["filter"], Value::Null);
+        assert_eq!(v["buckets"][1]["label"], "x\u{1b}[2J,y");
+        assert_eq!(v["buckets"][0]["oldest_age_secs"], 3000 * 60);
+        let c = csv(&s, &cx, true);
+        assert!(
+            c.lines()
+                .nth(2)
+                .unwrap()
+                .starts_with("\"x␛[2J,y\",\"x␛[2J,y\",1,"),
+            "{c}"
+        );
+        assert!(csv(&s, &cx, false).contains("\"x\u{1b}[2J,y\""));
+    }
+}

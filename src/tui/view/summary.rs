@@ -1,0 +1,262 @@
+//! The summary pane: a frequency table of the loaded conversations (count, share, a bar,
+//! oldest and median age, stale count), what it covers, and its keys.
+
+use ratatui::Frame;
+use ratatui::layout::Constraint;
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Clear, HighlightSpacing, Paragraph, Row, Table};
+
+use crate::text::fit;
+use crate::tui::app::App;
+use crate::tui::format::relative;
+use crate::tui::summary_pane::{By, SummaryPane};
+
+/// `1234567` as "1,234,567".
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "2h", "90m", "45s": a duration for the stale column's title.
+fn short_duration(secs: u64) -> String {
+    match secs {
+        s if s >= 86_400 && s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s >= 3600 && s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+/// A bar of `value / max` of `width` cells, in eighths.
+fn bar(value: usize, max: usize, width: usize) -> String {
+    if max == 0 || width == 0 {
+        return String::new();
+    }
+    let eighths = (value * width * 8).div_ceil(max);
+    let mut s = "█".repeat(eighths / 8);
+    let part = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"][eighths % 8];
+    s.push_str(part);
+    s
+}
+
+/// What part of the walk the counts cover; never a total the walk has not seen.
+fn coverage(app: &App) -> Span<'static> {
+    let t = &app.conversations;
+    let n = thousands(t.rows().len());
+    if t.pager.is_done() {
+        Span::styled(format!("all {n} loaded"), Style::new().fg(Color::Green))
+    } else if t.load_all {
+        Span::styled(
+            format!("loading all… {n} of ≥{n} loaded · Esc stops"),
+            Style::new().fg(Color::Cyan),
+        )
+    } else if t.error.is_some() {
+        Span::styled(
+            format!("{n} of ≥{n} loaded; the next page failed · L tries again"),
+            Style::new().fg(Color::Yellow),
+        )
+    } else {
+        Span::raw(format!(
+            "{n} of ≥{n} loaded; more available · L loads the rest"
+        ))
+    }
+}
+
+/// Column widths for `w` cells: label, count, share, bar, oldest, median, stale (0: left
+/// out). The bar goes first, then the median, then the stale count.
+fn columns(w: u16) -> [u16; 7] {
+    let (count, share, age, stale) = (6u16, 6u16, 6u16, 8u16);
+    let label_min = 12u16;
+    let mut cols = [label_min, count, share, 0, age, age, stale];
+    let need = |c: &[u16; 7]| {
+        let n = c.iter().filter(|x| **x > 0).count() as u16;
+        c.iter().sum::<u16>() + n.saturating_sub(1)
+    };
+    for drop in [5, 6] {
+        if need(&cols) > w {
+            cols[drop] = 0;
+        }
+    }
+    let mut spare = w.saturating_sub(need(&cols));
+    if spare >= 5 {
+        let b = (spare - 1).min(24);
+        cols[3] = b;
+        spare -= b + 1;
+    }
+    cols[0] += spare.min(24);
+    cols
+}
+
+/// Draws the pane over the table.
+pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
+    let full = frame.area();
+    let want_h = pane.buckets.len() as u16 + 7;
+    let area = super::centered(full, 100, want_h.max(9).min(full.height.saturating_sub(2)));
+    frame.render_widget(Clear, area);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(Color::Cyan))
+        .title(" Summary of loaded conversations ".bold());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height < 4 || inner.width < 20 {
+        return;
+    }
+    let line = |i: u16| ratatui::layout::Rect::new(inner.x, inner.y + i, inner.width, 1);
+
+    let mut by = vec![Span::raw("by ")];
+    for (i, b) in By::ALL.iter().enumerate() {
+        if i > 0 {
+            by.push(Span::styled(" · ", Style::new().dim()));
+        }
+        let style = if *b == pane.by {
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+        } else {
+            Style::new().dim()
+        };
+        by.push(Span::styled(format!(" {} ", b.name()), style));
+    }
+    frame.render_widget(Paragraph::new(Line::from(by)), line(0));
+    frame.render_widget(Paragraph::new(Line::from(coverage(app))), line(1));
+
+    let hint = "↑↓ choose · Enter filters by it · Tab/b grouping · L load all · Esc close";
+    let hint_y = inner.height - 1;
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            fit(hint, inner.width as usize).into_owned(),
+            Style::new().dim(),
+        )),
+        line(hint_y),
+    );
+
+    let table_area = ratatui::layout::Rect::new(
+        inner.x,
+        inner.y + 2,
+        inner.width,
+        inner.height.saturating_sub(3),
+    );
+    if pane.buckets.is_empty() {
+        let msg = if app.conversations.pager.is_loading() {
+            "loading…"
+        } else {
+            "no conversations loaded"
+        };
+        frame.render_widget(
+            Paragraph::new(Span::styled(msg, Style::new().dim())),
+            table_area,
+        );
+        return;
+    }
+    let cols = columns(inner.width.saturating_sub(1));
+    let stale_title = format!("STALE>{}", short_duration(app.stale_after_secs));
+    let titles = [
+        pane.by.name().to_uppercase(),
+        "COUNT".into(),
+        "SHARE".into(),
+        String::new(),
+        "OLDEST".into(),
+        "MEDIAN".into(),
+        stale_title,
+    ];
+    let right = |s: String, w: u16| format!("{s:>w$}", w = w as usize);
+    let header = Row::new(
+        titles
+            .iter()
+            .zip(cols)
+            .enumerate()
+            .filter(|(_, (_, w))| *w > 0)
+            .map(|(i, (t, w))| {
+                Cell::from(if i == 0 || i == 3 {
+                    t.clone()
+                } else {
+                    right(t.clone(), w)
+                })
+            }),
+    )
+    .style(Style::new().bold().fg(Color::Cyan));
+    let max = pane.buckets.first().map_or(0, |b| b.count);
+    let total = pane.total.max(1);
+    let age = |t: Option<jiff::Timestamp>| match t {
+        Some(t) => relative(app.now, t).trim_end_matches(" ago").to_string(),
+        None => "—".into(),
+    };
+    let rows: Vec<Row> = pane
+        .buckets
+        .iter()
+        .map(|b| {
+            let values = [
+                fit(&b.label, cols[0] as usize).into_owned(),
+                right(thousands(b.count), cols[1]),
+                right(
+                    format!("{:.1}%", b.count as f64 * 100.0 / total as f64),
+                    cols[2],
+                ),
+                bar(b.count, max, cols[3] as usize),
+                right(age(b.oldest), cols[4]),
+                right(age(b.median), cols[5]),
+                right(
+                    if b.stale == 0 {
+                        "·".into()
+                    } else {
+                        thousands(b.stale)
+                    },
+                    cols[6],
+                ),
+            ];
+            Row::new(
+                values
+                    .into_iter()
+                    .zip(cols)
+                    .enumerate()
+                    .filter(|(_, (_, w))| *w > 0)
+                    .map(|(i, (v, _))| match i {
+                        3 => Cell::from(Span::styled(v, Style::new().fg(Color::Cyan))),
+                        6 if b.stale > 0 => {
+                            Cell::from(Span::styled(v, Style::new().fg(Color::Yellow)))
+                        }
+                        _ => Cell::from(v),
+                    }),
+            )
+        })
+        .collect();
+    let widths: Vec<Constraint> = cols
+        .iter()
+        .filter(|w| **w > 0)
+        .map(|w| Constraint::Length(*w))
+        .collect();
+    let table = Table::new(rows, widths)
+        .header(header)
+        .column_spacing(1)
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol(">")
+        .highlight_spacing(HighlightSpacing::Always);
+    let mut state = ratatui::widgets::TableState::default();
+    state.select(Some(pane.selected));
+    frame.render_stateful_widget(table, table_area, &mut state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_bars_and_durations() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1200), "1,200");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(bar(10, 10, 4), "████");
+        assert_eq!(bar(1, 16, 4), "▎");
+        assert_eq!(short_duration(7200), "2h");
+        assert_eq!(short_duration(5400), "90m");
+        let c = columns(57);
+        assert!(c.iter().sum::<u16>() + 6 <= 57, "{c:?}");
+    }
+}

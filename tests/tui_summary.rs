@@ -1,0 +1,187 @@
+//! Issue 7, the summary pane (`S`): its arithmetic against an independent count over the demo
+//! dataset, the bucket → filter round trip, and snapshots narrow and wide.
+
+use std::collections::HashMap;
+
+use crossterm::event::KeyCode;
+use uuid::Uuid;
+
+use convo::api::{Assignee, Conversation, Resource, Status};
+use convo::demo::dataset;
+use convo::tui::app::{App, Overlay};
+use convo::tui::command::{Command, Query};
+use convo::tui::msg::Msg;
+use convo::tui::summary_pane::{BucketKey, By, SummaryPane};
+use convo::tui::testing::{self, FakeServer, ch, key, render};
+
+/// The demo dataset's conversations as the client parses them.
+fn demo_rows(n: usize) -> Vec<Conversation> {
+    dataset(42, n, 100)
+        .conversations
+        .iter()
+        .map(|c| serde_json::from_value(serde_json::to_value(c).expect("json")).expect("row"))
+        .collect()
+}
+
+fn pane(app: &App) -> &SummaryPane {
+    match &app.overlay {
+        Overlay::Summary(p) => p,
+        other => panic!("no summary pane: {other:?}"),
+    }
+}
+
+/// An app of `w`x`h` with `n` demo conversations; `all`: walked to the end.
+fn app_with(w: u16, h: u16, n: usize, all: bool) -> (App, FakeServer) {
+    let mut app = testing::app(w, h, 100);
+    let mut server = FakeServer::new(0, 5);
+    server.conversations = demo_rows(n);
+    server.settle(&mut app, Msg::Resize(w, h));
+    if all {
+        server.settle(&mut app, ch('L'));
+    }
+    (app, server)
+}
+
+#[test]
+fn counts_match_an_independent_count_over_the_demo_dataset() {
+    let (mut app, server) = app_with(120, 40, 1200, true);
+    assert!(app.conversations.pager.is_done());
+    server.settle(&mut app, ch('S'));
+    let ds = dataset(42, 1200, 100);
+    let now = testing::now();
+    for by in By::ALL {
+        let mut want: HashMap<String, usize> = HashMap::new();
+        for c in &ds.conversations {
+            let k = match by {
+                By::Status => c.status.to_string(),
+                By::Site => c.site_id.to_string(),
+                By::Assignee => c.assignee_id.map_or("none".into(), |a| a.to_string()),
+            };
+            *want.entry(k).or_default() += 1;
+        }
+        let p = pane(&app);
+        assert_eq!(p.by, by);
+        assert_eq!(p.total, 1200);
+        let got: HashMap<String, usize> = p
+            .buckets
+            .iter()
+            .map(|b| {
+                let k = match &b.key {
+                    BucketKey::Status(s) => s.as_str().to_string(),
+                    BucketKey::Site(id) => id.to_string(),
+                    BucketKey::Assignee(a) => a.map_or("none".into(), |a| a.to_string()),
+                };
+                (k, b.count)
+            })
+            .collect();
+        assert_eq!(got, want, "{by:?}");
+        assert!(p.buckets.windows(2).all(|w| w[0].count >= w[1].count));
+        if by == By::Status {
+            // oldest and stale of the open bucket, counted here by hand
+            let open: Vec<_> = ds
+                .conversations
+                .iter()
+                .filter(|c| c.status == "open")
+                .collect();
+            let oldest = open.iter().map(|c| c.created_at).min();
+            let cutoff = now.as_second() - 7200;
+            let stale = open
+                .iter()
+                .filter(|c| c.updated_at.as_second() < cutoff)
+                .count();
+            let b = p
+                .buckets
+                .iter()
+                .find(|b| b.key == BucketKey::Status(Status::Open))
+                .expect("open bucket");
+            assert_eq!(b.oldest, oldest);
+            assert_eq!(b.stale, stale);
+        }
+        server.settle(&mut app, key(KeyCode::Tab));
+    }
+    let screen = render(&app);
+    assert!(screen.contains("all 1,200 loaded"), "{screen}");
+}
+
+#[test]
+fn coverage_never_claims_a_total_and_l_loads_the_rest_live() {
+    let (mut app, server) = app_with(120, 40, 450, false);
+    update_only(&mut app, ch('S'));
+    let n = app.conversations.rows().len();
+    assert!(n < 450 && !app.conversations.pager.is_done());
+    let screen = render(&app);
+    assert!(
+        screen.contains(&format!("{n} of ≥{n} loaded; more available")),
+        "{screen}"
+    );
+    assert_eq!(pane(&app).total, n);
+    // L in the pane: the rest is walked, and the pane follows
+    let cmds = server.settle(&mut app, ch('L'));
+    assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
+    assert_eq!(pane(&app).total, 450);
+    assert!(render(&app).contains("all 450 loaded"));
+}
+
+fn update_only(app: &mut App, msg: Msg) -> Vec<Command> {
+    convo::tui::update::update(app, msg)
+}
+
+#[test]
+fn enter_on_a_bucket_filters_the_tab_server_side_and_back_returns() {
+    let (mut app, server) = app_with(120, 40, 300, false);
+    server.settle(&mut app, ch('u')); // a filter already set is kept
+    server.settle(&mut app, ch('S'));
+    server.settle(&mut app, key(KeyCode::Tab)); // by site
+    server.settle(&mut app, key(KeyCode::Down));
+    let p = pane(&app);
+    assert_eq!(p.by, By::Site);
+    let BucketKey::Site(site) = p.buckets[1].key.clone() else {
+        panic!("a site bucket")
+    };
+    let cmds = update_only(&mut app, key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None));
+    let q = cmds
+        .iter()
+        .find_map(|c| match c {
+            Command::Fetch {
+                tab: Resource::Conversations,
+                cursor: None,
+                query: Query::Conversations(f),
+                ..
+            } => Some(f.clone()),
+            _ => None,
+        })
+        .expect("a fetch of the first page");
+    assert_eq!(q.site_id, Some(site));
+    assert_eq!(q.assignee, Assignee::Unassigned);
+    // Back: the filter before
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.conversations.filter.site_id, None::<Uuid>);
+    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+}
+
+#[test]
+fn the_visitors_tab_says_the_summary_is_for_conversations() {
+    let (mut app, server) = app_with(120, 40, 50, false);
+    server.settle(&mut app, ch('2'));
+    server.settle(&mut app, ch('S'));
+    assert!(matches!(app.overlay, Overlay::None));
+    assert!(render(&app).contains("the summary is for conversations"));
+}
+
+#[test]
+fn summary_pane_wide_160x45() {
+    let (mut app, server) = app_with(160, 45, 1200, false);
+    server.settle(&mut app, ch('S'));
+    server.settle(&mut app, key(KeyCode::Tab));
+    server.settle(&mut app, key(KeyCode::Tab));
+    server.settle(&mut app, key(KeyCode::Down));
+    insta::assert_snapshot!(render(&app));
+}
+
+#[test]
+fn summary_pane_narrow_60x15() {
+    let (mut app, server) = app_with(60, 15, 1200, true);
+    server.settle(&mut app, ch('S'));
+    insta::assert_snapshot!(render(&app));
+}
