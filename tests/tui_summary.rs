@@ -8,10 +8,11 @@ use uuid::Uuid;
 
 use convo::api::{Assignee, Conversation, Resource, Status};
 use convo::demo::dataset;
+use convo::summary::{By, Key};
 use convo::tui::app::{App, Overlay};
 use convo::tui::command::{Command, Query};
 use convo::tui::msg::Msg;
-use convo::tui::summary_pane::{BucketKey, By, SummaryPane};
+use convo::tui::summary_pane::SummaryPane;
 use convo::tui::testing::{self, FakeServer, ch, key, render};
 
 /// The demo dataset's conversations as the client parses them.
@@ -50,7 +51,7 @@ fn counts_match_an_independent_count_over_the_demo_dataset() {
     let ds = dataset(42, 1200, 100);
     let now = testing::now();
     for by in By::ALL {
-        let mut want: HashMap<String, usize> = HashMap::new();
+        let mut want: HashMap<String, u64> = HashMap::new();
         for c in &ds.conversations {
             let k = match by {
                 By::Status => c.status.to_string(),
@@ -62,20 +63,21 @@ fn counts_match_an_independent_count_over_the_demo_dataset() {
         let p = pane(&app);
         assert_eq!(p.by, by);
         assert_eq!(p.total, 1200);
-        let got: HashMap<String, usize> = p
+        let got: HashMap<String, u64> = p
             .buckets
             .iter()
-            .map(|b| {
+            .map(|(b, _)| {
                 let k = match &b.key {
-                    BucketKey::Status(s) => s.as_str().to_string(),
-                    BucketKey::Site(id) => id.to_string(),
-                    BucketKey::Assignee(a) => a.map_or("none".into(), |a| a.to_string()),
+                    Key::Status(s) => s.as_str().to_string(),
+                    Key::Site(id) => id.to_string(),
+                    Key::Assignee(a) => a.map_or("none".into(), |a| a.to_string()),
+                    Key::Overflow => panic!("no overflow with a few sites and agents"),
                 };
                 (k, b.count)
             })
             .collect();
         assert_eq!(got, want, "{by:?}");
-        assert!(p.buckets.windows(2).all(|w| w[0].count >= w[1].count));
+        assert!(p.buckets.windows(2).all(|w| w[0].0.count >= w[1].0.count));
         if by == By::Status {
             // oldest and stale of the open bucket, counted here by hand
             let open: Vec<_> = ds
@@ -89,13 +91,19 @@ fn counts_match_an_independent_count_over_the_demo_dataset() {
                 .iter()
                 .filter(|c| c.updated_at.as_second() < cutoff)
                 .count();
-            let b = p
+            let waiting: Vec<_> = open.iter().filter(|c| c.assignee_id.is_none()).collect();
+            let oldest_waiting = waiting.iter().map(|c| c.created_at).min();
+            let age = |t: Option<jiff::Timestamp>| t.map(|t| now.as_second() - t.as_second());
+            let (b, _) = p
                 .buckets
                 .iter()
-                .find(|b| b.key == BucketKey::Status(Status::Open))
+                .find(|(b, _)| b.key == Key::Status(Status::Open))
                 .expect("open bucket");
-            assert_eq!(b.oldest, oldest);
-            assert_eq!(b.stale, stale);
+            assert_eq!(b.oldest_age, age(oldest));
+            assert_eq!(b.stale, stale as u64);
+            assert_eq!(b.waiting, waiting.len() as u64);
+            assert_eq!(b.oldest_waiting_age, age(oldest_waiting));
+            assert_eq!(p.all.waiting, waiting.len() as u64, "only open rows wait");
         }
         server.settle(&mut app, key(KeyCode::Tab));
     }
@@ -135,7 +143,7 @@ fn enter_on_a_bucket_filters_the_tab_server_side_and_back_returns() {
     server.settle(&mut app, key(KeyCode::Down));
     let p = pane(&app);
     assert_eq!(p.by, By::Site);
-    let BucketKey::Site(site) = p.buckets[1].key.clone() else {
+    let Key::Site(site) = p.buckets[1].0.key.clone() else {
         panic!("a site bucket")
     };
     let cmds = update_only(&mut app, key(KeyCode::Enter));

@@ -100,7 +100,7 @@ pub struct App {
     pub dirty: bool,
     /// The summary counts a conversation that is not closed as stale after this long
     /// without an update (`stale_after`).
-    pub stale_after_secs: u64,
+    pub stale_after_secs: i64,
     /// Theme, columns, search, sort, prompts and profiles (issue 6).
     pub habits: super::habits::Habits,
 }

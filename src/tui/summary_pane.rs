@@ -6,147 +6,26 @@
 //! grouping changes, or the minute turns (ages and staleness); never per frame.
 
 use crossterm::event::{KeyCode, KeyEvent};
-use uuid::Uuid;
 
 use super::app::{App, Overlay};
 use super::command::Command;
-use crate::api::{Assignee, Conversation, ConversationFilter, Status};
-use crate::config::Aliases;
-use crate::tui::format::id_label;
+pub use crate::summary::{Bucket, By, DEFAULT_STALE_AFTER_SECS, Key, Summary};
 
-/// The default `stale_after`: a conversation not closed and not updated for this long is stale.
-pub const DEFAULT_STALE_AFTER_SECS: u64 = 2 * 3600;
-
-/// What the buckets group by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum By {
-    Status,
-    Site,
-    Assignee,
+/// The next or previous grouping, as Tab and Shift-Tab cycle them.
+fn cycle(by: By, step: isize) -> By {
+    let i = By::ALL.iter().position(|b| *b == by).unwrap_or(0) as isize;
+    By::ALL[(i + step).rem_euclid(By::ALL.len() as isize) as usize]
 }
 
-impl By {
-    /// All groupings, in the order Tab cycles them.
-    pub const ALL: [By; 3] = [By::Status, By::Site, By::Assignee];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            By::Status => "status",
-            By::Site => "site",
-            By::Assignee => "assignee",
-        }
-    }
-
-    fn next(self, step: isize) -> By {
-        let i = By::ALL.iter().position(|b| *b == self).unwrap_or(0) as isize;
-        By::ALL[(i + step).rem_euclid(By::ALL.len() as isize) as usize]
-    }
-}
-
-/// What a bucket holds.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum BucketKey {
-    Status(Status),
-    Site(Uuid),
-    /// `None`: unassigned.
-    Assignee(Option<Uuid>),
-}
-
-impl BucketKey {
-    /// The tab's filter narrowed to this bucket (the other filters kept); `None` when the
-    /// service has no such filter (a status it does not name).
-    pub fn filter(&self, base: &ConversationFilter) -> Option<ConversationFilter> {
-        let mut f = base.clone();
-        match self {
-            BucketKey::Status(Status::Other(_)) => return None,
-            BucketKey::Status(s) => f.status = Some(s.clone()),
-            BucketKey::Site(id) => f.site_id = Some(*id),
-            BucketKey::Assignee(None) => f.assignee = Assignee::Unassigned,
-            BucketKey::Assignee(Some(id)) => f.assignee = Assignee::Agent(*id),
-        }
-        Some(f)
-    }
-
-    /// The label shown (aliases used; not yet sanitised: the view fits it).
-    pub fn label(&self, aliases: &Aliases) -> String {
-        match self {
-            BucketKey::Status(s) => s.as_str().to_string(),
-            BucketKey::Site(id) => id_label(aliases, id),
-            BucketKey::Assignee(None) => "unassigned".into(),
-            BucketKey::Assignee(Some(id)) => id_label(aliases, id),
-        }
-    }
-}
-
-/// One line of the frequency table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bucket {
-    pub key: BucketKey,
-    pub label: String,
-    pub count: usize,
-    /// The oldest and the median `createdAt` (rows with an unreadable time left out).
-    pub oldest: Option<jiff::Timestamp>,
-    pub median: Option<jiff::Timestamp>,
-    /// Rows not closed whose `updatedAt` is older than `stale_after`.
-    pub stale: usize,
-}
-
-/// Groups `rows`: buckets sorted by count (largest first), then label.
-pub fn buckets(
-    rows: &[Conversation],
-    by: By,
-    aliases: &Aliases,
-    now: jiff::Timestamp,
-    stale_after_secs: u64,
-) -> Vec<Bucket> {
-    let mut groups: std::collections::HashMap<BucketKey, (usize, Vec<jiff::Timestamp>, usize)> =
-        std::collections::HashMap::new();
-    let cutoff = now.as_second().saturating_sub(stale_after_secs as i64);
-    for c in rows {
-        let key = match by {
-            By::Status => BucketKey::Status(c.status.clone()),
-            By::Site => BucketKey::Site(c.site_id),
-            By::Assignee => BucketKey::Assignee(c.assignee_id),
-        };
-        let g = groups.entry(key).or_default();
-        g.0 += 1;
-        if let Some(t) = c.created_at.parsed() {
-            g.1.push(t);
-        }
-        if c.status != Status::Closed
-            && c.updated_at
-                .parsed()
-                .is_some_and(|u| u.as_second() < cutoff)
-        {
-            g.2 += 1;
-        }
-    }
-    let mut out: Vec<Bucket> = groups
-        .into_iter()
-        .map(|(key, (count, mut created, stale))| {
-            created.sort_unstable();
-            Bucket {
-                label: key.label(aliases),
-                key,
-                count,
-                oldest: created.first().copied(),
-                median: created.get(created.len().saturating_sub(1) / 2).copied(),
-                stale,
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.label.cmp(&b.label)));
-    out
-}
-
-/// What the buckets were computed from; when it changes they are computed again.
+/// What the counts were made from. Rows only appended since (the next page) are added to the
+/// counts; anything else (a new walk, a refresh that changed rows in place, the minute turning,
+/// which moves ages and staleness) counts the rows again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Source {
     generation: u64,
-    rows: usize,
     revision: u64,
-    by: By,
     minute: i64,
+    stale_after_secs: i64,
 }
 
 /// The pane's state.
@@ -154,21 +33,53 @@ struct Source {
 pub struct SummaryPane {
     pub by: By,
     pub selected: usize,
-    pub buckets: Vec<Bucket>,
+    /// The buckets of `by`, largest first, with their labels (aliases used; not sanitised:
+    /// the view fits them).
+    pub buckets: Vec<(Bucket, String)>,
+    /// All rows counted as one bucket (its key is meaningless).
+    pub all: Bucket,
     /// Rows counted.
     pub total: usize,
+    summary: Summary,
     source: Option<Source>,
+    /// Rows of the tab already in `summary`.
+    counted: usize,
 }
 
 impl SummaryPane {
-    fn new() -> SummaryPane {
+    fn new(app: &App) -> SummaryPane {
+        let summary = Summary::new(app.now, app.stale_after_secs);
         SummaryPane {
             by: By::Status,
             selected: 0,
             buckets: Vec::new(),
+            all: summary.total(),
             total: 0,
+            summary,
             source: None,
+            counted: 0,
         }
+    }
+
+    /// The counts behind the table.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The grouping's buckets again, from the counts (no recount).
+    fn regroup(&mut self, app_aliases: &crate::config::Aliases) {
+        self.buckets = self
+            .summary
+            .buckets(self.by)
+            .into_iter()
+            .map(|b| {
+                let label = b.key.label(app_aliases, crate::api::short_id);
+                (b, label)
+            })
+            .collect();
+        self.all = self.summary.total();
+        self.total = self.summary.coverage().loaded as usize;
+        self.selected = self.selected.min(self.buckets.len().saturating_sub(1));
     }
 }
 
@@ -178,30 +89,38 @@ pub fn open(app: &mut App) {
         app.say("the summary is for conversations: press 1 for that tab, then S");
         return;
     }
-    app.overlay = Overlay::Summary(Box::new(SummaryPane::new()));
+    app.overlay = Overlay::Summary(Box::new(SummaryPane::new(app)));
     refresh(app);
 }
 
-/// Computes the buckets again if the rows, the grouping or the minute changed.
+/// Brings the counts up to date with the tab's rows: the new rows only, or all of them again
+/// when the walk, the rows in place or the minute changed. Cheap when nothing changed.
 pub fn refresh(app: &mut App) {
     let Overlay::Summary(p) = &mut app.overlay else {
         return;
     };
     let t = &app.conversations;
+    let rows = t.rows();
     let src = Source {
         generation: t.generation,
-        rows: t.rows().len(),
         revision: t.marks.revision(),
-        by: p.by,
         minute: app.now.as_second().div_euclid(60),
+        stale_after_secs: app.stale_after_secs,
     };
-    if p.source == Some(src) {
+    if p.source == Some(src) && p.counted == rows.len() {
         return;
     }
+    if p.source != Some(src) || p.counted > rows.len() {
+        p.summary = Summary::new(app.now, app.stale_after_secs);
+        p.counted = 0;
+    }
+    for c in &rows[p.counted..] {
+        p.summary.add(c);
+    }
+    p.counted = rows.len();
+    p.summary.set_more_available(!t.pager.is_done());
     p.source = Some(src);
-    p.buckets = buckets(t.rows(), p.by, &app.aliases, app.now, app.stale_after_secs);
-    p.total = t.rows().len();
-    p.selected = p.selected.min(p.buckets.len().saturating_sub(1));
+    p.regroup(&app.aliases);
     app.dirty = true;
 }
 
@@ -225,12 +144,16 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         KeyCode::Home | KeyCode::Char('g') => p.selected = 0,
         KeyCode::End | KeyCode::Char('G') => p.selected = n.saturating_sub(1),
         KeyCode::Tab | KeyCode::Char('b') => {
-            p.by = p.by.next(1);
+            p.by = cycle(p.by, 1);
             p.selected = 0;
+            p.regroup(&app.aliases);
+            app.dirty = true;
         }
         KeyCode::BackTab => {
-            p.by = p.by.next(-1);
+            p.by = cycle(p.by, -1);
             p.selected = 0;
+            p.regroup(&app.aliases);
+            app.dirty = true;
         }
         KeyCode::Char('L') => {
             let t = &mut app.conversations;
@@ -241,11 +164,14 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             let Some((key, label)) = p
                 .buckets
                 .get(p.selected)
-                .map(|b| (b.key.clone(), b.label.clone()))
+                .map(|(b, label)| (b.key.clone(), label.clone()))
             else {
                 return;
             };
             match key.filter(&app.conversations.filter) {
+                None if key == Key::Overflow => {
+                    app.say("the overflow bucket holds many values: no single filter for it")
+                }
                 None => app.say(format!(
                     "the service has no filter for status {:?}",
                     crate::text::one_line(&label, 40)
@@ -267,32 +193,50 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::testing::{AGENT_A, SITE_A, aliases, conversation, now};
+    use crate::api::{Assignee, Conversation, ConversationFilter, Status};
+    use crate::tui::testing::{self, AGENT_A, SITE_A, conversation};
+
+    fn pane_of(rows: &[Conversation], by: By, stale_after_secs: i64) -> SummaryPane {
+        let mut app = testing::app(120, 40, 50);
+        app.stale_after_secs = stale_after_secs;
+        let mut p = SummaryPane::new(&app);
+        for c in rows {
+            p.summary.add(c);
+        }
+        p.by = by;
+        p.regroup(&testing::aliases());
+        p
+    }
 
     #[test]
     fn buckets_count_sort_and_age() {
         let rows: Vec<Conversation> = (0..12).map(conversation).collect();
-        let b = buckets(&rows, By::Assignee, &aliases(), now(), 3600);
-        let counts: Vec<usize> = b.iter().map(|b| b.count).collect();
+        let p = pane_of(&rows, By::Assignee, 3600);
+        let counts: Vec<u64> = p.buckets.iter().map(|(b, _)| b.count).collect();
         assert_eq!(counts, [6, 3, 3]);
-        assert_eq!(b[0].label, "unassigned");
-        assert_eq!(b[2].label, "Ana (EU desk)", "same count: by label");
+        assert_eq!(p.buckets[0].1, "unassigned");
+        assert_eq!(p.buckets[0].0.key, Key::Assignee(None));
+        assert_eq!(p.total, 12);
         assert_eq!(
-            b[0].key.filter(&Default::default()).map(|f| f.assignee),
+            p.buckets[0]
+                .0
+                .key
+                .filter(&Default::default())
+                .map(|f| f.assignee),
             Some(Assignee::Unassigned)
         );
-        let site = BucketKey::Site(SITE_A).filter(&ConversationFilter {
+        let site = Key::Site(SITE_A).filter(&ConversationFilter {
             assignee: Assignee::Agent(AGENT_A),
             ..Default::default()
         });
         assert_eq!(site.as_ref().and_then(|f| f.site_id), Some(SITE_A));
         assert_eq!(site.map(|f| f.assignee), Some(Assignee::Agent(AGENT_A)));
-        // oldest of the unassigned: row 11 (78 min), median: row 4 or 7
-        let age = |t: Option<jiff::Timestamp>| t.map(|t| (now().as_second() - t.as_second()) / 60);
-        assert_eq!(age(b[0].oldest), Some(78));
-        assert_eq!(age(b[0].median), Some(50));
+        // the oldest unassigned: row 11, 78 minutes old
+        let b = &p.buckets[0].0;
+        assert_eq!(b.oldest_age.map(|s| s / 60), Some(78));
+        assert!(b.median_age.is_some());
         assert!(
-            BucketKey::Status(Status::Other("x".into()))
+            Key::Status(Status::Other("x".into()))
                 .filter(&Default::default())
                 .is_none()
         );

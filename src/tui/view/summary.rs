@@ -7,26 +7,14 @@ use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Clear, HighlightSpacing, Paragraph, Row, Table};
 
+use crate::summary::report::age;
+use crate::summary::thousands;
 use crate::text::fit;
 use crate::tui::app::App;
-use crate::tui::format::relative;
 use crate::tui::summary_pane::{By, SummaryPane};
 
-/// `1234567` as "1,234,567".
-pub fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// "2h", "90m", "45s": a duration for the stale column's title.
-fn short_duration(secs: u64) -> String {
+fn short_duration(secs: i64) -> String {
     match secs {
         s if s >= 86_400 && s % 86_400 == 0 => format!("{}d", s / 86_400),
         s if s >= 3600 && s % 3600 == 0 => format!("{}h", s / 3600),
@@ -36,11 +24,11 @@ fn short_duration(secs: u64) -> String {
 }
 
 /// A bar of `value / max` of `width` cells, in eighths.
-fn bar(value: usize, max: usize, width: usize) -> String {
+fn bar(value: u64, max: u64, width: usize) -> String {
     if max == 0 || width == 0 {
         return String::new();
     }
-    let eighths = (value * width * 8).div_ceil(max);
+    let eighths = (value as usize * width * 8).div_ceil(max as usize);
     let mut s = "█".repeat(eighths / 8);
     let part = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"][eighths % 8];
     s.push_str(part);
@@ -50,7 +38,7 @@ fn bar(value: usize, max: usize, width: usize) -> String {
 /// What part of the walk the counts cover; never a total the walk has not seen.
 fn coverage(app: &App) -> Span<'static> {
     let t = &app.conversations;
-    let n = thousands(t.rows().len());
+    let n = thousands(t.rows().len() as u64);
     if t.pager.is_done() {
         Span::styled(format!("all {n} loaded"), Style::new().fg(Color::Green))
     } else if t.load_all {
@@ -70,17 +58,18 @@ fn coverage(app: &App) -> Span<'static> {
     }
 }
 
-/// Column widths for `w` cells: label, count, share, bar, oldest, median, stale (0: left
-/// out). The bar goes first, then the median, then the stale count.
-fn columns(w: u16) -> [u16; 7] {
-    let (count, share, age, stale) = (6u16, 6u16, 6u16, 8u16);
-    let label_min = 12u16;
-    let mut cols = [label_min, count, share, 0, age, age, stale];
-    let need = |c: &[u16; 7]| {
+/// The columns: label, count, share, bar, oldest, median, stale, waiting, oldest waiting.
+const COLS: usize = 9;
+
+/// Column widths for `w` cells (0: left out). Narrow screens lose the median, then the oldest
+/// age, then the oldest waiting, then the stale count; the bar only takes spare room.
+fn columns(w: u16) -> [u16; COLS] {
+    let mut cols = [12u16, 6, 6, 0, 7, 7, 8, 7, 7];
+    let need = |c: &[u16; COLS]| {
         let n = c.iter().filter(|x| **x > 0).count() as u16;
         c.iter().sum::<u16>() + n.saturating_sub(1)
     };
-    for drop in [5, 6] {
+    for drop in [5, 4, 8, 6] {
         if need(&cols) > w {
             cols[drop] = 0;
         }
@@ -95,10 +84,57 @@ fn columns(w: u16) -> [u16; 7] {
     cols
 }
 
+/// The headline: how many wait (open, unassigned), the oldest of them, how many are stale; in
+/// a short form when `width` is too narrow for the long one.
+fn headline(app: &App, pane: &SummaryPane, width: usize) -> Line<'static> {
+    let all = &pane.all;
+    let hot = if all.waiting > 0 {
+        Style::new().fg(Color::Yellow).bold()
+    } else {
+        Style::new()
+    };
+    let waiting = thousands(all.waiting);
+    let oldest = all.oldest_waiting_age.map(age);
+    let stale = thousands(all.stale);
+    let long = format!(
+        "waiting (open, unassigned): {waiting}{} · stale (not closed, no update for {}): {stale}",
+        oldest
+            .as_ref()
+            .map(|a| format!(", the oldest for {a}"))
+            .unwrap_or_default(),
+        age(app.stale_after_secs),
+    );
+    let dot = || Span::styled(" · ", Style::new().dim());
+    if long.chars().count() <= width {
+        let mut spans = vec![
+            Span::raw("waiting (open, unassigned): "),
+            Span::styled(waiting, hot),
+        ];
+        if let Some(a) = oldest {
+            spans.push(Span::raw(", the oldest for "));
+            spans.push(Span::styled(a, hot));
+        }
+        spans.push(dot());
+        spans.push(Span::raw(format!(
+            "stale (not closed, no update for {}): {stale}",
+            age(app.stale_after_secs)
+        )));
+        return Line::from(spans);
+    }
+    let mut spans = vec![Span::raw("waiting "), Span::styled(waiting, hot)];
+    if let Some(a) = oldest {
+        spans.push(Span::raw(", oldest "));
+        spans.push(Span::styled(a, hot));
+    }
+    spans.push(dot());
+    spans.push(Span::raw(format!("stale {stale}")));
+    Line::from(spans)
+}
+
 /// Draws the pane over the table.
 pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     let full = frame.area();
-    let want_h = pane.buckets.len() as u16 + 7;
+    let want_h = pane.buckets.len() as u16 + 8;
     let area = super::centered(full, 100, want_h.max(9).min(full.height.saturating_sub(2)));
     frame.render_widget(Clear, area);
     let block = Block::default()
@@ -126,6 +162,13 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     }
     frame.render_widget(Paragraph::new(Line::from(by)), line(0));
     frame.render_widget(Paragraph::new(Line::from(coverage(app))), line(1));
+    if inner.height >= 6 {
+        frame.render_widget(
+            Paragraph::new(headline(app, pane, inner.width as usize)),
+            line(2),
+        );
+    }
+    let top = if inner.height >= 6 { 3 } else { 2 };
 
     let hint = "↑↓ choose · Enter filters by it · Tab/b grouping · L load all · Esc close";
     let hint_y = inner.height - 1;
@@ -139,9 +182,9 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
 
     let table_area = ratatui::layout::Rect::new(
         inner.x,
-        inner.y + 2,
+        inner.y + top,
         inner.width,
-        inner.height.saturating_sub(3),
+        inner.height.saturating_sub(top + 1),
     );
     if pane.buckets.is_empty() {
         let msg = if app.conversations.pager.is_loading() {
@@ -165,6 +208,8 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         "OLDEST".into(),
         "MEDIAN".into(),
         stale_title,
+        "WAITING".into(),
+        "WAITED".into(),
     ];
     let right = |s: String, w: u16| format!("{s:>w$}", w = w as usize);
     let header = Row::new(
@@ -182,33 +227,25 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
             }),
     )
     .style(Style::new().bold().fg(Color::Cyan));
-    let max = pane.buckets.first().map_or(0, |b| b.count);
-    let total = pane.total.max(1);
-    let age = |t: Option<jiff::Timestamp>| match t {
-        Some(t) => relative(app.now, t).trim_end_matches(" ago").to_string(),
-        None => "—".into(),
-    };
+    let max = pane.buckets.first().map_or(0, |(b, _)| b.count);
+    let opt_age = |a: Option<i64>| a.map_or_else(|| "—".to_string(), age);
+    let count_or_dot = |n: u64| if n == 0 { "·".into() } else { thousands(n) };
     let rows: Vec<Row> = pane
         .buckets
         .iter()
-        .map(|b| {
-            let values = [
-                fit(&b.label, cols[0] as usize).into_owned(),
+        .map(|(b, label)| {
+            let values: [String; COLS] = [
+                fit(label, cols[0] as usize).into_owned(),
                 right(thousands(b.count), cols[1]),
-                right(
-                    format!("{:.1}%", b.count as f64 * 100.0 / total as f64),
-                    cols[2],
-                ),
+                right(format!("{:.1}%", b.share * 100.0), cols[2]),
                 bar(b.count, max, cols[3] as usize),
-                right(age(b.oldest), cols[4]),
-                right(age(b.median), cols[5]),
+                right(opt_age(b.oldest_age), cols[4]),
+                right(opt_age(b.median_age), cols[5]),
+                right(count_or_dot(b.stale), cols[6]),
+                right(count_or_dot(b.waiting), cols[7]),
                 right(
-                    if b.stale == 0 {
-                        "·".into()
-                    } else {
-                        thousands(b.stale)
-                    },
-                    cols[6],
+                    b.oldest_waiting_age.map_or_else(|| "·".into(), age),
+                    cols[8],
                 ),
             ];
             Row::new(
@@ -220,6 +257,9 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
                     .map(|(i, (v, _))| match i {
                         3 => Cell::from(Span::styled(v, Style::new().fg(Color::Cyan))),
                         6 if b.stale > 0 => {
+                            Cell::from(Span::styled(v, Style::new().fg(Color::Yellow)))
+                        }
+                        7 | 8 if b.waiting > 0 => {
                             Cell::from(Span::styled(v, Style::new().fg(Color::Yellow)))
                         }
                         _ => Cell::from(v),
@@ -256,7 +296,14 @@ mod tests {
         assert_eq!(bar(1, 16, 4), "▎");
         assert_eq!(short_duration(7200), "2h");
         assert_eq!(short_duration(5400), "90m");
-        let c = columns(57);
-        assert!(c.iter().sum::<u16>() + 6 <= 57, "{c:?}");
+        for w in [40, 57, 80, 98] {
+            let c = columns(w);
+            let shown = c.iter().filter(|x| **x > 0).count() as u16;
+            assert!(c.iter().sum::<u16>() + shown - 1 <= w, "{w}: {c:?}");
+            assert!(
+                c[1] > 0 && c[7] > 0,
+                "count and waiting always shown: {c:?}"
+            );
+        }
     }
 }
