@@ -75,7 +75,9 @@ async fn run(cli: Cli) -> u8 {
                 Err(e) => report(e, 1),
             };
         }
-        Some(Command::Doctor) => return setup::doctor(&ov, &mut std::io::stdout()).await,
+        Some(Command::Doctor) => {
+            return setup::doctor(&ov, convo::tui::ui_problems, &mut std::io::stdout()).await;
+        }
         Some(Command::Config(ConfigCommand::Path)) => {
             return match setup::config_path(&ov) {
                 Some(p) => {

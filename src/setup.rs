@@ -67,8 +67,54 @@ fn fix_for(e: &ApiError) -> String {
     }
 }
 
+/// What the TUI checks at start beyond the config file's own checks (today `[keys]`, which
+/// only the TUI's key map knows): `(config key, what is wrong)` per problem, none when the
+/// TUI would start. `main` passes the TUI's check in; `setup` sits below `tui`.
+pub type UiCheck = fn(&crate::ui_config::UiConfig) -> Vec<(String, String)>;
+
+/// The fix `doctor` prints for a `[keys]` problem.
+fn keys_fix(key: &str, message: &str) -> String {
+    if key == "keys" {
+        "give one of the two actions another key, or unbind it with NAME = [] in [keys]".into()
+    } else if message.starts_with("no action named") {
+        format!("rename {key} to one of the actions listed (see config.example.toml)")
+    } else {
+        format!("write {key}'s keys as \"r\", \"F5\", \"Ctrl-r\" or \"Shift-Tab\"")
+    }
+}
+
+/// The `[keys]`, `[theme]`, `[columns]` and `web_url` line(s): theme, columns and `web_url`
+/// were checked when the config loaded; `[keys]` by `ui_check`, as the TUI does at start.
+fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
+    let file = cfg
+        .path
+        .as_ref()
+        .map_or_else(|| "the config".to_string(), |p| p.display().to_string());
+    let problems = ui_check(&cfg.ui);
+    if problems.is_empty() {
+        let n = cfg.ui.keys.len();
+        return vec![Check::Ok(format!(
+            "[keys] ({}), [theme], [columns] and web_url: the TUI accepts them",
+            match n {
+                0 => "default keys".to_string(),
+                1 => "1 action rebound".to_string(),
+                n => format!("{n} actions rebound"),
+            }
+        ))];
+    }
+    problems
+        .into_iter()
+        .map(|(key, message)| {
+            Check::Fail(
+                format!("{file}: {key}: {message} (the TUI would refuse to start)"),
+                keys_fix(&key, &message),
+            )
+        })
+        .collect()
+}
+
 /// Runs every check; returns them for printing (and for tests).
-pub async fn doctor_checks(ov: &Overrides) -> Vec<Check> {
+pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     let mut checks = Vec::new();
     let path = config_path(ov);
     let cfg = match Config::load(ov) {
@@ -88,6 +134,7 @@ pub async fn doctor_checks(ov: &Overrides) -> Vec<Check> {
             path.map(|p| p.display().to_string()).unwrap_or_default()
         ),
     }));
+    checks.extend(ui_checks(&cfg, ui_check));
     checks.push(Check::Ok(format!(
         "API key {} from {}",
         cfg.key.masked(),
@@ -172,8 +219,8 @@ pub fn client_for(cfg: &Config) -> Result<Client, ApiError> {
 }
 
 /// `convo doctor`: prints each check; exit code 0 when none failed, 1 otherwise.
-pub async fn doctor(ov: &Overrides, out: &mut dyn Write) -> u8 {
-    let checks = doctor_checks(ov).await;
+pub async fn doctor(ov: &Overrides, ui_check: UiCheck, out: &mut dyn Write) -> u8 {
+    let checks = doctor_checks(ov, ui_check).await;
     for c in &checks {
         let _ = writeln!(out, "{}", c.line());
     }

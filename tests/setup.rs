@@ -66,6 +66,85 @@ fn doctor_reports_a_broken_config() {
     );
 }
 
+/// `convo doctor` against the demo server with this config text (after `base_url`).
+fn doctor_with(d: &Demo, tmp: &std::path::Path, extra: &str) -> (Option<i32>, String) {
+    let cfg = tmp.join("c.toml");
+    std::fs::write(&cfg, format!("base_url = {:?}\n{extra}", d.url())).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let o = convo_cmd(tmp)
+        .env("CONVO_API_KEY", d.key())
+        .args(["--config", cfg.to_str().unwrap(), "doctor"])
+        .output()
+        .unwrap();
+    (o.status.code(), text(&o.stdout))
+}
+
+#[test]
+fn doctor_reports_what_the_tui_would_refuse_in_keys_with_the_fix() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    // accepted remaps: an ok line, the rest of the checks still run
+    let (code, out) = doctor_with(&d, tmp.path(), "[keys]\nreload = [\"F5\"]\ncopy = []\n");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("ok    [keys] (2 actions rebound), [theme], [columns] and web_url"),
+        "{out}"
+    );
+    // a key on two actions: named, with the fix, and the exit code says it failed
+    let (code, out) = doctor_with(&d, tmp.path(), "[keys]\nquit = \"r\"\n");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("FAIL") && out.contains("\"r\" is bound to both reload and quit"),
+        "{out}"
+    );
+    assert!(out.contains("the TUI would refuse to start"), "{out}");
+    assert!(
+        out.contains("fix: give one of the two actions another key"),
+        "{out}"
+    );
+    assert!(out.contains("ok    GET /v1/conversations"), "{out}");
+    // an unknown action and a bad key: each reported on its own
+    let (code, out) = doctor_with(
+        &d,
+        tmp.path(),
+        "[keys]\nreloda = \"F5\"\ncopy = \"Hyper-c\"\n",
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("keys.reloda: no action named \"reloda\"")
+            && out.contains("fix: rename keys.reloda to one of the actions listed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("keys.copy: \"Hyper-c\" is not a key") && out.contains("fix: write keys.copy"),
+        "{out}"
+    );
+    assert_eq!(out.matches("FAIL").count(), 2, "{out}");
+}
+
+#[test]
+fn doctor_reports_a_bad_theme_or_columns_by_key() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    for (extra, key) in [
+        ("[theme]\npreset = \"neon\"\n", "theme.preset"),
+        ("[theme]\naccent = \"blurple\"\n", "theme.accent"),
+        (
+            "[columns]\nconversations = [\"status\", \"colour\"]\n",
+            "columns.conversations",
+        ),
+    ] {
+        let (code, out) = doctor_with(&d, tmp.path(), extra);
+        assert_eq!(code, Some(1), "{out}");
+        assert!(out.contains("FAIL  config") && out.contains(key), "{out}");
+        assert!(out.contains("fix: "), "{out}");
+    }
+}
+
 #[test]
 fn config_init_checks_writes_0600_and_never_overwrites_silently() {
     let d = Demo::start(20, 10, Faults::default());

@@ -178,6 +178,26 @@ impl KeyMap {
         Ok(map)
     }
 
+    /// Every problem `[keys]` has, for `convo doctor`: each entry with an unknown action or
+    /// key on its own, then (when every entry reads) the first key bound to two actions.
+    /// Empty when [`KeyMap::with_config`] would accept it.
+    pub fn problems(user: &BTreeMap<String, Vec<String>>) -> Vec<KeysError> {
+        let mut out: Vec<KeysError> = user
+            .iter()
+            .filter_map(|(name, keys)| {
+                let one = BTreeMap::from([(name.clone(), keys.clone())]);
+                KeyMap::with_config(&one).err()
+            })
+            .filter(|e| e.key != "keys")
+            .collect();
+        if out.is_empty()
+            && let Err(e) = KeyMap::with_config(user)
+        {
+            out.push(e);
+        }
+        out
+    }
+
     /// Fails on the first key bound to two actions.
     pub fn check(&self) -> Result<(), KeysError> {
         let mut seen: Vec<(Key, Action)> = Vec::new();

@@ -128,6 +128,15 @@ pub fn app_from_config(
     Ok(app)
 }
 
+/// What [`app_from_config`] would refuse in the config's look-and-habits part (its `[keys]`),
+/// as `(config key, what is wrong)`; `convo doctor` reports these.
+pub fn ui_problems(ui: &crate::ui_config::UiConfig) -> Vec<(String, String)> {
+    keys::KeyMap::problems(&ui.keys)
+        .into_iter()
+        .map(|e| (e.key, e.message))
+        .collect()
+}
+
 /// True while the terminal is in raw mode / alternate screen (so restore runs once).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
