@@ -228,9 +228,10 @@ pub struct SummaryArgs {
     /// Only conversations of this visitor.
     #[arg(long, value_name = "UUID")]
     pub visitor_id: Option<String>,
-    /// A conversation not closed is stale after this long without an update (e.g. 30m, 2h, 1d).
-    #[arg(long, value_name = "DURATION", default_value = "2h", value_parser = crate::summary::parse_duration)]
-    pub stale_after: i64,
+    /// A conversation not closed is stale after this long without an update (e.g. 30m, 2h, 1d;
+    /// default: `stale_after` from the config, else 2h).
+    #[arg(long, value_name = "DURATION", value_parser = crate::summary::parse_duration)]
+    pub stale_after: Option<i64>,
     /// Stop after N conversations; the summary then says it is partial.
     #[arg(long, value_name = "N")]
     pub max: Option<u64>,

@@ -171,6 +171,9 @@ async fn run(cli: Cli) -> u8 {
                 &client,
                 &a,
                 cfg.page_size,
+                cfg.ui
+                    .stale_after_secs
+                    .unwrap_or(convo::summary::DEFAULT_STALE_AFTER_SECS),
                 &cfg.aliases,
                 &mut o,
             )

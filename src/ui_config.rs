@@ -1,4 +1,5 @@
-//! The config's look-and-habits keys: `[keys]`, `[theme]`, `[columns]` and `web_url`.
+//! The config's look-and-habits keys: `[keys]`, `[theme]`, `[columns]`, `web_url` and
+//! `stale_after`.
 //!
 //! Parsed and checked here (theme names, colours, column names, the URL template). Key
 //! bindings are checked by the TUI at start (`tui::keys::KeyMap::with_config`), which knows
@@ -117,6 +118,9 @@ pub struct UiConfig {
     /// `web_url`: where `o` opens the selected row; `{id}` is its UUID, `{tab}` (or
     /// `{resource}`) `conversations` or `visitors`.
     pub web_url: Option<String>,
+    /// `stale_after`: the summary calls a conversation that is not closed stale after this
+    /// many seconds without an update; `None`: the default (2 hours).
+    pub stale_after_secs: Option<i64>,
 }
 
 /// The raw parts, as `FileConfig` holds them.
@@ -125,6 +129,15 @@ pub(crate) struct RawUi {
     pub theme: Option<FileTheme>,
     pub columns: Option<FileColumns>,
     pub web_url: Option<String>,
+    pub stale_after: Option<DurationValue>,
+}
+
+/// A duration as the file may write it: seconds, or text such as `"2h"` or `"1h30m"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum DurationValue {
+    Secs(i64),
+    Text(String),
 }
 
 /// Checks the raw parts; `Err((key, message))` names the offending key.
@@ -207,12 +220,69 @@ pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
             ));
         }
     }
+    let stale_after_secs = match raw.stale_after {
+        None => None,
+        Some(v) => {
+            let secs = match v {
+                DurationValue::Secs(n) if n >= 0 => Ok(n),
+                DurationValue::Secs(n) => Err(format!("{n} is negative")),
+                DurationValue::Text(t) => parse_duration(&t),
+            }
+            .map_err(|m| ("stale_after".to_string(), m))?;
+            if secs == 0 || secs > 365 * 86_400 {
+                return Err((
+                    "stale_after".into(),
+                    "must be between 1 second and a year (e.g. \"30m\", \"2h\", \"1d\")".into(),
+                ));
+            }
+            Some(secs)
+        }
+    };
     Ok(UiConfig {
         keys,
         theme,
         columns,
         web_url,
+        stale_after_secs,
     })
+}
+
+/// Parses a duration such as `2h`, `90m`, `1h30m`, `1d`, `45s` or `3600` (seconds) into seconds.
+pub fn parse_duration(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let bad = || format!("{s:?} is not a duration (e.g. 2h, 90m, 1h30m, 1d)");
+    if t.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(n) = t.parse::<i64>() {
+        return if n >= 0 { Ok(n) } else { Err(bad()) };
+    }
+    let mut total: i64 = 0;
+    let mut num = String::new();
+    for c in t.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let unit = match c {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            _ => return Err(bad()),
+        };
+        let n: i64 = num.parse().map_err(|_| bad())?;
+        num.clear();
+        total = n
+            .checked_mul(unit)
+            .and_then(|v| total.checked_add(v))
+            .ok_or_else(bad)?;
+    }
+    if !num.is_empty() {
+        return Err(bad());
+    }
+    Ok(total)
 }
 
 fn check_columns(

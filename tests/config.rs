@@ -747,6 +747,46 @@ fn bad_views_name_the_view_and_the_key() {
     assert!(e.contains("views[\"a\"]") && e.contains("two views"), "{e}");
 }
 
+// ---- stale_after ----
+
+#[test]
+fn stale_after_takes_text_or_seconds_and_a_profile_may_change_it() {
+    for (given, secs) in [
+        ("\"90m\"", 5400),
+        ("\"1h30m\"", 5400),
+        ("600", 600),
+        ("\"1d\"", 86_400),
+    ] {
+        let (_tmp, r) = load_text(
+            &format!("base_url = \"https://x.example\"\nstale_after = {given}\n"),
+            &[("CONVO_API_KEY", ENV_KEY)],
+        );
+        assert_eq!(ok(r).ui.stale_after_secs, Some(secs), "{given}");
+    }
+    let (_tmp, r) = load_text(
+        "base_url = \"https://x.example\"\n",
+        &[("CONVO_API_KEY", ENV_KEY)],
+    );
+    assert_eq!(
+        ok(r).ui.stale_after_secs,
+        None,
+        "unset: the default applies"
+    );
+    let (_tmp, r) = load_text(
+        "base_url = \"https://x.example\"\nstale_after = \"2h\"\n[profiles.night]\nstale_after = \"30m\"\n",
+        &[("CONVO_API_KEY", ENV_KEY), ("CONVO_PROFILE", "night")],
+    );
+    assert_eq!(ok(r).ui.stale_after_secs, Some(1800), "the profile's wins");
+    for bad in ["\"2 hours\"", "-5", "0", "\"\"", "true", "\"400d\""] {
+        let (_tmp, r) = load_text(
+            &format!("base_url = \"https://x.example\"\nstale_after = {bad}\n"),
+            &[("CONVO_API_KEY", ENV_KEY)],
+        );
+        let e = err(r, "config.toml");
+        assert!(e.contains("stale_after"), "{bad}: {e}");
+    }
+}
+
 // ---- the example file ----
 
 #[test]
@@ -759,6 +799,7 @@ fn the_example_config_parses_with_all_its_views() {
         &env_of(&[("CONVO_API_KEY", ENV_KEY)]),
     ));
     assert!(c.views.len() >= 3, "{:?}", c.views);
+    assert_eq!(c.ui.stale_after_secs, Some(7200));
     assert!(c.views.iter().any(|v| v.tab == Resource::Visitors));
     assert!(
         c.views
@@ -783,6 +824,7 @@ fn the_example_config_parses_with_all_its_views() {
         "connect_timeout_secs",
         "allow_insecure_http",
         "refresh_secs",
+        "stale_after",
         "[aliases]",
         "[[views]]",
         "pass show",

@@ -43,6 +43,7 @@ const KNOWN_KEYS: &[&str] = &[
     "external_id",
     "notify",
     "web_url",
+    "stale_after",
     "keys",
     "theme",
     "columns",
@@ -81,8 +82,9 @@ pub(super) struct FileConfig {
     /// `[profiles.NAME]`: the same keys, laid over the top level when NAME is chosen.
     #[serde(default)]
     pub profiles: BTreeMap<String, FileConfig>,
-    /// `web_url`, `[keys]`, `[theme]`, `[columns]` (see `crate::ui_config`).
+    /// `web_url`, `stale_after`, `[keys]`, `[theme]`, `[columns]` (see `crate::ui_config`).
     pub web_url: Option<String>,
+    pub stale_after: Option<crate::ui_config::DurationValue>,
     #[serde(default)]
     pub keys: BTreeMap<String, crate::ui_config::KeyList>,
     pub theme: Option<crate::ui_config::FileTheme>,
@@ -114,6 +116,7 @@ impl FileConfig {
             allow_insecure_http,
             refresh_secs,
             web_url,
+            stale_after,
             theme,
             columns
         );
@@ -409,6 +412,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         theme: f.theme.take(),
         columns: f.columns.take(),
         web_url: f.web_url.take(),
+        stale_after: f.stale_after.take(),
     })
     .map_err(|(key, message)| invalid(&key, message))?;
     Ok(Extras {

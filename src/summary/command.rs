@@ -100,6 +100,7 @@ pub async fn conversations(
     client: &Client,
     a: &SummaryArgs,
     page_size: Limit,
+    stale_after_secs: i64,
     aliases: &Aliases,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
@@ -114,7 +115,7 @@ pub async fn conversations(
     {
         limit = Limit::new(m.max(1) as i64).map_err(ListError::from)?; // ask for no more than needed
     }
-    let mut summary = Summary::new(now, a.stale_after);
+    let mut summary = Summary::new(now, a.stale_after.unwrap_or(stale_after_secs));
     let mut pager: Pager<Conversation> = Pager::new(limit.get());
     let progress = o.err_is_terminal;
     let clear = if progress { "\r\x1b[K" } else { "" };

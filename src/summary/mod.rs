@@ -346,43 +346,7 @@ impl Summary {
     }
 }
 
-/// Parses a duration such as `2h`, `90m`, `1h30m`, `1d`, `45s` or `3600` (seconds) into seconds.
-pub fn parse_duration(s: &str) -> Result<i64, String> {
-    let t = s.trim();
-    let bad = || format!("{s:?} is not a duration (e.g. 2h, 90m, 1h30m, 1d)");
-    if t.is_empty() {
-        return Err(bad());
-    }
-    if let Ok(n) = t.parse::<i64>() {
-        return if n >= 0 { Ok(n) } else { Err(bad()) };
-    }
-    let mut total: i64 = 0;
-    let mut num = String::new();
-    for c in t.chars() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let unit = match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            'w' => 7 * 86_400,
-            _ => return Err(bad()),
-        };
-        let n: i64 = num.parse().map_err(|_| bad())?;
-        num.clear();
-        total = n
-            .checked_mul(unit)
-            .and_then(|v| total.checked_add(v))
-            .ok_or_else(bad)?;
-    }
-    if !num.is_empty() {
-        return Err(bad());
-    }
-    Ok(total)
-}
+pub use crate::ui_config::parse_duration;
 
 #[cfg(test)]
 mod tests;

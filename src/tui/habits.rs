@@ -531,6 +531,10 @@ pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>)
     app.keymap = keymap;
     app.limit = sw.page_size;
     app.aliases = sw.aliases.clone();
+    app.stale_after_secs = sw
+        .ui
+        .stale_after_secs
+        .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS);
     app.refresh_secs = sw.refresh_secs.filter(|s| *s > 0);
     app.refresh_on = app.refresh_secs.is_some();
     let mut views = vec![super::app::builtin_view()];

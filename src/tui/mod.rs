@@ -108,6 +108,10 @@ pub fn app_from_config(
         key: e.key,
         message: e.message,
     })?;
+    app.stale_after_secs = config
+        .ui
+        .stale_after_secs
+        .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS);
     app.habits = habits::Habits::from_config(
         &config.ui,
         theme::no_color_from_env(),
