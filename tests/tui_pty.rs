@@ -181,6 +181,24 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
         );
     }
 
+    // S: the summary of what is loaded, its waiting count from the server's own data
+    let waiting = server
+        .data()
+        .conversations
+        .iter()
+        .filter(|c| c.status == "open" && c.assignee_id.is_none())
+        .count();
+    s.send("S");
+    let screen = s.wait_for("Summary of loaded conversations");
+    assert!(screen.contains(&format!("all {open} loaded")), "{screen}");
+    assert!(
+        screen.contains(&format!("waiting (open, unassigned): {waiting}"))
+            || screen.contains(&format!("waiting {waiting}")),
+        "{screen}"
+    );
+    s.send("\u{1b}");
+    s.wait_for("/ filter");
+
     // the Visitors tab loads
     s.send("2");
     let screen = s.wait_for("all 60 loaded");
