@@ -104,6 +104,7 @@ async fn run(cli: Cli) -> u8 {
     let cfg = if cli.demo {
         let opts = DemoOptions {
             addr: ([127, 0, 0, 1], 0).into(),
+            anchor: Some(jiff::Timestamp::now()),
             ..DemoOptions::default()
         };
         let server = match DemoServer::start(opts).await {

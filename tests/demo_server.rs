@@ -32,6 +32,7 @@ async fn start(conversations: usize, visitors: usize, faults: Faults) -> DemoSer
         visitors,
         latency: Duration::ZERO,
         faults,
+        anchor: None,
     })
     .await
     .expect("demo server starts")
@@ -510,4 +511,46 @@ async fn only_loopback_addresses_are_accepted() {
         format!("http://127.0.0.1:{}", s.addr().port())
     );
     s.shutdown().await;
+}
+
+/// `anchor` (what `convo --demo` passes: the clock) moves every time by one amount: the newest
+/// rows are as old as they are at the fixed reference, the walk is the same rows in the same
+/// order, and cursors keep working.
+#[tokio::test]
+async fn an_anchor_moves_every_time_and_keeps_the_walk() {
+    let fixed = start(400, 60, Faults::default()).await;
+    let anchor: jiff::Timestamp = "2031-05-01T08:00:00Z".parse().unwrap();
+    let moved = DemoServer::start(DemoOptions {
+        addr: ([127, 0, 0, 1], 0).into(),
+        seed: SEED,
+        conversations: 400,
+        visitors: 60,
+        latency: Duration::ZERO,
+        faults: Faults::default(),
+        anchor: Some(anchor),
+    })
+    .await
+    .expect("starts");
+    let reference: jiff::Timestamp = convo::demo::data::REFERENCE_TIME.parse().unwrap();
+    let by = reference.duration_until(anchor);
+    for path in ["/v1/conversations", "/v1/visitors"] {
+        let a = walk(&fixed, path, "", 37).await;
+        let b = walk(&moved, path, "", 37).await;
+        assert_eq!(ids(&a), ids(&b), "{path}: same rows, same order");
+        assert_api_order(&b);
+        for (x, y) in a.iter().zip(&b) {
+            for field in ["createdAt", "updatedAt"] {
+                let (Some(x), Some(y)) = (x[field].as_str(), y[field].as_str()) else {
+                    continue; // visitors have no updatedAt
+                };
+                let (x, y): (jiff::Timestamp, jiff::Timestamp) =
+                    (x.parse().unwrap(), y.parse().unwrap());
+                assert_eq!(x.checked_add(by).unwrap(), y, "{path} {field}");
+            }
+        }
+        let newest: jiff::Timestamp = b[0]["createdAt"].as_str().unwrap().parse().unwrap();
+        assert!(newest <= anchor && anchor.duration_since(newest).as_secs() < 90 * 86_400);
+    }
+    moved.shutdown().await;
+    fixed.shutdown().await;
 }

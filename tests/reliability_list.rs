@@ -31,6 +31,7 @@ fn start_slow(conversations: usize, visitors: usize, latency: Duration, faults: 
             visitors,
             latency,
             faults,
+            anchor: None,
         }))
         .unwrap();
     Demo {

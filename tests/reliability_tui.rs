@@ -658,6 +658,7 @@ fn hanging_demo() -> (tokio::runtime::Runtime, convo::demo::DemoServer) {
                 hang: true,
                 ..Default::default()
             },
+            anchor: None,
         }))
         .unwrap();
     (rt, server)
@@ -787,6 +788,7 @@ fn the_screen_shows_only_the_masked_key() {
             visitors: 10,
             latency: Duration::ZERO,
             faults: Default::default(),
+            anchor: None,
         }))
         .unwrap();
     let key = server.api_key();

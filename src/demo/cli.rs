@@ -24,6 +24,11 @@ pub struct DemoServerArgs {
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub latency_ms: u64,
 
+    /// Keep the generated times at their fixed reference (the newest near 2026-11-22T12:00:00Z)
+    /// instead of ending now: the same seed then answers byte for byte the same on any day.
+    #[arg(long)]
+    pub fixed_times: bool,
+
     /// For testing: the first N API requests answer --fail-status with an error body, then
     /// the server behaves. API requests are counted from 1, failed ones included.
     #[arg(
@@ -165,6 +170,7 @@ impl DemoServerArgs {
             conversations: self.conversations,
             visitors: self.visitors,
             latency: Duration::from_millis(self.latency_ms),
+            anchor: (!self.fixed_times).then(jiff::Timestamp::now),
             faults: Faults {
                 fail_first: self.fail_first,
                 fail_status: self.fail_status,

@@ -309,6 +309,21 @@ fn more_attributes(v: &mut DemoVisitor) {
     }
 }
 
+/// Moves every time of `d` by the same amount, so that what was [`REFERENCE_TIME`] becomes
+/// `anchor`: order, ages and gaps stay exactly as generated.
+pub fn shift_times(d: &mut Dataset, anchor: Timestamp) {
+    let reference: Timestamp = REFERENCE_TIME.parse().unwrap_or(Timestamp::UNIX_EPOCH);
+    let by = reference.duration_until(anchor);
+    let shift = |t: Timestamp| t.checked_add(by).unwrap_or(t);
+    for c in &mut d.conversations {
+        c.created_at = shift(c.created_at);
+        c.updated_at = shift(c.updated_at);
+    }
+    for v in &mut d.visitors {
+        v.created_at = shift(v.created_at);
+    }
+}
+
 /// Generates the data set for a seed. Cheap enough for 1,000,000 conversations.
 pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
     let mut r = Rng::new(seed);

@@ -38,6 +38,10 @@ pub struct DemoOptions {
     /// Delay before each API answer.
     pub latency: Duration,
     pub faults: Faults,
+    /// Moves every generated time so that the dataset ends at this instant instead of the fixed
+    /// reference time (`data::REFERENCE_TIME`): `convo --demo` and `convo demo-server` pass the
+    /// clock, so the newest rows are minutes old, not days. `None` (tests): the fixed times.
+    pub anchor: Option<jiff::Timestamp>,
 }
 
 impl Default for DemoOptions {
@@ -49,6 +53,7 @@ impl Default for DemoOptions {
             visitors: 1500,
             latency: Duration::ZERO,
             faults: Faults::default(),
+            anchor: None,
         }
     }
 }
@@ -82,9 +87,16 @@ impl DemoServer {
         let addr = listener.local_addr()?;
         let (conversations, visitors, seed) = (opts.conversations, opts.visitors, opts.seed);
         let faults = opts.faults.clone();
-        let mut data = tokio::task::spawn_blocking(move || dataset(seed, conversations, visitors))
-            .await
-            .map_err(io::Error::other)?;
+        let anchor = opts.anchor;
+        let mut data = tokio::task::spawn_blocking(move || {
+            let mut d = dataset(seed, conversations, visitors);
+            if let Some(a) = anchor {
+                data::shift_times(&mut d, a);
+            }
+            d
+        })
+        .await
+        .map_err(io::Error::other)?;
         if faults.unknown_status {
             for (i, c) in data.conversations.iter_mut().enumerate() {
                 if i % 7 == 3 {

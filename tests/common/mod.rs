@@ -28,6 +28,7 @@ impl Demo {
                 visitors,
                 latency: Duration::ZERO,
                 faults,
+                anchor: None,
             }))
             .expect("demo server starts");
         Demo {
