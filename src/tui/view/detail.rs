@@ -1,6 +1,7 @@
 //! The detail pane: every field of the selected row, full ids, absolute times (UTC and local),
 //! attributes pretty-printed; scrollable; follows the selection.
 
+use crate::tui::keys::Action;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -67,8 +68,19 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     v.extend(time_lines(app, "created", &c.created_at));
     v.extend(time_lines(app, "updated", &c.updated_at));
     v.push(Line::default());
-    v.push(hint("V visitor's · S site's · A assignee's conversations"));
-    v.push(hint("y copy id · J/K PgUp/PgDn scroll · Esc close"));
+    let k = |a| app.keymap.key_of(a);
+    v.push(hint(&format!(
+        "{} visitor's · {} site's · {} assignee's conversations",
+        k(Action::DrillVisitor),
+        k(Action::DrillSite),
+        k(Action::DrillAssignee)
+    )));
+    v.push(hint(&format!(
+        "{} copy id · {}/{} PgUp/PgDn scroll · Esc close",
+        k(Action::Copy),
+        k(Action::DetailDown),
+        k(Action::DetailUp)
+    )));
     v
 }
 
@@ -100,9 +112,14 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
         }
     }
     v.push(Line::default());
-    v.push(hint(
-        "V their conversations · y copy id · J/K scroll · Esc close",
-    ));
+    let k = |a| app.keymap.key_of(a);
+    v.push(hint(&format!(
+        "{} their conversations · {} copy id · {}/{} scroll · Esc close",
+        k(Action::DrillVisitor),
+        k(Action::Copy),
+        k(Action::DetailDown),
+        k(Action::DetailUp)
+    )));
     v
 }
 
