@@ -87,10 +87,10 @@ fn run_once(bin: &str, tmp: &std::path::Path) -> Option<Duration> {
 
 fn main() {
     let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| "target/release/convo".into());
-    assert!(
-        std::path::Path::new(&bin).exists(),
-        "{bin} is missing: run cargo build --release first"
-    );
+    // Absolute: the child runs in a temp dir, and a relative path would be looked up there.
+    let bin = std::fs::canonicalize(&bin)
+        .unwrap_or_else(|_| panic!("{bin} is missing: run cargo build --release first"));
+    let bin = bin.to_str().expect("a UTF-8 path").to_string();
     let tmp = tempfile::tempdir().expect("temp dir");
     let _ = run_once(&bin, tmp.path()); // warm the page cache
     let mut times: Vec<Duration> = (0..RUNS)
