@@ -197,6 +197,13 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
         "{screen}"
     );
     s.send("\u{1b}");
+    // Wait until the pane is gone: a key sent right behind Esc can reach the terminal in the
+    // same read and be taken as Alt-key (and "/ filter" shows under the pane too).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while s.contents().contains("Summary of loaded conversations") {
+        assert!(Instant::now() < deadline, "Esc did not close the summary");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     s.wait_for("/ filter");
 
     // the Visitors tab loads
