@@ -9,7 +9,7 @@ use ratatui::style::Color;
 use convo::api::{Limit, Resource};
 use convo::tui::app::App;
 use convo::tui::columns::{Column, Columns};
-use convo::tui::command::Command;
+use convo::tui::command::{Command, ExportKind};
 use convo::tui::habits::{Habits, ProfileSwitch, Prompt};
 use convo::tui::keys::{Action, KeyMap};
 use convo::tui::msg::Msg;
@@ -314,11 +314,19 @@ fn export_asks_for_a_path_and_emits_the_rows() {
         update(&mut app, key(KeyCode::Backspace));
     }
     type_text(&mut app, "/tmp/x.csv");
+    // more pages exist: loaded rows or the whole walk; l takes the loaded rows
     let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert_eq!(
+        app.habits.prompt,
+        Some(Prompt::ExportScope("/tmp/x.csv".into()))
+    );
+    let cmds = update(&mut app, ch('l'));
     let Some(Command::Export {
         path,
         contents,
         rows,
+        kind: ExportKind::Loaded,
     }) = cmds.iter().find(|c| matches!(c, Command::Export { .. }))
     else {
         panic!("{cmds:?}");
@@ -337,6 +345,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
         update(&mut app, key(KeyCode::Backspace));
     }
     type_text(&mut app, "out.jsonl");
+    update(&mut app, key(KeyCode::Enter));
     let cmds = update(&mut app, key(KeyCode::Enter));
     let Some(Command::Export { contents, .. }) =
         cmds.iter().find(|c| matches!(c, Command::Export { .. }))

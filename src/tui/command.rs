@@ -50,15 +50,29 @@ pub enum Command {
     /// `web_url` template and a row's UUID.
     OpenUrl(String),
     /// Write `contents` (`rows` rows) to a new file at `path`; never overwrites. Answered by
-    /// `Msg::Notice`.
+    /// `Msg::Notice`, which says what `kind` of export it was.
     Export {
         path: std::path::PathBuf,
         contents: String,
         rows: usize,
+        kind: ExportKind,
     },
     /// Load the config again for this profile and rebuild the client; answered by
     /// `Msg::ProfileLoaded`.
     SwitchProfile(String),
     /// Leave the app.
     Quit,
+}
+
+/// What an export holds, for the message once it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExportKind {
+    /// The rows the tab had loaded.
+    Loaded,
+    /// Every page of the tab's filters (see [`super::walk_export`]), with what the walk
+    /// noticed about the server's answers (a stopped walk, dropped or unreadable rows): the
+    /// message then says the file may be incomplete.
+    WholeWalk { warnings: Vec<String> },
+    /// A whole-walk export stopped with Esc: the rows fetched until then; more exist.
+    PartialWalk,
 }

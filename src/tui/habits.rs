@@ -9,7 +9,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::app::App;
 use super::columns::{Cells, Column, Columns};
-use super::command::Command;
+use super::command::{Command, ExportKind};
 use super::find::{Find, Sort};
 use super::keys::{Action, KeyMap};
 use super::tab::{TabFilter, TabState};
@@ -29,6 +29,10 @@ pub enum Prompt {
     Search(String),
     /// `e`: the export path.
     Export(String),
+    /// After the path, when more pages exist: loaded rows or the whole walk (to this path).
+    ExportScope(String),
+    /// The whole walk was chosen: confirm fetching every remaining page (to this path).
+    ExportConfirm(String),
     /// `P`: the profile picker with its selected line.
     Profiles(usize),
 }
@@ -48,6 +52,8 @@ pub struct Habits {
     pub visitors: Find,
     /// A profile switch is being loaded.
     pub switching: Option<String>,
+    /// A whole-walk export in progress.
+    pub walk_export: Option<super::walk_export::WalkExport>,
 }
 
 impl Habits {
@@ -142,6 +148,9 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
                 _ => {}
             }
         }
+        Prompt::ExportScope(ref path) | Prompt::ExportConfirm(ref path) => {
+            super::walk_export::on_prompt_key(app, &prompt, path.clone(), k, cmds)
+        }
         Prompt::Search(mut text) | Prompt::Export(mut text) => {
             match k.code {
                 KeyCode::Esc => {
@@ -167,7 +176,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
                             ));
                         }
                     } else {
-                        export(app, text.trim(), cmds);
+                        super::walk_export::after_path(app, text.trim(), cmds);
                     }
                     return true;
                 }
@@ -220,6 +229,9 @@ pub fn before_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) -> 
                 }
             };
             resorted(app);
+        }
+        Action::Export | Action::Close if app.habits.walk_export.is_some() => {
+            super::walk_export::on_action(app, action, cmds)
         }
         Action::Export => {
             let date = app.now.strftime("%Y-%m-%d").to_string();
@@ -451,14 +463,20 @@ fn open(app: &mut App, cmds: &mut Vec<Command>) {
     cmds.push(Command::OpenUrl(url));
 }
 
-/// Formats the active tab's loaded rows (server order) as CSV, or JSONL when the path ends
-/// in `.jsonl`/`.json`, and asks the runtime to write them to a new file.
-fn export(app: &mut App, path: &str, cmds: &mut Vec<Command>) {
+/// Formats `tab`'s loaded rows (server order) as CSV, or JSONL when the path ends in
+/// `.jsonl`/`.json`, and asks the runtime to write them to a new file.
+pub(super) fn export(
+    app: &mut App,
+    tab: Resource,
+    path: &str,
+    kind: ExportKind,
+    cmds: &mut Vec<Command>,
+) {
     if path.is_empty() {
         return app.say("export cancelled: no path");
     }
     let jsonl = path.ends_with(".jsonl") || path.ends_with(".json");
-    let (contents, rows) = match app.active {
+    let (contents, rows) = match tab {
         Resource::Conversations => format_rows(app.conversations.rows(), jsonl),
         Resource::Visitors => format_rows(app.visitors.rows(), jsonl),
     };
@@ -473,6 +491,7 @@ fn export(app: &mut App, path: &str, cmds: &mut Vec<Command>) {
         path: PathBuf::from(path),
         contents,
         rows,
+        kind,
     });
 }
 
@@ -566,5 +585,20 @@ pub fn testing_export(
     rows: usize,
     tx: &tokio::sync::mpsc::UnboundedSender<super::msg::Msg>,
 ) {
-    super::habits_io::export(path, contents, rows, tx);
+    super::habits_io::export(path, contents, rows, ExportKind::Loaded, tx);
+}
+
+/// Test support: carries out a [`Command::Export`] as the runtime does (other commands are
+/// ignored); the answer comes on `tx`.
+#[doc(hidden)]
+pub fn testing_run_export(cmd: Command, tx: &tokio::sync::mpsc::UnboundedSender<super::msg::Msg>) {
+    if let Command::Export {
+        path,
+        contents,
+        rows,
+        kind,
+    } = cmd
+    {
+        super::habits_io::export(path, contents, rows, kind, tx);
+    }
 }

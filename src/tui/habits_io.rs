@@ -7,6 +7,7 @@ use std::process::{Command as Process, Stdio};
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::command::ExportKind;
 use super::habits::ProfileSwitch;
 use super::msg::Msg;
 use crate::api::Client;
@@ -40,7 +41,13 @@ pub fn open_url(opener: &str, url: &str, tx: &UnboundedSender<Msg>) {
 }
 
 /// Writes an export to a new file: an existing file is never replaced.
-pub fn export(path: PathBuf, contents: String, rows: usize, tx: &UnboundedSender<Msg>) {
+pub fn export(
+    path: PathBuf,
+    contents: String,
+    rows: usize,
+    kind: ExportKind,
+    tx: &UnboundedSender<Msg>,
+) {
     let tx = tx.clone();
     tokio::task::spawn_blocking(move || {
         let shown = crate::text::one_line(&path.display().to_string(), 200);
@@ -53,7 +60,30 @@ pub fn export(path: PathBuf, contents: String, rows: usize, tx: &UnboundedSender
                 f.flush()
             });
         match result {
-            Ok(()) => notice(&tx, format!("exported {rows} rows to {shown}"), false),
+            Ok(()) => {
+                let (text, warn) = match kind {
+                    ExportKind::Loaded => (format!("exported {rows} rows to {shown}"), false),
+                    ExportKind::WholeWalk { warnings } if warnings.is_empty() => (
+                        format!("exported the whole walk, all {rows} rows, to {shown}"),
+                        false,
+                    ),
+                    ExportKind::WholeWalk { warnings } => (
+                        format!(
+                            "exported {rows} rows to {shown}, but the walk may be incomplete: {}",
+                            warnings.join("; ")
+                        ),
+                        true,
+                    ),
+                    ExportKind::PartialWalk => (
+                        format!(
+                            "PARTIAL export: {rows} rows written to {shown}; the walk was \
+                             stopped before its end and more rows exist"
+                        ),
+                        true,
+                    ),
+                };
+                notice(&tx, text, warn)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => notice(
                 &tx,
                 format!("{shown} exists: not overwritten; press e again and choose another name"),

@@ -294,7 +294,7 @@ impl Default for KeyMap {
                     A::Export,
                     &[Key::ch('e')],
                     G::Rows,
-                    "export loaded rows (CSV/JSONL)",
+                    "export loaded rows or whole walk",
                 ),
                 b(A::Search, &[Key::ch('\\')], G::Find, "search"),
                 b(A::SearchNext, &[Key::ch('n')], G::Find, "next match"),

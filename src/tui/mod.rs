@@ -7,7 +7,8 @@
 //! - [`keys`]: the one key map (help is generated from it); [`form`]: the filter pane;
 //! - [`runtime`]: the loop, generic over backend and input; [`view`]: drawing only;
 //! - [`layout`]: screen geometry shared by view and update; [`format`]: display text.
-//! - [`habits`]: search, sort ([`find`]), export, open, profiles; [`keyconf`]: `[keys]`;
+//! - [`habits`]: search, sort ([`find`]), export ([`walk_export`]: of the whole walk), open,
+//!   profiles; [`keyconf`]: `[keys]`;
 //!   [`theme`]: colours and `NO_COLOR`; [`columns`]: which columns, their text and order.
 
 pub mod app;
@@ -31,6 +32,7 @@ pub mod testing;
 pub mod theme;
 pub mod update;
 pub mod view;
+pub mod walk_export;
 
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, Ordering};

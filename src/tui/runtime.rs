@@ -182,7 +182,8 @@ impl Runtime {
                     path,
                     contents,
                     rows,
-                } => super::habits_io::export(path, contents, rows, &self.tx),
+                    kind,
+                } => super::habits_io::export(path, contents, rows, kind, &self.tx),
                 Command::SwitchProfile(name) => {
                     super::habits_io::switch_profile(self.config_path.clone(), name, &self.tx)
                 }

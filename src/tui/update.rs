@@ -97,6 +97,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             })
         }
     }
+    super::walk_export::step(app, &mut cmds);
     fill(app, &mut cmds);
     super::summary_pane::refresh(app);
     super::habits::after_update(app);

@@ -1,4 +1,5 @@
-//! The search and export prompts (over the status line) and the profile picker.
+//! The search and export prompts (over the status line: path, then loaded rows or whole
+//! walk, then its confirmation) and the profile picker.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -23,6 +24,24 @@ pub fn draw(app: &App, frame: &mut Frame) {
             frame,
             "export to (.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ",
             text,
+        ),
+        Prompt::ExportScope(path) => {
+            let n = match app.active {
+                crate::api::Resource::Conversations => app.conversations.rows().len(),
+                crate::api::Resource::Visitors => app.visitors.rows().len(),
+            };
+            let label = format!(
+                "export: l the {n} loaded rows · w the whole walk (all pages of the current \
+                 filters) · Esc cancels "
+            );
+            line(app, frame, &label, path)
+        }
+        Prompt::ExportConfirm(path) => line(
+            app,
+            frame,
+            "whole walk: fetches EVERY remaining page of the current filters (y starts · Esc \
+             cancels), then writes them all to ",
+            path,
         ),
         Prompt::Profiles(sel) => picker(app, *sel, frame),
     }

@@ -32,10 +32,19 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Yellow),
         ))
     } else if let Some(e) = error {
-        let text = format!(" error ({reload} to retry; loaded rows stay): {e}");
+        let mut text = format!(" error ({reload} to retry; loaded rows stay): {e}");
+        // An error message (e.g. why an export was not written) goes first, not under it.
+        if let Some(m) = app.message.as_ref().filter(|m| m.error) {
+            text = format!(" {} ·{text}", m.text);
+        }
         Line::from(Span::styled(
             fit(&text, width).into_owned(),
             Style::new().fg(Color::Red),
+        ))
+    } else if let Some(p) = crate::tui::walk_export::progress(app) {
+        Line::from(Span::styled(
+            fit(&p, width).into_owned(),
+            Style::new().fg(Color::Cyan),
         ))
     } else if let Some(m) = &app.message {
         let style = if m.error {

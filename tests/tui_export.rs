@@ -1,0 +1,418 @@
+//! Issue 6, export of the whole filtered walk, at `update` level against the real demo server:
+//! the scope choice and its confirmation, progress, the file (every row of the filter, no
+//! duplicate, byte for byte what `convo list` writes), Esc (a partial file, said so), a
+//! failing page and a restarted walk (nothing written), and no overwrite.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use common::{Demo, convo_cmd};
+use convo::api::{Client, Conversation, Resource, RetryNotice, Visitor};
+use convo::demo::Faults;
+use convo::tui::app::App;
+use convo::tui::command::{Command, ExportKind, Query};
+use convo::tui::habits::Prompt;
+use convo::tui::msg::{Loaded, Msg};
+use convo::tui::testing::{self, ch, key};
+use convo::tui::update::update;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+const W: u16 = 120;
+const H: u16 = 30;
+
+/// Runs `update` and answers its fetches with a real client, one at a time as the runtime
+/// does; a fetch left unanswered stays pending across calls (the pager has it in flight).
+struct Driver {
+    d: Demo,
+    client: Client,
+    pending: Vec<Command>,
+    /// Fetches answered so far.
+    answered: usize,
+}
+
+impl Driver {
+    fn new(d: Demo) -> Driver {
+        let client = d.client();
+        Driver {
+            d,
+            client,
+            pending: Vec::new(),
+            answered: 0,
+        }
+    }
+
+    fn fetch(&self, c: &Command) -> Msg {
+        let Command::Fetch {
+            tab,
+            generation,
+            cursor,
+            query,
+            limit,
+        } = c
+        else {
+            unreachable!()
+        };
+        let quiet = |_: RetryNotice| {};
+        let c = cursor.as_deref();
+        let result = self.d.block_on(async {
+            match query {
+                Query::Conversations(f) => self
+                    .client
+                    .list::<_, Conversation>(f, *limit, c, &quiet)
+                    .await
+                    .map(Loaded::Conversations),
+                Query::Visitors(f) => self
+                    .client
+                    .list::<_, Visitor>(f, *limit, c, &quiet)
+                    .await
+                    .map(Loaded::Visitors),
+            }
+        });
+        Msg::PageLoaded {
+            tab: *tab,
+            generation: *generation,
+            result,
+        }
+    }
+
+    /// Feeds `msg`, then answers up to `budget` fetches (all when `None`); returns every
+    /// other command.
+    fn drive(&mut self, app: &mut App, msg: Msg, budget: Option<usize>) -> Vec<Command> {
+        let mut out = Vec::new();
+        let mut queue = vec![msg];
+        let mut left = budget.unwrap_or(usize::MAX);
+        loop {
+            while let Some(m) = queue.pop() {
+                for c in update(app, m) {
+                    match c {
+                        Command::Fetch { tab, .. } => {
+                            // A newer fetch of a tab replaces an older one, as in the runtime.
+                            self.pending.retain(
+                                |p| !matches!(p, Command::Fetch { tab: t, .. } if *t == tab),
+                            );
+                            self.pending.push(c);
+                        }
+                        Command::Cancel { tab } => self
+                            .pending
+                            .retain(|p| !matches!(p, Command::Fetch { tab: t, .. } if *t == tab)),
+                        other => out.push(other),
+                    }
+                }
+            }
+            if left == 0 || self.pending.is_empty() {
+                return out;
+            }
+            let c = self.pending.remove(0);
+            left -= 1;
+            self.answered += 1;
+            assert!(self.answered < 1000, "no end to the fetches");
+            queue.push(self.fetch(&c));
+        }
+    }
+
+    /// Carries out an export command as the runtime does; returns its notice (applied).
+    fn write(&mut self, app: &mut App, cmd: Command) -> (String, bool) {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let msg = self.d.block_on(async {
+            convo::tui::habits::testing_run_export(cmd, &tx);
+            rx.recv().await
+        });
+        let Some(Msg::Notice { text, error }) = msg else {
+            panic!("no notice: {msg:?}")
+        };
+        self.drive(
+            app,
+            Msg::Notice {
+                text: text.clone(),
+                error,
+            },
+            Some(0),
+        );
+        (text, error)
+    }
+}
+
+fn exports(cmds: &[Command]) -> Vec<Command> {
+    cmds.iter()
+        .filter(|c| matches!(c, Command::Export { .. }))
+        .cloned()
+        .collect()
+}
+
+/// A driver on a demo server with `n` conversations and an app that loaded the open ones
+/// (`s` once: status open) as far as the screen wants.
+fn open_conversations(n: usize, faults: Faults) -> (Driver, App) {
+    let mut dr = Driver::new(Demo::start(n, 40, faults));
+    let mut app = testing::app(W, H, 50);
+    dr.drive(&mut app, Msg::Resize(W, H), None);
+    dr.drive(&mut app, ch('s'), None);
+    assert!(!app.conversations.pager.is_done());
+    (dr, app)
+}
+
+/// `e`, the path, Enter: the scope prompt.
+fn export_to(dr: &mut Driver, app: &mut App, path: &Path) -> Vec<Command> {
+    let mut cmds = dr.drive(app, ch('e'), Some(0));
+    let ctrl_u = Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    dr.drive(app, ctrl_u, Some(0));
+    for c in path.to_str().unwrap().chars() {
+        dr.drive(
+            app,
+            Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            Some(0),
+        );
+    }
+    cmds.extend(dr.drive(app, key(KeyCode::Enter), Some(0)));
+    cmds
+}
+
+/// Scope `w`, then the confirmation: asserts what it says, answers `y`.
+fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) -> Vec<Command> {
+    let cmds = export_to(dr, app, path);
+    assert!(exports(&cmds).is_empty());
+    assert!(matches!(app.habits.prompt, Some(Prompt::ExportScope(_))));
+    let screen = testing::render(app);
+    assert!(
+        screen.contains(
+            "l the 100 loaded rows · w the whole walk (all pages of the current filters)"
+        ),
+        "{screen}"
+    );
+    let cmds = dr.drive(app, ch('w'), Some(0));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert!(matches!(app.habits.prompt, Some(Prompt::ExportConfirm(_))));
+    let screen = testing::render(app);
+    assert!(
+        screen
+            .contains("whole walk: fetches EVERY remaining page of the current filters (y starts"),
+        "{screen}"
+    );
+    assert!(
+        dr.pending.is_empty(),
+        "nothing fetched before the confirmation"
+    );
+    dr.drive(app, ch('y'), Some(budget))
+}
+
+fn csv_ids(text: &str) -> Vec<String> {
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// What `convo list conversations --status open --all` writes in `format`.
+fn convo_list(dr: &Driver, tmp: &Path, format: &str) -> Vec<u8> {
+    let o = convo_cmd(tmp)
+        .env("CONVO_API_KEY", dr.d.key())
+        .args(["--base-url", &dr.d.url(), "list", "conversations"])
+        .args(["--status", "open", "--all", "--format", format])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o.stdout
+}
+
+#[test]
+fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_writes_it() {
+    let (mut dr, mut app) = open_conversations(900, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("open.csv");
+    let cmds = start_whole_walk(&mut dr, &mut app, &path, 2);
+    assert!(exports(&cmds).is_empty());
+    // progress: rows fetched so far, more available, how to stop
+    let n = app.conversations.rows().len();
+    assert!(n >= 150, "{n}");
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains(&format!(
+            "exporting the whole walk of conversations to {}: {n} rows fetched · more available · Esc stops",
+            path.display()
+        )),
+        "{screen}"
+    );
+    assert!(!path.exists(), "nothing written before the walk ends");
+    // `e` while it runs says so and starts nothing
+    dr.drive(&mut app, ch('e'), Some(0));
+    assert!(app.habits.prompt.is_none());
+    // the rest of the walk, then one export of every row
+    let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
+    assert!(app.conversations.pager.is_done());
+    assert!(app.habits.walk_export.is_none());
+    let ex = exports(&cmds);
+    assert_eq!(ex.len(), 1, "{cmds:?}");
+    let Command::Export { rows, kind, .. } = &ex[0] else {
+        unreachable!()
+    };
+    assert_eq!(*kind, ExportKind::WholeWalk { warnings: vec![] });
+    let (text, error) = dr.write(&mut app, ex[0].clone());
+    assert!(!error, "{text}");
+    assert!(
+        text.contains(&format!("exported the whole walk, all {rows} rows")),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(&path).unwrap();
+    // every open conversation of the server, once
+    let want = convo::demo::dataset(7, 900, 40)
+        .conversations
+        .iter()
+        .filter(|c| c.status == "open")
+        .count();
+    let ids = csv_ids(&written);
+    assert_eq!(ids.len(), want);
+    assert_eq!(*rows, want);
+    assert_eq!(
+        ids.iter().collect::<HashSet<_>>().len(),
+        want,
+        "no duplicates"
+    );
+    // byte for byte what `convo list` writes
+    assert_eq!(written.as_bytes(), convo_list(&dr, tmp.path(), "csv"));
+    // the walk is loaded now: JSONL of it needs no scope question, and matches too
+    let jsonl = tmp.path().join("open.jsonl");
+    let ex = exports(&export_to(&mut dr, &mut app, &jsonl));
+    assert_eq!(ex.len(), 1);
+    dr.write(&mut app, ex[0].clone());
+    assert_eq!(
+        std::fs::read(&jsonl).unwrap(),
+        convo_list(&dr, tmp.path(), "jsonl")
+    );
+}
+
+#[test]
+fn esc_stops_the_walk_and_writes_the_rows_so_far_said_to_be_partial() {
+    let (mut dr, mut app) = open_conversations(900, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("part.csv");
+    start_whole_walk(&mut dr, &mut app, &path, 1);
+    assert_eq!(dr.pending.len(), 1, "the next page is in flight");
+    let n = app.conversations.rows().len();
+    let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    let ex = exports(&cmds);
+    assert_eq!(ex.len(), 1, "{cmds:?}");
+    assert!(matches!(
+        &ex[0],
+        Command::Export { rows, kind: ExportKind::PartialWalk, .. } if *rows == n
+    ));
+    assert!(!app.conversations.load_all);
+    let (text, _) = dr.write(&mut app, ex[0].clone());
+    assert!(
+        text.contains(&format!("PARTIAL export: {n} rows written"))
+            && text.contains("more rows exist"),
+        "{text}"
+    );
+    assert!(testing::render(&app).contains("PARTIAL export"));
+    let ids = csv_ids(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(ids.len(), n);
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), n);
+    // the page in flight still lands in the tab, but the walk stops and nothing more is written
+    let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
+    assert!(exports(&cmds).is_empty());
+    assert!(dr.pending.is_empty());
+    assert!(!app.conversations.pager.is_done());
+    assert_eq!(csv_ids(&std::fs::read_to_string(&path).unwrap()).len(), n);
+}
+
+#[test]
+fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
+    // 5 requests succeed (the first pages of both tabs, then open ones), then every one fails
+    let (mut dr, mut app) = open_conversations(
+        900,
+        Faults {
+            fail_after: Some(5),
+            ..Faults::default()
+        },
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("never.csv");
+    let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
+    assert!(exports(&cmds).is_empty(), "{cmds:?}");
+    assert!(app.conversations.error.is_some());
+    assert!(app.habits.walk_export.is_none());
+    let m = app.message.clone().unwrap();
+    assert!(m.error, "{m:?}");
+    assert!(
+        m.text
+            .contains("stopped after 100 rows, a page failed: nothing written"),
+        "{m:?}"
+    );
+    // on screen first, with the page's error after it
+    let screen = testing::render(&app);
+    assert!(
+        screen
+            .contains(" whole-walk export stopped after 100 rows, a page failed: nothing written"),
+        "{screen}"
+    );
+    assert!(
+        app.conversations
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("HTTP 500"),
+        "{:?}",
+        app.conversations.error
+    );
+    assert!(!path.exists());
+    // no file appears later either
+    let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
+    assert!(exports(&cmds).is_empty());
+    assert!(!path.exists());
+}
+
+#[test]
+fn a_walk_that_starts_over_writes_nothing() {
+    let (mut dr, mut app) = open_conversations(900, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("never.csv");
+    start_whole_walk(&mut dr, &mut app, &path, 1);
+    // new filters while a page is in flight
+    let cmds = dr.drive(&mut app, ch('u'), Some(0));
+    assert!(exports(&cmds).is_empty());
+    assert!(app.habits.walk_export.is_none());
+    let m = app.message.clone().unwrap();
+    assert!(
+        m.error && m.text.contains("abandoned") && m.text.contains("nothing written"),
+        "{m:?}"
+    );
+    let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
+    assert!(exports(&cmds).is_empty());
+    assert!(!app.conversations.load_all);
+    assert!(!path.exists());
+}
+
+#[test]
+fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten() {
+    let (mut dr, mut app) = open_conversations(400, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("taken.csv");
+    std::fs::write(&path, "mine\n").unwrap();
+    // Esc at the scope question, n at the confirmation: nothing fetched, nothing written
+    export_to(&mut dr, &mut app, &path);
+    let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    assert!(cmds.is_empty() && app.habits.prompt.is_none());
+    export_to(&mut dr, &mut app, &path);
+    dr.drive(&mut app, ch('w'), Some(0));
+    let cmds = dr.drive(&mut app, ch('n'), Some(0));
+    assert!(cmds.is_empty() && dr.pending.is_empty());
+    assert!(app.habits.walk_export.is_none() && !app.conversations.load_all);
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("nothing written"),
+        "{:?}",
+        app.message
+    );
+    // the whole walk to a file that exists: walked, then refused, the file untouched
+    let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
+    let ex = exports(&cmds);
+    assert_eq!(ex.len(), 1);
+    let (text, error) = dr.write(&mut app, ex[0].clone());
+    assert!(error && text.contains("not overwritten"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n");
+    assert!(app.conversations.pager.is_done());
+    assert_eq!(app.active, Resource::Conversations);
+}
