@@ -127,6 +127,10 @@ pub trait Printable: Row + Serialize + DeserializeOwned + Send + 'static {
     /// Table columns: (header, cell text before fitting, max width).
     const TABLE: &'static [(&'static str, usize)];
     fn table_cells(&self) -> Vec<String>;
+    /// Appends the row's JSON (jsonl and json), exactly as `serde_json::to_writer` writes it.
+    fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
 }
 
 fn ts(t: &crate::api::Timestamp) -> String {
@@ -163,6 +167,9 @@ impl Printable for Conversation {
         ("CREATED", 20),
         ("UPDATED", 20),
     ];
+    fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        self.write_json(out)
+    }
     fn table_cells(&self) -> Vec<String> {
         vec![
             self.id.to_string(),
@@ -406,7 +413,7 @@ async fn walk<F: ListFilter, T: Printable>(
                         first = false;
                     }
                     let start = line_buf.len();
-                    serde_json::to_writer(&mut line_buf, &row)
+                    row.json_into(&mut line_buf)
                         .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
                     if line_buf[start..].iter().any(|&b| b >= 0x7f) {
                         let json = String::from_utf8_lossy(&line_buf[start..]).into_owned();

@@ -239,7 +239,13 @@ impl Client {
         let mut auth_value = HeaderValue::from_str(&value)
             .map_err(|_| bad("the auth scheme cannot be sent in a header".into()))?;
         auth_value.set_sensitive(true);
-        let http = http_builder()
+        let mut builder = http_builder();
+        if base.scheme() == "http" {
+            // Plain http, and redirects stay on this origin (scheme included): TLS is never
+            // used, so the system's root certificates are not loaded (a few ms at start-up).
+            builder = builder.tls_certs_only(Vec::new());
+        }
+        let http = builder
             .redirect(redirect_policy())
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.request_timeout)
