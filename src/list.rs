@@ -7,11 +7,10 @@
 use std::io::{self, Write};
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use crate::api::{
     ApiError, Assignee, Client, Conversation, ConversationFilter, FilterError, Limit, ListFilter,
-    Row, Status, Visitor, VisitorFilter, filter::parse_uuid, model::short_id,
+    Row, Status, Visitor, VisitorFilter, filter::parse_uuid, model::WireRow, model::short_id,
 };
 use crate::cli::{CommonListArgs, ConversationArgs, Format, VisitorArgs};
 use crate::pager::Pager;
@@ -121,7 +120,7 @@ pub fn visitor_filter(a: &VisitorArgs) -> VisitorFilter {
 }
 
 /// A row as `list` prints it.
-pub trait Printable: Row + Serialize + DeserializeOwned + Send + 'static {
+pub trait Printable: Row + WireRow + Serialize + Send + 'static {
     const CSV_HEADER: &'static [&'static str];
     fn csv_fields(&self) -> Vec<String>;
     /// Table columns: (header, cell text before fitting, max width).
@@ -415,7 +414,9 @@ async fn walk<F: ListFilter, T: Printable>(
                     let start = line_buf.len();
                     row.json_into(&mut line_buf)
                         .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
-                    if line_buf[start..].iter().any(|&b| b >= 0x7f) {
+                    let json = &line_buf[start..];
+                    // Any byte >= 0x7f, in two word-at-a-time scans.
+                    if !json.is_ascii() || json.contains(&0x7f) {
                         let json = String::from_utf8_lossy(&line_buf[start..]).into_owned();
                         let safe = json_terminal_safe(json);
                         line_buf.truncate(start);

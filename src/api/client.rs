@@ -312,7 +312,7 @@ impl Client {
     ) -> Result<Page<T>, ApiError>
     where
         F: ListFilter,
-        T: for<'de> Deserialize<'de>,
+        T: super::model::WireRow,
     {
         let url = self.page_url(F::RESOURCE, &filter.query_pairs(), limit, cursor);
         self.get_page(url, on_retry).await
@@ -325,7 +325,7 @@ impl Client {
         on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
     ) -> Result<Page<T>, ApiError>
     where
-        T: for<'de> Deserialize<'de>,
+        T: super::model::WireRow,
     {
         let mut retries = 0u32;
         let mut rate_waits = 0u32;
