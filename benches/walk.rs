@@ -1,10 +1,12 @@
 //! Walk speed (issue 5, target 3): one run, three walkers over the same demo server, 20,000
 //! conversations at page size 100:
 //! 1. the server's own time: a raw keep-alive loop that only follows `next_cursor`;
-//! 2. `convo list conversations --all --format jsonl` (the release binary), output discarded;
+//! 2. `convo list conversations --all --format jsonl` (the release binary), its output read
+//!    and its lines counted;
 //! 3. a shell loop of curl + jq following `next_cursor` (skipped when curl or jq is missing).
 //!
-//! Prints each time and the ratios. Run: `cargo build --release && cargo bench --bench walk`.
+//! The first two alternate, after one warm-up run each, median of 11 runs each. Prints each
+//! time and the ratios. Run: `cargo build --release && cargo bench --bench walk`.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,7 +16,7 @@ use serde::Deserialize;
 
 const ROWS: usize = 20_000;
 const LIMIT: usize = 100;
-const RUNS: usize = 5;
+const RUNS: usize = 11;
 
 #[derive(Deserialize)]
 struct Envelope {
@@ -77,36 +79,44 @@ fn main() {
     let (base, key) = (server.base_url(), server.api_key());
     let http = convo::api::client::http_builder().build().expect("client");
 
-    let raw = median(
-        (0..RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                let n = rt.block_on(raw_walk(&http, &base, &key));
-                assert_eq!(n, ROWS);
-                t.elapsed()
-            })
-            .collect(),
-    );
-
     let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| "target/release/convo".into());
-    let convo = median(
-        (0..RUNS)
-            .map(|_| {
-                let t = Instant::now();
-                let out = Command::new(&bin)
-                    .args(["--base-url", &base, "list", "conversations", "--all"])
-                    .args(["--limit", &LIMIT.to_string(), "--format", "jsonl"])
-                    .env("CONVO_API_KEY", &key)
-                    .env("CONVO_CONFIG", "/nonexistent/convo-bench.toml")
-                    .stderr(Stdio::null())
-                    .output()
-                    .expect("run convo (build it first: cargo build --release)");
-                assert!(out.status.success(), "convo list failed");
-                assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), ROWS);
-                t.elapsed()
-            })
-            .collect(),
-    );
+    let convo_walk = || {
+        let t = Instant::now();
+        let out = Command::new(&bin)
+            .args(["--base-url", &base, "list", "conversations", "--all"])
+            .args(["--limit", &LIMIT.to_string(), "--format", "jsonl"])
+            .env("CONVO_API_KEY", &key)
+            .env("CONVO_CONFIG", "/nonexistent/convo-bench.toml")
+            .stderr(Stdio::null())
+            .output()
+            .expect("run convo (build it first: cargo build --release)");
+        assert!(out.status.success(), "convo list failed");
+        assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), ROWS);
+        t.elapsed()
+    };
+    let raw_walk = || {
+        let t = Instant::now();
+        let n = rt.block_on(raw_walk(&http, &base, &key));
+        assert_eq!(n, ROWS);
+        t.elapsed()
+    };
+    // Warm both up, then alternate them, so a burst of other load on the machine falls on
+    // both sides rather than on one.
+    let _ = (raw_walk(), convo_walk());
+    let (mut raws, mut convos) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        raws.push(raw_walk());
+        convos.push(convo_walk());
+    }
+    let ms = |v: &[Duration]| {
+        v.iter()
+            .map(|d| format!("{:.1}", d.as_secs_f64() * 1e3))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    eprintln!("  raw runs (ms):   {}", ms(&raws));
+    eprintln!("  convo runs (ms): {}", ms(&convos));
+    let (raw, convo) = (median(raws), median(convos));
 
     println!("walk: {ROWS} conversations, page size {LIMIT}, median of {RUNS} runs");
     println!(
