@@ -247,6 +247,19 @@ pub fn json_terminal_safe(json: String) -> String {
     out
 }
 
+/// True when a byte is 0x7f or above (DEL or part of a non-ASCII character), eight at a time.
+fn has_byte_from_7f(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    // A byte's high bit, or its low seven bits all set (+1 carries into the high bit).
+    let hit = words.any(|c| {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        (w | ((w & !HIGH) + ONES)) & HIGH != 0
+    });
+    hit || words.remainder().iter().any(|&c| c >= 0x7f)
+}
+
 /// One CSV field, quoted when needed (RFC 4180). On a terminal, cells are sanitised too.
 pub fn csv_field(s: &str, to_terminal: bool) -> String {
     let s = if to_terminal {
@@ -414,9 +427,7 @@ async fn walk<F: ListFilter, T: Printable>(
                     let start = line_buf.len();
                     row.json_into(&mut line_buf)
                         .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
-                    let json = &line_buf[start..];
-                    // Any byte >= 0x7f, in two word-at-a-time scans.
-                    if !json.is_ascii() || json.contains(&0x7f) {
+                    if has_byte_from_7f(&line_buf[start..]) {
                         let json = String::from_utf8_lossy(&line_buf[start..]).into_owned();
                         let safe = json_terminal_safe(json);
                         line_buf.truncate(start);
@@ -608,6 +619,25 @@ mod tests {
         let back: String = serde_json::from_str(&s).unwrap();
         assert_eq!(back, "a\u{9b}b\u{202e}c\u{7f}");
         assert!(serde_json::to_string("\u{1b}").unwrap().contains("\\u001b"));
+    }
+
+    #[test]
+    fn bytes_from_7f_found_anywhere() {
+        for len in 0..20 {
+            let clean = vec![b'~'; len];
+            assert!(!has_byte_from_7f(&clean), "{len}");
+            for at in 0..len {
+                for bad in [0x7f, 0x80, 0xc3, 0xff] {
+                    let mut v = clean.clone();
+                    v[at] = bad;
+                    assert!(has_byte_from_7f(&v), "{len} {at} {bad:#x}");
+                }
+                let mut v = clean.clone();
+                v[at] = 0;
+                assert!(!has_byte_from_7f(&v));
+            }
+        }
+        assert!(!has_byte_from_7f(&(0u8..0x7f).collect::<Vec<_>>()));
     }
 
     #[test]

@@ -286,6 +286,21 @@ impl<'a> Scan<'a> {
         self.eat(b'"')?;
         let b = self.text.as_bytes();
         let start = self.at;
+        // Eight bytes at a time while none is a quote, a backslash or a control character.
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
+        while let Some(chunk) = b.get(self.at..self.at + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().ok()?);
+            if below(w ^ (ONES * u64::from(b'"')), 1)
+                | below(w ^ (ONES * u64::from(b'\\')), 1)
+                | below(w, 0x20)
+                != 0
+            {
+                break;
+            }
+            self.at += 8;
+        }
         loop {
             match *b.get(self.at)? {
                 b'"' => break,
@@ -849,6 +864,27 @@ mod tests {
             Page::<Visitor>::decode_row_by_row(v)
         );
         assert_eq!(Page::<Visitor>::decode(v).unwrap().items.len(), 2);
+    }
+
+    #[test]
+    fn plain_strings_stop_at_the_first_quote_escape_or_control() {
+        for len in 0..24 {
+            let plain = "é".repeat(len / 2) + &"a".repeat(len % 2);
+            let text = format!("\"{plain}\"rest");
+            assert_eq!(Scan::new(&text).plain_str(), Some(plain.as_str()), "{text}");
+            for at in 0..=plain.len() {
+                if !plain.is_char_boundary(at) {
+                    continue;
+                }
+                for bad in ["\\", "\u{1}", "\u{1f}", "\n"] {
+                    let text = format!("\"{}{bad}{}\"", &plain[..at], &plain[at..]);
+                    assert_eq!(Scan::new(&text).plain_str(), None, "{text:?}");
+                }
+                let text = format!("\"{}\"{}\"", &plain[..at], &plain[at..]);
+                assert_eq!(Scan::new(&text).plain_str(), Some(&plain[..at]), "{text:?}");
+            }
+            assert_eq!(Scan::new(&format!("\"{plain}")).plain_str(), None);
+        }
     }
 
     #[test]
