@@ -598,19 +598,22 @@ impl<T: WireRow> Page<T> {
     /// Decodes a response body. Fails only when the envelope itself is unusable; bad rows are
     /// collected in `bad_rows`.
     pub fn decode(body: &[u8]) -> Result<Page<T>, DecodeError> {
-        let body = repair_lone_surrogates(body);
         // Fast paths, each one pass, each giving exactly what the row-by-row path below gives
         // whenever it succeeds (tested): the body is checked as UTF-8 first, as the envelope's
         // raw rows are, and a row read in place or on its own is the same row. On any failure
         // (a bad row, a bad envelope) the row-by-row path decides.
-        // 1. The plain form servers send, read without serde (`WireRow::scan`).
+        // 1. The plain form servers send, read without serde (`WireRow::scan`). It reads no
+        //    backslash anywhere, so a body it reads has no surrogate escape to repair.
+        if let Ok(text) = std::str::from_utf8(body)
+            && let Some(page) = Scan::new(text).page::<T>()
+        {
+            return Ok(page);
+        }
         // 2. serde, every row read straight into `T`.
+        let body = repair_lone_surrogates(body);
         let Ok(text) = std::str::from_utf8(&body) else {
             return Self::decode_row_by_row(&body);
         };
-        if let Some(page) = Scan::new(text).page::<T>() {
-            return Ok(page);
-        }
         if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
             && let Ok(env) = serde_json::from_str::<TypedEnvelope<T>>(text)
         {
