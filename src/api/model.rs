@@ -211,18 +211,21 @@ fn format_utc_seconds(t: jiff::Timestamp) -> Option<[u8; 20]> {
     }
     let sod = secs.rem_euclid(86_400);
     let mut out = *b"0000-00-00T00:00:00Z";
-    let mut put = |at: usize, width: usize, mut v: i64| {
-        for i in (at..at + width).rev() {
-            out[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
+    // Two digits at a time from a table (every value below is in 0..100).
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839404142434445464748495051525354555657585960616263\
+        646566676869707172737475767778798081828384858687888990919293949596979899";
+    let mut put = |at: usize, v: i64| {
+        let v = v as usize * 2;
+        out[at..at + 2].copy_from_slice(&PAIRS[v..v + 2]);
     };
-    put(0, 4, y);
-    put(5, 2, mo);
-    put(8, 2, d);
-    put(11, 2, sod / 3600);
-    put(14, 2, sod / 60 % 60);
-    put(17, 2, sod % 60);
+    put(0, y / 100);
+    put(2, y % 100);
+    put(5, mo);
+    put(8, d);
+    put(11, sod / 3600);
+    put(14, sod / 60 % 60);
+    put(17, sod % 60);
     Some(out)
 }
 
