@@ -289,17 +289,19 @@ impl<'a> Scan<'a> {
         self.eat(b'"')?;
         let b = self.text.as_bytes();
         let start = self.at;
-        // Eight bytes at a time while none is a quote, a backslash or a control character.
+        // Eight bytes at a time while none is a quote, a backslash or a control character; at a
+        // word that holds one, straight to the first (the lowest flagged byte is always a true
+        // one: a false flag needs a borrow from a true one below it).
         const ONES: u64 = 0x0101_0101_0101_0101;
         const HIGH: u64 = 0x8080_8080_8080_8080;
         let below = |w: u64, n: u8| w.wrapping_sub(ONES * u64::from(n)) & !w & HIGH;
         while let Some(chunk) = b.get(self.at..self.at + 8) {
             let w = u64::from_le_bytes(chunk.try_into().ok()?);
-            if below(w ^ (ONES * u64::from(b'"')), 1)
+            let hits = below(w ^ (ONES * u64::from(b'"')), 1)
                 | below(w ^ (ONES * u64::from(b'\\')), 1)
-                | below(w, 0x20)
-                != 0
-            {
+                | below(w, 0x20);
+            if hits != 0 {
+                self.at += (hits.trailing_zeros() / 8) as usize;
                 break;
             }
             self.at += 8;
