@@ -119,8 +119,9 @@ pub enum ListCommand {
     Visitors(VisitorArgs),
 }
 
-#[derive(Debug, Args)]
-pub struct ConversationArgs {
+/// The conversation filters, as `list conversations` and `summary conversations` take them.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ConversationFilterArgs {
     /// Only conversations of this site.
     #[arg(long, value_name = "UUID")]
     pub site_id: Option<String>,
@@ -139,6 +140,12 @@ pub struct ConversationArgs {
     /// Only conversations of this visitor.
     #[arg(long, value_name = "UUID")]
     pub visitor_id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ConversationArgs {
+    #[command(flatten)]
+    pub filter: ConversationFilterArgs,
     #[command(flatten)]
     pub common: CommonListArgs,
 }
@@ -210,24 +217,8 @@ pub struct SummaryArgs {
     /// Group by status, site or assignee.
     #[arg(long, value_enum, default_value_t = crate::summary::By::Status)]
     pub by: crate::summary::By,
-    /// Only conversations of this site.
-    #[arg(long, value_name = "UUID")]
-    pub site_id: Option<String>,
-    /// Only conversations with this status.
-    #[arg(long, value_name = "STATUS", value_parser = ["open", "pending", "closed"])]
-    pub status: Option<String>,
-    /// Assignee: any, none (unassigned), anyone (assigned to any agent), or an agent's UUID.
-    #[arg(long, value_name = "any|none|anyone|UUID", conflicts_with_all = ["unassigned", "assignee_id"])]
-    pub assignee: Option<String>,
-    /// The spec's form of --assignee none / anyone.
-    #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
-    pub unassigned: Option<bool>,
-    /// The spec's form of --assignee UUID. Cannot be combined with --unassigned.
-    #[arg(long, value_name = "UUID", conflicts_with = "unassigned")]
-    pub assignee_id: Option<String>,
-    /// Only conversations of this visitor.
-    #[arg(long, value_name = "UUID")]
-    pub visitor_id: Option<String>,
+    #[command(flatten)]
+    pub filter: ConversationFilterArgs,
     /// A conversation not closed is stale after this long without an update (e.g. 30m, 2h, 1d;
     /// default: `stale_after` from the config, else 2h).
     #[arg(long, value_name = "DURATION", value_parser = crate::summary::parse_duration)]

@@ -12,7 +12,7 @@ use crate::api::{
     ApiError, Assignee, Client, Conversation, ConversationFilter, FilterError, Limit, ListFilter,
     Row, Status, Visitor, VisitorFilter, filter::parse_uuid, model::WireRow, model::short_id,
 };
-use crate::cli::{CommonListArgs, ConversationArgs, Format, VisitorArgs};
+use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, Format, VisitorArgs};
 use crate::pager::Pager;
 use crate::text;
 
@@ -91,7 +91,7 @@ impl From<FilterError> for ListError {
 }
 
 /// Builds the conversations filter from the command line, validating every value.
-pub fn conversation_filter(a: &ConversationArgs) -> Result<ConversationFilter, FilterError> {
+pub fn conversation_filter(a: &ConversationFilterArgs) -> Result<ConversationFilter, FilterError> {
     let opt_uuid =
         |field, v: &Option<String>| v.as_deref().map(|s| parse_uuid(field, s)).transpose();
     let assignee = match &a.assignee {
@@ -260,6 +260,28 @@ fn has_byte_from_7f(b: &[u8]) -> bool {
     hit || words.remainder().iter().any(|&c| c >= 0x7f)
 }
 
+/// The stderr line for a request the client is about to retry.
+pub fn retry_line(n: &crate::api::RetryNotice) -> String {
+    format!(
+        "convo: {}; retrying in {:.1}s (attempt {})",
+        n.reason,
+        n.wait.as_secs_f32(),
+        n.attempt + 1
+    )
+}
+
+/// The stderr warning for a row of page `page_no` (from 1) that could not be read.
+pub fn bad_row_line(b: &crate::api::BadRow, page_no: usize) -> String {
+    format!(
+        "convo: warning: row {} of page {page_no}{} could not be read: {}",
+        b.index + 1,
+        b.id.as_deref()
+            .map(|i| format!(" (id {})", text::one_line(i, 40)))
+            .unwrap_or_default(),
+        text::one_line(&b.reason, 200)
+    )
+}
+
 /// One CSV field, quoted when needed (RFC 4180). On a terminal, cells are sanitised too.
 pub fn csv_field(s: &str, to_terminal: bool) -> String {
     let s = if to_terminal {
@@ -291,7 +313,7 @@ pub async fn conversations(
     page_size: Limit,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    let filter = conversation_filter(args)?;
+    let filter = conversation_filter(&args.filter)?;
     walk::<_, Conversation>(client, &filter, &args.common, page_size, o).await
 }
 
@@ -389,13 +411,9 @@ async fn walk<F: ListFilter, T: Printable>(
             bad_rows += 1;
             let _ = writeln!(
                 o.err,
-                "{}convo: warning: row {} of page {page_no}{} could not be read: {}",
+                "{}{}",
                 if progress { "\r\x1b[K" } else { "" },
-                b.index + 1,
-                b.id.as_deref()
-                    .map(|i| format!(" (id {})", text::one_line(i, 40)))
-                    .unwrap_or_default(),
-                text::one_line(&b.reason, 200)
+                bad_row_line(b, page_no)
             );
         }
         let wanted_more = max.is_none_or(|m| printed + (pager.rows().len() as u64) < m);
@@ -529,12 +547,7 @@ impl<T: Printable> Fetch<T> {
         let task = tokio::spawn(async move {
             let on_retry = move |n: crate::api::RetryNotice| {
                 if let Ok(mut e) = heard.lock() {
-                    e.push(format!(
-                        "convo: {}; retrying in {:.1}s (attempt {})",
-                        n.reason,
-                        n.wait.as_secs_f32(),
-                        n.attempt + 1
-                    ));
+                    e.push(retry_line(&n));
                 }
             };
             client.get_page::<T>(url, &on_retry).await

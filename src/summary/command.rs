@@ -8,9 +8,9 @@
 use super::Summary;
 use super::report::{self, Context};
 use crate::api::{ApiError, Client, Conversation, FilterError, Limit};
-use crate::cli::{CommonListArgs, ConversationArgs, Format, SummaryArgs, SummaryFormat};
+use crate::cli::{SummaryArgs, SummaryFormat};
 use crate::config::Aliases;
-use crate::list::{ListError, Output, conversation_filter, exit};
+use crate::list::{ListError, Output, bad_row_line, conversation_filter, exit, retry_line};
 use crate::pager::Pager;
 use crate::text;
 
@@ -77,24 +77,6 @@ pub fn now_from_env() -> Result<jiff::Timestamp, SummaryError> {
     }
 }
 
-/// The filters of `summary conversations`, validated exactly as `list conversations` does.
-fn filter(a: &SummaryArgs) -> Result<crate::api::ConversationFilter, FilterError> {
-    conversation_filter(&ConversationArgs {
-        site_id: a.site_id.clone(),
-        status: a.status.clone(),
-        assignee: a.assignee.clone(),
-        unassigned: a.unassigned,
-        assignee_id: a.assignee_id.clone(),
-        visitor_id: a.visitor_id.clone(),
-        common: CommonListArgs {
-            limit: None,
-            all: true,
-            max: None,
-            format: Format::Table,
-        },
-    })
-}
-
 /// Runs `convo summary conversations`.
 pub async fn conversations(
     client: &Client,
@@ -104,7 +86,8 @@ pub async fn conversations(
     aliases: &Aliases,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let base = filter(a)?;
+    // Validated exactly as `list conversations` does.
+    let base = conversation_filter(&a.filter)?;
     let now = now_from_env()?;
     let mut limit = match a.limit {
         Some(n) => Limit::new(n).map_err(ListError::from)?,
@@ -125,12 +108,7 @@ pub async fn conversations(
         let notes = std::sync::Mutex::new(Vec::<String>::new());
         let on_retry = |n: crate::api::RetryNotice| {
             if let Ok(mut v) = notes.lock() {
-                v.push(format!(
-                    "convo: {}; retrying in {:.1}s (attempt {})",
-                    n.reason,
-                    n.wait.as_secs_f32(),
-                    n.attempt + 1
-                ));
+                v.push(retry_line(&n));
             }
         };
         let result = client
@@ -150,15 +128,7 @@ pub async fn conversations(
         let page_no = pager.pages() + 1;
         let applied = pager.apply(page);
         for b in &applied.bad_rows {
-            let _ = writeln!(
-                o.err,
-                "{clear}convo: warning: row {} of page {page_no}{} could not be read: {}",
-                b.index + 1,
-                b.id.as_deref()
-                    .map(|i| format!(" (id {})", text::one_line(i, 40)))
-                    .unwrap_or_default(),
-                text::one_line(&b.reason, 200)
-            );
+            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, page_no));
         }
         summary.add_unreadable(applied.bad_rows.len() as u64);
         for row in pager.drain_rows() {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::{Bucket, By, Key, Summary};
 use crate::api::{ConversationFilter, ListFilter, short_id};
 use crate::config::Aliases;
-use crate::list::json_terminal_safe;
+use crate::list::{csv_field, json_terminal_safe};
 use crate::text;
 
 /// What a report needs besides the summary.
@@ -247,20 +247,6 @@ pub fn json(s: &Summary, cx: &Context<'_>) -> String {
         out.push('\n');
     }
     out
-}
-
-/// One CSV field, quoted when needed (RFC 4180); sanitised when bound for a terminal.
-fn csv_field(s: &str, to_terminal: bool) -> String {
-    let s = if to_terminal {
-        text::sanitize(s)
-    } else {
-        std::borrow::Cow::Borrowed(s)
-    };
-    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
-    }
 }
 
 /// CSV with a header line, one line per bucket (no total: scripts can sum). Empty cells for
