@@ -476,10 +476,7 @@ pub(super) fn export(
         return app.say("export cancelled: no path");
     }
     let jsonl = path.ends_with(".jsonl") || path.ends_with(".json");
-    let (contents, rows) = match tab {
-        Resource::Conversations => format_rows(app.conversations.rows(), jsonl),
-        Resource::Visitors => format_rows(app.visitors.rows(), jsonl),
-    };
+    let (contents, rows) = with_tab!(ref app, tab, |t| format_rows(t.rows(), jsonl));
     if rows == 0 {
         return app.say("nothing to export: no rows loaded");
     }

@@ -11,6 +11,35 @@
 //!   profiles; [`keyconf`]: `[keys]`;
 //!   [`theme`]: colours and `NO_COLOR`; [`columns`]: which columns, their text and order.
 
+/// Runs `$body` with `$t` bound to the state of tab `$tab` (either row type): `&mut`, or `&`
+/// with `ref`. Defined before the modules so that each of them can use it.
+macro_rules! with_tab {
+    ($app:expr, $tab:expr, |$t:ident| $body:expr) => {
+        match $tab {
+            $crate::api::Resource::Conversations => {
+                let $t = &mut $app.conversations;
+                $body
+            }
+            $crate::api::Resource::Visitors => {
+                let $t = &mut $app.visitors;
+                $body
+            }
+        }
+    };
+    (ref $app:expr, $tab:expr, |$t:ident| $body:expr) => {
+        match $tab {
+            $crate::api::Resource::Conversations => {
+                let $t = &$app.conversations;
+                $body
+            }
+            $crate::api::Resource::Visitors => {
+                let $t = &$app.visitors;
+                $body
+            }
+        }
+    };
+}
+
 pub mod app;
 pub mod columns;
 pub mod command;

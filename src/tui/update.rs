@@ -19,22 +19,6 @@ const WHEEL_ROWS: isize = 3;
 /// The refresh period `R` uses when the config sets none.
 pub const DEFAULT_REFRESH_SECS: u64 = 30;
 
-/// Runs `$body` with `$t` bound to the active tab's state (either row type).
-macro_rules! with_tab {
-    ($app:expr, $tab:expr, |$t:ident| $body:expr) => {
-        match $tab {
-            Resource::Conversations => {
-                let $t = &mut $app.conversations;
-                $body
-            }
-            Resource::Visitors => {
-                let $t = &mut $app.visitors;
-                $body
-            }
-        }
-    };
-}
-
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     let mut cmds = Vec::new();

@@ -39,29 +39,14 @@ struct Walk {
 }
 
 fn walk_of(app: &App, tab: Resource) -> Walk {
-    macro_rules! of {
-        ($t:expr) => {
-            Walk {
-                generation: $t.generation,
-                loaded: $t.pager.loaded(),
-                done: $t.pager.is_done(),
-                failed: $t.error.is_some(),
-                load_all: $t.load_all,
-                warnings: $t.pager.warnings().messages(),
-            }
-        };
-    }
-    match tab {
-        Resource::Conversations => of!(app.conversations),
-        Resource::Visitors => of!(app.visitors),
-    }
-}
-
-fn set_load_all(app: &mut App, tab: Resource, on: bool) {
-    match tab {
-        Resource::Conversations => app.conversations.load_all = on,
-        Resource::Visitors => app.visitors.load_all = on,
-    }
+    with_tab!(ref app, tab, |t| Walk {
+        generation: t.generation,
+        loaded: t.pager.loaded(),
+        done: t.pager.is_done(),
+        failed: t.error.is_some(),
+        load_all: t.load_all,
+        warnings: t.pager.warnings().messages(),
+    })
 }
 
 fn fail(app: &mut App, text: String) {
@@ -119,17 +104,11 @@ pub fn on_prompt_key(
 /// Starts the whole walk of the active tab (as `L`: load every page, a failed page retried).
 fn start(app: &mut App, path: String) {
     let tab = app.active;
-    let generation = match tab {
-        Resource::Conversations => {
-            app.conversations.error = None;
-            app.conversations.generation
-        }
-        Resource::Visitors => {
-            app.visitors.error = None;
-            app.visitors.generation
-        }
-    };
-    set_load_all(app, tab, true);
+    let generation = with_tab!(app, tab, |t| {
+        t.error = None;
+        t.load_all = true;
+        t.generation
+    });
     app.habits.walk_export = Some(WalkExport {
         tab,
         generation,
@@ -178,7 +157,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         return export(app, we.tab, &we.path, kind, cmds);
     }
     if !w.load_all {
-        set_load_all(app, we.tab, true);
+        with_tab!(app, we.tab, |t| t.load_all = true);
     }
 }
 
@@ -197,7 +176,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         ));
     }
     app.habits.walk_export = None;
-    set_load_all(app, we.tab, false);
+    with_tab!(app, we.tab, |t| t.load_all = false);
     if w.loaded == 0 {
         return app.say("whole-walk export stopped: no rows fetched yet; nothing written");
     }

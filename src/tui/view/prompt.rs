@@ -26,10 +26,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             text,
         ),
         Prompt::ExportScope(path) => {
-            let n = match app.active {
-                crate::api::Resource::Conversations => app.conversations.rows().len(),
-                crate::api::Resource::Visitors => app.visitors.rows().len(),
-            };
+            let n = with_tab!(ref app, app.active, |t| t.rows().len());
             let label = format!(
                 "export: l the {n} loaded rows · w the whole walk (all pages of the current \
                  filters) · Esc cancels "
