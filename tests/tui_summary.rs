@@ -62,7 +62,7 @@ fn counts_match_an_independent_count_over_the_demo_dataset() {
         }
         let p = pane(&app);
         assert_eq!(p.by, by);
-        assert_eq!(p.total, 1200);
+        assert_eq!(p.total(), 1200);
         let got: HashMap<String, u64> = p
             .buckets
             .iter()
@@ -103,7 +103,7 @@ fn counts_match_an_independent_count_over_the_demo_dataset() {
             assert_eq!(b.stale, stale as u64);
             assert_eq!(b.waiting, waiting.len() as u64);
             assert_eq!(b.oldest_waiting_age, age(oldest_waiting));
-            assert_eq!(p.all.waiting, waiting.len() as u64, "only open rows wait");
+            assert_eq!(p.all().waiting, waiting.len() as u64, "only open rows wait");
         }
         server.settle(&mut app, key(KeyCode::Tab));
     }
@@ -122,11 +122,11 @@ fn coverage_never_claims_a_total_and_l_loads_the_rest_live() {
         screen.contains(&format!("{n} of ≥{n} loaded; more available")),
         "{screen}"
     );
-    assert_eq!(pane(&app).total, n);
+    assert_eq!(pane(&app).total(), n);
     // L in the pane: the rest is walked, and the pane follows
     let cmds = server.settle(&mut app, ch('L'));
     assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
-    assert_eq!(pane(&app).total, 450);
+    assert_eq!(pane(&app).total(), 450);
     assert!(render(&app).contains("all 450 loaded"));
 }
 

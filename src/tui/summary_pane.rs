@@ -36,10 +36,6 @@ pub struct SummaryPane {
     /// The buckets of `by`, largest first, with their labels (aliases used; not sanitised:
     /// the view fits them).
     pub buckets: Vec<(Bucket, String)>,
-    /// All rows counted as one bucket (its key is meaningless).
-    pub all: Bucket,
-    /// Rows counted.
-    pub total: usize,
     summary: Summary,
     source: Option<Source>,
     /// Rows of the tab already in `summary`.
@@ -53,8 +49,6 @@ impl SummaryPane {
             by: By::Status,
             selected: 0,
             buckets: Vec::new(),
-            all: summary.total(),
-            total: 0,
             summary,
             source: None,
             counted: 0,
@@ -64,6 +58,16 @@ impl SummaryPane {
     /// The counts behind the table.
     pub fn summary(&self) -> &Summary {
         &self.summary
+    }
+
+    /// All rows counted as one bucket (its key is meaningless).
+    pub fn all(&self) -> Bucket {
+        self.summary.total()
+    }
+
+    /// Rows counted.
+    pub fn total(&self) -> usize {
+        self.summary.coverage().loaded as usize
     }
 
     /// The grouping's buckets again, from the counts (no recount).
@@ -77,8 +81,6 @@ impl SummaryPane {
                 (b, label)
             })
             .collect();
-        self.all = self.summary.total();
-        self.total = self.summary.coverage().loaded as usize;
         self.selected = self.selected.min(self.buckets.len().saturating_sub(1));
     }
 }
@@ -216,7 +218,7 @@ mod tests {
         assert_eq!(counts, [6, 3, 3]);
         assert_eq!(p.buckets[0].1, "unassigned");
         assert_eq!(p.buckets[0].0.key, Key::Assignee(None));
-        assert_eq!(p.total, 12);
+        assert_eq!(p.total(), 12);
         assert_eq!(
             p.buckets[0]
                 .0

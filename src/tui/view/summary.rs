@@ -87,7 +87,7 @@ fn columns(w: u16) -> [u16; COLS] {
 /// The headline: how many wait (open, unassigned), the oldest of them, how many are stale; in
 /// a short form when `width` is too narrow for the long one.
 fn headline(app: &App, pane: &SummaryPane, width: usize) -> Line<'static> {
-    let all = &pane.all;
+    let all = pane.all();
     let hot = if all.waiting > 0 {
         Style::new().fg(Color::Yellow).bold()
     } else {
