@@ -6,6 +6,7 @@
 //! - [`list`]: the non-interactive `convo list` command.
 //! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page.
 //! - [`logging`]: tracing to a file in the data dir.
+//! - [`output`]: what `list`, `summary` and `tui` write: CSV, JSON, the table, stderr lines.
 //! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
 //! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
 //!   theme, columns and `web_url` parts.
@@ -20,6 +21,7 @@ pub mod config;
 pub mod demo;
 pub mod list;
 pub mod logging;
+pub mod output;
 pub mod pager;
 pub mod setup;
 pub mod summary;

@@ -4,17 +4,18 @@
 //! jsonl, csv and json stream page by page through the pager's `drain_rows`, so memory stays
 //! flat on long walks; the table is aligned, so it is written at the end.
 
-use std::io::{self, Write};
-
-use serde::Serialize;
+use std::io;
 
 use crate::api::{
     ApiError, Assignee, Client, Conversation, ConversationFilter, FilterError, Limit, ListFilter,
-    Row, Status, Visitor, VisitorFilter, filter::parse_uuid, model::WireRow, model::short_id,
+    Status, Visitor, VisitorFilter, filter::parse_uuid,
 };
 use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, Format, VisitorArgs};
+use crate::output::{
+    Output, Printable, bad_row_line, csv_field, has_byte_from_7f, json_terminal_safe, retry_line,
+    stderr, write_table,
+};
 use crate::pager::Pager;
-use crate::text;
 
 /// Exit codes, as documented in `convo list --help` and the README.
 pub mod exit {
@@ -119,193 +120,6 @@ pub fn visitor_filter(a: &VisitorArgs) -> VisitorFilter {
     }
 }
 
-/// A row as `list` prints it.
-pub trait Printable: Row + WireRow + Serialize + Send + 'static {
-    const CSV_HEADER: &'static [&'static str];
-    fn csv_fields(&self) -> Vec<String>;
-    /// Table columns: (header, cell text before fitting, max width).
-    const TABLE: &'static [(&'static str, usize)];
-    fn table_cells(&self) -> Vec<String>;
-    /// Appends the row's JSON (jsonl and json), exactly as `serde_json::to_writer` writes it.
-    fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        serde_json::to_writer(out, self)
-    }
-}
-
-fn ts(t: &crate::api::Timestamp) -> String {
-    t.to_wire()
-}
-
-impl Printable for Conversation {
-    const CSV_HEADER: &'static [&'static str] = &[
-        "id",
-        "siteId",
-        "visitorId",
-        "status",
-        "assigneeId",
-        "createdAt",
-        "updatedAt",
-    ];
-    fn csv_fields(&self) -> Vec<String> {
-        vec![
-            self.id.to_string(),
-            self.site_id.to_string(),
-            self.visitor_id.to_string(),
-            self.status.to_string(),
-            self.assignee_id.map(|a| a.to_string()).unwrap_or_default(),
-            ts(&self.created_at),
-            ts(&self.updated_at),
-        ]
-    }
-    const TABLE: &'static [(&'static str, usize)] = &[
-        ("ID", 36),
-        ("STATUS", 12),
-        ("SITE", 8),
-        ("VISITOR", 8),
-        ("ASSIGNEE", 10),
-        ("CREATED", 20),
-        ("UPDATED", 20),
-    ];
-    fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        self.write_json(out)
-    }
-    fn table_cells(&self) -> Vec<String> {
-        vec![
-            self.id.to_string(),
-            self.status.to_string(),
-            short_id(&self.site_id),
-            short_id(&self.visitor_id),
-            self.assignee_id
-                .map(|a| short_id(&a))
-                .unwrap_or_else(|| "unassigned".into()),
-            ts(&self.created_at),
-            ts(&self.updated_at),
-        ]
-    }
-}
-
-impl Printable for Visitor {
-    const CSV_HEADER: &'static [&'static str] = &[
-        "id",
-        "externalId",
-        "email",
-        "name",
-        "attributes",
-        "createdAt",
-    ];
-    fn csv_fields(&self) -> Vec<String> {
-        vec![
-            self.id.to_string(),
-            self.external_id.clone().unwrap_or_default(),
-            self.email.clone().unwrap_or_default(),
-            self.name.clone().unwrap_or_default(),
-            if self.attributes.is_null() {
-                String::new()
-            } else {
-                self.attributes.to_string()
-            },
-            self.created_at.as_ref().map(ts).unwrap_or_default(),
-        ]
-    }
-    const TABLE: &'static [(&'static str, usize)] = &[
-        ("ID", 36),
-        ("NAME", 28),
-        ("EMAIL", 32),
-        ("EXTERNAL ID", 20),
-        ("CREATED", 20),
-    ];
-    fn table_cells(&self) -> Vec<String> {
-        let dash = || "—".to_string();
-        vec![
-            self.id.to_string(),
-            self.name.clone().unwrap_or_else(dash),
-            self.email.clone().unwrap_or_else(dash),
-            self.external_id.clone().unwrap_or_else(dash),
-            self.created_at.as_ref().map(ts).unwrap_or_else(dash),
-        ]
-    }
-}
-
-/// Escapes, in serialised JSON, the characters serde_json leaves raw but a terminal could act
-/// on (DEL, C1 controls, bidi and invisible format characters). They can only stand inside
-/// JSON strings, so `\uXXXX` keeps the output valid and lossless.
-pub fn json_terminal_safe(json: String) -> String {
-    if text::is_clean(&json) {
-        return json;
-    }
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        if text::is_clean(c.encode_utf8(&mut [0; 4])) {
-            out.push(c);
-        } else {
-            let mut units = [0u16; 2];
-            for u in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{u:04x}"));
-            }
-        }
-    }
-    out
-}
-
-/// True when a byte is 0x7f or above (DEL or part of a non-ASCII character), eight at a time.
-fn has_byte_from_7f(b: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut words = b.chunks_exact(8);
-    // A byte's high bit, or its low seven bits all set (+1 carries into the high bit).
-    let hit = words.any(|c| {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        (w | ((w & !HIGH) + ONES)) & HIGH != 0
-    });
-    hit || words.remainder().iter().any(|&c| c >= 0x7f)
-}
-
-/// The stderr line for a request the client is about to retry.
-pub fn retry_line(n: &crate::api::RetryNotice) -> String {
-    format!(
-        "convo: {}; retrying in {:.1}s (attempt {})",
-        n.reason,
-        n.wait.as_secs_f32(),
-        n.attempt + 1
-    )
-}
-
-/// The stderr warning for a row of page `page_no` (from 1) that could not be read.
-pub fn bad_row_line(b: &crate::api::BadRow, page_no: usize) -> String {
-    format!(
-        "convo: warning: row {} of page {page_no}{} could not be read: {}",
-        b.index + 1,
-        b.id.as_deref()
-            .map(|i| format!(" (id {})", text::one_line(i, 40)))
-            .unwrap_or_default(),
-        text::one_line(&b.reason, 200)
-    )
-}
-
-/// One CSV field, quoted when needed (RFC 4180). On a terminal, cells are sanitised too.
-pub fn csv_field(s: &str, to_terminal: bool) -> String {
-    let s = if to_terminal {
-        text::sanitize(s)
-    } else {
-        std::borrow::Cow::Borrowed(s)
-    };
-    if s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ') {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
-    }
-}
-
-/// Where a run writes.
-pub struct Output<'a> {
-    pub out: &'a mut dyn Write,
-    pub err: &'a mut dyn Write,
-    /// stdout is a terminal: CSV cells get sanitised.
-    pub out_is_terminal: bool,
-    /// stderr is a terminal: a progress line is shown.
-    pub err_is_terminal: bool,
-}
-
 /// Runs `convo list conversations`.
 pub async fn conversations(
     client: &Client,
@@ -391,14 +205,12 @@ async fn walk<F: ListFilter, T: Printable>(
         };
         let (result, retry_lines) = fetch.finish().await;
         for line in retry_lines {
-            let _ = writeln!(o.err, "{}{line}", if progress { "\r\x1b[K" } else { "" });
+            let _ = writeln!(o.err, "{}{line}", stderr::clear(progress));
         }
         let page = match result {
             Ok(p) => p,
             Err(e) => {
-                if progress {
-                    let _ = write!(o.err, "\r\x1b[K");
-                }
+                let _ = write!(o.err, "{}", stderr::clear(progress));
                 if fmt == Format::Json {
                     let _ = quiet_pipe(writeln!(o.out, "]"));
                 }
@@ -412,7 +224,7 @@ async fn walk<F: ListFilter, T: Printable>(
             let _ = writeln!(
                 o.err,
                 "{}{}",
-                if progress { "\r\x1b[K" } else { "" },
+                stderr::clear(progress),
                 bad_row_line(b, page_no)
             );
         }
@@ -487,18 +299,16 @@ async fn walk<F: ListFilter, T: Printable>(
             break;
         }
         if progress {
-            let _ = write!(
-                o.err,
-                "\r\x1b[K{} rows, {} pages{}",
-                printed,
+            let line = stderr::progress_line(
+                &printed.to_string(),
+                "rows",
                 pager.pages(),
-                if pager.has_more() { ", more…" } else { "" }
+                pager.has_more(),
             );
+            let _ = write!(o.err, "{line}");
         }
     }
-    if progress {
-        let _ = write!(o.err, "\r\x1b[K");
-    }
+    let _ = write!(o.err, "{}", stderr::clear(progress));
     if open {
         match fmt {
             Format::Json => {
@@ -512,7 +322,7 @@ async fn walk<F: ListFilter, T: Printable>(
     }
     for w in pager.warnings().messages() {
         if !w.contains("unreadable") {
-            let _ = writeln!(o.err, "convo: warning: {w}");
+            let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
         }
     }
     if one_page && pager.has_more() {
@@ -577,87 +387,5 @@ impl<T> Drop for Fetch<T> {
     /// A request nobody waits for any more (broken pipe, an error) is cancelled.
     fn drop(&mut self) {
         self.task.abort();
-    }
-}
-
-fn write_table<T: Printable>(out: &mut dyn Write, rows: &[Vec<String>]) -> io::Result<()> {
-    let cols = T::TABLE;
-    let fitted: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            r.iter()
-                .zip(cols)
-                .map(|(cell, (_, max))| text::fit(cell, *max).into_owned())
-                .collect()
-        })
-        .collect();
-    let widths: Vec<usize> = cols
-        .iter()
-        .enumerate()
-        .map(|(i, (h, _))| {
-            fitted
-                .iter()
-                .map(|r| text::width(&r[i]))
-                .chain([h.len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| {
-        let mut l = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            l.push_str(c);
-            if i + 1 < cells.len() {
-                l.push_str(&" ".repeat(widths[i].saturating_sub(text::width(c)) + 2));
-            }
-        }
-        l.push('\n');
-        l
-    };
-    out.write_all(line(cols.iter().map(|(h, _)| *h).collect()).as_bytes())?;
-    for r in &fitted {
-        out.write_all(line(r.iter().map(String::as_str).collect()).as_bytes())?;
-    }
-    out.flush()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_escapes_terminal_controls_losslessly() {
-        let s = json_terminal_safe(serde_json::to_string("a\u{9b}b\u{202e}c\u{7f}").unwrap());
-        assert_eq!(s, r#""a\u009bb\u202ec\u007f""#);
-        let back: String = serde_json::from_str(&s).unwrap();
-        assert_eq!(back, "a\u{9b}b\u{202e}c\u{7f}");
-        assert!(serde_json::to_string("\u{1b}").unwrap().contains("\\u001b"));
-    }
-
-    #[test]
-    fn bytes_from_7f_found_anywhere() {
-        for len in 0..20 {
-            let clean = vec![b'~'; len];
-            assert!(!has_byte_from_7f(&clean), "{len}");
-            for at in 0..len {
-                for bad in [0x7f, 0x80, 0xc3, 0xff] {
-                    let mut v = clean.clone();
-                    v[at] = bad;
-                    assert!(has_byte_from_7f(&v), "{len} {at} {bad:#x}");
-                }
-                let mut v = clean.clone();
-                v[at] = 0;
-                assert!(!has_byte_from_7f(&v));
-            }
-        }
-        assert!(!has_byte_from_7f(&(0u8..0x7f).collect::<Vec<_>>()));
-    }
-
-    #[test]
-    fn csv_quoting() {
-        assert_eq!(csv_field("plain", false), "plain");
-        assert_eq!(csv_field("a,b", false), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\"", false), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("x\u{1b}[2J", true), "x␛[2J");
     }
 }

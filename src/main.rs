@@ -22,7 +22,8 @@ use convo::api::{ApiKey, Client, KeySource};
 use convo::cli::{Cli, Command, ConfigCommand, ListCommand};
 use convo::config::{Config, Overrides};
 use convo::demo::{DemoOptions, DemoServer};
-use convo::list::{self, Output, exit};
+use convo::list::{self, exit};
+use convo::output::Output;
 use convo::setup::{self, client_for};
 
 fn main() -> ExitCode {

@@ -10,7 +10,8 @@ use super::report::{self, Context};
 use crate::api::{ApiError, Client, Conversation, FilterError, Limit};
 use crate::cli::{SummaryArgs, SummaryFormat};
 use crate::config::Aliases;
-use crate::list::{ListError, Output, bad_row_line, conversation_filter, exit, retry_line};
+use crate::list::{ListError, conversation_filter, exit};
+use crate::output::{Output, bad_row_line, retry_line, stderr};
 use crate::pager::Pager;
 use crate::text;
 
@@ -101,7 +102,7 @@ pub async fn conversations(
     let mut summary = Summary::new(now, a.stale_after.unwrap_or(stale_after_secs));
     let mut pager: Pager<Conversation> = Pager::new(limit.get());
     let progress = o.err_is_terminal;
-    let clear = if progress { "\r\x1b[K" } else { "" };
+    let clear = stderr::clear(progress);
     let mut cut = false;
     let mut failure: Option<ApiError> = None;
     while let Some(cursor) = pager.next_request() {
@@ -143,22 +144,20 @@ pub async fn conversations(
             break;
         }
         if progress {
-            let _ = write!(
-                o.err,
-                "\r\x1b[K{} conversations, {} pages{}",
-                super::thousands(summary.coverage().loaded),
+            let line = stderr::progress_line(
+                &super::thousands(summary.coverage().loaded),
+                "conversations",
                 pager.pages(),
-                if pager.has_more() { ", more…" } else { "" }
+                pager.has_more(),
             );
+            let _ = write!(o.err, "{line}");
         }
     }
-    if progress {
-        let _ = write!(o.err, "\r\x1b[K");
-    }
+    let _ = write!(o.err, "{clear}");
     summary.set_more_available(cut || pager.has_more() || failure.is_some());
     for w in pager.warnings().messages() {
         if !w.contains("unreadable") {
-            let _ = writeln!(o.err, "convo: warning: {w}");
+            let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
         }
     }
     // Print what was counted, unless nothing was: an error on the first page is only an error.

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::{Bucket, By, Key, Summary};
 use crate::api::{ConversationFilter, ListFilter, short_id};
 use crate::config::Aliases;
-use crate::list::{csv_field, json_terminal_safe};
+use crate::output::{csv_field, json_terminal_safe};
 use crate::text;
 
 /// What a report needs besides the summary.

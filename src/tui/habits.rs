@@ -16,7 +16,7 @@ use super::tab::{TabFilter, TabState};
 use super::theme::Theme;
 use crate::api::{Limit, Resource, Row};
 use crate::config::{Aliases, View};
-use crate::list::{Printable, csv_field, json_terminal_safe};
+use crate::output::{Printable, csv_field, json_terminal_safe};
 use crate::ui_config::UiConfig;
 
 /// Longest text a prompt takes.
