@@ -13,8 +13,8 @@ use convo::api::{Client, Conversation, Resource, RetryNotice, Visitor};
 use convo::demo::Faults;
 use convo::tui::app::App;
 use convo::tui::command::{Command, ExportKind, Query};
-use convo::tui::habits::Prompt;
 use convo::tui::msg::{Loaded, Msg};
+use convo::tui::prompt::Prompt;
 use convo::tui::testing::{self, ch, key};
 use convo::tui::update::update;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -116,7 +116,7 @@ impl Driver {
     fn write(&mut self, app: &mut App, cmd: Command) -> (String, bool) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let msg = self.d.block_on(async {
-            convo::tui::habits::testing_run_export(cmd, &tx);
+            convo::tui::testing::run_export(cmd, &tx);
             rx.recv().await
         });
         let Some(Msg::Notice { text, error }) = msg else {
@@ -172,7 +172,7 @@ fn export_to(dr: &mut Driver, app: &mut App, path: &Path) -> Vec<Command> {
 fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) -> Vec<Command> {
     let cmds = export_to(dr, app, path);
     assert!(exports(&cmds).is_empty());
-    assert!(matches!(app.habits.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
     let screen = testing::render(app);
     assert!(
         screen.contains(
@@ -182,7 +182,7 @@ fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) 
     );
     let cmds = dr.drive(app, ch('w'), Some(0));
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert!(matches!(app.habits.prompt, Some(Prompt::ExportConfirm(_))));
+    assert!(matches!(app.prompt, Some(Prompt::ExportConfirm(_))));
     let screen = testing::render(app);
     assert!(
         screen
@@ -236,11 +236,11 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     assert!(!path.exists(), "nothing written before the walk ends");
     // `e` while it runs says so and starts nothing
     dr.drive(&mut app, ch('e'), Some(0));
-    assert!(app.habits.prompt.is_none());
+    assert!(app.prompt.is_none());
     // the rest of the walk, then one export of every row
     let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
     assert!(app.conversations.pager.is_done());
-    assert!(app.habits.walk_export.is_none());
+    assert!(app.walk_export.is_none());
     let ex = exports(&cmds);
     assert_eq!(ex.len(), 1, "{cmds:?}");
     let Command::Export { rows, kind, .. } = &ex[0] else {
@@ -330,7 +330,7 @@ fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
     let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
     assert!(app.conversations.error.is_some());
-    assert!(app.habits.walk_export.is_none());
+    assert!(app.walk_export.is_none());
     let m = app.message.clone().unwrap();
     assert!(m.error, "{m:?}");
     assert!(
@@ -370,7 +370,7 @@ fn a_walk_that_starts_over_writes_nothing() {
     // new filters while a page is in flight
     let cmds = dr.drive(&mut app, ch('u'), Some(0));
     assert!(exports(&cmds).is_empty());
-    assert!(app.habits.walk_export.is_none());
+    assert!(app.walk_export.is_none());
     let m = app.message.clone().unwrap();
     assert!(
         m.error && m.text.contains("abandoned") && m.text.contains("nothing written"),
@@ -391,12 +391,12 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     // Esc at the scope question, n at the confirmation: nothing fetched, nothing written
     export_to(&mut dr, &mut app, &path);
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
-    assert!(cmds.is_empty() && app.habits.prompt.is_none());
+    assert!(cmds.is_empty() && app.prompt.is_none());
     export_to(&mut dr, &mut app, &path);
     dr.drive(&mut app, ch('w'), Some(0));
     let cmds = dr.drive(&mut app, ch('n'), Some(0));
     assert!(cmds.is_empty() && dr.pending.is_empty());
-    assert!(app.habits.walk_export.is_none() && !app.conversations.load_all);
+    assert!(app.walk_export.is_none() && !app.conversations.load_all);
     assert!(
         app.message
             .as_ref()

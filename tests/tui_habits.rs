@@ -10,9 +10,10 @@ use convo::api::{Limit, Resource};
 use convo::tui::app::App;
 use convo::tui::columns::{Column, Columns};
 use convo::tui::command::{Command, ExportKind};
-use convo::tui::habits::{Habits, ProfileSwitch, Prompt};
 use convo::tui::keys::{Action, KeyMap};
 use convo::tui::msg::Msg;
+use convo::tui::profiles::ProfileSwitch;
+use convo::tui::prompt::Prompt;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 use convo::ui_config::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
@@ -118,7 +119,7 @@ fn themed(preset: ThemePreset, no_color: bool) -> App {
         },
         ..UiConfig::default()
     };
-    app.habits = Habits::from_config(&cfg, no_color, None, Vec::new());
+    app.apply_ui(&cfg, no_color);
     app
 }
 
@@ -167,7 +168,7 @@ fn a_role_override_wins() {
         },
         ..UiConfig::default()
     };
-    app.habits = Habits::from_config(&cfg, false, None, Vec::new());
+    app.apply_ui(&cfg, false);
     let buf = testing::render_buffer(&app);
     assert!(
         buf.content
@@ -183,11 +184,11 @@ fn a_role_override_wins() {
 fn search_selects_matches_and_n_n_step_through_them() {
     let (mut app, _s) = loaded(120, 30, 120);
     update(&mut app, ch('\\'));
-    assert!(matches!(app.habits.prompt, Some(Prompt::Search(_))));
+    assert!(matches!(app.prompt, Some(Prompt::Search(_))));
     // "ana" matches the aliased agent "Ana (EU desk)", case-insensitively
     type_text(&mut app, "ANA");
     let first = app.conversations.selected;
-    let matches = app.habits.conversations.matches.clone();
+    let matches = app.search.conversations.matches.clone();
     assert!(!matches.is_empty());
     assert_eq!(matches[0], first);
     assert!(
@@ -196,7 +197,7 @@ fn search_selects_matches_and_n_n_step_through_them() {
             .all(|&i| { app.conversations.rows()[i].assignee_id == Some(testing::AGENT_A) })
     );
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.habits.prompt.is_none());
+    assert!(app.prompt.is_none());
     update(&mut app, ch('n'));
     assert_eq!(app.conversations.selected, matches[1]);
     assert!(app.message.as_ref().unwrap().text.contains("match 2 of"));
@@ -215,8 +216,8 @@ fn search_selects_matches_and_n_n_step_through_them() {
     // Esc in the prompt clears the search
     update(&mut app, ch('\\'));
     update(&mut app, key(KeyCode::Esc));
-    assert!(app.habits.conversations.query.is_empty());
-    assert!(app.habits.conversations.matches.is_empty());
+    assert!(app.search.conversations.query.is_empty());
+    assert!(app.search.conversations.matches.is_empty());
 }
 
 #[test]
@@ -225,7 +226,7 @@ fn search_keys_do_not_fire_while_typing() {
     update(&mut app, ch('\\'));
     let cmds = type_text(&mut app, "qrx");
     assert!(!cmds.iter().any(|c| matches!(c, Command::Quit)), "{cmds:?}");
-    assert_eq!(app.habits.prompt, Some(Prompt::Search("qrx".into())));
+    assert_eq!(app.prompt, Some(Prompt::Search("qrx".into())));
 }
 
 // ---- sort ----
@@ -239,7 +240,7 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     let id = app.selected_id();
     // > chooses the first column (status), descending
     update(&mut app, ch('>'));
-    let sort = app.habits.conversations.sort.unwrap();
+    let sort = app.sort.conversations.sort.unwrap();
     assert_eq!(sort.col, Column::Status);
     assert!(sort.desc);
     assert_eq!(app.selected_id(), id, "the selected row stays selected");
@@ -249,7 +250,7 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
         "{screen}"
     );
     // display order: statuses descending (pending, open, closed)
-    let f = &app.habits.conversations;
+    let f = &app.sort.conversations;
     let rows = app.conversations.rows();
     let statuses: Vec<String> = f
         .perm
@@ -264,26 +265,26 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     let pos = f.pos(app.conversations.selected);
     update(&mut app, key(KeyCode::Down));
     assert_eq!(
-        app.habits.conversations.pos(app.conversations.selected),
+        app.sort.conversations.pos(app.conversations.selected),
         pos + 1
     );
     // = reverses, then clears
     update(&mut app, ch('='));
-    assert!(!app.habits.conversations.sort.unwrap().desc);
+    assert!(!app.sort.conversations.sort.unwrap().desc);
     update(&mut app, ch('>'));
-    assert_eq!(app.habits.conversations.sort.unwrap().col, Column::Visitor);
+    assert_eq!(app.sort.conversations.sort.unwrap().col, Column::Visitor);
     // a new page keeps the sort and sorts it in
     let loaded_before = app.conversations.rows().len();
     s.settle(&mut app, key(KeyCode::End));
     assert!(app.conversations.rows().len() > loaded_before);
     assert_eq!(
-        app.habits.conversations.perm.len(),
+        app.sort.conversations.perm.len(),
         app.conversations.rows().len()
     );
     // reload: server order again, the selected id kept
     let id = app.selected_id();
     s.settle(&mut app, ch('r'));
-    assert!(app.habits.conversations.sort.is_none());
+    assert!(app.sort.conversations.sort.is_none());
     assert!(!testing::render(&app).contains("display only"));
     assert_eq!(app.selected_id(), id);
 }
@@ -305,7 +306,7 @@ fn sorted_screen_snapshot() {
 fn export_asks_for_a_path_and_emits_the_rows() {
     let (mut app, _s) = loaded(120, 30, 120);
     update(&mut app, ch('e'));
-    let Some(Prompt::Export(default)) = app.habits.prompt.clone() else {
+    let Some(Prompt::Export(default)) = app.prompt.clone() else {
         panic!("no export prompt");
     };
     assert_eq!(default, "./convo-conversations-2026-11-22.csv");
@@ -317,10 +318,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     // more pages exist: loaded rows or the whole walk; l takes the loaded rows
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert_eq!(
-        app.habits.prompt,
-        Some(Prompt::ExportScope("/tmp/x.csv".into()))
-    );
+    assert_eq!(app.prompt, Some(Prompt::ExportScope("/tmp/x.csv".into())));
     let cmds = update(&mut app, ch('l'));
     let Some(Command::Export {
         path,
@@ -363,13 +361,13 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     let path = dir.join("out.csv");
     let _ = std::fs::remove_file(&path);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    convo::tui::habits::testing_export(path.clone(), "a,b\n".into(), 1, &tx);
+    convo::tui::testing::export_file(path.clone(), "a,b\n".into(), 1, &tx);
     let Some(Msg::Notice { text, error }) = rx.recv().await else {
         panic!()
     };
     assert!(!error && text.contains("exported 1 rows"), "{text}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n");
-    convo::tui::habits::testing_export(path.clone(), "other\n".into(), 1, &tx);
+    convo::tui::testing::export_file(path.clone(), "other\n".into(), 1, &tx);
     let Some(Msg::Notice { text, error }) = rx.recv().await else {
         panic!()
     };
@@ -386,7 +384,7 @@ fn o_opens_the_web_url_of_the_selected_row_or_hints() {
     let cmds = update(&mut app, ch('o'));
     assert!(cmds.is_empty());
     assert!(app.message.as_ref().unwrap().text.contains("web_url"));
-    app.habits.web_url = Some("https://app.example.com/{tab}/{id}".into());
+    app.web_url = Some("https://app.example.com/{tab}/{id}".into());
     update(&mut app, key(KeyCode::Down));
     let id = app.selected_id().unwrap();
     let cmds = update(&mut app, ch('o'));
@@ -403,10 +401,10 @@ fn o_opens_the_web_url_of_the_selected_row_or_hints() {
 #[test]
 fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     let (mut app, s) = loaded(120, 30, 120);
-    app.habits.profiles = vec!["prod".into(), "staging".into()];
-    app.habits.profile = Some("prod".into());
+    app.profiles.names = vec!["prod".into(), "staging".into()];
+    app.profiles.current = Some("prod".into());
     update(&mut app, ch('P'));
-    assert_eq!(app.habits.prompt, Some(Prompt::Profiles(0)));
+    assert_eq!(app.prompt, Some(Prompt::Profiles(0)));
     update(&mut app, key(KeyCode::Down));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(
@@ -462,7 +460,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
 #[test]
 fn configured_columns_are_drawn_in_their_order() {
     let (mut app, _s) = loaded(120, 20, 30);
-    app.habits.columns = Columns::from_config(&ColumnsConfig {
+    app.columns = Columns::from_config(&ColumnsConfig {
         conversations: Some(vec!["id".into(), "status".into(), "assignee".into()]),
         visitors: None,
     });

@@ -14,7 +14,7 @@ use convo::api::{ApiKey, Client, ClientSettings, KeySource, Status};
 use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
 use convo::tui::app::App;
 use convo::tui::command::Command;
-use convo::tui::insight::Mark;
+use convo::tui::marks::Mark;
 use convo::tui::msg::Msg;
 use convo::tui::runtime::Runtime;
 use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now, render};
@@ -150,7 +150,10 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
         update(&mut app, key(KeyCode::Down));
     }
     server.settle(&mut app, key(KeyCode::Enter));
-    assert!(convo::tui::insight::watching(&app));
+    assert!(convo::tui::notify::watching(
+        &app.views,
+        &app.conversations.filter
+    ));
     for i in 0..2 {
         server.conversations.insert(0, open_unassigned(8100 + i));
     }
@@ -159,7 +162,7 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
     // nothing more: no notification
     assert!(notifies(&server.settle(&mut app, at(30))).is_empty());
     // the text is fixed: a number and words, then the terminator of each sequence
-    let bytes = convo::tui::insight::notification(2);
+    let bytes = convo::tui::notify::notification(2);
     assert_eq!(
         bytes,
         "\u{7}\u{1b}]9;convo: 2 more unassigned open\u{7}\u{1b}]777;notify;convo;2 more unassigned open\u{7}"

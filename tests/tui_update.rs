@@ -6,7 +6,7 @@ use uuid::Uuid;
 use convo::api::{ApiError, Assignee, ConversationFilter, Resource, RetryNotice, Status};
 use convo::tui::app::Overlay;
 use convo::tui::command::{Command, Query};
-use convo::tui::form::Field;
+use convo::tui::filter_form::Field;
 use convo::tui::msg::{Loaded, Msg};
 use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;

@@ -1,13 +1,23 @@
-//! The whole state of the browser. Changed only by [`super::update::update`]; read by the view.
+//! The whole state of the browser: the two tabs and each feature's own state, side by side.
+//! Changed only by [`super::update::update`]; read by the view.
 
 use jiff::tz::TimeZone;
 
-use super::form::FilterForm;
+use super::columns::Columns;
+use super::export::WalkExport;
 use super::keys::KeyMap;
-use super::tab::TabState;
+use super::profiles::Profiles;
+use super::prompt::Prompt;
+use super::search::Search;
+use super::sort::Sorting;
+use super::tab::{PerTab, TabState};
+use super::theme::Theme;
 use crate::api::VisitorFilter;
 use crate::api::{Assignee, Conversation, ConversationFilter, Limit, Resource, Status, Visitor};
 use crate::config::{Aliases, View};
+use crate::ui_config::UiConfig;
+
+pub use super::overlay::Overlay;
 
 /// The name of the built-in view.
 pub const BUILTIN_VIEW: &str = "Unassigned open";
@@ -25,24 +35,6 @@ pub fn builtin_view() -> View {
         visitors: VisitorFilter::default(),
         notify: false,
     }
-}
-
-/// What covers the table, if anything. One at a time.
-#[derive(Debug, Clone, Default)]
-pub enum Overlay {
-    #[default]
-    None,
-    /// The key list, scrolled by this many lines (on short terminals).
-    Help {
-        scroll: usize,
-    },
-    /// The saved-view picker with its selected line.
-    Views {
-        selected: usize,
-    },
-    Filter(Box<FilterForm>),
-    /// `S`: the summary of the Conversations tab's loaded walk.
-    Summary(Box<super::summary_pane::SummaryPane>),
 }
 
 /// A one-line message in the status line.
@@ -101,8 +93,21 @@ pub struct App {
     /// The summary counts a conversation that is not closed as stale after this long
     /// without an update (`stale_after`).
     pub stale_after_secs: i64,
-    /// Theme, columns, search, sort, prompts and profiles (issue 6).
-    pub habits: super::habits::Habits,
+    pub theme: Theme,
+    /// Which columns each tab shows, in order.
+    pub columns: Columns,
+    /// `o`: the web app's URL template (`web_url`).
+    pub web_url: Option<String>,
+    /// The profiles and the one in use (`P`).
+    pub profiles: Profiles,
+    /// The open one-line prompt or picker, if any.
+    pub prompt: Option<Prompt>,
+    /// Each tab's quick search (`\`).
+    pub search: PerTab<Search>,
+    /// Each tab's display sort (`>`, `<`, `=`).
+    pub sort: PerTab<Sorting>,
+    /// A whole-walk export in progress.
+    pub walk_export: Option<WalkExport>,
 }
 
 impl App {
@@ -137,8 +142,22 @@ impl App {
             demo: init.demo,
             dirty: true,
             stale_after_secs: super::summary_pane::DEFAULT_STALE_AFTER_SECS,
-            habits: Default::default(),
+            theme: Theme::default(),
+            columns: Columns::default(),
+            web_url: None,
+            profiles: Profiles::default(),
+            prompt: None,
+            search: PerTab::default(),
+            sort: PerTab::default(),
+            walk_export: None,
         }
+    }
+
+    /// Takes the look from the config: theme (with `NO_COLOR`), columns, `web_url`.
+    pub fn apply_ui(&mut self, ui: &UiConfig, no_color: bool) {
+        self.theme = Theme::new(&ui.theme, no_color);
+        self.columns = Columns::from_config(&ui.columns);
+        self.web_url = ui.web_url.clone();
     }
 
     /// Finds a view by name (case-insensitive).

@@ -69,7 +69,7 @@ pub enum Command {
 pub enum ExportKind {
     /// The rows the tab had loaded.
     Loaded,
-    /// Every page of the tab's filters (see [`super::walk_export`]), with what the walk
+    /// Every page of the tab's filters (see [`super::export::walk`]), with what the walk
     /// noticed about the server's answers (a stopped walk, dropped or unreadable rows): the
     /// message then says the file may be incomplete.
     WholeWalk { warnings: Vec<String> },

@@ -1,15 +1,18 @@
 //! The interactive browser (`convo`, `convo --demo`, `convo --view NAME`).
 //!
-//! Elm architecture (see `../shared/style.md`):
-//! - [`app`]: the state ([`app::App`], one [`tab::TabState`] per tab);
-//! - [`msg`]: everything that can happen; [`command`]: the I/O `update` asks for;
-//! - [`update`]: `update(&mut App, Msg) -> Vec<Command>`, no I/O;
-//! - [`keys`]: the one key map (help is generated from it); [`form`]: the filter pane;
-//! - [`runtime`]: the loop, generic over backend and input; [`view`]: drawing only;
-//! - [`layout`]: screen geometry shared by view and update; [`format`]: display text.
-//! - [`habits`]: search, sort ([`find`]), export ([`walk_export`]: of the whole walk), open,
-//!   profiles; [`keyconf`]: `[keys]`;
-//!   [`theme`]: colours and `NO_COLOR`; [`columns`]: which columns, their text and order.
+//! Elm architecture (see `../shared/style.md`), by concept:
+//! - the core: [`app`] (the state: two [`tab::TabState`]s and each feature's own state side by
+//!   side), [`msg`] (everything that can happen), [`command`] (the I/O `update` asks for),
+//!   [`update`] (`update(&mut App, Msg) -> Vec<Command>`, no I/O; the order of key dispatch),
+//!   [`runtime`] (the loop, generic over backend and input), [`view`] (drawing only);
+//! - the list: [`tab`] (one tab's walk, selection, filter history), [`columns`] (which columns,
+//!   their text and order), [`format`] (display text), [`layout`] (screen geometry),
+//!   [`theme`] (colours and `NO_COLOR`);
+//! - features, each a file or folder with its state (and an `update` for how keys change it):
+//!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
+//!   [`marks`] (change marks), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
+//!   (`o`), [`keys`] (the key map, help, and `[keys]` in [`keys::config`]);
+//! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
 
 /// Runs `$body` with `$t` bound to the state of tab `$tab` (either row type): `&mut`, or `&`
 /// with `ref`. Defined before the modules so that each of them can use it.
@@ -41,19 +44,23 @@ macro_rules! with_tab {
 }
 
 pub mod app;
+pub mod browser;
 pub mod columns;
 pub mod command;
-pub mod find;
-pub mod form;
+pub mod export;
+pub mod filter_form;
 pub mod format;
-pub mod habits;
-mod habits_io;
-pub mod insight;
-pub mod keyconf;
 pub mod keys;
 pub mod layout;
+pub mod marks;
 pub mod msg;
+pub mod notify;
+pub mod overlay;
+pub mod profiles;
+pub mod prompt;
 pub mod runtime;
+pub mod search;
+pub mod sort;
 pub mod summary_pane;
 pub mod tab;
 #[doc(hidden)]
@@ -61,7 +68,6 @@ pub mod testing;
 pub mod theme;
 pub mod update;
 pub mod view;
-pub mod walk_export;
 
 use std::io::{self, IsTerminal};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -143,12 +149,12 @@ pub fn app_from_config(
         .ui
         .stale_after_secs
         .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS);
-    app.habits = habits::Habits::from_config(
-        &config.ui,
-        theme::no_color_from_env(),
-        config.profile.clone(),
-        config.profiles.clone(),
-    );
+    app.apply_ui(&config.ui, theme::no_color_from_env());
+    app.profiles = profiles::Profiles {
+        current: config.profile.clone(),
+        names: config.profiles.clone(),
+        switching: None,
+    };
     if let Some(name) = &opts.initial_view {
         let i = app.view_index(name).ok_or_else(|| TuiError::UnknownView {
             name: crate::text::one_line(name, 80),

@@ -42,7 +42,7 @@ pub enum Msg {
     },
     /// The answer to a [`super::command::Command::SwitchProfile`].
     ProfileLoaded {
-        result: Result<Box<super::habits::ProfileSwitch>, String>,
+        result: Result<Box<super::profiles::ProfileSwitch>, String>,
     },
     /// The client is about to wait before trying a request again (429 or backoff).
     Retrying {

@@ -174,18 +174,18 @@ impl Runtime {
                     limit,
                 } => self.spawn(tab, generation, None, query, limit, true),
                 Command::Notify { more } => {
-                    out.write_all(super::insight::notification(more).as_bytes())?;
+                    out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;
                 }
-                Command::OpenUrl(url) => super::habits_io::open_url(&self.opener, &url, &self.tx),
+                Command::OpenUrl(url) => super::browser::open_url(&self.opener, &url, &self.tx),
                 Command::Export {
                     path,
                     contents,
                     rows,
                     kind,
-                } => super::habits_io::export(path, contents, rows, kind, &self.tx),
+                } => super::export::write::export(path, contents, rows, kind, &self.tx),
                 Command::SwitchProfile(name) => {
-                    super::habits_io::switch_profile(self.config_path.clone(), name, &self.tx)
+                    super::profiles::load::switch_profile(self.config_path.clone(), name, &self.tx)
                 }
                 Command::CopyToClipboard(text) => {
                     // OSC 52: only the base64 of the text (a UUID) goes out, so nothing from

@@ -10,6 +10,31 @@ use crate::pager::{Merged, Pager};
 /// How many earlier filters Back can return to.
 const HISTORY_MAX: usize = 50;
 
+/// One value for each tab (a feature's per-tab state: search, sort…).
+#[derive(Debug, Clone, Default)]
+pub struct PerTab<T> {
+    pub conversations: T,
+    pub visitors: T,
+}
+
+impl<T> PerTab<T> {
+    /// The value of `tab`.
+    pub fn get(&self, tab: Resource) -> &T {
+        match tab {
+            Resource::Conversations => &self.conversations,
+            Resource::Visitors => &self.visitors,
+        }
+    }
+
+    /// The value of `tab`, to change.
+    pub fn get_mut(&mut self, tab: Resource) -> &mut T {
+        match tab {
+            Resource::Conversations => &mut self.conversations,
+            Resource::Visitors => &mut self.visitors,
+        }
+    }
+}
+
 /// A filter type a tab can hold.
 pub trait TabFilter: Clone + Default + PartialEq {
     /// The filter frozen into a request.
@@ -72,8 +97,8 @@ pub struct TabState<T, F> {
     pub head_in_flight: bool,
     /// The last refresh failed (shown in the footer; it never covers the table).
     pub refresh_error: Option<String>,
-    /// Rows new or changed since the previous fetch (see [`super::insight`]).
-    pub marks: super::insight::Marks,
+    /// Rows new or changed since the previous fetch (see [`super::marks`]).
+    pub marks: super::marks::Marks,
 }
 
 impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {

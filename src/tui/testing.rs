@@ -255,3 +255,27 @@ pub fn render_buffer(app: &App) -> ratatui::buffer::Buffer {
         Err(e) => match e {},
     }
 }
+
+/// The runtime's export writer, as it writes a loaded-rows export; the answer comes on `tx`.
+pub fn export_file(
+    path: std::path::PathBuf,
+    contents: String,
+    rows: usize,
+    tx: &tokio::sync::mpsc::UnboundedSender<Msg>,
+) {
+    super::export::write::export(path, contents, rows, super::command::ExportKind::Loaded, tx);
+}
+
+/// Carries out a [`Command::Export`] as the runtime does (other commands are ignored); the
+/// answer comes on `tx`.
+pub fn run_export(cmd: Command, tx: &tokio::sync::mpsc::UnboundedSender<Msg>) {
+    if let Command::Export {
+        path,
+        contents,
+        rows,
+        kind,
+    } = cmd
+    {
+        super::export::write::export(path, contents, rows, kind, tx);
+    }
+}

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::text;
 use crate::tui::app::App;
-use crate::tui::form::FilterForm;
+use crate::tui::filter_form::FilterForm;
 
 const LABEL: usize = 13;
 

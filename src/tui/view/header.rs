@@ -27,11 +27,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
     let used: usize = spans.iter().map(|s| s.width()).sum();
     let mut right = String::new();
-    if let Some(mark) = crate::tui::habits::sort_mark(app) {
+    if let Some(mark) = app.sort.get(app.active).mark() {
         right.push_str(&mark);
         right.push_str(" · ");
     }
-    if let Some(p) = &app.habits.profile {
+    if let Some(p) = &app.profiles.current {
         right.push_str(&format!("profile {} · ", crate::text::one_line(p, 30)));
     }
     if app.demo {

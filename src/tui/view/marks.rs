@@ -1,4 +1,4 @@
-//! The marks of new and changed rows (see [`crate::tui::insight`]): a symbol in the table's
+//! The marks of new and changed rows (see [`crate::tui::marks`]): a symbol in the table's
 //! selection column (the selected row keeps its `>`) and a count for the footer.
 
 use ratatui::Frame;
@@ -8,7 +8,7 @@ use ratatui::text::Span;
 
 use crate::api::{Resource, Row};
 use crate::tui::app::App;
-use crate::tui::insight::Mark;
+use crate::tui::marks::Mark;
 use crate::tui::tab::{TabFilter, TabState};
 
 fn style(m: Mark) -> Style {

@@ -27,7 +27,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     chips::draw(app, frame, areas.chips);
     table::draw(app, frame, areas.table);
     // Marks follow the server's order; a display sort hides them rather than misplace them.
-    if !app.habits.find(app.active).sorted() {
+    if !app.sort.get(app.active).sorted() {
         marks::draw(app, frame, areas.table);
     }
     if let Some(d) = areas.detail {
@@ -43,7 +43,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Overlay::Summary(pane) => summary::draw(app, pane, frame),
     }
     prompt::draw(app, frame);
-    app.habits.theme.apply(frame.buffer_mut());
+    app.theme.apply(frame.buffer_mut());
 }
 
 /// A centred rectangle of at most `w` x `h` cells inside `area`.

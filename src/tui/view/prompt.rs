@@ -9,12 +9,12 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::text::{fit, one_line, width};
 use crate::tui::app::App;
-use crate::tui::habits::Prompt;
 use crate::tui::layout::Areas;
+use crate::tui::prompt::Prompt;
 
 /// Draws the open prompt, if any.
 pub fn draw(app: &App, frame: &mut Frame) {
-    let Some(p) = &app.habits.prompt else {
+    let Some(p) = &app.prompt else {
         return;
     };
     match p {
@@ -76,12 +76,12 @@ fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
 }
 
 fn picker(app: &App, selected: usize, frame: &mut Frame) {
-    let names = &app.habits.profiles;
+    let names = &app.profiles.names;
     let lines: Vec<Line> = names
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let current = app.habits.profile.as_deref() == Some(n.as_str());
+            let current = app.profiles.current.as_deref() == Some(n.as_str());
             let text = format!(
                 "{} {}{}",
                 if i == selected { ">" } else { " " },

@@ -41,7 +41,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             fit(&text, width).into_owned(),
             Style::new().fg(Color::Red),
         ))
-    } else if let Some(p) = crate::tui::walk_export::progress(app) {
+    } else if let Some(p) = crate::tui::export::walk::progress(app) {
         Line::from(Span::styled(
             fit(&p, width).into_owned(),
             Style::new().fg(Color::Cyan),

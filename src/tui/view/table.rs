@@ -15,8 +15,9 @@ use crate::api::{Conversation, Resource, Status, Visitor};
 use crate::text::fit;
 use crate::tui::app::App;
 use crate::tui::columns::{Cells, Column};
-use crate::tui::find::Find;
 use crate::tui::format::{attributes_summary, id_label, relative_ts};
+use crate::tui::search::Search;
+use crate::tui::sort::Sorting;
 use crate::tui::tab::{TabFilter, TabState};
 
 pub use crate::tui::columns::Col;
@@ -127,8 +128,8 @@ fn visitor_cell(app: &App, v: &Visitor, col: Column, n: usize) -> Cell<'static> 
 
 /// Draws the active tab's table with its scrollbar.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let cols = app.habits.columns.of(app.active);
-    let find = app.habits.find(app.active);
+    let cols = app.columns.of(app.active);
+    let find = (app.search.get(app.active), app.sort.get(app.active));
     match app.active {
         Resource::Conversations => draw_tab(
             app,
@@ -160,13 +161,13 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     app: &App,
     tab: &TabState<T, F>,
     columns: &[Column],
-    find: &Find,
+    (search, order): (&Search, &Sorting),
     cell: CellFn<T>,
     frame: &mut Frame,
     area: Rect,
 ) {
     let cols: Vec<Col> = columns.iter().map(|c| c.spec()).collect();
-    let sort = find.sort.filter(|_| find.sorted());
+    let sort = order.sort.filter(|_| order.sorted());
     if area.height < 2 || area.width < 4 {
         return;
     }
@@ -192,18 +193,18 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     let rows = tab.rows();
     let n = rows.len();
     let start = if sort.is_some() {
-        find.offset
+        order.offset
     } else {
         tab.offset
     }
     .min(n);
     let end = (start + body).min(n);
-    let query = find.query.to_lowercase();
+    let query = search.query.to_lowercase();
     let table_rows: Vec<Row> = (start..end)
         .map(|p| {
-            let i = find.row_at(p);
+            let i = order.row_at(p);
             let r = &rows[i];
-            let hit = find.is_match(i);
+            let hit = search.is_match(i);
             Row::new(
                 columns
                     .iter()
@@ -228,7 +229,7 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         .highlight_spacing(HighlightSpacing::Always);
     let mut state = TableState::default();
     if n > 0 {
-        state.select(Some(find.pos(tab.selected).saturating_sub(start)));
+        state.select(Some(order.pos(tab.selected).saturating_sub(start)));
     }
     let table_area = Rect::new(area.x, area.y, inner_w, area.height);
     frame.render_stateful_widget(table, table_area, &mut state);
@@ -248,7 +249,7 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     }
     if n > body {
         let mut sb = ScrollbarState::new(n)
-            .position(find.pos(tab.selected))
+            .position(order.pos(tab.selected))
             .viewport_content_length(body);
         let sb_area = Rect::new(area.x + area.width - 1, area.y + 1, 1, area.height - 1);
         frame.render_stateful_widget(

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
-use super::keys::{Action, Key, KeyMap};
+use super::{Action, Key, KeyMap};
 
 /// Every action with its name in `[keys]`.
 pub const ACTION_NAMES: &[(Action, &str)] = &[

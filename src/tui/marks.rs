@@ -1,4 +1,4 @@
-//! What changed since the previous fetch (issue 7): marks on rows that are new and rows whose
+//! Change marks: what changed since the previous fetch. Marks on rows that are new and rows whose
 //! watched fields (a conversation's status or assignee) changed.
 //!
 //! - A periodic refresh merges the first page ([`crate::pager::Pager::merge_head`]): its
@@ -15,9 +15,8 @@ use std::hash::{Hash, Hasher};
 
 use uuid::Uuid;
 
-use super::app::App;
 use super::tab::{TabFilter, TabState};
-use crate::api::{ApiError, Conversation, Page, Resource, Row, Status, Visitor};
+use crate::api::{ApiError, Conversation, Page, Row, Visitor};
 use crate::pager::Merged;
 
 /// A row whose "did it change" fields can be fingerprinted.
@@ -43,28 +42,6 @@ impl Watched for Visitor {
     fn watch_hash(&self) -> u64 {
         hash_of((&self.email, &self.name, &self.external_id))
     }
-}
-
-/// Loaded conversations that are open and unassigned.
-pub fn unassigned_open(rows: &[Conversation]) -> usize {
-    rows.iter()
-        .filter(|c| c.status == Status::Open && c.assignee_id.is_none())
-        .count()
-}
-
-/// True when the Conversations tab shows a saved view with `notify = true` (its filters are
-/// the tab's filters).
-pub fn watching(app: &App) -> bool {
-    app.views.iter().any(|v| {
-        v.notify && v.tab == Resource::Conversations && v.conversations == app.conversations.filter
-    })
-}
-
-/// The bytes of a notification: the bell, then OSC 9 (iTerm2, WezTerm, Windows Terminal…)
-/// and OSC 777 (rxvt, foot, Ghostty…). Fixed text and a number: nothing from the data.
-pub fn notification(more: usize) -> String {
-    let text = format!("{more} more unassigned open");
-    format!("\x07\x1b]9;convo: {text}\x07\x1b]777;notify;convo;{text}\x07")
 }
 
 /// The mark on one row.

@@ -1,6 +1,8 @@
 //! The one key map: actions, their default keys, descriptions and groups. The help overlay is
 //! generated from it, so what `?` shows is what the app does.
 
+pub mod config;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a key does in the table view.
@@ -167,7 +169,7 @@ pub struct Binding {
 }
 
 /// All bindings: [`KeyMap::default`], with the config's `[keys]` laid over it by
-/// [`KeyMap::with_config`] (in `keyconf.rs`).
+/// [`KeyMap::with_config`] (in [`config`]).
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     pub bindings: Vec<Binding>,

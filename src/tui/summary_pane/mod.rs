@@ -3,16 +3,17 @@
 //! (server-side, with Back history).
 //!
 //! The buckets are recomputed only when the rows change (a page, a refresh, a new walk), the
-//! grouping changes, or the minute turns (ages and staleness); never per frame.
+//! grouping changes, or the minute turns (ages and staleness); never per frame. How keys
+//! change it: [`update`].
 
-use crossterm::event::{KeyCode, KeyEvent};
+pub mod update;
 
-use super::app::{App, Overlay};
-use super::command::Command;
+use super::tab::TabState;
+use crate::api::{Conversation, ConversationFilter};
 pub use crate::summary::{Bucket, By, DEFAULT_STALE_AFTER_SECS, Key, Summary};
 
 /// The next or previous grouping, as Tab and Shift-Tab cycle them.
-fn cycle(by: By, step: isize) -> By {
+pub(crate) fn cycle(by: By, step: isize) -> By {
     let i = By::ALL.iter().position(|b| *b == by).unwrap_or(0) as isize;
     By::ALL[(i + step).rem_euclid(By::ALL.len() as isize) as usize]
 }
@@ -43,8 +44,9 @@ pub struct SummaryPane {
 }
 
 impl SummaryPane {
-    fn new(app: &App) -> SummaryPane {
-        let summary = Summary::new(app.now, app.stale_after_secs);
+    /// An empty pane grouped by status; [`SummaryPane::refresh`] counts the rows.
+    pub fn new(now: jiff::Timestamp, stale_after_secs: i64) -> SummaryPane {
+        let summary = Summary::new(now, stale_after_secs);
         SummaryPane {
             by: By::Status,
             selected: 0,
@@ -70,8 +72,42 @@ impl SummaryPane {
         self.summary.coverage().loaded as usize
     }
 
+    /// Brings the counts up to date with the tab's rows: the new rows only, or all of them
+    /// again when the walk, the rows in place or the minute changed. Cheap when nothing
+    /// changed; true when the counts changed.
+    pub fn refresh(
+        &mut self,
+        t: &TabState<Conversation, ConversationFilter>,
+        now: jiff::Timestamp,
+        stale_after_secs: i64,
+        aliases: &crate::config::Aliases,
+    ) -> bool {
+        let rows = t.rows();
+        let src = Source {
+            generation: t.generation,
+            revision: t.marks.revision(),
+            minute: now.as_second().div_euclid(60),
+            stale_after_secs,
+        };
+        if self.source == Some(src) && self.counted == rows.len() {
+            return false;
+        }
+        if self.source != Some(src) || self.counted > rows.len() {
+            self.summary = Summary::new(now, stale_after_secs);
+            self.counted = 0;
+        }
+        for c in &rows[self.counted..] {
+            self.summary.add(c);
+        }
+        self.counted = rows.len();
+        self.summary.set_more_available(!t.pager.is_done());
+        self.source = Some(src);
+        self.regroup(aliases);
+        true
+    }
+
     /// The grouping's buckets again, from the counts (no recount).
-    fn regroup(&mut self, app_aliases: &crate::config::Aliases) {
+    pub(crate) fn regroup(&mut self, app_aliases: &crate::config::Aliases) {
         self.buckets = self
             .summary
             .buckets(self.by)
@@ -85,113 +121,6 @@ impl SummaryPane {
     }
 }
 
-/// `S`: opens the pane (Conversations only).
-pub fn open(app: &mut App) {
-    if app.active != crate::api::Resource::Conversations {
-        app.say("the summary is for conversations: press 1 for that tab, then S");
-        return;
-    }
-    app.overlay = Overlay::Summary(Box::new(SummaryPane::new(app)));
-    refresh(app);
-}
-
-/// Brings the counts up to date with the tab's rows: the new rows only, or all of them again
-/// when the walk, the rows in place or the minute changed. Cheap when nothing changed.
-pub fn refresh(app: &mut App) {
-    let Overlay::Summary(p) = &mut app.overlay else {
-        return;
-    };
-    let t = &app.conversations;
-    let rows = t.rows();
-    let src = Source {
-        generation: t.generation,
-        revision: t.marks.revision(),
-        minute: app.now.as_second().div_euclid(60),
-        stale_after_secs: app.stale_after_secs,
-    };
-    if p.source == Some(src) && p.counted == rows.len() {
-        return;
-    }
-    if p.source != Some(src) || p.counted > rows.len() {
-        p.summary = Summary::new(app.now, app.stale_after_secs);
-        p.counted = 0;
-    }
-    for c in &rows[p.counted..] {
-        p.summary.add(c);
-    }
-    p.counted = rows.len();
-    p.summary.set_more_available(!t.pager.is_done());
-    p.source = Some(src);
-    p.regroup(&app.aliases);
-    app.dirty = true;
-}
-
-/// A key while the pane is open.
-pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let Overlay::Summary(p) = &mut app.overlay else {
-        return;
-    };
-    let n = p.buckets.len();
-    match k.code {
-        KeyCode::Esc if app.conversations.load_all => {
-            app.conversations.load_all = false;
-            app.say("stopped loading all pages");
-        }
-        KeyCode::Esc | KeyCode::Char('S') => app.overlay = Overlay::None,
-        KeyCode::Char('q') => cmds.push(Command::Quit),
-        KeyCode::Down | KeyCode::Char('j') => {
-            p.selected = (p.selected + 1).min(n.saturating_sub(1))
-        }
-        KeyCode::Up | KeyCode::Char('k') => p.selected = p.selected.saturating_sub(1),
-        KeyCode::Home | KeyCode::Char('g') => p.selected = 0,
-        KeyCode::End | KeyCode::Char('G') => p.selected = n.saturating_sub(1),
-        KeyCode::Tab | KeyCode::Char('b') => {
-            p.by = cycle(p.by, 1);
-            p.selected = 0;
-            p.regroup(&app.aliases);
-            app.dirty = true;
-        }
-        KeyCode::BackTab => {
-            p.by = cycle(p.by, -1);
-            p.selected = 0;
-            p.regroup(&app.aliases);
-            app.dirty = true;
-        }
-        KeyCode::Char('L') => {
-            let t = &mut app.conversations;
-            t.load_all = true;
-            t.error = None;
-        }
-        KeyCode::Enter => {
-            let Some((key, label)) = p
-                .buckets
-                .get(p.selected)
-                .map(|(b, label)| (b.key.clone(), label.clone()))
-            else {
-                return;
-            };
-            match key.filter(&app.conversations.filter) {
-                None if key == Key::Overflow => {
-                    app.say("the overflow bucket holds many values: no single filter for it")
-                }
-                None => app.say(format!(
-                    "the service has no filter for status {:?}",
-                    crate::text::one_line(&label, 40)
-                )),
-                Some(f) => {
-                    app.overlay = Overlay::None;
-                    match app.conversations.set_filter(f) {
-                        Some(c) => cmds.push(c),
-                        None => app.say("filters unchanged"),
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
-    refresh(app);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,7 +130,7 @@ mod tests {
     fn pane_of(rows: &[Conversation], by: By, stale_after_secs: i64) -> SummaryPane {
         let mut app = testing::app(120, 40, 50);
         app.stale_after_secs = stale_after_secs;
-        let mut p = SummaryPane::new(&app);
+        let mut p = SummaryPane::new(app.now, app.stale_after_secs);
         for c in rows {
             p.summary.add(c);
         }

@@ -1,10 +1,13 @@
-//! Quick search and display-only sort of a tab's loaded rows.
+//! Display-only sort of a tab's loaded rows (`>` `<` choose the column, `=` reverses).
 //!
-//! Both work on indices into the pager's rows, so the selection stays "the row at
-//! `TabState::selected`" and the reselect-by-id logic of reloads is untouched. The sort is a
+//! The sort works on indices into the pager's rows, so the selection stays "the row at
+//! `TabState::selected`" and the reselect-by-id logic of reloads is untouched. It is a
 //! permutation computed once when the rows, the generation or the sort change (never per
 //! frame); a new walk (reload, filters) clears it (decisions.md: rows are shown in the
-//! server's order; a local sort is display-only and marked).
+//! server's order; a local sort is display-only and marked). How keys change it:
+//! [`update`].
+
+pub mod update;
 
 use super::columns::{Cells, Column};
 use crate::api::Row;
@@ -17,13 +20,9 @@ pub struct Sort {
     pub desc: bool,
 }
 
-/// Search and sort of one tab.
+/// The sort of one tab and the order it gives.
 #[derive(Debug, Clone, Default)]
-pub struct Find {
-    /// The search text; empty means no search.
-    pub query: String,
-    /// Indices of the rows that match, ascending.
-    pub matches: Vec<usize>,
+pub struct Sorting {
     pub sort: Option<Sort>,
     /// Display position → row index; empty when not sorted.
     pub perm: Vec<usize>,
@@ -31,11 +30,11 @@ pub struct Find {
     pub inv: Vec<usize>,
     /// The first display position on screen while sorted.
     pub offset: usize,
-    /// (generation, rows) the matches and permutation were computed for.
+    /// (generation, rows) the permutation was computed for.
     basis: Option<(u64, usize)>,
 }
 
-impl Find {
+impl Sorting {
     /// True when a sort is in effect.
     pub fn sorted(&self) -> bool {
         self.sort.is_some() && !self.perm.is_empty()
@@ -59,19 +58,12 @@ impl Find {
         }
     }
 
-    /// True if row `i` matches the search.
-    pub fn is_match(&self, i: usize) -> bool {
-        !self.query.is_empty() && self.matches.binary_search(&i).is_ok()
-    }
-
-    /// Recomputes matches and the permutation if the rows changed (or `force`). A new
-    /// generation (reload, filters) clears the sort.
+    /// Recomputes the permutation if the rows changed (or `force`). A new generation (reload,
+    /// filters) clears the sort.
     pub fn refresh<T: Row + Cells>(
         &mut self,
         rows: &[T],
         generation: u64,
-        columns: &[Column],
-        now: jiff::Timestamp,
         aliases: &Aliases,
         force: bool,
     ) {
@@ -84,21 +76,6 @@ impl Find {
             self.offset = 0;
         }
         self.basis = basis;
-        self.matches = if self.query.is_empty() {
-            Vec::new()
-        } else {
-            let q = self.query.to_lowercase();
-            rows.iter()
-                .enumerate()
-                .filter(|(_, r)| {
-                    columns.iter().any(|c| {
-                        r.text(*c, now, aliases)
-                            .is_some_and(|t| t.to_lowercase().contains(&q))
-                    })
-                })
-                .map(|(i, _)| i)
-                .collect()
-        };
         match self.sort {
             Some(s) => {
                 let mut perm: Vec<usize> = (0..rows.len()).collect();
@@ -133,31 +110,13 @@ impl Find {
         self.offset = self.offset.min(n.saturating_sub(body));
     }
 
-    /// Matches as (display position, row index), in display order.
-    fn by_pos(&self) -> Vec<(usize, usize)> {
-        let mut v: Vec<(usize, usize)> = self.matches.iter().map(|&i| (self.pos(i), i)).collect();
-        v.sort_unstable();
-        v
-    }
-
-    /// The next (or previous) match after display position `from`, wrapping around: the row
-    /// index and its number among the matches (1-based).
-    pub fn next_match(&self, from: usize, back: bool) -> Option<(usize, usize)> {
-        let v = self.by_pos();
-        let k = if back {
-            v.iter()
-                .rposition(|(p, _)| *p < from)
-                .or(v.len().checked_sub(1))?
-        } else {
-            v.iter().position(|(p, _)| *p > from).unwrap_or(0)
-        };
-        v.get(k).map(|(_, i)| (*i, k + 1))
-    }
-
-    /// The first match at or after display position `from`, wrapping (search as you type).
-    pub fn first_match_from(&self, from: usize) -> Option<(usize, usize)> {
-        let v = self.by_pos();
-        let k = v.iter().position(|(p, _)| *p >= from).unwrap_or(0);
-        v.get(k).map(|(_, i)| (*i, k + 1))
+    /// The header's sort mark, e.g. `sorted by created ↓ (display only)`.
+    pub fn mark(&self) -> Option<String> {
+        let s = self.sort?;
+        Some(format!(
+            "sorted by {} {} (display only)",
+            s.col.name(),
+            if s.desc { "↓" } else { "↑" }
+        ))
     }
 }

@@ -4,14 +4,15 @@
 use crossterm::event::MouseEventKind;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent};
 
-use super::app::{App, Overlay};
+use super::app::{App, Message, Overlay};
 use super::command::Command;
-use super::form::{FilterForm, FormOutcome};
-use super::insight;
+use super::filter_form::{FilterForm, FormOutcome};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
 use super::msg::{Loaded, Msg};
+use super::prompt::Prompt;
 use super::tab::Retry;
+use super::{browser, export, marks, notify, profiles, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
 /// Rows the mouse wheel moves.
@@ -55,11 +56,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             result,
         } => on_head(app, tab, generation, result, &mut cmds),
         Msg::Notice { text, error } => {
-            app.message = Some(super::app::Message { text, error });
+            app.message = Some(Message { text, error });
             app.dirty = true;
         }
         Msg::ProfileLoaded { result } => {
-            cmds.extend(super::habits::profile_loaded(app, result));
+            cmds.extend(profiles::update::profile_loaded(app, result));
             app.dirty = true;
         }
         Msg::Retrying {
@@ -81,17 +82,18 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             })
         }
     }
-    super::walk_export::step(app, &mut cmds);
+    export::walk::step(app, &mut cmds);
     fill(app, &mut cmds);
-    super::summary_pane::refresh(app);
-    super::habits::after_update(app);
+    summary_pane::update::refresh(app);
+    search::update::refresh(app, false);
+    sort::update::refresh(app, false);
     cmds
 }
 
 /// The user moved the selection to another row: that row's mark goes.
 fn seen_selection(app: &mut App, before: Option<uuid::Uuid>) {
     if app.selected_id() != before {
-        with_tab!(app, app.active, |t| insight::selected(t));
+        with_tab!(app, app.active, |t| marks::selected(t));
     }
 }
 
@@ -145,7 +147,7 @@ fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
             }
             let start = t.rows().len();
             t.apply(conversations_page(result), body);
-            insight::after_page(t, start);
+            marks::after_page(t, start);
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
@@ -154,7 +156,7 @@ fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
             }
             let start = t.rows().len();
             t.apply(visitors_page(result), body);
-            insight::after_page(t, start);
+            marks::after_page(t, start);
         }
     }
     app.dirty = true;
@@ -168,17 +170,17 @@ fn on_head(
     cmds: &mut Vec<Command>,
 ) {
     let body = app.body_height();
-    let watching = insight::watching(app);
+    let watching = notify::watching(&app.views, &app.conversations.filter);
     let merged = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
             if t.generation != generation || !t.head_in_flight {
                 return;
             }
-            let before = watching.then(|| insight::unassigned_open(t.rows()));
-            let merged = insight::merge_head(t, conversations_page(result), body);
+            let before = watching.then(|| notify::unassigned_open(t.rows()));
+            let merged = marks::merge_head(t, conversations_page(result), body);
             if let Some(more) = before
-                .map(|b| insight::unassigned_open(t.rows()).saturating_sub(b))
+                .map(|b| notify::unassigned_open(t.rows()).saturating_sub(b))
                 .filter(|n| *n > 0)
             {
                 cmds.push(Command::Notify { more });
@@ -190,7 +192,7 @@ fn on_head(
             if t.generation != generation || !t.head_in_flight {
                 return;
             }
-            insight::merge_head(t, visitors_page(result), body)
+            marks::merge_head(t, visitors_page(result), body)
         }
     };
     if !merged.new_ids.is_empty() {
@@ -236,7 +238,7 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         cmds.push(Command::Quit);
         return;
     }
-    if super::habits::on_key(app, k, cmds) {
+    if on_prompt_key(app, k, cmds) {
         return;
     }
     match &mut app.overlay {
@@ -280,15 +282,61 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             return;
         }
         Overlay::Summary(_) => {
-            super::summary_pane::on_key(app, k, cmds);
+            summary_pane::update::on_key(app, k, cmds);
             return;
         }
         Overlay::None => {}
     }
     if let Some(action) = app.keymap.action(&k)
-        && !super::habits::before_action(app, action, cmds)
+        && !before_action(app, action, cmds)
     {
         on_action(app, action, cmds);
+    }
+}
+
+/// While a prompt is open it takes every key; true when one was open.
+fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
+    let Some(prompt) = app.prompt.clone() else {
+        return false;
+    };
+    match prompt {
+        Prompt::Profiles(sel) => profiles::update::on_picker_key(app, sel, k, cmds),
+        Prompt::ExportScope(ref path) | Prompt::ExportConfirm(ref path) => {
+            export::walk::on_prompt_key(app, &prompt, path.clone(), k, cmds)
+        }
+        Prompt::Search(text) => search::update::on_prompt_key(app, text, k),
+        Prompt::Export(text) => export::update::on_path_key(app, text, k, cmds),
+    }
+    true
+}
+
+/// The features' actions, and moves while sorted; true when the action was handled.
+fn before_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) -> bool {
+    match action {
+        Action::Search => search::update::open(app),
+        Action::SearchNext | Action::SearchPrev => {
+            search::update::step_match(app, action == Action::SearchPrev)
+        }
+        Action::Export | Action::Close if app.walk_export.is_some() => {
+            export::walk::on_action(app, action, cmds)
+        }
+        Action::Export => export::update::open(app),
+        Action::Open => open_in_browser(app, cmds),
+        Action::Profiles => profiles::update::open_picker(app),
+        _ => return sort::update::on_action(app, action),
+    }
+    true
+}
+
+/// `o`: opens the selected row in the web app.
+fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
+    let id = app.selected_id();
+    match browser::url_for(app.web_url.as_deref(), app.active, id) {
+        Ok(url) => {
+            app.say(format!("opening {}", crate::text::one_line(&url, 200)));
+            cmds.push(Command::OpenUrl(url));
+        }
+        Err(why) => app.say(why),
     }
 }
 
@@ -366,7 +414,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                     t.error = None; // retry the failed page; loaded rows stay
                     None
                 } else {
-                    insight::before_reload(t);
+                    marks::before_reload(t);
                     Some(t.restart(true))
                 }
             });
@@ -386,7 +434,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             t.load_all = true;
             t.error = None;
         }),
-        Action::Summary => super::summary_pane::open(app),
+        Action::Summary => summary_pane::update::open(app),
         Action::Help => app.overlay = Overlay::Help { scroll: 0 },
         Action::Close => {
             let stopped = with_tab!(app, app.active, |t| std::mem::replace(
@@ -402,7 +450,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             }
         }
         Action::Quit => cmds.push(Command::Quit),
-        // Handled by `habits::before_action`.
+        // Handled by `before_action`.
         Action::Search
         | Action::SearchNext
         | Action::SearchPrev

@@ -3,7 +3,7 @@
 //! (it fetches every remaining page), then runs as `L` does: the tab's own walk, so every
 //! fetch carries the tab and its generation and an answer of an older walk is dropped. When
 //! the walk ends, the rows are written in one go through the same CSV/JSONL formatting as
-//! `convo list` ([`super::habits::format_rows`]), to a new file (never overwritten).
+//! `convo list` ([`super::format_rows`]), to a new file (never overwritten).
 //!
 //! Esc stops the walk and writes the rows fetched so far, said to be partial. A failed page,
 //! or a walk that starts over (new filters, reload, another profile), writes nothing: no file
@@ -11,22 +11,14 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::app::{App, Message};
-use super::command::{Command, ExportKind};
-use super::habits::{Prompt, export};
-use super::keys::Action;
+use super::WalkExport;
+use super::update::export;
 use crate::api::Resource;
 use crate::text::one_line;
-
-/// A whole-walk export in progress.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WalkExport {
-    pub tab: Resource,
-    /// The tab's walk it follows; another generation means the walk started over.
-    pub generation: u64,
-    /// Where it will be written (as typed).
-    pub path: String,
-}
+use crate::tui::app::{App, Message};
+use crate::tui::command::{Command, ExportKind};
+use crate::tui::keys::Action;
+use crate::tui::prompt::Prompt;
 
 /// Where a tab's walk stands.
 struct Walk {
@@ -70,7 +62,7 @@ pub fn after_path(app: &mut App, path: &str, cmds: &mut Vec<Command>) {
         };
         return export(app, app.active, path, kind, cmds);
     }
-    app.habits.prompt = Some(Prompt::ExportScope(path.to_string()));
+    app.prompt = Some(Prompt::ExportScope(path.to_string()));
 }
 
 /// Keys in the scope and confirmation prompts.
@@ -83,18 +75,18 @@ pub fn on_prompt_key(
 ) {
     match (prompt, k.code) {
         (Prompt::ExportScope(_), KeyCode::Char('l') | KeyCode::Enter) => {
-            app.habits.prompt = None;
+            app.prompt = None;
             export(app, app.active, &path, ExportKind::Loaded, cmds);
         }
         (Prompt::ExportScope(_), KeyCode::Char('w')) => {
-            app.habits.prompt = Some(Prompt::ExportConfirm(path));
+            app.prompt = Some(Prompt::ExportConfirm(path));
         }
         (Prompt::ExportConfirm(_), KeyCode::Char('y') | KeyCode::Enter) => {
-            app.habits.prompt = None;
+            app.prompt = None;
             start(app, path);
         }
         (_, KeyCode::Esc | KeyCode::Char('n')) => {
-            app.habits.prompt = None;
+            app.prompt = None;
             app.say("export cancelled: nothing fetched, nothing written");
         }
         _ => {}
@@ -109,7 +101,7 @@ fn start(app: &mut App, path: String) {
         t.load_all = true;
         t.generation
     });
-    app.habits.walk_export = Some(WalkExport {
+    app.walk_export = Some(WalkExport {
         tab,
         generation,
         path,
@@ -120,12 +112,12 @@ fn start(app: &mut App, path: String) {
 /// After every message, before the next fetches are asked for: follows the walk, writes the
 /// rows once it is complete, gives up (writing nothing) when it failed or started over.
 pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(we) = app.habits.walk_export.clone() else {
+    let Some(we) = app.walk_export.clone() else {
         return;
     };
     let w = walk_of(app, we.tab);
     if w.generation != we.generation {
-        app.habits.walk_export = None;
+        app.walk_export = None;
         return fail(
             app,
             format!(
@@ -137,7 +129,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         );
     }
     if w.failed {
-        app.habits.walk_export = None;
+        app.walk_export = None;
         let k = |a| app.keymap.key_of(a);
         let text = format!(
             "whole-walk export stopped after {} rows, a page failed: nothing written to {} \
@@ -150,7 +142,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         return fail(app, text);
     }
     if w.done {
-        app.habits.walk_export = None;
+        app.walk_export = None;
         let kind = ExportKind::WholeWalk {
             warnings: w.warnings,
         };
@@ -164,7 +156,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
 /// `e` and Esc while the walk runs: `e` says what runs; Esc stops it and writes the rows
 /// fetched so far, said to be partial.
 pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
-    let Some(we) = app.habits.walk_export.clone() else {
+    let Some(we) = app.walk_export.clone() else {
         return;
     };
     let w = walk_of(app, we.tab);
@@ -175,7 +167,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             w.loaded
         ));
     }
-    app.habits.walk_export = None;
+    app.walk_export = None;
     with_tab!(app, we.tab, |t| t.load_all = false);
     if w.loaded == 0 {
         return app.say("whole-walk export stopped: no rows fetched yet; nothing written");
@@ -191,7 +183,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
 /// The status line while the walk runs, e.g. `exporting the whole walk of conversations to
 /// ./x.csv: 150 rows fetched · more available · Esc stops (writes them, marked partial)`.
 pub fn progress(app: &App) -> Option<String> {
-    let we = app.habits.walk_export.as_ref()?;
+    let we = app.walk_export.as_ref()?;
     let w = walk_of(app, we.tab);
     Some(format!(
         " exporting the whole walk of {} to {}: {} rows fetched · more available · {} stops \

@@ -1,0 +1,68 @@
+//! Writing an export, run by the runtime: to a new file (an existing one is never replaced),
+//! off the UI thread; the outcome comes back as `Msg::Notice`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::tui::command::ExportKind;
+use crate::tui::msg::Msg;
+
+fn notice(tx: &UnboundedSender<Msg>, text: String, error: bool) {
+    let _ = tx.send(Msg::Notice { text, error });
+}
+
+/// Writes an export to a new file: an existing file is never replaced.
+pub fn export(
+    path: PathBuf,
+    contents: String,
+    rows: usize,
+    kind: ExportKind,
+    tx: &UnboundedSender<Msg>,
+) {
+    let tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let shown = crate::text::one_line(&path.display().to_string(), 200);
+        let result = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| {
+                f.write_all(contents.as_bytes())?;
+                f.flush()
+            });
+        match result {
+            Ok(()) => {
+                let (text, warn) = match kind {
+                    ExportKind::Loaded => (format!("exported {rows} rows to {shown}"), false),
+                    ExportKind::WholeWalk { warnings } if warnings.is_empty() => (
+                        format!("exported the whole walk, all {rows} rows, to {shown}"),
+                        false,
+                    ),
+                    ExportKind::WholeWalk { warnings } => (
+                        format!(
+                            "exported {rows} rows to {shown}, but the walk may be incomplete: {}",
+                            warnings.join("; ")
+                        ),
+                        true,
+                    ),
+                    ExportKind::PartialWalk => (
+                        format!(
+                            "PARTIAL export: {rows} rows written to {shown}; the walk was \
+                             stopped before its end and more rows exist"
+                        ),
+                        true,
+                    ),
+                };
+                notice(&tx, text, warn)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => notice(
+                &tx,
+                format!("{shown} exists: not overwritten; press e again and choose another name"),
+                true,
+            ),
+            Err(e) => notice(&tx, format!("export to {shown} failed: {e}"), true),
+        }
+    });
+}

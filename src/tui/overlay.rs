@@ -1,0 +1,23 @@
+//! What covers the table, if anything: one overlay at a time. Each is drawn by its file in
+//! [`super::view`] and takes the keys while open (`update::on_key`).
+
+use super::filter_form::FilterForm;
+use super::summary_pane::SummaryPane;
+
+/// What covers the table, if anything. One at a time.
+#[derive(Debug, Clone, Default)]
+pub enum Overlay {
+    #[default]
+    None,
+    /// The key list, scrolled by this many lines (on short terminals).
+    Help {
+        scroll: usize,
+    },
+    /// The saved-view picker with its selected line.
+    Views {
+        selected: usize,
+    },
+    Filter(Box<FilterForm>),
+    /// `S`: the summary of the Conversations tab's loaded walk.
+    Summary(Box<SummaryPane>),
+}

@@ -1,0 +1,56 @@
+//! Loading another profile, run by the runtime: the config is read again with the profile
+//! and its client built; the answer comes back as `Msg::ProfileLoaded`.
+
+use std::path::PathBuf;
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::ProfileSwitch;
+use crate::api::Client;
+use crate::config::{Config, Overrides};
+use crate::tui::msg::Msg;
+
+/// The header's endpoint text: host (and port) and the masked key.
+pub fn endpoint_of(client: &Client) -> String {
+    let base = client.base_url();
+    let host = match (base.host_str(), base.port()) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        (Some(h), None) => h.to_string(),
+        _ => base.to_string(),
+    };
+    crate::text::one_line(&format!("{host} · {}", client.masked_key()), 80)
+}
+
+/// What the app takes from a loaded config (with its client).
+pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
+    let client = crate::setup::client_for(cfg).map_err(|e| e.to_string())?;
+    Ok(ProfileSwitch {
+        name,
+        page_size: cfg.page_size,
+        views: cfg.views.clone(),
+        aliases: cfg.aliases.clone(),
+        refresh_secs: cfg.refresh_secs,
+        endpoint: endpoint_of(&client),
+        ui: cfg.ui.clone(),
+        profiles: cfg.profiles.clone(),
+        client: Some(client),
+    })
+}
+
+/// Loads the config again with `profile` (it may run `api_key_command`, hence a blocking
+/// task) and builds its client.
+pub fn switch_profile(config_path: Option<PathBuf>, name: String, tx: &UnboundedSender<Msg>) {
+    let tx = tx.clone();
+    tokio::task::spawn_blocking(move || {
+        let ov = Overrides {
+            config_path,
+            base_url: None,
+            profile: Some(name.clone()),
+        };
+        let result = Config::load(&ov)
+            .map_err(|e| e.to_string())
+            .and_then(|cfg| switch_of(&cfg, name))
+            .map(Box::new);
+        let _ = tx.send(Msg::ProfileLoaded { result });
+    });
+}

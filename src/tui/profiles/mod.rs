@@ -1,0 +1,47 @@
+//! Profiles (`P`): the picker, and switching to another `[profiles.NAME]` of the config. How
+//! keys and the loaded profile change the app: [`update`]; loading a profile (I/O, run by the
+//! runtime): [`load`].
+
+pub mod load;
+pub mod update;
+
+use crate::api::Limit;
+use crate::config::{Aliases, View};
+use crate::ui_config::UiConfig;
+
+/// The profiles the config defines and the one in use.
+#[derive(Debug, Clone, Default)]
+pub struct Profiles {
+    /// The profile in use, shown in the header.
+    pub current: Option<String>,
+    /// Profiles the config defines (for `P`).
+    pub names: Vec<String>,
+    /// A profile switch is being loaded.
+    pub switching: Option<String>,
+}
+
+/// A profile loaded by the runtime: what the app takes from the new config. (The runtime
+/// keeps the new client itself.)
+#[derive(Clone)]
+pub struct ProfileSwitch {
+    pub name: String,
+    pub page_size: Limit,
+    pub views: Vec<View>,
+    pub aliases: Aliases,
+    pub refresh_secs: Option<u64>,
+    /// The header's endpoint text (host and masked key).
+    pub endpoint: String,
+    pub ui: UiConfig,
+    pub profiles: Vec<String>,
+    /// The client of the new profile; the runtime takes it.
+    pub client: Option<crate::api::Client>,
+}
+
+impl std::fmt::Debug for ProfileSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProfileSwitch")
+            .field("name", &self.name)
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,115 @@
+//! How `P`, the picker's keys and a loaded profile change the app.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::ProfileSwitch;
+use crate::tui::app::{App, Message, Overlay, builtin_view};
+use crate::tui::command::Command;
+use crate::tui::keys::KeyMap;
+use crate::tui::prompt::Prompt;
+
+/// `P`: opens the picker on the profile in use.
+pub fn open_picker(app: &mut App) {
+    if app.profiles.names.is_empty() {
+        app.say("no profiles: add [profiles.NAME] sections to the config");
+    } else {
+        let cur = app
+            .profiles
+            .current
+            .as_ref()
+            .and_then(|p| app.profiles.names.iter().position(|x| x == p))
+            .unwrap_or(0);
+        app.prompt = Some(Prompt::Profiles(cur));
+    }
+}
+
+/// A key while the picker is open on line `sel`.
+pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
+    let n = app.profiles.names.len().max(1);
+    match k.code {
+        KeyCode::Esc | KeyCode::Char('P') => app.prompt = None,
+        KeyCode::Down | KeyCode::Char('j') => app.prompt = Some(Prompt::Profiles((sel + 1) % n)),
+        KeyCode::Up | KeyCode::Char('k') => app.prompt = Some(Prompt::Profiles((sel + n - 1) % n)),
+        KeyCode::Enter => {
+            app.prompt = None;
+            if let Some(name) = app.profiles.names.get(sel).cloned() {
+                app.profiles.switching = Some(name.clone());
+                app.say(format!(
+                    "loading profile {}…",
+                    crate::text::one_line(&name, 40)
+                ));
+                cmds.push(Command::SwitchProfile(name));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A loaded profile: the new settings, both tabs restarted (new generations, older answers
+/// dropped), search and sort cleared.
+pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>) -> Vec<Command> {
+    app.profiles.switching = None;
+    let sw = match result {
+        Ok(sw) => sw,
+        Err(e) => {
+            app.message = Some(Message {
+                text: format!("profile not switched: {}", crate::text::one_line(&e, 300)),
+                error: true,
+            });
+            return Vec::new();
+        }
+    };
+    let keymap = match KeyMap::with_config(&sw.ui.keys) {
+        Ok(k) => k,
+        Err(e) => {
+            app.message = Some(Message {
+                text: format!(
+                    "profile not switched: {}: {}",
+                    e.key,
+                    crate::text::one_line(&e.message, 300)
+                ),
+                error: true,
+            });
+            return Vec::new();
+        }
+    };
+    let no_color = app.theme.no_color;
+    app.apply_ui(&sw.ui, no_color);
+    app.profiles = super::Profiles {
+        current: Some(sw.name.clone()),
+        names: sw.profiles.clone(),
+        switching: None,
+    };
+    app.prompt = None;
+    app.search = Default::default();
+    app.sort = Default::default();
+    app.walk_export = None;
+    app.keymap = keymap;
+    app.limit = sw.page_size;
+    app.aliases = sw.aliases.clone();
+    app.stale_after_secs = sw
+        .ui
+        .stale_after_secs
+        .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS);
+    app.refresh_secs = sw.refresh_secs.filter(|s| *s > 0);
+    app.refresh_on = app.refresh_secs.is_some();
+    let mut views = vec![builtin_view()];
+    views.extend(sw.views.iter().cloned());
+    app.views = views;
+    app.endpoint = sw.endpoint.clone();
+    app.detail = None;
+    app.overlay = Overlay::None;
+    // Ids in filters belong to the old service: both tabs start unfiltered.
+    app.conversations.filter = Default::default();
+    app.visitors.filter = Default::default();
+    app.conversations.pager = crate::pager::Pager::new(sw.page_size.get());
+    app.visitors.pager = crate::pager::Pager::new(sw.page_size.get());
+    let cmds = vec![
+        app.conversations.restart(false),
+        app.visitors.restart(false),
+    ];
+    app.conversations.history.clear();
+    app.visitors.history.clear();
+    app.say(format!("profile {}", crate::text::one_line(&sw.name, 40)));
+    cmds
+}

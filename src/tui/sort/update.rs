@@ -1,0 +1,120 @@
+//! How `>`, `<`, `=` and the moves while sorted change the app.
+
+use super::Sort;
+use crate::api::Resource;
+use crate::tui::app::App;
+use crate::tui::columns::Column;
+use crate::tui::keys::Action;
+
+/// The sort's actions, and moves while sorted (in display order); true when handled.
+pub fn on_action(app: &mut App, action: Action) -> bool {
+    let body = app.body_height();
+    let sorted = app.sort.get(app.active).sorted();
+    match action {
+        Action::SortNext | Action::SortPrev => cycle_sort(app, action == Action::SortPrev),
+        Action::SortReverse => {
+            let f = app.sort.get_mut(app.active);
+            f.sort = match f.sort {
+                Some(s) if s.desc => Some(Sort { desc: false, ..s }),
+                Some(_) => None,
+                None => {
+                    app.say(format!(
+                        "no sort: {} / {} choose a column",
+                        app.keymap.key_of(Action::SortNext),
+                        app.keymap.key_of(Action::SortPrev)
+                    ));
+                    return true;
+                }
+            };
+            resorted(app);
+        }
+        Action::Down if sorted => move_sorted(app, 1),
+        Action::Up if sorted => move_sorted(app, -1),
+        Action::PageDown if sorted && app.detail.is_none() => move_sorted(app, body as isize),
+        Action::PageUp if sorted && app.detail.is_none() => move_sorted(app, -(body as isize)),
+        Action::Top if sorted => move_sorted(app, isize::MIN / 2),
+        Action::Bottom if sorted => move_sorted(app, isize::MAX / 2),
+        _ => return false,
+    }
+    true
+}
+
+/// After every message: recomputes the order of both tabs when their rows changed (or of
+/// the active tab when `force`), and keeps the sorted selection on screen.
+pub fn refresh(app: &mut App, force: bool) {
+    let body = app.body_height();
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let force = force && tab == app.active;
+        let s = app.sort.get_mut(tab);
+        with_tab!(ref app, tab, |t| {
+            s.refresh(t.rows(), t.generation, &app.aliases, force);
+            if s.sorted() {
+                s.scroll_to(t.selected, t.rows().len(), body);
+            }
+        });
+    }
+}
+
+/// The selected row (an index into the loaded rows) of the active tab.
+pub fn selected(app: &App) -> usize {
+    with_tab!(ref app, app.active, |t| t.selected)
+}
+
+fn rows_len(app: &App) -> usize {
+    with_tab!(ref app, app.active, |t| t.rows().len())
+}
+
+/// Selects row `i` (an index into the loaded rows) and keeps it on screen.
+pub fn select_row(app: &mut App, i: usize) {
+    let body = app.body_height();
+    with_tab!(app, app.active, |t| t.select(i, body));
+    let (sel, n) = (selected(app), rows_len(app));
+    let f = app.sort.get_mut(app.active);
+    if f.sorted() {
+        f.scroll_to(sel, n, body);
+    }
+    if let Some(s) = app.detail.as_mut() {
+        *s = 0;
+    }
+}
+
+fn move_sorted(app: &mut App, delta: isize) {
+    let n = rows_len(app);
+    if n == 0 {
+        return;
+    }
+    let f = app.sort.get(app.active);
+    let pos = f.pos(selected(app)) as isize;
+    let target = pos.saturating_add(delta).clamp(0, n as isize - 1) as usize;
+    let i = f.row_at(target);
+    select_row(app, i);
+}
+
+fn cycle_sort(app: &mut App, back: bool) {
+    let cols: Vec<Column> = app.columns.of(app.active).to_vec();
+    if cols.is_empty() {
+        return;
+    }
+    let f = app.sort.get_mut(app.active);
+    let cur = f.sort.and_then(|s| cols.iter().position(|c| *c == s.col));
+    let next = match (cur, back) {
+        (None, false) => 0,
+        (None, true) => cols.len() - 1,
+        (Some(i), false) => (i + 1) % cols.len(),
+        (Some(i), true) => (i + cols.len() - 1) % cols.len(),
+    };
+    let desc = f.sort.is_none_or(|s| s.desc);
+    f.sort = Some(Sort {
+        col: cols[next],
+        desc,
+    });
+    resorted(app);
+}
+
+/// The sort changed: recompute it, keep the selected row selected and on screen.
+fn resorted(app: &mut App) {
+    refresh(app, true);
+    let sel = selected(app);
+    select_row(app, sel);
+    app.message = None;
+}
