@@ -10,6 +10,7 @@
 //! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
 //! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
 //!   theme, columns and `web_url` parts.
+//! - [`sla`]: response-time targets and a conversation's state against them (pure).
 //! - [`pager`]: the cursor walk, a pure state machine.
 //! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.
 //! - [`text`]: sanitising untrusted text and fitting it to terminal cells.
@@ -24,6 +25,7 @@ pub mod logging;
 pub mod output;
 pub mod pager;
 pub mod setup;
+pub mod sla;
 pub mod summary;
 pub mod text;
 pub mod tui;

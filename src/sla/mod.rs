@@ -1,0 +1,337 @@
+//! Response-time targets (decisions.md "Response-time targets"): a conversation's state against
+//! them (ok, imminent, breaching) and the time left or overdue, at a given "now".
+//!
+//! Pure: no I/O, no UI, `now` is a parameter. Shared by the TUI, `convo summary` and
+//! `convo list`. A conversation *waits* while it is open and unassigned, from `createdAt`;
+//! `first_response` is the target for waiting. `resolution` is the target for not being closed,
+//! from `createdAt`. Imminent from `warn_at` × target, breaching from the target on. With
+//! business hours the clock only runs inside them ([`hours`]). These are approximations from
+//! list data alone: the list does not say when a conversation was first answered or reopened.
+//!
+//! - [`hours`]: business hours and their clock.
+
+pub mod hours;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use jiff::Timestamp;
+use uuid::Uuid;
+
+use crate::api::{Conversation, Status};
+pub use hours::{BusinessHours, HoursError};
+
+/// The default `warn_at`: imminent at 80 % of a target.
+pub const DEFAULT_WARN_AT: f64 = 0.8;
+
+/// A conversation's standing against one target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum State {
+    /// Less than `warn_at` of the target has run.
+    Ok,
+    /// At least `warn_at` of the target has run, not all of it.
+    Imminent,
+    /// The target has run out.
+    Breaching,
+}
+
+impl State {
+    /// The lower-case name, as in JSON and CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Ok => "ok",
+            State::Imminent => "imminent",
+            State::Breaching => "breaching",
+        }
+    }
+
+    /// A mark for when colour is off (NO_COLOR): nothing, `!`, `‼`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            State::Ok => " ",
+            State::Imminent => "!",
+            State::Breaching => "‼",
+        }
+    }
+}
+
+/// Which target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// Waiting (open and unassigned) from `createdAt`.
+    FirstResponse,
+    /// Not closed, from `createdAt`.
+    Resolution,
+}
+
+/// Where a conversation stands against a target at "now".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due {
+    pub state: State,
+    /// Seconds of the target left (> 0) or overdue (< 0), in clock time (business seconds when
+    /// business hours are set).
+    pub due_secs: i64,
+    /// Seconds the clock has run since `createdAt`.
+    pub elapsed_secs: i64,
+}
+
+impl Due {
+    /// "in 1m", "over 12m", "due now".
+    pub fn label(&self) -> String {
+        match self.due_secs {
+            0 => "due now".into(),
+            s if s > 0 => format!("in {}", short(s)),
+            s => format!("over {}", short(s.saturating_neg())),
+        }
+    }
+}
+
+/// A span of seconds in its largest unit, floored: `45s`, `12m`, `3h`, `2d`.
+pub fn short(secs: i64) -> String {
+    let s = secs.max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+/// The targets that apply to one site. `None`: not tracked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    /// Seconds (> 0) a conversation may wait.
+    pub first_response: Option<i64>,
+    /// Seconds (> 0) a conversation may stay not closed.
+    pub resolution: Option<i64>,
+    /// In (0, 1]: the share of a target at which it becomes imminent.
+    pub warn_at: f64,
+    /// When the clock runs; `None`: always.
+    pub hours: Option<Arc<BusinessHours>>,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            first_response: None,
+            resolution: None,
+            warn_at: DEFAULT_WARN_AT,
+            hours: None,
+        }
+    }
+}
+
+impl Policy {
+    /// The target's seconds, if tracked.
+    pub fn target(&self, which: Target) -> Option<i64> {
+        match which {
+            Target::FirstResponse => self.first_response,
+            Target::Resolution => self.resolution,
+        }
+    }
+
+    /// Seconds the clock has run from `from` to `now`.
+    pub fn elapsed(&self, from: Timestamp, now: Timestamp) -> i64 {
+        match &self.hours {
+            Some(h) => h.elapsed(from, now),
+            None if now > from => now.duration_since(from).as_secs(),
+            None => 0,
+        }
+    }
+
+    /// The state of something that started at `from`, against `target` seconds.
+    pub fn due(&self, target: i64, from: Timestamp, now: Timestamp) -> Due {
+        let elapsed = self.elapsed(from, now);
+        Due {
+            state: state(elapsed, target, self.warn_at),
+            due_secs: target.saturating_sub(elapsed),
+            elapsed_secs: elapsed,
+        }
+    }
+}
+
+/// The state after `elapsed` seconds of `target`, imminent from `warn_at` × target (rounded up
+/// to a whole second).
+pub fn state(elapsed: i64, target: i64, warn_at: f64) -> State {
+    let warn = (warn_at * target as f64).ceil() as i64;
+    if elapsed >= target {
+        State::Breaching
+    } else if elapsed >= warn {
+        State::Imminent
+    } else {
+        State::Ok
+    }
+}
+
+/// Whether a conversation waits for a first response: open and unassigned.
+pub fn is_waiting(c: &Conversation) -> bool {
+    c.status == Status::Open && c.assignee_id.is_none()
+}
+
+/// The targets of a profile: the `[sla]` table and its per-site overrides.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sla {
+    /// For every site without an override.
+    pub base: Policy,
+    /// Overrides, already laid over `base`.
+    pub sites: HashMap<Uuid, Policy>,
+}
+
+impl Sla {
+    /// Whether any target is set (for the base or a site).
+    pub fn is_tracked(&self, which: Target) -> bool {
+        self.base.target(which).is_some() || self.sites.values().any(|p| p.target(which).is_some())
+    }
+
+    /// Whether nothing is tracked at all.
+    pub fn is_empty(&self) -> bool {
+        !self.is_tracked(Target::FirstResponse) && !self.is_tracked(Target::Resolution)
+    }
+
+    /// The policy of a site.
+    pub fn policy(&self, site: &Uuid) -> &Policy {
+        self.sites.get(site).unwrap_or(&self.base)
+    }
+
+    /// Where `c` stands against `which` at `now`; `None` when that target is not tracked for
+    /// its site, the conversation is not subject to it (not waiting; closed), or its
+    /// `createdAt` could not be read.
+    pub fn due(&self, which: Target, c: &Conversation, now: Timestamp) -> Option<Due> {
+        let p = self.policy(&c.site_id);
+        let target = p.target(which)?;
+        let applies = match which {
+            Target::FirstResponse => is_waiting(c),
+            Target::Resolution => c.status != Status::Closed,
+        };
+        if !applies {
+            return None;
+        }
+        let from = c.created_at.parsed()?;
+        Some(p.due(target, from, now))
+    }
+
+    /// The first-response standing of `c` (see [`Sla::due`]).
+    pub fn first_response(&self, c: &Conversation, now: Timestamp) -> Option<Due> {
+        self.due(Target::FirstResponse, c, now)
+    }
+
+    /// The resolution standing of `c` (see [`Sla::due`]).
+    pub fn resolution(&self, c: &Conversation, now: Timestamp) -> Option<Due> {
+        self.due(Target::Resolution, c, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Timestamp as Stamp;
+
+    fn conv(status: Status, assigned: bool, created: &str) -> Conversation {
+        Conversation {
+            id: Uuid::nil(),
+            site_id: Uuid::nil(),
+            visitor_id: Uuid::nil(),
+            status,
+            assignee_id: assigned.then(Uuid::nil),
+            created_at: Stamp::parse(created),
+            updated_at: Stamp::parse(created),
+        }
+    }
+
+    fn at(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    fn sla(first: Option<i64>, resolution: Option<i64>) -> Sla {
+        Sla {
+            base: Policy {
+                first_response: first,
+                resolution,
+                ..Policy::default()
+            },
+            sites: HashMap::new(),
+        }
+    }
+
+    #[test]
+    fn waiting_conversation_goes_ok_imminent_breaching() {
+        let s = sla(Some(300), None);
+        let c = conv(Status::Open, false, "2026-11-23T10:00:00Z");
+        let d = s.first_response(&c, at("2026-11-23T10:03:59Z")).unwrap();
+        assert_eq!((d.state, d.due_secs), (State::Ok, 61));
+        assert_eq!(d.label(), "in 1m");
+        let d = s.first_response(&c, at("2026-11-23T10:04:00Z")).unwrap();
+        assert_eq!((d.state, d.due_secs), (State::Imminent, 60));
+        let d = s.first_response(&c, at("2026-11-23T10:05:00Z")).unwrap();
+        assert_eq!((d.state, d.label().as_str()), (State::Breaching, "due now"));
+        let d = s.first_response(&c, at("2026-11-23T10:17:30Z")).unwrap();
+        assert_eq!(
+            (d.state, d.label().as_str()),
+            (State::Breaching, "over 12m")
+        );
+    }
+
+    #[test]
+    fn only_what_the_target_covers_is_tracked() {
+        let s = sla(Some(300), Some(86_400));
+        let now = at("2026-11-23T12:00:00Z");
+        let assigned = conv(Status::Open, true, "2026-11-23T10:00:00Z");
+        assert_eq!(s.first_response(&assigned, now), None);
+        assert!(s.resolution(&assigned, now).is_some());
+        let pending = conv(Status::Pending, false, "2026-11-23T10:00:00Z");
+        assert_eq!(s.first_response(&pending, now), None);
+        let closed = conv(Status::Closed, false, "2026-11-20T10:00:00Z");
+        assert_eq!(s.resolution(&closed, now), None);
+        let odd = conv(
+            Status::Other("snoozed".into()),
+            false,
+            "2026-11-20T10:00:00Z",
+        );
+        assert_eq!(
+            s.resolution(&odd, now).map(|d| d.state),
+            Some(State::Breaching)
+        );
+        let raw = conv(Status::Open, false, "yesterday");
+        assert_eq!(s.first_response(&raw, now), None);
+        assert_eq!(
+            sla(None, None).first_response(&conv(Status::Open, false, "2026-11-23T10:00:00Z"), now),
+            None
+        );
+    }
+
+    #[test]
+    fn a_site_override_wins() {
+        let mut s = sla(Some(300), None);
+        let shop = Uuid::from_u128(7);
+        s.sites.insert(
+            shop,
+            Policy {
+                first_response: Some(60),
+                ..Policy::default()
+            },
+        );
+        let mut c = conv(Status::Open, false, "2026-11-23T10:00:00Z");
+        let now = at("2026-11-23T10:02:00Z");
+        assert_eq!(s.first_response(&c, now).unwrap().state, State::Ok);
+        c.site_id = shop;
+        assert_eq!(s.first_response(&c, now).unwrap().state, State::Breaching);
+    }
+
+    #[test]
+    fn a_created_at_in_the_future_has_waited_nothing() {
+        let s = sla(Some(300), None);
+        let c = conv(Status::Open, false, "2026-11-23T10:00:00Z");
+        let d = s.first_response(&c, at("2026-11-23T09:00:00Z")).unwrap();
+        assert_eq!((d.state, d.due_secs, d.elapsed_secs), (State::Ok, 300, 0));
+    }
+
+    #[test]
+    fn short_spans() {
+        assert_eq!(short(0), "0s");
+        assert_eq!(short(59), "59s");
+        assert_eq!(short(60), "1m");
+        assert_eq!(short(3599), "59m");
+        assert_eq!(short(7200), "2h");
+        assert_eq!(short(3 * 86_400 + 5), "3d");
+    }
+}
