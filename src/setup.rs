@@ -135,6 +135,20 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
         ),
     }));
     checks.extend(ui_checks(&cfg, ui_check));
+    checks.push(Check::Ok(if cfg.sla.is_empty() {
+        "[sla]: no response-time targets (none tracked)".to_string()
+    } else {
+        let n = cfg.sla.sites.len();
+        format!(
+            "[sla]: {}{}",
+            cfg.sla.base.describe(),
+            match n {
+                0 => String::new(),
+                1 => "; 1 site override".into(),
+                n => format!("; {n} site overrides"),
+            }
+        )
+    }));
     checks.push(Check::Ok(format!(
         "API key {} from {}",
         cfg.key.masked(),

@@ -223,3 +223,31 @@ fn completions_and_man_page_come_from_the_cli_definitions() {
     let s = text(&o.stdout);
     assert!(s.contains(".TH convo 1") && s.contains("list"), "{s}");
 }
+
+#[test]
+fn doctor_checks_the_response_time_targets() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, out) = doctor_with(&d, tmp.path(), "");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("ok    [sla]: no response-time targets"),
+        "{out}"
+    );
+    let (code, out) = doctor_with(
+        &d,
+        tmp.path(),
+        "[sla]\nfirst_response = \"5m\"\nbusiness_hours = \"Mon-Fri 09:00-18:00\"\ntimezone = \"Europe/Lisbon\"\n",
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("ok    [sla]: first response 5m, resolution not tracked, imminent at 80 %, business hours Mon-Fri 09:00-18:00 (Europe/Lisbon)"),
+        "{out}"
+    );
+    let (code, out) = doctor_with(&d, tmp.path(), "[sla]\nfirst_response = \"5mins\"\n");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("FAIL  config") && out.contains("line 3: sla.first_response"),
+        "{out}"
+    );
+}

@@ -58,6 +58,13 @@ const KNOWN_KEYS: &[&str] = &[
     "other",
     "conversations",
     "visitors",
+    "sla",
+    "sites",
+    "first_response",
+    "resolution",
+    "warn_at",
+    "business_hours",
+    "timezone",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -89,6 +96,11 @@ pub(super) struct FileConfig {
     pub keys: BTreeMap<String, crate::ui_config::KeyList>,
     pub theme: Option<crate::ui_config::FileTheme>,
     pub columns: Option<crate::ui_config::FileColumns>,
+    /// `[sla]`: response-time targets (see `super::sla`).
+    pub sla: Option<super::sla::FileSla>,
+    /// The whole file, for the line numbers of values checked after parsing.
+    #[serde(skip)]
+    pub text: std::sync::Arc<str>,
 }
 
 impl FileConfig {
@@ -120,6 +132,10 @@ impl FileConfig {
             theme,
             columns
         );
+        self.sla = match (self.sla.take(), p.sla) {
+            (Some(top), Some(p)) => Some(top.overlay(p)),
+            (top, p) => p.or(top),
+        };
         self.keys.extend(p.keys);
         self.aliases.extend(p.aliases);
         self.views.extend(p.views);
@@ -149,7 +165,7 @@ pub(super) struct FileView {
 }
 
 /// 1-based line and column (in characters) of a byte offset; never panics.
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(super) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut end = offset.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -162,7 +178,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 /// Parses the text, or says where and why not: file, line, column, message and the key.
 pub(super) fn parse_file(text: &str, path: &str) -> Result<FileConfig, ConfigError> {
-    toml::from_str::<FileConfig>(text).map_err(|mut e| {
+    let mut f = toml::from_str::<FileConfig>(text).map_err(|mut e| {
         let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
         let mut message = redact(e.message().trim());
         // The key path is only in toml's Display, as a last line "in `a.b`" when it has no
@@ -187,7 +203,9 @@ pub(super) fn parse_file(text: &str, path: &str) -> Result<FileConfig, ConfigErr
             column,
             message: crate::text::one_line(&message, 400),
         }
-    })
+    })?;
+    f.text = text.into();
+    Ok(f)
 }
 
 /// Could this token be a key pasted in the wrong place? Long, with letters and digits: field
@@ -350,6 +368,7 @@ pub(super) struct Extras {
     pub views: Vec<View>,
     pub aliases: Aliases,
     pub ui: crate::ui_config::UiConfig,
+    pub sla: crate::sla::Sla,
 }
 
 impl Default for Extras {
@@ -360,6 +379,7 @@ impl Default for Extras {
             views: Vec::new(),
             aliases: Aliases::default(),
             ui: Default::default(),
+            sla: Default::default(),
         }
     }
 }
@@ -415,12 +435,14 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         stale_after: f.stale_after.take(),
     })
     .map_err(|(key, message)| invalid(&key, message))?;
+    let sla = super::sla::check(f.sla.take(), &aliases, &f.text, path)?;
     Ok(Extras {
         page_size,
         refresh_secs,
         views,
         aliases,
         ui,
+        sla,
     })
 }
 

@@ -6,10 +6,12 @@
 //! errors naming the file, line and key; no error, warning or `Debug` output shows the key.
 //!
 //! - [`file`]: the format as serde reads it, parse errors, views and aliases.
+//! - `sla`: `[sla]`, response-time targets and their per-site overrides.
 //! - [`secret`]: `api_key_command` and the file-permission check.
 
 mod file;
 mod secret;
+mod sla;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -63,6 +65,23 @@ impl Aliases {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// Every UUID named `name` (exactly, else ignoring ASCII case).
+    pub fn ids_named(&self, name: &str) -> Vec<Uuid> {
+        let exact: Vec<Uuid> = self
+            .0
+            .iter()
+            .filter(|(_, n)| *n == name)
+            .map(|(id, _)| *id)
+            .collect();
+        if !exact.is_empty() {
+            return exact;
+        }
+        self.0
+            .iter()
+            .filter(|(_, n)| n.eq_ignore_ascii_case(name))
+            .map(|(id, _)| *id)
+            .collect()
+    }
     /// Names `id` (a later name for the same UUID wins).
     pub fn insert(&mut self, id: Uuid, name: String) {
         self.0.insert(id, name);
@@ -104,6 +123,8 @@ pub struct Config {
     pub profiles: Vec<String>,
     /// `[keys]`, `[theme]`, `[columns]`, `web_url`.
     pub ui: crate::ui_config::UiConfig,
+    /// `[sla]`: response-time targets (empty: none tracked).
+    pub sla: crate::sla::Sla,
 }
 
 /// Why the config cannot be used. Messages name the file and, for parse errors, line and key.
@@ -132,6 +153,14 @@ pub enum ConfigError {
         path: String,
         line: usize,
         column: usize,
+        message: String,
+    },
+    /// A value that parses but is not allowed, where the line is known.
+    #[error("config error in {path}, line {line}: {key}: {message}")]
+    InvalidAt {
+        path: String,
+        line: usize,
+        key: String,
         message: String,
     },
     /// A value that parses but is not allowed, or a required one that is missing.
@@ -410,6 +439,7 @@ impl Config {
             profile,
             profiles,
             ui: ex.ui,
+            sla: ex.sla,
         })
     }
 
@@ -476,6 +506,7 @@ impl Config {
             profile: None,
             profiles: Vec::new(),
             ui: ex.ui,
+            sla: ex.sla,
         })
     }
 }
@@ -507,6 +538,10 @@ mod tests {
             "one view notifies"
         );
         assert!(!c.aliases.is_empty());
+        let shop: Uuid = "0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90".parse().unwrap();
+        assert_eq!(c.sla.base.first_response, Some(300));
+        assert_eq!(c.sla.policy(&shop).first_response, Some(120));
+        assert!(c.sla.policy(&shop).hours.is_some());
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub struct BusinessHours {
     /// Monday first; `(open, close)` in seconds after local midnight, `open < close <= 86_400`.
     windows: [Option<(u32, u32)>; 7],
     tz: TimeZone,
+    /// The spec as written (trimmed), for messages.
+    spec: String,
 }
 
 /// Why a `business_hours` value is refused (the message names the part at fault).
@@ -126,7 +128,20 @@ impl BusinessHours {
         if !any {
             return Err(err("no days given (e.g. \"Mon-Fri 09:00-18:00\")".into()));
         }
-        Ok(BusinessHours { windows, tz })
+        Ok(BusinessHours {
+            windows,
+            tz,
+            spec: spec.trim().to_string(),
+        })
+    }
+
+    /// The spec and zone, e.g. `Mon-Fri 09:00-18:00 (Europe/Lisbon)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({})",
+            self.spec,
+            self.tz.iana_name().unwrap_or("the system's time zone")
+        )
     }
 
     /// The time zone the windows are read in.

@@ -122,6 +122,21 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// One line for `convo doctor`: `first response 5m, resolution 1d, imminent at 80 %, …`.
+    pub fn describe(&self) -> String {
+        let t = |v: Option<i64>| v.map_or_else(|| "not tracked".to_string(), short);
+        let mut s = format!(
+            "first response {}, resolution {}, imminent at {} %",
+            t(self.first_response),
+            t(self.resolution),
+            (self.warn_at * 100.0).round()
+        );
+        if let Some(h) = &self.hours {
+            s.push_str(&format!(", business hours {}", h.describe()));
+        }
+        s
+    }
+
     /// The target's seconds, if tracked.
     pub fn target(&self, which: Target) -> Option<i64> {
         match which {
