@@ -176,6 +176,10 @@ pub struct CommonListArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// CSV cells exactly as sent: no leading ' on cells a spreadsheet would run as a formula
+    /// (those starting with = + - @, tab or CR). For pipelines, not for spreadsheets.
+    #[arg(long)]
+    pub csv_raw: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -12,8 +12,8 @@ use crate::api::{
 };
 use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, Format, VisitorArgs};
 use crate::output::{
-    Output, Printable, bad_row_line, csv_field, has_byte_from_7f, json_terminal_safe, retry_line,
-    stderr, write_table,
+    CsvStyle, Output, Printable, bad_row_line, csv, has_byte_from_7f, json_terminal_safe,
+    retry_line, stderr, write_table,
 };
 use crate::pager::Pager;
 
@@ -180,6 +180,7 @@ async fn walk<F: ListFilter, T: Printable>(
     let mut first = true;
     let mut line_buf: Vec<u8> = Vec::with_capacity(512);
     let fmt = common.format;
+    let csv_style = CsvStyle::stdout(o.out_is_terminal, common.csv_raw);
 
     if fmt == Format::Csv && !quiet_pipe(writeln!(o.out, "{}", T::CSV_HEADER.join(",")))? {
         return Ok(());
@@ -273,13 +274,8 @@ async fn walk<F: ListFilter, T: Printable>(
                     continue;
                 }
                 Format::Csv => {
-                    let mut l = row
-                        .csv_fields()
-                        .iter()
-                        .map(|f| csv_field(f, o.out_is_terminal))
-                        .collect::<Vec<_>>()
-                        .join(",");
-                    l.push('\n');
+                    let mut l = String::new();
+                    csv::push_row(&mut l, &row, csv_style);
                     l
                 }
                 Format::Table => {

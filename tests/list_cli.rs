@@ -341,3 +341,80 @@ fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
     );
     assert!(stderr(&o).contains("HTTP 500"), "{}", stderr(&o));
 }
+
+/// What a spreadsheet would run as a formula (the cell's first character), the oracle for the
+/// CSV tests: the hostile data holds no plain numbers in its text fields.
+fn formula_like(s: &str) -> bool {
+    s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+#[test]
+fn csv_cells_a_spreadsheet_would_run_get_a_quote_unless_csv_raw() {
+    let d = Demo::start(
+        40,
+        60,
+        Faults {
+            hostile: true,
+            ..Faults::default()
+        },
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let exact: Vec<Value> = stdout(&run(&d, &tmp, &["visitors", "--all", "--format", "jsonl"]))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(exact.len(), 60);
+    let o = run(&d, &tmp, &["visitors", "--all", "--format", "csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let guarded = common::parse_csv(&stdout(&o));
+    let o = run(
+        &d,
+        &tmp,
+        &["visitors", "--all", "--format", "csv", "--csv-raw"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let raw = common::parse_csv(&stdout(&o));
+    assert_eq!(
+        guarded[0],
+        [
+            "id",
+            "externalId",
+            "email",
+            "name",
+            "attributes",
+            "createdAt"
+        ]
+    );
+    assert_eq!((guarded.len(), raw.len()), (61, 61));
+    let mut firsts = HashSet::new();
+    for (i, v) in exact.iter().enumerate() {
+        for (col, key) in [(1, "externalId"), (2, "email"), (3, "name")] {
+            let want = v[key].as_str().unwrap_or("");
+            assert_eq!(raw[i + 1][col], want, "--csv-raw keeps the bytes");
+            let cell = &guarded[i + 1][col];
+            assert!(!formula_like(cell), "row {i} {key}: {cell:?}");
+            if formula_like(want) {
+                firsts.insert(want.chars().next().unwrap());
+                assert_eq!(*cell, format!("'{want}"), "row {i} {key}");
+            } else {
+                assert_eq!(cell, want, "row {i} {key}");
+            }
+        }
+    }
+    assert_eq!(firsts.len(), 6, "every formula start was met: {firsts:?}");
+
+    // A conversation's status is the server's text too.
+    let o = run(&d, &tmp, &["conversations", "--all", "--format", "csv"]);
+    let rows = common::parse_csv(&stdout(&o));
+    let statuses: Vec<&str> = rows[1..].iter().map(|r| r[3].as_str()).collect();
+    assert_eq!(statuses.len(), 40);
+    let formula = convo::demo::data::HOSTILE_STATUS;
+    assert_eq!(
+        statuses
+            .iter()
+            .filter(|s| **s == format!("'{formula}"))
+            .count(),
+        3
+    );
+    assert!(!statuses.iter().any(|s| formula_like(s)));
+}

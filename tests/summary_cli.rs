@@ -317,3 +317,44 @@ fn bad_filters_are_refused_before_any_request() {
     assert!(err(&o).contains("site"), "{}", err(&o));
     assert_eq!(d.requests(), before);
 }
+
+#[test]
+fn csv_bucket_named_by_the_server_with_a_formula_gets_a_quote() {
+    let d = Demo::start(
+        300,
+        40,
+        Faults {
+            hostile: true,
+            ..Faults::default()
+        },
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(
+        &d,
+        &tmp,
+        &[
+            "summary",
+            "conversations",
+            "--by",
+            "status",
+            "--format",
+            "csv",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let rows = common::parse_csv(&out(&o));
+    let formula = convo::demo::data::HOSTILE_STATUS;
+    let bucket = rows
+        .iter()
+        .find(|r| r[0].contains(formula))
+        .unwrap_or_else(|| panic!("a bucket for the hostile status: {rows:?}"));
+    assert_eq!(bucket[0], format!("'{formula}"));
+    assert!(bucket[1].starts_with('\''), "the label too: {bucket:?}");
+    // 300 conversations, every 13th hostile: 23.
+    assert_eq!(bucket[2], "23");
+    for r in &rows {
+        for cell in r {
+            assert!(!cell.starts_with(['=', '+', '-', '@', '\t', '\r']), "{r:?}");
+        }
+    }
+}

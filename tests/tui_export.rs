@@ -416,3 +416,77 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     assert!(app.conversations.pager.is_done());
     assert_eq!(app.active, Resource::Conversations);
 }
+
+#[test]
+fn an_export_of_hostile_visitors_guards_formulas_and_is_for_the_owner_only() {
+    let mut dr = Driver::new(Demo::start(
+        10,
+        30,
+        Faults {
+            hostile: true,
+            ..Faults::default()
+        },
+    ));
+    let mut app = testing::app(W, H, 50);
+    dr.drive(&mut app, Msg::Resize(W, H), None);
+    dr.drive(&mut app, key(KeyCode::Tab), None);
+    assert_eq!(app.visitors.rows().len(), 30);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("visitors.csv");
+    let ex = exports(&export_to(&mut dr, &mut app, &path));
+    assert_eq!(ex.len(), 1, "all loaded: no scope question");
+    let (text, error) = dr.write(&mut app, ex[0].clone());
+    assert!(!error, "{text}");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let rows = common::parse_csv(&written);
+    assert_eq!(rows.len(), 31);
+    let mut guarded = 0;
+    for r in &rows[1..] {
+        for cell in &r[1..4] {
+            assert!(
+                !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                "{cell:?}"
+            );
+            guarded += usize::from(cell.starts_with('\''));
+        }
+    }
+    assert!(guarded >= 6, "{guarded}");
+    // The same bytes as `convo list visitors --all --format csv` (one implementation).
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", dr.d.key())
+        .args(["--base-url", &dr.d.url(), "list", "visitors", "--all"])
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(written.as_bytes(), o.stdout);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "personal data: owner only");
+    }
+}
+
+#[tokio::test]
+async fn an_export_onto_a_full_disk_removes_the_partial_file_says_so_and_the_path_works_again() {
+    let Some(disk) = common::SmallDisk::mount("64k") else {
+        return;
+    };
+    let path = disk.dir.path().join("big.csv");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let big = "x".repeat(199) + "\n";
+    testing::export_file(path.clone(), big.repeat(1000), 1000, &tx);
+    let Some(Msg::Notice { text, error }) = rx.recv().await else {
+        panic!()
+    };
+    assert!(error, "{text}");
+    assert!(text.contains("No space left on device"), "{text}");
+    assert!(text.contains("the partial file was removed"), "{text}");
+    assert!(!path.exists(), "no partial file left");
+    testing::export_file(path.clone(), "id\n".into(), 1, &tx);
+    let Some(Msg::Notice { text, error }) = rx.recv().await else {
+        panic!()
+    };
+    assert!(!error && text.contains("exported 1 rows"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "id\n");
+}

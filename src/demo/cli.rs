@@ -112,8 +112,9 @@ pub struct DemoServerArgs {
     #[arg(long, help_heading = "Faults (for testing)")]
     pub unknown_status: bool,
     /// For testing: visitor names, e-mails, external ids and attributes hold terminal escape
-    /// sequences, C1 controls, CR, backspaces, bidi overrides, zero-width joiners and a
-    /// 5,000-character name; some fields are null or missing.
+    /// sequences, C1 controls, CR, backspaces, bidi overrides, zero-width joiners, spreadsheet
+    /// formulas (=, +, -, @, tab, CR first) and a 5,000-character name; some fields are null or
+    /// missing; every 13th conversation's status is a formula.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hostile: bool,
     /// For testing: answer every API request with a 307 redirect to this origin (same path and

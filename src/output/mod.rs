@@ -3,6 +3,7 @@
 //! Below those three and above `api`/`text` (arrows point down only):
 //! - [`row`]: how a row reads as CSV fields, JSON and table cells ([`Printable`]).
 //! - [`csv`]: one CSV field or record (RFC 4180 quoting, terminal sanitising).
+//! - [`file`]: export files: new only, mode 0600, never left half written.
 //! - [`json`]: JSON made terminal-safe without losing a character.
 //! - [`table`]: the aligned table of `convo list`.
 //! - [`stderr`]: the line formats on stderr: retries, unreadable rows, progress, warnings.
@@ -10,12 +11,14 @@
 use std::io::Write;
 
 pub mod csv;
+pub mod file;
 pub mod json;
 pub mod row;
 pub mod stderr;
 pub mod table;
 
-pub use csv::csv_field;
+pub use csv::{CsvStyle, csv_field};
+pub use file::{ExportError, ExportFile};
 pub use json::{has_byte_from_7f, json_terminal_safe};
 pub use row::Printable;
 pub use stderr::{bad_row_line, retry_line};

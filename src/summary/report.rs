@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::{Bucket, By, Key, Summary};
 use crate::api::{ConversationFilter, ListFilter, short_id};
 use crate::config::Aliases;
-use crate::output::{csv_field, json_terminal_safe};
+use crate::output::{CsvStyle, csv::push_record, json_terminal_safe};
 use crate::text;
 
 /// What a report needs besides the summary.
@@ -271,9 +271,7 @@ pub fn csv(s: &Summary, cx: &Context<'_>, to_terminal: bool) -> String {
             b.unreadable_created.to_string(),
             b.unreadable_updated.to_string(),
         ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f, to_terminal)).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
+        push_record(&mut out, &fields, CsvStyle::stdout(to_terminal, false));
     }
     out
 }

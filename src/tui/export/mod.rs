@@ -7,7 +7,7 @@ pub mod walk;
 pub mod write;
 
 use crate::api::Resource;
-use crate::output::{Printable, csv_field, json_terminal_safe};
+use crate::output::{CsvStyle, Printable, csv, json_terminal_safe};
 
 /// A whole-walk export in progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,12 +30,10 @@ pub fn format_rows<T: Printable>(rows: &[T], jsonl: bool) -> (String, usize) {
             }
         }
     } else {
-        out.push_str(&T::CSV_HEADER.join(","));
-        out.push('\n');
+        // A file: formulas guarded (it may be opened in a spreadsheet), bytes otherwise exact.
+        csv::push_header::<T>(&mut out);
         for r in rows {
-            let line: Vec<String> = r.csv_fields().iter().map(|f| csv_field(f, false)).collect();
-            out.push_str(&line.join(","));
-            out.push('\n');
+            csv::push_row(&mut out, r, CsvStyle::FILE);
         }
     }
     (out, rows.len())

@@ -1,11 +1,12 @@
-//! Writing an export, run by the runtime: to a new file (an existing one is never replaced),
-//! off the UI thread; the outcome comes back as `Msg::Notice`.
+//! Writing an export, run by the runtime, off the UI thread, with [`crate::output::file`]'s
+//! rules: a new file (an existing one is never replaced), mode 0600, a failed write removes the
+//! partial file. The outcome comes back as `Msg::Notice`.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::output::file::{self, ExportError};
 use crate::tui::command::ExportKind;
 use crate::tui::msg::Msg;
 
@@ -24,16 +25,8 @@ pub fn export(
     let tx = tx.clone();
     tokio::task::spawn_blocking(move || {
         let shown = crate::text::one_line(&path.display().to_string(), 200);
-        let result = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .and_then(|mut f| {
-                f.write_all(contents.as_bytes())?;
-                f.flush()
-            });
-        match result {
-            Ok(()) => {
+        match file::write_new(&path, contents.as_bytes()) {
+            Ok(_) => {
                 let (text, warn) = match kind {
                     ExportKind::Loaded => (format!("exported {rows} rows to {shown}"), false),
                     ExportKind::WholeWalk { warnings } if warnings.is_empty() => (
@@ -57,12 +50,12 @@ pub fn export(
                 };
                 notice(&tx, text, warn)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => notice(
+            Err(ExportError::Exists { .. }) => notice(
                 &tx,
                 format!("{shown} exists: not overwritten; press e again and choose another name"),
                 true,
             ),
-            Err(e) => notice(&tx, format!("export to {shown} failed: {e}"), true),
+            Err(e) => notice(&tx, format!("export failed: {e}"), true),
         }
     });
 }
