@@ -11,6 +11,7 @@
 //! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
 //!   theme, columns and `web_url` parts.
 //! - [`sla`]: response-time targets and a conversation's state against them (pure).
+//! - [`store`]: the local SQLite store (visitors, last looks, summary samples).
 //! - [`pager`]: the cursor walk, a pure state machine.
 //! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.
 //! - [`text`]: sanitising untrusted text and fitting it to terminal cells.
@@ -26,6 +27,7 @@ pub mod output;
 pub mod pager;
 pub mod setup;
 pub mod sla;
+pub mod store;
 pub mod summary;
 pub mod text;
 pub mod tui;

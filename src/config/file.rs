@@ -65,6 +65,9 @@ const KNOWN_KEYS: &[&str] = &[
     "warn_at",
     "business_hours",
     "timezone",
+    "store",
+    "visitor_sync",
+    "visitor_sync_rps",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -101,6 +104,12 @@ pub(super) struct FileConfig {
     /// The whole file, for the line numbers of values checked after parsing.
     #[serde(skip)]
     pub text: std::sync::Arc<str>,
+    /// `store = false`: nothing kept on disk (see `crate::store`).
+    pub store: Option<bool>,
+    /// `visitor_sync = false`: no background walk of the visitors list.
+    pub visitor_sync: Option<bool>,
+    /// Requests per second of that walk (default 2).
+    pub visitor_sync_rps: Option<u32>,
 }
 
 impl FileConfig {
@@ -130,7 +139,10 @@ impl FileConfig {
             web_url,
             stale_after,
             theme,
-            columns
+            columns,
+            store,
+            visitor_sync,
+            visitor_sync_rps
         );
         self.sla = match (self.sla.take(), p.sla) {
             (Some(top), Some(p)) => Some(top.overlay(p)),
@@ -369,6 +381,7 @@ pub(super) struct Extras {
     pub aliases: Aliases,
     pub ui: crate::ui_config::UiConfig,
     pub sla: crate::sla::Sla,
+    pub store: super::StoreSettings,
 }
 
 impl Default for Extras {
@@ -380,6 +393,7 @@ impl Default for Extras {
             aliases: Aliases::default(),
             ui: Default::default(),
             sla: Default::default(),
+            store: super::StoreSettings::default(),
         }
     }
 }
@@ -436,6 +450,25 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
     })
     .map_err(|(key, message)| invalid(&key, message))?;
     let sla = super::sla::check(f.sla.take(), &aliases, &f.text, path)?;
+    let visitor_sync_rps = match f.visitor_sync_rps {
+        None => super::StoreSettings::DEFAULT_RPS,
+        Some(n @ 1..=super::StoreSettings::MAX_RPS) => n,
+        Some(n) => {
+            return Err(invalid(
+                "visitor_sync_rps",
+                format!(
+                    "{n} is outside 1..={} (requests per second; visitor_sync = false turns the walk off)",
+                    super::StoreSettings::MAX_RPS
+                ),
+            ));
+        }
+    };
+    let store = super::StoreSettings {
+        enabled: f.store.unwrap_or(true),
+        visitor_sync: f.visitor_sync.unwrap_or(true),
+        visitor_sync_rps,
+        key_url: String::new(),
+    };
     Ok(Extras {
         page_size,
         refresh_secs,
@@ -443,6 +476,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         aliases,
         ui,
         sla,
+        store,
     })
 }
 

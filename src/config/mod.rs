@@ -88,6 +88,38 @@ impl Aliases {
     }
 }
 
+/// The local store's settings (`store`, `visitor_sync`, `visitor_sync_rps`; per profile).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreSettings {
+    /// `store = false`: nothing is kept on disk.
+    pub enabled: bool,
+    /// What names the store's file with the profile: the base URL, or `demo` for `--demo`
+    /// (whose port changes every run).
+    pub key_url: String,
+    /// The background walk of the visitors list.
+    pub visitor_sync: bool,
+    /// Its pace: at most this many requests in any second.
+    pub visitor_sync_rps: u32,
+}
+
+impl StoreSettings {
+    /// Default pace of the background walk.
+    pub const DEFAULT_RPS: u32 = 2;
+    /// Highest pace accepted in the file.
+    pub const MAX_RPS: u32 = 50;
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings {
+            enabled: true,
+            key_url: String::new(),
+            visitor_sync: true,
+            visitor_sync_rps: StoreSettings::DEFAULT_RPS,
+        }
+    }
+}
+
 /// Fully resolved settings. `Debug` shows the key masked (through [`ApiKey`]'s `Debug`).
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -125,6 +157,8 @@ pub struct Config {
     pub ui: crate::ui_config::UiConfig,
     /// `[sla]`: response-time targets (empty: none tracked).
     pub sla: crate::sla::Sla,
+    /// `store`, `visitor_sync`, `visitor_sync_rps`.
+    pub store: StoreSettings,
 }
 
 /// Why the config cannot be used. Messages name the file and, for parse errors, line and key.
@@ -422,6 +456,7 @@ impl Config {
             ));
         }
         let ex = extras(&mut f, shown)?;
+        let base_url_for_store = base_url.clone();
         Ok(Config {
             path: None,
             base_url,
@@ -440,6 +475,10 @@ impl Config {
             profiles,
             ui: ex.ui,
             sla: ex.sla,
+            store: StoreSettings {
+                key_url: base_url_for_store,
+                ..ex.store
+            },
         })
     }
 
@@ -507,6 +546,10 @@ impl Config {
             profiles: Vec::new(),
             ui: ex.ui,
             sla: ex.sla,
+            store: StoreSettings {
+                key_url: "demo".into(),
+                ..ex.store
+            },
         })
     }
 }
@@ -637,6 +680,43 @@ mod tests {
         .unwrap();
         assert_eq!(c.base_url, "https://staging.api.chat.example.com");
         assert_eq!(c.refresh_secs, Some(10));
+    }
+
+    #[test]
+    fn store_settings_per_profile_and_checked() {
+        let text = "base_url = \"https://prod.example\"\nvisitor_sync_rps = 3\n\
+                    [profiles.private]\nstore = false\n";
+        let no = |p: Option<&str>| Overrides {
+            profile: p.map(str::to_string),
+            ..Overrides::default()
+        };
+        let top =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &no(None), &env_with_key).unwrap();
+        assert!(top.store.enabled && top.store.visitor_sync);
+        assert_eq!(top.store.visitor_sync_rps, 3);
+        assert_eq!(top.store.key_url, "https://prod.example");
+        let p = Config::from_toml_str(
+            text,
+            Path::new("/t/c.toml"),
+            &no(Some("private")),
+            &env_with_key,
+        )
+        .unwrap();
+        assert!(!p.store.enabled);
+        assert_eq!(
+            load("base_url = \"https://x\"").unwrap().store,
+            StoreSettings {
+                key_url: "https://x".into(),
+                ..StoreSettings::default()
+            }
+        );
+        let e = load("base_url = \"https://x\"\nvisitor_sync_rps = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("visitor_sync_rps") && e.contains("1..=50"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,0 +1,97 @@
+//! The tables, as a list of forward migrations. The file's `user_version` says how many have
+//! run; opening runs the rest in one transaction each. A file from a newer convo (a version
+//! past [`VERSION`]) is left alone.
+//!
+//! A migration is never edited once landed: a change is a new entry at the end.
+
+use rusqlite::Connection;
+
+/// Migration `i` takes a file from version `i` to `i + 1`.
+pub(super) const MIGRATIONS: &[&str] = &[
+    // 1: the visitor directory and the state of the background walk.
+    "CREATE TABLE visitors (
+        id BLOB PRIMARY KEY NOT NULL,   -- 16 bytes
+        name TEXT,
+        email TEXT,
+        external_id TEXT,
+        attributes TEXT,                -- compact JSON; NULL when null or {}
+        created_at TEXT,
+        seen_at INTEGER NOT NULL        -- unix seconds, when convo last received the row
+     ) WITHOUT ROWID;
+     CREATE TABLE sync_state (
+        walk TEXT PRIMARY KEY NOT NULL,
+        cursor TEXT,                    -- next page; NULL: start from the first
+        walked INTEGER NOT NULL DEFAULT 0,
+        started_at INTEGER,
+        finished_at INTEGER,            -- last complete walk
+        last_total INTEGER              -- rows of the last complete walk
+     );",
+    // 2: what was loaded per profile and view at the last look.
+    "CREATE TABLE looks (
+        key TEXT PRIMARY KEY NOT NULL,  -- tab and filter
+        taken_at INTEGER NOT NULL,
+        rows BLOB NOT NULL              -- see looks.rs
+     );",
+    // 3: summary counts over time.
+    "CREATE TABLE samples (
+        key TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        loaded INTEGER NOT NULL,
+        complete INTEGER NOT NULL,
+        waiting INTEGER NOT NULL,
+        imminent INTEGER NOT NULL,
+        breaching INTEGER NOT NULL,
+        PRIMARY KEY (key, at)
+     ) WITHOUT ROWID;",
+];
+
+/// The schema version this convo writes.
+pub const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Tables that hold data (what `convo store clear` empties).
+pub(super) const DATA_TABLES: &[&str] = &["visitors", "sync_state", "looks", "samples"];
+
+#[derive(Debug)]
+pub(super) enum MigrateError {
+    /// The file is at this newer version.
+    Newer(i64),
+    /// A version no convo writes (below zero): the file is treated as damaged.
+    Bad(i64),
+    Sql(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for MigrateError {
+    fn from(e: rusqlite::Error) -> Self {
+        MigrateError::Sql(e)
+    }
+}
+
+/// Brings the file to [`VERSION`]. Two processes may race here: each step re-reads the version
+/// inside its write transaction, so a step is never run twice.
+pub(super) fn migrate(conn: &mut Connection) -> Result<(), MigrateError> {
+    migrate_to(conn, VERSION)
+}
+
+/// Runs migrations up to `target` (tests build files of each earlier version with it).
+pub(super) fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), MigrateError> {
+    loop {
+        let current: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if current > VERSION {
+            return Err(MigrateError::Newer(current));
+        }
+        if current < 0 {
+            return Err(MigrateError::Bad(current));
+        }
+        if current >= target {
+            return Ok(());
+        }
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let now: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if now == current {
+            let step = MIGRATIONS[current as usize];
+            tx.execute_batch(step)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", current + 1))?;
+        }
+        tx.commit()?;
+    }
+}
