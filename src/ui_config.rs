@@ -1,5 +1,5 @@
-//! The config's look-and-habits keys: `[keys]`, `[theme]`, `[columns]`, `web_url` and
-//! `stale_after`.
+//! The config's look-and-habits keys: `[keys]`, `[theme]`, `[columns]`, `web_url`,
+//! `stale_after` and `mouse`.
 //!
 //! Parsed and checked here (theme names, colours, column names, the URL template). Key
 //! bindings are checked by the TUI at start (`tui::keys::KeyMap::with_config`), which knows
@@ -121,6 +121,9 @@ pub struct UiConfig {
     /// `stale_after`: the summary calls a conversation that is not closed stale after this
     /// many seconds without an update; `None`: the default (2 hours).
     pub stale_after_secs: Option<i64>,
+    /// `mouse = true`: the TUI captures the mouse (clicks select, the wheel scrolls). Off by
+    /// default, as in k9s: with capture on, most terminals no longer let the user select text.
+    pub mouse: bool,
 }
 
 /// The raw parts, as `FileConfig` holds them.
@@ -130,6 +133,7 @@ pub(crate) struct RawUi {
     pub columns: Option<FileColumns>,
     pub web_url: Option<String>,
     pub stale_after: Option<DurationValue>,
+    pub mouse: Option<bool>,
 }
 
 /// A duration as the file may write it: seconds, or text such as `"2h"` or `"1h30m"`.
@@ -244,6 +248,7 @@ pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
         columns,
         web_url,
         stale_after_secs,
+        mouse: raw.mouse.unwrap_or(false),
     })
 }
 

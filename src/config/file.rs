@@ -44,6 +44,7 @@ const KNOWN_KEYS: &[&str] = &[
     "notify",
     "web_url",
     "stale_after",
+    "mouse",
     "keys",
     "theme",
     "columns",
@@ -92,9 +93,11 @@ pub(super) struct FileConfig {
     /// `[profiles.NAME]`: the same keys, laid over the top level when NAME is chosen.
     #[serde(default)]
     pub profiles: BTreeMap<String, FileConfig>,
-    /// `web_url`, `stale_after`, `[keys]`, `[theme]`, `[columns]` (see `crate::ui_config`).
+    /// `web_url`, `stale_after`, `mouse`, `[keys]`, `[theme]`, `[columns]` (see
+    /// `crate::ui_config`).
     pub web_url: Option<String>,
     pub stale_after: Option<crate::ui_config::DurationValue>,
+    pub mouse: Option<bool>,
     #[serde(default)]
     pub keys: BTreeMap<String, crate::ui_config::KeyList>,
     pub theme: Option<crate::ui_config::FileTheme>,
@@ -138,6 +141,7 @@ impl FileConfig {
             refresh_secs,
             web_url,
             stale_after,
+            mouse,
             theme,
             columns,
             store,
@@ -447,6 +451,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         columns: f.columns.take(),
         web_url: f.web_url.take(),
         stale_after: f.stale_after.take(),
+        mouse: f.mouse.take(),
     })
     .map_err(|(key, message)| invalid(&key, message))?;
     let sla = super::sla::check(f.sla.take(), &aliases, &f.text, path)?;
