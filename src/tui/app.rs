@@ -98,6 +98,8 @@ pub struct App {
     pub columns: Columns,
     /// `o`: the web app's URL template (`web_url`).
     pub web_url: Option<String>,
+    /// `mouse = true`: mouse capture is on (clicks and the wheel work).
+    pub mouse: bool,
     /// The profiles and the one in use (`P`).
     pub profiles: Profiles,
     /// The open one-line prompt or picker, if any.
@@ -145,6 +147,7 @@ impl App {
             theme: Theme::default(),
             columns: Columns::default(),
             web_url: None,
+            mouse: false,
             profiles: Profiles::default(),
             prompt: None,
             search: PerTab::default(),
@@ -153,11 +156,12 @@ impl App {
         }
     }
 
-    /// Takes the look from the config: theme (with `NO_COLOR`), columns, `web_url`.
+    /// Takes the look from the config: theme (with `NO_COLOR`), columns, `web_url`, `mouse`.
     pub fn apply_ui(&mut self, ui: &UiConfig, no_color: bool) {
         self.theme = Theme::new(&ui.theme, no_color);
         self.columns = Columns::from_config(&ui.columns);
         self.web_url = ui.web_url.clone();
+        self.mouse = ui.mouse;
     }
 
     /// Finds a view by name (case-insensitive).

@@ -60,6 +60,11 @@ pub enum Command {
     /// Load the config again for this profile and rebuild the client; answered by
     /// `Msg::ProfileLoaded`.
     SwitchProfile(String),
+    /// Ctrl-Z: restore the terminal and stop (job control); on `fg`, take the terminal
+    /// again and redraw everything.
+    Suspend,
+    /// Turn mouse capture on or off (`mouse` in the config; a profile may change it).
+    SetMouse(bool),
     /// Leave the app.
     Quit,
 }

@@ -13,6 +13,9 @@
 //!   [`marks`] (change marks), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
 //!   (`o`), [`keys`] (the key map, help, and `[keys]` in [`keys::config`]);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
+//! - the terminal: [`terminal`] (raw mode, alternate screen, mouse; restored on every way out,
+//!   signals included; left and taken again on Ctrl-Z), [`tasks`] (background tasks whose
+//!   panic becomes a message).
 
 /// Runs `$body` with `$t` bound to the state of tab `$tab` (either row type): `&mut`, or `&`
 /// with `ref`. Defined before the modules so that each of them can use it.
@@ -63,6 +66,8 @@ pub mod search;
 pub mod sort;
 pub mod summary_pane;
 pub mod tab;
+pub mod tasks;
+pub mod terminal;
 #[doc(hidden)]
 pub mod testing;
 pub mod theme;
@@ -70,11 +75,8 @@ pub mod update;
 pub mod view;
 
 use std::io::{self, IsTerminal};
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, EventStream};
-use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
-use crossterm::{cursor, execute, terminal};
+use crossterm::event::EventStream;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
@@ -82,6 +84,7 @@ use crate::api::Client;
 use crate::config::Config;
 use app::{App, AppInit};
 use runtime::Runtime;
+use terminal::{StopSignals, TerminalGuard};
 
 /// How `convo` opens the browser.
 #[derive(Debug, Clone, Default)]
@@ -178,66 +181,38 @@ pub fn ui_problems(ui: &crate::ui_config::UiConfig) -> Vec<(String, String)> {
         .collect()
 }
 
-/// True while the terminal is in raw mode / alternate screen (so restore runs once).
-static ACTIVE: AtomicBool = AtomicBool::new(false);
-
-/// Leaves raw mode, the alternate screen and mouse capture, and shows the cursor.
-fn restore() {
-    if ACTIVE.swap(false, Ordering::SeqCst) {
-        let _ = terminal::disable_raw_mode();
-        let _ = execute!(
-            io::stdout(),
-            DisableMouseCapture,
-            LeaveAlternateScreen,
-            cursor::Show
-        );
-    }
+/// How the browser ended without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The user quit.
+    Quit,
+    /// SIGTERM, SIGHUP or SIGQUIT (its number): the terminal was restored; exit 128 + it.
+    Signal(i32),
 }
 
-/// Restores the terminal when dropped (quit, error, early return).
-struct TerminalGuard;
-
-impl TerminalGuard {
-    fn enter() -> io::Result<TerminalGuard> {
-        let prev = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            restore();
-            prev(info);
-        }));
-        ACTIVE.store(true, Ordering::SeqCst);
-        let guard = TerminalGuard;
-        terminal::enable_raw_mode()?;
-        execute!(
-            io::stdout(),
-            EnterAlternateScreen,
-            EnableMouseCapture,
-            cursor::Hide
-        )?;
-        Ok(guard)
-    }
-}
-
-impl Drop for TerminalGuard {
-    fn drop(&mut self) {
-        restore();
-    }
-}
-
-/// Opens the browser and runs it until the user quits.
-pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<(), TuiError> {
+/// Opens the browser and runs it until the user quits or a signal stops it.
+pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exit, TuiError> {
     let mut app = app_from_config(&config, &client, &opts)?;
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
-    let guard = TerminalGuard::enter()?;
+    let mut signals = StopSignals::catch()?;
+    let guard = TerminalGuard::enter(config.ui.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let mut rt = Runtime::new(client);
     rt.config_path = config.path.clone();
-    rt.panic_on_draw = std::env::var_os("CONVO_TEST_PANIC").is_some_and(|v| !v.is_empty());
+    rt.modes = Some(Box::new(terminal::Crossterm));
+    let test_panic = std::env::var("CONVO_TEST_PANIC").unwrap_or_default();
+    rt.panic_on_draw = !test_panic.is_empty() && test_panic != "fetch";
+    rt.panic_in_fetch = test_panic == "fetch";
     let mut out = io::stdout();
-    let result = rt
-        .run(&mut terminal, &mut app, EventStream::new(), &mut out)
-        .await;
+    let result = tokio::select! {
+        r = rt.run(&mut terminal, &mut app, EventStream::new(), &mut out) => r.map(|()| Exit::Quit),
+        n = signals.recv() => {
+            tracing::info!(signal = n, "stopped by a signal; terminal restored");
+            Ok(Exit::Signal(n))
+        }
+    };
     rt.shutdown();
     drop(terminal);
     drop(guard);

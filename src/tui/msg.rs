@@ -11,6 +11,19 @@ pub enum Loaded {
     Visitors(Page<Visitor>),
 }
 
+/// A background task of the runtime (see [`super::tasks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// The fetch of a page of a tab's walk.
+    Page { tab: Resource, generation: u64 },
+    /// The refresh of a tab's first page.
+    Head { tab: Resource, generation: u64 },
+    /// Writing an export file.
+    Export,
+    /// Loading another profile.
+    Profile,
+}
+
 /// A message for [`super::update::update`].
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -50,4 +63,6 @@ pub enum Msg {
         generation: u64,
         notice: RetryNotice,
     },
+    /// A background task panicked (a bug): its message, to be shown; the app recovers.
+    TaskFailed { task: Task, message: String },
 }

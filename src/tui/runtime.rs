@@ -21,7 +21,8 @@ use tokio::time::MissedTickBehavior;
 use super::TuiError;
 use super::app::App;
 use super::command::{Command, Query};
-use super::msg::{Loaded, Msg};
+use super::msg::{Loaded, Msg, Task};
+use super::terminal::Modes;
 use super::update::update;
 use super::view;
 use crate::api::{Client, Conversation, Resource, RetryNotice, Visitor};
@@ -38,9 +39,17 @@ pub struct Runtime {
     /// The task in flight per (tab, is-refresh); a newer one aborts the older.
     tasks: HashMap<(Resource, bool), JoinHandle<()>>,
     tick: Duration,
-    /// Test only (`CONVO_TEST_PANIC`): panic at the first draw so a pty test can check that
+    /// Test only (`CONVO_TEST_PANIC=1`): panic at the first draw so a pty test can check that
     /// the terminal is restored after a panic.
     pub panic_on_draw: bool,
+    /// Test only (`CONVO_TEST_PANIC=fetch`): the next fetch task panics (once), so a pty test
+    /// can check that a panicking task becomes an error on screen and `r` recovers.
+    pub panic_in_fetch: bool,
+    /// The terminal's modes for Ctrl-Z and `mouse` (none on a `TestBackend`: then
+    /// [`Command::Suspend`] and [`Command::SetMouse`] do nothing but redraw).
+    pub modes: Option<Box<dyn Modes>>,
+    /// Back from a suspend: the next frame clears the screen and redraws everything.
+    resumed: bool,
     /// The config file, read again by a profile switch (`P`).
     pub config_path: Option<std::path::PathBuf>,
     /// The program `o` runs with the URL (default `xdg-open`, `open` on macOS).
@@ -58,6 +67,9 @@ impl Runtime {
             tasks: HashMap::new(),
             tick: TICK,
             panic_on_draw: false,
+            panic_in_fetch: false,
+            modes: None,
+            resumed: false,
             config_path: None,
             opener: if cfg!(target_os = "macos") {
                 "open".into()
@@ -87,6 +99,16 @@ impl Runtime {
         let mut ticker = tokio::time::interval(self.tick);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
+            if std::mem::take(&mut self.resumed) {
+                // Back from Ctrl-Z: the screen is not ours any more, and may have a new size.
+                terminal
+                    .clear()
+                    .map_err(|e| TuiError::Draw(e.to_string()))?;
+                let size = terminal.size().map_err(|e| TuiError::Draw(e.to_string()))?;
+                if self.handle(app, Msg::Resize(size.width, size.height), out)? {
+                    return Ok(());
+                }
+            }
             if app.dirty {
                 self.draw(terminal, app)?;
             }
@@ -153,6 +175,17 @@ impl Runtime {
         for cmd in update(app, msg) {
             match cmd {
                 Command::Quit => return Ok(true),
+                Command::Suspend => {
+                    if let Some(modes) = &mut self.modes {
+                        modes.suspend()?;
+                    }
+                    self.resumed = true;
+                }
+                Command::SetMouse(on) => {
+                    if let Some(modes) = &mut self.modes {
+                        modes.set_mouse(on)?;
+                    }
+                }
                 Command::Cancel { tab } => {
                     for head in [false, true] {
                         if let Some(t) = self.tasks.remove(&(tab, head)) {
@@ -210,7 +243,16 @@ impl Runtime {
     ) {
         let client = self.client.clone();
         let tx = self.tx.clone();
-        let task = tokio::spawn(async move {
+        let panic_now = std::mem::take(&mut self.panic_in_fetch);
+        let id = if head {
+            Task::Head { tab, generation }
+        } else {
+            Task::Page { tab, generation }
+        };
+        let task = super::tasks::spawn(id, &self.tx, async move {
+            if panic_now {
+                panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
+            }
             let notices = tx.clone();
             let on_retry = move |notice: RetryNotice| {
                 if !head {

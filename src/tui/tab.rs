@@ -242,12 +242,17 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 self.pager.apply(page);
                 self.after_page(body);
             }
-            Err(e) => {
-                self.pager.failed();
-                self.load_all = false;
-                self.error = Some(crate::text::one_line(&e.to_string(), 2000));
-            }
+            Err(e) => self.fail(e.to_string()),
         }
+    }
+
+    /// The request in flight failed with `why`: shown on the status line, the rows stay, and
+    /// the walk waits for the user to retry.
+    pub fn fail(&mut self, why: String) {
+        self.retry = None;
+        self.pager.failed();
+        self.load_all = false;
+        self.error = Some(crate::text::one_line(&why, 2000));
     }
 
     fn after_page(&mut self, body: usize) {

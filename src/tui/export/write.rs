@@ -8,7 +8,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::output::file::{self, ExportError};
 use crate::tui::command::ExportKind;
-use crate::tui::msg::Msg;
+use crate::tui::msg::{Msg, Task};
 
 fn notice(tx: &UnboundedSender<Msg>, text: String, error: bool) {
     let _ = tx.send(Msg::Notice { text, error });
@@ -22,8 +22,9 @@ pub fn export(
     kind: ExportKind,
     tx: &UnboundedSender<Msg>,
 ) {
-    let tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
+    let tx_done = tx.clone();
+    crate::tui::tasks::spawn_blocking(Task::Export, tx, move || {
+        let tx = tx_done;
         let shown = crate::text::one_line(&path.display().to_string(), 200);
         match file::write_new(&path, contents.as_bytes()) {
             Ok(_) => {

@@ -50,6 +50,7 @@ pub const ACTION_NAMES: &[(Action, &str)] = &[
     (Action::Help, "help"),
     (Action::Close, "close"),
     (Action::Quit, "quit"),
+    (Action::Suspend, "suspend"),
 ];
 
 /// The `[keys]` name of an action.

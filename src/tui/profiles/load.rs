@@ -8,7 +8,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::ProfileSwitch;
 use crate::api::Client;
 use crate::config::{Config, Overrides};
-use crate::tui::msg::Msg;
+use crate::tui::msg::{Msg, Task};
 
 /// The header's endpoint text: host (and port) and the masked key.
 pub fn endpoint_of(client: &Client) -> String {
@@ -40,8 +40,9 @@ pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
 /// Loads the config again with `profile` (it may run `api_key_command`, hence a blocking
 /// task) and builds its client.
 pub fn switch_profile(config_path: Option<PathBuf>, name: String, tx: &UnboundedSender<Msg>) {
-    let tx = tx.clone();
-    tokio::task::spawn_blocking(move || {
+    let tx_done = tx.clone();
+    crate::tui::tasks::spawn_blocking(Task::Profile, tx, move || {
+        let tx = tx_done;
         let ov = Overrides {
             config_path,
             base_url: None,

@@ -74,6 +74,7 @@ pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>)
         }
     };
     let no_color = app.theme.no_color;
+    let mouse_before = app.mouse;
     app.apply_ui(&sw.ui, no_color);
     app.profiles = super::Profiles {
         current: Some(sw.name.clone()),
@@ -104,10 +105,13 @@ pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>)
     app.visitors.filter = Default::default();
     app.conversations.pager = crate::pager::Pager::new(sw.page_size.get());
     app.visitors.pager = crate::pager::Pager::new(sw.page_size.get());
-    let cmds = vec![
+    let mut cmds = vec![
         app.conversations.restart(false),
         app.visitors.restart(false),
     ];
+    if app.mouse != mouse_before {
+        cmds.push(Command::SetMouse(app.mouse));
+    }
     app.conversations.history.clear();
     app.visitors.history.clear();
     app.say(format!("profile {}", crate::text::one_line(&sw.name, 40)));

@@ -9,7 +9,7 @@ use super::command::Command;
 use super::filter_form::{FilterForm, FormOutcome};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
-use super::msg::{Loaded, Msg};
+use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::Retry;
 use super::{browser, export, marks, notify, profiles, search, sort, summary_pane};
@@ -81,6 +81,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 }
             })
         }
+        Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
     export::walk::step(app, &mut cmds);
     fill(app, &mut cmds);
@@ -88,6 +89,38 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
     cmds
+}
+
+/// A background task panicked (see `tasks`): the app goes on as if it had failed, and says so.
+fn on_task_failed(app: &mut App, task: Task, message: &str) {
+    let bug = format!("internal error (a bug in convo): {message}");
+    match task {
+        Task::Page { tab, generation } => with_tab!(app, tab, |t| {
+            if t.generation == generation && t.pager.is_loading() {
+                t.fail(bug);
+            }
+        }),
+        Task::Head { tab, generation } => with_tab!(app, tab, |t| {
+            if t.generation == generation {
+                t.head_in_flight = false;
+                t.refresh_error = Some(bug);
+            }
+        }),
+        Task::Export => {
+            app.message = Some(super::app::Message {
+                text: format!("export failed: {bug}; the file may be incomplete"),
+                error: true,
+            });
+        }
+        Task::Profile => {
+            app.profiles.switching = None;
+            app.message = Some(super::app::Message {
+                text: format!("profile not switched: {bug}"),
+                error: true,
+            });
+        }
+    }
+    app.dirty = true;
 }
 
 /// The user moved the selection to another row: that row's mark goes.
@@ -236,6 +269,14 @@ impl App {
 fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
         cmds.push(Command::Quit);
+        return;
+    }
+    // Ctrl-Z (or whatever Ctrl key `suspend` is bound to) suspends from anywhere, prompts and
+    // the filter pane included, as in every full-screen terminal program.
+    if k.modifiers.contains(KeyModifiers::CONTROL)
+        && app.keymap.action(&k) == Some(Action::Suspend)
+    {
+        cmds.push(Command::Suspend);
         return;
     }
     if on_prompt_key(app, k, cmds) {
@@ -450,6 +491,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             }
         }
         Action::Quit => cmds.push(Command::Quit),
+        Action::Suspend => cmds.push(Command::Suspend),
         // Handled by `before_action`.
         Action::Search
         | Action::SearchNext

@@ -1,0 +1,176 @@
+//! The real terminal's modes: raw mode, the alternate screen, the hidden cursor and (only with
+//! `mouse = true`) mouse capture. Entered once by [`TerminalGuard::enter`] and restored on
+//! every way out: quit, error, a panic (the hook below), SIGTERM, SIGHUP and SIGQUIT
+//! ([`StopSignals`]). Ctrl-Z leaves them for a while ([`Modes::suspend`]).
+//!
+//! In raw mode the terminal sends Ctrl-Z as a key, not as SIGTSTP (ISIG is off), so suspending
+//! is ours to do: restore the terminal, stop ourselves with SIGTSTP, and when the shell's `fg`
+//! sends SIGCONT, enter the modes again; the runtime then redraws everything.
+
+use std::io;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::{cursor, execute, terminal};
+
+/// True while the terminal is in raw mode / alternate screen (so restore runs once).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// True while mouse capture is on (so it is turned off only when it was turned on).
+static MOUSE: AtomicBool = AtomicBool::new(false);
+
+/// Leaves raw mode, mouse capture (if on) and the alternate screen, and shows the cursor.
+/// Safe to call from anywhere, any number of times; errors are ignored (after a hang-up
+/// there is no terminal left to restore).
+pub fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = terminal::disable_raw_mode();
+        let mut out = io::stdout();
+        if MOUSE.swap(false, Ordering::SeqCst) {
+            let _ = execute!(out, DisableMouseCapture);
+        }
+        let _ = execute!(out, LeaveAlternateScreen, cursor::Show);
+    }
+}
+
+/// Enters raw mode and the alternate screen, hides the cursor, and captures the mouse if asked.
+fn enter(mouse: bool) -> io::Result<()> {
+    ACTIVE.store(true, Ordering::SeqCst);
+    terminal::enable_raw_mode()?;
+    let mut out = io::stdout();
+    execute!(out, EnterAlternateScreen, cursor::Hide)?;
+    if mouse {
+        MOUSE.store(true, Ordering::SeqCst);
+        execute!(out, EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// The panic hook, installed once. A panic inside a background task of the runtime (see
+/// [`super::tasks`]) is only logged here: the task turns it into a message on screen and the
+/// program goes on. Any other panic restores the terminal, prints the usual message on the
+/// normal screen, and ends the program (a panic off the main thread would otherwise leave
+/// convo running with the terminal restored underneath it).
+fn install_panic_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if super::tasks::in_task() {
+                tracing::error!("a background task panicked (shown on screen): {info}");
+                return;
+            }
+            restore();
+            prev(info);
+            if std::thread::current().name() != Some("main") {
+                std::process::exit(101);
+            }
+        }));
+    });
+}
+
+/// Restores the terminal when dropped (quit, error, early return).
+pub struct TerminalGuard(());
+
+impl TerminalGuard {
+    /// Installs the panic hook, then enters the modes (`mouse`: capture the mouse).
+    pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
+        install_panic_hook();
+        let guard = TerminalGuard(());
+        enter(mouse)?;
+        Ok(guard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// What the runtime asks of the terminal besides drawing. The real one is [`Crossterm`];
+/// tests on a `TestBackend` pass their own (or none: then these commands do nothing).
+pub trait Modes: Send {
+    /// Restores the terminal, stops the process (job control), and once continued enters the
+    /// modes again. Returns after the resume; the caller redraws everything.
+    fn suspend(&mut self) -> io::Result<()>;
+    /// Turns mouse capture on or off (a profile switch may change `mouse`).
+    fn set_mouse(&mut self, on: bool) -> io::Result<()>;
+}
+
+/// The terminal convo runs in (stdout).
+pub struct Crossterm;
+
+impl Modes for Crossterm {
+    fn suspend(&mut self) -> io::Result<()> {
+        let mouse = MOUSE.load(Ordering::SeqCst);
+        restore();
+        // Stops every thread here until SIGCONT. Without job control (an orphaned process
+        // group, e.g. started by `setsid`) the kernel drops the signal and this returns at once.
+        #[cfg(unix)]
+        signal_hook::low_level::raise(signal_hook::consts::signal::SIGTSTP)?;
+        enter(mouse)
+    }
+
+    fn set_mouse(&mut self, on: bool) -> io::Result<()> {
+        if MOUSE.swap(on, Ordering::SeqCst) == on {
+            return Ok(());
+        }
+        if on {
+            execute!(io::stdout(), EnableMouseCapture)
+        } else {
+            execute!(io::stdout(), DisableMouseCapture)
+        }
+    }
+}
+
+/// SIGTERM, SIGHUP and SIGQUIT, caught for as long as the browser runs so that each one
+/// restores the terminal before convo exits with 128 + the signal's number.
+pub struct StopSignals {
+    #[cfg(unix)]
+    signals: Vec<(i32, tokio::signal::unix::Signal)>,
+}
+
+impl StopSignals {
+    /// Starts catching the signals (before the terminal is touched, so there is no moment
+    /// when a `kill` would leave it raw).
+    pub fn catch() -> io::Result<StopSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let kinds = [
+                SignalKind::terminate(),
+                SignalKind::hangup(),
+                SignalKind::quit(),
+            ];
+            let signals = kinds
+                .into_iter()
+                .map(|k| Ok((k.as_raw_value(), signal(k)?)))
+                .collect::<io::Result<_>>()?;
+            Ok(StopSignals { signals })
+        }
+        #[cfg(not(unix))]
+        Ok(StopSignals {})
+    }
+
+    /// Waits for one of the signals and returns its number.
+    pub async fn recv(&mut self) -> i32 {
+        #[cfg(unix)]
+        {
+            let waits = self.signals.iter_mut().map(|(n, s)| {
+                let n = *n;
+                Box::pin(async move {
+                    if s.recv().await.is_none() {
+                        // The stream cannot end while we hold it; never take it for a signal.
+                        std::future::pending::<()>().await;
+                    }
+                    n
+                })
+            });
+            futures::future::select_all(waits).await.0
+        }
+        #[cfg(not(unix))]
+        std::future::pending().await
+    }
+}
