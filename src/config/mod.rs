@@ -676,16 +676,25 @@ mod tests {
         let base = "base_url = \"https://x.example\"\napi_key = \"sk_top_1234567890\"\n";
         let off = Config::from_toml_str(base, path, &ov(None), &no_env).unwrap();
         assert!(!off.ui.mouse, "mouse capture is opt-in");
-        let text = format!("{base}mouse = true\n[profiles.quiet]\nmouse = false\n[profiles.same]\n");
+        let text =
+            format!("{base}mouse = true\n[profiles.quiet]\nmouse = false\n[profiles.same]\n");
         let on = Config::from_toml_str(&text, path, &ov(None), &no_env).unwrap();
         assert!(on.ui.mouse);
         let quiet = Config::from_toml_str(&text, path, &ov(Some("quiet")), &no_env).unwrap();
         assert!(!quiet.ui.mouse, "a profile can turn it off");
         let same = Config::from_toml_str(&text, path, &ov(Some("same")), &no_env).unwrap();
-        assert!(same.ui.mouse, "a profile that says nothing keeps the top level's");
-        let e = Config::from_toml_str(&format!("{base}mouse = \"yes\"\n"), path, &ov(None), &no_env)
-            .unwrap_err()
-            .to_string();
+        assert!(
+            same.ui.mouse,
+            "a profile that says nothing keeps the top level's"
+        );
+        let e = Config::from_toml_str(
+            &format!("{base}mouse = \"yes\"\n"),
+            path,
+            &ov(None),
+            &no_env,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("mouse"), "{e}");
     }
 

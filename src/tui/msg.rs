@@ -64,5 +64,8 @@ pub enum Msg {
         notice: RetryNotice,
     },
     /// A background task panicked (a bug): its message, to be shown; the app recovers.
-    TaskFailed { task: Task, message: String },
+    TaskFailed {
+        task: Task,
+        message: String,
+    },
 }

@@ -101,10 +101,12 @@ impl Runtime {
         loop {
             if std::mem::take(&mut self.resumed) {
                 // Back from Ctrl-Z: the screen is not ours any more, and may have a new size.
-                terminal
-                    .clear()
-                    .map_err(|e| TuiError::Draw(e.to_string()))?;
+                // `resize` clears it and forgets the last frame, so the next one is drawn
+                // whole (`clear` would ask the terminal for the cursor position first).
                 let size = terminal.size().map_err(|e| TuiError::Draw(e.to_string()))?;
+                terminal
+                    .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
+                    .map_err(|e| TuiError::Draw(e.to_string()))?;
                 if self.handle(app, Msg::Resize(size.width, size.height), out)? {
                     return Ok(());
                 }

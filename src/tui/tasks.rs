@@ -149,6 +149,9 @@ mod tests {
         spawn_blocking(Task::Profile, &tx, || {});
         spawn(Task::Export, &tx, async {}).await.expect("join");
         drop(tx);
-        assert!(rx.recv().await.is_none(), "a task that ends well sends nothing");
+        assert!(
+            rx.recv().await.is_none(),
+            "a task that ends well sends nothing"
+        );
     }
 }

@@ -273,8 +273,7 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     }
     // Ctrl-Z (or whatever Ctrl key `suspend` is bound to) suspends from anywhere, prompts and
     // the filter pane included, as in every full-screen terminal program.
-    if k.modifiers.contains(KeyModifiers::CONTROL)
-        && app.keymap.action(&k) == Some(Action::Suspend)
+    if k.modifiers.contains(KeyModifiers::CONTROL) && app.keymap.action(&k) == Some(Action::Suspend)
     {
         cmds.push(Command::Suspend);
         return;

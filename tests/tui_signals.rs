@@ -1,0 +1,501 @@
+//! Signals, job control, task panics and mouse capture, end to end: the real binary in a
+//! pseudo-terminal against a demo server on a random loopback port, with real signals
+//! (SIGTERM, SIGHUP, SIGQUIT, Ctrl-Z under a real interactive bash) and the bytes the binary
+//! writes read back (vt100 for the screen, the raw bytes for the mode sequences, the pty's
+//! termios for raw mode).
+#![cfg(unix)]
+
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::sys::termios::LocalFlags;
+use nix::unistd::Pid;
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+use convo::demo::{DemoOptions, DemoServer};
+
+const ROWS: u16 = 30;
+const COLS: u16 = 120;
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Mouse modes crossterm's `EnableMouseCapture` turns on (and `DisableMouseCapture` off).
+const MOUSE_MODES: [&str; 5] = ["?1000", "?1002", "?1003", "?1015", "?1006"];
+
+struct Pty {
+    out: Arc<Mutex<Vec<u8>>>,
+    eof: Arc<std::sync::atomic::AtomicBool>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
+    /// The pty's local modes before the child started.
+    initial: LocalFlags,
+}
+
+impl Pty {
+    /// Runs `cmd` in a new pty of ROWS x COLS.
+    fn spawn(cmd: CommandBuilder) -> Pty {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("openpty");
+        let initial = pair.master.get_termios().expect("termios").local_flags;
+        let child = pair.slave.spawn_command(cmd).expect("spawn");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("reader");
+        let writer = pair.master.take_writer().expect("writer");
+        let out = Arc::new(Mutex::new(Vec::new()));
+        let eof = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (sink, eof_set) = (out.clone(), eof.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            // The read error at child exit is the end of output.
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().expect("lock").extend_from_slice(&buf[..n]);
+            }
+            eof_set.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        Pty {
+            out,
+            eof,
+            writer,
+            child,
+            master: pair.master,
+            initial,
+        }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        self.out.lock().expect("lock").clone()
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes()).into_owned()
+    }
+
+    /// The screen as a terminal shows it after `bytes`.
+    fn screen_of(bytes: &[u8]) -> String {
+        let rows = NonZeroU16::new(ROWS).expect("rows");
+        let cols = NonZeroU16::new(COLS).expect("cols");
+        let mut p = vt100::Parser::new(rows, cols, 0);
+        p.process(bytes);
+        p.screen().contents()
+    }
+
+    fn screen(&self) -> String {
+        Pty::screen_of(&self.bytes())
+    }
+
+    fn wait_for(&self, what: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(what) {
+                return s;
+            }
+            assert!(start.elapsed() < WAIT, "never saw {what:?}; screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).expect("write");
+        self.writer.flush().expect("flush");
+    }
+
+    /// Waits for the exit code (and for the output to be read to its end).
+    fn wait_exit(&mut self) -> u32 {
+        let start = Instant::now();
+        loop {
+            if let Some(st) = self.child.try_wait().expect("try_wait") {
+                let drained = Instant::now();
+                while !self.eof.load(std::sync::atomic::Ordering::SeqCst)
+                    && drained.elapsed() < Duration::from_secs(3)
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                return st.exit_code();
+            }
+            if start.elapsed() > WAIT {
+                let _ = self.child.kill();
+                panic!("the child did not exit; screen:\n{}", self.screen());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The pty's local modes now (ICANON, ECHO, ISIG are off in raw mode).
+    fn local_flags(&self) -> LocalFlags {
+        self.master.get_termios().expect("termios").local_flags
+    }
+}
+
+fn demo() -> (tokio::runtime::Runtime, DemoServer) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 5,
+            conversations: 120,
+            visitors: 30,
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    (rt, server)
+}
+
+/// The environment and arguments of a convo run against `server` with `config` as its file.
+fn convo_env(cmd: &mut CommandBuilder, server: &DemoServer, tmp: &Path, extra: &[(&str, &str)]) {
+    cmd.env_clear();
+    cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("HOME", tmp);
+    cmd.env("XDG_CONFIG_HOME", tmp.join("config"));
+    cmd.env("XDG_DATA_HOME", tmp.join("data"));
+    cmd.env("CONVO_LOG_FILE", tmp.join("convo.log"));
+    cmd.env("CONVO_API_KEY", server.api_key());
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    cmd.cwd(tmp);
+}
+
+/// Starts convo itself as the pty's process, with a config file holding `config` (plus the
+/// demo server's URL).
+fn start(server: &DemoServer, tmp: &Path, config: &str, extra: &[(&str, &str)]) -> Pty {
+    let file = tmp.join("convo.toml");
+    std::fs::write(
+        &file,
+        format!("base_url = \"{}\"\n{config}", server.base_url()),
+    )
+    .expect("config");
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
+    convo_env(&mut cmd, server, tmp, extra);
+    cmd.arg("--config");
+    cmd.arg(&file);
+    Pty::spawn(cmd)
+}
+
+fn raw_mode_is_on(flags: LocalFlags) -> bool {
+    !flags.intersects(LocalFlags::ICANON | LocalFlags::ECHO | LocalFlags::ISIG)
+}
+
+fn sane(flags: LocalFlags) -> bool {
+    flags.contains(LocalFlags::ICANON | LocalFlags::ECHO | LocalFlags::ISIG)
+}
+
+/// Waits (briefly) for the pty's local modes to satisfy `ok`.
+fn wait_flags(p: &Pty, ok: fn(LocalFlags) -> bool) -> LocalFlags {
+    let start = Instant::now();
+    loop {
+        let f = p.local_flags();
+        if ok(f) || start.elapsed() > Duration::from_secs(5) {
+            return f;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn sigterm_sighup_and_sigquit_restore_the_terminal_and_exit_128_plus_the_signal() {
+    let (_rt, server) = demo();
+    for (signal, code) in [
+        (Signal::SIGTERM, 143),
+        (Signal::SIGHUP, 129),
+        (Signal::SIGQUIT, 131),
+    ] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut p = start(&server, tmp.path(), "mouse = true\n", &[]);
+        assert!(sane(p.initial), "a new pty starts in cooked mode");
+        p.wait_for("more available");
+        assert!(
+            raw_mode_is_on(wait_flags(&p, raw_mode_is_on)),
+            "{signal}: raw mode is on while convo runs"
+        );
+        let pid = Pid::from_raw(p.child.process_id().expect("pid") as i32);
+        kill(pid, signal).expect("kill");
+        assert_eq!(p.wait_exit(), code, "{signal}: exit status 128 + signal");
+        let out = p.text();
+        // Mouse reporting off after it was turned on, then the main screen and the cursor,
+        // and nothing after that.
+        for mode in MOUSE_MODES {
+            let on = out.rfind(&format!("\u{1b}[{mode}h")).expect("mouse was on");
+            let off = out.rfind(&format!("\u{1b}[{mode}l"));
+            assert!(
+                off.is_some_and(|off| off > on),
+                "{signal}: mouse mode {mode} turned off"
+            );
+        }
+        assert!(
+            out.ends_with("\u{1b}[?1049l\u{1b}[?25h"),
+            "{signal}: the output ends by leaving the alternate screen and showing the cursor: {:?}",
+            &out[out.len().saturating_sub(120)..]
+        );
+        let flags = wait_flags(&p, sane);
+        assert!(
+            sane(flags),
+            "{signal}: the terminal is cooked again (ICANON, ECHO, ISIG): {flags:?}"
+        );
+    }
+}
+
+/// The children of `pid` (Linux: /proc/PID/task/PID/children).
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|s| s.parse().ok())
+        .collect()
+}
+
+/// The state letter of /proc/PID/stat (`T`: stopped by job control).
+fn state(pid: u32) -> char {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // "pid (comm) S ...": the state follows the last ')'.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next())
+        .unwrap_or('?')
+}
+
+/// The UUID shown in a row's line (the `ID` column), if any.
+fn row_id(line: &str) -> Option<String> {
+    line.split_whitespace()
+        .find(|w| uuid::Uuid::parse_str(w).is_ok())
+        .map(str::to_string)
+}
+
+/// The line of the selected row (the one the table marks with `>`).
+fn selected_line(screen: &str) -> Option<String> {
+    screen
+        .lines()
+        .find(|l| l.starts_with('>'))
+        .map(|l| l.trim_end().to_string())
+}
+
+#[test]
+fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_state() {
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: needs /proc to see the stopped state");
+        return;
+    }
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = tmp.path().join("convo.toml");
+    std::fs::write(&file, format!("base_url = \"{}\"\n", server.base_url())).expect("config");
+    // A real interactive shell with job control owns the terminal; convo is its job.
+    let mut cmd = CommandBuilder::new("bash");
+    cmd.args(["--norc", "--noprofile", "-i"]);
+    convo_env(&mut cmd, &server, tmp.path(), &[("PS1", "shell$ ")]);
+    let mut p = Pty::spawn(cmd);
+    p.wait_for("shell$");
+    let bash = p.child.process_id().expect("bash pid");
+    p.send(
+        format!(
+            "{} --config {}\r",
+            env!("CARGO_BIN_EXE_convo"),
+            file.display()
+        )
+        .as_bytes(),
+    );
+    p.wait_for("more available");
+    let convo = children(bash).into_iter().next().expect("convo runs");
+
+    // Some state: a status filter and a selection a few rows down.
+    p.send(b"s");
+    p.wait_for("status: open");
+    p.send(b"jjj");
+    let start = Instant::now();
+    let before = loop {
+        let s = p.screen();
+        let line = selected_line(&s);
+        if line
+            .as_ref()
+            .is_some_and(|l| s.lines().nth(6) == Some(l.as_str()))
+        {
+            break line.expect("selected");
+        }
+        assert!(start.elapsed() < WAIT, "the selection did not move:\n{s}");
+        std::thread::sleep(Duration::from_millis(30));
+    };
+    let id = row_id(&before).expect("the selected row shows its id");
+    assert!(raw_mode_is_on(wait_flags(&p, raw_mode_is_on)));
+
+    // Ctrl-Z: the terminal is restored, then the process stops and the shell takes over.
+    let mark = p.bytes().len();
+    p.send(b"\x1a");
+    p.wait_for("Stopped");
+    let start = Instant::now();
+    while state(convo) != 'T' {
+        assert!(
+            start.elapsed() < WAIT,
+            "convo is not stopped: {}",
+            state(convo)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let suspend = String::from_utf8_lossy(&p.bytes()[mark..]).into_owned();
+    let left = suspend
+        .find("\u{1b}[?1049l")
+        .expect("the alternate screen is left before stopping");
+    let shown = suspend
+        .find("\u{1b}[?25h")
+        .expect("the cursor is shown before stopping");
+    let stopped = suspend.find("Stopped").expect("the shell's job message");
+    assert!(left < stopped && shown < stopped, "{suspend:?}");
+    let screen = p.screen();
+    assert!(
+        !screen.contains("STATUS"),
+        "the shell's screen, not convo's:\n{screen}"
+    );
+
+    // fg: convo takes the terminal again, in raw mode, and draws everything anew.
+    let mark = p.bytes().len();
+    p.send(b"fg\r");
+    p.wait_for("status: open");
+    let start = Instant::now();
+    loop {
+        // Only what convo wrote after fg, on a blank terminal: a full frame, same state.
+        let redrawn = Pty::screen_of(&p.bytes()[mark..]);
+        if redrawn.contains("STATUS") && selected_line(&redrawn).is_some() {
+            assert!(redrawn.contains("Conversations"), "{redrawn}");
+            assert!(redrawn.contains("status: open"), "filters kept:\n{redrawn}");
+            let line = selected_line(&redrawn).expect("selected");
+            assert_eq!(
+                row_id(&line),
+                Some(id.clone()),
+                "same selection:\n{redrawn}"
+            );
+            assert_eq!(
+                redrawn.lines().position(|l| l.starts_with('>')),
+                Some(6),
+                "on the same screen line:\n{redrawn}"
+            );
+            break;
+        }
+        assert!(
+            start.elapsed() < WAIT,
+            "no full redraw after fg; from fg on, the screen is:\n{redrawn}"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    assert_ne!(state(convo), 'T');
+    assert!(
+        raw_mode_is_on(wait_flags(&p, raw_mode_is_on)),
+        "raw mode again after fg"
+    );
+    // Keys work again, and quitting gives the shell a clean terminal.
+    p.send(b"j");
+    let start = Instant::now();
+    while selected_line(&p.screen()).and_then(|l| row_id(&l)) == Some(id.clone()) {
+        assert!(start.elapsed() < WAIT, "j did nothing after fg");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    p.send(b"q");
+    p.wait_for("shell$");
+    p.send(b"echo convo-exit=$?\r");
+    p.wait_for("convo-exit=0");
+    p.send(b"exit\r");
+    p.wait_exit();
+}
+
+#[test]
+fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut p = start(&server, tmp.path(), "", &[("CONVO_TEST_PANIC", "fetch")]);
+    let screen = p.wait_for("internal error (a bug in convo)");
+    assert!(
+        screen.contains("CONVO_TEST_PANIC=fetch"),
+        "the panic's message is shown:\n{screen}"
+    );
+    assert!(
+        p.child.try_wait().expect("try_wait").is_none(),
+        "convo goes on"
+    );
+    let out = p.text();
+    assert!(
+        !out.contains("panicked"),
+        "the panic is not printed over the screen: {out:?}"
+    );
+    assert!(
+        !out.contains("\u{1b}[?1049l"),
+        "the terminal was not restored underneath a running convo"
+    );
+    assert!(raw_mode_is_on(p.local_flags()));
+    // r retries the page that failed: the rows arrive and the error goes.
+    p.send(b"r");
+    let screen = p.wait_for("50 loaded · more available");
+    assert!(!screen.contains("internal error"), "{screen}");
+    assert!(screen.contains("STATUS"), "{screen}");
+    p.send(b"q");
+    assert_eq!(p.wait_exit(), 0);
+    let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+    assert!(
+        log.contains("CONVO_TEST_PANIC=fetch"),
+        "the panic is in the log: {log}"
+    );
+}
+
+#[test]
+fn without_mouse_true_no_mouse_capture_sequence_is_sent() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut p = start(&server, tmp.path(), "", &[]);
+    p.wait_for("more available");
+    p.send(b"q");
+    assert_eq!(p.wait_exit(), 0);
+    let out = p.text();
+    assert!(out.contains("\u{1b}[?1049h"), "it did draw: {out:?}");
+    for mode in MOUSE_MODES {
+        assert!(
+            !out.contains(&format!("\u{1b}[{mode}")),
+            "mouse mode {mode} was touched without mouse = true"
+        );
+    }
+}
+
+#[test]
+fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut p = start(&server, tmp.path(), "mouse = true\n", &[]);
+    p.wait_for("more available");
+    let screen = p.wait_for("ago");
+    let out = p.text();
+    for mode in MOUSE_MODES {
+        assert!(
+            out.contains(&format!("\u{1b}[{mode}h")),
+            "mouse mode {mode} on"
+        );
+    }
+    // The fifth row (screen line 7): an SGR left click there, as the terminal sends it.
+    let target = screen.lines().nth(7).expect("a row").trim_end().to_string();
+    let id = row_id(&target).unwrap_or_else(|| panic!("a row on line 7:\n{screen}"));
+    p.send(b"\x1b[<0;10;8M\x1b[<0;10;8m");
+    let start = Instant::now();
+    loop {
+        let s = p.screen();
+        if selected_line(&s).and_then(|l| row_id(&l)) == Some(id.clone()) {
+            assert_eq!(s.lines().position(|l| l.starts_with('>')), Some(7), "{s}");
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "the click did not select:\n{s}");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    p.send(b"q");
+    assert_eq!(p.wait_exit(), 0);
+}
