@@ -475,3 +475,40 @@ fn configured_columns_are_drawn_in_their_order() {
     assert!(!screen.contains("VISITOR"), "{screen}");
     insta::assert_snapshot!("configured_columns", screen);
 }
+
+#[test]
+fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
+    let (mut app, _s) = loaded(120, 30, 20);
+    assert!(!app.mouse, "off unless the config says mouse = true");
+    let switch = |mouse: bool| ProfileSwitch {
+        name: "p".into(),
+        page_size: Limit::new(20).unwrap(),
+        views: Vec::new(),
+        aliases: Default::default(),
+        refresh_secs: None,
+        endpoint: "p.example · sk_…wxyz".into(),
+        ui: UiConfig {
+            mouse,
+            ..UiConfig::default()
+        },
+        profiles: vec!["p".into()],
+        client: None,
+    };
+    let mouse_cmds = |cmds: &[Command]| {
+        cmds.iter()
+            .filter(|c| matches!(c, Command::SetMouse(_)))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let loaded_msg = |mouse| Msg::ProfileLoaded {
+        result: Ok(Box::new(switch(mouse))),
+    };
+    let cmds = update(&mut app, loaded_msg(true));
+    assert_eq!(mouse_cmds(&cmds), vec![Command::SetMouse(true)]);
+    assert!(app.mouse);
+    let cmds = update(&mut app, loaded_msg(true));
+    assert!(mouse_cmds(&cmds).is_empty(), "no change, nothing sent");
+    let cmds = update(&mut app, loaded_msg(false));
+    assert_eq!(mouse_cmds(&cmds), vec![Command::SetMouse(false)]);
+    assert!(!app.mouse);
+}

@@ -7,7 +7,7 @@ use convo::api::{ApiError, Assignee, ConversationFilter, Resource, RetryNotice, 
 use convo::tui::app::Overlay;
 use convo::tui::command::{Command, Query};
 use convo::tui::filter_form::Field;
-use convo::tui::msg::{Loaded, Msg};
+use convo::tui::msg::{Loaded, Msg, Task};
 use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;
 
@@ -654,4 +654,152 @@ fn faster_scrolling_still_keeps_ahead() {
     let (report, blocked) = simulate(100.0, 50, 2000);
     eprintln!("{report}");
     assert_eq!(blocked, 0, "{report}");
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+#[test]
+fn ctrl_z_suspends_from_the_table_the_filter_pane_and_help_and_can_be_rebound() {
+    let (mut app, _server) = loaded(10);
+    update(&mut app, key(KeyCode::Down));
+    let selected = app.conversations.selected;
+    assert_eq!(update(&mut app, ctrl('z')), vec![Command::Suspend]);
+    assert_eq!(app.conversations.selected, selected, "nothing else changes");
+    update(&mut app, ch('/'));
+    assert_eq!(
+        update(&mut app, ctrl('z')),
+        vec![Command::Suspend],
+        "even while typing in the filter pane"
+    );
+    assert!(
+        matches!(app.overlay, Overlay::Filter(_)),
+        "the pane stays open"
+    );
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, ch('?'));
+    assert_eq!(
+        update(&mut app, ctrl('z')),
+        vec![Command::Suspend],
+        "from help"
+    );
+    // [keys] suspend = "Ctrl-X": Ctrl-Z is then nothing, Ctrl-X suspends.
+    let mut keys = std::collections::BTreeMap::new();
+    keys.insert("suspend".to_string(), vec!["Ctrl-X".to_string()]);
+    app.keymap = convo::tui::keys::KeyMap::with_config(&keys).expect("keys");
+    update(&mut app, key(KeyCode::Esc));
+    assert!(!update(&mut app, ctrl('z')).contains(&Command::Suspend));
+    assert_eq!(update(&mut app, ctrl('x')), vec![Command::Suspend]);
+    let help = testing::render(&{
+        let mut a = app.clone();
+        update(&mut a, ch('?'));
+        a
+    });
+    assert!(
+        help.contains("Ctrl-x") && help.contains("suspend"),
+        "{help}"
+    );
+}
+
+#[test]
+fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page() {
+    let (mut app, server) = loaded(300);
+    for _ in 0..61 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    assert!(app.conversations.pager.is_loading());
+    let generation = app.conversations.generation;
+    // A panic of an older walk's task is dropped like its answer would be.
+    update(
+        &mut app,
+        Msg::TaskFailed {
+            task: Task::Page {
+                tab: Resource::Conversations,
+                generation: generation - 1,
+            },
+            message: "old".into(),
+        },
+    );
+    assert!(app.conversations.error.is_none());
+    assert!(app.conversations.pager.is_loading());
+    update(
+        &mut app,
+        Msg::TaskFailed {
+            task: Task::Page {
+                tab: Resource::Conversations,
+                generation,
+            },
+            message: "index out of bounds".into(),
+        },
+    );
+    assert_eq!(app.conversations.rows().len(), 100, "rows kept");
+    assert!(!app.conversations.pager.is_loading());
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("internal error (a bug in convo): index out of bounds"),
+        "{screen}"
+    );
+    assert!(screen.contains("error (r to retry"), "{screen}");
+    let cmds = update(&mut app, ch('r'));
+    let f = conv_fetches(&cmds);
+    assert_eq!(f.len(), 1, "{cmds:?}");
+    assert_eq!(f[0].0.as_deref(), Some("100"), "the same page again");
+    let fetch = cmds
+        .iter()
+        .find(|c| matches!(c, Command::Fetch { .. }))
+        .expect("fetch");
+    update(&mut app, server.answer(fetch).expect("answer"));
+    assert_eq!(app.conversations.rows().len(), 150);
+    assert!(app.conversations.error.is_none());
+}
+
+#[test]
+fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
+    let (mut app, _server) = loaded(100);
+    let generation = app.conversations.generation;
+    app.conversations.head_in_flight = true;
+    update(
+        &mut app,
+        Msg::TaskFailed {
+            task: Task::Head {
+                tab: Resource::Conversations,
+                generation,
+            },
+            message: "boom".into(),
+        },
+    );
+    assert!(!app.conversations.head_in_flight, "the next refresh can go");
+    assert_eq!(app.conversations.rows().len(), 100);
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("refresh failed: internal error"),
+        "{screen}"
+    );
+
+    update(
+        &mut app,
+        Msg::TaskFailed {
+            task: Task::Export,
+            message: "disk on fire".into(),
+        },
+    );
+    let m = app.message.clone().expect("message");
+    assert!(m.error && m.text.contains("export failed") && m.text.contains("disk on fire"));
+
+    app.profiles.switching = Some("staging".into());
+    update(
+        &mut app,
+        Msg::TaskFailed {
+            task: Task::Profile,
+            message: "bad".into(),
+        },
+    );
+    assert!(app.profiles.switching.is_none(), "P works again");
+    let m = app.message.clone().expect("message");
+    assert!(
+        m.error && m.text.starts_with("profile not switched"),
+        "{}",
+        m.text
+    );
 }
