@@ -108,6 +108,19 @@ impl Pty {
         }
     }
 
+    /// Waits until the screen satisfies `ok`.
+    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(start.elapsed() < WAIT, "never saw {what}; screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
     fn send(&mut self, bytes: &[u8]) {
         self.writer.write_all(bytes).expect("write");
         self.writer.flush().expect("flush");
@@ -438,8 +451,9 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
     assert!(raw_mode_is_on(p.local_flags()));
     // r retries the page that failed: the rows arrive and the error goes.
     p.send(b"r");
-    let screen = p.wait_for("50 loaded · more available");
-    assert!(!screen.contains("internal error"), "{screen}");
+    let screen = p.wait_until("rows and no error", |s| {
+        s.contains("0 loaded · more available") && !s.contains("internal error")
+    });
     assert!(screen.contains("STATUS"), "{screen}");
     p.send(b"q");
     assert_eq!(p.wait_exit(), 0);
