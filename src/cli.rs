@@ -146,6 +146,14 @@ pub struct ConversationFilterArgs {
 pub struct ConversationArgs {
     #[command(flatten)]
     pub filter: ConversationFilterArgs,
+    /// Only waiting conversations (open, unassigned) past the first_response target of [sla]:
+    /// walks every page (filtered here) and adds due_secs (negative: overdue) and a DUE column.
+    #[arg(long)]
+    pub breaching: bool,
+    /// Only waiting conversations past warn_at of the first_response target, not past it
+    /// (with --breaching: both).
+    #[arg(long)]
+    pub imminent: bool,
     #[command(flatten)]
     pub common: CommonListArgs,
 }
@@ -201,10 +209,18 @@ The output says whether it covers the whole list (\"all 1,234\") or not
 Columns: count, share, oldest and median age (createdAt), stale (not closed, no update
 for --stale-after), waiting (open and unassigned) and the oldest waiting.
 In json, each bucket's `filter` holds the query that lists exactly that bucket.
+--sla adds imminent, breaching and longest overdue (first response) and resolution's counts,
+from [sla] in the config (approximations from list data alone).
+--format prometheus: convo_conversations, convo_conversations_waiting,
+convo_conversations_imminent/_breaching, convo_resolution_imminent/_breaching,
+convo_oldest_waiting_seconds, one sample per bucket; convo_summary_complete 0 when partial.
 
 Examples:
   convo summary conversations --by assignee --status open
   convo summary conversations --by site --stale-after 30m --format json
+  convo summary conversations --sla --watch 30s
+  convo summary conversations --by site --format prometheus > /var/lib/node_exporter/convo.prom.$$ \
+    && mv /var/lib/node_exporter/convo.prom.$$ /var/lib/node_exporter/convo.prom
 
 Exit codes: as for `convo list` (0 ok, 2 usage, 3 key refused, 4 network, 5 bad data).";
 
@@ -236,6 +252,14 @@ pub struct SummaryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
     pub format: SummaryFormat,
+    /// Add the counts against the response-time targets of [sla] in the config: imminent,
+    /// breaching and the longest overdue (first response), and resolution's own counts.
+    #[arg(long)]
+    pub sla: bool,
+    /// Walk again every DURATION (e.g. 30s, 1m) until Ctrl-C: on a terminal the table is redrawn
+    /// in place (a wallboard); otherwise one JSON line per sample.
+    #[arg(long, value_name = "DURATION", value_parser = crate::summary::parse_duration)]
+    pub watch: Option<i64>,
 }
 
 /// Output formats of `convo summary`.
@@ -247,4 +271,7 @@ pub enum SummaryFormat {
     Json,
     /// RFC 4180 CSV with a header line; ages in seconds.
     Csv,
+    /// Prometheus text format for node_exporter's textfile collector: gauges per bucket,
+    /// labelled by the grouping; targets' gauges when [sla] sets them.
+    Prometheus,
 }

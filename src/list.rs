@@ -17,6 +17,8 @@ use crate::output::{
 };
 use crate::pager::Pager;
 
+pub mod by_state;
+
 /// Exit codes, as documented in `convo list --help` and the README.
 pub mod exit {
     pub const OK: u8 = 0;
@@ -54,6 +56,8 @@ pub enum ListError {
     Io(io::Error),
     /// Every page arrived but some rows could not be read; they were reported on stderr.
     BadRows(usize),
+    /// Flags that cannot work together or with the config (said before any request).
+    Usage(String),
 }
 
 impl ListError {
@@ -62,6 +66,7 @@ impl ListError {
             ListError::Api(e) => exit_code(e),
             ListError::Io(_) => 1,
             ListError::BadRows(_) => exit::BAD_DATA,
+            ListError::Usage(_) => exit::USAGE,
         }
     }
 }
@@ -71,6 +76,7 @@ impl std::fmt::Display for ListError {
         match self {
             ListError::Api(e) => write!(f, "{e}"),
             ListError::Io(e) => write!(f, "cannot write the output: {e}"),
+            ListError::Usage(m) => f.write_str(m),
             ListError::BadRows(n) => write!(
                 f,
                 "{n} rows sent by the service could not be read (see the warnings above)"
@@ -120,13 +126,21 @@ pub fn visitor_filter(a: &VisitorArgs) -> VisitorFilter {
     }
 }
 
-/// Runs `convo list conversations`.
+/// Runs `convo list conversations` (with `--breaching` / `--imminent`: [`by_state`]).
 pub async fn conversations(
     client: &Client,
     args: &ConversationArgs,
     page_size: Limit,
+    sla: &crate::sla::Sla,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
+    if args.breaching || args.imminent {
+        let wanted = by_state::Wanted {
+            imminent: args.imminent,
+            breaching: args.breaching,
+        };
+        return by_state::conversations(client, args, page_size, sla, wanted, o).await;
+    }
     let filter = conversation_filter(&args.filter)?;
     walk::<_, Conversation>(client, &filter, &args.common, page_size, o).await
 }

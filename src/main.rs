@@ -151,7 +151,7 @@ async fn run(cli: Cli) -> u8 {
             };
             let result = match &cmd {
                 ListCommand::Conversations(a) => {
-                    list::conversations(&client, a, cfg.page_size, &mut o).await
+                    list::conversations(&client, a, cfg.page_size, &cfg.sla, &mut o).await
                 }
                 ListCommand::Visitors(a) => list::visitors(&client, a, cfg.page_size, &mut o).await,
             };
@@ -177,6 +177,7 @@ async fn run(cli: Cli) -> u8 {
                     .stale_after_secs
                     .unwrap_or(convo::summary::DEFAULT_STALE_AFTER_SECS),
                 &cfg.aliases,
+                &cfg.sla,
                 &mut o,
             )
             .await

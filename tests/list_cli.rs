@@ -418,3 +418,100 @@ fn csv_cells_a_spreadsheet_would_run_get_a_quote_unless_csv_raw() {
     );
     assert!(!statuses.iter().any(|s| formula_like(s)));
 }
+
+/// `convo list conversations` with `[sla]` targets and a fixed "now".
+fn run_sla(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
+    let cfg = tmp.path().join("sla.toml");
+    std::fs::write(&cfg, "[sla]\nfirst_response = \"20d\"\nwarn_at = 0.5\n").unwrap();
+    let mut all = vec!["--config", cfg.to_str().unwrap(), "list", "conversations"];
+    all.extend_from_slice(args);
+    convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_NOW", "2026-11-22T12:30:00Z")
+        .arg("--base-url")
+        .arg(d.url())
+        .args(&all)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn breaching_and_imminent_keep_the_waiting_rows_in_that_state_with_due_secs() {
+    let d = Demo::start(600, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let now = "2026-11-22T12:30:00Z"
+        .parse::<jiff::Timestamp>()
+        .unwrap()
+        .as_second();
+    let target = 20 * 86_400;
+    // Counted here from the dataset the server serves, in its order (newest first).
+    let waiting: Vec<(String, i64)> = dataset(7, 600, 40)
+        .conversations
+        .iter()
+        .filter(|c| c.status == "open" && c.assignee_id.is_none())
+        .map(|c| (c.id.to_string(), now - c.created_at.as_second()))
+        .collect();
+    for (flag, keep) in [
+        (
+            "--breaching",
+            (|age: i64| age >= 20 * 86_400) as fn(i64) -> bool,
+        ),
+        ("--imminent", |age: i64| {
+            (10 * 86_400..20 * 86_400).contains(&age)
+        }),
+    ] {
+        let o = run_sla(&d, &tmp, &[flag, "--format", "jsonl", "--limit", "25"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let got: Vec<(String, i64)> = stdout(&o)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                assert_eq!(v["status"], "open");
+                assert!(v["assigneeId"].is_null());
+                (
+                    v["id"].as_str().unwrap().to_string(),
+                    v["due_secs"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, i64)> = waiting
+            .iter()
+            .filter(|(_, age)| keep(*age))
+            .map(|(id, age)| (id.clone(), target - age))
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(got, want, "{flag}");
+    }
+    // Both flags: the union; --max counts printed rows.
+    let o = run_sla(
+        &d,
+        &tmp,
+        &["--breaching", "--imminent", "--format", "csv", "--max", "3"],
+    );
+    let c = stdout(&o);
+    assert!(c.lines().next().unwrap().ends_with(",due_secs"), "{c}");
+    assert_eq!(c.lines().count(), 4, "{c}");
+    let o = run_sla(&d, &tmp, &["--breaching", "--format", "json"]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["due_secs"].as_i64().unwrap() <= 0)
+    );
+    let o = run_sla(&d, &tmp, &["--breaching", "--max", "2"]);
+    let t = stdout(&o);
+    assert!(t.lines().next().unwrap().ends_with("DUE"), "{t}");
+    assert!(t.lines().nth(1).unwrap().contains("over "), "{t}");
+    // What cannot be waiting is refused before any request.
+    let o = run_sla(&d, &tmp, &["--breaching", "--status", "closed"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("waiting conversations"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&d, &tmp, &["conversations", "--imminent"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("first_response"), "{}", stderr(&o));
+}

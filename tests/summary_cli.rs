@@ -358,3 +358,314 @@ fn csv_bucket_named_by_the_server_with_a_formula_gets_a_quote() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Response-time targets (issue 13): --sla, --format prometheus, --watch
+// ---------------------------------------------------------------------------------------------
+
+/// Targets measured against the 90-day demo data: long enough that every state occurs.
+const SLA: &str = "[sla]\nfirst_response = \"20d\"\nresolution = \"60d\"\nwarn_at = 0.5\n";
+
+/// A config file with `text`; returns its path.
+fn config_file(tmp: &tempfile::TempDir, text: &str) -> String {
+    let cfg = tmp.path().join("sla.toml");
+    std::fs::write(&cfg, text).unwrap();
+    cfg.to_str().unwrap().to_string()
+}
+
+fn run_with(d: &Demo, tmp: &tempfile::TempDir, cfg: &str, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["--config", cfg, "summary", "conversations"];
+    all.extend_from_slice(args);
+    run(d, tmp, &all)
+}
+
+/// The state of an age against a target, counted here without convo's code.
+fn state(age: i64, target: i64, warn_at: f64) -> &'static str {
+    if age >= target {
+        "breaching"
+    } else if age as f64 >= warn_at * target as f64 {
+        "imminent"
+    } else {
+        "ok"
+    }
+}
+
+#[test]
+fn sla_counts_match_an_independent_count_per_bucket_with_a_site_override() {
+    let d = Demo::start(N, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(7, N, 40);
+    let special = data.sites[0];
+    let cfg = config_file(
+        &tmp,
+        &format!("{SLA}[sla.sites.\"{special}\"]\nfirst_response = \"40d\"\n"),
+    );
+    let o = run_with(
+        &d,
+        &tmp,
+        &cfg,
+        &["--by", "site", "--sla", "--format", "json"],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let v: Value = serde_json::from_str(&out(&o)).unwrap();
+    let now = now_secs();
+    let day = 86_400;
+    #[derive(Default, Debug, PartialEq)]
+    struct Want {
+        imminent: u64,
+        breaching: u64,
+        longest_overdue: Option<i64>,
+        res_imminent: u64,
+        res_breaching: u64,
+    }
+    let mut want: HashMap<String, Want> = HashMap::new();
+    let mut total = Want::default();
+    for c in &data.conversations {
+        let age = now - c.created_at.as_second();
+        let first = if c.site_id == special {
+            40 * day
+        } else {
+            20 * day
+        };
+        let add = |w: &mut Want| {
+            if c.status == "open" && c.assignee_id.is_none() {
+                match state(age, first, 0.5) {
+                    "imminent" => w.imminent += 1,
+                    "breaching" => {
+                        w.breaching += 1;
+                        w.longest_overdue = w.longest_overdue.max(Some(age - first));
+                    }
+                    _ => {}
+                }
+            }
+            if c.status != "closed" {
+                match state(age, 60 * day, 0.5) {
+                    "imminent" => w.res_imminent += 1,
+                    "breaching" => w.res_breaching += 1,
+                    _ => {}
+                }
+            }
+        };
+        add(want.entry(c.site_id.to_string()).or_default());
+        add(&mut total);
+    }
+    let got = |b: &Value| Want {
+        imminent: b["imminent"].as_u64().unwrap(),
+        breaching: b["breaching"].as_u64().unwrap(),
+        longest_overdue: b["longest_overdue_secs"].as_i64(),
+        res_imminent: b["resolution_imminent"].as_u64().unwrap(),
+        res_breaching: b["resolution_breaching"].as_u64().unwrap(),
+    };
+    let buckets = v["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), want.len());
+    for b in buckets {
+        let key = b["key"].as_str().unwrap();
+        assert_eq!(got(b), want[key], "site {key}");
+    }
+    assert_eq!(got(&v["total"]), total);
+    assert!(total.imminent > 0 && total.breaching > 0 && total.res_imminent > 0);
+    assert_eq!(v["targets"]["first_response_secs"], 20 * day);
+    // The wait-time bars hold every waiting row once.
+    let waits: u64 = v["total"]["waits"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(waits, v["total"]["waiting"].as_u64().unwrap());
+
+    // The table and CSV carry the same counts.
+    let o = run_with(&d, &tmp, &cfg, &["--by", "site", "--sla"]);
+    let t = out(&o);
+    assert!(
+        t.lines()
+            .next()
+            .unwrap()
+            .contains("IMMINENT  BREACHING  LONGEST OVERDUE  RES IMMINENT  RES BREACHING"),
+        "{t}"
+    );
+    assert!(
+        t.contains("targets: first response 20d, resolution 60d, imminent at 50 %"),
+        "{t}"
+    );
+    let o = run_with(
+        &d,
+        &tmp,
+        &cfg,
+        &["--by", "site", "--sla", "--format", "csv"],
+    );
+    let c = out(&o);
+    let header: Vec<&str> = c.lines().next().unwrap().split(',').collect();
+    assert!(
+        header.ends_with(&[
+            "imminent",
+            "breaching",
+            "longest_overdue_secs",
+            "resolution_imminent",
+            "resolution_breaching"
+        ]),
+        "{c}"
+    );
+    let last: Vec<&str> = c.lines().last().unwrap().split(',').collect();
+    assert_eq!(last[..2], ["", "total"], "{c}");
+    assert_eq!(last[last.len() - 4], total.breaching.to_string(), "{c}");
+
+    // Without targets in the config, --sla is refused with what to do.
+    let none = config_file(&tmp, "");
+    let o = run_with(&d, &tmp, &none, &["--sla"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("add first_response or resolution"),
+        "{}",
+        err(&o)
+    );
+}
+
+/// Parses exposition text with the Prometheus Python client's parser (installed by .ci/run):
+/// `[(family, type, [(sample name, labels, value)])]` as JSON.
+fn prometheus_parse(text: &str) -> Value {
+    use std::io::Write;
+    let script = "import sys, json\n\
+from prometheus_client.parser import text_string_to_metric_families\n\
+fams = [{'name': f.name, 'type': f.type, 'help': f.documentation,\n\
+         'samples': [{'name': s.name, 'labels': s.labels, 'value': s.value} for s in f.samples]}\n\
+        for f in text_string_to_metric_families(sys.stdin.read())]\n\
+print(json.dumps(fams))\n";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 (with prometheus_client: pip install prometheus_client, as .ci/run does)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        o.status.success(),
+        "the Prometheus parser refused the text (or is missing: pip install prometheus_client):\n{}\n{text}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn prometheus_output_passes_the_prometheus_parser_and_matches_the_json() {
+    let d = Demo::start(N, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config_file(&tmp, SLA);
+    for by in ["assignee", "status", "site"] {
+        let o = run_with(&d, &tmp, &cfg, &["--by", by, "--format", "prometheus"]);
+        assert!(o.status.success(), "{}", err(&o));
+        let text = out(&o);
+        let fams = prometheus_parse(&text);
+        let names: Vec<&str> = fams
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "convo_conversations",
+                "convo_conversations_waiting",
+                "convo_conversations_imminent",
+                "convo_conversations_breaching",
+                "convo_resolution_imminent",
+                "convo_resolution_breaching",
+                "convo_oldest_waiting_seconds"
+            ],
+            "{text}"
+        );
+        let v = summary_json(&d, &tmp, &["--config", &cfg, "--by", by, "--sla"]);
+        let field = |metric: &str| match metric {
+            "convo_conversations" => "count",
+            "convo_conversations_waiting" => "waiting",
+            "convo_conversations_imminent" => "imminent",
+            "convo_conversations_breaching" => "breaching",
+            "convo_resolution_imminent" => "resolution_imminent",
+            "convo_resolution_breaching" => "resolution_breaching",
+            _ => "oldest_waiting_age_secs",
+        };
+        for f in fams.as_array().unwrap() {
+            assert_eq!(f["type"], "gauge");
+            assert!(!f["help"].as_str().unwrap().is_empty());
+            let samples = f["samples"].as_array().unwrap();
+            assert_eq!(
+                samples.len(),
+                v["buckets"].as_array().unwrap().len(),
+                "one sample per bucket, no total"
+            );
+            for (s, b) in samples.iter().zip(v["buckets"].as_array().unwrap()) {
+                let labels = s["labels"].as_object().unwrap();
+                assert_eq!(labels.len(), 1, "{s}");
+                let label = labels[by].as_str().unwrap();
+                let want_label = b["key"].as_str().unwrap_or("unassigned");
+                assert_eq!(label, want_label);
+                let want = b[field(f["name"].as_str().unwrap())]
+                    .as_f64()
+                    .unwrap_or(0.0);
+                assert_eq!(s["value"].as_f64().unwrap(), want, "{} {label}", f["name"]);
+            }
+        }
+        if by == "assignee" {
+            assert!(text.contains("{assignee=\"unassigned\"}"), "{text}");
+        }
+        assert!(!text.contains("convo_summary_complete"), "{text}");
+    }
+    // Cut short: still valid, and says so.
+    let o = run_with(&d, &tmp, &cfg, &["--format", "prometheus", "--max", "10"]);
+    let fams = prometheus_parse(&out(&o));
+    let last = fams.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["name"], "convo_summary_complete");
+    assert_eq!(last["samples"][0]["value"], 0.0);
+    // Without targets: the counts only.
+    let none = config_file(&tmp, "");
+    let o = run_with(&d, &tmp, &none, &["--format", "prometheus"]);
+    let fams = prometheus_parse(&out(&o));
+    assert_eq!(fams.as_array().unwrap().len(), 3, "{}", out(&o));
+}
+
+#[test]
+fn watch_prints_one_json_line_per_sample_when_stdout_is_not_a_terminal() {
+    use std::io::{BufRead, BufReader};
+    let d = Demo::start(300, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config_file(&tmp, SLA);
+    let bin = assert_cmd::cargo::cargo_bin("convo");
+    let mut child = std::process::Command::new(bin)
+        .env_clear()
+        .env("HOME", tmp.path())
+        .env("CONVO_LOG_FILE", tmp.path().join("convo.log"))
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_NOW", NOW)
+        .args([
+            "--base-url",
+            &d.url(),
+            "--config",
+            &cfg,
+            "summary",
+            "conversations",
+            "--sla",
+            "--watch",
+            "1s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for _ in 0..2 {
+        let line = lines.next().expect("a sample").unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert_eq!(v["loaded"], 300);
+        assert!(v["total"]["breaching"].is_u64(), "{line}");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}

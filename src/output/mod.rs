@@ -22,7 +22,7 @@ pub use file::{ExportError, ExportFile};
 pub use json::{has_byte_from_7f, json_terminal_safe};
 pub use row::Printable;
 pub use stderr::{bad_row_line, retry_line};
-pub use table::write_table;
+pub use table::{write_table, write_table_cols};
 
 /// Where a command (`list`, `summary`) writes.
 pub struct Output<'a> {

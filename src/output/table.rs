@@ -7,7 +7,15 @@ use crate::text;
 
 /// Writes a header line and one line per row, columns padded to their widest cell.
 pub fn write_table<T: Printable>(out: &mut dyn Write, rows: &[Vec<String>]) -> io::Result<()> {
-    let cols = T::TABLE;
+    write_table_cols(out, T::TABLE, rows)
+}
+
+/// [`write_table`] with the columns given: (header, widest cell).
+pub fn write_table_cols(
+    out: &mut dyn Write,
+    cols: &[(&str, usize)],
+    rows: &[Vec<String>],
+) -> io::Result<()> {
     let fitted: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {

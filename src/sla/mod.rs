@@ -178,6 +178,42 @@ pub fn state(elapsed: i64, target: i64, warn_at: f64) -> State {
     }
 }
 
+/// The five edges (seconds) of the six wait-time bars: `< 1m`, `1–5m`, `5–15m`, `15m–1h`,
+/// `1–4h` and `≥ 4h` when no first-response target is set; with a target T imminent from w·T, they are
+/// w·T/4, w·T, T, 3·T and 12·T, so one bar is the imminent ones and the bars from T on are the
+/// breaching ones.
+pub fn wait_edges(first_response: Option<i64>, warn_at: f64) -> [i64; 5] {
+    match first_response {
+        None => [60, 300, 900, 3600, 4 * 3600],
+        Some(t) => {
+            let w = ((warn_at * t as f64).ceil() as i64).clamp(1, t);
+            let quarter = (w / 4).max(1).min(w.saturating_sub(1).max(1));
+            let mut e = [quarter, w, t, t.saturating_mul(3), t.saturating_mul(12)];
+            // Strictly increasing, whatever the target.
+            for i in 1..5 {
+                if e[i] <= e[i - 1] {
+                    e[i] = e[i - 1] + 1;
+                }
+            }
+            e
+        }
+    }
+}
+
+/// The bar (0..6) a wait of `secs` falls in.
+pub fn wait_bin(secs: i64, edges: &[i64; 5]) -> usize {
+    edges.iter().take_while(|&&e| secs >= e).count()
+}
+
+/// The six bars' labels: `< 1m`, `1m–5m`, …, `> 4h`.
+pub fn wait_labels(edges: &[i64; 5]) -> [String; 6] {
+    std::array::from_fn(|i| match i {
+        0 => format!("< {}", short(edges[0])),
+        5 => format!("≥ {}", short(edges[4])),
+        i => format!("{}–{}", short(edges[i - 1]), short(edges[i])),
+    })
+}
+
 /// Whether a conversation waits for a first response: open and unassigned.
 pub fn is_waiting(c: &Conversation) -> bool {
     c.status == Status::Open && c.assignee_id.is_none()
@@ -338,6 +374,26 @@ mod tests {
         let c = conv(Status::Open, false, "2026-11-23T10:00:00Z");
         let d = s.first_response(&c, at("2026-11-23T09:00:00Z")).unwrap();
         assert_eq!((d.state, d.due_secs, d.elapsed_secs), (State::Ok, 300, 0));
+    }
+
+    #[test]
+    fn wait_bars_follow_the_target() {
+        let e = wait_edges(None, 0.8);
+        assert_eq!(e, [60, 300, 900, 3600, 14_400]);
+        assert_eq!(wait_labels(&e)[0], "< 1m");
+        assert_eq!(wait_labels(&e)[2], "5m–15m");
+        assert_eq!(wait_labels(&e)[5], "≥ 4h");
+        let e = wait_edges(Some(300), 0.8);
+        assert_eq!(e, [60, 240, 300, 900, 3600]);
+        assert_eq!(wait_bin(59, &e), 0);
+        assert_eq!(wait_bin(240, &e), 2);
+        assert_eq!(wait_bin(299, &e), 2);
+        assert_eq!(wait_bin(300, &e), 3);
+        assert_eq!(wait_bin(99_999, &e), 5);
+        for t in [1, 2, 3, 5, 60] {
+            let e = wait_edges(Some(t), 1.0);
+            assert!(e.windows(2).all(|w| w[0] < w[1]), "{t}: {e:?}");
+        }
     }
 
     #[test]

@@ -5,14 +5,17 @@
 //! and the exit codes are the same. A walk cut short by `--max` or by an error still prints
 //! what it counted, marked as partial.
 
+use std::sync::Arc;
+
 use super::Summary;
 use super::report::{self, Context};
-use crate::api::{ApiError, Client, Conversation, FilterError, Limit};
+use crate::api::{ApiError, Client, Conversation, ConversationFilter, FilterError, Limit};
 use crate::cli::{SummaryArgs, SummaryFormat};
 use crate::config::Aliases;
 use crate::list::{ListError, conversation_filter, exit};
 use crate::output::{Output, bad_row_line, retry_line, stderr};
 use crate::pager::Pager;
+use crate::sla::Sla;
 use crate::text;
 
 /// Test-only: the instant ages and staleness are measured to, as RFC 3339 (e.g.
@@ -78,18 +81,237 @@ pub fn now_from_env() -> Result<jiff::Timestamp, SummaryError> {
     }
 }
 
-/// Runs `convo summary conversations`.
+/// Runs `convo summary conversations` (once, or every `--watch` until Ctrl-C).
 pub async fn conversations(
     client: &Client,
     a: &SummaryArgs,
     page_size: Limit,
     stale_after_secs: i64,
     aliases: &Aliases,
+    sla: &Sla,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     // Validated exactly as `list conversations` does.
     let base = conversation_filter(&a.filter)?;
-    let now = now_from_env()?;
+    if a.sla && sla.is_empty() {
+        return Err(SummaryError::Usage(
+            "--sla: the config sets no response-time target: add first_response or resolution \
+             to [sla] (see config.example.toml)"
+                .into(),
+        ));
+    }
+    let targets = (a.sla || a.format == SummaryFormat::Prometheus) && !sla.is_empty();
+    let targets = targets.then(|| Arc::new(sla.clone()));
+    let Some(every) = a.watch else {
+        let now = now_from_env()?;
+        return once(
+            client,
+            a,
+            &base,
+            page_size,
+            stale_after_secs,
+            aliases,
+            targets,
+            now,
+            o,
+        )
+        .await;
+    };
+    if every < 1 {
+        return Err(SummaryError::Usage(
+            "--watch: the interval must be at least 1s".into(),
+        ));
+    }
+    if !matches!(a.format, SummaryFormat::Table | SummaryFormat::Json) {
+        return Err(SummaryError::Usage(
+            "--watch redraws a table on a terminal and prints JSON lines otherwise: \
+             use it with --format table or json"
+                .into(),
+        ));
+    }
+    let wallboard = o.out_is_terminal && a.format == SummaryFormat::Table;
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    loop {
+        let now = now_from_env()?;
+        let sample = Sample { wallboard, every };
+        let r = watch_once(
+            client,
+            a,
+            &base,
+            page_size,
+            stale_after_secs,
+            aliases,
+            targets.clone(),
+            now,
+            sample,
+            o,
+        )
+        .await;
+        match r {
+            // A failed walk is said and the board goes on: the next sample may work.
+            Err(SummaryError::List(e)) if e.exit_code() != exit::USAGE => {
+                let _ = writeln!(o.err, "convo: {e} (next try in {})", report::age(every));
+            }
+            Err(e) => return Err(e),
+            Ok(()) => {}
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(std::time::Duration::from_secs(every as u64)) => {}
+            _ = &mut ctrl_c => return Ok(()),
+        }
+    }
+}
+
+/// How one `--watch` sample is shown.
+#[derive(Clone, Copy)]
+struct Sample {
+    /// Redraw the table in place (stdout is a terminal).
+    wallboard: bool,
+    every: i64,
+}
+
+/// One sample of `--watch`: the table redrawn in place, or one JSON line.
+#[allow(clippy::too_many_arguments)]
+async fn watch_once(
+    client: &Client,
+    a: &SummaryArgs,
+    base: &ConversationFilter,
+    page_size: Limit,
+    stale_after_secs: i64,
+    aliases: &Aliases,
+    targets: Option<Arc<Sla>>,
+    now: jiff::Timestamp,
+    sample: Sample,
+    o: &mut Output<'_>,
+) -> Result<(), SummaryError> {
+    let walked = walk(
+        client,
+        a,
+        base,
+        page_size,
+        stale_after_secs,
+        targets,
+        now,
+        o,
+    )
+    .await?;
+    let cx = Context {
+        by: a.by,
+        aliases,
+        base,
+    };
+    let text = if sample.wallboard {
+        // Home, clear, then the table: the screen is replaced, not scrolled.
+        format!(
+            "\x1b[H\x1b[2J{}every {} · Ctrl-C to stop\n",
+            report::table(&walked.summary, &cx),
+            report::age(sample.every)
+        )
+    } else {
+        report::json_line(&walked.summary, &cx)
+    };
+    write_out(o, &text)?;
+    walked.finish()
+}
+
+/// Writes the whole output; a closed pipe is not an error.
+fn write_out(o: &mut Output<'_>, text: &str) -> Result<(), SummaryError> {
+    match o
+        .out
+        .write_all(text.as_bytes())
+        .and_then(|()| o.out.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(ListError::Io(e).into()),
+    }
+}
+
+/// A walk's summary and how it ended.
+struct Walked {
+    summary: Summary,
+    failure: Option<ApiError>,
+}
+
+impl Walked {
+    /// The walk's error, or the unreadable rows, as the exit status.
+    fn finish(self) -> Result<(), SummaryError> {
+        if let Some(e) = self.failure {
+            return Err(e.into());
+        }
+        let unreadable = self.summary.coverage().unreadable_rows;
+        if unreadable > 0 {
+            return Err(ListError::BadRows(unreadable as usize).into());
+        }
+        Ok(())
+    }
+}
+
+/// One summary, printed in the chosen format.
+#[allow(clippy::too_many_arguments)]
+async fn once(
+    client: &Client,
+    a: &SummaryArgs,
+    base: &ConversationFilter,
+    page_size: Limit,
+    stale_after_secs: i64,
+    aliases: &Aliases,
+    targets: Option<Arc<Sla>>,
+    now: jiff::Timestamp,
+    o: &mut Output<'_>,
+) -> Result<(), SummaryError> {
+    let walked = walk(
+        client,
+        a,
+        base,
+        page_size,
+        stale_after_secs,
+        targets,
+        now,
+        o,
+    )
+    .await?;
+    let summary = &walked.summary;
+    // Print what was counted, unless nothing was: an error on the first page is only an error.
+    if walked.pages > 0 {
+        let cx = Context {
+            by: a.by,
+            aliases,
+            base,
+        };
+        let text = match a.format {
+            SummaryFormat::Table => report::table(summary, &cx),
+            SummaryFormat::Json => report::json(summary, &cx),
+            SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
+            SummaryFormat::Prometheus => super::prometheus::text(summary, a.by),
+        };
+        write_out(o, &text)?;
+        let cov = summary.coverage();
+        if !cov.complete {
+            let why = if walked.failure.is_some() {
+                "the walk failed"
+            } else {
+                "--max"
+            };
+            let _ = writeln!(o.err, "convo: the summary is partial ({why}): {cov}");
+        }
+    }
+    walked.finish()
+}
+
+/// Walks the list into a summary, with progress and warnings on stderr.
+#[allow(clippy::too_many_arguments)]
+async fn walk(
+    client: &Client,
+    a: &SummaryArgs,
+    base: &ConversationFilter,
+    page_size: Limit,
+    stale_after_secs: i64,
+    targets: Option<Arc<Sla>>,
+    now: jiff::Timestamp,
+    o: &mut Output<'_>,
+) -> Result<WalkedPages, SummaryError> {
     let mut limit = match a.limit {
         Some(n) => Limit::new(n).map_err(ListError::from)?,
         None => page_size,
@@ -100,6 +322,9 @@ pub async fn conversations(
         limit = Limit::new(m.max(1) as i64).map_err(ListError::from)?; // ask for no more than needed
     }
     let mut summary = Summary::new(now, a.stale_after.unwrap_or(stale_after_secs));
+    if let Some(t) = targets {
+        summary = summary.with_sla(t);
+    }
     let mut pager: Pager<Conversation> = Pager::new(limit.get());
     let progress = o.err_is_terminal;
     let clear = stderr::clear(progress);
@@ -113,7 +338,7 @@ pub async fn conversations(
             }
         };
         let result = client
-            .list::<_, Conversation>(&base, limit, cursor.as_deref(), &on_retry)
+            .list::<_, Conversation>(base, limit, cursor.as_deref(), &on_retry)
             .await;
         for line in notes.into_inner().unwrap_or_default() {
             let _ = writeln!(o.err, "{clear}{line}");
@@ -160,43 +385,27 @@ pub async fn conversations(
             let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
         }
     }
-    // Print what was counted, unless nothing was: an error on the first page is only an error.
-    if pager.pages() > 0 {
-        let cx = Context {
-            by: a.by,
-            aliases,
-            base: &base,
-        };
-        let text = match a.format {
-            SummaryFormat::Table => report::table(&summary, &cx),
-            SummaryFormat::Json => report::json(&summary, &cx),
-            SummaryFormat::Csv => report::csv(&summary, &cx, o.out_is_terminal),
-        };
-        match o
-            .out
-            .write_all(text.as_bytes())
-            .and_then(|()| o.out.flush())
-        {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            Err(e) => return Err(ListError::Io(e).into()),
-        }
-        let cov = summary.coverage();
-        if !cov.complete {
-            let why = if failure.is_some() {
-                "the walk failed"
-            } else {
-                "--max"
-            };
-            let _ = writeln!(o.err, "convo: the summary is partial ({why}): {cov}");
-        }
+    Ok(WalkedPages {
+        pages: pager.pages(),
+        walked: Walked { summary, failure },
+    })
+}
+
+/// [`Walked`] and the number of pages that came back.
+struct WalkedPages {
+    pages: usize,
+    walked: Walked,
+}
+
+impl std::ops::Deref for WalkedPages {
+    type Target = Walked;
+    fn deref(&self) -> &Walked {
+        &self.walked
     }
-    if let Some(e) = failure {
-        return Err(e.into());
+}
+
+impl WalkedPages {
+    fn finish(self) -> Result<(), SummaryError> {
+        self.walked.finish()
     }
-    let unreadable = summary.coverage().unreadable_rows;
-    if unreadable > 0 {
-        return Err(ListError::BadRows(unreadable as usize).into());
-    }
-    Ok(())
 }

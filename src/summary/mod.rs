@@ -4,6 +4,7 @@
 //! - this module: the arithmetic. Pure: no I/O, no UI, `now` is a parameter.
 //! - [`histogram`]: the bounded age histogram behind the medians.
 //! - [`report`]: the summary as a table, JSON or CSV (pure, returns strings).
+//! - [`prometheus`]: the summary in the Prometheus text format (pure).
 //! - [`command`]: `convo summary conversations`, which walks the list into a [`Summary`].
 //!
 //! Memory is proportional to the number of buckets, never to the rows: each bucket holds
@@ -14,14 +15,18 @@
 
 pub mod command;
 pub mod histogram;
+pub mod prometheus;
 pub mod report;
 
 use std::collections::HashMap;
 
 use uuid::Uuid;
 
+use std::sync::Arc;
+
 use crate::api::{Assignee, Conversation, ConversationFilter, Status};
 use crate::config::Aliases;
+use crate::sla::{Sla, State};
 pub use histogram::AgeHistogram;
 
 /// The default `stale_after`: 2 hours without an update.
@@ -135,10 +140,39 @@ pub struct Stats {
     pub unreadable_created: u64,
     /// Rows whose `updatedAt` could not be read: counted, never called stale.
     pub unreadable_updated: u64,
+    /// Standing against the response-time targets (zero when none are set).
+    pub sla: SlaCounts,
+}
+
+/// Counts against the response-time targets (see [`crate::sla`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SlaCounts {
+    /// Waiting rows past `warn_at` of `first_response`, not past it.
+    pub imminent: u64,
+    /// Waiting rows past `first_response`.
+    pub breaching: u64,
+    /// The most seconds a waiting row is past `first_response`.
+    pub longest_overdue: Option<i64>,
+    /// Rows not closed past `warn_at` of `resolution`, not past it.
+    pub resolution_imminent: u64,
+    /// Rows not closed past `resolution`.
+    pub resolution_breaching: u64,
+    /// Waiting rows per wait-time bar ([`crate::sla::wait_edges`]): clock time against the
+    /// target where one is set, else time since `createdAt`.
+    pub waits: [u64; 6],
+}
+
+/// What [`Stats::add`] measures against.
+struct Measure<'a> {
+    now: jiff::Timestamp,
+    stale_cutoff: i64,
+    sla: Option<&'a Sla>,
+    edges: [i64; 5],
 }
 
 impl Stats {
-    fn add(&mut self, c: &Conversation, now: jiff::Timestamp, stale_cutoff: i64) {
+    fn add(&mut self, c: &Conversation, m: &Measure<'_>) {
+        let (now, stale_cutoff) = (m.now, m.stale_cutoff);
         self.count += 1;
         let waiting = c.status == Status::Open && c.assignee_id.is_none();
         if waiting {
@@ -161,6 +195,36 @@ impl Stats {
             }
             Some(_) => {}
             None => self.unreadable_updated += 1,
+        }
+        let Some(sla) = m.sla else { return };
+        let first = sla.first_response(c, now);
+        if let Some(d) = first {
+            match d.state {
+                State::Ok => {}
+                State::Imminent => self.sla.imminent += 1,
+                State::Breaching => {
+                    self.sla.breaching += 1;
+                    let over = d.due_secs.saturating_neg();
+                    if self.sla.longest_overdue.is_none_or(|o| over > o) {
+                        self.sla.longest_overdue = Some(over);
+                    }
+                }
+            }
+        }
+        if waiting {
+            let wait = first.map(|d| d.elapsed_secs).or_else(|| {
+                c.created_at
+                    .parsed()
+                    .map(|t| (now.as_second() - t.as_second()).max(0))
+            });
+            if let Some(w) = wait {
+                self.sla.waits[crate::sla::wait_bin(w, &m.edges)] += 1;
+            }
+        }
+        match sla.resolution(c, now).map(|d| d.state) {
+            Some(State::Imminent) => self.sla.resolution_imminent += 1,
+            Some(State::Breaching) => self.sla.resolution_breaching += 1,
+            _ => {}
         }
     }
 }
@@ -188,6 +252,8 @@ pub struct Bucket {
     pub oldest_waiting_age: Option<i64>,
     pub unreadable_created: u64,
     pub unreadable_updated: u64,
+    /// Standing against the response-time targets.
+    pub sla: SlaCounts,
 }
 
 impl Bucket {
@@ -208,6 +274,7 @@ impl Bucket {
             oldest_waiting_age: age(s.oldest_waiting),
             unreadable_created: s.unreadable_created,
             unreadable_updated: s.unreadable_updated,
+            sla: s.sla.clone(),
         }
     }
 
@@ -271,6 +338,8 @@ pub struct Summary {
     total: Stats,
     more_available: bool,
     unreadable_rows: u64,
+    sla: Option<Arc<Sla>>,
+    wait_edges: [i64; 5],
 }
 
 impl Summary {
@@ -284,13 +353,37 @@ impl Summary {
             total: Stats::default(),
             more_available: true,
             unreadable_rows: 0,
+            sla: None,
+            wait_edges: crate::sla::wait_edges(None, crate::sla::DEFAULT_WARN_AT),
         }
+    }
+
+    /// Also counts each row's standing against these targets (before any row is added).
+    pub fn with_sla(mut self, sla: Arc<Sla>) -> Summary {
+        self.wait_edges = crate::sla::wait_edges(sla.base.first_response, sla.base.warn_at);
+        self.sla = Some(sla);
+        self
+    }
+
+    /// The targets counted against, if any.
+    pub fn sla(&self) -> Option<&Sla> {
+        self.sla.as_deref()
+    }
+
+    /// The edges of the wait-time bars ([`crate::sla::wait_edges`]).
+    pub fn wait_edges(&self) -> [i64; 5] {
+        self.wait_edges
     }
 
     /// Counts one conversation (the caller de-duplicates; the pager does).
     pub fn add(&mut self, c: &Conversation) {
-        let cutoff = self.now.as_second().saturating_sub(self.stale_after_secs);
-        self.total.add(c, self.now, cutoff);
+        let m = Measure {
+            now: self.now,
+            stale_cutoff: self.now.as_second().saturating_sub(self.stale_after_secs),
+            sla: self.sla.as_deref(),
+            edges: self.wait_edges,
+        };
+        self.total.add(c, &m);
         for by in By::ALL {
             let group = &mut self.groups[by.slot()];
             let key = by.key_of(c);
@@ -299,7 +392,7 @@ impl Summary {
             } else {
                 key
             };
-            group.entry(key).or_default().add(c, self.now, cutoff);
+            group.entry(key).or_default().add(c, &m);
         }
     }
 

@@ -10,6 +10,7 @@ use super::{Bucket, By, Key, Summary};
 use crate::api::{ConversationFilter, ListFilter, short_id};
 use crate::config::Aliases;
 use crate::output::{CsvStyle, csv::push_record, json_terminal_safe};
+use crate::sla::Target;
 use crate::text;
 
 /// What a report needs besides the summary.
@@ -84,6 +85,16 @@ fn legend(s: &Summary, cx: &Context<'_>) -> Vec<String> {
         s.now().strftime("%Y-%m-%d %H:%M:%S UTC"),
         age(s.stale_after_secs())
     ));
+    if let Some(sla) = s.sla() {
+        lines.push(format!(
+            "targets: {}{} (approximations from list data: waiting = open and unassigned since createdAt)",
+            sla.base.describe(),
+            match sla.sites.len() {
+                0 => String::new(),
+                n => format!("; {n} site override(s)"),
+            }
+        ));
+    }
     let t = s.total();
     if t.unreadable_created > 0 || t.unreadable_updated > 0 {
         lines.push(format!(
@@ -94,12 +105,23 @@ fn legend(s: &Summary, cx: &Context<'_>) -> Vec<String> {
     lines
 }
 
+/// Which targets the summary counts against: (first response, resolution).
+fn tracked(s: &Summary) -> (bool, bool) {
+    s.sla().map_or((false, false), |t| {
+        (
+            t.is_tracked(Target::FirstResponse),
+            t.is_tracked(Target::Resolution),
+        )
+    })
+}
+
 /// The aligned table: one line per bucket, a total, then the legend.
 pub fn table(s: &Summary, cx: &Context<'_>) -> String {
     let buckets = s.buckets(cx.by);
     let widest = buckets.iter().map(|b| b.count).max().unwrap_or(0);
+    let (first, resolution) = tracked(s);
     let cells = |label: String, b: &Bucket, bar_text: String| -> Vec<String> {
-        vec![
+        let mut v = vec![
             label,
             super::thousands(b.count),
             pct(b.share),
@@ -109,9 +131,19 @@ pub fn table(s: &Summary, cx: &Context<'_>) -> String {
             super::thousands(b.stale),
             super::thousands(b.waiting),
             opt_age(b.oldest_waiting_age),
-        ]
+        ];
+        if first {
+            v.push(super::thousands(b.sla.imminent));
+            v.push(super::thousands(b.sla.breaching));
+            v.push(opt_age(b.sla.longest_overdue));
+        }
+        if resolution {
+            v.push(super::thousands(b.sla.resolution_imminent));
+            v.push(super::thousands(b.sla.resolution_breaching));
+        }
+        v
     };
-    let header: Vec<String> = [
+    let mut header: Vec<String> = [
         &cx.by.name().to_uppercase(),
         "COUNT",
         "SHARE",
@@ -125,6 +157,12 @@ pub fn table(s: &Summary, cx: &Context<'_>) -> String {
     .iter()
     .map(|h| h.to_string())
     .collect();
+    if first {
+        header.extend(["IMMINENT", "BREACHING", "LONGEST OVERDUE"].map(String::from));
+    }
+    if resolution {
+        header.extend(["RES IMMINENT", "RES BREACHING"].map(String::from));
+    }
     let mut rows = vec![header];
     for b in &buckets {
         let label = text::fit(&b.key.label(cx.aliases, short_id), LABEL_MAX).into_owned();
@@ -169,7 +207,11 @@ pub fn table(s: &Summary, cx: &Context<'_>) -> String {
     out
 }
 
-fn bucket_json(b: &Bucket) -> serde_json::Map<String, Value> {
+fn bucket_json(
+    b: &Bucket,
+    sla: (bool, bool),
+    labels: &[String; 6],
+) -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     m.insert("count".into(), json!(b.count));
     m.insert("share_pct".into(), json!(b.share * 100.0));
@@ -183,6 +225,29 @@ fn bucket_json(b: &Bucket) -> serde_json::Map<String, Value> {
     );
     m.insert("unreadable_created_at".into(), json!(b.unreadable_created));
     m.insert("unreadable_updated_at".into(), json!(b.unreadable_updated));
+    if sla.0 {
+        m.insert("imminent".into(), json!(b.sla.imminent));
+        m.insert("breaching".into(), json!(b.sla.breaching));
+        m.insert("longest_overdue_secs".into(), json!(b.sla.longest_overdue));
+    }
+    if sla.1 {
+        m.insert(
+            "resolution_imminent".into(),
+            json!(b.sla.resolution_imminent),
+        );
+        m.insert(
+            "resolution_breaching".into(),
+            json!(b.sla.resolution_breaching),
+        );
+    }
+    if sla.0 || sla.1 {
+        let waits: serde_json::Map<String, Value> = labels
+            .iter()
+            .zip(b.sla.waits)
+            .map(|(l, n)| (l.clone(), json!(n)))
+            .collect();
+        m.insert("waits".into(), Value::Object(waits));
+    }
     m
 }
 
@@ -204,7 +269,30 @@ fn filter_json(key: &Key, base: &ConversationFilter) -> Value {
 /// `stale`, `waiting`, and `filter`: the query that lists exactly that bucket, or `null`) and
 /// `total`.
 pub fn json(s: &Summary, cx: &Context<'_>) -> String {
+    let pretty = serde_json::to_string_pretty(&json_value(s, cx)).unwrap_or_default();
+    // Pretty, and made terminal-safe line by line (the escaper treats a newline as unsafe;
+    // here newlines only separate tokens: inside strings serde_json has escaped them).
+    let mut out = String::with_capacity(pretty.len() + 1);
+    for line in pretty.lines() {
+        out.push_str(&json_terminal_safe(line.to_string()));
+        out.push('\n');
+    }
+    out
+}
+
+/// [`json`] on one line (for `--watch` samples), terminal-safe.
+pub fn json_line(s: &Summary, cx: &Context<'_>) -> String {
+    let mut line =
+        json_terminal_safe(serde_json::to_string(&json_value(s, cx)).unwrap_or_default());
+    line.push('\n');
+    line
+}
+
+/// The value behind [`json`] and [`json_line`].
+fn json_value(s: &Summary, cx: &Context<'_>) -> Value {
     let cov = s.coverage();
+    let sla = tracked(s);
+    let labels = crate::sla::wait_labels(&s.wait_edges());
     let buckets: Vec<Value> = s
         .buckets(cx.by)
         .iter()
@@ -215,7 +303,7 @@ pub fn json(s: &Summary, cx: &Context<'_>) -> String {
                 "label".into(),
                 json!(b.key.label(cx.aliases, |u| u.to_string())),
             );
-            m.extend(bucket_json(b));
+            m.extend(bucket_json(b, sla, &labels));
             m.insert("filter".into(), filter_json(&b.key, cx.base));
             Value::Object(m)
         })
@@ -226,7 +314,7 @@ pub fn json(s: &Summary, cx: &Context<'_>) -> String {
         .into_iter()
         .map(|(k, v)| (k.to_string(), Value::String(v)))
         .collect();
-    let v = json!({
+    let mut v = json!({
         "by": cx.by.name(),
         "loaded": cov.loaded,
         "complete": cov.complete,
@@ -236,31 +324,53 @@ pub fn json(s: &Summary, cx: &Context<'_>) -> String {
         "stale_after_secs": s.stale_after_secs(),
         "filters": base,
         "buckets": buckets,
-        "total": bucket_json(&s.total()),
+        "total": bucket_json(&s.total(), sla, &labels),
     });
-    // Pretty, and made terminal-safe line by line (the escaper treats a newline as unsafe;
-    // here newlines only separate tokens: inside strings serde_json has escaped them).
-    let pretty = serde_json::to_string_pretty(&v).unwrap_or_default();
-    let mut out = String::with_capacity(pretty.len() + 1);
-    for line in pretty.lines() {
-        out.push_str(&json_terminal_safe(line.to_string()));
-        out.push('\n');
+    if let (Some(t), Some(m)) = (s.sla(), v.as_object_mut()) {
+        m.insert(
+            "targets".into(),
+            json!({
+                "first_response_secs": t.base.first_response,
+                "resolution_secs": t.base.resolution,
+                "warn_at": t.base.warn_at,
+                "business_hours": t.base.hours.as_ref().map(|h| h.describe()),
+                "site_overrides": t.sites.len(),
+            }),
+        );
     }
-    out
+    v
 }
 
-/// CSV with a header line, one line per bucket (no total: scripts can sum). Empty cells for
-/// ages that are unknown. Coverage is not in the CSV; the command says it on stderr.
+/// CSV with a header line, one line per bucket (no total: scripts can sum; with targets, a last
+/// line with an empty key and the label `total` holds the state counts of all rows). Empty
+/// cells for ages that are unknown. Coverage is not in the CSV; the command says it on stderr.
 pub fn csv(s: &Summary, cx: &Context<'_>, to_terminal: bool) -> String {
     let mut out = String::from(
         "key,label,count,share_pct,oldest_age_secs,median_age_secs,stale,waiting,\
-         oldest_waiting_age_secs,unreadable_created_at,unreadable_updated_at\n",
+         oldest_waiting_age_secs,unreadable_created_at,unreadable_updated_at",
     );
+    let (first, resolution) = tracked(s);
+    if first {
+        out.push_str(",imminent,breaching,longest_overdue_secs");
+    }
+    if resolution {
+        out.push_str(",resolution_imminent,resolution_breaching");
+    }
+    out.push('\n');
     let n = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
-    for b in s.buckets(cx.by) {
-        let fields = [
-            b.key.id().unwrap_or_default(),
-            b.key.label(cx.aliases, |u| u.to_string()),
+    let mut rows: Vec<(Option<String>, String, Bucket)> = s
+        .buckets(cx.by)
+        .into_iter()
+        .map(|b| (b.key.id(), b.key.label(cx.aliases, |u| u.to_string()), b))
+        .collect();
+    // With targets, a total line too (empty key, label `total`): the state counts of the whole.
+    if first || resolution {
+        rows.push((None, "total".into(), s.total()));
+    }
+    for (key, label, b) in rows {
+        let mut fields = vec![
+            key.unwrap_or_default(),
+            label,
             b.count.to_string(),
             format!("{:.4}", b.share * 100.0),
             n(b.oldest_age),
@@ -271,6 +381,15 @@ pub fn csv(s: &Summary, cx: &Context<'_>, to_terminal: bool) -> String {
             b.unreadable_created.to_string(),
             b.unreadable_updated.to_string(),
         ];
+        if first {
+            fields.push(b.sla.imminent.to_string());
+            fields.push(b.sla.breaching.to_string());
+            fields.push(n(b.sla.longest_overdue));
+        }
+        if resolution {
+            fields.push(b.sla.resolution_imminent.to_string());
+            fields.push(b.sla.resolution_breaching.to_string());
+        }
         push_record(&mut out, &fields, CsvStyle::stdout(to_terminal, false));
     }
     out

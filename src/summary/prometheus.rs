@@ -1,0 +1,126 @@
+//! A [`Summary`] in the Prometheus text exposition format (version 0.0.4), as node_exporter's
+//! textfile collector reads it: `# HELP` and `# TYPE` before each metric's samples, one sample
+//! per bucket labelled by the grouping (`status`, `site` or `assignee`; `unassigned` is its own
+//! value), and no unlabelled total beside them (Prometheus sums). A walk cut short adds
+//! `convo_summary_complete 0`. Pure: returns the text.
+
+use super::{Bucket, By, Key, Summary};
+use crate::sla::Target;
+
+/// One gauge: name, help, and its value for a bucket (`None`: no sample).
+struct Gauge {
+    name: &'static str,
+    help: &'static str,
+    value: fn(&Bucket) -> Option<i64>,
+}
+
+const COUNT: Gauge = Gauge {
+    name: "convo_conversations",
+    help: "Conversations counted in the walk.",
+    value: |b| Some(b.count as i64),
+};
+const WAITING: Gauge = Gauge {
+    name: "convo_conversations_waiting",
+    help: "Conversations open and unassigned.",
+    value: |b| Some(b.waiting as i64),
+};
+const IMMINENT: Gauge = Gauge {
+    name: "convo_conversations_imminent",
+    help: "Waiting conversations past warn_at of the first-response target, not past it.",
+    value: |b| Some(b.sla.imminent as i64),
+};
+const BREACHING: Gauge = Gauge {
+    name: "convo_conversations_breaching",
+    help: "Waiting conversations past the first-response target.",
+    value: |b| Some(b.sla.breaching as i64),
+};
+const RES_IMMINENT: Gauge = Gauge {
+    name: "convo_resolution_imminent",
+    help: "Conversations not closed past warn_at of the resolution target, not past it.",
+    value: |b| Some(b.sla.resolution_imminent as i64),
+};
+const RES_BREACHING: Gauge = Gauge {
+    name: "convo_resolution_breaching",
+    help: "Conversations not closed past the resolution target.",
+    value: |b| Some(b.sla.resolution_breaching as i64),
+};
+const OLDEST_WAITING: Gauge = Gauge {
+    name: "convo_oldest_waiting_seconds",
+    help: "Seconds since createdAt of the oldest waiting conversation (0 when none waits).",
+    value: |b| Some(b.oldest_waiting_age.unwrap_or(0).max(0)),
+};
+
+/// A label value: the status as sent, the full UUID, `unassigned`, or `other` for the bucket
+/// of values beyond the bucket limit.
+fn label_value(k: &Key) -> String {
+    match k {
+        Key::Status(s) => s.as_str().to_string(),
+        Key::Site(id) | Key::Assignee(Some(id)) => id.to_string(),
+        Key::Assignee(None) => "unassigned".into(),
+        Key::Overflow => "other".into(),
+    }
+}
+
+/// Escapes a label value: backslash, double quote and line feed, as the format asks.
+fn escape(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The summary as exposition text.
+pub fn text(s: &Summary, by: By) -> String {
+    let mut gauges = vec![COUNT, WAITING];
+    if let Some(t) = s.sla() {
+        if t.is_tracked(Target::FirstResponse) {
+            gauges.extend([IMMINENT, BREACHING]);
+        }
+        if t.is_tracked(Target::Resolution) {
+            gauges.extend([RES_IMMINENT, RES_BREACHING]);
+        }
+    }
+    gauges.push(OLDEST_WAITING);
+    let buckets = s.buckets(by);
+    let mut out = String::new();
+    for g in &gauges {
+        out.push_str(&format!(
+            "# HELP {} {}\n# TYPE {} gauge\n",
+            g.name, g.help, g.name
+        ));
+        for b in &buckets {
+            if let Some(v) = (g.value)(b) {
+                out.push_str(&format!(
+                    "{}{{{}=\"{}\"}} {v}\n",
+                    g.name,
+                    by.name(),
+                    escape(&label_value(&b.key))
+                ));
+            }
+        }
+    }
+    if !s.coverage().complete {
+        out.push_str(
+            "# HELP convo_summary_complete 0 when the walk was cut short (--max, an error): the \
+             figures above are partial.\n# TYPE convo_summary_complete gauge\nconvo_summary_complete 0\n",
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(escape("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
+        assert_eq!(escape("ok"), "ok");
+    }
+}
