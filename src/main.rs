@@ -49,7 +49,9 @@ fn main() -> ExitCode {
 
 /// Prints a top-level error and returns its exit code.
 fn report(e: impl std::fmt::Display, code: u8) -> u8 {
-    eprintln!("convo: error: {e}");
+    // Not eprintln!: it panics when stderr is gone (a closed terminal).
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "convo: error: {e}");
     code
 }
 

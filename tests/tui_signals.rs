@@ -33,6 +33,8 @@ struct Pty {
     master: Box<dyn portable_pty::MasterPty + Send>,
     /// The pty's local modes before the child started.
     initial: LocalFlags,
+    /// Set, the reader thread lets go of its copy of the master after its next read.
+    stop: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Pty {
@@ -53,7 +55,8 @@ impl Pty {
         let writer = pair.master.take_writer().expect("writer");
         let out = Arc::new(Mutex::new(Vec::new()));
         let eof = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (sink, eof_set) = (out.clone(), eof.clone());
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (sink, eof_set, stopped) = (out.clone(), eof.clone(), stop.clone());
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             // The read error at child exit is the end of output.
@@ -62,6 +65,9 @@ impl Pty {
                     break;
                 }
                 sink.lock().expect("lock").extend_from_slice(&buf[..n]);
+                if stopped.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
             }
             eof_set.store(true, std::sync::atomic::Ordering::SeqCst);
         });
@@ -72,6 +78,7 @@ impl Pty {
             child,
             master: pair.master,
             initial,
+            stop,
         }
     }
 
@@ -512,4 +519,44 @@ fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
     }
     p.send(b"q");
     assert_eq!(p.wait_exit(), 0);
+}
+
+#[test]
+fn closing_the_terminal_ends_convo_with_129() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut p = start(&server, tmp.path(), "", &[]);
+    p.wait_for("more available");
+    // Every copy of the master must go for the terminal to hang up: the reader thread lets go
+    // of its copy after the next read (a key makes convo draw).
+    p.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    p.send(b"j");
+    let start = Instant::now();
+    while !p.eof.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(start.elapsed() < WAIT, "the reader did not stop");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let Pty {
+        mut child,
+        master,
+        writer,
+        ..
+    } = p;
+    // The terminal goes away (a closed window, a dropped SSH connection): the kernel hangs
+    // up the session and sends SIGHUP.
+    drop(writer);
+    drop(master);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("try_wait") {
+            break st;
+        }
+        if start.elapsed() > WAIT {
+            let _ = child.kill();
+            panic!("convo kept running after its terminal was closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+    assert_eq!(status.exit_code(), 129, "{status:?}; log:\n{log}");
 }

@@ -181,6 +181,9 @@ pub fn ui_problems(ui: &crate::ui_config::UiConfig) -> Vec<(String, String)> {
         .collect()
 }
 
+/// How long a failed terminal read or write waits for the SIGHUP that usually explains it.
+const HANGUP_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// How the browser ended without an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -206,15 +209,27 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     rt.panic_on_draw = !test_panic.is_empty() && test_panic != "fetch";
     rt.panic_in_fetch = test_panic == "fetch";
     let mut out = io::stdout();
-    let result = tokio::select! {
+    let mut result = tokio::select! {
         r = rt.run(&mut terminal, &mut app, EventStream::new(), &mut out) => r.map(|()| Exit::Quit),
-        n = signals.recv() => {
-            tracing::info!(signal = n, "stopped by a signal; terminal restored");
-            Ok(Exit::Signal(n))
-        }
+        n = signals.recv() => Ok(Exit::Signal(n)),
     };
+    if let Err(e) = &result {
+        // The terminal went away (a closed window, a dropped SSH connection): reading or
+        // drawing fails just before or after the SIGHUP that says so. Let the signal speak if
+        // it comes.
+        tracing::warn!("the browser stopped: {e}");
+        if let Ok(n) = tokio::time::timeout(HANGUP_GRACE, signals.recv()).await {
+            result = Ok(Exit::Signal(n));
+        }
+    }
+    if let Ok(Exit::Signal(n)) = result {
+        tracing::info!(signal = n, "stopped by a signal; terminal restored");
+    }
     rt.shutdown();
-    drop(terminal);
+    // Not dropped: ratatui's drop shows the cursor and, if that fails (no terminal any more
+    // after a hang-up), prints to stderr, which panics when stderr is gone too. The guard
+    // below shows the cursor itself and ignores such errors.
+    std::mem::forget(terminal);
     drop(guard);
     result
 }

@@ -61,6 +61,7 @@ fn install_panic_hook() {
                 tracing::error!("a background task panicked (shown on screen): {info}");
                 return;
             }
+            tracing::error!("panic: {info}");
             restore();
             prev(info);
             if std::thread::current().name() != Some("main") {
