@@ -560,3 +560,24 @@ fn closing_the_terminal_ends_convo_with_129() {
     let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
     assert_eq!(status.exit_code(), 129, "{status:?}; log:\n{log}");
 }
+
+#[test]
+fn ctrl_z_without_a_shell_to_return_to_says_so_and_keeps_the_screen() {
+    // Started directly in the pty, convo leads its own session: no shell could resume it.
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut p = start(&server, tmp.path(), "", &[]);
+    p.wait_for("more available");
+    let pid = p.child.process_id().expect("pid");
+    p.send(b"\x1a");
+    let screen = p.wait_for("cannot suspend");
+    assert!(screen.contains("STATUS"), "the table stays:\n{screen}");
+    assert_ne!(state(pid), 'T');
+    assert!(
+        !p.text().contains("\u{1b}[?1049l"),
+        "the terminal was not left"
+    );
+    assert!(raw_mode_is_on(p.local_flags()));
+    p.send(b"q");
+    assert_eq!(p.wait_exit(), 0);
+}

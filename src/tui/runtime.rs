@@ -178,10 +178,20 @@ impl Runtime {
             match cmd {
                 Command::Quit => return Ok(true),
                 Command::Suspend => {
-                    if let Some(modes) = &mut self.modes {
-                        modes.suspend()?;
+                    let suspended = match &mut self.modes {
+                        Some(modes) => modes.suspend()?,
+                        None => true,
+                    };
+                    if suspended {
+                        self.resumed = true;
+                    } else {
+                        let text = "cannot suspend: no shell with job control started convo \
+                                    (setsid, ssh host convo); q quits"
+                            .to_string();
+                        if self.handle(app, Msg::Notice { text, error: true }, out)? {
+                            return Ok(true);
+                        }
                     }
-                    self.resumed = true;
                 }
                 Command::SetMouse(on) => {
                     if let Some(modes) = &mut self.modes {

@@ -94,8 +94,9 @@ impl Drop for TerminalGuard {
 /// tests on a `TestBackend` pass their own (or none: then these commands do nothing).
 pub trait Modes: Send {
     /// Restores the terminal, stops the process (job control), and once continued enters the
-    /// modes again. Returns after the resume; the caller redraws everything.
-    fn suspend(&mut self) -> io::Result<()>;
+    /// modes again. Returns after the resume (`true`; the caller redraws everything), or at once
+    /// with `false` when there is no shell to return to (nothing was touched).
+    fn suspend(&mut self) -> io::Result<bool>;
     /// Turns mouse capture on or off (a profile switch may change `mouse`).
     fn set_mouse(&mut self, on: bool) -> io::Result<()>;
 }
@@ -104,14 +105,18 @@ pub trait Modes: Send {
 pub struct Crossterm;
 
 impl Modes for Crossterm {
-    fn suspend(&mut self) -> io::Result<()> {
+    fn suspend(&mut self) -> io::Result<bool> {
+        if !job_control() {
+            return Ok(false);
+        }
         let mouse = MOUSE.load(Ordering::SeqCst);
         restore();
         // Stops every thread here until SIGCONT. Without job control (an orphaned process
         // group, e.g. started by `setsid`) the kernel drops the signal and this returns at once.
         #[cfg(unix)]
         signal_hook::low_level::raise(signal_hook::consts::signal::SIGTSTP)?;
-        enter(mouse)
+        enter(mouse)?;
+        Ok(true)
     }
 
     fn set_mouse(&mut self, on: bool) -> io::Result<()> {
@@ -123,6 +128,25 @@ impl Modes for Crossterm {
         } else {
             execute!(io::stdout(), DisableMouseCapture)
         }
+    }
+}
+
+/// Whether a stop would return to a shell. A session leader (started by `setsid`, or as the
+/// command of `ssh host convo`) is alone in an orphaned process group: the kernel drops SIGTSTP
+/// there, so Ctrl-Z would only flash the screen. Read from `/proc/self/stat` (process group and
+/// session); where that cannot be read, assume job control.
+fn job_control() -> bool {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return true;
+    };
+    // "pid (comm) state ppid pgrp session ...": the fields after the last ')'.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    match (fields.get(2), fields.get(3)) {
+        (Some(pgrp), Some(session)) => pgrp != session,
+        _ => true,
     }
 }
 
