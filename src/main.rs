@@ -49,6 +49,7 @@ fn main() -> ExitCode {
 
 /// Prints a top-level error and returns its exit code.
 fn report(e: impl std::fmt::Display, code: u8) -> u8 {
+    tracing::error!(code, "{e}");
     // Not eprintln!: it panics when stderr is gone (a closed terminal).
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "convo: error: {e}");

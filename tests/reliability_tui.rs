@@ -512,16 +512,22 @@ mod pty {
         eof: Arc<std::sync::atomic::AtomicBool>,
         pub writer: Box<dyn Write + Send>,
         _master: Box<dyn MasterPty + Send>,
-        _tmp: tempfile::TempDir,
+        tmp: tempfile::TempDir,
+        cols: u16,
     }
 
     /// Starts `convo --base-url URL` (the TUI) in a 100x30 pseudo-terminal.
     pub fn start(url: &str, key: &str, extra_env: &[(&str, &str)]) -> Session {
+        start_wide(url, key, extra_env, 100)
+    }
+
+    /// [`start`] in a pseudo-terminal `cols` wide.
+    pub fn start_wide(url: &str, key: &str, extra_env: &[(&str, &str)], cols: u16) -> Session {
         let tmp = tempfile::tempdir().unwrap();
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 30,
-                cols: 100,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -563,16 +569,22 @@ mod pty {
             eof,
             writer,
             _master: pair.master,
-            _tmp: tmp,
+            tmp,
+            cols,
         }
     }
 
     impl Session {
+        /// The log file the run wrote (empty when none).
+        pub fn log(&self) -> String {
+            std::fs::read_to_string(self.tmp.path().join("convo.log")).unwrap_or_default()
+        }
+
         /// The screen as a vt100 terminal shows it now.
         pub fn screen(&self) -> String {
             let mut p = vt100::Parser::new(
                 std::num::NonZeroU16::new(30).unwrap(),
-                std::num::NonZeroU16::new(100).unwrap(),
+                std::num::NonZeroU16::new(self.cols).unwrap(),
                 0,
             );
             p.process(&self.out.lock().unwrap());
@@ -805,4 +817,49 @@ fn the_screen_shows_only_the_masked_key() {
         !all.contains(&key[8..key.len() - 4]),
         "the key's secret part reached the terminal"
     );
+}
+
+#[test]
+fn a_server_that_echoes_the_key_never_gets_it_onto_the_screen_or_into_the_log() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 7,
+            conversations: 30,
+            visitors: 10,
+            latency: Duration::ZERO,
+            faults: convo::demo::Faults {
+                echo_key: Some(403),
+                ..Default::default()
+            },
+            anchor: None,
+        }))
+        .unwrap();
+    let key = server.api_key();
+    let secret = &key[8..key.len() - 4];
+    // Wide enough for the whole error line: without the redaction the key would be on it.
+    let mut s = pty::start_wide(&server.base_url(), &key, &[("CONVO_LOG", "trace")], 240);
+    s.wait_for("is not accepted for this request", Duration::from_secs(10));
+    let screen = s.screen();
+    s.send(b"q");
+    assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
+    let all = String::from_utf8_lossy(&s.bytes()).into_owned();
+    assert!(
+        !all.contains(secret),
+        "the key reached the terminal:\n{screen}"
+    );
+    let log = s.log();
+    assert!(!log.contains(secret), "the key reached the log:\n{log}");
+    // Not vacuous: the server's text is on the screen and in the log, with the key taken out.
+    assert!(
+        screen.contains("Bearer [redacted API key] is not"),
+        "{screen}"
+    );
+    assert!(log.contains(" TRACE "), "{log}");
+    assert!(log.contains("Bearer [redacted API key] is not"), "{log}");
 }

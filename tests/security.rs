@@ -53,24 +53,32 @@ fn assert_no_leak(what: &str, text: &str, secrets: &[&str]) {
     }
 }
 
-#[test]
-fn the_key_never_reaches_the_log_file_even_at_trace_level() {
-    let d = Demo::start(30, 10, Faults::default());
-    let failing = Demo::start(
+/// A demo server that answers every request with `status` and an error body quoting the
+/// Authorization header it received.
+fn echo(status: u16) -> Demo {
+    Demo::start(
         10,
         10,
         Faults {
-            fail_first: 1,
+            echo_key: Some(status),
             ..Faults::default()
         },
-    );
+    )
+}
+
+#[test]
+fn the_key_never_reaches_the_log_file_even_at_trace_level() {
+    let d = Demo::start(30, 10, Faults::default());
+    let (e500, e401) = (echo(500), echo(401));
     let tmp = tempfile::tempdir().unwrap();
     let log = tmp.path().join("convo.log");
     let trace = [("CONVO_LOG", "trace")];
+    let mut errs = Vec::new();
     for (url, key, args) in [
         (d.url(), d.key(), &["list", "conversations", "--all"][..]),
-        (failing.url(), failing.key(), &["list", "visitors"][..]),
-        (d.url(), SECRET.to_string(), &["list", "visitors"][..]), // 401
+        // Servers that echo the key they received in their error body.
+        (e500.url(), e500.key(), &["list", "visitors"][..]),
+        (e401.url(), SECRET.to_string(), &["list", "visitors"][..]),
     ] {
         let mut envs = trace.to_vec();
         envs.push(("CONVO_API_KEY", &key));
@@ -80,63 +88,65 @@ fn the_key_never_reaches_the_log_file_even_at_trace_level() {
             &[&["--base-url", &url][..], args].concat(),
         );
         assert!(o.code.is_some(), "{}", o.err);
+        errs.push(o.err);
     }
     let text = std::fs::read_to_string(&log).expect("the log file was written");
-    // Not vacuous: the log holds the requests at trace level, and the masked key.
+    // Not vacuous: the log holds the requests at trace level, the masked key, and the errors
+    // with the servers' text.
     assert!(text.lines().count() > 20, "{text}");
     assert!(text.contains("sk_…"), "the masked key is logged: {text}");
     assert!(text.contains(" TRACE ") && text.contains("connecting to 127.0.0.1"));
-    assert_no_leak(
-        "the log",
-        &text,
-        &[key_part(&d.key()), key_part(&failing.key()), SECRET_PART],
-    );
+    let (dk, ek) = (d.key(), e500.key());
+    let secrets = [key_part(&dk), key_part(&ek), SECRET_PART];
+    assert_no_leak("the log", &text, &secrets);
+    for e in &errs {
+        assert_no_leak("stderr", e, &secrets);
+    }
+    assert!(text.contains("Bearer [redacted API key] is not"), "{text}");
 }
 
 #[test]
 fn the_key_never_appears_in_the_output_of_a_failing_run() {
     let tmp = tempfile::tempdir().unwrap();
     let ok = Demo::start(10, 10, Faults::default());
-    let fail = Demo::start(
-        10,
-        10,
-        Faults {
-            fail_always: true,
-            ..Faults::default()
-        },
-    );
-    let bad = Demo::start(
-        10,
-        10,
-        Faults {
-            wrong_shape: true,
-            ..Faults::default()
-        },
-    );
+    // Each server quotes the Authorization header it received in its error body: the key
+    // reaches convo's error text unless the client takes it out.
+    let servers: Vec<(u16, Demo, Option<i32>)> = [(401, 3), (403, 3), (400, 2), (404, 4), (500, 4)]
+        .into_iter()
+        .map(|(st, code)| (st, echo(st), Some(code)))
+        .collect();
+    for (status, d, code) in &servers {
+        for key in [SECRET.to_string(), d.key()] {
+            let o = run(
+                tmp.path(),
+                &[("CONVO_API_KEY", &key)],
+                &["--base-url", &d.url(), "list", "visitors"],
+            );
+            let what = format!("HTTP {status}");
+            assert_eq!(o.code, *code, "{what}: {}", o.err);
+            assert!(o.err.contains("convo: error:"), "{what}: {}", o.err);
+            assert_no_leak(&what, &o.err, &[SECRET_PART, key_part(&d.key())]);
+            assert_no_leak(&what, &o.out, &[SECRET_PART, key_part(&d.key())]);
+            // Not vacuous: the server's text is shown, with the key taken out.
+            assert!(
+                o.err.contains("Bearer [redacted API key] is not accepted"),
+                "{what}: {}",
+                o.err
+            );
+        }
+    }
+    // Keys refused before any request: their errors never quote them.
     let wrong_prefix = SECRET.replacen("sk_", "pk_", 1);
     let spaced = format!("{SECRET} with spaces");
-    let cases: Vec<(&str, String, String, Option<i32>)> = vec![
-        ("401", ok.url(), SECRET.into(), Some(3)),
-        ("500 forever", fail.url(), fail.key(), Some(4)),
-        ("wrong shape", bad.url(), bad.key(), Some(5)),
-        ("wrong prefix", ok.url(), wrong_prefix, Some(2)),
-        ("not header-safe", ok.url(), spaced, Some(2)),
-    ];
-    for (what, url, key, code) in cases {
+    for (what, key) in [("wrong prefix", wrong_prefix), ("not header-safe", spaced)] {
         let o = run(
             tmp.path(),
             &[("CONVO_API_KEY", &key)],
-            &["--base-url", &url, "list", "visitors"],
+            &["--base-url", &ok.url(), "list", "visitors"],
         );
-        assert_eq!(o.code, code, "{what}: {}", o.err);
-        assert!(o.err.contains("convo: error:"), "{what}: {}", o.err);
-        let part = if key.contains("TOPSECRET") {
-            SECRET_PART
-        } else {
-            key_part(&key)
-        };
-        assert_no_leak(what, &o.err, &[part]);
-        assert_no_leak(what, &o.out, &[part]);
+        assert_eq!(o.code, Some(2), "{what}: {}", o.err);
+        assert_no_leak(what, &o.err, &[SECRET_PART]);
+        assert_no_leak(what, &o.out, &[SECRET_PART]);
     }
 }
 

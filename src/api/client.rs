@@ -14,6 +14,7 @@ use super::error::ApiError;
 use super::filter::{Limit, ListFilter, Resource};
 use super::key::ApiKey;
 use super::model::Page;
+use super::redact::Redactor;
 use crate::text;
 
 /// Bodies larger than this are refused rather than held in memory (a lying server).
@@ -110,6 +111,8 @@ pub struct Client {
     auth_name: HeaderName,
     auth_value: HeaderValue,
     key: ApiKey,
+    /// Takes the key out of server text before it leaves the client.
+    redact: Redactor,
     retry: RetryPolicy,
     timeout: Duration,
 }
@@ -257,6 +260,7 @@ impl Client {
             host,
             auth_name,
             auth_value,
+            redact: Redactor::new(settings.key.expose()),
             key: settings.key,
             retry: settings.retry,
             timeout: settings.request_timeout,
@@ -318,8 +322,28 @@ impl Client {
         self.get_page(url, on_retry).await
     }
 
-    /// GETs one page URL with retries.
+    /// GETs one page URL with retries. Server text in the answer (errors, unreadable rows)
+    /// has the key taken out ([`Redactor`]).
     pub async fn get_page<T>(
+        &self,
+        url: Url,
+        on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
+    ) -> Result<Page<T>, ApiError>
+    where
+        T: super::model::WireRow,
+    {
+        match self.get_page_as_sent(url, on_retry).await {
+            Ok(mut page) => {
+                for b in &mut page.bad_rows {
+                    self.redact.bad_row(b);
+                }
+                Ok(page)
+            }
+            Err(e) => Err(self.redact.error(e)),
+        }
+    }
+
+    async fn get_page_as_sent<T>(
         &self,
         url: Url,
         on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
@@ -369,6 +393,12 @@ impl Client {
     /// One request without retries, for `convo doctor`: its time, the server's clock and the
     /// rows of a one-row page.
     pub async fn probe(&self, resource: Resource) -> Result<Probe, ApiError> {
+        self.probe_as_sent(resource)
+            .await
+            .map_err(|e| self.redact.error(e))
+    }
+
+    async fn probe_as_sent(&self, resource: Resource) -> Result<Probe, ApiError> {
         let url = self.page_url(resource, &[], Limit::new(1)?, None);
         let started = std::time::Instant::now();
         let (body, date) = self.attempt_with_date(&url, 1).await.map_err(|f| match f {
@@ -453,6 +483,8 @@ impl Client {
             .ok()
             .flatten()
             .unwrap_or_default();
+        // Before it is parsed and cut: a key cut in half would not be found afterwards.
+        let body = self.redact.bytes(body);
         let err = ErrorBody::parse(&body);
         let detail = err.detail();
         Err(match status {

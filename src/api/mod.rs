@@ -6,6 +6,7 @@ pub mod error;
 pub mod filter;
 pub mod key;
 pub mod model;
+pub mod redact;
 
 pub use client::{Client, ClientSettings, Probe, RetryNotice};
 pub use error::ApiError;

@@ -117,6 +117,10 @@ pub struct DemoServerArgs {
     /// missing; every 13th conversation's status is a formula.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hostile: bool,
+    /// For testing: answer every API request with this HTTP status and an error body that
+    /// quotes the Authorization header it received (a service that echoes the key).
+    #[arg(long, value_name = "STATUS", help_heading = "Faults (for testing)")]
+    pub echo_key: Option<u16>,
     /// For testing: answer every API request with a 307 redirect to this origin (same path and
     /// query), to check that a client does not follow it with the key.
     #[arg(long, value_name = "URL", help_heading = "Faults (for testing)")]
@@ -191,6 +195,7 @@ impl DemoServerArgs {
                 duplicate_ids: self.duplicate_ids,
                 unknown_status: self.unknown_status,
                 hostile: self.hostile,
+                echo_key: self.echo_key,
                 redirect_to: self.redirect_to.clone(),
                 big_attribute: self.big_attribute,
                 churn: super::Churn {

@@ -3,8 +3,8 @@
 /// Fault switches, off by default; any combination may be on. Request numbers count `/v1`
 /// requests from 1, faulty ones included.
 ///
-/// For request n they apply in this order: `latency`, `hang`, `redirect_to`, then the key is
-/// checked (a 401 comes before any other fault), then `fail_always`, `fail_first`,
+/// For request n they apply in this order: `latency`, `hang`, `redirect_to`, `echo_key`, then
+/// the key is checked (a 401 comes before any other fault), then `fail_always`, `fail_first`,
 /// `fail_every`, `rate_limit_first`, `malformed_page`, `wrong_shape`; then the parameters are
 /// validated (400); then the page faults (`oversize_page`, `duplicate_ids`,
 /// `null_cursor_with_more`, `cursor_loop`, `bad_row`, `reset_mid_body`). `unknown_status`,
@@ -50,6 +50,9 @@ pub struct Faults {
     /// Visitor text fields hold escape sequences, bidi overrides, spreadsheet formulas, a
     /// 5,000-character name; every 13th conversation's status is a formula.
     pub hostile: bool,
+    /// Every request answers this status (below 400: 500) with an error body that quotes the
+    /// credentials it received, as a careless service does ("invalid key: Bearer sk_…").
+    pub echo_key: Option<u16>,
     /// Every request answers 307 to this origin (same path and query).
     pub redirect_to: Option<String>,
     /// The first visitor's attributes hold a 2 MB string.

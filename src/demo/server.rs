@@ -106,6 +106,23 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
         let loc = format!("{}{pq}", to.trim_end_matches('/'));
         return Err((StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, loc)]).into_response());
     }
+    if let Some(status) = f.echo_key {
+        let st = StatusCode::from_u16(status)
+            .ok()
+            .filter(|s| s.as_u16() >= 400)
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let got = headers
+            .get(header::AUTHORIZATION)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default();
+        return Err(ApiErr {
+            status: st,
+            code: "echo",
+            message: format!("{got} is not accepted for this request"),
+            param: None,
+        }
+        .into_response());
+    }
     match headers.get(header::AUTHORIZATION) {
         None => {
             return Err(ApiErr::new(

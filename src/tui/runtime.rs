@@ -286,6 +286,9 @@ impl Runtime {
                     .await
                     .map(Loaded::Visitors),
             };
+            if let Err(e) = &result {
+                tracing::warn!(?tab, head, "fetch failed: {e}");
+            }
             let msg = if head {
                 Msg::HeadLoaded {
                     tab,
