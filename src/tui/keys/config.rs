@@ -9,66 +9,6 @@ use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::{Action, Key, KeyMap};
 
-/// Every action with its name in `[keys]`.
-pub const ACTION_NAMES: &[(Action, &str)] = &[
-    (Action::Down, "down"),
-    (Action::Up, "up"),
-    (Action::PageDown, "page_down"),
-    (Action::PageUp, "page_up"),
-    (Action::Top, "top"),
-    (Action::Bottom, "bottom"),
-    (Action::NextTab, "next_tab"),
-    (Action::PrevTab, "prev_tab"),
-    (Action::FirstTab, "first_tab"),
-    (Action::SecondTab, "second_tab"),
-    (Action::Filter, "filter"),
-    (Action::ClearFilters, "clear_filters"),
-    (Action::ToggleUnassigned, "toggle_unassigned"),
-    (Action::CycleStatus, "cycle_status"),
-    (Action::Back, "back"),
-    (Action::Views, "views"),
-    (Action::Detail, "detail"),
-    (Action::DetailDown, "detail_down"),
-    (Action::DetailUp, "detail_up"),
-    (Action::DrillVisitor, "drill_visitor"),
-    (Action::DrillSite, "drill_site"),
-    (Action::DrillAssignee, "drill_assignee"),
-    (Action::Summary, "summary"),
-    (Action::Copy, "copy"),
-    (Action::Open, "open"),
-    (Action::Export, "export"),
-    (Action::Reload, "reload"),
-    (Action::ToggleRefresh, "toggle_refresh"),
-    (Action::LoadAll, "load_all"),
-    (Action::Search, "search"),
-    (Action::SearchNext, "search_next"),
-    (Action::SearchPrev, "search_prev"),
-    (Action::SortNext, "sort_next"),
-    (Action::SortPrev, "sort_prev"),
-    (Action::SortReverse, "sort_reverse"),
-    (Action::Profiles, "profiles"),
-    (Action::Help, "help"),
-    (Action::Close, "close"),
-    (Action::Quit, "quit"),
-    (Action::Suspend, "suspend"),
-];
-
-/// The `[keys]` name of an action.
-pub fn action_name(a: Action) -> &'static str {
-    ACTION_NAMES
-        .iter()
-        .find(|(x, _)| *x == a)
-        .map_or("?", |(_, n)| n)
-}
-
-/// The action of a `[keys]` name.
-pub fn action_by_name(name: &str) -> Option<Action> {
-    ACTION_NAMES
-        .iter()
-        .find(|(_, n)| *n == name.trim())
-        .map(|(a, _)| *a)
-}
-
 /// Parses a key as written in `[keys]`: a single character (`r`, `G`, `?`), a name (`F5`,
 /// `Enter`, `Esc`, `Tab`, `Shift-Tab`, `Backspace`, `Space`, `Up`, `Down`, `Left`, `Right`,
 /// `PageUp`, `PageDown`, `Home`, `End`), optionally after `Ctrl-` and/or `Alt-` (or `+`).
@@ -149,14 +89,14 @@ impl KeyMap {
         let mut map = KeyMap::default();
         for (name, keys) in user {
             let at = format!("keys.{name}");
-            let action = action_by_name(name).ok_or_else(|| KeysError {
+            let action = Action::from_name(name).ok_or_else(|| KeysError {
                 key: at.clone(),
                 message: format!(
                     "no action named {:?}; actions: {}",
                     crate::text::one_line(name, 40),
-                    ACTION_NAMES
+                    Action::ALL
                         .iter()
-                        .map(|(_, n)| *n)
+                        .map(|a| a.name())
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -210,9 +150,9 @@ impl KeyMap {
                         message: format!(
                             "{:?} is bound to both {} and {}: unbind one (e.g. {} = [] or give it another key)",
                             k.label(),
-                            action_name(*other),
-                            action_name(b.action),
-                            action_name(*other),
+                            other.name(),
+                            b.action.name(),
+                            other.name(),
                         ),
                     });
                 }
@@ -228,18 +168,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_default_action_has_a_name() {
-        for b in KeyMap::default().bindings {
-            assert_ne!(
-                action_name(b.action),
-                "?",
-                "{:?} has no [keys] name",
-                b.action
-            );
+    fn every_action_has_its_own_name_and_the_defaults_do_not_clash() {
+        let mut names: Vec<&str> = Action::ALL.iter().map(|a| a.name()).collect();
+        for a in Action::ALL {
+            assert_eq!(Action::from_name(a.name()), Some(*a));
         }
-        for (a, n) in ACTION_NAMES {
-            assert_eq!(action_by_name(n), Some(*a));
-        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(
+            names.len(),
+            Action::ALL.len(),
+            "two actions share a [keys] name"
+        );
+        assert_eq!(KeyMap::default().check(), Ok(()));
     }
 
     #[test]

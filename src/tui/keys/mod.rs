@@ -5,49 +5,103 @@ pub mod config;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// What a key does in the table view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Action {
-    Down,
-    Up,
-    PageDown,
-    PageUp,
-    Top,
-    Bottom,
-    NextTab,
-    PrevTab,
-    FirstTab,
-    SecondTab,
-    Filter,
-    ClearFilters,
-    ToggleUnassigned,
-    CycleStatus,
-    Back,
-    Views,
-    Detail,
-    DetailDown,
-    DetailUp,
-    DrillVisitor,
-    DrillSite,
-    DrillAssignee,
-    Summary,
-    Copy,
-    Reload,
-    ToggleRefresh,
-    LoadAll,
-    Help,
-    Close,
-    Quit,
-    Suspend,
-    Search,
-    SearchNext,
-    SearchPrev,
-    SortNext,
-    SortPrev,
-    SortReverse,
-    Export,
-    Open,
-    Profiles,
+/// Declares [`Action`] from one table: each action's `[keys]` name, help group, default keys
+/// and help text, in help order.
+macro_rules! actions {
+    ($($variant:ident = $name:literal, $group:ident, [$($key:expr),* $(,)?], $help:literal;)*) => {
+        /// What a key does in the table view.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Action {
+            $($variant,)*
+        }
+
+        impl Action {
+            /// Every action, in help order.
+            pub const ALL: &[Action] = &[$(Action::$variant),*];
+
+            /// The action's name in `[keys]`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Action::$variant => $name,)*
+                }
+            }
+
+            /// The action of a `[keys]` name.
+            pub fn from_name(name: &str) -> Option<Action> {
+                match name.trim() {
+                    $($name => Some(Action::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// Where help lists the action.
+            pub const fn group(self) -> Group {
+                match self {
+                    $(Action::$variant => Group::$group,)*
+                }
+            }
+
+            /// What help says the action does.
+            pub const fn help(self) -> &'static str {
+                match self {
+                    $(Action::$variant => $help,)*
+                }
+            }
+
+            /// The keys the action has unless `[keys]` says otherwise.
+            pub fn default_keys(self) -> Vec<Key> {
+                match self {
+                    $(Action::$variant => vec![$($key),*],)*
+                }
+            }
+        }
+    };
+}
+
+// THE place to add a key action: one line here (name in `[keys]`, help group, default keys,
+// help text); then say what it does in `update::on_action` (usually one arm calling the
+// feature's `update.rs`). Help, the README key table, `[keys]` and `convo doctor` follow.
+actions! {
+    Down = "down", Move, [Key::ch('j'), Key::plain(KeyCode::Down)], "next row";
+    Up = "up", Move, [Key::ch('k'), Key::plain(KeyCode::Up)], "previous row";
+    PageDown = "page_down", Move, [Key::plain(KeyCode::PageDown), Key::ctrl('f')], "page down";
+    PageUp = "page_up", Move, [Key::plain(KeyCode::PageUp), Key::ctrl('b')], "page up";
+    Top = "top", Move, [Key::ch('g'), Key::plain(KeyCode::Home)], "first row";
+    Bottom = "bottom", Move, [Key::ch('G'), Key::plain(KeyCode::End)], "last loaded row (and load more)";
+    NextTab = "next_tab", Tabs, [Key::plain(KeyCode::Tab)], "next tab";
+    PrevTab = "prev_tab", Tabs, [Key::plain(KeyCode::BackTab)], "previous tab";
+    FirstTab = "first_tab", Tabs, [Key::ch('1')], "Conversations";
+    SecondTab = "second_tab", Tabs, [Key::ch('2')], "Visitors";
+    Filter = "filter", Filters, [Key::ch('/'), Key::ch('f')], "edit filters";
+    ClearFilters = "clear_filters", Filters, [Key::ch('x')], "clear all filters";
+    ToggleUnassigned = "toggle_unassigned", Filters, [Key::ch('u')], "unassigned only on/off";
+    CycleStatus = "cycle_status", Filters, [Key::ch('s')], "cycle status filter";
+    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "previous filters";
+    Views = "views", Filters, [Key::ch('v')], "saved views";
+    Detail = "detail", Rows, [Key::plain(KeyCode::Enter)], "detail pane";
+    DetailDown = "detail_down", Rows, [Key::ch('J')], "scroll detail down";
+    DetailUp = "detail_up", Rows, [Key::ch('K')], "scroll detail up";
+    DrillVisitor = "drill_visitor", Rows, [Key::ch('V')], "the visitor's conversations";
+    DrillSite = "drill_site", Rows, [Key::ch('W')], "the site's conversations";
+    DrillAssignee = "drill_assignee", Rows, [Key::ch('A')], "the assignee's conversations";
+    Copy = "copy", Rows, [Key::ch('y')], "copy id (OSC 52)";
+    Open = "open", Rows, [Key::ch('o')], "open in the web app";
+    Export = "export", Rows, [Key::ch('e')], "export loaded rows or whole walk";
+    Search = "search", Find, [Key::ch('\\')], "search";
+    SearchNext = "search_next", Find, [Key::ch('n')], "next match";
+    SearchPrev = "search_prev", Find, [Key::ch('N')], "previous match";
+    SortNext = "sort_next", Find, [Key::ch('>')], "sort by next column";
+    SortPrev = "sort_prev", Find, [Key::ch('<')], "sort by previous column";
+    SortReverse = "sort_reverse", Find, [Key::ch('=')], "reverse sort · then server order";
+    Reload = "reload", Lists, [Key::ch('r')], "reload · retry after an error";
+    ToggleRefresh = "toggle_refresh", Lists, [Key::ch('R')], "auto refresh on/off";
+    Summary = "summary", Lists, [Key::ch('S')], "summary by status, site, assignee";
+    LoadAll = "load_all", Lists, [Key::ch('L')], "load every page (Esc stops)";
+    Help = "help", General, [Key::ch('?')], "this help";
+    Profiles = "profiles", General, [Key::ch('P')], "switch profile";
+    Close = "close", General, [Key::plain(KeyCode::Esc)], "close / cancel";
+    Suspend = "suspend", General, [Key::ctrl('z')], "suspend (the shell's fg resumes)";
+    Quit = "quit", General, [Key::ch('q'), Key::ctrl('c')], "quit";
 }
 
 /// Where a binding is listed in the help overlay.
@@ -178,183 +232,16 @@ pub struct KeyMap {
 
 impl Default for KeyMap {
     fn default() -> Self {
-        use Action as A;
-        use Group as G;
-        use KeyCode as C;
-        let b = |action, keys: &[Key], group, help| Binding {
-            action,
-            keys: keys.to_vec(),
-            group,
-            help,
-        };
         KeyMap {
-            bindings: vec![
-                b(
-                    A::Down,
-                    &[Key::ch('j'), Key::plain(C::Down)],
-                    G::Move,
-                    "next row",
-                ),
-                b(
-                    A::Up,
-                    &[Key::ch('k'), Key::plain(C::Up)],
-                    G::Move,
-                    "previous row",
-                ),
-                b(
-                    A::PageDown,
-                    &[Key::plain(C::PageDown), Key::ctrl('f')],
-                    G::Move,
-                    "page down",
-                ),
-                b(
-                    A::PageUp,
-                    &[Key::plain(C::PageUp), Key::ctrl('b')],
-                    G::Move,
-                    "page up",
-                ),
-                b(
-                    A::Top,
-                    &[Key::ch('g'), Key::plain(C::Home)],
-                    G::Move,
-                    "first row",
-                ),
-                b(
-                    A::Bottom,
-                    &[Key::ch('G'), Key::plain(C::End)],
-                    G::Move,
-                    "last loaded row (and load more)",
-                ),
-                b(A::NextTab, &[Key::plain(C::Tab)], G::Tabs, "next tab"),
-                b(
-                    A::PrevTab,
-                    &[Key::plain(C::BackTab)],
-                    G::Tabs,
-                    "previous tab",
-                ),
-                b(A::FirstTab, &[Key::ch('1')], G::Tabs, "Conversations"),
-                b(A::SecondTab, &[Key::ch('2')], G::Tabs, "Visitors"),
-                b(
-                    A::Filter,
-                    &[Key::ch('/'), Key::ch('f')],
-                    G::Filters,
-                    "edit filters",
-                ),
-                b(
-                    A::ClearFilters,
-                    &[Key::ch('x')],
-                    G::Filters,
-                    "clear all filters",
-                ),
-                b(
-                    A::ToggleUnassigned,
-                    &[Key::ch('u')],
-                    G::Filters,
-                    "unassigned only on/off",
-                ),
-                b(
-                    A::CycleStatus,
-                    &[Key::ch('s')],
-                    G::Filters,
-                    "cycle status filter",
-                ),
-                b(
-                    A::Back,
-                    &[Key::plain(C::Backspace), Key::ch('[')],
-                    G::Filters,
-                    "previous filters",
-                ),
-                b(A::Views, &[Key::ch('v')], G::Filters, "saved views"),
-                b(A::Detail, &[Key::plain(C::Enter)], G::Rows, "detail pane"),
-                b(
-                    A::DetailDown,
-                    &[Key::ch('J')],
-                    G::Rows,
-                    "scroll detail down",
-                ),
-                b(A::DetailUp, &[Key::ch('K')], G::Rows, "scroll detail up"),
-                b(
-                    A::DrillVisitor,
-                    &[Key::ch('V')],
-                    G::Rows,
-                    "the visitor's conversations",
-                ),
-                b(
-                    A::DrillSite,
-                    &[Key::ch('W')],
-                    G::Rows,
-                    "the site's conversations",
-                ),
-                b(
-                    A::DrillAssignee,
-                    &[Key::ch('A')],
-                    G::Rows,
-                    "the assignee's conversations",
-                ),
-                b(A::Copy, &[Key::ch('y')], G::Rows, "copy id (OSC 52)"),
-                b(A::Open, &[Key::ch('o')], G::Rows, "open in the web app"),
-                b(
-                    A::Export,
-                    &[Key::ch('e')],
-                    G::Rows,
-                    "export loaded rows or whole walk",
-                ),
-                b(A::Search, &[Key::ch('\\')], G::Find, "search"),
-                b(A::SearchNext, &[Key::ch('n')], G::Find, "next match"),
-                b(A::SearchPrev, &[Key::ch('N')], G::Find, "previous match"),
-                b(A::SortNext, &[Key::ch('>')], G::Find, "sort by next column"),
-                b(
-                    A::SortPrev,
-                    &[Key::ch('<')],
-                    G::Find,
-                    "sort by previous column",
-                ),
-                b(
-                    A::SortReverse,
-                    &[Key::ch('=')],
-                    G::Find,
-                    "reverse sort · then server order",
-                ),
-                b(
-                    A::Reload,
-                    &[Key::ch('r')],
-                    G::Lists,
-                    "reload · retry after an error",
-                ),
-                b(
-                    A::ToggleRefresh,
-                    &[Key::ch('R')],
-                    G::Lists,
-                    "auto refresh on/off",
-                ),
-                b(
-                    A::Summary,
-                    &[Key::ch('S')],
-                    G::Lists,
-                    "summary by status, site, assignee",
-                ),
-                b(
-                    A::LoadAll,
-                    &[Key::ch('L')],
-                    G::Lists,
-                    "load every page (Esc stops)",
-                ),
-                b(A::Help, &[Key::ch('?')], G::General, "this help"),
-                b(A::Profiles, &[Key::ch('P')], G::General, "switch profile"),
-                b(
-                    A::Close,
-                    &[Key::plain(C::Esc)],
-                    G::General,
-                    "close / cancel",
-                ),
-                b(
-                    A::Suspend,
-                    &[Key::ctrl('z')],
-                    G::General,
-                    "suspend (the shell's fg resumes)",
-                ),
-                b(A::Quit, &[Key::ch('q'), Key::ctrl('c')], G::General, "quit"),
-            ],
+            bindings: Action::ALL
+                .iter()
+                .map(|&action| Binding {
+                    action,
+                    keys: action.default_keys(),
+                    group: action.group(),
+                    help: action.help(),
+                })
+                .collect(),
         }
     }
 }

@@ -6,37 +6,21 @@ use crate::tui::app::App;
 use crate::tui::columns::Column;
 use crate::tui::keys::Action;
 
-/// The sort's actions, and moves while sorted (in display order); true when handled.
-pub fn on_action(app: &mut App, action: Action) -> bool {
-    let body = app.body_height();
-    let sorted = app.sort.get(app.active).sorted();
-    match action {
-        Action::SortNext | Action::SortPrev => cycle_sort(app, action == Action::SortPrev),
-        Action::SortReverse => {
-            let f = app.sort.get_mut(app.active);
-            f.sort = match f.sort {
-                Some(s) if s.desc => Some(Sort { desc: false, ..s }),
-                Some(_) => None,
-                None => {
-                    app.say(format!(
-                        "no sort: {} / {} choose a column",
-                        app.keymap.key_of(Action::SortNext),
-                        app.keymap.key_of(Action::SortPrev)
-                    ));
-                    return true;
-                }
-            };
-            resorted(app);
+/// `=`: descending → ascending → the server's order again.
+pub fn reverse(app: &mut App) {
+    let f = app.sort.get_mut(app.active);
+    f.sort = match f.sort {
+        Some(s) if s.desc => Some(Sort { desc: false, ..s }),
+        Some(_) => None,
+        None => {
+            return app.say(format!(
+                "no sort: {} / {} choose a column",
+                app.keymap.key_of(Action::SortNext),
+                app.keymap.key_of(Action::SortPrev)
+            ));
         }
-        Action::Down if sorted => move_sorted(app, 1),
-        Action::Up if sorted => move_sorted(app, -1),
-        Action::PageDown if sorted && app.detail.is_none() => move_sorted(app, body as isize),
-        Action::PageUp if sorted && app.detail.is_none() => move_sorted(app, -(body as isize)),
-        Action::Top if sorted => move_sorted(app, isize::MIN / 2),
-        Action::Bottom if sorted => move_sorted(app, isize::MAX / 2),
-        _ => return false,
-    }
-    true
+    };
+    resorted(app);
 }
 
 /// After every message: recomputes the order of both tabs when their rows changed (or of
@@ -78,7 +62,8 @@ pub fn select_row(app: &mut App, i: usize) {
     }
 }
 
-fn move_sorted(app: &mut App, delta: isize) {
+/// Moves the selection by `delta` display positions (while sorted).
+pub fn move_sorted(app: &mut App, delta: isize) {
     let n = rows_len(app);
     if n == 0 {
         return;
@@ -90,7 +75,8 @@ fn move_sorted(app: &mut App, delta: isize) {
     select_row(app, i);
 }
 
-fn cycle_sort(app: &mut App, back: bool) {
+/// `>` / `<`: sorts by the next or previous shown column.
+pub fn cycle_sort(app: &mut App, back: bool) {
     let cols: Vec<Column> = app.columns.of(app.active).to_vec();
     if cols.is_empty() {
         return;

@@ -266,34 +266,39 @@ impl App {
     }
 }
 
+/// Who gets a key, in order: Ctrl-C always quits; the suspend key (a Ctrl key) suspends
+/// from anywhere; an open prompt takes every key; then an
+/// open overlay; then the key map's action ([`on_action`] lists the states that take a key
+/// from its usual meaning).
 fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
         cmds.push(Command::Quit);
-        return;
-    }
-    // Ctrl-Z (or whatever Ctrl key `suspend` is bound to) suspends from anywhere, prompts and
-    // the filter pane included, as in every full-screen terminal program.
-    if k.modifiers.contains(KeyModifiers::CONTROL) && app.keymap.action(&k) == Some(Action::Suspend)
+    } else if k.modifiers.contains(KeyModifiers::CONTROL)
+        && app.keymap.action(&k) == Some(Action::Suspend)
     {
+        // Ctrl-Z (or whatever Ctrl key `suspend` is bound to) suspends from anywhere, prompts
+        // and the filter pane included, as in every full-screen terminal program.
         cmds.push(Command::Suspend);
-        return;
+    } else if !on_prompt_key(app, k, cmds)
+        && !on_overlay_key(app, k, cmds)
+        && let Some(action) = app.keymap.action(&k)
+    {
+        on_action(app, action, cmds);
     }
-    if on_prompt_key(app, k, cmds) {
-        return;
-    }
+}
+
+/// While an overlay is open it takes every key; true when one was open.
+fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
     match &mut app.overlay {
-        Overlay::Filter(form) => {
-            match form.key(k) {
-                FormOutcome::Editing => {}
-                FormOutcome::Cancel => app.overlay = Overlay::None,
-                FormOutcome::Apply => {
-                    let form = form.clone();
-                    app.overlay = Overlay::None;
-                    apply_form(app, &form, cmds);
-                }
+        Overlay::Filter(form) => match form.key(k) {
+            FormOutcome::Editing => {}
+            FormOutcome::Cancel => app.overlay = Overlay::None,
+            FormOutcome::Apply => {
+                let form = form.clone();
+                app.overlay = Overlay::None;
+                apply_form(app, &form, cmds);
             }
-            return;
-        }
+        },
         Overlay::Help { scroll } => {
             match k.code {
                 KeyCode::Esc | KeyCode::Char('?') => app.overlay = Overlay::None,
@@ -303,7 +308,6 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
                 _ => {}
             }
-            return;
         }
         Overlay::Views { selected } => {
             let n = app.views.len();
@@ -319,19 +323,11 @@ fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 }
                 _ => {}
             }
-            return;
         }
-        Overlay::Summary(_) => {
-            summary_pane::update::on_key(app, k, cmds);
-            return;
-        }
-        Overlay::None => {}
+        Overlay::Summary(_) => summary_pane::update::on_key(app, k, cmds),
+        Overlay::None => return false,
     }
-    if let Some(action) = app.keymap.action(&k)
-        && !before_action(app, action, cmds)
-    {
-        on_action(app, action, cmds);
-    }
+    true
 }
 
 /// While a prompt is open it takes every key; true when one was open.
@@ -350,24 +346,6 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
     true
 }
 
-/// The features' actions, and moves while sorted; true when the action was handled.
-fn before_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) -> bool {
-    match action {
-        Action::Search => search::update::open(app),
-        Action::SearchNext | Action::SearchPrev => {
-            search::update::step_match(app, action == Action::SearchPrev)
-        }
-        Action::Export | Action::Close if app.walk_export.is_some() => {
-            export::walk::on_action(app, action, cmds)
-        }
-        Action::Export => export::update::open(app),
-        Action::Open => open_in_browser(app, cmds),
-        Action::Profiles => profiles::update::open_picker(app),
-        _ => return sort::update::on_action(app, action),
-    }
-    true
-}
-
 /// `o`: opens the selected row in the web app.
 fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
     let id = app.selected_id();
@@ -380,15 +358,31 @@ fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
     }
 }
 
+/// What an action does. The arms are tried in order, so the guarded ones come first: they
+/// are the states that take a key from its usual meaning.
 fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
-    let body = app.body_height();
+    let body = app.body_height() as isize;
+    let sorted = app.sort.get(app.active).sorted();
+    let detail = app.detail.is_some();
     match action {
+        // A whole-walk export in progress: `e` says so, Esc stops it (writing a partial file).
+        Action::Export | Action::Close if app.walk_export.is_some() => {
+            export::walk::on_action(app, action, cmds)
+        }
+        // The detail pane open: the page keys scroll it.
+        Action::PageDown if detail => scroll_detail(app, body),
+        Action::PageUp if detail => scroll_detail(app, -body),
+        // Sorted: moves follow the display order.
+        Action::Down if sorted => sort::update::move_sorted(app, 1),
+        Action::Up if sorted => sort::update::move_sorted(app, -1),
+        Action::PageDown if sorted => sort::update::move_sorted(app, body),
+        Action::PageUp if sorted => sort::update::move_sorted(app, -body),
+        Action::Top if sorted => sort::update::move_sorted(app, isize::MIN / 2),
+        Action::Bottom if sorted => sort::update::move_sorted(app, isize::MAX / 2),
         Action::Down => move_by(app, 1),
         Action::Up => move_by(app, -1),
-        Action::PageDown if app.detail.is_some() => scroll_detail(app, body as isize),
-        Action::PageUp if app.detail.is_some() => scroll_detail(app, -(body as isize)),
-        Action::PageDown => move_by(app, body as isize),
-        Action::PageUp => move_by(app, -(body as isize)),
+        Action::PageDown => move_by(app, body),
+        Action::PageUp => move_by(app, -body),
         Action::Top => move_by(app, isize::MIN / 2),
         Action::Bottom => move_by(app, isize::MAX / 2),
         Action::NextTab | Action::PrevTab => app.active = other(app.active),
@@ -491,16 +485,15 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         }
         Action::Quit => cmds.push(Command::Quit),
         Action::Suspend => cmds.push(Command::Suspend),
-        // Handled by `before_action`.
-        Action::Search
-        | Action::SearchNext
-        | Action::SearchPrev
-        | Action::SortNext
-        | Action::SortPrev
-        | Action::SortReverse
-        | Action::Export
-        | Action::Open
-        | Action::Profiles => {}
+        Action::Search => search::update::open(app),
+        Action::SearchNext => search::update::step_match(app, false),
+        Action::SearchPrev => search::update::step_match(app, true),
+        Action::SortNext => sort::update::cycle_sort(app, false),
+        Action::SortPrev => sort::update::cycle_sort(app, true),
+        Action::SortReverse => sort::update::reverse(app),
+        Action::Export => export::update::open(app),
+        Action::Open => open_in_browser(app, cmds),
+        Action::Profiles => profiles::update::open_picker(app),
     }
 }
 
