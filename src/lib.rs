@@ -29,6 +29,8 @@ pub mod setup;
 pub mod sla;
 pub mod store;
 pub mod summary;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod text;
 pub mod tui;
 pub mod ui_config;

@@ -16,12 +16,6 @@ use crate::list::{ListError, conversation_filter, exit};
 use crate::output::{Output, bad_row_line, retry_line, stderr};
 use crate::pager::Pager;
 use crate::sla::Sla;
-use crate::text;
-
-/// Test-only: the instant ages and staleness are measured to, as RFC 3339 (e.g.
-/// `2026-11-22T12:00:00Z`, the demo data's reference time). Read by this command only, so
-/// tests can compare ages with the demo dataset; leave it unset in real use.
-pub const NOW_ENV: &str = "CONVO_NOW";
 
 /// How a summary run ended badly.
 #[derive(Debug)]
@@ -68,17 +62,14 @@ impl From<FilterError> for SummaryError {
     }
 }
 
-/// The instant to measure ages to: [`NOW_ENV`] when set (tests), else the clock.
+/// The instant to measure ages to: the clock, or in a build with the `testing` feature
+/// `CONVO_NOW` when set (so tests can compare ages with the demo dataset).
 pub fn now_from_env() -> Result<jiff::Timestamp, SummaryError> {
-    match std::env::var(NOW_ENV) {
-        Err(_) => Ok(jiff::Timestamp::now()),
-        Ok(v) => v.trim().parse().map_err(|e| {
-            SummaryError::Usage(format!(
-                "{NOW_ENV}: {:?} is not an RFC 3339 time ({e})",
-                text::one_line(&v, 40)
-            ))
-        }),
+    #[cfg(feature = "testing")]
+    if let Some(now) = crate::testing::now() {
+        return now.map_err(SummaryError::Usage);
     }
+    Ok(jiff::Timestamp::now())
 }
 
 /// Runs `convo summary conversations` (once, or every `--watch` until Ctrl-C).

@@ -68,7 +68,7 @@ pub mod summary_pane;
 pub mod tab;
 pub mod tasks;
 pub mod terminal;
-#[doc(hidden)]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod theme;
 pub mod update;
@@ -205,9 +205,12 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     let mut rt = Runtime::new(client);
     rt.config_path = config.path.clone();
     rt.modes = Some(Box::new(terminal::Crossterm));
-    let test_panic = std::env::var("CONVO_TEST_PANIC").unwrap_or_default();
-    rt.panic_on_draw = !test_panic.is_empty() && test_panic != "fetch";
-    rt.panic_in_fetch = test_panic == "fetch";
+    #[cfg(feature = "testing")]
+    {
+        let at = crate::testing::panic_at();
+        rt.panic_on_draw = at == Some(crate::testing::PanicAt::Draw);
+        rt.panic_in_fetch = at == Some(crate::testing::PanicAt::Fetch);
+    }
     let mut out = io::stdout();
     let mut result = tokio::select! {
         r = rt.run(&mut terminal, &mut app, EventStream::new(), &mut out) => r.map(|()| Exit::Quit),

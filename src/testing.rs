@@ -1,0 +1,43 @@
+//! Test-only switches of the real binary, read from the environment. This module exists only
+//! in builds with the `testing` feature (as `cargo test` builds the library and the binary
+//! its pty tests spawn); a shipped build has neither the module nor the switches.
+//!
+//! - `CONVO_TEST_PANIC`: `1` (any other non-empty value) panics at the first draw; `fetch`
+//!   makes the next fetch task panic. To check that the terminal is restored and that a
+//!   panicking task becomes an error on screen.
+//! - `CONVO_NOW`: the clock of `convo summary` (RFC 3339), for stable ages.
+
+/// The variable of [`panic_at`].
+pub const PANIC_ENV: &str = "CONVO_TEST_PANIC";
+/// The variable of [`now`].
+pub const NOW_ENV: &str = "CONVO_NOW";
+
+/// Where `CONVO_TEST_PANIC` makes the binary panic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanicAt {
+    /// At the first draw, in the UI task.
+    Draw,
+    /// Inside the next fetch task the runtime spawns (once).
+    Fetch,
+}
+
+/// Where the binary should panic, if `CONVO_TEST_PANIC` asks (unset or empty: nowhere).
+pub fn panic_at() -> Option<PanicAt> {
+    let v = std::env::var(PANIC_ENV).ok()?;
+    match v.trim() {
+        "" => None,
+        "fetch" => Some(PanicAt::Fetch),
+        _ => Some(PanicAt::Draw),
+    }
+}
+
+/// The instant `CONVO_NOW` sets, if it is set; `Err` says why it does not parse.
+pub fn now() -> Option<Result<jiff::Timestamp, String>> {
+    let v = std::env::var(NOW_ENV).ok()?;
+    Some(v.trim().parse().map_err(|e| {
+        format!(
+            "{NOW_ENV}: {:?} is not an RFC 3339 time ({e})",
+            crate::text::one_line(&v, 40)
+        )
+    }))
+}
