@@ -69,6 +69,9 @@ pub enum Command {
     /// Count conversations by status, site or assignee: share, ages, staleness, waiting.
     #[command(subcommand)]
     Summary(SummaryCommand),
+    /// The local store (visitor names, last looks, summary samples): where, what, wipe, sync.
+    #[command(subcommand)]
+    Store(StoreCommand),
     /// Run the demo server: the same API on generated data, loopback only.
     DemoServer(DemoServerArgs),
     /// Check the set-up: config, key, permissions, URL and TLS, both lists, clock skew.
@@ -83,6 +86,26 @@ pub enum Command {
     },
     /// Print the man page (roff), e.g. `convo man > ~/.local/share/man/man1/convo.1`.
     Man,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Print where this profile's store is (one file per profile and base URL).
+    Path,
+    /// Where it is, how big, how many visitors, where the visitor walk stands.
+    Stats,
+    /// Wipe it: every visitor, last look and sample (and damaged copies set aside).
+    Clear,
+    /// Walk the visitors list into the store now (as the TUI does in the background), with a
+    /// progress bar on a terminal; resumes where an interrupted walk stopped.
+    Sync {
+        /// Requests per second (default: visitor_sync_rps from the config, else 2).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=50), conflicts_with = "unpaced")]
+        rps: Option<u32>,
+        /// As fast as the service answers (mind its rate limits).
+        #[arg(long)]
+        unpaced: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -154,6 +177,15 @@ pub struct ConversationArgs {
     /// (with --breaching: both).
     #[arg(long)]
     pub imminent: bool,
+    /// Only conversations of the visitors with this e-mail: the service is asked for them
+    /// (never the local store, which may be stale), each one's conversations are walked and
+    /// merged newest first. Exits 2 when no visitor has it.
+    #[arg(long, value_name = "EMAIL", conflicts_with_all = ["visitor_id", "breaching", "imminent"])]
+    pub visitor_email: Option<String>,
+    /// Add each row's visitor (name, email, externalId, attributes) from the local store:
+    /// `"visitor": null` (json/jsonl) or visitorKnown false (csv) when it is not known yet.
+    #[arg(long, conflicts_with_all = ["breaching", "imminent"])]
+    pub with_visitor: bool,
     #[command(flatten)]
     pub common: CommonListArgs,
 }

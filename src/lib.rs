@@ -3,7 +3,8 @@
 //!
 //! Layers, top to bottom (arrows point down only):
 //! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing only).
-//! - [`list`]: the non-interactive `convo list` command.
+//! - [`list`]: the non-interactive `convo list` command; [`visitor_join`]: its conversations
+//!   with their visitors (`--with-visitor`, `--visitor-email`).
 //! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page.
 //! - [`logging`]: tracing to a file in the data dir.
 //! - [`output`]: what `list`, `summary` and `tui` write: CSV, JSON, the table, stderr lines.
@@ -34,3 +35,4 @@ pub mod testing;
 pub mod text;
 pub mod tui;
 pub mod ui_config;
+pub mod visitor_join;

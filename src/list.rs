@@ -58,6 +58,8 @@ pub enum ListError {
     BadRows(usize),
     /// Flags that cannot work together or with the config (said before any request).
     Usage(String),
+    /// `--visitor-email`: the service has no visitor with this e-mail.
+    NoVisitor(String),
 }
 
 impl ListError {
@@ -67,6 +69,7 @@ impl ListError {
             ListError::Io(_) => 1,
             ListError::BadRows(_) => exit::BAD_DATA,
             ListError::Usage(_) => exit::USAGE,
+            ListError::NoVisitor(_) => exit::USAGE,
         }
     }
 }
@@ -80,6 +83,11 @@ impl std::fmt::Display for ListError {
             ListError::BadRows(n) => write!(
                 f,
                 "{n} rows sent by the service could not be read (see the warnings above)"
+            ),
+            ListError::NoVisitor(e) => write!(
+                f,
+                "no visitor with this e-mail: {}",
+                crate::text::one_line(e, 200)
             ),
         }
     }
@@ -142,7 +150,7 @@ pub async fn conversations(
         return by_state::conversations(client, args, page_size, sla, wanted, o).await;
     }
     let filter = conversation_filter(&args.filter)?;
-    walk::<_, Conversation>(client, &filter, &args.common, page_size, o).await
+    walk::<_, Conversation>(client, &filter, &args.common, page_size, o, &mut |_| {}).await
 }
 
 /// Runs `convo list visitors`.
@@ -150,9 +158,34 @@ pub async fn visitors(
     client: &Client,
     args: &VisitorArgs,
     page_size: Limit,
+    store: Option<crate::store::Store>,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    walk::<_, Visitor>(client, &visitor_filter(args), &args.common, page_size, o).await
+    // Every row is kept in the local store (when there is one); a store failure is said once
+    // and the listing goes on without it.
+    let mut store = store;
+    let mut failed: Option<crate::store::StoreError> = None;
+    let mut keep = |rows: &[Visitor]| {
+        if let Some(s) = store.as_mut()
+            && let Err(e) = s.upsert_visitors(rows, jiff::Timestamp::now().as_second())
+        {
+            failed = Some(e);
+            store = None;
+        }
+    };
+    let r = walk::<_, Visitor>(
+        client,
+        &visitor_filter(args),
+        &args.common,
+        page_size,
+        o,
+        &mut keep,
+    )
+    .await;
+    if let Some(e) = failed {
+        let _ = writeln!(o.err, "convo: warning: {e}");
+    }
+    r
 }
 
 /// Ignores a broken pipe (`convo list … | head`), reports other write errors.
@@ -170,6 +203,7 @@ async fn walk<F: ListFilter, T: Printable>(
     common: &CommonListArgs,
     page_size: Limit,
     o: &mut Output<'_>,
+    on_rows: &mut dyn FnMut(&[T]),
 ) -> Result<(), ListError> {
     let mut limit = match common.limit {
         Some(n) => Limit::new(n)?,
@@ -255,6 +289,7 @@ async fn walk<F: ListFilter, T: Printable>(
             }
             in_flight = Some(f);
         }
+        on_rows(pager.rows());
         for row in pager.drain_rows() {
             if max.is_some_and(|m| printed >= m) {
                 break;

@@ -153,10 +153,18 @@ async fn run(cli: Cli) -> u8 {
                 err: &mut err,
             };
             let result = match &cmd {
+                ListCommand::Conversations(a) if a.with_visitor || a.visitor_email.is_some() => {
+                    let store = open_store(&cfg, &mut o);
+                    convo::visitor_join::conversations(&client, a, cfg.page_size, store, &mut o)
+                        .await
+                }
                 ListCommand::Conversations(a) => {
                     list::conversations(&client, a, cfg.page_size, &cfg.sla, &mut o).await
                 }
-                ListCommand::Visitors(a) => list::visitors(&client, a, cfg.page_size, &mut o).await,
+                ListCommand::Visitors(a) => {
+                    let store = open_store(&cfg, &mut o);
+                    list::visitors(&client, a, cfg.page_size, store, &mut o).await
+                }
             };
             match result {
                 Ok(()) => exit::OK,
@@ -189,6 +197,25 @@ async fn run(cli: Cli) -> u8 {
                 Err(e) => report(&e, e.exit_code()),
             }
         }
+        Some(Command::Store(cmd)) => {
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            let (mut out, mut err) = (stdout.lock(), stderr.lock());
+            let mut o = Output {
+                out_is_terminal: std::io::stdout().is_terminal(),
+                err_is_terminal: std::io::stderr().is_terminal(),
+                out: &mut out,
+                err: &mut err,
+            };
+            use convo::cli::StoreCommand as S;
+            use convo::store::command::Action;
+            let action = match cmd {
+                S::Path => Action::Path,
+                S::Stats => Action::Stats,
+                S::Clear => Action::Clear,
+                S::Sync { rps, unpaced } => Action::Sync { rps, unpaced },
+            };
+            convo::store::command::run(action, &cfg, &client, &mut o).await
+        }
         Some(_) => exit::OK,
         None => run_tui(cfg, client, cli.view, cli.demo).await,
     };
@@ -196,6 +223,11 @@ async fn run(cli: Cli) -> u8 {
         server.shutdown().await;
     }
     code
+}
+
+/// The store for a command, or `None` (off, or unusable: said once on stderr).
+fn open_store(cfg: &Config, o: &mut Output<'_>) -> Option<convo::store::Store> {
+    convo::store::command::open_for_command(cfg, o.err)
 }
 
 async fn run_tui(cfg: Config, client: Client, view: Option<String>, demo: bool) -> u8 {

@@ -11,11 +11,15 @@
 //! - [`visitors`]: the visitor directory.
 //! - [`looks`]: what was loaded per view at the last look.
 //! - [`samples`]: summary counts over time (the 24 h sparkline).
+//! - [`sync`]: the paced walk of the visitors list into the store.
+//! - [`command`]: `convo store path|stats|clear|sync`.
 //! - [`worker`]: a thread that owns the connection, so the UI never waits on SQLite.
 
+pub mod command;
 pub mod looks;
 pub mod samples;
 mod schema;
+pub mod sync;
 pub mod visitors;
 pub mod worker;
 

@@ -1,0 +1,407 @@
+//! Conversations with their visitors, for `convo list conversations`:
+//! - `--with-visitor` adds each row's visitor from the local store (`"visitor": null` in JSON,
+//!   `visitorKnown` false in CSV when the store does not know it; a count on stderr says how
+//!   many).
+//! - `--visitor-email E` asks the service for the visitors with that e-mail (always: the
+//!   store may be stale), walks each one's conversations (`visitor_id`) and merges them newest
+//!   first, as decisions.md orders rows (`createdAt` descending, then `id` descending).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::io::Write;
+
+use uuid::Uuid;
+
+use crate::api::{Client, Conversation, ConversationFilter, Limit, Visitor, VisitorFilter};
+use crate::cli::{ConversationArgs, Format};
+use crate::list::{ListError, conversation_filter};
+use crate::output::{
+    CsvStyle, Output, Printable, bad_row_line, csv, has_byte_from_7f, json_terminal_safe,
+    retry_line, write_table,
+};
+use crate::pager::Pager;
+use crate::store::{Store, StoredVisitor};
+
+/// CSV columns added by `--with-visitor`.
+const VISITOR_CSV: &[&str] = &[
+    "visitorKnown",
+    "visitorName",
+    "visitorEmail",
+    "visitorExternalId",
+    "visitorAttributes",
+];
+
+/// The visitors (ids) the service has for this e-mail, every page; their rows are kept in the
+/// store when there is one. An empty list means no visitor has it.
+pub async fn visitors_by_email(
+    client: &Client,
+    email: &str,
+    mut store: Option<&mut Store>,
+    err: &mut dyn Write,
+) -> Result<Vec<Uuid>, ListError> {
+    let filter = VisitorFilter {
+        email: Some(email.to_string()),
+        external_id: None,
+    };
+    let mut pager: Pager<Visitor> = Pager::new(Limit::MAX.get());
+    let mut ids = Vec::new();
+    while let Some(cursor) = pager.next_request() {
+        let page = client
+            .list::<_, Visitor>(
+                &filter,
+                Limit::MAX,
+                cursor.as_deref(),
+                &|n| tracing::info!(retry = %retry_line(&n), "visitor lookup"),
+            )
+            .await?;
+        pager.apply(page);
+        let rows: Vec<Visitor> = pager.drain_rows().collect();
+        if let Some(s) = store.as_deref_mut()
+            && let Err(e) = s.upsert_visitors(&rows, jiff::Timestamp::now().as_second())
+        {
+            let _ = writeln!(err, "convo: warning: {e}");
+            store = None;
+        }
+        ids.extend(rows.iter().map(|v| v.id));
+    }
+    Ok(ids)
+}
+
+/// decisions.md's order: `createdAt` descending, then `id` descending; unreadable timestamps
+/// after readable ones.
+pub fn newest_first(a: &Conversation, b: &Conversation) -> Ordering {
+    match (a.created_at.parsed(), b.created_at.parsed()) {
+        (Some(x), Some(y)) => y.cmp(&x),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+    .then_with(|| b.id.cmp(&a.id))
+}
+
+/// Writes rows in the chosen format, joined with their visitors when asked.
+struct Printer<'s> {
+    fmt: Format,
+    csv: CsvStyle,
+    /// `--with-visitor`: the store to read (`None`: none could be opened, every row unknown).
+    join: Option<Option<&'s Store>>,
+    cache: HashMap<Uuid, Option<StoredVisitor>>,
+    first: bool,
+    table: Vec<Vec<String>>,
+    printed: u64,
+    unknown: u64,
+    open: bool,
+}
+
+fn quiet(r: std::io::Result<()>) -> Result<bool, ListError> {
+    match r {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(ListError::Io(e)),
+    }
+}
+
+impl Printer<'_> {
+    fn visitor(&mut self, id: Uuid) -> Option<StoredVisitor> {
+        let store = self.join.flatten()?;
+        self.cache
+            .entry(id)
+            .or_insert_with(|| store.visitor(id).ok().flatten())
+            .clone()
+    }
+
+    fn start(&mut self, out: &mut dyn Write) -> Result<(), ListError> {
+        let ok = match self.fmt {
+            Format::Csv => {
+                let mut l = String::new();
+                let header: Vec<&str> = if self.join.is_some() {
+                    Conversation::CSV_HEADER
+                        .iter()
+                        .chain(VISITOR_CSV)
+                        .copied()
+                        .collect()
+                } else {
+                    Conversation::CSV_HEADER.to_vec()
+                };
+                csv::push_record(&mut l, &header, CsvStyle::RAW);
+                quiet(out.write_all(l.as_bytes()))?
+            }
+            Format::Json => quiet(write!(out, "["))?,
+            _ => true,
+        };
+        self.open = ok;
+        Ok(())
+    }
+
+    fn rows(&mut self, rows: &[Conversation], out: &mut dyn Write) -> Result<(), ListError> {
+        let joined = self.join.is_some();
+        for c in rows {
+            if !self.open {
+                return Ok(());
+            }
+            self.printed += 1;
+            let v = if joined {
+                let v = self.visitor(c.visitor_id);
+                if v.is_none() {
+                    self.unknown += 1;
+                }
+                v
+            } else {
+                None
+            };
+            let mut line: Vec<u8> = Vec::with_capacity(320);
+            match self.fmt {
+                Format::Json | Format::Jsonl => {
+                    if self.fmt == Format::Json {
+                        line.extend_from_slice(if self.first { b"\n  " } else { b",\n  " });
+                        self.first = false;
+                    }
+                    let start = line.len();
+                    c.json_into(&mut line)
+                        .map_err(|e| ListError::Io(std::io::Error::other(e.to_string())))?;
+                    if joined && line.last() == Some(&b'}') {
+                        line.pop();
+                        line.extend_from_slice(b",\"visitor\":");
+                        let value = match &v {
+                            Some(v) => serde_json::json!({
+                                "id": v.id,
+                                "name": v.name,
+                                "email": v.email,
+                                "externalId": v.external_id,
+                                "attributes": v.attributes_json(),
+                            }),
+                            None => serde_json::Value::Null,
+                        };
+                        serde_json::to_writer(&mut line, &value)
+                            .map_err(|e| ListError::Io(std::io::Error::other(e.to_string())))?;
+                        line.push(b'}');
+                    }
+                    if has_byte_from_7f(&line[start..]) {
+                        let json = String::from_utf8_lossy(&line[start..]).into_owned();
+                        let safe = json_terminal_safe(json);
+                        line.truncate(start);
+                        line.extend_from_slice(safe.as_bytes());
+                    }
+                    if self.fmt == Format::Jsonl {
+                        line.push(b'\n');
+                    }
+                }
+                Format::Csv => {
+                    let mut fields = c.csv_fields();
+                    if joined {
+                        let known = v.is_some();
+                        let v = v.unwrap_or(StoredVisitor {
+                            id: c.visitor_id,
+                            name: None,
+                            email: None,
+                            external_id: None,
+                            attributes: None,
+                            created_at: None,
+                            seen_at: 0,
+                        });
+                        fields.extend([
+                            known.to_string(),
+                            v.name.unwrap_or_default(),
+                            v.email.unwrap_or_default(),
+                            v.external_id.unwrap_or_default(),
+                            v.attributes.unwrap_or_default(),
+                        ]);
+                    }
+                    let mut l = String::new();
+                    csv::push_record(&mut l, &fields, self.csv);
+                    line = l.into_bytes();
+                }
+                Format::Table => {
+                    let mut cells = c.table_cells();
+                    if let Some(name) = v.as_ref().and_then(|v| v.display_name())
+                        && let Some(cell) = cells.get_mut(3)
+                    {
+                        *cell = name.to_string();
+                    }
+                    self.table.push(cells);
+                    continue;
+                }
+            }
+            if !quiet(out.write_all(&line))? {
+                self.open = false;
+            }
+        }
+        if self.open && !quiet(out.flush())? {
+            self.open = false;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        if self.open {
+            match self.fmt {
+                Format::Json => {
+                    quiet(writeln!(o.out, "{}]", if self.first { "" } else { "\n" }))?;
+                }
+                Format::Table => {
+                    quiet(write_table::<Conversation>(o.out, &self.table))?;
+                }
+                _ => {}
+            }
+            quiet(o.out.flush())?;
+        }
+        if self.join.is_some() && self.unknown > 0 {
+            let _ = writeln!(
+                o.err,
+                "convo: {} of {} rows had no visitor known in the local store (\"visitor\": null, visitorKnown false); `convo store sync` fetches them",
+                self.unknown, self.printed
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Walks one filter's conversations up to `cap` rows (`None`: to the end), handing each page
+/// to `on_page`; returns whether more exist past the cap.
+async fn walk_one(
+    client: &Client,
+    filter: &ConversationFilter,
+    limit: Limit,
+    cap: Option<u64>,
+    bad_rows: &mut usize,
+    err: &mut dyn Write,
+    on_page: &mut dyn FnMut(Vec<Conversation>) -> Result<bool, ListError>,
+) -> Result<bool, ListError> {
+    let mut pager: Pager<Conversation> = Pager::new(limit.get());
+    let mut got = 0u64;
+    while cap.is_none_or(|c| got < c) {
+        let Some(cursor) = pager.next_request() else {
+            return Ok(false);
+        };
+        let retries = std::sync::Mutex::new(Vec::new());
+        let page = client
+            .list::<_, Conversation>(filter, limit, cursor.as_deref(), &|n| {
+                if let Ok(mut r) = retries.lock() {
+                    r.push(retry_line(&n));
+                }
+            })
+            .await;
+        for l in retries.into_inner().unwrap_or_default() {
+            let _ = writeln!(err, "{l}");
+        }
+        let page = page?;
+        let page_no = pager.pages() + 1;
+        let applied = pager.apply(page);
+        for b in &applied.bad_rows {
+            *bad_rows += 1;
+            let _ = writeln!(err, "{}", bad_row_line(b, page_no));
+        }
+        let mut rows: Vec<Conversation> = pager.drain_rows().collect();
+        if let Some(c) = cap {
+            rows.truncate((c - got) as usize);
+        }
+        got += rows.len() as u64;
+        if !on_page(rows)? {
+            return Ok(false);
+        }
+    }
+    Ok(pager.has_more())
+}
+
+/// `convo list conversations` with `--with-visitor` and/or `--visitor-email`.
+pub async fn conversations(
+    client: &Client,
+    args: &ConversationArgs,
+    page_size: Limit,
+    mut store: Option<Store>,
+    o: &mut Output<'_>,
+) -> Result<(), ListError> {
+    let filter = conversation_filter(&args.filter)?;
+    let common = &args.common;
+    let mut limit = match common.limit {
+        Some(n) => Limit::new(n)?,
+        None => page_size,
+    };
+    let cap = if common.all {
+        None
+    } else {
+        let m = common.max.unwrap_or(limit.get() as u64);
+        if m < limit.get() as u64 {
+            limit = Limit::new(m.max(1) as i64)?;
+        }
+        Some(m)
+    };
+    let ids = match args.visitor_email.as_deref() {
+        Some(email) => {
+            let ids = visitors_by_email(client, email, store.as_mut(), o.err).await?;
+            if ids.is_empty() {
+                return Err(ListError::NoVisitor(email.trim().to_string()));
+            }
+            Some(ids)
+        }
+        None => None,
+    };
+    let mut printer = Printer {
+        fmt: common.format,
+        csv: CsvStyle::stdout(o.out_is_terminal, common.csv_raw),
+        join: args.with_visitor.then_some(store.as_ref()),
+        cache: HashMap::new(),
+        first: true,
+        table: Vec::new(),
+        printed: 0,
+        unknown: 0,
+        open: true,
+    };
+    printer.start(o.out)?;
+    let mut bad_rows = 0usize;
+    let mut more = false;
+    match ids {
+        None => {
+            let out = &mut *o.out;
+            more = walk_one(
+                client,
+                &filter,
+                limit,
+                cap,
+                &mut bad_rows,
+                o.err,
+                &mut |rows| {
+                    printer.rows(&rows, out)?;
+                    Ok(printer.open)
+                },
+            )
+            .await?;
+        }
+        Some(ids) => {
+            // One walk per visitor, each to the cap; then merged and cut to the cap.
+            let mut all = Vec::new();
+            for id in ids {
+                let f = ConversationFilter {
+                    visitor_id: Some(id),
+                    ..filter.clone()
+                };
+                more |= walk_one(client, &f, limit, cap, &mut bad_rows, o.err, &mut |rows| {
+                    all.extend(rows);
+                    Ok(true)
+                })
+                .await?;
+            }
+            all.sort_by(newest_first);
+            all.dedup_by_key(|c| c.id);
+            if let Some(c) = cap
+                && all.len() as u64 > c
+            {
+                all.truncate(c as usize);
+                more = true;
+            }
+            printer.rows(&all, o.out)?;
+        }
+    }
+    printer.finish(o)?;
+    if !common.all && more && printer.open {
+        let _ = writeln!(
+            o.err,
+            "convo: {} rows shown; more exist (use --all or --max N)",
+            printer.printed
+        );
+    }
+    if bad_rows > 0 {
+        return Err(ListError::BadRows(bad_rows));
+    }
+    Ok(())
+}
