@@ -119,7 +119,16 @@ async fn run(cli: Cli) -> u8 {
             Ok(k) => k,
             Err(e) => return report(e, exit::USAGE),
         };
-        let cfg = Config::for_demo(server.base_url(), key, &ov);
+        // The demo's sites and agents get names, as in the README's screens (the user's own
+        // aliases for the same ids win).
+        let cfg = Config::for_demo(server.base_url(), key, &ov).map(|mut c| {
+            for (id, name) in convo::demo::aliases(server.data()) {
+                if c.aliases.name(&id).is_none() {
+                    c.aliases.insert(id, name);
+                }
+            }
+            c
+        });
         demo = Some(server);
         cfg
     } else {

@@ -237,3 +237,51 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
     assert!(text.contains("\u{1b}[?25h"), "cursor shown again");
     rt.block_on(server.shutdown());
 }
+
+#[test]
+fn visitor_names_replace_ids_within_seconds_and_stay_for_the_next_start() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 5,
+            conversations: 40,
+            visitors: 250,
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    // Among the first screen's conversations, a visitor with a plain ASCII name, and what
+    // the VISITOR column must show for them (cut to its 8 cells).
+    let data = server.data();
+    let shown: String = data
+        .conversations
+        .iter()
+        .take(15)
+        .filter_map(|c| data.visitors.iter().find(|v| v.id == c.visitor_id))
+        .filter_map(|v| {
+            convo::store::visitors::display_name(
+                v.name.as_deref(),
+                v.email.as_deref(),
+                v.external_id.as_deref(),
+            )
+        })
+        .find(|n| n.chars().all(|c| c.is_ascii_graphic() || c == ' ') && n.len() >= 4)
+        .map(|s| convo::text::fit(s, 8).trim_end_matches('…').to_string())
+        .expect("a visitor with an ASCII name on the first screen");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    // The background sync walks 3 pages at 2 requests/s: names within seconds.
+    let screen = s.wait_for(&shown);
+    assert!(screen.contains("STATUS"), "{screen}");
+    s.send("q");
+    drop(s);
+    // The next start shows them from the store (the last walk is minutes old: no new one).
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let screen = s.wait_for(&shown);
+    assert!(screen.contains("STATUS"), "{screen}");
+    s.send("q");
+}

@@ -7,6 +7,7 @@ pub mod cli;
 mod cursor;
 pub mod data;
 mod faults;
+mod names;
 mod query;
 mod server;
 
@@ -22,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::Faults;
+pub use names::aliases;
 pub use server::OPENAPI_YAML;
 
 /// How to run the demo server.

@@ -31,7 +31,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 pub use looks::{LookDiff, LookRow, Snapshot};
 pub use samples::Sample;
 pub use schema::VERSION as SCHEMA_VERSION;
-pub use visitors::{StoredVisitor, SyncState};
+pub use visitors::{NameRow, StoredVisitor, SyncState};
 pub use worker::StoreTask;
 
 /// How long a write waits for another convo's write before giving up (the busy timeout).

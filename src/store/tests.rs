@@ -107,19 +107,20 @@ fn visitors_upsert_and_read_back() {
     assert_eq!(v.created_at.as_deref(), Some("2026-11-20T10:00:00Z"));
     let mut names = s.visitor_names().unwrap();
     names.sort();
+    let shown: Vec<(Uuid, Option<&str>)> = names
+        .iter()
+        .map(|n| {
+            (
+                n.id,
+                visitors::display_name(n.name.as_deref(), n.email.as_deref(), None),
+            )
+        })
+        .collect();
     assert_eq!(
-        names,
+        shown,
         vec![
-            (
-                Uuid::from_u128(1),
-                "Ana Lima".to_string(),
-                Some("ana@example.com".to_string())
-            ),
-            (
-                Uuid::from_u128(2),
-                "bo@example.com".to_string(),
-                Some("bo@example.com".to_string())
-            ),
+            (Uuid::from_u128(1), Some("Ana Lima")),
+            (Uuid::from_u128(2), Some("bo@example.com")),
         ]
     );
     assert!(s.visitor(Uuid::from_u128(9)).unwrap().is_none());

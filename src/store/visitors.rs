@@ -55,6 +55,15 @@ pub fn display_name<'a>(
         .find(|s| !s.is_empty())
 }
 
+/// A visitor's name fields (what the screen's map holds).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct NameRow {
+    pub id: Uuid,
+    pub name: Option<String>,
+    pub email: Option<String>,
+    pub external_id: Option<String>,
+}
+
 /// Where the background walk of the visitors list stands.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SyncState {
@@ -138,9 +147,9 @@ impl Store {
         Ok(out)
     }
 
-    /// Every visitor's id with what to show and the e-mail (for the in-memory map the screen
-    /// reads and for quick search). Visitors with nothing to show are left out.
-    pub fn visitor_names(&self) -> Result<Vec<(Uuid, String, Option<String>)>, StoreError> {
+    /// Every visitor's name, e-mail and external id (for the in-memory map the screen reads).
+    /// Visitors with nothing to show are left out.
+    pub fn visitor_names(&self) -> Result<Vec<NameRow>, StoreError> {
         let mut st = self
             .conn
             .prepare("SELECT id, name, email, external_id FROM visitors")
@@ -161,9 +170,13 @@ impl Store {
             let Ok(id) = Uuid::from_slice(&id) else {
                 continue;
             };
-            if let Some(shown) = display_name(name.as_deref(), email.as_deref(), ext.as_deref()) {
-                let shown = shown.to_string();
-                out.push((id, shown, email));
+            if display_name(name.as_deref(), email.as_deref(), ext.as_deref()).is_some() {
+                out.push(NameRow {
+                    id,
+                    name,
+                    email,
+                    external_id: ext,
+                });
             }
         }
         Ok(out)

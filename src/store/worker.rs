@@ -28,12 +28,23 @@ impl std::fmt::Debug for StoreTask {
 impl StoreTask {
     /// Starts the thread with an open store.
     pub fn spawn(store: Store) -> std::io::Result<StoreTask> {
+        StoreTask::spawn_with(move || Ok(store))
+    }
+
+    /// Starts the thread and opens the store on it (so a slow or locked file never holds the
+    /// caller); a failure to open answers every job with that error.
+    pub fn spawn_with<O>(open: O) -> std::io::Result<StoreTask>
+    where
+        O: FnOnce() -> Result<Store, StoreError> + Send + 'static,
+    {
         let (tx, rx) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("convo-store".into())
             .spawn(move || {
-                let mut store = Some(store);
-                let mut failed = None;
+                let (mut store, mut failed) = match open() {
+                    Ok(s) => (Some(s), None),
+                    Err(e) => (None, Some(e)),
+                };
                 while let Ok(job) = rx.recv() {
                     job(&mut store, &mut failed);
                 }

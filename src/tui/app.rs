@@ -110,6 +110,8 @@ pub struct App {
     pub sort: PerTab<Sorting>,
     /// A whole-walk export in progress.
     pub walk_export: Option<WalkExport>,
+    /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
+    pub names: super::names::VisitorNames,
 }
 
 impl App {
@@ -153,6 +155,7 @@ impl App {
             search: PerTab::default(),
             sort: PerTab::default(),
             walk_export: None,
+            names: Default::default(),
         }
     }
 

@@ -22,6 +22,8 @@ impl Query {
 /// Something for the runtime to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
+    /// Keep these visitor rows in the local store (its thread does it; nothing waits).
+    KeepVisitors(super::names::VisitorRows),
     /// Fetch one page of a tab's walk; the answer comes back as `Msg::PageLoaded` with the
     /// same tab and generation. A newer fetch of the same tab replaces (aborts) an older one.
     Fetch {

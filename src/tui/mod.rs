@@ -57,6 +57,7 @@ pub mod keys;
 pub mod layout;
 pub mod marks;
 pub mod msg;
+pub mod names;
 pub mod notify;
 pub mod overlay;
 pub mod profiles;
@@ -73,6 +74,7 @@ pub mod testing;
 pub mod theme;
 pub mod update;
 pub mod view;
+pub mod visitor_sync;
 
 use std::io::{self, IsTerminal};
 
@@ -203,6 +205,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     let guard = TerminalGuard::enter(config.ui.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let mut rt = Runtime::new(client);
+    rt.start_store(&config, opts.demo);
     rt.config_path = config.path.clone();
     rt.modes = Some(Box::new(terminal::Crossterm));
     #[cfg(feature = "testing")]

@@ -63,6 +63,11 @@ pub enum Msg {
         generation: u64,
         notice: RetryNotice,
     },
+    /// Visitors' labels from the local store or the background sync.
+    VisitorNames(Vec<(uuid::Uuid, super::names::VisitorLabel)>),
+    /// Where the background visitor sync stands ("names: 1,200 of ≥20,000 visitors");
+    /// `None` when it is done or stopped.
+    VisitorSync(Option<String>),
     /// A background task panicked (a bug): its message, to be shown; the app recovers.
     TaskFailed {
         task: Task,

@@ -54,6 +54,10 @@ pub struct Runtime {
     pub config_path: Option<std::path::PathBuf>,
     /// The program `o` runs with the URL (default `xdg-open`, `open` on macOS).
     pub opener: String,
+    /// The local store and its visitor sync, when on.
+    store: Option<super::visitor_sync::StoreLink>,
+    /// The user's fetches in flight: the visitor sync waits for them.
+    user_fetches: std::sync::Arc<crate::store::sync::UserFetches>,
 }
 
 impl Runtime {
@@ -76,6 +80,8 @@ impl Runtime {
             } else {
                 "xdg-open".into()
             },
+            store: None,
+            user_fetches: Default::default(),
         }
     }
 
@@ -232,6 +238,11 @@ impl Runtime {
                 Command::SwitchProfile(name) => {
                     super::profiles::load::switch_profile(self.config_path.clone(), name, &self.tx)
                 }
+                Command::KeepVisitors(rows) => {
+                    if let Some(s) = &self.store {
+                        s.keep(rows.0, &self.tx);
+                    }
+                }
                 Command::CopyToClipboard(text) => {
                     // OSC 52: only the base64 of the text (a UUID) goes out, so nothing from
                     // data can end the sequence early.
@@ -242,6 +253,18 @@ impl Runtime {
             }
         }
         Ok(false)
+    }
+
+    /// Opens the local store (on its own thread) and starts the visitor sync, as the config
+    /// says; names then arrive as messages.
+    pub fn start_store(&mut self, cfg: &crate::config::Config, demo: bool) {
+        self.store = super::visitor_sync::StoreLink::start(
+            cfg,
+            demo,
+            self.client.clone(),
+            self.tx.clone(),
+            self.user_fetches.clone(),
+        );
     }
 
     fn spawn(
@@ -261,7 +284,10 @@ impl Runtime {
         } else {
             Task::Page { tab, generation }
         };
+        // The visitor sync waits while this fetch is in flight (dropped with the task).
+        let busy = self.user_fetches.begin();
         let task = super::tasks::spawn(id, &self.tx, async move {
+            let _busy = busy;
             if panic_now {
                 panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
             }

@@ -49,12 +49,26 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             tab,
             generation,
             result,
-        } => on_page(app, tab, generation, result),
+        } => {
+            learn_visitors(app, &result, &mut cmds);
+            on_page(app, tab, generation, result)
+        }
         Msg::HeadLoaded {
             tab,
             generation,
             result,
-        } => on_head(app, tab, generation, result, &mut cmds),
+        } => {
+            learn_visitors(app, &result, &mut cmds);
+            on_head(app, tab, generation, result, &mut cmds)
+        }
+        Msg::VisitorNames(labels) => {
+            app.names.extend(labels);
+            app.dirty = true;
+        }
+        Msg::VisitorSync(line) => {
+            app.names.sync_line = line;
+            app.dirty = true;
+        }
         Msg::Notice { text, error } => {
             app.message = Some(Message { text, error });
             app.dirty = true;
@@ -89,6 +103,19 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
     cmds
+}
+
+/// Visitor rows just loaded: their names go on screen at once and into the store.
+fn learn_visitors(app: &mut App, result: &Result<Loaded, ApiError>, cmds: &mut Vec<Command>) {
+    if let Ok(Loaded::Visitors(p)) = result
+        && !p.items.is_empty()
+    {
+        app.names.learn(&p.items);
+        cmds.push(Command::KeepVisitors(super::names::VisitorRows(
+            p.items.clone(),
+        )));
+        app.dirty = true;
+    }
 }
 
 /// A background task panicked (see `tasks`): the app goes on as if it had failed, and says so.

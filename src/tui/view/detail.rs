@@ -57,6 +57,18 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
         field("status", c.status.as_str().to_string()),
         field("visitor", c.visitor_id.to_string()),
     ];
+    // What the local store knows of the visitor (V lists their conversations).
+    if let Some(l) = app.names.get(&c.visitor_id) {
+        for (label, value) in [
+            ("  name", &l.name),
+            ("  email", &l.email),
+            ("  external", &l.external_id),
+        ] {
+            if let Some(s) = value.as_deref().filter(|s| !s.trim().is_empty()) {
+                v.push(field(label, s.to_string()));
+            }
+        }
+    }
     v.extend(id_lines(app, "site", &c.site_id));
     match &c.assignee_id {
         Some(id) => v.extend(id_lines(app, "assignee", id)),

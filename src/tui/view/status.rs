@@ -64,8 +64,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         ))
     } else {
         let k = |a| app.keymap.key_of(a);
+        let sync = app
+            .names
+            .sync_line
+            .as_deref()
+            .map(|l| format!(" {l} ·"))
+            .unwrap_or_default();
         let hints = format!(
-            " {} filter · {} views · {} detail · {} copy id · {} reload · {} help · {} quit",
+            "{sync} {} filter · {} views · {} detail · {} copy id · {} reload · {} help · {} quit",
             k(Action::Filter),
             k(Action::Views),
             k(Action::Detail),

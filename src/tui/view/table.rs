@@ -83,7 +83,11 @@ fn conversation_cell(app: &App, c: &Conversation, col: Column, n: usize) -> Cell
             fit(c.status.as_str(), n).into_owned(),
             status_style(&c.status),
         )),
-        Column::Visitor => Cell::from(short_id(&c.visitor_id)),
+        // The name, else e-mail, else external id (cut with … to the column), else the id.
+        Column::Visitor => match app.names.shown(&c.visitor_id) {
+            Some(name) => Cell::from(fit(name, n.max(8)).into_owned()),
+            None => Cell::from(short_id(&c.visitor_id)),
+        },
         Column::Site => Cell::from(fit(&id_label(&app.aliases, &c.site_id), n).into_owned()),
         Column::Assignee => match &c.assignee_id {
             Some(id) => Cell::from(fit(&id_label(&app.aliases, id), n).into_owned()),

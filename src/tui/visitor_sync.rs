@@ -1,0 +1,165 @@
+//! The runtime's side of the local store: opens it on its own thread (so a locked file never
+//! holds the first frame), hands the known names to the screen, and runs the background
+//! visitor sync (paced, after the user's own fetches). Anything wrong with the store is said
+//! once on the status line; convo goes on without it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::mpsc;
+
+use super::msg::Msg;
+use super::names::VisitorLabel;
+use crate::api::{Client, Visitor};
+use crate::config::Config;
+use crate::store::sync::{self, Pace, UserFetches};
+use crate::store::{Store, StoreError, StoreTask};
+
+/// The demo's server is on loopback: its names come in within a second or two.
+const DEMO_RPS: u32 = 20;
+
+/// The store link of a running TUI.
+pub struct StoreLink {
+    pub task: StoreTask,
+    /// Set once a failure has been said.
+    said: Arc<AtomicBool>,
+}
+
+fn labels(rows: &[Visitor]) -> Vec<(uuid::Uuid, VisitorLabel)> {
+    rows.iter()
+        .filter_map(|v| VisitorLabel::of(v).map(|l| (v.id, l)))
+        .collect()
+}
+
+/// Says a store failure on the status line, once per run (`store = false` says nothing).
+fn say_once(said: &AtomicBool, tx: &mpsc::UnboundedSender<Msg>, e: &StoreError) {
+    if matches!(e, StoreError::Disabled) || said.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let _ = tx.send(Msg::Notice {
+        text: e.to_string(),
+        error: true,
+    });
+}
+
+impl StoreLink {
+    /// Opens this config's store and, when `visitor_sync` is on, starts the walk. `None` when
+    /// the store is off (`store = false`) or has no place (said once).
+    pub fn start(
+        cfg: &Config,
+        demo: bool,
+        client: Client,
+        tx: mpsc::UnboundedSender<Msg>,
+        user: Arc<UserFetches>,
+    ) -> Option<StoreLink> {
+        let said = Arc::new(AtomicBool::new(false));
+        let path = match crate::store::path_for(cfg) {
+            Ok(p) => p,
+            Err(e) => {
+                say_once(&said, &tx, &e);
+                return None;
+            }
+        };
+        let task = match StoreTask::spawn_with(move || Store::open(&path)) {
+            Ok(t) => t,
+            Err(e) => {
+                let _ = tx.send(Msg::Notice {
+                    text: format!(
+                        "cannot start the local store's thread ({e}): running without it"
+                    ),
+                    error: true,
+                });
+                return None;
+            }
+        };
+        let pace = if demo {
+            Pace::PerSecond(cfg.store.visitor_sync_rps.max(DEMO_RPS))
+        } else {
+            Pace::PerSecond(cfg.store.visitor_sync_rps)
+        };
+        let run_sync = cfg.store.visitor_sync;
+        let (t, s, tx2) = (task.clone(), said.clone(), tx.clone());
+        tokio::spawn(async move {
+            // A damaged file moved aside is said first; then the names known so far.
+            match t.call(|st| Ok(st.notice.take())).await {
+                Ok(Some(n)) => {
+                    let _ = tx2.send(Msg::Notice {
+                        text: n,
+                        error: false,
+                    });
+                }
+                Ok(None) => {}
+                Err(e) => return say_once(&s, &tx2, &e),
+            }
+            match t.call(|st| st.visitor_names()).await {
+                Ok(rows) => {
+                    let l = rows
+                        .into_iter()
+                        .map(|r| {
+                            let label = VisitorLabel {
+                                name: r.name.map(Into::into),
+                                email: r.email.map(Into::into),
+                                external_id: r.external_id.map(Into::into),
+                            };
+                            (r.id, label)
+                        })
+                        .collect();
+                    let _ = tx2.send(Msg::VisitorNames(l));
+                }
+                Err(e) => return say_once(&s, &tx2, &e),
+            }
+            if !run_sync {
+                return;
+            }
+            loop {
+                let state = match t.call(|st| st.sync_state()).await {
+                    Ok(st) => st,
+                    Err(e) => return say_once(&s, &tx2, &e),
+                };
+                let now = jiff::Timestamp::now().as_second();
+                if sync::due(&state, now) {
+                    let tx3 = tx2.clone();
+                    let mut on_progress = move |p: sync::Progress, rows: &[Visitor]| {
+                        if !rows.is_empty() {
+                            let _ = tx3.send(Msg::VisitorNames(labels(rows)));
+                        }
+                        let line = (!p.done).then(|| p.line());
+                        let _ = tx3.send(Msg::VisitorSync(line));
+                    };
+                    let r =
+                        sync::walk(&client, &t, pace, Some(user.clone()), &mut on_progress).await;
+                    if let Err(e) = r {
+                        let _ = tx2.send(Msg::VisitorSync(None));
+                        match e {
+                            sync::SyncError::Store(e) => return say_once(&s, &tx2, &e),
+                            e => {
+                                let _ = tx2.send(Msg::Notice {
+                                    text: format!(
+                                        "visitor names: the sync stopped ({e}); it resumes at the next start"
+                                    ),
+                                    error: false,
+                                });
+                                return;
+                            }
+                        }
+                    }
+                }
+                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+            }
+        });
+        Some(StoreLink { task, said })
+    }
+
+    /// Keeps visitor rows the user loaded; a failure is said once.
+    pub fn keep(&self, rows: Vec<Visitor>, tx: &mpsc::UnboundedSender<Msg>) {
+        let answer = self
+            .task
+            .run(move |s| s.upsert_visitors(&rows, jiff::Timestamp::now().as_second()));
+        let (said, tx) = (self.said.clone(), tx.clone());
+        tokio::spawn(async move {
+            if let Ok(Err(e)) = answer.await {
+                say_once(&said, &tx, &e);
+            }
+        });
+    }
+}
