@@ -285,3 +285,40 @@ fn visitor_names_replace_ids_within_seconds_and_stay_for_the_next_start() {
     assert!(screen.contains("STATUS"), "{screen}");
     s.send("q");
 }
+
+#[test]
+fn since_you_last_looked_marks_what_changed_between_two_runs() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // Every first-page request after the first: 3 new conversations on top, 2 reassigned.
+    let faults = convo::demo::Faults {
+        churn: convo::demo::Churn {
+            new_per_head: 3,
+            reassign_per_head: 2,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 9,
+            conversations: 60,
+            visitors: 20,
+            faults,
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    s.wait_for("loaded");
+    s.send("q");
+    drop(s);
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let screen = s.wait_for("3 new, 2 changed since");
+    assert!(screen.contains("STATUS"), "{screen}");
+    s.send("q");
+}

@@ -112,6 +112,9 @@ pub struct App {
     pub walk_export: Option<WalkExport>,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
     pub names: super::names::VisitorNames,
+    /// "Since you last looked": the walk generation compared with the last look and when
+    /// that look was taken (unix seconds); the status line counts its marks.
+    pub since_look: Option<(u64, i64)>,
 }
 
 impl App {
@@ -156,6 +159,7 @@ impl App {
             sort: PerTab::default(),
             walk_export: None,
             names: Default::default(),
+            since_look: None,
         }
     }
 

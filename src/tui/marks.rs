@@ -32,9 +32,11 @@ fn hash_of(v: impl Hash) -> u64 {
 }
 
 impl Watched for Conversation {
-    /// Status and assignee (not `updatedAt`: any message moves it).
+    /// Status and assignee (not `updatedAt`: any message moves it). A stable hash: the local
+    /// store keeps it across runs ("since you last looked").
     fn watch_hash(&self) -> u64 {
-        hash_of((self.status.as_str(), self.assignee_id))
+        let assignee = self.assignee_id.map(|a| *a.as_bytes()).unwrap_or_default();
+        crate::store::looks::fingerprint(&[self.status.as_str().as_bytes(), &assignee])
     }
 }
 
@@ -176,6 +178,25 @@ pub fn before_reload<T: Watched + Clone + PartialEq, F: TabFilter>(t: &mut TabSt
         before,
         ..ReloadDiff::default()
     });
+}
+
+/// "Since you last looked": compares the walk under way with what the same view had loaded
+/// when convo last quit (ids and watch hashes), as a reload is compared with the rows before
+/// it; the rows already loaded are compared at once.
+pub fn since_look<T: Watched + Clone + PartialEq, F: TabFilter>(
+    t: &mut TabState<T, F>,
+    before: HashMap<Uuid, u64>,
+) {
+    if before.is_empty() {
+        return;
+    }
+    let m = &mut t.marks;
+    m.replace(t.generation);
+    m.reload = Some(ReloadDiff {
+        before,
+        ..ReloadDiff::default()
+    });
+    after_page(t, 0);
 }
 
 /// After a page of the walk was applied: `start` is where its rows begin. Compares them with

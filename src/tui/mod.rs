@@ -205,7 +205,11 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     let guard = TerminalGuard::enter(config.ui.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let mut rt = Runtime::new(client);
-    rt.start_store(&config, opts.demo);
+    rt.start_store(
+        &config,
+        opts.demo,
+        names::look_key(&app.conversations.filter),
+    );
     rt.config_path = config.path.clone();
     rt.modes = Some(Box::new(terminal::Crossterm));
     #[cfg(feature = "testing")]
@@ -231,6 +235,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     if let Ok(Exit::Signal(n)) = result {
         tracing::info!(signal = n, "stopped by a signal; terminal restored");
     }
+    rt.store_done().await;
     rt.shutdown();
     // Not dropped: ratatui's drop shows the cursor and, if that fails (no terminal any more
     // after a hang-up), prints to stderr, which panics when stderr is gone too. The guard

@@ -68,6 +68,13 @@ pub enum Msg {
     /// Where the background visitor sync stands ("names: 1,200 of ≥20,000 visitors");
     /// `None` when it is done or stopped.
     VisitorSync(Option<String>),
+    /// What the Conversations view `key` had loaded when convo last quit (unix seconds,
+    /// ids with watch hashes).
+    LastLook {
+        key: String,
+        taken_at: i64,
+        rows: Vec<(uuid::Uuid, u64)>,
+    },
     /// A background task panicked (a bug): its message, to be shown; the app recovers.
     TaskFailed {
         task: Task,

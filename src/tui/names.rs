@@ -39,6 +39,33 @@ impl VisitorLabel {
     }
 }
 
+/// The store key of a Conversations view: its filter as the query it sends.
+pub fn look_key(f: &crate::api::ConversationFilter) -> String {
+    use crate::api::ListFilter;
+    let q: Vec<String> = f
+        .query_pairs()
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("conversations?{}", q.join("&"))
+}
+
+/// When a look was taken, in words: "17:40" today, "yesterday 17:40", else "Nov 21 17:40".
+pub fn since_words(now: jiff::Timestamp, tz: &jiff::tz::TimeZone, unix: i64) -> String {
+    let Ok(t) = jiff::Timestamp::from_second(unix) else {
+        return "the last look".into();
+    };
+    let (then, today) = (t.to_zoned(tz.clone()), now.to_zoned(tz.clone()));
+    let hm = then.strftime("%H:%M").to_string();
+    if then.date() == today.date() {
+        hm
+    } else if today.date().yesterday().ok() == Some(then.date()) {
+        format!("yesterday {hm}")
+    } else {
+        format!("{} {hm}", then.strftime("%b %-d"))
+    }
+}
+
 /// Visitor rows handed to the store (a command's payload; compared row by row).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VisitorRows(pub Vec<Visitor>);
@@ -109,6 +136,22 @@ mod tests {
             attributes: serde_json::Value::Null,
             created_at: None,
         }
+    }
+
+    #[test]
+    fn since_words_say_today_yesterday_or_the_date() {
+        let tz = jiff::tz::TimeZone::UTC;
+        let now: jiff::Timestamp = "2026-11-23T09:00:00Z".parse().unwrap();
+        let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap().as_second();
+        assert_eq!(since_words(now, &tz, at("2026-11-23T08:05:00Z")), "08:05");
+        assert_eq!(
+            since_words(now, &tz, at("2026-11-22T17:40:00Z")),
+            "yesterday 17:40"
+        );
+        assert_eq!(
+            since_words(now, &tz, at("2026-11-20T17:40:00Z")),
+            "Nov 20 17:40"
+        );
     }
 
     #[test]

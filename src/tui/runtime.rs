@@ -58,6 +58,8 @@ pub struct Runtime {
     store: Option<super::visitor_sync::StoreLink>,
     /// The user's fetches in flight: the visitor sync waits for them.
     user_fetches: std::sync::Arc<crate::store::sync::UserFetches>,
+    /// The last look being written at quit.
+    pending_look: Option<tokio::sync::oneshot::Receiver<Result<(), crate::store::StoreError>>>,
 }
 
 impl Runtime {
@@ -82,6 +84,7 @@ impl Runtime {
             },
             store: None,
             user_fetches: Default::default(),
+            pending_look: None,
         }
     }
 
@@ -182,7 +185,10 @@ impl Runtime {
         }
         for cmd in update(app, msg) {
             match cmd {
-                Command::Quit => return Ok(true),
+                Command::Quit => {
+                    self.keep_look(app);
+                    return Ok(true);
+                }
                 Command::Suspend => {
                     let suspended = match &mut self.modes {
                         Some(modes) => modes.suspend()?,
@@ -255,12 +261,41 @@ impl Runtime {
         Ok(false)
     }
 
+    /// Keeps what the Conversations view has loaded (first 5,000 rows) for "since you last
+    /// looked"; [`Runtime::store_done`] waits for it.
+    fn keep_look(&mut self, app: &App) {
+        let Some(s) = &self.store else { return };
+        use super::marks::Watched;
+        use crate::api::Row;
+        let rows: Vec<crate::store::LookRow> = app
+            .conversations
+            .rows()
+            .iter()
+            .take(crate::store::looks::LOOK_CAP)
+            .map(|r| crate::store::LookRow {
+                id: r.id(),
+                watched: r.watch_hash(),
+            })
+            .collect();
+        let key = super::names::look_key(&app.conversations.filter);
+        let now = jiff::Timestamp::now().as_second();
+        self.pending_look = Some(s.task.run(move |st| st.save_look(&key, &rows, now)));
+    }
+
+    /// Waits (at most a second) for the last look to be written.
+    pub async fn store_done(&mut self) {
+        if let Some(rx) = self.pending_look.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), rx).await;
+        }
+    }
+
     /// Opens the local store (on its own thread) and starts the visitor sync, as the config
     /// says; names then arrive as messages.
-    pub fn start_store(&mut self, cfg: &crate::config::Config, demo: bool) {
+    pub fn start_store(&mut self, cfg: &crate::config::Config, demo: bool, look_key: String) {
         self.store = super::visitor_sync::StoreLink::start(
             cfg,
             demo,
+            look_key,
             self.client.clone(),
             self.tx.clone(),
             self.user_fetches.clone(),

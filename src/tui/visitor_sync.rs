@@ -48,6 +48,7 @@ impl StoreLink {
     pub fn start(
         cfg: &Config,
         demo: bool,
+        look_key: String,
         client: Client,
         tx: mpsc::UnboundedSender<Msg>,
         user: Arc<UserFetches>,
@@ -86,6 +87,18 @@ impl StoreLink {
                     let _ = tx2.send(Msg::Notice {
                         text: n,
                         error: false,
+                    });
+                }
+                Ok(None) => {}
+                Err(e) => return say_once(&s, &tx2, &e),
+            }
+            let key = look_key.clone();
+            match t.call(move |st| st.look(&key)).await {
+                Ok(Some(snap)) => {
+                    let _ = tx2.send(Msg::LastLook {
+                        key: look_key,
+                        taken_at: snap.taken_at,
+                        rows: snap.rows.iter().map(|r| (r.id, r.watched)).collect(),
                     });
                 }
                 Ok(None) => {}

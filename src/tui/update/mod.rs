@@ -65,6 +65,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.names.extend(labels);
             app.dirty = true;
         }
+        Msg::LastLook {
+            key,
+            taken_at,
+            rows,
+        } => {
+            if key == super::names::look_key(&app.conversations.filter) {
+                marks::since_look(&mut app.conversations, rows.into_iter().collect());
+                app.since_look = Some((app.conversations.generation, taken_at));
+                since_look_message(app);
+            }
+        }
         Msg::VisitorSync(line) => {
             app.names.sync_line = line;
             app.dirty = true;
@@ -103,6 +114,25 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
     cmds
+}
+
+/// "12 new, 3 changed since yesterday 17:40" while the first walk is compared with the last
+/// look (another walk ends it).
+fn since_look_message(app: &mut App) {
+    let Some((generation, taken_at)) = app.since_look else {
+        return;
+    };
+    if generation != app.conversations.generation {
+        app.since_look = None;
+        return;
+    }
+    let (new, changed) = app.conversations.marks.counts(generation);
+    let when = super::names::since_words(app.now, &app.tz, taken_at);
+    app.message = Some(super::app::Message {
+        text: format!("{new} new, {changed} changed since {when}"),
+        error: false,
+    });
+    app.dirty = true;
 }
 
 /// Visitor rows just loaded: their names go on screen at once and into the store.
@@ -208,6 +238,7 @@ fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
             let start = t.rows().len();
             t.apply(conversations_page(result), body);
             marks::after_page(t, start);
+            since_look_message(app);
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
