@@ -314,7 +314,8 @@ fn since_you_last_looked_marks_what_changed_between_two_runs() {
         .expect("demo server");
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
-    s.wait_for("loaded");
+    // Rows on screen (not just a status line): then quit keeps them.
+    s.wait_for("all 60 loaded");
     s.send("q");
     drop(s);
     let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());

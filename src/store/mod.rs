@@ -261,7 +261,21 @@ impl Store {
     /// Opens the store at `path`. A corrupt file is renamed to `<name>.corrupt-<unix time>` and a
     /// new one built in its place (said in [`Store::notice`]).
     pub fn open_with(path: &Path, opts: OpenOptions) -> Result<Store, StoreError> {
-        match Store::try_open(path, opts) {
+        // Two processes opening a new file at once: SQLite answers some steps of the first
+        // open (the switch to WAL) with SQLITE_BUSY without calling the busy handler, so the
+        // open itself is tried again until the busy timeout.
+        let start = std::time::Instant::now();
+        let first = loop {
+            match Store::try_open(path, opts) {
+                Err(Opening::Failed(StoreError::Locked { .. }))
+                    if start.elapsed() < opts.busy_timeout =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => break other,
+            }
+        };
+        match first {
             Ok(s) => Ok(s),
             Err(Opening::Corrupt(reason)) => {
                 let aside = move_aside(path)?;

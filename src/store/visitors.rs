@@ -105,7 +105,10 @@ impl Store {
         }
         let (path, busy) = (self.path.clone(), self.busy);
         let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
         upsert_rows(&tx, rows, now).map_err(err)?;
         tx.commit().map_err(err)
     }
@@ -222,7 +225,10 @@ impl Store {
     ) -> Result<(), StoreError> {
         let (path, busy) = (self.path.clone(), self.busy);
         let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
         upsert_rows(&tx, rows, now).map_err(err)?;
         tx.execute(
             "INSERT INTO sync_state (walk, cursor, walked, started_at, finished_at, last_total)
