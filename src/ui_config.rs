@@ -14,6 +14,12 @@ pub const CONVERSATION_COLUMNS: &[&str] = &[
     "status", "visitor", "site", "assignee", "created", "updated", "id",
 ];
 
+/// Every column name of the Conversations tab: the defaults and `due` (the time left against
+/// the first-response target of `[sla]`, shown after `status` by default when one is set).
+pub const CONVERSATION_COLUMNS_KNOWN: &[&str] = &[
+    "status", "due", "visitor", "site", "assignee", "created", "updated", "id",
+];
+
 /// Column names of the Visitors tab, in the default order (`id` is available, not shown by
 /// default).
 pub const VISITOR_COLUMNS: &[&str] = &["name", "email", "external_id", "created", "attributes"];
@@ -193,7 +199,7 @@ pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
     if let Some(c) = raw.columns {
         columns.conversations = c
             .conversations
-            .map(|v| check_columns("columns.conversations", v, CONVERSATION_COLUMNS))
+            .map(|v| check_columns("columns.conversations", v, CONVERSATION_COLUMNS_KNOWN))
             .transpose()?;
         columns.visitors = c
             .visitors

@@ -71,6 +71,10 @@ fn readme_blocks_match_the_key_map_and_the_snapshots() {
             screen("tui_snapshots__conversations_tab"),
         ),
         ("screen-visitors", screen("tui_snapshots__visitors_tab")),
+        (
+            "screen-sla",
+            screen("tui_summary__summary_pane_with_a_first_response_target"),
+        ),
     ];
     let update = std::env::var_os("UPDATE_README").is_some();
     for (name, want) in &wanted {

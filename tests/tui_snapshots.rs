@@ -311,3 +311,59 @@ fn help_overlay_narrow_scrolled() {
     }
     insta::assert_snapshot!(testing::render(&app));
 }
+
+// ---- response-time targets (issue 13) ----
+
+/// A first-response target of `mins` minutes (imminent at 80 %).
+fn first_response(mins: i64) -> convo::sla::Sla {
+    convo::sla::Sla {
+        base: convo::sla::Policy {
+            first_response: Some(mins * 60),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// The cells of the screen's row `y` whose symbols spell `text`, and their colour.
+fn colour_of(buf: &ratatui::buffer::Buffer, text: &str) -> Option<ratatui::style::Color> {
+    let w = buf.area.width as usize;
+    let cells: Vec<&ratatui::buffer::Cell> = buf.content.iter().collect();
+    for row in cells.chunks(w) {
+        let line: String = row.iter().map(|c| c.symbol()).collect();
+        if let Some(i) = line.find(text) {
+            let col = line[..i].chars().count();
+            return Some(row[col].fg);
+        }
+    }
+    None
+}
+
+#[test]
+fn due_column_shows_time_left_or_overdue_coloured_by_state() {
+    use ratatui::style::Color;
+    let (mut app, _s) = loaded(120, 22, 40, 5);
+    app.set_sla(first_response(25), false);
+    let screen = testing::render(&app);
+    // Waiting rows (open, unassigned) of the test data: 1, 22, 85 minutes old.
+    assert!(screen.contains(" DUE "), "{screen}");
+    let buf = testing::render_buffer(&app);
+    assert_eq!(colour_of(&buf, "in 24m"), Some(Color::Green), "{screen}");
+    assert_eq!(colour_of(&buf, "in 3m"), Some(Color::Yellow), "{screen}");
+    assert_eq!(colour_of(&buf, "over 1h"), Some(Color::Red), "{screen}");
+    insta::assert_snapshot!(screen);
+    // Without targets, no DUE column.
+    app.set_sla(convo::sla::Sla::default(), false);
+    assert!(!testing::render(&app).contains("DUE"));
+}
+
+#[test]
+fn due_column_without_colour_marks_the_state() {
+    let (mut app, _s) = loaded(120, 22, 40, 5);
+    app.apply_ui(&convo::ui_config::UiConfig::default(), true);
+    app.set_sla(first_response(25), false);
+    let screen = testing::render(&app);
+    assert!(screen.contains("!! over 1h"), "{screen}");
+    assert!(screen.contains("!  in 3m"), "{screen}");
+    insta::assert_snapshot!(screen);
+}

@@ -193,3 +193,45 @@ fn summary_pane_narrow_60x15() {
     server.settle(&mut app, ch('S'));
     insta::assert_snapshot!(render(&app));
 }
+
+#[test]
+fn summary_pane_with_a_first_response_target() {
+    let mut app = testing::app(120, 40, 50);
+    let server = FakeServer::new(40, 5);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    app.set_sla(
+        convo::sla::Sla {
+            base: convo::sla::Policy {
+                first_response: Some(25 * 60),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        false,
+    );
+    server.settle(&mut app, ch('S'));
+    let p = pane(&app);
+    let all = p.all();
+    // Independent count over the test rows: waiting = open (i % 3 == 0) and unassigned
+    // (i % 4 is 0 or 3), i * 7 + 1 minutes old; imminent from 20 minutes, breaching from 25.
+    let ages: Vec<i64> = (0..40)
+        .filter(|i| i % 3 == 0 && (i % 4 == 0 || i % 4 == 3))
+        .map(|i| i as i64 * 7 + 1)
+        .collect();
+    let imminent = ages.iter().filter(|a| (20..25).contains(*a)).count() as u64;
+    let breaching = ages.iter().filter(|a| **a >= 25).count() as u64;
+    assert_eq!((all.sla.imminent, all.sla.breaching), (imminent, breaching));
+    assert_eq!(all.sla.waits.iter().sum::<u64>(), ages.len() as u64);
+    let screen = render(&app);
+    assert!(
+        screen.contains(&format!(
+            "first response: {imminent} imminent · {breaching} breaching"
+        )),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("IMMINENT") && screen.contains("BREACHING"),
+        "{screen}"
+    );
+    insta::assert_snapshot!(screen);
+}

@@ -216,6 +216,20 @@ pub enum ConfigError {
     KeyCommand { path: String, reason: String },
 }
 
+/// The targets `--demo` shows when the config sets none: scaled to the demo data, whose
+/// conversations were created over the last 90 days, so that every state is on screen at once
+/// (a real desk's targets are minutes and hours).
+fn demo_targets() -> crate::sla::Sla {
+    crate::sla::Sla {
+        base: crate::sla::Policy {
+            first_response: Some(30 * 86_400),
+            resolution: Some(75 * 86_400),
+            ..crate::sla::Policy::default()
+        },
+        ..crate::sla::Sla::default()
+    }
+}
+
 /// `<config dir>/convo/config.toml` (e.g. `~/.config/convo/config.toml`); the directory may
 /// not exist.
 pub fn default_path() -> Option<PathBuf> {
@@ -527,6 +541,9 @@ impl Config {
                 Ok(None) => {}
                 Err(e) => warnings.push(format!("{e} (ignored for --demo)")),
             }
+        }
+        if ex.sla.is_empty() {
+            ex.sla = demo_targets();
         }
         Ok(Config {
             path: None,

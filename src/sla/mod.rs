@@ -45,12 +45,13 @@ impl State {
         }
     }
 
-    /// A mark for when colour is off (NO_COLOR): nothing, `!`, `‼`.
+    /// A mark before the time when colour is off (NO_COLOR): `"  "`, `"! "`, `"!!"`, so the
+    /// times stay aligned (ASCII: one cell each on every terminal).
     pub fn symbol(self) -> &'static str {
         match self {
-            State::Ok => " ",
-            State::Imminent => "!",
-            State::Breaching => "‼",
+            State::Ok => "  ",
+            State::Imminent => "! ",
+            State::Breaching => "!!",
         }
     }
 }

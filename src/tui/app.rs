@@ -3,7 +3,7 @@
 
 use jiff::tz::TimeZone;
 
-use super::columns::Columns;
+use super::columns::{Column, Columns};
 use super::export::WalkExport;
 use super::keys::KeyMap;
 use super::profiles::Profiles;
@@ -115,6 +115,8 @@ pub struct App {
     /// "Since you last looked": the walk generation compared with the last look and when
     /// that look was taken (unix seconds); the status line counts its marks.
     pub since_look: Option<(u64, i64)>,
+    /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
+    pub sla: std::sync::Arc<crate::sla::Sla>,
 }
 
 impl App {
@@ -160,6 +162,7 @@ impl App {
             walk_export: None,
             names: Default::default(),
             since_look: None,
+            sla: Default::default(),
         }
     }
 
@@ -169,6 +172,24 @@ impl App {
         self.columns = Columns::from_config(&ui.columns);
         self.web_url = ui.web_url.clone();
         self.mouse = ui.mouse;
+    }
+
+    /// Takes the response-time targets: with a first-response target the Conversations tab
+    /// shows a DUE column after STATUS, unless `[columns]` lists the columns (then `due` is
+    /// where it puts it, or nowhere).
+    pub fn set_sla(&mut self, sla: crate::sla::Sla, columns_configured: bool) {
+        let cols = &mut self.columns.conversations;
+        if !columns_configured {
+            cols.retain(|c| *c != Column::Due);
+        }
+        if sla.is_tracked(crate::sla::Target::FirstResponse) && !columns_configured {
+            let at = cols
+                .iter()
+                .position(|c| *c == Column::Status)
+                .map_or(0, |i| i + 1);
+            cols.insert(at, Column::Due);
+        }
+        self.sla = std::sync::Arc::new(sla);
     }
 
     /// Finds a view by name (case-insensitive).

@@ -13,6 +13,8 @@ use crate::ui_config::{CONVERSATION_COLUMNS, ColumnsConfig, VISITOR_COLUMNS};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Column {
     Status,
+    /// Time left or overdue against the first-response target (`[sla]`).
+    Due,
     Visitor,
     Site,
     Assignee,
@@ -49,6 +51,7 @@ impl Column {
     pub fn parse(tab: Resource, name: &str) -> Option<Column> {
         Some(match (tab, name) {
             (Resource::Conversations, "status") => Column::Status,
+            (Resource::Conversations, "due") => Column::Due,
             (Resource::Conversations, "visitor") => Column::Visitor,
             (Resource::Conversations, "site") => Column::Site,
             (Resource::Conversations, "assignee") => Column::Assignee,
@@ -67,6 +70,7 @@ impl Column {
     pub fn spec(self) -> Col {
         match self {
             Column::Status => col("STATUS", 7, 8, 0),
+            Column::Due => col("DUE", 9, 11, 0),
             Column::Visitor => col("VISITOR", 8, 8, 3),
             Column::Site => col("SITE", 8, 18, 2),
             Column::Assignee => col("ASSIGNEE", 10, 18, 1),
@@ -84,6 +88,7 @@ impl Column {
     pub fn name(self) -> &'static str {
         match self {
             Column::Status => "status",
+            Column::Due => "due",
             Column::Visitor => "visitor",
             Column::Site => "site",
             Column::Assignee => "assignee",
@@ -194,6 +199,14 @@ impl Cells for Conversation {
 
     fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering {
         match col {
+            // The same target for every row of a site: the older, the less time left. Rows
+            // not waiting (no DUE) come last.
+            Column::Due => {
+                let waiting = |c: &Conversation| !crate::sla::is_waiting(c);
+                waiting(self)
+                    .cmp(&waiting(other))
+                    .then_with(|| time_key(&self.created_at).cmp(&time_key(&other.created_at)))
+            }
             Column::Created => time_key(&self.created_at).cmp(&time_key(&other.created_at)),
             Column::Updated => time_key(&self.updated_at).cmp(&time_key(&other.updated_at)),
             Column::Id => self.id.cmp(&other.id),

@@ -155,6 +155,10 @@ pub fn app_from_config(
         .stale_after_secs
         .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS);
     app.apply_ui(&config.ui, theme::no_color_from_env());
+    app.set_sla(
+        config.sla.clone(),
+        config.ui.columns.conversations.is_some(),
+    );
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),

@@ -41,6 +41,8 @@ pub struct SummaryPane {
     source: Option<Source>,
     /// Rows of the tab already in `summary`.
     counted: usize,
+    /// Response-time targets counted against (`None`: none set).
+    sla: Option<std::sync::Arc<crate::sla::Sla>>,
 }
 
 impl SummaryPane {
@@ -54,7 +56,26 @@ impl SummaryPane {
             summary,
             source: None,
             counted: 0,
+            sla: None,
         }
+    }
+
+    /// Also counts imminent and breaching conversations and the wait-time bars against these
+    /// targets (when any is set).
+    pub fn with_sla(mut self, sla: std::sync::Arc<crate::sla::Sla>) -> SummaryPane {
+        if !sla.is_empty() {
+            self.summary = Summary::new(self.summary.now(), self.summary.stale_after_secs())
+                .with_sla(sla.clone());
+            self.sla = Some(sla);
+        }
+        self
+    }
+
+    /// Whether first-response targets are counted.
+    pub fn tracks_first_response(&self) -> bool {
+        self.sla
+            .as_ref()
+            .is_some_and(|s| s.is_tracked(crate::sla::Target::FirstResponse))
     }
 
     /// The counts behind the table.
@@ -94,6 +115,9 @@ impl SummaryPane {
         }
         if self.source != Some(src) || self.counted > rows.len() {
             self.summary = Summary::new(now, stale_after_secs);
+            if let Some(sla) = &self.sla {
+                self.summary = self.summary.clone().with_sla(sla.clone());
+            }
             self.counted = 0;
         }
         for c in &rows[self.counted..] {

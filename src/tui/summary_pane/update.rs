@@ -13,7 +13,7 @@ pub fn open(app: &mut App) {
         app.say("the summary is for conversations: press 1 for that tab, then S");
         return;
     }
-    let pane = SummaryPane::new(app.now, app.stale_after_secs);
+    let pane = SummaryPane::new(app.now, app.stale_after_secs).with_sla(app.sla.clone());
     app.overlay = Overlay::Summary(Box::new(pane));
     refresh(app);
 }

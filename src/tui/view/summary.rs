@@ -58,18 +58,20 @@ fn coverage(app: &App) -> Span<'static> {
     }
 }
 
-/// The columns: label, count, share, bar, oldest, median, stale, waiting, oldest waiting.
-const COLS: usize = 9;
+/// The columns: label, count, share, bar, oldest, median, stale, waiting, oldest waiting,
+/// imminent and breaching (these two with a first-response target).
+const COLS: usize = 11;
 
 /// Column widths for `w` cells (0: left out). Narrow screens lose the median, then the oldest
 /// age, then the oldest waiting, then the stale count; the bar only takes spare room.
-fn columns(w: u16) -> [u16; COLS] {
-    let mut cols = [12u16, 6, 6, 0, 7, 7, 8, 7, 7];
+fn columns(w: u16, sla: bool) -> [u16; COLS] {
+    let s = if sla { 8 } else { 0 };
+    let mut cols = [12u16, 6, 6, 0, 7, 7, 8, 7, 7, s, s + 1];
     let need = |c: &[u16; COLS]| {
         let n = c.iter().filter(|x| **x > 0).count() as u16;
         c.iter().sum::<u16>() + n.saturating_sub(1)
     };
-    for drop in [5, 4, 8, 6] {
+    for drop in [5, 4, 8, 6, 9] {
         if need(&cols) > w {
             cols[drop] = 0;
         }
@@ -131,10 +133,59 @@ fn headline(app: &App, pane: &SummaryPane, width: usize) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The first-response line and the wait-time bars of the waiting conversations (edges from
+/// the target: one bar is the imminent ones, the bars from the target on the breaching ones).
+fn wait_chart(pane: &SummaryPane, width: usize) -> Vec<Line<'static>> {
+    let all = pane.all();
+    let s = &all.sla;
+    let mut head = vec![
+        Span::styled("first response: ", Style::new().bold()),
+        Span::styled(
+            format!("{} imminent", thousands(s.imminent)),
+            Style::new().fg(Color::Yellow).bold(),
+        ),
+        Span::styled(" · ", Style::new().dim()),
+        Span::styled(
+            format!("{} breaching", thousands(s.breaching)),
+            Style::new().fg(Color::Red).bold(),
+        ),
+    ];
+    if let Some(o) = s.longest_overdue {
+        head.push(Span::raw(format!(", the longest over by {}", age(o))));
+    }
+    head.push(Span::styled(
+        " (approximate: from createdAt)",
+        Style::new().dim(),
+    ));
+    let mut lines = vec![Line::from(head)];
+    let edges = pane.summary().wait_edges();
+    let labels = crate::sla::wait_labels(&edges);
+    let target = pane.summary().sla().and_then(|t| t.base.first_response);
+    let max = s.waits.iter().copied().max().unwrap_or(0);
+    let bar_w = width.saturating_sub(22).min(50);
+    for (i, (label, n)) in labels.iter().zip(s.waits).enumerate() {
+        // Bars from the target on are breaching; the one before it imminent.
+        let colour = match target {
+            Some(t) if i >= 1 && edges[i - 1] >= t => Color::Red,
+            Some(t) if i < 5 && edges[i] == t => Color::Yellow,
+            _ => Color::Cyan,
+        };
+        lines.push(Line::from(vec![
+            Span::raw(format!("  {label:>9} ")),
+            Span::styled(bar(n, max, bar_w), Style::new().fg(colour)),
+            Span::raw(format!(" {}", thousands(n))),
+        ]));
+    }
+    lines.push(Line::default());
+    lines
+}
+
 /// Draws the pane over the table.
 pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     let full = frame.area();
-    let want_h = pane.buckets.len() as u16 + 8;
+    let sla = pane.tracks_first_response();
+    let chart_h = if sla { 8 } else { 0 };
+    let want_h = pane.buckets.len() as u16 + 8 + chart_h;
     let area = super::centered(full, 100, want_h.max(9).min(full.height.saturating_sub(2)));
     frame.render_widget(Clear, area);
     let block = Block::default()
@@ -180,12 +231,28 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         line(hint_y),
     );
 
+    // The wait-time bars take the lines above the hint when there is room for them and a
+    // few buckets.
+    let chart_h = if inner.height >= top + 1 + chart_h + 3 {
+        chart_h
+    } else {
+        0
+    };
     let table_area = ratatui::layout::Rect::new(
         inner.x,
         inner.y + top,
         inner.width,
-        inner.height.saturating_sub(top + 1),
+        inner.height.saturating_sub(top + 1 + chart_h),
     );
+    if chart_h > 0 {
+        let y0 = inner.height - 1 - chart_h;
+        for (i, l) in wait_chart(pane, inner.width as usize)
+            .into_iter()
+            .enumerate()
+        {
+            frame.render_widget(Paragraph::new(l), line(y0 + i as u16));
+        }
+    }
     if pane.buckets.is_empty() {
         let msg = if app.conversations.pager.is_loading() {
             "loading…"
@@ -198,7 +265,7 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         );
         return;
     }
-    let cols = columns(inner.width.saturating_sub(1));
+    let cols = columns(inner.width.saturating_sub(1), sla);
     let stale_title = format!("STALE>{}", short_duration(app.stale_after_secs));
     let titles = [
         pane.by.name().to_uppercase(),
@@ -210,6 +277,8 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         stale_title,
         "WAITING".into(),
         "WAITED".into(),
+        "IMMINENT".into(),
+        "BREACHING".into(),
     ];
     let right = |s: String, w: u16| format!("{s:>w$}", w = w as usize);
     let header = Row::new(
@@ -247,6 +316,8 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
                     b.oldest_waiting_age.map_or_else(|| "·".into(), age),
                     cols[8],
                 ),
+                right(count_or_dot(b.sla.imminent), cols[9]),
+                right(count_or_dot(b.sla.breaching), cols[10]),
             ];
             Row::new(
                 values
@@ -261,6 +332,12 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
                         }
                         7 | 8 if b.waiting > 0 => {
                             Cell::from(Span::styled(v, Style::new().fg(Color::Yellow)))
+                        }
+                        9 if b.sla.imminent > 0 => {
+                            Cell::from(Span::styled(v, Style::new().fg(Color::Yellow).bold()))
+                        }
+                        10 if b.sla.breaching > 0 => {
+                            Cell::from(Span::styled(v, Style::new().fg(Color::Red).bold()))
                         }
                         _ => Cell::from(v),
                     }),
@@ -297,7 +374,7 @@ mod tests {
         assert_eq!(short_duration(7200), "2h");
         assert_eq!(short_duration(5400), "90m");
         for w in [40, 57, 80, 98] {
-            let c = columns(w);
+            let c = columns(w, w > 60);
             let shown = c.iter().filter(|x| **x > 0).count() as u16;
             assert!(c.iter().sum::<u16>() + shown - 1 <= w, "{w}: {c:?}");
             assert!(

@@ -12,6 +12,7 @@ use ratatui::widgets::{
 
 use crate::api::model::short_id;
 use crate::api::{Conversation, Resource, Status, Visitor};
+use crate::sla::State;
 use crate::text::fit;
 use crate::tui::app::App;
 use crate::tui::columns::{Cells, Column};
@@ -77,12 +78,32 @@ fn status_style(s: &Status) -> Style {
     }
 }
 
+/// Time left or overdue against the first-response target, coloured by state; with
+/// `NO_COLOR`, a mark says the state (`!` imminent, `!!` breaching).
+fn due_cell(app: &App, c: &Conversation, n: usize) -> Cell<'static> {
+    let Some(d) = app.sla.first_response(c, app.now) else {
+        return dash();
+    };
+    let style = match d.state {
+        State::Ok => Style::new().fg(Color::Green),
+        State::Imminent => Style::new().fg(Color::Yellow).bold(),
+        State::Breaching => Style::new().fg(Color::Red).bold(),
+    };
+    let text = if app.theme.no_color {
+        format!("{} {}", d.state.symbol(), d.label())
+    } else {
+        d.label()
+    };
+    Cell::from(Span::styled(fit(&text, n).into_owned(), style))
+}
+
 fn conversation_cell(app: &App, c: &Conversation, col: Column, n: usize) -> Cell<'static> {
     match col {
         Column::Status => Cell::from(Span::styled(
             fit(c.status.as_str(), n).into_owned(),
             status_style(&c.status),
         )),
+        Column::Due => due_cell(app, c, n),
         // The name, else e-mail, else external id (cut with … to the column), else the id.
         Column::Visitor => match app.names.shown(&c.visitor_id) {
             Some(name) => Cell::from(fit(name, n.max(8)).into_owned()),
