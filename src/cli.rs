@@ -49,6 +49,16 @@ pub struct Cli {
     )]
     pub profile: Option<String>,
 
+    /// Proxy for HTTPS requests (http://[user:password@]host:port), or "none" to ignore
+    /// HTTPS_PROXY/ALL_PROXY; wins over the config's `proxy` and the environment.
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL|none",
+        help_heading = "Global options"
+    )]
+    pub proxy: Option<String>,
+
     /// Start an embedded demo server on a free loopback port and use it (no config needed).
     #[arg(long, global = true, help_heading = "Global options")]
     pub demo: bool,

@@ -35,6 +35,7 @@ pub fn exit_code(e: &ApiError) -> u8 {
         | ApiError::InsecureTransport { .. }
         | ApiError::Key(_)
         | ApiError::Filter(_)
+        | ApiError::Setup(_)
         | ApiError::BadRequest { .. } => exit::USAGE,
         ApiError::Unauthorized { .. } => exit::KEY_REFUSED,
         ApiError::Http { .. }
@@ -43,6 +44,9 @@ pub fn exit_code(e: &ApiError) -> u8 {
         | ApiError::Timeout { .. }
         | ApiError::Connect { .. }
         | ApiError::Network { .. }
+        | ApiError::Certificate { .. }
+        | ApiError::Proxy { .. }
+        | ApiError::ProxyAuth { .. }
         | ApiError::Redirect { .. } => exit::NETWORK,
         ApiError::Decode { .. } => exit::BAD_DATA,
     }

@@ -61,10 +61,11 @@ async fn run(cli: Cli) -> u8 {
         config_path: cli.config.clone(),
         base_url: cli.base_url.clone(),
         profile: cli.profile.clone(),
+        proxy: cli.proxy.clone(),
     };
     match &cli.command {
         Some(Command::DemoServer(args)) => {
-            return match convo::demo::run_cli(args.to_options()).await {
+            return match convo::demo::run_cli(args.to_options(), args.tls()).await {
                 Ok(()) => exit::OK,
                 Err(e) => report(format!("demo server: {e}"), 1),
             };

@@ -62,6 +62,9 @@ fn fix_for(e: &ApiError) -> String {
             "base_url should be the part before /v1/... (no /v1 at its end)".into()
         }
         ApiError::Redirect { .. } => "set base_url to the address it redirects to".into(),
+        ApiError::Certificate { fix, .. } => fix.clone(),
+        ApiError::Proxy { fix, .. } | ApiError::ProxyAuth { fix, .. } => (*fix).to_string(),
+        ApiError::Setup(_) => "fix ca_file or proxy in the config (or --proxy)".into(),
         ApiError::Decode { .. } => "base_url may point at something else than the API".into(),
         _ => "see the message above".into(),
     }
@@ -183,6 +186,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
             return checks;
         }
     };
+    checks.extend(proxy_checks(&client, cfg.connect_timeout).await);
     let mut skew_checked = false;
     for r in Resource::ALL {
         match client.probe(r).await {
@@ -221,6 +225,34 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     checks
 }
 
+/// Which proxy is used and why, and (with one) whether it opens a tunnel to the service: a
+/// CONNECT of our own, so a failure says "the proxy" and not "the service".
+async fn proxy_checks(client: &Client, timeout: Duration) -> Vec<Check> {
+    let route = client.route();
+    let mut checks = vec![Check::Ok(format!("requests go {}", route.describe()))];
+    let Some(proxy) = route.proxy() else {
+        return checks;
+    };
+    let base = client.base_url();
+    let target = format!(
+        "{}:{}",
+        base.host_str().unwrap_or_default(),
+        base.port_or_known_default().unwrap_or(443)
+    );
+    match crate::api::proxy::connect_probe(proxy, &target, timeout).await {
+        Ok(status) => checks.push(Check::Ok(format!(
+            "proxy {proxy} opened a tunnel to {target} (CONNECT answered {status})"
+        ))),
+        Err(e) => checks.push(Check::Fail(
+            format!("proxy {proxy}: CONNECT to {target}: {e}"),
+            "check the proxy URL (--proxy, proxy in the config, or the variable named above), \
+             its credentials, and that it allows {target}; NO_PROXY or proxy = \"none\" go direct"
+                .replace("{target}", &target),
+        )),
+    }
+    checks
+}
+
 /// The client for a config (the one place its settings are mapped).
 pub fn client_for(cfg: &Config) -> Result<Client, ApiError> {
     let mut s = ClientSettings::new(cfg.base_url.clone(), cfg.key.clone());
@@ -229,6 +261,8 @@ pub fn client_for(cfg: &Config) -> Result<Client, ApiError> {
     s.connect_timeout = cfg.connect_timeout;
     s.request_timeout = cfg.request_timeout;
     s.allow_insecure_http = cfg.allow_insecure_http;
+    s.proxy = cfg.proxy.clone();
+    s.ca_file = cfg.ca_file.clone();
     Client::new(s)
 }
 

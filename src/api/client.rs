@@ -3,6 +3,7 @@
 
 use std::error::Error as _;
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::sync::Once;
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use super::error::ApiError;
 use super::filter::{Limit, ListFilter, Resource};
 use super::key::ApiKey;
 use super::model::Page;
+use super::proxy::{self, ProxySetting, Route};
 use super::redact::Redactor;
 use crate::text;
 
@@ -62,6 +64,12 @@ pub struct ClientSettings {
     pub request_timeout: Duration,
     pub allow_insecure_http: bool,
     pub retry: RetryPolicy,
+    /// `--proxy` / `proxy` in the config; [`ProxySetting::Environment`] reads the usual
+    /// variables (see [`super::proxy`]).
+    pub proxy: ProxySetting,
+    /// `ca_file`: a PEM bundle of extra trusted roots (the system's stay trusted, and
+    /// `SSL_CERT_FILE` / `SSL_CERT_DIR` keep working). Already `~`-expanded.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl ClientSettings {
@@ -76,6 +84,8 @@ impl ClientSettings {
             request_timeout: Duration::from_secs(15),
             allow_insecure_http: false,
             retry: RetryPolicy::default(),
+            proxy: ProxySetting::Environment,
+            ca_file: None,
         }
     }
 }
@@ -115,6 +125,7 @@ pub struct Client {
     redact: Redactor,
     retry: RetryPolicy,
     timeout: Duration,
+    route: Route,
 }
 
 impl std::fmt::Debug for Client {
@@ -218,6 +229,15 @@ enum Failure {
 impl Client {
     /// Checks the settings (transport rule, header) and builds the pool. No I/O.
     pub fn new(settings: ClientSettings) -> Result<Client, ApiError> {
+        let env = |k: &str| std::env::var(k).ok();
+        Client::new_with_env(settings, &env)
+    }
+
+    /// [`Client::new`] with the environment given (the proxy variables are read from it).
+    pub fn new_with_env(
+        settings: ClientSettings,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Client, ApiError> {
         let base = check_base_url(&settings.base_url, settings.allow_insecure_http)?;
         let host = match base.port() {
             Some(p) => format!("{}:{p}", base.host_str().unwrap_or_default()),
@@ -242,11 +262,21 @@ impl Client {
         let mut auth_value = HeaderValue::from_str(&value)
             .map_err(|_| bad("the auth scheme cannot be sent in a header".into()))?;
         auth_value.set_sensitive(true);
+        let route = proxy::route(&base, &settings.proxy, env).map_err(ApiError::Setup)?;
         let mut builder = http_builder();
         if base.scheme() == "http" {
             // Plain http, and redirects stay on this origin (scheme included): TLS is never
             // used, so the system's root certificates are not loaded (a few ms at start-up).
             builder = builder.tls_certs_only(Vec::new());
+        } else if let Some(path) = &settings.ca_file {
+            builder = builder.tls_certs_merge(read_ca_file(path)?);
+        }
+        if let Some(p) = route.proxy() {
+            // One service per client and redirects stay on its origin, so one proxy for all.
+            let proxy = reqwest::Proxy::all(p.expose().clone()).map_err(|e| {
+                ApiError::Setup(format!("the proxy {p} cannot be used: {}", innermost(&e)))
+            })?;
+            builder = builder.proxy(proxy);
         }
         let http = builder
             .redirect(redirect_policy())
@@ -264,7 +294,13 @@ impl Client {
             key: settings.key,
             retry: settings.retry,
             timeout: settings.request_timeout,
+            route,
         })
+    }
+
+    /// Where requests go (direct or through which proxy) and why.
+    pub fn route(&self) -> &Route {
+        &self.route
     }
 
     /// The checked base URL.
@@ -523,6 +559,56 @@ impl Client {
 
     fn transport_failure(&self, e: &reqwest::Error, attempts: u32) -> Failure {
         let detail = text::one_line(&innermost(e), 160);
+        if let Some(cert) = certificate_error(e) {
+            let host = self.base.host_str().unwrap_or_default().to_string();
+            let (cause, fix) = describe_certificate_error(cert);
+            return Failure::Fatal(ApiError::Certificate { host, cause, fix });
+        }
+        if let Some(p) = self.route.proxy() {
+            let chain = chain(e);
+            if chain
+                .iter()
+                .any(|m| m.contains("proxy authorization required"))
+            {
+                return Failure::Fatal(ApiError::ProxyAuth {
+                    proxy: p.to_string(),
+                    fix: if p.has_credentials() {
+                        "check the user and password in the proxy URL"
+                    } else {
+                        "put the credentials in the proxy URL: http://user:password@host:port"
+                    },
+                });
+            }
+            let tunnel = chain.iter().any(|m| m.contains("tunnel error"));
+            if e.is_connect() || tunnel {
+                let refused = chain
+                    .iter()
+                    .any(|m| m.contains("tunnel error: unsuccessful"));
+                let (what, fix) = if refused {
+                    (
+                        format!("the proxy did not open a tunnel to {}", self.host),
+                        "the proxy refused the CONNECT request or could not reach the service; \
+                         check base_url and the proxy's rules (NO_PROXY to go direct)",
+                    )
+                } else {
+                    (
+                        format!("cannot reach {}", self.host),
+                        "check that the proxy is up and the proxy URL is right \
+                         (convo doctor shows which one is used and why)",
+                    )
+                };
+                return Failure::Retry {
+                    reason: "proxy failed".into(),
+                    error: ApiError::Proxy {
+                        proxy: p.to_string(),
+                        what,
+                        detail,
+                        fix,
+                        attempts,
+                    },
+                };
+            }
+        }
         if e.is_timeout() {
             Failure::Retry {
                 reason: "timed out".into(),
@@ -590,6 +676,93 @@ async fn read_body(
         buf.extend_from_slice(&chunk);
     }
     Ok(Some(buf))
+}
+
+/// Reads `ca_file`: every certificate of a PEM bundle; none is an error.
+fn read_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, ApiError> {
+    let shown = path.display();
+    let bytes = std::fs::read(path)
+        .map_err(|e| ApiError::Setup(format!("ca_file {shown} cannot be read: {e}")))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&bytes).map_err(|e| {
+        ApiError::Setup(format!(
+            "ca_file {shown} is not a PEM bundle of certificates: {}",
+            innermost(&e)
+        ))
+    })?;
+    if certs.is_empty() {
+        return Err(ApiError::Setup(format!(
+            "ca_file {shown} holds no certificate (expected -----BEGIN CERTIFICATE----- blocks)"
+        )));
+    }
+    Ok(certs)
+}
+
+/// The rustls certificate error in an error's source chain, if any. tokio-rustls and
+/// hyper-util wrap it in io::Errors (nested), whose `source()` skips the wrapped error, so
+/// each io::Error is opened with `get_ref`.
+fn certificate_error(e: &reqwest::Error) -> Option<&rustls::CertificateError> {
+    fn find<'a>(
+        err: &'a (dyn std::error::Error + 'static),
+    ) -> Option<&'a rustls::CertificateError> {
+        if let Some(rustls::Error::InvalidCertificate(c)) = err.downcast_ref::<rustls::Error>() {
+            return Some(c);
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && let Some(inner) = io.get_ref()
+            && let Some(c) = find(inner)
+        {
+            return Some(c);
+        }
+        err.source().and_then(find)
+    }
+    e.source().and_then(find)
+}
+
+/// `(cause, fix)` for a refused certificate, in words.
+fn describe_certificate_error(c: &rustls::CertificateError) -> (String, String) {
+    use rustls::CertificateError as C;
+    let trust = "set ca_file (a PEM bundle of the CA that signed it) or SSL_CERT_FILE";
+    match c {
+        C::UnknownIssuer => ("is not trusted (unknown issuer)".into(), trust.into()),
+        C::BadSignature | C::UnhandledCriticalExtension => (
+            "is not trusted (it cannot be verified)".into(),
+            trust.into(),
+        ),
+        C::NotValidForName | C::NotValidForNameContext { .. } => (
+            "does not name this host (name mismatch)".into(),
+            "use the host name the certificate was issued for in base_url".into(),
+        ),
+        C::Expired | C::ExpiredContext { .. } => (
+            "has expired".into(),
+            "the service must renew it (or this machine's clock is wrong)".into(),
+        ),
+        C::NotValidYet | C::NotValidYetContext { .. } => (
+            "is not valid yet".into(),
+            "check this machine's clock".into(),
+        ),
+        C::Revoked => (
+            "has been revoked".into(),
+            "the service must replace it".into(),
+        ),
+        other => (
+            format!(
+                "was refused ({})",
+                text::one_line(&format!("{other:?}"), 80)
+            ),
+            trust.into(),
+        ),
+    }
+}
+
+/// Every message of an error's source chain, outermost first.
+fn chain(e: &reqwest::Error) -> Vec<String> {
+    let mut out = vec![e.to_string()];
+    let mut src = e.source();
+    while let Some(s) = src {
+        out.push(s.to_string());
+        src = s.source();
+    }
+    out
 }
 
 fn innermost(e: &reqwest::Error) -> String {

@@ -85,6 +85,34 @@ pub enum ApiError {
     #[error("the connection failed ({detail}) after {attempts} attempts")]
     Network { detail: String, attempts: u32 },
 
+    /// The server's certificate was refused (unknown issuer, name mismatch, expired …): final,
+    /// never retried, since trying again cannot change the answer.
+    #[error("certificate for {host} {cause}: {fix}")]
+    Certificate {
+        host: String,
+        /// e.g. "is not trusted (unknown issuer)".
+        cause: String,
+        fix: String,
+    },
+
+    /// The proxy could not be reached or did not open the tunnel. `proxy` is masked.
+    #[error("{what} through proxy {proxy} ({detail}) after {attempts} attempts; {fix}")]
+    Proxy {
+        proxy: String,
+        what: String,
+        detail: String,
+        fix: &'static str,
+        attempts: u32,
+    },
+
+    /// The proxy asked for credentials (407): final.
+    #[error("the proxy {proxy} refused the request (407 Proxy Authentication Required): {fix}")]
+    ProxyAuth { proxy: String, fix: &'static str },
+
+    /// `ca_file` or the proxy setting cannot be used; found before any request.
+    #[error("{0}")]
+    Setup(String),
+
     /// decisions.md: redirects to another origin are not followed, so the key stays home.
     #[error(
         "the service redirected to another origin ({to}); not followed so the API key stays \
@@ -106,6 +134,7 @@ impl ApiError {
                 | ApiError::Timeout { .. }
                 | ApiError::Connect { .. }
                 | ApiError::Network { .. }
+                | ApiError::Proxy { .. }
                 | ApiError::RateLimited { .. }
         )
     }

@@ -6,6 +6,7 @@ pub mod error;
 pub mod filter;
 pub mod key;
 pub mod model;
+pub mod proxy;
 pub mod redact;
 
 pub use client::{Client, ClientSettings, Probe, RetryNotice};
@@ -16,3 +17,4 @@ pub use filter::{
 };
 pub use key::{ApiKey, KeyError, KeySource};
 pub use model::{BadRow, Conversation, Page, Row, Status, Timestamp, Visitor, short_id};
+pub use proxy::{ProxySetting, ProxyUrl, Route};

@@ -107,6 +107,22 @@ impl Redactor {
                 self.own(detail);
             }
             ApiError::Redirect { to } => self.own(to),
+            ApiError::Certificate { host, cause, .. } => {
+                self.own(host);
+                self.own(cause);
+            }
+            ApiError::Proxy {
+                proxy,
+                what,
+                detail,
+                ..
+            } => {
+                self.own(proxy);
+                self.own(what);
+                self.own(detail);
+            }
+            ApiError::ProxyAuth { proxy, .. } => self.own(proxy),
+            ApiError::Setup(m) => self.own(m),
             // Our own words only.
             ApiError::Key(_) | ApiError::Filter(_) | ApiError::Timeout { .. } => {}
         }

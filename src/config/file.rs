@@ -29,6 +29,8 @@ const KNOWN_KEYS: &[&str] = &[
     "request_timeout_secs",
     "connect_timeout_secs",
     "allow_insecure_http",
+    "proxy",
+    "ca_file",
     "refresh_secs",
     "aliases",
     "views",
@@ -85,6 +87,13 @@ pub(super) struct FileConfig {
     pub request_timeout_secs: Option<u64>,
     pub connect_timeout_secs: Option<u64>,
     pub allow_insecure_http: Option<bool>,
+    /// `proxy = "http://host:3128"` or `"none"` (see `crate::api::proxy`).
+    pub proxy: Option<String>,
+    /// `ca_file = "~/corp-ca.pem"`: extra trusted roots (PEM).
+    pub ca_file: Option<String>,
+    /// Not in the file: the profile that set `proxy`, filled when a profile is laid over.
+    #[serde(skip)]
+    pub proxy_profile: Option<String>,
     pub refresh_secs: Option<u64>,
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
@@ -138,6 +147,8 @@ impl FileConfig {
             request_timeout_secs,
             connect_timeout_secs,
             allow_insecure_http,
+            proxy,
+            ca_file,
             refresh_secs,
             web_url,
             stale_after,

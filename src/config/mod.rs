@@ -19,7 +19,9 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::api::{ApiKey, ConversationFilter, KeyError, KeySource, Limit, Resource, VisitorFilter};
+use crate::api::{
+    ApiKey, ConversationFilter, KeyError, KeySource, Limit, ProxySetting, Resource, VisitorFilter,
+};
 use file::{Extras, FileConfig, extras, parse_file};
 
 /// Longest request or connect timeout: more is a typo (and would overflow timers).
@@ -34,6 +36,8 @@ pub struct Overrides {
     pub base_url: Option<String>,
     /// `--profile NAME` (else `CONVO_PROFILE`).
     pub profile: Option<String>,
+    /// `--proxy URL|none`: wins over the profile, the file and the environment.
+    pub proxy: Option<String>,
 }
 
 /// A saved view: a name, a tab and its filters.
@@ -141,6 +145,10 @@ pub struct Config {
     pub connect_timeout: Duration,
     /// Plain http:// to a host that is not loopback (the key then travels in clear text).
     pub allow_insecure_http: bool,
+    /// `--proxy`, else the profile's or the file's `proxy`, else the environment.
+    pub proxy: ProxySetting,
+    /// `ca_file`, `~` expanded, relative paths from the config file's directory.
+    pub ca_file: Option<PathBuf>,
     /// Periodic refresh of the TUI; `None` (or 0 in the file) means never.
     pub refresh_secs: Option<u64>,
     /// Saved views (`[[views]]`), in file order.
@@ -167,7 +175,8 @@ pub enum ConfigError {
     /// No file, and env and flags do not give both a base URL and a key.
     #[error(
         "no config file at {path}{also}, and no {what}.\n\
-         To start: copy config.example.toml to {path} and set base_url and the key \
+         To start: run `convo config init` (asks for the base URL and the key, checks them and \
+         writes {path}), or copy config.example.toml to {path} and set base_url and the key \
          (or set CONVO_BASE_URL and CONVO_API_KEY), or try `convo --demo` to see convo on demo data."
     )]
     Missing {
@@ -251,6 +260,23 @@ fn check_base_url(url: &str, from: &str) -> Result<(), String> {
         Ok(_) => Err(format!("{from} has no host")),
         Err(e) => Err(format!("{from} is not a URL ({e})")),
     }
+}
+
+/// `~/x` is under the home directory; a relative path is taken from the config file's
+/// directory (so the file works from any working directory).
+fn expand_path(p: &str, config_file: &Path) -> PathBuf {
+    if let Some(rest) = p.strip_prefix("~/").or_else(|| (p == "~").then_some(""))
+        && let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
+    {
+        return home.join(rest);
+    }
+    let path = PathBuf::from(p);
+    if path.is_relative()
+        && let Some(dir) = config_file.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        return dir.join(path);
+    }
+    path
 }
 
 /// An HTTP token (RFC 9110): what a header name or an auth scheme may be made of.
@@ -382,7 +408,11 @@ impl Config {
                     format!("no profile named {name:?}; the file defines: {defined}"),
                 )
             })?;
+            let sets_proxy = p.proxy.is_some();
             f = f.overlay(p);
+            if sets_proxy {
+                f.proxy_profile = Some(name.clone());
+            }
         }
         Ok((f, profile, names))
     }
@@ -469,6 +499,24 @@ impl Config {
                 "must be one word such as Bearer or Token (\"\" sends the bare key)".into(),
             ));
         }
+        let proxy = match (&ov.proxy, &f.proxy) {
+            (Some(v), _) => ProxySetting::parse(v, "--proxy")
+                .map_err(|m| invalid("proxy", format!("--proxy: {m}")))?,
+            (None, Some(v)) => {
+                let from = match &f.proxy_profile {
+                    Some(p) => format!("profile {p} of {shown}"),
+                    None => shown.to_string(),
+                };
+                ProxySetting::parse(v, from).map_err(|m| invalid("proxy", m))?
+            }
+            (None, None) => ProxySetting::Environment,
+        };
+        let ca_file = f
+            .ca_file
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|p| expand_path(p, Path::new(shown)));
         let ex = extras(&mut f, shown)?;
         let base_url_for_store = base_url.clone();
         Ok(Config {
@@ -481,6 +529,8 @@ impl Config {
             request_timeout,
             connect_timeout,
             allow_insecure_http: f.allow_insecure_http.unwrap_or(false),
+            proxy,
+            ca_file,
             refresh_secs: ex.refresh_secs,
             views: ex.views,
             aliases: ex.aliases,
@@ -555,6 +605,9 @@ impl Config {
             request_timeout: Duration::from_secs(15),
             connect_timeout: Duration::from_secs(5),
             allow_insecure_http: false,
+            // The demo server is on loopback over plain http: always direct.
+            proxy: ProxySetting::Environment,
+            ca_file: None,
             refresh_secs: ex.refresh_secs,
             views: ex.views,
             aliases: ex.aliases,

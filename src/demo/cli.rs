@@ -1,6 +1,7 @@
 //! `convo demo-server` flags.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{DemoOptions, Faults};
@@ -23,6 +24,16 @@ pub struct DemoServerArgs {
     /// Delay before each API answer, in milliseconds (a slow network, for trying the UI).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub latency_ms: u64,
+
+    /// Serve HTTPS with a certificate for localhost and 127.0.0.1 made at start, signed by a CA
+    /// made at start too; the CA certificate is written to --ca-out (printed at start).
+    #[arg(long)]
+    pub tls: bool,
+
+    /// With --tls: where to write the CA certificate (default: the temp directory,
+    /// convo-demo-ca-PORT.pem).
+    #[arg(long, value_name = "PATH", requires = "tls")]
+    pub ca_out: Option<PathBuf>,
 
     /// Keep the generated times at their fixed reference (the newest near 2026-11-22T12:00:00Z)
     /// instead of ending now: the same seed then answers byte for byte the same on any day.
@@ -167,6 +178,11 @@ fn count(s: &str) -> Result<usize, String> {
 }
 
 impl DemoServerArgs {
+    /// `Some(path or default)` with --tls.
+    pub fn tls(&self) -> Option<Option<PathBuf>> {
+        self.tls.then(|| self.ca_out.clone())
+    }
+
     /// The options these flags describe.
     pub fn to_options(&self) -> DemoOptions {
         DemoOptions {

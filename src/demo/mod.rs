@@ -10,9 +10,11 @@ mod faults;
 mod names;
 mod query;
 mod server;
+pub mod tls;
 
 use std::io;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -65,6 +67,10 @@ pub struct DemoServer {
     addr: SocketAddr,
     shared: Arc<server::Shared>,
     task: Option<JoinHandle<()>>,
+    /// With TLS: the CA certificate (PEM) a client must trust.
+    ca_pem: Option<String>,
+    /// TCP connections accepted (TLS only; failed handshakes included).
+    connections: Arc<AtomicU64>,
 }
 
 /// The demo key for a seed: `sk_demo_` and 24 hex digits.
@@ -76,6 +82,17 @@ pub fn demo_key(seed: u64) -> String {
 impl DemoServer {
     /// Generates the data and starts serving. Refuses a non-loopback address.
     pub async fn start(opts: DemoOptions) -> io::Result<DemoServer> {
+        DemoServer::start_with(opts, false).await
+    }
+
+    /// The same server over TLS (`convo demo-server --tls`): a CA and a certificate for
+    /// `localhost` and `127.0.0.1` are made at start; [`DemoServer::ca_pem`] is the CA to trust
+    /// and [`DemoServer::base_url`] is `https://localhost:PORT`.
+    pub async fn start_tls(opts: DemoOptions) -> io::Result<DemoServer> {
+        DemoServer::start_with(opts, true).await
+    }
+
+    async fn start_with(opts: DemoOptions, with_tls: bool) -> io::Result<DemoServer> {
         if !opts.addr.ip().is_loopback() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -132,21 +149,53 @@ impl DemoServer {
             cancel: cancel.clone(),
         });
         let app = server::router(shared.clone());
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async move { cancel.cancelled().await })
-                .await;
-        });
+        let connections = Arc::new(AtomicU64::new(0));
+        let (task, ca_pem) = if with_tls {
+            let certs = tokio::task::spawn_blocking(tls::generate)
+                .await
+                .map_err(io::Error::other)??;
+            let tls_listener =
+                tls::TlsListener::new(listener, &certs, cancel.clone(), connections.clone())?;
+            let task = tokio::spawn(async move {
+                let _ = axum::serve(tls_listener, app)
+                    .with_graceful_shutdown(async move { cancel.cancelled().await })
+                    .await;
+            });
+            (task, Some(certs.ca_pem))
+        } else {
+            let task = tokio::spawn(async move {
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async move { cancel.cancelled().await })
+                    .await;
+            });
+            (task, None)
+        };
         Ok(DemoServer {
             addr,
             shared,
             task: Some(task),
+            ca_pem,
+            connections,
         })
     }
 
-    /// e.g. `http://127.0.0.1:41234` (no trailing slash).
+    /// e.g. `http://127.0.0.1:41234` (no trailing slash); with TLS `https://localhost:41234`
+    /// (the name the certificate is for; it also names 127.0.0.1).
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        match &self.ca_pem {
+            Some(_) => format!("https://localhost:{}", self.addr.port()),
+            None => format!("http://{}", self.addr),
+        }
+    }
+
+    /// With TLS, the CA certificate (PEM) that signed the server's certificate.
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
+    }
+
+    /// With TLS, how many TCP connections were accepted (failed handshakes included).
+    pub fn connection_count(&self) -> u64 {
+        self.connections.load(Ordering::SeqCst)
     }
 
     /// The server's key (`sk_demo_…`). Not a secret: it opens generated data on loopback.
@@ -200,15 +249,48 @@ impl Drop for DemoServer {
     }
 }
 
-/// `convo demo-server`: serve until Ctrl-C, after printing the URL and key.
-pub async fn run_cli(opts: DemoOptions) -> io::Result<()> {
-    let server = DemoServer::start(opts).await?;
+/// Where `convo demo-server --tls` writes its CA certificate unless told: the temp dir, one
+/// file per port.
+pub fn default_ca_path(port: u16) -> PathBuf {
+    std::env::temp_dir().join(format!("convo-demo-ca-{port}.pem"))
+}
+
+/// Writes the CA certificate (public, but written new so a stale one is never read).
+fn write_ca(path: &Path, pem: &str) -> io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, pem)
+}
+
+/// `convo demo-server`: serve until Ctrl-C, after printing the URL and key. `tls`: serve
+/// HTTPS and write the CA certificate to the path given (or [`default_ca_path`]).
+pub async fn run_cli(opts: DemoOptions, tls: Option<Option<PathBuf>>) -> io::Result<()> {
+    let server = match tls {
+        Some(_) => DemoServer::start_tls(opts).await?,
+        None => DemoServer::start(opts).await?,
+    };
     let url = server.base_url();
     let key = server.api_key();
     println!("convo demo server listening on {url}");
     println!("API key: {key}");
-    println!("Try:     CONVO_API_KEY={key} convo --base-url {url} list conversations");
-    println!("Or:      CONVO_API_KEY={key} convo --base-url {url}");
+    let mut env = format!("CONVO_API_KEY={key}");
+    if let (Some(pem), Some(path)) = (server.ca_pem(), tls) {
+        let path = path.unwrap_or_else(|| default_ca_path(server.addr().port()));
+        write_ca(&path, pem).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot write the CA certificate to {}: {e}", path.display()),
+            )
+        })?;
+        println!(
+            "CA certificate: {} (trust it with ca_file or SSL_CERT_FILE)",
+            path.display()
+        );
+        env = format!("SSL_CERT_FILE={} {env}", path.display());
+    }
+    println!("Try:     {env} convo --base-url {url} list conversations");
+    println!("Or:      {env} convo --base-url {url}");
     println!("OpenAPI: {url}/openapi.yaml   (Ctrl-C stops)");
     tokio::signal::ctrl_c().await?;
     server.shutdown().await;

@@ -47,6 +47,7 @@ pub fn switch_profile(config_path: Option<PathBuf>, name: String, tx: &Unbounded
             config_path,
             base_url: None,
             profile: Some(name.clone()),
+            proxy: None,
         };
         let result = Config::load(&ov)
             .map_err(|e| e.to_string())
