@@ -5,16 +5,20 @@
 # invalid inputs are answered with 4xx, and that the key is required.
 #
 # Usage: .ci/schemathesis.sh            (after `cargo build` or `cargo test`)
-#   CONVO_BIN=path/to/convo   the binary to serve with (default target/debug/convo)
+#   CONVO_BIN=path/to/convo   the binary to serve with (default: the debug build, found through
+#                             cargo, so CARGO_TARGET_DIR is honoured)
 #   ST_MAX_EXAMPLES=N         test cases per operation and phase (default 50)
 #   ST_SPEC=path.yaml         the OpenAPI file to test with (default assets/openapi.yaml)
-# Installs schemathesis 4.x into target/schemathesis-venv (or, without the venv module,
-# target/schemathesis-pkgs), kept between runs.
+# Installs schemathesis 4.x into <target dir>/schemathesis-venv (or, without the venv module,
+# <target dir>/schemathesis-pkgs), kept between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=target/schemathesis-venv
-PKGS=target/schemathesis-pkgs
+# The target directory as cargo sees it (CARGO_TARGET_DIR, a config file, or ./target).
+TARGET="$(cargo metadata --format-version 1 --no-deps --locked |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+VENV="$TARGET/schemathesis-venv"
+PKGS="$TARGET/schemathesis-pkgs"
 SPEC_PIN='schemathesis>=4.32,<5'
 if [ -x "$VENV/bin/st" ]; then
   ST=("$VENV/bin/st")
@@ -34,10 +38,25 @@ else
 fi
 "${ST[@]}" --version
 
-BIN="${CONVO_BIN:-target/debug/convo}"
-if [ ! -x "$BIN" ]; then
-  cargo build --locked --quiet
+if [ -n "${CONVO_BIN:-}" ]; then
+  BIN="$CONVO_BIN"
+else
+  # Builds if needed (a no-op after `cargo test`) and asks cargo where the binary is.
+  BIN="$(cargo build --locked --quiet --bin convo --message-format=json-render-diagnostics |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "convo" \
+            and "bin" in m["target"]["kind"] and m.get("executable"):
+        print(m["executable"])
+')"
 fi
+if [ ! -x "$BIN" ]; then
+  echo "no convo binary at ${BIN:-(cargo named none)}" >&2
+  exit 1
+fi
+echo "== serving with $BIN"
 
 OUT="$(mktemp)"
 "$BIN" demo-server --addr 127.0.0.1:0 --conversations 300 --visitors 100 >"$OUT" 2>&1 &
@@ -86,4 +105,4 @@ echo "== schemathesis against $URL"
   --workers 2 \
   --request-timeout 10 \
   --no-color \
-  --report junit --report-dir target/schemathesis-report
+  --report junit --report-dir "$TARGET/schemathesis-report"

@@ -251,3 +251,25 @@ fn doctor_checks_the_response_time_targets() {
         "{out}"
     );
 }
+
+#[test]
+fn with_no_config_the_error_suggests_config_init_and_the_example() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nowhere").join("config.toml");
+    let o = convo_cmd(tmp.path())
+        .env_remove("CONVO_BASE_URL")
+        .env_remove("CONVO_API_KEY")
+        .args([
+            "--config",
+            missing.to_str().unwrap(),
+            "list",
+            "conversations",
+        ])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("run `convo config init`"), "{err}");
+    assert!(err.contains("config.example.toml"), "{err}");
+    assert!(err.contains("convo --demo"), "{err}");
+}
