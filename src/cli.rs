@@ -140,7 +140,8 @@ Exit codes:
   2  usage error, invalid filter or config
   3  the service rejected the API key
   4  network or server error (after retries)
-  5  the service sent data convo cannot read (some or all rows)";
+  5  the service sent data convo cannot read (some or all rows), or ended the walk
+     early (no cursor, a repeated cursor, no progress); the rows it sent are printed";
 
 #[derive(Debug, Subcommand)]
 pub enum ListCommand {
@@ -264,7 +265,7 @@ Examples:
   convo summary conversations --by site --format prometheus > /var/lib/node_exporter/convo.prom.$$ \
     && mv /var/lib/node_exporter/convo.prom.$$ /var/lib/node_exporter/convo.prom
 
-Exit codes: as for `convo list` (0 ok, 2 usage, 3 key refused, 4 network, 5 bad data).";
+Exit codes: as for `convo list` (0 ok, 2 usage, 3 key refused, 4 network, 5 bad data or\na walk the service ended early).";
 
 #[derive(Debug, Subcommand)]
 pub enum SummaryCommand {

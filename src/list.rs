@@ -64,6 +64,9 @@ pub enum ListError {
     Usage(String),
     /// `--visitor-email`: the service has no visitor with this e-mail.
     NoVisitor(String),
+    /// The walk ended early because the service misbehaved (the warning was printed): the
+    /// rows printed are not the whole list.
+    Truncated,
 }
 
 impl ListError {
@@ -71,7 +74,7 @@ impl ListError {
         match self {
             ListError::Api(e) => exit_code(e),
             ListError::Io(_) => 1,
-            ListError::BadRows(_) => exit::BAD_DATA,
+            ListError::BadRows(_) | ListError::Truncated => exit::BAD_DATA,
             ListError::Usage(_) => exit::USAGE,
             ListError::NoVisitor(_) => exit::USAGE,
         }
@@ -92,6 +95,10 @@ impl std::fmt::Display for ListError {
                 f,
                 "no visitor with this e-mail: {}",
                 crate::text::one_line(e, 200)
+            ),
+            ListError::Truncated => f.write_str(
+                "the list is incomplete: the service ended the walk early (see the warning \
+                 above); every row it sent was printed",
             ),
         }
     }
@@ -379,6 +386,11 @@ async fn walk<F: ListFilter, T: Printable>(
             o.err,
             "convo: {printed} rows shown; more exist (use --all or --max N)"
         );
+    }
+    // A walk that wanted more rows and was cut short by the service is not a complete list.
+    let wanted_more = !one_page && max.is_none_or(|m| printed < m);
+    if open && wanted_more && pager.warnings().ended_early() {
+        return Err(ListError::Truncated);
     }
     if bad_rows > 0 {
         return Err(ListError::BadRows(bad_rows));

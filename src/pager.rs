@@ -43,6 +43,12 @@ impl Warnings {
         *self == Warnings::default()
     }
 
+    /// The walk ended before the list did because the service misbehaved (no cursor with
+    /// `has_more`, a repeated cursor, no progress): the rows loaded are not the whole list.
+    pub fn ended_early(&self) -> bool {
+        self.inconsistent_end || self.cursor_loop || self.stalled
+    }
+
     /// Short human phrases, e.g. for a footer or stderr.
     pub fn messages(&self) -> Vec<String> {
         let mut m = Vec::new();

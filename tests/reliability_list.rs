@@ -360,10 +360,12 @@ fn pages_larger_than_the_limit_are_kept_with_a_warning() {
 }
 
 #[test]
-fn has_more_with_a_null_cursor_ends_the_list_with_a_warning() {
+fn has_more_with_a_null_cursor_ends_the_list_with_a_warning_and_exit_5() {
     let d = Demo::start(60, 10, faults(|f| f.null_cursor_with_more = true));
     let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
-    assert_eq!(r.code, Some(0), "{}", r.err);
+    // Every row it got, then exit 5: a script can tell this from a complete list.
+    assert_eq!(r.code, Some(5), "{}", r.err);
+    assert!(r.err.contains("the list is incomplete"), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..20]);
     assert!(
         r.err.contains("gave no cursor: list ends here"),
@@ -374,10 +376,11 @@ fn has_more_with_a_null_cursor_ends_the_list_with_a_warning() {
 }
 
 #[test]
-fn a_cursor_loop_stops_the_walk_with_a_warning() {
+fn a_cursor_loop_stops_the_walk_with_a_warning_and_exit_5() {
     let d = Demo::start(100, 10, faults(|f| f.cursor_loop = true));
     let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
-    assert_eq!(r.code, Some(0), "{}", r.err);
+    assert_eq!(r.code, Some(5), "{}", r.err);
+    assert!(r.err.contains("the list is incomplete"), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..40]);
     assert!(r.err.contains("repeated a cursor"), "{}", r.err);
     assert_eq!(d.requests(), 2, "the repeated cursor is never asked for");

@@ -669,3 +669,39 @@ fn watch_prints_one_json_line_per_sample_when_stdout_is_not_a_terminal() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn a_walk_the_service_cuts_short_prints_what_it_counted_as_partial_and_exits_5() {
+    let d = Demo::start(
+        300,
+        40,
+        Faults {
+            cursor_loop: true,
+            ..Faults::default()
+        },
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(
+        &d,
+        &tmp,
+        &[
+            "summary",
+            "conversations",
+            "--limit",
+            "50",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(5), "{}", err(&o));
+    let v: Value = serde_json::from_str(&out(&o)).expect("the summary is printed");
+    assert_eq!(v["loaded"], 100, "two pages counted");
+    assert_eq!(v["complete"], false);
+    let e = err(&o);
+    assert!(e.contains("repeated a cursor"), "{e}");
+    assert!(
+        e.contains("partial (the service ended the walk early)"),
+        "{e}"
+    );
+    assert!(e.contains("the list is incomplete"), "{e}");
+}

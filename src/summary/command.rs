@@ -223,6 +223,8 @@ fn write_out(o: &mut Output<'_>, text: &str) -> Result<(), SummaryError> {
 struct Walked {
     summary: Summary,
     failure: Option<ApiError>,
+    /// The service cut the walk short (no cursor, a repeated cursor, no progress).
+    ended_early: bool,
 }
 
 impl Walked {
@@ -230,6 +232,9 @@ impl Walked {
     fn finish(self) -> Result<(), SummaryError> {
         if let Some(e) = self.failure {
             return Err(e.into());
+        }
+        if self.ended_early {
+            return Err(ListError::Truncated.into());
         }
         let unreadable = self.summary.coverage().unreadable_rows;
         if unreadable > 0 {
@@ -282,6 +287,8 @@ async fn once(
         if !cov.complete {
             let why = if walked.failure.is_some() {
                 "the walk failed"
+            } else if walked.ended_early {
+                "the service ended the walk early"
             } else {
                 "--max"
             };
@@ -370,7 +377,9 @@ async fn walk(
         }
     }
     let _ = write!(o.err, "{clear}");
-    summary.set_more_available(cut || pager.has_more() || failure.is_some());
+    // A walk the service cut short is partial too, and exits 5.
+    let ended_early = !cut && failure.is_none() && pager.warnings().ended_early();
+    summary.set_more_available(cut || pager.has_more() || failure.is_some() || ended_early);
     for w in pager.warnings().messages() {
         if !w.contains("unreadable") {
             let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
@@ -378,7 +387,11 @@ async fn walk(
     }
     Ok(WalkedPages {
         pages: pager.pages(),
-        walked: Walked { summary, failure },
+        walked: Walked {
+            summary,
+            failure,
+            ended_early,
+        },
     })
 }
 
