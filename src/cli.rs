@@ -138,7 +138,7 @@ jsonl and csv stream page by page, so memory stays flat on long walks.
 Exit codes:
   0  ok
   2  usage error, invalid filter or config
-  3  the service rejected the API key
+  3  the key was rejected (401) or may not list this (403)
   4  network or server error (after retries)
   5  the service sent data convo cannot read (some or all rows), or ended the walk
      early (no cursor, a repeated cursor, no progress); the rows it sent are printed";

@@ -232,7 +232,7 @@ fn wrong_key_is_401_unauthorized_without_the_key_in_the_message() {
         "{err:?}"
     );
     let msg = err.to_string();
-    assert!(msg.contains("rejected the API key"), "{msg}");
+    assert!(msg.contains("the key was rejected (HTTP 401"), "{msg}");
     assert!(
         msg.contains("CONVO_API_KEY"),
         "names where the key came from: {msg}"

@@ -515,3 +515,48 @@ fn breaching_and_imminent_keep_the_waiting_rows_in_that_state_with_due_secs() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("first_response"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_401_or_403_mid_walk_keeps_the_printed_rows_and_says_which() {
+    for (status, says, not) in [
+        (401, "the key was rejected (HTTP 401", "not allowed"),
+        (
+            403,
+            "the key is not allowed to list this (HTTP 403",
+            "was rejected",
+        ),
+    ] {
+        let d = Demo::start(
+            100,
+            40,
+            Faults {
+                fail_after: Some(2),
+                fail_after_status: status,
+                ..Faults::default()
+            },
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let o = run(
+            &d,
+            &tmp,
+            &[
+                "conversations",
+                "--all",
+                "--limit",
+                "10",
+                "--format",
+                "jsonl",
+            ],
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{status}: {err}");
+        assert_eq!(stdout(&o).lines().count(), 20, "the two good pages: {err}");
+        assert!(err.contains(says), "{status}: {err}");
+        assert!(!err.contains(not), "{status}: {err}");
+        assert!(
+            err.contains("CONVO_API_KEY"),
+            "where the key came from: {err}"
+        );
+        assert_eq!(d.requests(), 3, "not retried");
+    }
+}

@@ -26,10 +26,9 @@ pub enum ApiError {
     #[error("invalid filter: {0}")]
     Filter(#[from] FilterError),
 
-    /// 401/403: not retried.
-    #[error(
-        "the service rejected the API key (HTTP {status}{detail}); check the key from {origin}"
-    )]
+    /// 401/403: not retried. 401: the key itself was rejected; 403: the key is valid but may
+    /// not list this (different advice).
+    #[error("{}", unauthorized_text(*.status, .detail, .origin))]
     Unauthorized {
         status: u16,
         detail: String,
@@ -123,6 +122,21 @@ pub enum ApiError {
     /// The answer is not a list page.
     #[error("the service sent data convo cannot read: {detail}")]
     Decode { detail: String },
+}
+
+fn unauthorized_text(status: u16, detail: &str, origin: &KeySource) -> String {
+    if status == 403 {
+        format!(
+            "the key is not allowed to list this (HTTP 403{detail}): the service accepted the \
+             key from {origin} but refused this list; ask for a key with access to it, or \
+             use the profile meant for it"
+        )
+    } else {
+        format!(
+            "the key was rejected (HTTP {status}{detail}): the service did not accept the key \
+             from {origin}; check or replace it"
+        )
+    }
 }
 
 impl ApiError {

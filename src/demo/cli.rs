@@ -72,6 +72,15 @@ pub struct DemoServerArgs {
     /// For testing: every API request after the first N answers 500 (dies mid-walk).
     #[arg(long, value_name = "N", help_heading = "Faults (for testing)")]
     pub fail_after: Option<u32>,
+    /// For testing: the status of --fail-after (e.g. 401 or 403: a key revoked or narrowed
+    /// mid-walk); below 400 means 500.
+    #[arg(
+        long,
+        value_name = "STATUS",
+        default_value_t = 0,
+        help_heading = "Faults (for testing)"
+    )]
+    pub fail_after_status: u16,
     /// For testing: the first N API requests answer 429 with a Retry-After header.
     #[arg(
         long,
@@ -198,6 +207,7 @@ impl DemoServerArgs {
                 fail_every: self.fail_every,
                 fail_always: self.fail_always,
                 fail_after: self.fail_after,
+                fail_after_status: self.fail_after_status,
                 rate_limit_first: self.rate_limit_first,
                 retry_after: self.retry_after.clone(),
                 malformed_page: self.malformed_page,

@@ -22,6 +22,9 @@ pub struct Faults {
     pub fail_always: bool,
     /// Every request after the first N answers 500 (a service that dies mid-walk).
     pub fail_after: Option<u32>,
+    /// Status for `fail_after`: 401 or 403 play a key revoked or narrowed mid-walk; anything
+    /// below 400 (0 included) means 500.
+    pub fail_after_status: u16,
     /// The first N requests answer 429 with `Retry-After: retry_after` (when `fail_first` is
     /// also set, it wins for the requests both cover).
     pub rate_limit_first: u32,

@@ -147,7 +147,29 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
     let fail = |status: StatusCode| {
         ApiErr::new(status, "server_error", "the demo server was told to fail").into_response()
     };
-    if f.fail_always || f.fail_after.is_some_and(|k| n > u64::from(k)) {
+    if f.fail_after.is_some_and(|k| n > u64::from(k)) {
+        return Err(match f.fail_after_status {
+            401 => ApiErr::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid_api_key",
+                "the API key was revoked",
+            )
+            .into_response(),
+            403 => ApiErr::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "this key may not list this resource",
+            )
+            .into_response(),
+            st => fail(
+                StatusCode::from_u16(st)
+                    .ok()
+                    .filter(|s| s.as_u16() >= 400)
+                    .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            ),
+        });
+    }
+    if f.fail_always {
         return Err(fail(StatusCode::INTERNAL_SERVER_ERROR));
     }
     if n <= u64::from(f.fail_first) {
