@@ -262,38 +262,28 @@ pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
 pub fn parse_duration(s: &str) -> Result<i64, String> {
     let t = s.trim();
     let bad = || format!("{s:?} is not a duration (e.g. 2h, 90m, 1h30m, 1d)");
-    if t.is_empty() {
-        return Err(bad());
-    }
+    // A bare number is seconds (jiff's formats need a unit).
     if let Ok(n) = t.parse::<i64>() {
         return if n >= 0 { Ok(n) } else { Err(bad()) };
     }
-    let mut total: i64 = 0;
-    let mut num = String::new();
-    for c in t.chars() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let unit = match c {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            'w' => 7 * 86_400,
-            _ => return Err(bad()),
-        };
-        let n: i64 = num.parse().map_err(|_| bad())?;
-        num.clear();
-        total = n
-            .checked_mul(unit)
-            .and_then(|v| total.checked_add(v))
-            .ok_or_else(bad)?;
-    }
-    if !num.is_empty() {
+    // jiff's friendly format ("2h", "1h30m", "1h 30m", "2 hours", "1w") or ISO 8601 ("PT2H").
+    let span: jiff::Span = t.parse().map_err(|_| bad())?;
+    if span.is_negative() {
         return Err(bad());
     }
-    Ok(total)
+    if span.get_years() != 0 || span.get_months() != 0 {
+        return Err(format!(
+            "{s:?}: months and years have no fixed length; use days or weeks (e.g. 30d)"
+        ));
+    }
+    // Days and weeks are 24 hours and 7 days here: this is an age, not a calendar date.
+    let d = span
+        .to_duration(jiff::SpanRelativeTo::days_are_24_hours())
+        .map_err(|_| bad())?;
+    if d.subsec_nanos() != 0 {
+        return Err(format!("{s:?}: a duration here is whole seconds"));
+    }
+    Ok(d.as_secs())
 }
 
 fn check_columns(

@@ -233,7 +233,31 @@ fn durations() {
     assert_eq!(parse_duration("45s"), Ok(45));
     assert_eq!(parse_duration("600"), Ok(600));
     assert_eq!(parse_duration(" 1w "), Ok(604_800));
-    for bad in ["", "h", "2x", "2h3", "-5", "1.5h", "99999999999999999999d"] {
-        assert!(parse_duration(bad).is_err(), "{bad}");
+    // jiff's friendly and ISO 8601 forms, fractions that make whole seconds.
+    assert_eq!(parse_duration("1h 30m"), Ok(5400));
+    assert_eq!(parse_duration("2 hours"), Ok(7200));
+    assert_eq!(parse_duration("PT2H"), Ok(7200));
+    assert_eq!(parse_duration("1.5h"), Ok(5400));
+    for bad in [
+        "",
+        "h",
+        "2x",
+        "2h3",
+        "-5",
+        "-2h",
+        "0.5s",
+        "99999999999999999999d",
+    ] {
+        let e = parse_duration(bad).unwrap_err();
+        assert!(e.contains(&format!("{bad:?}")), "{bad}: {e}");
     }
+    assert_eq!(
+        parse_duration("2h3").unwrap_err(),
+        "\"2h3\" is not a duration (e.g. 2h, 90m, 1h30m, 1d)"
+    );
+    assert!(
+        parse_duration("1mo")
+            .unwrap_err()
+            .contains("no fixed length")
+    );
 }
