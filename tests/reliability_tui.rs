@@ -457,14 +457,35 @@ fn hostile_rows_reach_the_terminal_only_as_visible_text() {
     }
 }
 
+/// Characters that ratatui does not drop by itself (it drops C0 and C1 controls): bidi
+/// overrides and isolates and zero-width characters. Only sanitising turns them into the
+/// visible stand-ins the tests below look for.
+const KEPT_BY_RATATUI: [(&str, &str); 4] = [
+    ("\u{202e}", "\\u{202e}"),
+    ("\u{2067}", "\\u{2067}"),
+    ("\u{200b}", "\\u{200b}"),
+    ("\u{feff}", "\\u{feff}"),
+];
+
 #[test]
 fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
-    let mut app = hostile_app();
-    // An error whose detail came from the server unsanitised (defence in depth: the client
-    // sanitises, the view must not rely on it).
+    // Clean rows: the only hostile text on screen is the error's.
+    let server = FakeServer {
+        conversations: conversations(0..20),
+        visitors: Vec::new(),
+    };
+    let mut app = testing::app(W, H, 50);
+    server.settle(&mut app, Msg::Resize(W, H));
     update(&mut app, ch('r'));
     assert!(app.conversations.pager.is_loading(), "r reloads");
     let generation = app.conversations.generation;
+    // An error whose detail came from the server unsanitised (defence in depth: the client
+    // sanitises, the tab and the view must not rely on it): characters ratatui keeps first,
+    // then C1 and escape sequences.
+    let kept: String = KEPT_BY_RATATUI
+        .iter()
+        .map(|(raw, _)| format!("{raw}x "))
+        .collect();
     update(
         &mut app,
         Msg::PageLoaded {
@@ -472,13 +493,28 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
             generation,
             result: Err(ApiError::Server {
                 status: 500,
-                detail: format!(": {}", HOSTILE.concat()),
+                detail: format!(": {kept}{}", HOSTILE.concat()),
                 attempts: 4,
             }),
         },
     );
     assert!(app.conversations.error.is_some(), "the error is shown");
-    assert_only_csi(&terminal_bytes(&app));
+    let text = assert_only_csi(&terminal_bytes(&app));
+    let screen = testing::render(&app);
+    let status = screen
+        .lines()
+        .find(|l| l.contains("error ("))
+        .unwrap_or_else(|| panic!("no error line: {screen}"));
+    for (raw, shown) in KEPT_BY_RATATUI {
+        assert!(
+            status.contains(&format!("{shown}x")),
+            "{raw:?} is not shown as {shown}: {status}"
+        );
+        assert!(
+            text.contains(&format!("{shown}x")),
+            "{shown} not on the terminal"
+        );
+    }
 }
 
 #[test]

@@ -136,9 +136,19 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
     // y copies the id with OSC 52
     h.phase(vec![KeyCode::Char('y')], 50).await;
     let osc = String::from_utf8_lossy(&h.osc).to_string();
-    assert!(
-        osc.starts_with("\u{1b}]52;c;") && osc.ends_with('\u{7}'),
-        "{osc:?}"
+    let payload = osc
+        .strip_prefix("\u{1b}]52;c;")
+        .and_then(|p| p.strip_suffix('\u{7}'))
+        .unwrap_or_else(|| panic!("not one OSC 52 sequence: {osc:?}"));
+    use base64::Engine as _;
+    let copied = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .expect("the payload is base64");
+    let selected = h.app.selected_id().expect("a row is selected");
+    assert_eq!(
+        String::from_utf8(copied).expect("UTF-8"),
+        selected.to_string(),
+        "the clipboard gets exactly the selected row's UUID"
     );
 
     // q ends the loop at once, long before the scripted idle time
