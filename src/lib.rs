@@ -5,6 +5,9 @@
 //! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing only).
 //! - [`list`]: the non-interactive `convo list` command; [`visitor_join`]: its conversations
 //!   with their visitors (`--with-visitor`, `--visitor-email`).
+//! - [`summary`]: `convo summary` (counts by status, site, assignee; ages, staleness, SLA) and
+//!   the counting the TUI's `S` shares.
+//! - [`cli`]: the clap definitions of the command line.
 //! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page.
 //! - [`logging`]: tracing to a file in the data dir.
 //! - [`output`]: what `list`, `summary` and `tui` write: CSV, JSON, the table, stderr lines.
@@ -16,6 +19,10 @@
 //! - [`pager`]: the cursor walk, a pure state machine.
 //! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.
 //! - [`text`]: sanitising untrusted text and fitting it to terminal cells.
+//! - `testing` (only with the `testing` cargo feature, which `cargo test` turns on): the
+//!   binary's test-only switches (`CONVO_TEST_PANIC`, `CONVO_NOW`).
+//!
+//! Where a new key action, column or overlay goes: CONTRIBUTING.md.
 #![forbid(unsafe_code)]
 
 pub mod api;

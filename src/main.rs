@@ -1,16 +1,20 @@
 //! convo's entry point: parse the command line, read the config, build the client, dispatch.
 //!
-//! Module map (in the library crate):
+//! Module map (in the library crate; see `lib.rs` for the layers and CONTRIBUTING.md):
 //! - `cli`: clap definitions of the command line.
 //! - `tui`: the interactive browser (`convo`, `convo --demo`); `tui::view` draws only.
-//! - `list`: `convo list …` for scripts.
+//! - `list`: `convo list …` for scripts (`visitor_join`: `--with-visitor`, `--visitor-email`);
+//!   `summary`: `convo summary …`.
 //! - `setup`: `convo doctor`, `convo config init`, completions, the man page.
 //! - `logging`: tracing to a file in the data dir, never to the screen.
+//! - `output`: the writers `list`, `summary` and `tui` share (CSV, JSON, table, stderr lines).
 //! - `demo`: the embedded demo server (`convo demo-server`, `--demo`).
-//! - `config`: the config file with env and flag overrides.
+//! - `config`: the config file with env and flag overrides; `ui_config`: its look-and-keys part.
+//! - `sla`: response-time targets (pure); `store`: the local SQLite store.
 //! - `pager`: the cursor walk (pure).
 //! - `api`: models, filters, key, errors, HTTP client (no UI).
 //! - `text`: sanitising untrusted text for the terminal.
+//! - `testing`: test-only switches, only in builds with the `testing` feature.
 #![forbid(unsafe_code)]
 
 use std::io::IsTerminal;
