@@ -805,8 +805,11 @@ fn a_2mb_attribute_is_cut_on_screen_and_drawn_quickly() {
     update(&mut app, key(KeyCode::Enter));
     assert!(app.detail.is_some());
     let detail = testing::render(&app);
+    // A guard against work that grows with the value (a quadratic cut of 2 MB takes hours),
+    // not a speed target: frame times are measured by `cargo bench --bench render`. A tight
+    // bound here failed on a loaded 2-core machine (2.7 s) with nothing wrong.
     assert!(
-        start.elapsed() < Duration::from_secs(2),
+        start.elapsed() < Duration::from_secs(30),
         "{:?} to draw",
         start.elapsed()
     );
