@@ -294,7 +294,7 @@ mod tests {
     fn bad_values_name_file_line_and_key() {
         for (text, line, key, says) in [
             (
-                "[sla]\nfirst_response = \"5 minutes\"\n",
+                "[sla]\nfirst_response = \"5 parsecs\"\n",
                 3,
                 "sla.first_response",
                 "not a duration",
