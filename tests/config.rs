@@ -777,7 +777,7 @@ fn stale_after_takes_text_or_seconds_and_a_profile_may_change_it() {
         &[("CONVO_API_KEY", ENV_KEY), ("CONVO_PROFILE", "night")],
     );
     assert_eq!(ok(r).ui.stale_after_secs, Some(1800), "the profile's wins");
-    for bad in ["\"2 hours\"", "-5", "0", "\"\"", "true", "\"400d\""] {
+    for bad in ["\"2 fortnights\"", "-5", "0", "\"\"", "true", "\"400d\""] {
         let (_tmp, r) = load_text(
             &format!("base_url = \"https://x.example\"\nstale_after = {bad}\n"),
             &[("CONVO_API_KEY", ENV_KEY)],
