@@ -249,10 +249,21 @@ async fn walk<F: ListFilter, T: Printable>(
     }
     let progress = o.err_is_terminal && max.is_none_or(|m| m > limit.get() as u64);
     let mut open = true;
-    // The next page is asked for as soon as the pager has the current one, and fetched while
-    // the current one is written: the server works while convo prints. Still one request in
-    // flight, and only when its rows will be printed (never past --max or one page).
-    let mut in_flight: Option<Fetch<T>> = None;
+    // A walk runs at the network's pace: when a page arrives, the next one is asked for from
+    // its `next_cursor` (read from the end of the body, `peek_next`) before the page is
+    // decoded and written, so the server works while convo decodes and prints. The guess is
+    // checked against the pager once the page is decoded; a wrong one is cancelled and the
+    // right request sent. Still one request in flight, and only on `--all`: with `--max` or
+    // one page, the next page is asked for once the pager says its rows will be printed.
+    let speculate = max.is_none() && !one_page;
+    let mut in_flight: Option<Fetch> = None;
+    let fail = |o: &mut Output<'_>, e: ApiError| {
+        let _ = write!(o.err, "{}", stderr::clear(progress));
+        if fmt == Format::Json {
+            let _ = quiet_pipe(writeln!(o.out, "]"));
+        }
+        Err(e.into())
+    };
     while open && max.is_none_or(|m| printed < m) {
         let fetch = match in_flight.take() {
             Some(f) => f,
@@ -267,16 +278,26 @@ async fn walk<F: ListFilter, T: Printable>(
         for line in retry_lines {
             let _ = writeln!(o.err, "{}{line}", stderr::clear(progress));
         }
-        let page = match result {
-            Ok(p) => p,
-            Err(e) => {
-                let _ = write!(o.err, "{}", stderr::clear(progress));
-                if fmt == Format::Json {
-                    let _ = quiet_pipe(writeln!(o.out, "]"));
-                }
-                return Err(e.into());
-            }
+        let body = match result {
+            Ok(b) => b,
+            Err(e) => return fail(o, e),
         };
+        let mut guess = None;
+        if speculate
+            && let Some((true, Some(c))) = crate::api::model::peek_next(&body)
+            && pager.would_follow(c)
+        {
+            guess = Some((
+                Fetch::start(client, filter, limit, Some(c.into())),
+                c.to_string(),
+            ));
+            Fetch::let_it_leave().await;
+        }
+        let page = match client.decode_page::<T>(&body) {
+            Ok(p) => p,
+            Err(e) => return fail(o, e),
+        };
+        drop(body);
         let page_no = pager.pages() + 1;
         let applied = pager.apply(page);
         for b in &applied.bad_rows {
@@ -293,13 +314,20 @@ async fn walk<F: ListFilter, T: Printable>(
             && wanted_more
             && let Some(cursor) = pager.next_request()
         {
-            let f = Fetch::start(client, filter, limit, cursor);
-            // Let the request go out before the rows are written.
-            for _ in 0..4 {
-                tokio::task::yield_now().await;
-            }
-            in_flight = Some(f);
+            in_flight = Some(match guess.take() {
+                Some((f, asked)) if cursor.as_deref() == Some(asked.as_str()) => f,
+                _ => {
+                    // No guess, or a wrong one (dropping it cancels it): ask now, and let the
+                    // request go out before the rows are written.
+                    drop(guess.take());
+                    let f = Fetch::start(client, filter, limit, cursor);
+                    Fetch::let_it_leave().await;
+                    f
+                }
+            });
         }
+        // A guess the pager did not take (the walk ends) is cancelled here.
+        drop(guess);
         on_rows(pager.rows());
         for row in pager.drain_rows() {
             if max.is_some_and(|m| printed >= m) {
@@ -398,13 +426,14 @@ async fn walk<F: ListFilter, T: Printable>(
     Ok(())
 }
 
-/// One page request running on its own task, with the retry notices it heard.
-struct Fetch<T> {
-    task: tokio::task::JoinHandle<Result<crate::api::Page<T>, ApiError>>,
+/// One page request running on its own task, with the retry notices it heard. The body comes
+/// back undecoded: the walk reads the next cursor from it first.
+struct Fetch {
+    task: tokio::task::JoinHandle<Result<Vec<u8>, ApiError>>,
     retries: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
-impl<T: Printable> Fetch<T> {
+impl Fetch {
     fn start<F: ListFilter>(
         client: &Client,
         filter: &F,
@@ -421,13 +450,21 @@ impl<T: Printable> Fetch<T> {
                     e.push(retry_line(&n));
                 }
             };
-            client.get_page::<T>(url, &on_retry).await
+            client.get_body(url, &on_retry).await
         });
         Fetch { task, retries }
     }
 
-    /// The page (or the error), and the retry notices to print before it.
-    async fn finish(mut self) -> (Result<crate::api::Page<T>, ApiError>, Vec<String>) {
+    /// Lets a request just started reach the socket before the walk turns to work that does
+    /// not yield (decoding, writing): `list` runs on one thread.
+    async fn let_it_leave() {
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// The body (or the error), and the retry notices to print before it.
+    async fn finish(mut self) -> (Result<Vec<u8>, ApiError>, Vec<String>) {
         let result = match (&mut self.task).await {
             Ok(r) => r,
             Err(e) => Err(ApiError::Network {
@@ -444,7 +481,7 @@ impl<T: Printable> Fetch<T> {
     }
 }
 
-impl<T> Drop for Fetch<T> {
+impl Drop for Fetch {
     /// A request nobody waits for any more (broken pipe, an error) is cancelled.
     fn drop(&mut self) {
         self.task.abort();

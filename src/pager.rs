@@ -158,6 +158,18 @@ impl<T: Row> Pager<T> {
         Some(cursor)
     }
 
+    /// Whether the page now in flight, answering with `has_more: true` and this cursor, would
+    /// lead [`Pager::apply`] to ask for it next: a cursor not used before (nor the one in
+    /// flight), and no stall within reach. For asking early, before the page is decoded
+    /// (`list` and the TUI's walk); the pager still decides once the page is applied.
+    pub fn would_follow(&self, cursor: &str) -> bool {
+        self.in_flight
+            && !cursor.is_empty()
+            && self.fruitless + 1 < MAX_FRUITLESS_PAGES
+            && !self.cursors_used.contains(cursor)
+            && !matches!(&self.next, Next::After(c) if c == cursor)
+    }
+
     /// The request in flight failed: the same cursor will be asked for again next time.
     pub fn failed(&mut self) {
         self.in_flight = false;
@@ -350,6 +362,36 @@ mod tests {
         p.next_request();
         p.apply(page(&[1, 2], true, Some("")));
         assert!(p.warnings().inconsistent_end);
+    }
+
+    #[test]
+    fn would_follow_is_what_apply_then_asks_for() {
+        let mut p = Pager::new(2);
+        assert!(!p.would_follow("a"), "nothing in flight");
+        p.next_request();
+        assert!(p.would_follow("a"));
+        assert!(!p.would_follow(""));
+        p.apply(page(&[1, 2], true, Some("a")));
+        assert!(!p.would_follow("b"), "nothing in flight");
+        assert_eq!(p.next_request(), Some(Some("a".into())));
+        assert!(!p.would_follow("a"), "the cursor in flight");
+        assert!(p.would_follow("b"));
+        p.apply(page(&[3, 4], true, Some("b")));
+        p.next_request();
+        assert!(!p.would_follow("a"), "a cursor used before");
+        // Fruitless pages: no guess when this page could stall the walk.
+        let mut p = Pager::new(2);
+        p.next_request();
+        p.apply(page(&[1], true, Some("c0")));
+        for i in 1..MAX_FRUITLESS_PAGES {
+            p.next_request();
+            assert!(p.would_follow(&format!("c{i}")), "{i}");
+            p.apply(page(&[1], true, Some(&format!("c{i}"))));
+        }
+        p.next_request();
+        assert!(!p.would_follow("next"));
+        p.apply(page(&[1], true, Some("next")));
+        assert!(p.warnings().stalled);
     }
 
     #[test]

@@ -368,7 +368,14 @@ impl Client {
     where
         T: super::model::WireRow,
     {
-        match self.get_page_as_sent(url, on_retry).await {
+        let body = self.get_body(url, on_retry).await?;
+        self.decode_page(&body)
+    }
+
+    /// Decodes a page body as [`Client::get_page`] does, server text that echoes the key
+    /// scrubbed from its bad rows and its error.
+    pub fn decode_page<T: super::model::WireRow>(&self, body: &[u8]) -> Result<Page<T>, ApiError> {
+        match decode_page(body) {
             Ok(mut page) => {
                 for b in &mut page.bad_rows {
                     self.redact.bad_row(b);
@@ -379,22 +386,30 @@ impl Client {
         }
     }
 
-    async fn get_page_as_sent<T>(
+    /// GETs one page URL with retries and returns the body undecoded, so that a walk can ask
+    /// for the next page ([`super::model::peek_next`]) before it decodes this one
+    /// ([`Client::decode_page`]). Errors are scrubbed of the key as [`Client::get_page`]'s.
+    pub async fn get_body(
         &self,
         url: Url,
         on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
-    ) -> Result<Page<T>, ApiError>
-    where
-        T: super::model::WireRow,
-    {
+    ) -> Result<Vec<u8>, ApiError> {
+        self.get_body_as_sent(url, on_retry)
+            .await
+            .map_err(|e| self.redact.error(e))
+    }
+
+    async fn get_body_as_sent(
+        &self,
+        url: Url,
+        on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
+    ) -> Result<Vec<u8>, ApiError> {
         let mut retries = 0u32;
         let mut rate_waits = 0u32;
         loop {
             let attempts = retries + rate_waits + 1;
             match self.attempt(&url, attempts).await {
-                Ok(body) => {
-                    return Page::decode(&body).map_err(|e| ApiError::Decode { detail: e.0 });
-                }
+                Ok(body) => return Ok(body),
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry { error, reason }) => {
                     let Some(&wait) = self.retry.backoff.get(retries as usize) else {
@@ -647,6 +662,12 @@ impl Client {
         .unwrap_or(self.retry.default_retry_after)
         .min(self.retry.max_retry_after)
     }
+}
+
+/// Decodes a page body (the error is a decode error); nothing scrubbed: see
+/// [`Client::decode_page`].
+fn decode_page<T: super::model::WireRow>(body: &[u8]) -> Result<Page<T>, ApiError> {
+    Page::decode(body).map_err(|e| ApiError::Decode { detail: e.0 })
 }
 
 /// `Retry-After` as seconds or an HTTP date (decisions.md); `None` when absent or unreadable.

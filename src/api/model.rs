@@ -672,6 +672,74 @@ impl<T: WireRow> Page<T> {
     }
 }
 
+/// The next page a body points to, read from its end without reading its rows: `has_more`
+/// and `next_cursor` when they are the envelope's last two keys (in either order) and the
+/// cursor is a plain string (no escape, no control character). `None` otherwise.
+///
+/// A guess, to ask for the next page before this one is decoded: only [`Page::decode`] says
+/// what the page holds, and a walk checks the guess against it (a body that ends in this form
+/// but is not a page, or holds these keys twice, can fool it).
+pub fn peek_next(body: &[u8]) -> Option<(bool, Option<&str>)> {
+    // Bytes are read backwards from `end` (exclusive).
+    let mut end = body.len();
+    let ws = |end: &mut usize| {
+        while *end > 0 && body[*end - 1].is_ascii_whitespace() {
+            *end -= 1;
+        }
+    };
+    let byte = |end: &mut usize, want: u8| -> Option<()> {
+        ws(end);
+        (*end > 0 && body[*end - 1] == want).then(|| *end -= 1)
+    };
+    // A plain string ending at `end` (its closing quote at `end - 1`).
+    let string = |end: &mut usize| -> Option<&[u8]> {
+        byte(end, b'"')?;
+        let close = *end;
+        let open = body[..close].iter().rposition(|&b| b == b'"')?;
+        let s = &body[open + 1..close];
+        if s.iter().any(|&b| b == b'\\' || b < 0x20) {
+            return None;
+        }
+        *end = open;
+        Some(s)
+    };
+    byte(&mut end, b'}')?;
+    let (mut has_more, mut cursor) = (None, None);
+    for _ in 0..2 {
+        ws(&mut end);
+        let value_end = end;
+        let value: Option<&[u8]> = if end > 0 && body[end - 1] == b'"' {
+            Some(string(&mut end)?)
+        } else {
+            let start = body[..end]
+                .iter()
+                .rposition(|b| !b.is_ascii_lowercase())
+                .map_or(0, |p| p + 1);
+            end = start;
+            None
+        };
+        let word = &body[end..value_end];
+        byte(&mut end, b':')?;
+        let key = string(&mut end)?;
+        byte(&mut end, b',')?;
+        match (key, value) {
+            (b"has_more", None) if has_more.is_none() => {
+                has_more = Some(match word {
+                    b"true" => true,
+                    b"false" => false,
+                    _ => return None,
+                });
+            }
+            (b"next_cursor", Some(c)) if cursor.is_none() => {
+                cursor = Some(Some(std::str::from_utf8(c).ok()?));
+            }
+            (b"next_cursor", None) if cursor.is_none() && word == b"null" => cursor = Some(None),
+            _ => return None,
+        }
+    }
+    Some((has_more?, cursor?))
+}
+
 /// Replaces `\uXXXX` escapes of unpaired UTF-16 surrogates with `\ufffd`. serde_json rejects
 /// them, which would lose a whole row (or page) over one bad character; decisions.md wants the
 /// row kept and the bad text shown.
@@ -1022,5 +1090,73 @@ mod tests {
         let e = Page::<Visitor>::decode(b"{\"items\":[]}").unwrap_err();
         assert!(e.0.contains("not a list page"), "{e}");
         assert!(Page::<Visitor>::decode(b"[]").is_err());
+    }
+
+    /// `peek_next` never disagrees with `Page::decode`, and reads the form servers send.
+    #[test]
+    fn peek_next_agrees_with_decode() {
+        use proptest::prelude::*;
+        let row = r#"{"id":"0b6d1f58-3b7e-4f5a-9d36-5f3f2f0a1c11","siteId":"1b6d1f58-3b7e-4f5a-9d36-5f3f2f0a1c11","visitorId":"2b6d1f58-3b7e-4f5a-9d36-5f3f2f0a1c11","status":"open","assigneeId":null,"createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z"}"#;
+        let ws = prop::sample::select(vec!["", " ", "\n", " \t\r\n "]);
+        let cursor = prop_oneof![
+            Just(None),
+            "[A-Za-z0-9_-]{0,12}".prop_map(Some),
+            "[a\"\\\\\u{1}é/]{0,6}".prop_map(Some),
+        ];
+        let strategy = (
+            any::<bool>(),
+            cursor,
+            0usize..3,
+            prop::sample::select(vec![[0, 1, 2], [0, 2, 1], [1, 0, 2], [2, 1, 0], [1, 2, 0]]),
+            prop::collection::vec(ws, 12),
+            any::<bool>(),
+        );
+        proptest!(ProptestConfig::with_cases(2000), |((more, cursor, rows, order, w, dup) in strategy)| {
+            let data = format!("[{}]", vec![row; rows].join(&format!(",{}", w[0])));
+            let cur = serde_json::to_string(&cursor).unwrap();
+            let more_s = if more { "true" } else { "false" };
+            let fields = [
+                format!("\"data\"{}:{}{data}", w[1], w[2]),
+                format!("\"has_more\"{}:{}{more_s}", w[3], w[4]),
+                format!("\"next_cursor\"{}:{}{cur}", w[5], w[6]),
+            ];
+            let mut parts: Vec<String> = order.iter().map(|&i| fields[i].clone()).collect();
+            if dup {
+                parts.push(fields[order[2]].replace("true", "false").replace("null", "\"z\""));
+            }
+            let body = format!("{}{{{}{}{}}}{}", w[7], w[8], parts.join(&format!("{},", w[9])), w[10], w[11]);
+            let peek = peek_next(body.as_bytes());
+            let page = Page::<Conversation>::decode(body.as_bytes());
+            if let Some((h, c)) = peek {
+                let page = page.expect("a page peek_next reads decodes");
+                prop_assert_eq!(h, page.has_more);
+                prop_assert_eq!(c.map(str::to_string), page.next_cursor);
+            }
+            let plain = cursor.as_deref().is_none_or(|c| !c.contains(['"', '\\', '\u{1}']));
+            if order[0] == 0 && plain && !dup {
+                prop_assert!(peek.is_some(), "{}", body);
+            }
+        });
+        // The demo server's form, and what it cannot read.
+        assert_eq!(
+            peek_next(br#"{"data":[],"has_more":true,"next_cursor":"abc"}"#),
+            Some((true, Some("abc")))
+        );
+        assert_eq!(
+            peek_next(br#"{"data":[],"has_more":false,"next_cursor":null}"#),
+            Some((false, None))
+        );
+        assert_eq!(peek_next(br#"{"has_more":true,"next_cursor":"abc"}"#), None);
+        assert_eq!(
+            peek_next(br#"{"data":[],"has_more":true,"next_cursor":"a\"b"}"#),
+            None
+        );
+        assert_eq!(
+            peek_next(br#"{"data":[],"has_more":1,"next_cursor":"a"}"#),
+            None
+        );
+        assert_eq!(peek_next(b""), None);
+        assert_eq!(peek_next(b"}"), None);
+        assert_eq!(peek_next(b"\"\":\"\"}"), None);
     }
 }
