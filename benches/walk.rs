@@ -1,22 +1,56 @@
-//! Walk speed (issue 5, target 3): one run, three walkers over the same demo server, 20,000
-//! conversations at page size 100:
-//! 1. the server's own time: a raw keep-alive loop that only follows `next_cursor`;
-//! 2. `convo list conversations --all --format jsonl` (the release binary), its output read
-//!    and its lines counted;
-//! 3. a shell loop of curl + jq following `next_cursor` (skipped when curl or jq is missing).
+//! Walk speed (issue 14, sections 1 and 2): the whole list of conversations, page size 100,
+//! over an in-process demo server, every walker in one run.
 //!
-//! The first two alternate, after one warm-up run each, median of 11 runs each. Prints each
-//! time and the ratios. Run: `cargo build --release && cargo bench --bench walk`.
+//! 1. The server alone: a keep-alive reqwest loop in this process that only follows
+//!    `next_cursor` (rows skipped, not decoded).
+//! 2. `convo list conversations --all --format jsonl` (the binary of this profile).
+//!
+//! 1 and 2 alternate after a warm-up, 11 pairs, on the plain server and on one that waits
+//! 20 ms before each answer (a remote service). Then the rivals, each its own process writing
+//! JSONL to a pipe: a naive Rust loop (reqwest + `serde_json::Value`, run by this binary), a
+//! Python loop on the standard library with keep-alive, and curl + jq in a shell loop; a rival
+//! whose tool is missing is skipped. Each child runs under a small measuring process of this
+//! binary that reads its output, counts the rows and takes its peak RSS and CPU time from
+//! `getrusage(RUSAGE_CHILDREN)` (the whole process tree: for curl + jq, the largest process).
+//!
+//! `cargo bench --bench walk` measures (release build). `cargo test --benches` runs the same
+//! code on a few hundred rows in the debug build, as a smoke test, so the bench cannot rot.
 
-use std::process::{Command, Stdio};
+use std::io::{Read, Write};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use convo::demo::{DemoOptions, DemoServer};
 use serde::Deserialize;
 
-const ROWS: usize = 20_000;
-const LIMIT: usize = 100;
-const RUNS: usize = 11;
+/// The role of a child process of this binary.
+const ROLE: &str = "CONVO_WALK_ROLE";
+
+struct Sizes {
+    rows: usize,
+    limit: usize,
+    /// Alternating pairs of the server alone and convo.
+    pairs: usize,
+    latency: Duration,
+    /// Runs of each rival (curl + jq: one, it takes seconds a run).
+    rival_runs: usize,
+}
+
+const FULL: Sizes = Sizes {
+    rows: 20_000,
+    limit: 100,
+    pairs: 11,
+    latency: Duration::from_millis(20),
+    rival_runs: 5,
+};
+
+const SMOKE: Sizes = Sizes {
+    rows: 300,
+    limit: 100,
+    pairs: 1,
+    latency: Duration::from_millis(2),
+    rival_runs: 1,
+};
 
 #[derive(Deserialize)]
 struct Envelope {
@@ -25,13 +59,14 @@ struct Envelope {
     data: Vec<serde::de::IgnoredAny>,
 }
 
-async fn raw_walk(http: &reqwest::Client, base: &str, key: &str) -> usize {
+/// The server alone: follows the cursors, reads no row.
+async fn raw_walk(http: &reqwest::Client, base: &str, key: &str, limit: usize) -> usize {
     let mut rows = 0;
     let mut cursor: Option<String> = None;
     loop {
         let mut url = reqwest::Url::parse(&format!("{base}/v1/conversations")).expect("url");
         url.query_pairs_mut()
-            .append_pair("limit", &LIMIT.to_string());
+            .append_pair("limit", &limit.to_string());
         if let Some(c) = &cursor {
             url.query_pairs_mut().append_pair("cursor", c);
         }
@@ -53,7 +88,104 @@ async fn raw_walk(http: &reqwest::Client, base: &str, key: &str) -> usize {
     }
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
+/// The naive Rust rival, as most would write it: the default runtime and client, each page a
+/// `serde_json::Value`, each row written back as JSON to a buffered stdout.
+fn naive_main() -> ExitCode {
+    let var = |k: &str| std::env::var(k).expect(k);
+    let (base, key, limit) = (var("BASE"), var("KEY"), var("LIMIT"));
+    convo::api::client::install_crypto_provider();
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut url = format!("{base}/v1/conversations?limit={limit}");
+            if let Some(c) = &cursor {
+                url.push_str(&format!("&cursor={c}"));
+            }
+            let resp = client.get(&url).bearer_auth(&key).send().await.expect("send");
+            let page: serde_json::Value =
+                serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
+            for row in page["data"].as_array().expect("data") {
+                serde_json::to_writer(&mut out, row).expect("write");
+                out.write_all(b"\n").expect("write");
+            }
+            match (page["has_more"].as_bool(), page["next_cursor"].as_str()) {
+                (Some(true), Some(c)) => cursor = Some(c.to_string()),
+                _ => break,
+            }
+        }
+        out.flush().expect("flush");
+    });
+    ExitCode::SUCCESS
+}
+
+/// Runs the command in its arguments, counts the lines it writes, and prints
+/// `lines wall_ns cpu_ns max_rss_kib` (CPU and RSS of the child's whole process tree).
+fn measure_main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let t = Instant::now();
+    let mut child = Command::new(&args[0])
+        .args(&args[1..])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the walker");
+    let mut out = child.stdout.take().expect("stdout");
+    let (mut lines, mut buf) = (0usize, vec![0u8; 1 << 16]);
+    loop {
+        match out.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => lines += buf[..n].iter().filter(|&&b| b == b'\n').count(),
+            Err(e) => panic!("read: {e}"),
+        }
+    }
+    let status = child.wait().expect("wait");
+    let wall = t.elapsed();
+    if !status.success() {
+        eprintln!("walker failed: {status}");
+        return ExitCode::FAILURE;
+    }
+    let u = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    let tv = |t: nix::sys::time::TimeVal| t.tv_sec() as u128 * 1_000_000_000 + t.tv_usec() as u128 * 1_000;
+    let cpu = tv(u.user_time()) + tv(u.system_time());
+    println!("{lines} {} {cpu} {}", wall.as_nanos(), u.max_rss());
+    ExitCode::SUCCESS
+}
+
+/// One measured run of a walker in its own process.
+#[derive(Clone, Copy)]
+struct Run {
+    wall: Duration,
+    cpu: Duration,
+    rss_kib: u64,
+}
+
+fn measured(argv: &[&str], env: &[(&str, &str)], rows: usize) -> Run {
+    let out = Command::new(std::env::current_exe().expect("own path"))
+        .env(ROLE, "measure")
+        .envs(env.iter().copied())
+        .args(argv)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("measuring process");
+    assert!(out.status.success(), "{argv:?} failed");
+    let f: Vec<u128> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(|w| w.parse().expect("number"))
+        .collect();
+    assert_eq!(f[0] as usize, rows, "{argv:?} wrote {} rows", f[0]);
+    Run {
+        wall: Duration::from_nanos(f[1] as u64),
+        cpu: Duration::from_nanos(f[2] as u64),
+        rss_kib: f[3] as u64,
+    }
+}
+
+fn median<T: Copy + Ord>(v: &[T]) -> T {
+    let mut v = v.to_vec();
     v.sort();
     v[v.len() / 2]
 }
@@ -66,100 +198,249 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn main() {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            conversations: ROWS,
-            visitors: 2_000,
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
-    let (base, key) = (server.base_url(), server.api_key());
-    let http = convo::api::client::http_builder().build().expect("client");
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
 
-    let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| "target/release/convo".into());
-    let convo_walk = || {
-        let t = Instant::now();
-        let out = Command::new(&bin)
-            .args(["--base-url", &base, "list", "conversations", "--all"])
-            .args(["--limit", &LIMIT.to_string(), "--format", "jsonl"])
-            .env("CONVO_API_KEY", &key)
-            .env("CONVO_CONFIG", "/nonexistent/convo-bench.toml")
-            .stderr(Stdio::null())
-            .output()
-            .expect("run convo (build it first: cargo build --release)");
-        assert!(out.status.success(), "convo list failed");
-        assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), ROWS);
-        t.elapsed()
-    };
-    let raw_walk = || {
-        let t = Instant::now();
-        let n = rt.block_on(raw_walk(&http, &base, &key));
-        assert_eq!(n, ROWS);
-        t.elapsed()
-    };
-    // Warm both up, then alternate them, so a burst of other load on the machine falls on
-    // both sides rather than on one.
-    let _ = (raw_walk(), convo_walk());
-    let (mut raws, mut convos) = (Vec::new(), Vec::new());
-    for _ in 0..RUNS {
-        raws.push(raw_walk());
-        convos.push(convo_walk());
-    }
-    let ms = |v: &[Duration]| {
-        v.iter()
-            .map(|d| format!("{:.1}", d.as_secs_f64() * 1e3))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    eprintln!("  raw runs (ms):   {}", ms(&raws));
-    eprintln!("  convo runs (ms): {}", ms(&convos));
-    let (raw, convo) = (median(raws), median(convos));
+fn list(v: &[Duration]) -> String {
+    v.iter()
+        .map(|d| format!("{:.1}", ms(*d)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
-    println!("walk: {ROWS} conversations, page size {LIMIT}, median of {RUNS} runs");
-    println!(
-        "  server (raw keep-alive loop): {:>8.1} ms",
-        raw.as_secs_f64() * 1e3
-    );
-    println!(
-        "  convo list --all --format jsonl: {:>8.1} ms  ({:.2}x the server's time; target <= 1.3x)",
-        convo.as_secs_f64() * 1e3,
-        convo.as_secs_f64() / raw.as_secs_f64()
-    );
-    if have("curl") && have("jq") {
-        let script = format!(
-            r#"c=""; n=0
+const PYTHON: &str = r#"
+import http.client, json, os, sys, urllib.parse
+base = urllib.parse.urlsplit(os.environ["BASE"])
+conn = http.client.HTTPConnection(base.hostname, base.port)
+headers = {"Authorization": "Bearer " + os.environ["KEY"]}
+cursor = None
+while True:
+    q = {"limit": os.environ["LIMIT"]}
+    if cursor:
+        q["cursor"] = cursor
+    conn.request("GET", "/v1/conversations?" + urllib.parse.urlencode(q), headers=headers)
+    r = conn.getresponse()
+    if r.status != 200:
+        sys.exit("HTTP %d" % r.status)
+    page = json.loads(r.read())
+    for row in page["data"]:
+        sys.stdout.write(json.dumps(row) + "\n")
+    if not page.get("has_more") or not page.get("next_cursor"):
+        break
+    cursor = page["next_cursor"]
+"#;
+
+const CURL_JQ: &str = r#"c=""
 while :; do
-  q="limit={LIMIT}"; [ -n "$c" ] && q="$q&cursor=$c"
+  q="limit=$LIMIT"; [ -n "$c" ] && q="$q&cursor=$c"
   body=$(curl -sf -H "Authorization: Bearer $KEY" "$BASE/v1/conversations?$q") || exit 1
-  n=$((n + $(printf '%s' "$body" | jq '.data | length')))
+  printf '%s' "$body" | jq -c '.data[]'
   c=$(printf '%s' "$body" | jq -r 'if .has_more then .next_cursor else "" end')
   [ -z "$c" ] && break
-done
-echo $n"#
-        );
-        let t = Instant::now();
-        let out = Command::new("sh")
-            .args(["-c", &script])
-            .env("KEY", &key)
-            .env("BASE", &base)
-            .output()
-            .expect("shell loop");
-        let shell = t.elapsed();
-        let n: usize = String::from_utf8_lossy(&out.stdout)
-            .trim()
-            .parse()
-            .unwrap_or(0);
-        assert_eq!(n, ROWS, "the curl + jq loop walked {n} rows");
-        println!(
-            "  curl + jq shell loop:            {:>8.1} ms  (convo is {:.1}x faster; target >= 5x)",
-            shell.as_secs_f64() * 1e3,
-            shell.as_secs_f64() / convo.as_secs_f64()
-        );
-    } else {
-        println!("  curl + jq shell loop: skipped (install curl and jq)");
+done"#;
+
+fn main() -> ExitCode {
+    match std::env::var(ROLE).as_deref() {
+        Ok("measure") => return measure_main(),
+        Ok("naive") => return naive_main(),
+        _ => {}
     }
-    rt.block_on(server.shutdown());
+    // `cargo bench` passes --bench; `cargo test --benches` does not: a smoke run.
+    let full = std::env::args().any(|a| a == "--bench");
+    let s = if full { FULL } else { SMOKE };
+    let pages = s.rows.div_ceil(s.limit);
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let start = |latency| {
+        rt.block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            conversations: s.rows,
+            visitors: 100,
+            latency,
+            ..DemoOptions::default()
+        }))
+        .expect("demo server")
+    };
+    let (fast, slow) = (start(Duration::ZERO), start(s.latency));
+    let http = convo::api::client::http_builder().build().expect("client");
+    let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_convo").into());
+    let limit = s.limit.to_string();
+    let convo = |server: &DemoServer| {
+        let base = server.base_url();
+        let key = server.api_key();
+        let argv = [
+            bin.as_str(),
+            "--base-url",
+            &base,
+            "list",
+            "conversations",
+            "--all",
+            "--limit",
+            &limit,
+            "--format",
+            "jsonl",
+        ];
+        measured(
+            &argv,
+            &[
+                ("CONVO_API_KEY", &key),
+                ("CONVO_CONFIG", "/nonexistent/convo-bench.toml"),
+            ],
+            s.rows,
+        )
+    };
+    let raw = |server: &DemoServer| {
+        let t = Instant::now();
+        let n = rt.block_on(raw_walk(&http, &server.base_url(), &server.api_key(), s.limit));
+        assert_eq!(n, s.rows);
+        t.elapsed()
+    };
+    let pairs = |server: &DemoServer| {
+        // Warm both up, then alternate them, so a burst of other load on the machine falls on
+        // both sides rather than on one.
+        let _ = (raw(server), convo(server));
+        let (mut raws, mut convos) = (Vec::new(), Vec::new());
+        for _ in 0..s.pairs {
+            raws.push(raw(server));
+            convos.push(convo(server));
+        }
+        (raws, convos)
+    };
+
+    let (raws, convos) = pairs(&fast);
+    let convo_walls: Vec<Duration> = convos.iter().map(|r| r.wall).collect();
+    let ratios: Vec<f64> = raws
+        .iter()
+        .zip(&convo_walls)
+        .map(|(r, c)| c.as_secs_f64() / r.as_secs_f64())
+        .collect();
+    let (raw_m, convo_m) = (median(&raws), median(&convo_walls));
+    println!(
+        "walk: {} conversations, page size {}, {} pages, {} alternating pairs",
+        s.rows, s.limit, pages, s.pairs
+    );
+    println!("  server alone (ms): {}", list(&raws));
+    println!("  convo list (ms):   {}", list(&convo_walls));
+    println!(
+        "  pair ratios:       {}",
+        ratios
+            .iter()
+            .map(|r| format!("{r:.2}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "  median: server {:.1} ms, convo {:.1} ms: {:.2}x (target <= 1.10x); median of the pair ratios {:.2}x",
+        ms(raw_m),
+        ms(convo_m),
+        convo_m.as_secs_f64() / raw_m.as_secs_f64(),
+        {
+            let mut r = ratios.clone();
+            r.sort_by(f64::total_cmp);
+            r[r.len() / 2]
+        }
+    );
+
+    let (slow_raws, slow_convos) = pairs(&slow);
+    let slow_convo_walls: Vec<Duration> = slow_convos.iter().map(|r| r.wall).collect();
+    let (slow_raw_m, slow_convo_m) = (median(&slow_raws), median(&slow_convo_walls));
+    let network = s.latency * pages as u32 + raw_m;
+    println!(
+        "walk with {} ms latency a request, {} alternating pairs",
+        s.latency.as_millis(),
+        s.pairs
+    );
+    println!("  server alone (ms): {}", list(&slow_raws));
+    println!("  convo list (ms):   {}", list(&slow_convo_walls));
+    println!(
+        "  median: pages x (latency + server time) = {:.1} ms; server alone {:.1} ms ({:.3}x); \
+         convo {:.1} ms: {:.3}x of pages x (latency + server time) (target <= 1.03x), {:.3}x of the server alone",
+        ms(network),
+        ms(slow_raw_m),
+        slow_raw_m.as_secs_f64() / network.as_secs_f64(),
+        ms(slow_convo_m),
+        slow_convo_m.as_secs_f64() / network.as_secs_f64(),
+        slow_convo_m.as_secs_f64() / slow_raw_m.as_secs_f64(),
+    );
+
+    // Rivals, on the plain server.
+    let (base, key) = (fast.base_url(), fast.api_key());
+    let env = [
+        ("BASE", base.as_str()),
+        ("KEY", key.as_str()),
+        ("LIMIT", limit.as_str()),
+    ];
+    let me = std::env::current_exe().expect("own path");
+    let me = me.to_str().expect("path");
+    let mut table: Vec<(&str, Vec<Run>)> = vec![("convo list --all --format jsonl", convos)];
+    let naive_env = [env[0], env[1], env[2], (ROLE, "naive")];
+    let runs = |argv: &[&str], env: &[(&str, &str)], n: usize| -> Vec<Run> {
+        (0..n).map(|_| measured(argv, env, s.rows)).collect()
+    };
+    table.push((
+        "naive Rust (reqwest + serde_json::Value)",
+        runs(&[me], &naive_env, s.rival_runs),
+    ));
+    if have("python3") {
+        table.push((
+            "Python, standard library, keep-alive",
+            runs(&["python3", "-c", PYTHON], &env, s.rival_runs),
+        ));
+    } else {
+        println!("  Python rival skipped: python3 is not installed");
+    }
+    if have("curl") && have("jq") {
+        table.push(("curl + jq shell loop", runs(&["sh", "-c", CURL_JQ], &env, 1)));
+    } else {
+        println!("  curl + jq rival skipped: install curl and jq (apt-get install curl jq)");
+    }
+    let convo_run = {
+        let t = &table[0].1;
+        Run {
+            wall: median(&t.iter().map(|r| r.wall).collect::<Vec<_>>()),
+            cpu: median(&t.iter().map(|r| r.cpu).collect::<Vec<_>>()),
+            rss_kib: median(&t.iter().map(|r| r.rss_kib).collect::<Vec<_>>()),
+        }
+    };
+    println!(
+        "rivals: {} rows, medians (runs: convo {}, others {}, curl + jq 1)",
+        s.rows, s.pairs, s.rival_runs
+    );
+    println!(
+        "| walker | time | rows/s | peak RSS | CPU time | time vs convo | RSS vs convo |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| server alone (in-process loop, rows not read) | {:.1} ms | {:.0} | – | – | {:.2}x | – |",
+        ms(raw_m),
+        s.rows as f64 / raw_m.as_secs_f64(),
+        raw_m.as_secs_f64() / convo_run.wall.as_secs_f64()
+    );
+    let mut convo_leads = true;
+    for (i, (name, runs)) in table.iter().enumerate() {
+        let m = Run {
+            wall: median(&runs.iter().map(|r| r.wall).collect::<Vec<_>>()),
+            cpu: median(&runs.iter().map(|r| r.cpu).collect::<Vec<_>>()),
+            rss_kib: median(&runs.iter().map(|r| r.rss_kib).collect::<Vec<_>>()),
+        };
+        if i > 0 && (m.wall <= convo_run.wall || m.rss_kib <= convo_run.rss_kib) {
+            convo_leads = false;
+        }
+        println!(
+            "| {name} | {:.1} ms | {:.0} | {:.1} MiB | {:.1} ms | {:.2}x | {:.2}x |",
+            ms(m.wall),
+            s.rows as f64 / m.wall.as_secs_f64(),
+            m.rss_kib as f64 / 1024.0,
+            ms(m.cpu),
+            m.wall.as_secs_f64() / convo_run.wall.as_secs_f64(),
+            m.rss_kib as f64 / convo_run.rss_kib as f64,
+        );
+    }
+    println!(
+        "convo leads every rival on time and peak RSS: {}",
+        if convo_leads { "yes" } else { "NO" }
+    );
+    rt.block_on(fast.shutdown());
+    rt.block_on(slow.shutdown());
+    ExitCode::SUCCESS
 }

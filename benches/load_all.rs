@@ -1,0 +1,222 @@
+//! Loading everything in the TUI (issue 14, section 3): `L` in the real binary, in a 200x50
+//! pseudo-terminal, against an in-process demo server of N conversations, beside
+//! `convo list conversations --all --format jsonl` on the same server.
+//!
+//! For each N: the time from pressing `L` to the footer's `all N loaded` (a `vt100` parser
+//! reads the screen), against the median of 3 list walks (target <= 1.3x); a `j` every 100 ms
+//! while loading and the time until the footer shows the new row (the UI answers within a
+//! frame); the TUI's RSS (/proc) before `L` and after, per row loaded (target <= 200 bytes).
+//!
+//! `cargo bench --bench load_all` measures 10k, 100k, 600k and 1M rows (release build; about
+//! two minutes). `cargo test --benches` runs it on 2,000 rows in the debug build as a smoke
+//! test. `LOAD_ALL_ROWS=600000` measures one size.
+
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use convo::demo::{DemoOptions, DemoServer};
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+const ROWS: u16 = 50;
+const COLS: u16 = 200;
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn list_walk(bin: &str, base: &str, key: &str, rows: usize) -> Duration {
+    let t = Instant::now();
+    let mut child = Command::new(bin)
+        .args(["--base-url", base, "list", "conversations", "--all"])
+        .args(["--limit", "100", "--format", "jsonl"])
+        .env("CONVO_API_KEY", key)
+        .env("CONVO_CONFIG", "/nonexistent/convo-bench.toml")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("convo list");
+    let mut out = child.stdout.take().expect("stdout");
+    let (mut lines, mut buf) = (0usize, vec![0u8; 1 << 16]);
+    loop {
+        match out.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => lines += buf[..n].iter().filter(|&&b| b == b'\n').count(),
+        }
+    }
+    assert!(child.wait().expect("wait").success());
+    assert_eq!(lines, rows);
+    t.elapsed()
+}
+
+/// The footer's row number (`row 12 ·`), if shown.
+fn footer_row(screen: &str) -> Option<usize> {
+    let i = screen.rfind(" row ")?;
+    screen[i + 5..].split(' ').next()?.parse().ok()
+}
+
+struct Tui {
+    rows: usize,
+    load: Duration,
+    keys: Vec<Duration>,
+    rss_before: u64,
+    rss_after: u64,
+}
+
+fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize) -> Tui {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("openpty");
+    let mut cmd = CommandBuilder::new(bin);
+    cmd.env_clear();
+    cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("HOME", tmp.path());
+    cmd.env("XDG_CONFIG_HOME", tmp.path().join("config"));
+    cmd.env("XDG_DATA_HOME", tmp.path().join("data"));
+    cmd.env("CONVO_LOG_FILE", tmp.path().join("convo.log"));
+    cmd.env("CONVO_CONFIG", tmp.path().join("none.toml"));
+    cmd.env("CONVO_API_KEY", key);
+    cmd.args(["--base-url", base]);
+    cmd.cwd(tmp.path());
+    let mut reader = pair.master.try_clone_reader().expect("reader");
+    let mut writer = pair.master.take_writer().expect("writer");
+    let mut child = pair.slave.spawn_command(cmd).expect("spawn convo");
+    drop(pair.slave);
+    let pid = child.process_id().expect("pid");
+    let screen = Arc::new(Mutex::new(String::new()));
+    let seen = screen.clone();
+    std::thread::spawn(move || {
+        let mut parser = vt100::Parser::new(
+            NonZeroU16::new(ROWS).expect("rows"),
+            NonZeroU16::new(COLS).expect("cols"),
+            0,
+        );
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            let n = reader.read(&mut buf).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            parser.process(&buf[..n]);
+            *seen.lock().expect("screen") = parser.screen().contents();
+        }
+    });
+    let wait_for = |what: &dyn Fn(&str) -> bool, limit: Duration| -> bool {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            if what(&screen.lock().expect("screen")) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        false
+    };
+    assert!(
+        wait_for(&|s| footer_row(s).is_some(), Duration::from_secs(20)),
+        "no rows on screen: {}",
+        screen.lock().expect("screen")
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let rss_before = rss_kib(pid);
+    let done = format!("all {rows} loaded");
+    let t = Instant::now();
+    writer.write_all(b"L").expect("L");
+    writer.flush().expect("flush");
+    // A `j` every 100 ms while loading; the time until the footer shows the row it moved to.
+    let mut keys = Vec::new();
+    let mut row = 1;
+    loop {
+        if wait_for(&|s| s.contains(&done), Duration::from_millis(100)) {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(300), "L never finished");
+        let k = Instant::now();
+        writer.write_all(b"j").expect("j");
+        writer.flush().expect("flush");
+        row += 1;
+        let moved = wait_for(&|s| footer_row(s) == Some(row), Duration::from_secs(5));
+        assert!(moved, "j was not answered");
+        keys.push(k.elapsed());
+    }
+    let load = t.elapsed();
+    std::thread::sleep(Duration::from_millis(200));
+    let rss_after = rss_kib(pid);
+    let _ = writer.write_all(b"q");
+    let _ = writer.flush();
+    std::thread::sleep(Duration::from_millis(100));
+    let _ = child.kill();
+    let _ = child.wait();
+    // Key answers overlap the walk; the load time includes them (as a user would see it).
+    Tui {
+        rows,
+        load,
+        keys,
+        rss_before,
+        rss_after,
+    }
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let sizes: Vec<usize> = match std::env::var("LOAD_ALL_ROWS") {
+        Ok(v) => v.split(',').map(|n| n.trim().parse().expect("rows")).collect(),
+        Err(_) if full => vec![10_000, 100_000, 600_000, 1_000_000],
+        Err(_) => vec![2_000],
+    };
+    let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_convo").into());
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("| rows | L in the TUI | convo list --all | ratio | j answered (median / max, n) | RSS per row |");
+    println!("|---|---|---|---|---|---|");
+    for rows in sizes {
+        let server = rt
+            .block_on(DemoServer::start(DemoOptions {
+                addr: ([127, 0, 0, 1], 0).into(),
+                conversations: rows,
+                visitors: 100,
+                ..DemoOptions::default()
+            }))
+            .expect("demo server");
+        let (base, key) = (server.base_url(), server.api_key());
+        let mut lists: Vec<Duration> = (0..3).map(|_| list_walk(&bin, &base, &key, rows)).collect();
+        lists.sort();
+        let list = lists[1];
+        let tui = tui_load_all(&bin, &base, &key, rows);
+        let mut keys = tui.keys.clone();
+        keys.sort();
+        let (kmed, kmax) = (
+            keys.get(keys.len() / 2).copied().unwrap_or_default(),
+            keys.last().copied().unwrap_or_default(),
+        );
+        let per_row = (tui.rss_after.saturating_sub(tui.rss_before) * 1024) as f64 / tui.rows as f64;
+        println!(
+            "| {rows} | {:.0} ms | {:.0} ms | {:.2}x | {:.1} / {:.1} ms, {} | {:.0} B ({} → {} KiB) |",
+            ms(tui.load),
+            ms(list),
+            tui.load.as_secs_f64() / list.as_secs_f64(),
+            ms(kmed),
+            ms(kmax),
+            keys.len(),
+            per_row,
+            tui.rss_before,
+            tui.rss_after
+        );
+        rt.block_on(server.shutdown());
+    }
+}
