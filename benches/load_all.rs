@@ -175,14 +175,19 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize) -> Tui {
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let sizes: Vec<usize> = match std::env::var("LOAD_ALL_ROWS") {
-        Ok(v) => v.split(',').map(|n| n.trim().parse().expect("rows")).collect(),
+        Ok(v) => v
+            .split(',')
+            .map(|n| n.trim().parse().expect("rows"))
+            .collect(),
         Err(_) if full => vec![10_000, 100_000, 600_000, 1_000_000],
         Err(_) => vec![2_000],
     };
     let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_convo").into());
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("| rows | L in the TUI | convo list --all | ratio | j answered (median / max, n) | RSS per row |");
+    println!(
+        "| rows | L in the TUI | convo list --all | ratio | j answered (median / max, n) | RSS per row |"
+    );
     println!("|---|---|---|---|---|---|");
     for rows in sizes {
         let server = rt
@@ -204,7 +209,8 @@ fn main() {
             keys.get(keys.len() / 2).copied().unwrap_or_default(),
             keys.last().copied().unwrap_or_default(),
         );
-        let per_row = (tui.rss_after.saturating_sub(tui.rss_before) * 1024) as f64 / tui.rows as f64;
+        let per_row =
+            (tui.rss_after.saturating_sub(tui.rss_before) * 1024) as f64 / tui.rows as f64;
         println!(
             "| {rows} | {:.0} ms | {:.0} ms | {:.2}x | {:.1} / {:.1} ms, {} | {:.0} B ({} → {} KiB) |",
             ms(tui.load),

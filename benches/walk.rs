@@ -104,7 +104,12 @@ fn naive_main() -> ExitCode {
             if let Some(c) = &cursor {
                 url.push_str(&format!("&cursor={c}"));
             }
-            let resp = client.get(&url).bearer_auth(&key).send().await.expect("send");
+            let resp = client
+                .get(&url)
+                .bearer_auth(&key)
+                .send()
+                .await
+                .expect("send");
             let page: serde_json::Value =
                 serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
             for row in page["data"].as_array().expect("data") {
@@ -149,7 +154,9 @@ fn measure_main() -> ExitCode {
     }
     let u = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .expect("getrusage");
-    let tv = |t: nix::sys::time::TimeVal| t.tv_sec() as u128 * 1_000_000_000 + t.tv_usec() as u128 * 1_000;
+    let tv = |t: nix::sys::time::TimeVal| {
+        t.tv_sec() as u128 * 1_000_000_000 + t.tv_usec() as u128 * 1_000
+    };
     let cpu = tv(u.user_time()) + tv(u.system_time());
     println!("{lines} {} {cpu} {}", wall.as_nanos(), u.max_rss());
     ExitCode::SUCCESS
@@ -291,7 +298,12 @@ fn main() -> ExitCode {
     };
     let raw = |server: &DemoServer| {
         let t = Instant::now();
-        let n = rt.block_on(raw_walk(&http, &server.base_url(), &server.api_key(), s.limit));
+        let n = rt.block_on(raw_walk(
+            &http,
+            &server.base_url(),
+            &server.api_key(),
+            s.limit,
+        ));
         assert_eq!(n, s.rows);
         t.elapsed()
     };
@@ -390,7 +402,10 @@ fn main() -> ExitCode {
         println!("  Python rival skipped: python3 is not installed");
     }
     if have("curl") && have("jq") {
-        table.push(("curl + jq shell loop", runs(&["sh", "-c", CURL_JQ], &env, 1)));
+        table.push((
+            "curl + jq shell loop",
+            runs(&["sh", "-c", CURL_JQ], &env, 1),
+        ));
     } else {
         println!("  curl + jq rival skipped: install curl and jq (apt-get install curl jq)");
     }
@@ -406,9 +421,7 @@ fn main() -> ExitCode {
         "rivals: {} rows, medians (runs: convo {}, others {}, curl + jq 1)",
         s.rows, s.pairs, s.rival_runs
     );
-    println!(
-        "| walker | time | rows/s | peak RSS | CPU time | time vs convo | RSS vs convo |"
-    );
+    println!("| walker | time | rows/s | peak RSS | CPU time | time vs convo | RSS vs convo |");
     println!("|---|---|---|---|---|---|---|");
     println!(
         "| server alone (in-process loop, rows not read) | {:.1} ms | {:.0} | – | – | {:.2}x | – |",

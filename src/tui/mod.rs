@@ -53,6 +53,7 @@ pub mod command;
 pub mod export;
 pub mod filter_form;
 pub mod format;
+pub mod frames;
 pub mod keys;
 pub mod layout;
 pub mod marks;
@@ -221,6 +222,9 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
         let at = crate::testing::panic_at();
         rt.panic_on_draw = at == Some(crate::testing::PanicAt::Draw);
         rt.panic_in_fetch = at == Some(crate::testing::PanicAt::Fetch);
+    }
+    if std::env::var_os("CONVO_NO_SCROLL_REGION").is_some_and(|v| !v.is_empty()) {
+        rt.frames = frames::Frames::plain();
     }
     let mut out = io::stdout();
     let mut result = tokio::select! {

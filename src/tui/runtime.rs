@@ -5,30 +5,72 @@
 //! Generic over the ratatui backend and the input stream, so tests run this very loop on a
 //! `TestBackend` with scripted keys.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
 use crossterm::event::{Event, MouseEventKind};
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tokio::time::MissedTickBehavior;
+use tokio::time::{Instant, MissedTickBehavior};
 
 use super::TuiError;
 use super::app::App;
 use super::command::{Command, Query};
+use super::frames::Frames;
 use super::msg::{Loaded, Msg, Task};
 use super::terminal::Modes;
 use super::update::update;
 use super::view;
-use crate::api::{Client, Conversation, Resource, RetryNotice, Visitor};
+use crate::api::model::peek_next;
+use crate::api::{
+    ApiError, Client, Conversation, Limit, ListFilter, Resource, RetryNotice, Visitor,
+};
 
 /// How often the timer ticks: countdowns are in seconds, relative times in minutes.
 pub const TICK: Duration = Duration::from_secs(1);
+
+/// The shortest time between two frames drawn for answers (pages, refreshes): a walk of
+/// thousands of pages (`L`) draws its progress at most this often, not once a page. Input is
+/// answered by a frame at once.
+pub const ANSWER_FRAME: Duration = Duration::from_millis(16);
+
+/// At most this many keys already waiting are applied before a frame is drawn.
+const MAX_KEYS_A_FRAME: usize = 64;
+
+/// A request for the next page of an `L` walk, sent as soon as the page before it named its
+/// cursor (before that page was decoded and applied).
+struct Ahead {
+    generation: u64,
+    cursor: String,
+    task: JoinHandle<()>,
+    body: tokio::sync::oneshot::Receiver<Result<Vec<u8>, ApiError>>,
+}
+
+/// Per tab, the walk the fetches belong to: its generation, the cursors asked for in it (a
+/// cursor seen again is never asked for ahead: the pager will call it a loop) and the request
+/// sent ahead.
+#[derive(Default)]
+struct Walk {
+    generation: u64,
+    asked: HashSet<String>,
+    ahead: Option<Ahead>,
+}
+
+impl Walk {
+    fn cancel_ahead(&mut self) {
+        if let Some(a) = self.ahead.take() {
+            a.task.abort();
+        }
+    }
+}
+
+type Walks = Arc<Mutex<HashMap<Resource, Walk>>>;
 
 /// Runs commands and the loop. Fetch tasks outlive one call of [`Runtime::run`], so a test
 /// can run the loop in phases with the same app.
@@ -38,6 +80,10 @@ pub struct Runtime {
     rx: mpsc::UnboundedReceiver<Msg>,
     /// The task in flight per (tab, is-refresh); a newer one aborts the older.
     tasks: HashMap<(Resource, bool), JoinHandle<()>>,
+    /// Each tab's walk, shared with its fetch tasks (they ask for the next page ahead).
+    walks: Walks,
+    /// Draws frames, moving the table with a scroll region when it scrolls.
+    pub frames: Frames,
     tick: Duration,
     /// Test only (`CONVO_TEST_PANIC=1`): panic at the first draw so a pty test can check that
     /// the terminal is restored after a panic.
@@ -71,6 +117,8 @@ impl Runtime {
             tx,
             rx,
             tasks: HashMap::new(),
+            walks: Walks::default(),
+            frames: Frames::default(),
             tick: TICK,
             panic_on_draw: false,
             panic_in_fetch: false,
@@ -107,6 +155,9 @@ impl Runtime {
         }
         let mut ticker = tokio::time::interval(self.tick);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        // Input (and the first frame) is drawn at once; answers at most every ANSWER_FRAME.
+        let mut urgent = true;
+        let mut last_draw = Instant::now();
         loop {
             if std::mem::take(&mut self.resumed) {
                 // Back from Ctrl-Z: the screen is not ours any more, and may have a new size.
@@ -116,28 +167,68 @@ impl Runtime {
                 terminal
                     .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
                     .map_err(|e| TuiError::Draw(e.to_string()))?;
+                self.frames.forget();
                 if self.handle(app, Msg::Resize(size.width, size.height), out)? {
                     return Ok(());
                 }
             }
-            if app.dirty {
+            if app.dirty && (urgent || last_draw.elapsed() >= ANSWER_FRAME) {
                 self.draw(terminal, app)?;
+                last_draw = Instant::now();
+                urgent = false;
             }
+            let frame_due = last_draw + ANSWER_FRAME;
             let msg = tokio::select! {
                 biased;
-                Some(m) = self.rx.recv() => m,
                 ev = input.next() => match ev {
-                    None => return Ok(()),
+                    None => None,
                     Some(Err(e)) => return Err(TuiError::Io(e)),
                     Some(Ok(e)) => match event_msg(e) {
-                        Some(m) => m,
+                        Some(m) => {
+                            urgent = true;
+                            Some(m)
+                        }
                         None => continue,
                     },
                 },
-                _ = ticker.tick() => Msg::Tick(jiff::Timestamp::now()),
+                Some(m) = self.rx.recv() => Some(m),
+                _ = ticker.tick() => Some(Msg::Tick(jiff::Timestamp::now())),
+                _ = tokio::time::sleep_until(frame_due), if app.dirty => continue,
+            };
+            let Some(msg) = msg else {
+                // The end of input: what the last messages changed is drawn before leaving.
+                if app.dirty {
+                    self.draw(terminal, app)?;
+                }
+                return Ok(());
             };
             if self.handle(app, msg, out)? {
                 return Ok(());
+            }
+            // Keys already waiting (a held key repeating faster than frames are drawn) are
+            // applied before the next frame: a burst costs one frame, never a queue of them.
+            if urgent {
+                for _ in 0..MAX_KEYS_A_FRAME {
+                    let Some(ev) = input.next().now_or_never() else {
+                        break;
+                    };
+                    match ev {
+                        None => {
+                            if app.dirty {
+                                self.draw(terminal, app)?;
+                            }
+                            return Ok(());
+                        }
+                        Some(Err(e)) => return Err(TuiError::Io(e)),
+                        Some(Ok(e)) => {
+                            if let Some(m) = event_msg(e)
+                                && self.handle(app, m, out)?
+                            {
+                                return Ok(());
+                            }
+                        }
+                    }
+                }
             }
             // Apply every answer already waiting before drawing: one frame per burst.
             while let Ok(m) = self.rx.try_recv() {
@@ -150,6 +241,9 @@ impl Runtime {
 
     /// Aborts every task in flight.
     pub fn shutdown(&mut self) {
+        for w in lock(&self.walks).values_mut() {
+            w.cancel_ahead();
+        }
         for (_, t) in self.tasks.drain() {
             t.abort();
         }
@@ -163,8 +257,8 @@ impl Runtime {
         if self.panic_on_draw {
             panic!("CONVO_TEST_PANIC is set: panicking on the first draw (test only)");
         }
-        terminal
-            .draw(|f| view::draw(app, f))
+        self.frames
+            .draw(terminal, |f| view::draw(app, f), app)
             .map_err(|e| TuiError::Draw(e.to_string()))?;
         app.dirty = false;
         Ok(())
@@ -211,6 +305,9 @@ impl Runtime {
                     }
                 }
                 Command::Cancel { tab } => {
+                    if let Some(w) = lock(&self.walks).get_mut(&tab) {
+                        w.cancel_ahead();
+                    }
                     for head in [false, true] {
                         if let Some(t) = self.tasks.remove(&(tab, head)) {
                             t.abort();
@@ -223,13 +320,17 @@ impl Runtime {
                     cursor,
                     query,
                     limit,
-                } => self.spawn(tab, generation, cursor, query, limit, false),
+                } => {
+                    // Only `L` asks ahead: its next page is wanted whatever the page brings.
+                    let ahead = with_tab!(ref app, tab, |t| t.load_all);
+                    self.spawn(tab, generation, cursor, query, limit, false, ahead)
+                }
                 Command::FetchHead {
                     tab,
                     generation,
                     query,
                     limit,
-                } => self.spawn(tab, generation, None, query, limit, true),
+                } => self.spawn(tab, generation, None, query, limit, true, false),
                 Command::Notify { more } => {
                     out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;
@@ -302,17 +403,49 @@ impl Runtime {
         );
     }
 
+    /// Starts the fetch of one page. For a walk's page (`head` false), a request this tab's
+    /// walk already sent ahead for the same cursor is used; with `ahead`, the fetch asks for
+    /// the page after its own as soon as its body names the cursor, before decoding it.
+    #[allow(clippy::too_many_arguments)]
     fn spawn(
         &mut self,
         tab: Resource,
         generation: u64,
         cursor: Option<String>,
         query: Query,
-        limit: crate::api::Limit,
+        limit: Limit,
         head: bool,
+        ahead: bool,
     ) {
         let client = self.client.clone();
         let tx = self.tx.clone();
+        let walks = self.walks.clone();
+        let sent_ahead = if head {
+            None
+        } else {
+            let mut all = lock(&self.walks);
+            let w = all.entry(tab).or_default();
+            if w.generation != generation {
+                w.cancel_ahead();
+                *w = Walk {
+                    generation,
+                    ..Walk::default()
+                };
+            }
+            if let Some(c) = &cursor {
+                w.asked.insert(c.clone());
+            }
+            match w.ahead.take() {
+                Some(a) if a.generation == generation && Some(&a.cursor) == cursor.as_ref() => {
+                    Some(a)
+                }
+                Some(a) => {
+                    a.task.abort();
+                    None
+                }
+                None => None,
+            }
+        };
         let panic_now = std::mem::take(&mut self.panic_in_fetch);
         let id = if head {
             Task::Head { tab, generation }
@@ -326,27 +459,50 @@ impl Runtime {
             if panic_now {
                 panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
             }
-            let notices = tx.clone();
-            let on_retry = move |notice: RetryNotice| {
-                if !head {
-                    let _ = notices.send(Msg::Retrying {
-                        tab,
-                        generation,
-                        notice,
-                    });
+            let body = match sent_ahead {
+                Some(a) => a.body.await.unwrap_or_else(|_| {
+                    Err(ApiError::Network {
+                        detail: "the request sent ahead ended".into(),
+                        attempts: 1,
+                    })
+                }),
+                None => {
+                    let on_retry = retry_notices(&tx, tab, generation, head);
+                    fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await
                 }
             };
-            let c = cursor.as_deref();
-            let result = match &query {
-                Query::Conversations(f) => client
-                    .list::<_, Conversation>(f, limit, c, &on_retry)
-                    .await
-                    .map(Loaded::Conversations),
-                Query::Visitors(f) => client
-                    .list::<_, Visitor>(f, limit, c, &on_retry)
-                    .await
-                    .map(Loaded::Visitors),
-            };
+            if ahead
+                && let Ok(b) = &body
+                && let Some((true, Some(next))) = peek_next(b)
+            {
+                let mut all = lock(&walks);
+                if let Some(w) = all.get_mut(&tab)
+                    && w.generation == generation
+                    && !next.is_empty()
+                    && !w.asked.contains(next)
+                {
+                    w.cancel_ahead();
+                    let (client, query, tx) = (client.clone(), query.clone(), tx.clone());
+                    let c = next.to_string();
+                    let (put, body) = tokio::sync::oneshot::channel();
+                    let task = super::tasks::spawn(Task::Page { tab, generation }, &tx.clone(), async move {
+                        let on_retry = retry_notices(&tx, tab, generation, false);
+                        let _ = put.send(fetch_body(&client, &query, limit, Some(&c), &on_retry).await);
+                    });
+                    w.ahead = Some(Ahead {
+                        generation,
+                        cursor: next.to_string(),
+                        task,
+                        body,
+                    });
+                }
+            }
+            let result = body.and_then(|b| match &query {
+                Query::Conversations(_) => {
+                    client.decode_page::<Conversation>(&b).map(Loaded::Conversations)
+                }
+                Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
+            });
             if let Err(e) = &result {
                 tracing::warn!(?tab, head, "fetch failed: {e}");
             }
@@ -369,6 +525,46 @@ impl Runtime {
             old.abort();
         }
     }
+}
+
+fn lock(walks: &Walks) -> std::sync::MutexGuard<'_, HashMap<Resource, Walk>> {
+    walks.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Retry notices of a walk's fetch become messages (a refresh retries quietly).
+fn retry_notices(
+    tx: &mpsc::UnboundedSender<Msg>,
+    tab: Resource,
+    generation: u64,
+    head: bool,
+) -> impl Fn(RetryNotice) + Send + Sync + 'static {
+    let tx = tx.clone();
+    move |notice: RetryNotice| {
+        if !head {
+            let _ = tx.send(Msg::Retrying {
+                tab,
+                generation,
+                notice,
+            });
+        }
+    }
+}
+
+/// The body of one page of `query`, with retries.
+async fn fetch_body(
+    client: &Client,
+    query: &Query,
+    limit: Limit,
+    cursor: Option<&str>,
+    on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
+) -> Result<Vec<u8>, ApiError> {
+    let url = match query {
+        Query::Conversations(f) => {
+            client.page_url(Resource::Conversations, &f.query_pairs(), limit, cursor)
+        }
+        Query::Visitors(f) => client.page_url(Resource::Visitors, &f.query_pairs(), limit, cursor),
+    };
+    client.get_body(url, on_retry).await
 }
 
 impl Drop for Runtime {
