@@ -37,8 +37,9 @@ fn rss_kib(pid: u32) -> u64 {
 fn list_walk(bin: &str, base: &str, key: &str, rows: usize) -> Duration {
     let t = Instant::now();
     let mut child = Command::new(bin)
+        // The configured page size, as the TUI's walk uses (50 unless set).
         .args(["--base-url", base, "list", "conversations", "--all"])
-        .args(["--limit", "100", "--format", "jsonl"])
+        .args(["--format", "jsonl"])
         .env("CONVO_API_KEY", key)
         .env("CONVO_CONFIG", "/nonexistent/convo-bench.toml")
         .stdout(Stdio::piped())

@@ -23,8 +23,10 @@ use std::time::{Duration, Instant};
 use convo::demo::{DemoOptions, DemoServer};
 use serde::Deserialize;
 
-/// The role of a child process of this binary.
+/// Set for the measuring child process of this binary.
 const ROLE: &str = "CONVO_WALK_ROLE";
+/// The first argument of the naive Rust rival (this binary again).
+const NAIVE: &str = "naive-walk";
 
 struct Sizes {
     rows: usize,
@@ -133,6 +135,7 @@ fn measure_main() -> ExitCode {
     let t = Instant::now();
     let mut child = Command::new(&args[0])
         .args(&args[1..])
+        .env_remove(ROLE)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -248,10 +251,11 @@ while :; do
 done"#;
 
 fn main() -> ExitCode {
-    match std::env::var(ROLE).as_deref() {
-        Ok("measure") => return measure_main(),
-        Ok("naive") => return naive_main(),
-        _ => {}
+    if std::env::var(ROLE).as_deref() == Ok("measure") {
+        return measure_main();
+    }
+    if std::env::args().nth(1).as_deref() == Some(NAIVE) {
+        return naive_main();
     }
     // `cargo bench` passes --bench; `cargo test --benches` does not: a smoke run.
     let full = std::env::args().any(|a| a == "--bench");
@@ -385,13 +389,13 @@ fn main() -> ExitCode {
     let me = std::env::current_exe().expect("own path");
     let me = me.to_str().expect("path");
     let mut table: Vec<(&str, Vec<Run>)> = vec![("convo list --all --format jsonl", convos)];
-    let naive_env = [env[0], env[1], env[2], (ROLE, "naive")];
+
     let runs = |argv: &[&str], env: &[(&str, &str)], n: usize| -> Vec<Run> {
         (0..n).map(|_| measured(argv, env, s.rows)).collect()
     };
     table.push((
         "naive Rust (reqwest + serde_json::Value)",
-        runs(&[me], &naive_env, s.rival_runs),
+        runs(&[me, NAIVE], &env, s.rival_runs),
     ));
     if have("python3") {
         table.push((
