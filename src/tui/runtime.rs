@@ -485,10 +485,16 @@ impl Runtime {
                     let (client, query, tx) = (client.clone(), query.clone(), tx.clone());
                     let c = next.to_string();
                     let (put, body) = tokio::sync::oneshot::channel();
-                    let task = super::tasks::spawn(Task::Page { tab, generation }, &tx.clone(), async move {
-                        let on_retry = retry_notices(&tx, tab, generation, false);
-                        let _ = put.send(fetch_body(&client, &query, limit, Some(&c), &on_retry).await);
-                    });
+                    let task = super::tasks::spawn(
+                        Task::Page { tab, generation },
+                        &tx.clone(),
+                        async move {
+                            let on_retry = retry_notices(&tx, tab, generation, false);
+                            let _ = put.send(
+                                fetch_body(&client, &query, limit, Some(&c), &on_retry).await,
+                            );
+                        },
+                    );
                     w.ahead = Some(Ahead {
                         generation,
                         cursor: next.to_string(),
