@@ -504,9 +504,9 @@ impl Runtime {
                 }
             }
             let result = body.and_then(|b| match &query {
-                Query::Conversations(_) => {
-                    client.decode_page::<Conversation>(&b).map(Loaded::Conversations)
-                }
+                Query::Conversations(_) => client
+                    .decode_page::<Conversation>(&b)
+                    .map(Loaded::Conversations),
                 Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
             });
             if let Err(e) = &result {
