@@ -244,7 +244,7 @@ fn doctor_checks_the_response_time_targets() {
         out.contains("ok    [sla]: first response 5m, resolution not tracked, imminent at 80 %, business hours Mon-Fri 09:00-18:00 (Europe/Lisbon)"),
         "{out}"
     );
-    let (code, out) = doctor_with(&d, tmp.path(), "[sla]\nfirst_response = \"5mins\"\n");
+    let (code, out) = doctor_with(&d, tmp.path(), "[sla]\nfirst_response = \"5 parsecs\"\n");
     assert_eq!(code, Some(1), "{out}");
     assert!(
         out.contains("FAIL  config") && out.contains("line 3: sla.first_response"),
