@@ -80,6 +80,25 @@ async fn sleep_or_cancel(s: &Shared, d: Duration) {
     }
 }
 
+/// `--latency-ms`: waits `d` as exactly as the machine allows, so that the walk bench can compare
+/// convo with pages × (latency + server time). tokio's timer has a 1 ms granularity and rounds up
+/// (20 ms became 21–22 ms a page); so tokio sleeps all but the last 3 ms, and a blocking-pool
+/// thread sleeps to the deadline (tens of µs late). A cancel still ends the long part at once.
+async fn delay_or_cancel(s: &Shared, d: Duration) {
+    const FINE: Duration = Duration::from_millis(3);
+    let deadline = std::time::Instant::now() + d;
+    if d > FINE {
+        sleep_or_cancel(s, d - FINE).await;
+        if s.cancel.is_cancelled() {
+            return;
+        }
+    }
+    let rest = deadline.saturating_duration_since(std::time::Instant::now());
+    if !rest.is_zero() {
+        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(rest)).await;
+    }
+}
+
 /// Compares without an early exit, so timing does not reveal how much of a key matched.
 fn same_key(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -94,7 +113,7 @@ fn same_key(a: &str, b: &str) -> bool {
 async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Response> {
     let n = s.requests.fetch_add(1, Ordering::SeqCst) + 1;
     if !s.latency.is_zero() {
-        sleep_or_cancel(s, s.latency).await;
+        delay_or_cancel(s, s.latency).await;
     }
     let f = &s.faults;
     if f.hang {

@@ -15,7 +15,7 @@
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
 //! - the terminal: [`terminal`] (raw mode, alternate screen, mouse; restored on every way out,
 //!   signals included; left and taken again on Ctrl-Z), [`tasks`] (background tasks whose
-//!   panic becomes a message).
+//!   panic becomes a message), [`input`] (the key stream, polled only when it woke the loop).
 
 /// Runs `$body` with `$t` bound to the state of tab `$tab` (either row type): `&mut`, or `&`
 /// with `ref`. Defined before the modules so that each of them can use it.
@@ -54,6 +54,7 @@ pub mod export;
 pub mod filter_form;
 pub mod format;
 pub mod frames;
+pub mod input;
 pub mod keys;
 pub mod layout;
 pub mod marks;
@@ -228,7 +229,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     }
     let mut out = io::stdout();
     let mut result = tokio::select! {
-        r = rt.run(&mut terminal, &mut app, EventStream::new(), &mut out) => r.map(|()| Exit::Quit),
+        r = rt.run(&mut terminal, &mut app, input::Input::new(EventStream::new()), &mut out) => r.map(|()| Exit::Quit),
         n = signals.recv() => Ok(Exit::Signal(n)),
     };
     if let Err(e) = &result {
