@@ -70,9 +70,25 @@ impl Serialize for Status {
 
 impl<'de> Deserialize<'de> for Status {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Ok(Status::from_wire(&s))
+        with_str(d, Status::from_wire)
     }
+}
+
+/// Reads a string value and hands it to `f` where it lies: borrowed from the body when it has no
+/// escape, never copied into a `String` first. (`Cow<str>` would always allocate: serde gives a
+/// `Cow` borrowed only under `#[serde(borrow)]`.)
+fn with_str<'de, D: Deserializer<'de>, R>(d: D, f: impl FnOnce(&str) -> R) -> Result<R, D::Error> {
+    struct Visit<F>(F);
+    impl<'de, F: FnOnce(&str) -> R, R> serde::de::Visitor<'de> for Visit<F> {
+        type Value = R;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<R, E> {
+            Ok((self.0)(v))
+        }
+    }
+    d.deserialize_str(Visit(f))
 }
 
 /// A timestamp from the server: parsed when it is valid ISO 8601, else kept raw so the row
@@ -127,8 +143,7 @@ impl Serialize for Timestamp {
 
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Ok(Timestamp::parse(&s))
+        with_str(d, Timestamp::parse)
     }
 }
 
