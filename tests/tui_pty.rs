@@ -323,3 +323,58 @@ fn since_you_last_looked_marks_what_changed_between_two_runs() {
     assert!(screen.contains("STATUS"), "{screen}");
     s.send("q");
 }
+
+/// The row marked as selected (`>` at the start of a table line), by its line on screen.
+fn selected_line(screen: &str) -> Option<usize> {
+    screen.lines().position(|l| l.starts_with('>'))
+}
+
+#[test]
+fn keys_are_answered_while_l_loads_everything() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // 30,000 rows, 5 ms a page: `L` takes seconds, so the keys below land while it loads.
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 12,
+            conversations: 30_000,
+            visitors: 50,
+            latency: Duration::from_millis(5),
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    s.wait_for("loaded · more available");
+    s.send("L");
+    let screen = s.wait_for("loading all…");
+    let mut at = selected_line(&screen).expect("a selected row");
+    for _ in 0..3 {
+        s.send("j");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let screen = loop {
+            let screen = s.contents();
+            if selected_line(&screen).is_some_and(|l| l > at) {
+                break screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "j was not answered; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // Answered while the walk goes on, not queued behind it.
+        assert!(
+            screen.contains("loading all…"),
+            "the key was answered only after loading ended:\n{screen}"
+        );
+        at = selected_line(&screen).expect("a selected row");
+    }
+    s.wait_for("all 30000 loaded");
+    s.send("q");
+    rt.block_on(server.shutdown());
+}
