@@ -94,6 +94,12 @@ impl ProxyUrl {
         if !(url.path().is_empty() || url.path() == "/") || url.query().is_some() {
             return Err("the proxy URL must be only scheme://[user:password@]host:port".into());
         }
+        let mut url = url;
+        if url.scheme() == "http" && !has_explicit_port(&with_scheme) {
+            // As curl: an HTTP proxy without a port is on 1080 (`Url` would say 80).
+            url.set_port(Some(DEFAULT_PROXY_PORT))
+                .map_err(|()| "the proxy URL cannot take a port".to_string())?;
+        }
         Ok(ProxyUrl(url))
     }
 
@@ -114,6 +120,21 @@ impl ProxyUrl {
             Some(p) => format!("{host}:{p}"),
             None => host.to_string(),
         }
+    }
+}
+
+/// curl's port for an `http://` proxy written without one (an `https://` proxy: 443).
+pub const DEFAULT_PROXY_PORT: u16 = 1080;
+
+/// Whether `scheme://[userinfo@]host[:port]…` names a port, `:80` included (which `Url` forgets,
+/// being the scheme's default).
+fn has_explicit_port(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |x| x.1);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |x| x.1);
+    match host_port.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').is_some_and(|x| x.1.starts_with(':')),
+        None => host_port.contains(':'),
     }
 }
 
@@ -501,6 +522,20 @@ mod tests {
             ProxyUrl::parse("proxy:8080").unwrap().to_string(),
             "http://proxy:8080"
         );
+        // As curl: no port means 1080 for an HTTP proxy, 443 for an HTTPS one; a port
+        // written out is kept, 80 included.
+        for (raw, shown) in [
+            ("proxy.corp", "http://proxy.corp:1080"),
+            ("http://proxy.corp", "http://proxy.corp:1080"),
+            ("http://proxy.corp/", "http://proxy.corp:1080"),
+            ("http://u:p@proxy.corp", "http://***@proxy.corp:1080"),
+            ("http://proxy.corp:80", "http://proxy.corp:80"),
+            ("http://[::1]", "http://[::1]:1080"),
+            ("http://[::1]:80", "http://[::1]:80"),
+            ("https://proxy.corp", "https://proxy.corp:443"),
+        ] {
+            assert_eq!(ProxyUrl::parse(raw).unwrap().to_string(), shown, "{raw}");
+        }
         assert!(
             ProxyUrl::parse("socks5://p:1080")
                 .unwrap_err()
