@@ -339,6 +339,69 @@ fn a_config_holding_a_key_readable_by_others_warns() {
     }
 }
 
+/// As ssh refuses a config file others can write: whoever can change the file could choose
+/// the command convo runs (and read the key it prints). Refused before anything runs, in the
+/// chosen profile too; a file others can only read is fine (it holds no secret).
+#[cfg(unix)]
+#[test]
+fn api_key_command_in_a_file_others_can_write_is_refused_and_never_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = Demo::start(5, 5, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("the-command-ran");
+    let command = format!("touch {}; echo {}", marker.display(), d.key());
+    let top = tmp.path().join("top.toml");
+    std::fs::write(
+        &top,
+        format!(
+            "base_url = \"{}\"\napi_key_command = \"{command}\"\n",
+            d.url()
+        ),
+    )
+    .unwrap();
+    let profile = tmp.path().join("profile.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "base_url = \"{}\"\n[profiles.work]\napi_key_command = \"{command}\"\n",
+            d.url()
+        ),
+    )
+    .unwrap();
+    for (file, args, mode, refused) in [
+        (&top, &[][..], 0o664, true),
+        (&top, &[][..], 0o646, true),
+        (&top, &[][..], 0o620, true),
+        (&profile, &["--profile", "work"][..], 0o664, true),
+        (&top, &[][..], 0o644, false),
+        (&top, &[][..], 0o600, false),
+    ] {
+        let _ = std::fs::remove_file(&marker);
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode)).unwrap();
+        let mut argv = vec!["--config", file.to_str().unwrap()];
+        argv.extend_from_slice(args);
+        argv.extend_from_slice(&["list", "visitors"]);
+        let o = run(tmp.path(), &[], &argv);
+        let what = format!("{} mode {mode:o}", file.display());
+        if refused {
+            assert_eq!(o.code, Some(2), "{what}: {}", o.err);
+            assert!(
+                o.err.contains("api_key_command")
+                    && o.err.contains("refused")
+                    && o.err.contains(&format!("mode {mode:04o}"))
+                    && o.err.contains("chmod go-w"),
+                "{what}: {}",
+                o.err
+            );
+            assert!(!marker.exists(), "{what}: the command ran");
+        } else {
+            assert_eq!(o.code, Some(0), "{what}: {}", o.err);
+            assert!(marker.exists(), "{what}: the command did not run");
+        }
+        assert_no_leak("refusal", &o.err, &[key_part(&d.key())]);
+    }
+}
+
 #[test]
 fn the_key_cannot_be_given_on_the_command_line() {
     // Process arguments are visible to every user of the machine (ps): there is no flag.

@@ -174,6 +174,14 @@ impl FileConfig {
     pub fn holds_key(&self) -> bool {
         self.api_key.is_some() || self.profiles.values().any(FileConfig::holds_key)
     }
+
+    /// Whether the file (or one of its profiles) names an `api_key_command`.
+    pub fn runs_key_command(&self) -> bool {
+        self.api_key_command
+            .as_deref()
+            .is_some_and(|c| !c.trim().is_empty())
+            || self.profiles.values().any(FileConfig::runs_key_command)
+    }
 }
 
 /// One `[[views]]` entry as written.

@@ -223,6 +223,12 @@ pub enum ConfigError {
     /// `api_key_command` failed, timed out or printed nothing usable.
     #[error("api_key_command in {path} failed: {reason}. The command must print the key on stdout")]
     KeyCommand { path: String, reason: String },
+    /// `api_key_command` in a file that group or others can write: not run.
+    #[error(
+        "api_key_command in {path} is refused: group or others can change the file \
+         (mode {mode:04o}), so they could choose the command convo runs; run: chmod go-w {path}"
+    )]
+    UnsafeKeyCommand { path: String, mode: u32 },
 }
 
 /// The targets `--demo` shows when the config sets none: scaled to the demo data, whose
@@ -347,6 +353,17 @@ impl Config {
             reason: "it is not UTF-8 text".into(),
         })?;
         let f = parse_file(&text, &shown)?;
+        if f.runs_key_command()
+            && let Some(p) = &path
+            && let Some(mode) = secret::writable_by_others(p)
+        {
+            // Checked before anything runs: whoever can write the file could make convo run
+            // their command (and read the key it prints).
+            return Err(ConfigError::UnsafeKeyCommand {
+                path: shown.clone(),
+                mode,
+            });
+        }
         let holds_key = f.holds_key();
         let mut cfg = Config::resolve(f, &shown, ov, env)?;
         cfg.path = path.clone();

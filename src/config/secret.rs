@@ -133,6 +133,21 @@ pub(super) fn readable_by_others(_: &Path) -> Option<u32> {
     None
 }
 
+/// The file's mode when group or others may change it (unix only): such a file must not
+/// choose a command convo runs (ssh refuses its config files in that case too).
+#[cfg(unix)]
+pub(super) fn writable_by_others(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+    (mode & 0o022 != 0).then_some(mode)
+}
+
+/// The file's mode when group or others may change it (unix only).
+#[cfg(not(unix))]
+pub(super) fn writable_by_others(_: &Path) -> Option<u32> {
+    None
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
