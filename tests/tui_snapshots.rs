@@ -367,3 +367,74 @@ fn due_column_without_colour_marks_the_state() {
     assert!(screen.contains("!  in 3m"), "{screen}");
     insta::assert_snapshot!(screen);
 }
+
+/// Terminals of 1x1, 10x3, no columns, no lines, or just below the minimum in one direction:
+/// never a panic, whatever is open (help, views, filters, summary, detail, search, export
+/// prompt), one line saying the terminal is too small, and the whole screen again once it
+/// grows. Keys pressed while tiny still work.
+#[test]
+fn tiny_terminals_say_so_and_recover_when_they_grow() {
+    let tiny = [(1, 1), (10, 3), (0, 10), (0, 0), (19, 40), (120, 5)];
+    let openers: [&[Msg]; 8] = [
+        &[],
+        &[ch('?')],
+        &[ch('v')],
+        &[ch('/')],
+        &[ch('S')],
+        &[key(KeyCode::Enter)],
+        &[ch('\\'), ch('c')],
+        &[ch('e')],
+    ];
+    for (w, h) in tiny {
+        for open in openers {
+            let (mut app, s) = loaded(120, 30, 300, 40);
+            for m in open {
+                s.settle(&mut app, m.clone());
+            }
+            s.settle(&mut app, Msg::Resize(w, h));
+            let what = format!("{w}x{h} with {open:?}");
+            // TestBackend cannot print a screen of no cells (its Display panics): draw only.
+            let draw = |app: &convo::tui::app::App| {
+                if w > 0 && h > 0 {
+                    testing::render(app)
+                } else {
+                    let _ = testing::render_buffer(app);
+                    String::new()
+                }
+            };
+            let screen = draw(&app);
+            if w > 0 && h > 0 {
+                let first = screen.lines().next().unwrap_or_default();
+                let text: String = screen.lines().collect::<Vec<_>>().join("");
+                // The line, cut to the width: its start is always there.
+                let want = "too small";
+                let shown = &want[..want.len().min(w as usize)];
+                assert!(first.contains(shown), "{what}:\n{screen}");
+                assert_eq!(
+                    text.matches(want).count(),
+                    usize::from(w as usize >= want.len()),
+                    "{what}: one line only:\n{screen}"
+                );
+            }
+            // Keys while tiny: moving, paging, closing; nothing panics.
+            for m in [
+                key(KeyCode::Down),
+                key(KeyCode::PageDown),
+                key(KeyCode::End),
+                key(KeyCode::Esc),
+            ] {
+                s.settle(&mut app, m);
+                let _ = draw(&app);
+            }
+            s.settle(&mut app, Msg::Resize(120, 30));
+            let screen = testing::render(&app);
+            assert!(!screen.contains("too small"), "{what}, grown:\n{screen}");
+            assert!(screen.contains("STATUS"), "{what}, grown:\n{screen}");
+        }
+    }
+    let (mut app, s) = loaded(120, 30, 300, 40);
+    s.settle(&mut app, Msg::Resize(10, 3));
+    insta::assert_snapshot!(testing::render(&app));
+    s.settle(&mut app, Msg::Resize(40, 3));
+    insta::assert_snapshot!(testing::render(&app));
+}

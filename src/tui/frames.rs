@@ -88,6 +88,7 @@ impl TableView {
     fn of(app: &App) -> Option<TableView> {
         let areas = Areas::of(app);
         if !matches!(app.overlay, Overlay::None)
+            || super::layout::too_small(app.size)
             || areas.table.x != 0
             || areas.table.width != app.size.0
             || areas.table.height < 3

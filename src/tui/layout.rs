@@ -9,6 +9,15 @@ use crate::api::Resource;
 /// The brand at the left of the header.
 pub const BRAND: &str = " convo ";
 
+/// The smallest screen convo draws in (columns, lines): header, filter chips, the table's
+/// column titles and one row, footer and status line. Below it, one line says so.
+pub const MIN_SIZE: (u16, u16) = (20, 6);
+
+/// Whether the terminal is below [`MIN_SIZE`] in either direction.
+pub fn too_small(size: (u16, u16)) -> bool {
+    size.0 < MIN_SIZE.0 || size.1 < MIN_SIZE.1
+}
+
 /// Where each part of the screen goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Areas {

@@ -22,6 +22,12 @@ use super::layout::Areas;
 
 /// Draws the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {
+    let full = frame.area();
+    if super::layout::too_small((full.width, full.height)) {
+        too_small(frame, full);
+        app.theme.apply(frame.buffer_mut());
+        return;
+    }
     let areas = Areas::of(app);
     header::draw(app, frame, areas.header);
     chips::draw(app, frame, areas.chips);
@@ -44,6 +50,18 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     prompt::draw(app, frame);
     app.theme.apply(frame.buffer_mut());
+}
+
+/// One line instead of the screen when the terminal is below the minimum: its size and the
+/// size needed, cut to the width (nothing at all in a terminal of no cells).
+fn too_small(frame: &mut Frame, full: Rect) {
+    if full.width == 0 || full.height == 0 {
+        return;
+    }
+    let (w, h) = super::layout::MIN_SIZE;
+    let text = format!("too small: {}x{}, need {w}x{h}", full.width, full.height);
+    let line = Rect::new(full.x, full.y, full.width, 1);
+    frame.render_widget(ratatui::text::Line::raw(text), line);
 }
 
 /// A centred rectangle of at most `w` x `h` cells inside `area`.
