@@ -328,6 +328,33 @@ fn a_bad_row_on_every_page_keeps_every_good_row_of_the_walk() {
     );
 }
 
+/// Invalid UTF-8 or a raw control character inside one row's string made the whole body "not
+/// valid JSON" and lost the page: now the row alone is reported, by id, and every good row of
+/// every page is written.
+#[test]
+fn a_row_with_bytes_json_refuses_loses_only_itself() {
+    for (kind, why) in [
+        (convo::demo::BadBytes::Utf8, "not valid UTF-8"),
+        (convo::demo::BadBytes::Control, "control character"),
+    ] {
+        let d = Demo::start(50, 10, faults(|f| f.bad_bytes_row = Some(kind)));
+        let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
+        assert_eq!(r.code, Some(5), "{kind:?}: {}", r.err);
+        assert_eq!(jsonl_ids(&r.out), conversation_ids(&d), "{kind:?}");
+        let warnings = r
+            .err
+            .lines()
+            .filter(|l| {
+                l.contains("could not be read")
+                    && l.contains("00000000-0000-4000-8000-0000000000b")
+                    && l.contains(why)
+            })
+            .count();
+        assert_eq!(warnings, 3, "{kind:?}, one per page: {}", r.err);
+        assert!(!r.err.contains("not valid JSON"), "{kind:?}: {}", r.err);
+    }
+}
+
 #[test]
 fn a_2mb_attribute_is_kept_in_jsonl_and_cut_in_the_table() {
     let d = Demo::start(0, 5, faults(|f| f.big_attribute = true));

@@ -902,3 +902,42 @@ fn a_server_that_echoes_the_key_never_gets_it_onto_the_screen_or_into_the_log() 
     assert!(log.contains(" TRACE "), "{log}");
     assert!(log.contains("Bearer [redacted API key] is not"), "{log}");
 }
+
+/// One row with invalid UTF-8 or a raw control character in a string: the page is not lost,
+/// the other rows are shown and the row is counted as unreadable (the real binary against the
+/// demo server's `--bad-bytes-row`).
+#[test]
+fn a_row_with_bytes_json_refuses_loses_only_itself_on_screen() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    for kind in [convo::demo::BadBytes::Utf8, convo::demo::BadBytes::Control] {
+        let server = rt
+            .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
+                addr: ([127, 0, 0, 1], 0).into(),
+                seed: 7,
+                conversations: 30,
+                visitors: 10,
+                latency: Duration::ZERO,
+                faults: convo::demo::Faults {
+                    bad_bytes_row: Some(kind),
+                    ..Default::default()
+                },
+                anchor: None,
+            }))
+            .unwrap();
+        let mut s = pty::start(&server.base_url(), &server.api_key(), &[]);
+        s.wait_for("all 30 loaded", Duration::from_secs(10));
+        let screen = s.screen();
+        assert!(
+            screen.contains("unreadable rows skipped"),
+            "{kind:?}:\n{screen}"
+        );
+        assert!(!screen.contains("not valid JSON"), "{kind:?}:\n{screen}");
+        s.send(b"q");
+        assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
+        rt.block_on(server.shutdown());
+    }
+}

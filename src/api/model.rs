@@ -649,15 +649,23 @@ impl<T: WireRow> Page<T> {
 
     /// The envelope first, then each row on its own: a bad row is reported, not fatal.
     fn decode_row_by_row(body: &[u8]) -> Result<Page<T>, DecodeError> {
-        let env: Envelope<'_> = serde_json::from_slice(body).map_err(|e| {
-            if e.is_syntax() || e.is_eof() {
-                DecodeError(format!("the response is not valid JSON ({e})"))
-            } else {
-                DecodeError(format!(
-                    "the response is JSON but not a list page {{data, has_more, next_cursor}} ({e})"
-                ))
+        let env: Envelope<'_> = match serde_json::from_slice(body) {
+            Ok(env) => env,
+            Err(e) => {
+                // Bytes no JSON parser takes inside one row (invalid UTF-8, a raw control
+                // character) must not lose the page: cut the rows out and read each alone.
+                if let Some(page) = Self::decode_split(body) {
+                    return Ok(page);
+                }
+                return Err(if e.is_syntax() || e.is_eof() {
+                    DecodeError(format!("the response is not valid JSON ({e})"))
+                } else {
+                    DecodeError(format!(
+                        "the response is JSON but not a list page {{data, has_more, next_cursor}} ({e})"
+                    ))
+                });
             }
-        })?;
+        };
         // serde also reads a struct from an array (`[[], false]`): a page is an object only.
         if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             return Err(DecodeError(
@@ -685,6 +693,168 @@ impl<T: WireRow> Page<T> {
             bad_rows,
         })
     }
+
+    /// The last resort for a body serde refuses as a whole: the envelope is walked byte by
+    /// byte ([`split_rows`]), the envelope without its rows is read as usual, and each row is
+    /// decoded alone. `None` when the envelope itself is broken (a cut body, a bad cursor).
+    fn decode_split(body: &[u8]) -> Option<Page<T>> {
+        let (rows, rest) = split_rows(body)?;
+        let env: Envelope<'_> = serde_json::from_slice(&rest).ok()?;
+        let mut items = Vec::with_capacity(rows.len());
+        let mut bad_rows = Vec::new();
+        for (index, row) in rows.into_iter().enumerate() {
+            let decoded = match std::str::from_utf8(row) {
+                Ok(text) => serde_json::from_str::<T>(text).map_err(|e| e.to_string()),
+                Err(e) => Err(format!(
+                    "the row is not valid UTF-8 (byte {} of the row)",
+                    e.valid_up_to() + 1
+                )),
+            };
+            match decoded {
+                Ok(r) => items.push(r),
+                Err(reason) => bad_rows.push(BadRow {
+                    index,
+                    id: id_of_bytes(row),
+                    reason,
+                }),
+            }
+        }
+        Some(Page {
+            items,
+            has_more: env.has_more,
+            next_cursor: env.next_cursor,
+            bad_rows,
+        })
+    }
+}
+
+/// Cuts a page body into the raw bytes of each row of its top-level `data` array, and the
+/// envelope's other members with `"data":[]` in place of the rows. Strings are skipped with
+/// their escapes and brackets counted, so any byte inside a string is carried, not judged.
+/// `None` when the body is not one object with a `data` array that ends where it should.
+fn split_rows(body: &[u8]) -> Option<(Vec<&[u8]>, Vec<u8>)> {
+    let ws = |mut i: usize| {
+        while body.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = ws(0);
+    (body.get(i) == Some(&b'{')).then_some(())?;
+    i += 1;
+    let (mut rows, mut rest, mut data) = (Vec::new(), b"{".to_vec(), false);
+    loop {
+        i = ws(i);
+        if body.get(i) == Some(&b'}') && rest.len() == 1 && !data {
+            break;
+        }
+        (body.get(i) == Some(&b'"')).then_some(())?;
+        let key_end = end_of_value(body, i)?;
+        let key = &body[i..key_end];
+        i = ws(key_end);
+        (body.get(i) == Some(&b':')).then_some(())?;
+        i = ws(i + 1);
+        if rest.len() > 1 {
+            rest.push(b',');
+        }
+        rest.extend_from_slice(key);
+        rest.push(b':');
+        if key == b"\"data\"" && body.get(i) == Some(&b'[') && !data {
+            data = true;
+            rest.extend_from_slice(b"[]");
+            i = ws(i + 1);
+            if body.get(i) == Some(&b']') {
+                i += 1;
+            } else {
+                loop {
+                    let end = end_of_value(body, i)?;
+                    rows.push(&body[i..end]);
+                    i = ws(end);
+                    match body.get(i)? {
+                        b',' => i = ws(i + 1),
+                        b']' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        } else {
+            let end = end_of_value(body, i)?;
+            rest.extend_from_slice(&body[i..end]);
+            i = end;
+        }
+        i = ws(i);
+        match body.get(i)? {
+            b',' => i += 1,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    rest.push(b'}');
+    (data && ws(i + 1) == body.len()).then_some((rows, rest))
+}
+
+/// The end (exclusive) of the JSON value starting at `i`: a string with its escapes, an
+/// object or array by bracket depth (strings inside skipped), or a scalar up to the next
+/// delimiter. Bytes inside strings are not checked.
+fn end_of_value(body: &[u8], i: usize) -> Option<usize> {
+    let string_end = |mut j: usize| -> Option<usize> {
+        j += 1;
+        loop {
+            match body.get(j)? {
+                b'\\' => j += 2,
+                b'"' => return Some(j + 1),
+                _ => j += 1,
+            }
+        }
+    };
+    match body.get(i)? {
+        b'"' => string_end(i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match body.get(j)? {
+                    b'"' => {
+                        j = string_end(j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while body
+                .get(j)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']') && !b.is_ascii_whitespace())
+            {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+/// The `id` of a row that could not be decoded, read from its bytes made readable (invalid
+/// UTF-8 replaced, raw control characters turned into spaces).
+fn id_of_bytes(row: &[u8]) -> Option<String> {
+    let text: String = String::from_utf8_lossy(row)
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let raw: &RawValue = serde_json::from_str(&text).ok()?;
+    row_id_of(raw)
 }
 
 /// The next page a body points to, read from its end without reading its rows: `has_more`
@@ -829,6 +999,73 @@ pub fn short_id(id: &Uuid) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_rows_cuts_rows_out_whatever_bytes_their_strings_hold() {
+        let body: &[u8] = b" { \"has_more\" : true , \"data\" : [ {\"a\":\"x\\\"]}\"} ,[1,[2]], \"s\xff\x01\" ,7 ] ,\"next_cursor\":\"c\"} ";
+        let (rows, rest) = split_rows(body).expect("split");
+        let rows: Vec<&[u8]> = rows;
+        assert_eq!(
+            rows,
+            vec![
+                &b"{\"a\":\"x\\\"]}\"}"[..],
+                &b"[1,[2]]"[..],
+                &b"\"s\xff\x01\""[..],
+                &b"7"[..]
+            ]
+        );
+        assert_eq!(
+            rest,
+            b"{\"has_more\":true,\"data\":[],\"next_cursor\":\"c\"}"
+        );
+        assert_eq!(split_rows(b"{\"data\":[]}").map(|x| x.0.len()), Some(0));
+        // Not a page: cut short, trailing bytes, no data array, not an object, data twice.
+        for bad in [
+            &b"{\"data\":[{\"a\":1},{\"b\":"[..],
+            b"{\"data\":[1]} x",
+            b"{\"has_more\":false}",
+            b"[{\"data\":[]}]",
+            b"{\"data\":[1],\"data\":[2]}",
+            b"{\"data\":[\"unterminated]}",
+        ] {
+            assert!(
+                split_rows(bad)
+                    .is_none_or(|(_, rest)| serde_json::from_slice::<Envelope<'_>>(&rest).is_err()),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_with_raw_bytes_is_one_bad_row_and_the_page_stays() {
+        let good = r#"{"id":"00000000-0000-4000-8000-000000000001","siteId":"00000000-0000-4000-8000-000000000002","visitorId":"00000000-0000-4000-8000-000000000003","status":"open","assigneeId":null,"createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}"#;
+        for bad in [
+            &b"\"name\":\"A\xffB\""[..],
+            b"\"name\":\"A\x01B\"",
+            b"\"name\":\"A\nB\"",
+        ] {
+            let mut body =
+                format!("{{\"data\":[{good},{{\"id\":\"00000000-0000-4000-8000-0000000000b1\",")
+                    .into_bytes();
+            body.extend_from_slice(bad);
+            body.extend_from_slice(
+                format!("}},{good}],\"has_more\":true,\"next_cursor\":\"n\"}}").as_bytes(),
+            );
+            let page = Page::<Conversation>::decode(&body).expect("the page stays");
+            assert_eq!(page.items.len(), 2);
+            assert_eq!(page.bad_rows.len(), 1);
+            assert_eq!(page.bad_rows[0].index, 1);
+            assert_eq!(
+                page.bad_rows[0].id.as_deref(),
+                Some("00000000-0000-4000-8000-0000000000b1")
+            );
+            assert_eq!(
+                (page.has_more, page.next_cursor.as_deref()),
+                (true, Some("n"))
+            );
+        }
+    }
 
     #[test]
     fn unknown_status_kept_verbatim() {

@@ -108,6 +108,10 @@ pub struct DemoServerArgs {
     /// among the good ones.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub bad_row: bool,
+    /// For testing: every page carries one extra row whose string holds invalid UTF-8 (utf8)
+    /// or a raw control character (control), among the good ones.
+    #[arg(long, value_name = "KIND", help_heading = "Faults (for testing)")]
+    pub bad_bytes_row: Option<super::faults::BadBytes>,
     /// For testing: accept API requests and never answer (until the server stops).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hang: bool,
@@ -213,6 +217,7 @@ impl DemoServerArgs {
                 malformed_page: self.malformed_page,
                 wrong_shape: self.wrong_shape,
                 bad_row: self.bad_row,
+                bad_bytes_row: self.bad_bytes_row,
                 hang: self.hang,
                 reset_mid_body: self.reset_mid_body,
                 oversize_page: self.oversize_page,

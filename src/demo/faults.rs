@@ -7,7 +7,7 @@
 /// the key is checked (a 401 comes before any other fault), then `fail_always`, `fail_first`,
 /// `fail_every`, `rate_limit_first`, `malformed_page`, `wrong_shape`; then the parameters are
 /// validated (400); then the page faults (`oversize_page`, `duplicate_ids`,
-/// `null_cursor_with_more`, `cursor_loop`, `bad_row`, `reset_mid_body`). `unknown_status`,
+/// `null_cursor_with_more`, `cursor_loop`, `bad_row`, `bad_bytes_row`, `reset_mid_body`). `unknown_status`,
 /// `hostile` and `big_attribute` change the data at start; `churn` changes the conversations
 /// before each conversations request it applies to.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +36,9 @@ pub struct Faults {
     pub wrong_shape: bool,
     /// Every page carries one extra row that cannot be parsed.
     pub bad_row: bool,
+    /// Every page carries one extra row whose string holds bytes no JSON parser takes: invalid
+    /// UTF-8, or a raw control character.
+    pub bad_bytes_row: Option<BadBytes>,
     /// Requests are accepted and never answered.
     pub hang: bool,
     /// Headers and part of the body are sent, then the connection is dropped.
@@ -62,4 +65,27 @@ pub struct Faults {
     pub big_attribute: bool,
     /// Conversations change between requests (new ones at the head, reassignments).
     pub churn: super::Churn,
+}
+
+/// What is wrong inside the row of the `bad_bytes_row` fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BadBytes {
+    /// Bytes 0xFF 0xFE inside a string: not UTF-8.
+    Utf8,
+    /// A raw 0x01 and a raw newline inside a string: JSON wants them escaped.
+    Control,
+}
+
+impl BadBytes {
+    /// The row, with a readable id so that the report can name it.
+    pub fn row(self) -> &'static [u8] {
+        match self {
+            BadBytes::Utf8 => {
+                b"{\"id\":\"00000000-0000-4000-8000-0000000000b1\",\"name\":\"Ana \xff\xfe Lu\",\"status\":\"open\"}"
+            }
+            BadBytes::Control => {
+                b"{\"id\":\"00000000-0000-4000-8000-0000000000b2\",\"name\":\"Ana \x01 Lu\n\",\"status\":\"open\"}"
+            }
+        }
+    }
 }

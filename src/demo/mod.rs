@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
-pub use faults::Faults;
+pub use faults::{BadBytes, Faults};
 pub use names::aliases;
 pub use server::OPENAPI_YAML;
 

@@ -243,12 +243,21 @@ fn envelope<T: Serialize>(
     let mut body = Vec::with_capacity(300 * rows.len() + 64);
     body.extend_from_slice(b"{\"data\":[");
     let bad_at = s.faults.bad_row.then_some(rows.len() / 2);
+    let bad_bytes_at = s.faults.bad_bytes_row.map(|b| (rows.len() / 2, b.row()));
     for i in 0..=rows.len() {
         if bad_at == Some(i) {
             if body.last() != Some(&b'[') {
                 body.push(b',');
             }
             body.extend_from_slice(BAD_ROW);
+        }
+        if let Some((at, row)) = bad_bytes_at
+            && at == i
+        {
+            if body.last() != Some(&b'[') {
+                body.push(b',');
+            }
+            body.extend_from_slice(row);
         }
         let Some(r) = rows.get(i) else { break };
         if body.last() != Some(&b'[') {
