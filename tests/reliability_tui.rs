@@ -941,3 +941,53 @@ fn a_row_with_bytes_json_refuses_loses_only_itself_on_screen() {
         rt.block_on(server.shutdown());
     }
 }
+
+/// A key revoked (401) or narrowed (403) in the middle of a walk: the loaded rows stay, the
+/// walk stops, and the message says which, with different advice (the real binary against the
+/// demo server's `--fail-after 1 --fail-after-status`).
+#[test]
+fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    for (status, says, not) in [
+        (403, "not allowed to list this", "rejected"),
+        (401, "the key was rejected", "not allowed"),
+    ] {
+        let server = rt
+            .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
+                addr: ([127, 0, 0, 1], 0).into(),
+                seed: 7,
+                conversations: 300,
+                visitors: 10,
+                latency: Duration::ZERO,
+                faults: convo::demo::Faults {
+                    fail_after: Some(1),
+                    fail_after_status: status,
+                    ..Default::default()
+                },
+                anchor: None,
+            }))
+            .unwrap();
+        let mut s = pty::start(&server.base_url(), &server.api_key(), &[]);
+        s.wait_for("loaded", Duration::from_secs(10));
+        s.send(b"G");
+        s.wait_for(says, Duration::from_secs(10));
+        let screen = s.screen();
+        assert!(!screen.contains(not), "{status}:\n{screen}");
+        assert!(
+            screen.contains("50 loaded"),
+            "{status}: the rows stay:\n{screen}"
+        );
+        let rows = screen.lines().filter(|l| l.contains(" ago ")).count();
+        assert!(
+            rows >= 20,
+            "{status}: the table still shows rows:\n{screen}"
+        );
+        s.send(b"q");
+        assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
+        rt.block_on(server.shutdown());
+    }
+}
