@@ -22,6 +22,11 @@ struct Field {
 
 impl Field {
     fn start() -> Field {
+        Field::start_with(Default::default())
+    }
+
+    /// A TLS demo server with these faults (`bad_cert` among them).
+    fn start_with(faults: convo::demo::Faults) -> Field {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -32,6 +37,7 @@ impl Field {
                 addr: ([127, 0, 0, 1], 0).into(),
                 conversations: 30,
                 visitors: 10,
+                faults,
                 ..DemoOptions::default()
             }))
             .expect("TLS demo server starts");
@@ -223,6 +229,54 @@ fn an_untrusted_certificate_is_final_one_attempt_exit_4_and_names_the_fix() {
     let out = f.run(None, &[], LIST);
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
     assert_eq!(f.s().connection_count() - before, 1, "one connection");
+}
+
+/// A certificate for another name, or one that has expired, from a CA the client trusts
+/// (`ca_file`): as final as an unknown issuer (exit 4 at once, one connection, no retry
+/// lines), and the message names the cause and a fix of its own. Through the proxy and direct.
+#[test]
+fn a_certificate_for_another_name_or_expired_is_final_and_named() {
+    for (bad, says) in [
+        (
+            convo::demo::BadCert::WrongName,
+            "certificate for localhost does not name this host (name mismatch): use the host name the certificate was issued for in base_url",
+        ),
+        (
+            convo::demo::BadCert::Expired,
+            "certificate for localhost has expired: the service must renew it (or this machine's clock is wrong)",
+        ),
+    ] {
+        let f = Field::start_with(convo::demo::Faults {
+            bad_cert: Some(bad),
+            ..Default::default()
+        });
+        let p = f.proxy(None);
+        let cfg = f.config(&format!("ca_file = {:?}\n", f.ca().display().to_string()));
+        let started = Instant::now();
+        let out = f.run(Some(&cfg), &[("HTTPS_PROXY", &p.url())], LIST);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{bad:?}: {err}");
+        assert!(err.contains(says), "{bad:?}: {err}");
+        assert!(!err.contains("unknown issuer"), "{bad:?}: {err}");
+        assert!(!err.contains("retrying"), "{bad:?}, not retried: {err}");
+        assert_eq!(p.connects().len(), 1, "{bad:?}: one connection attempt");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{bad:?}: no backoff"
+        );
+        assert!(out.stdout.is_empty());
+
+        let before = f.s().connection_count();
+        let out = f.run(Some(&cfg), &[], LIST);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{bad:?}: {err}");
+        assert!(err.contains(says), "{bad:?}: {err}");
+        assert_eq!(
+            f.s().connection_count() - before,
+            1,
+            "{bad:?}: one connection"
+        );
+    }
 }
 
 #[test]

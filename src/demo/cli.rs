@@ -112,6 +112,15 @@ pub struct DemoServerArgs {
     /// or a raw control character (control), among the good ones.
     #[arg(long, value_name = "KIND", help_heading = "Faults (for testing)")]
     pub bad_bytes_row: Option<super::faults::BadBytes>,
+    /// For testing, with --tls: serve a certificate issued for another name (wrong-name) or
+    /// one that has expired (expired), signed by the same CA.
+    #[arg(
+        long,
+        value_name = "KIND",
+        requires = "tls",
+        help_heading = "Faults (for testing)"
+    )]
+    pub bad_cert: Option<super::faults::BadCert>,
     /// For testing: accept API requests and never answer (until the server stops).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hang: bool,
@@ -218,6 +227,7 @@ impl DemoServerArgs {
                 wrong_shape: self.wrong_shape,
                 bad_row: self.bad_row,
                 bad_bytes_row: self.bad_bytes_row,
+                bad_cert: self.bad_cert,
                 hang: self.hang,
                 reset_mid_body: self.reset_mid_body,
                 oversize_page: self.oversize_page,

@@ -65,6 +65,8 @@ pub struct Faults {
     pub big_attribute: bool,
     /// Conversations change between requests (new ones at the head, reassignments).
     pub churn: super::Churn,
+    /// With TLS: the certificate is wrong in this way (signed by the same CA).
+    pub bad_cert: Option<BadCert>,
 }
 
 /// What is wrong inside the row of the `bad_bytes_row` fault.
@@ -88,4 +90,14 @@ impl BadBytes {
             }
         }
     }
+}
+
+/// How the TLS demo server's certificate is wrong (`--bad-cert`), for testing what a client
+/// says about it. The CA is the usual one, so trusting it leaves only this fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BadCert {
+    /// Issued for `wrong.example`, not `localhost` / `127.0.0.1`.
+    WrongName,
+    /// Valid from 2020-01-01 to 2021-01-01.
+    Expired,
 }

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
-pub use faults::{BadBytes, Faults};
+pub use faults::{BadBytes, BadCert, Faults};
 pub use names::aliases;
 pub use server::OPENAPI_YAML;
 
@@ -151,7 +151,8 @@ impl DemoServer {
         let app = server::router(shared.clone());
         let connections = Arc::new(AtomicU64::new(0));
         let (task, ca_pem) = if with_tls {
-            let certs = tokio::task::spawn_blocking(tls::generate)
+            let bad = opts.faults.bad_cert;
+            let certs = tokio::task::spawn_blocking(move || tls::generate(bad))
                 .await
                 .map_err(io::Error::other)??;
             let tls_listener =

@@ -23,8 +23,9 @@ pub struct Certs {
     config: Arc<rustls::ServerConfig>,
 }
 
-/// Makes a fresh CA ("convo demo CA") and a leaf for `localhost` and `127.0.0.1` it signs.
-pub fn generate() -> io::Result<Certs> {
+/// Makes a fresh CA ("convo demo CA") and a leaf for `localhost` and `127.0.0.1` it signs;
+/// with `bad`, a leaf wrong in that way instead.
+pub fn generate(bad: Option<super::BadCert>) -> io::Result<Certs> {
     use rcgen::{
         BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
         KeyPair, KeyUsagePurpose,
@@ -46,10 +47,18 @@ pub fn generate() -> io::Result<Certs> {
     let issuer = Issuer::new(ca, ca_key);
 
     let leaf_key = KeyPair::generate().map_err(err)?;
-    let mut leaf = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
-        .map_err(err)?;
+    let names = match bad {
+        Some(super::BadCert::WrongName) => vec!["wrong.example".to_string()],
+        _ => vec!["localhost".to_string(), "127.0.0.1".to_string()],
+    };
+    let common_name = names[0].clone();
+    let mut leaf = CertificateParams::new(names).map_err(err)?;
     leaf.distinguished_name
-        .push(DnType::CommonName, "localhost");
+        .push(DnType::CommonName, common_name);
+    if bad == Some(super::BadCert::Expired) {
+        leaf.not_before = rcgen::date_time_ymd(2020, 1, 1);
+        leaf.not_after = rcgen::date_time_ymd(2021, 1, 1);
+    }
     leaf.use_authority_key_identifier_extension = true;
     leaf.key_usages = vec![KeyUsagePurpose::DigitalSignature];
     leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
