@@ -17,7 +17,15 @@ pub const CONVERSATION_COLUMNS: &[&str] = &[
 /// Every column name of the Conversations tab: the defaults and `due` (the time left against
 /// the first-response target of `[sla]`, shown after `status` by default when one is set).
 pub const CONVERSATION_COLUMNS_KNOWN: &[&str] = &[
-    "status", "due", "visitor", "site", "assignee", "created", "updated", "id",
+    "status",
+    "due",
+    "resolution",
+    "visitor",
+    "site",
+    "assignee",
+    "created",
+    "updated",
+    "id",
 ];
 
 /// Column names of the Visitors tab, in the default order (`id` is available, not shown by

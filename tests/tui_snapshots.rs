@@ -357,6 +357,44 @@ fn due_column_shows_time_left_or_overdue_coloured_by_state() {
     assert!(!testing::render(&app).contains("DUE"));
 }
 
+/// A resolution target adds a RESOLVE column after DUE: every conversation not closed has
+/// one, coloured by state; closed ones show `—`. Without the target the column goes.
+#[test]
+fn resolution_column_shows_the_resolution_target_beside_due() {
+    use ratatui::style::Color;
+    let (mut app, _s) = loaded(140, 22, 40, 5);
+    let mut sla = first_response(25);
+    sla.base.resolution = Some(60 * 60);
+    app.set_sla(sla, false);
+    let screen = testing::render(&app);
+    let header = screen.lines().nth(2).unwrap_or_default();
+    let (due, resolve) = (header.find(" DUE "), header.find(" RESOLVE "));
+    assert!(
+        due.is_some() && resolve.is_some() && due < resolve,
+        "DUE then RESOLVE: {screen}"
+    );
+    let buf = testing::render_buffer(&app);
+    assert_eq!(colour_of(&buf, "over 25m"), Some(Color::Red), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("\" closed") && l.matches('—').count() >= 2),
+        "closed rows have neither: {screen}"
+    );
+    insta::assert_snapshot!(screen);
+    // Resolution alone: RESOLVE after STATUS, no DUE.
+    let mut sla = convo::sla::Sla::default();
+    sla.base.resolution = Some(60 * 60);
+    app.set_sla(sla, false);
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains(" RESOLVE ") && !screen.contains(" DUE "),
+        "{screen}"
+    );
+    app.set_sla(convo::sla::Sla::default(), false);
+    assert!(!testing::render(&app).contains("RESOLVE"));
+}
+
 #[test]
 fn due_column_without_colour_marks_the_state() {
     let (mut app, _s) = loaded(120, 22, 40, 5);

@@ -178,16 +178,24 @@ impl App {
     /// shows a DUE column after STATUS, unless `[columns]` lists the columns (then `due` is
     /// where it puts it, or nowhere).
     pub fn set_sla(&mut self, sla: crate::sla::Sla, columns_configured: bool) {
+        use crate::sla::Target;
         let cols = &mut self.columns.conversations;
         if !columns_configured {
-            cols.retain(|c| *c != Column::Due);
-        }
-        if sla.is_tracked(crate::sla::Target::FirstResponse) && !columns_configured {
-            let at = cols
+            cols.retain(|c| !matches!(c, Column::Due | Column::Resolution));
+            // DUE after STATUS, RESOLVE after DUE (or STATUS), each only when tracked.
+            let mut at = cols
                 .iter()
                 .position(|c| *c == Column::Status)
                 .map_or(0, |i| i + 1);
-            cols.insert(at, Column::Due);
+            for (target, col) in [
+                (Target::FirstResponse, Column::Due),
+                (Target::Resolution, Column::Resolution),
+            ] {
+                if sla.is_tracked(target) {
+                    cols.insert(at, col);
+                    at += 1;
+                }
+            }
         }
         self.sla = std::sync::Arc::new(sla);
     }

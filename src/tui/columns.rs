@@ -15,6 +15,8 @@ pub enum Column {
     Status,
     /// Time left or overdue against the first-response target (`[sla]`).
     Due,
+    /// Time left or overdue against the resolution target (`[sla]`).
+    Resolution,
     Visitor,
     Site,
     Assignee,
@@ -52,6 +54,7 @@ impl Column {
         Some(match (tab, name) {
             (Resource::Conversations, "status") => Column::Status,
             (Resource::Conversations, "due") => Column::Due,
+            (Resource::Conversations, "resolution") => Column::Resolution,
             (Resource::Conversations, "visitor") => Column::Visitor,
             (Resource::Conversations, "site") => Column::Site,
             (Resource::Conversations, "assignee") => Column::Assignee,
@@ -71,6 +74,7 @@ impl Column {
         match self {
             Column::Status => col("STATUS", 7, 8, 0),
             Column::Due => col("DUE", 9, 11, 0),
+            Column::Resolution => col("RESOLVE", 9, 11, 2),
             Column::Visitor => col("VISITOR", 8, 8, 3),
             Column::Site => col("SITE", 8, 18, 2),
             Column::Assignee => col("ASSIGNEE", 10, 18, 1),
@@ -89,6 +93,7 @@ impl Column {
         match self {
             Column::Status => "status",
             Column::Due => "due",
+            Column::Resolution => "resolution",
             Column::Visitor => "visitor",
             Column::Site => "site",
             Column::Assignee => "assignee",
@@ -205,6 +210,13 @@ impl Cells for Conversation {
                 let waiting = |c: &Conversation| !crate::sla::is_waiting(c);
                 waiting(self)
                     .cmp(&waiting(other))
+                    .then_with(|| time_key(&self.created_at).cmp(&time_key(&other.created_at)))
+            }
+            // Rows not tracked (closed) come last; the older, the less time left.
+            Column::Resolution => {
+                let closed = |c: &Conversation| c.status == crate::api::Status::Closed;
+                closed(self)
+                    .cmp(&closed(other))
                     .then_with(|| time_key(&self.created_at).cmp(&time_key(&other.created_at)))
             }
             Column::Created => time_key(&self.created_at).cmp(&time_key(&other.created_at)),

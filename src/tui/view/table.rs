@@ -12,7 +12,7 @@ use ratatui::widgets::{
 
 use crate::api::model::short_id;
 use crate::api::{Conversation, Resource, Status, Visitor};
-use crate::sla::State;
+use crate::sla::{State, Target};
 use crate::text::fit;
 use crate::tui::app::App;
 use crate::tui::columns::{Cells, Column};
@@ -80,8 +80,8 @@ fn status_style(s: &Status) -> Style {
 
 /// Time left or overdue against the first-response target, coloured by state; with
 /// `NO_COLOR`, a mark says the state (`!` imminent, `!!` breaching).
-fn due_cell(app: &App, c: &Conversation, n: usize) -> Cell<'static> {
-    let Some(d) = app.sla.first_response(c, app.now) else {
+fn due_cell(app: &App, c: &Conversation, which: Target, n: usize) -> Cell<'static> {
+    let Some(d) = app.sla.due(which, c, app.now) else {
         return dash();
     };
     let style = match d.state {
@@ -103,7 +103,8 @@ fn conversation_cell(app: &App, c: &Conversation, col: Column, n: usize) -> Cell
             fit(c.status.as_str(), n).into_owned(),
             status_style(&c.status),
         )),
-        Column::Due => due_cell(app, c, n),
+        Column::Due => due_cell(app, c, Target::FirstResponse, n),
+        Column::Resolution => due_cell(app, c, Target::Resolution, n),
         // The name, else e-mail, else external id (cut with … to the column), else the id.
         Column::Visitor => match app.names.shown(&c.visitor_id) {
             Some(name) => Cell::from(fit(name, n.max(8)).into_owned()),
