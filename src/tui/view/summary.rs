@@ -65,8 +65,9 @@ const COLS: usize = 11;
 /// Column widths for `w` cells (0: left out). Narrow screens lose the median, then the oldest
 /// age, then the oldest waiting, then the stale count; the bar only takes spare room.
 fn columns(w: u16, sla: bool) -> [u16; COLS] {
-    let s = if sla { 8 } else { 0 };
-    let mut cols = [12u16, 6, 6, 0, 7, 7, 8, 7, 7, s, s + 1];
+    // IMMINENT and BREACHING only with a first-response target (none at all without one).
+    let (imminent, breaching) = if sla { (8, 9) } else { (0, 0) };
+    let mut cols = [12u16, 6, 6, 0, 7, 7, 8, 7, 7, imminent, breaching];
     let need = |c: &[u16; COLS]| {
         let n = c.iter().filter(|x| **x > 0).count() as u16;
         c.iter().sum::<u16>() + n.saturating_sub(1)
