@@ -168,6 +168,7 @@ fn view_picker() {
         },
         visitors: VisitorFilter::default(),
         notify: false,
+        oldest_first: false,
     });
     app.views.push(View {
         name: "Visitor by e-mail".into(),
@@ -178,6 +179,7 @@ fn view_picker() {
             external_id: None,
         },
         notify: false,
+        oldest_first: false,
     });
     update(&mut app, ch('v'));
     update(&mut app, key(KeyCode::Down));
@@ -475,4 +477,63 @@ fn tiny_terminals_say_so_and_recover_when_they_grow() {
     insta::assert_snapshot!(testing::render(&app));
     s.settle(&mut app, Msg::Resize(40, 3));
     insta::assert_snapshot!(testing::render(&app));
+}
+
+/// The built-in "Breaching" view (`v`, second entry): open unassigned conversations, every
+/// page loaded, oldest first, its breaching and imminent counts in the title; `r` keeps it,
+/// another filter ends it.
+#[test]
+fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title() {
+    let (mut app, s) = loaded(120, 24, 1000, 10);
+    app.set_sla(first_response(25), false);
+    let waiting: Vec<&Conversation> = s
+        .conversations
+        .iter()
+        .filter(|c| c.status == Status::Open && c.assignee_id.is_none())
+        .collect();
+    assert!(waiting.len() > 100, "more than two pages of 50");
+    let mut oldest_first: Vec<&Conversation> = waiting.clone();
+    oldest_first.sort_by_key(|c| c.created_at.parsed());
+    let want: Vec<uuid::Uuid> = oldest_first.iter().map(|c| c.id).collect();
+    let (mut breaching, mut imminent) = (0, 0);
+    for c in &waiting {
+        match app.sla.first_response(c, app.now).map(|d| d.state) {
+            Some(convo::sla::State::Breaching) => breaching += 1,
+            Some(convo::sla::State::Imminent) => imminent += 1,
+            _ => {}
+        }
+    }
+    assert!(breaching > 0 && imminent > 0, "{breaching} {imminent}");
+    let shown = |app: &App| -> Vec<uuid::Uuid> {
+        let order = app.sort.get(Resource::Conversations);
+        let rows = app.conversations.rows();
+        (0..rows.len()).map(|p| rows[order.row_at(p)].id).collect()
+    };
+
+    s.settle(&mut app, ch('v'));
+    assert!(testing::render(&app).contains("Breaching"));
+    s.settle(&mut app, key(KeyCode::Down));
+    s.settle(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.conversations.rows().len(), waiting.len(), "every page");
+    assert_eq!(shown(&app), want, "oldest first");
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains(&format!(
+            "Breaching {breaching} breaching · {imminent} imminent"
+        )),
+        "{screen}"
+    );
+    insta::assert_snapshot!(screen);
+
+    // A reload walks again, loads everything again and keeps the order.
+    s.settle(&mut app, ch('r'));
+    assert_eq!(app.conversations.rows().len(), waiting.len());
+    assert_eq!(shown(&app), want, "oldest first after r");
+    assert!(testing::render(&app).contains("Breaching"));
+
+    // Another filter (unassigned off) ends the view: no title, the server's order.
+    s.settle(&mut app, ch('u'));
+    let screen = testing::render(&app);
+    assert!(!screen.contains("Breaching"), "{screen}");
+    assert!(!app.sort.get(Resource::Conversations).sorted());
 }

@@ -393,6 +393,7 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
             external_id: v.external_id,
         },
         notify: v.notify.unwrap_or(false),
+        oldest_first: false,
     })
 }
 

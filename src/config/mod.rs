@@ -54,6 +54,9 @@ pub struct View {
     /// `notify = true`: a bell and a desktop notification (fixed text) when a refresh finds
     /// more unassigned open conversations in this view than before. Conversations views only.
     pub notify: bool,
+    /// Every page loaded and shown oldest first (the built-in "Breaching" view): the queue as a
+    /// supervisor works it, the longest waiting on top.
+    pub oldest_first: bool,
 }
 
 /// Names for site and agent UUIDs (one namespace), from `[aliases]`.

@@ -22,6 +22,9 @@ pub use super::overlay::Overlay;
 /// The name of the built-in view.
 pub const BUILTIN_VIEW: &str = "Unassigned open";
 
+/// The name of the built-in view of the queue against its first-response target.
+pub const BREACHING_VIEW: &str = "Breaching";
+
 /// The built-in view: open conversations nobody is assigned to.
 pub fn builtin_view() -> View {
     View {
@@ -34,6 +37,17 @@ pub fn builtin_view() -> View {
         },
         visitors: VisitorFilter::default(),
         notify: false,
+        oldest_first: false,
+    }
+}
+
+/// The built-in "Breaching" view: open unassigned conversations, every page loaded, oldest
+/// first, with the breaching and imminent counts in its title (the chips line).
+pub fn breaching_view() -> View {
+    View {
+        name: BREACHING_VIEW.into(),
+        oldest_first: true,
+        ..builtin_view()
     }
 }
 
@@ -78,8 +92,12 @@ pub struct App {
     /// The detail pane is open, scrolled by this many lines.
     pub detail: Option<usize>,
     pub message: Option<Message>,
-    /// The built-in view first, then the config's.
+    /// The built-in views first ("Unassigned open", "Breaching"), then the config's.
     pub views: Vec<View>,
+    /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
+    /// walk its order and load-all were set for (`u64::MAX`: not yet). Ends when the filters
+    /// change.
+    pub oldest_first: Option<u64>,
     pub aliases: Aliases,
     pub refresh_secs: Option<u64>,
     /// `R` toggles periodic refresh (when `refresh_secs` is set it starts on).
@@ -124,7 +142,7 @@ impl App {
     /// message to `update` asks for the first pages).
     pub fn new(init: AppInit) -> App {
         let refresh_secs = init.refresh_secs.filter(|s| *s > 0);
-        let mut views = vec![builtin_view()];
+        let mut views = vec![builtin_view(), breaching_view()];
         views.extend(init.views);
         App {
             conversations: TabState::new(
@@ -142,6 +160,7 @@ impl App {
             detail: None,
             message: None,
             views,
+            oldest_first: None,
             aliases: init.aliases,
             refresh_secs,
             refresh_on: refresh_secs.is_some(),

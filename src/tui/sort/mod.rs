@@ -58,6 +58,14 @@ impl Sorting {
         }
     }
 
+    /// Sets `sort` for the walk of `generation` (a view's order): kept by the next
+    /// [`Sorting::refresh`] of that walk, which computes the order.
+    pub fn preset(&mut self, sort: Sort, generation: u64) {
+        self.sort = Some(sort);
+        self.offset = 0;
+        self.basis = Some((generation, usize::MAX));
+    }
+
     /// Recomputes the permutation if the rows changed (or `force`). A new generation (reload,
     /// filters) clears the sort.
     pub fn refresh<T: Row + Cells>(

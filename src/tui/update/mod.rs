@@ -108,6 +108,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
+    keep_oldest_first(app);
     export::walk::step(app, &mut cmds);
     fill(app, &mut cmds);
     summary_pane::update::refresh(app);
@@ -619,12 +620,43 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     let Some(v) = app.views.get(index).cloned() else {
         return;
     };
+    app.oldest_first = v.oldest_first.then_some(u64::MAX);
     app.active = v.tab;
     match v.tab {
         Resource::Conversations => set_conversations(app, v.conversations, cmds),
         Resource::Visitors => set_visitors(app, v.visitors, cmds),
     }
     app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+}
+
+/// An oldest-first view ("Breaching") loads every page and sorts by creation, oldest on top,
+/// for each new walk of its filters (a reload, `r`); other filters end it. A sort the user
+/// chooses meanwhile is kept until the next walk.
+fn keep_oldest_first(app: &mut App) {
+    let Some(set_for) = app.oldest_first else {
+        return;
+    };
+    let filters = app
+        .views
+        .iter()
+        .find(|v| v.oldest_first)
+        .map(|v| v.conversations.clone());
+    if filters.as_ref() != Some(&app.conversations.filter) {
+        app.oldest_first = None;
+        return;
+    }
+    let generation = app.conversations.generation;
+    if set_for != generation {
+        app.conversations.load_all = true;
+        app.sort.get_mut(Resource::Conversations).preset(
+            crate::tui::sort::Sort {
+                col: crate::tui::columns::Column::Created,
+                desc: false,
+            },
+            generation,
+        );
+        app.oldest_first = Some(generation);
+    }
 }
 
 fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {

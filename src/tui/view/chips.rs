@@ -59,6 +59,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         ))
     } else {
         let mut spans = vec![Span::raw(" ")];
+        if app.active == Resource::Conversations && app.oldest_first.is_some() {
+            spans.extend(breaching_title(app));
+        }
         for c in chips {
             spans.push(Span::styled(
                 format!(" {c} "),
@@ -73,4 +76,45 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Line::from(spans)
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The title of the "Breaching" view: its name and how many loaded conversations breach or
+/// are about to breach the first-response target (counted from the rows as they are now).
+fn breaching_title(app: &App) -> Vec<Span<'static>> {
+    use crate::sla::{State, Target};
+    let name = Span::styled(
+        format!("{} ", crate::tui::app::BREACHING_VIEW),
+        Style::new().bold(),
+    );
+    if !app.sla.is_tracked(Target::FirstResponse) {
+        return vec![
+            name,
+            Span::styled(
+                "(no first_response target in [sla]) ",
+                Style::new().fg(Color::Yellow),
+            ),
+        ];
+    }
+    let (mut breaching, mut imminent) = (0u64, 0u64);
+    for c in app.conversations.rows() {
+        match app.sla.first_response(c, app.now).map(|d| d.state) {
+            Some(State::Breaching) => breaching += 1,
+            Some(State::Imminent) => imminent += 1,
+            _ => {}
+        }
+    }
+    let hot = |n: u64, colour: Color| {
+        if n > 0 {
+            Style::new().fg(colour).bold()
+        } else {
+            Style::new().dim()
+        }
+    };
+    vec![
+        name,
+        Span::styled(format!("{breaching} breaching"), hot(breaching, Color::Red)),
+        Span::styled(" · ", Style::new().dim()),
+        Span::styled(format!("{imminent} imminent"), hot(imminent, Color::Yellow)),
+        Span::raw(" · oldest first  "),
+    ]
 }
