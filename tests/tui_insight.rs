@@ -334,3 +334,90 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
     }
     server.shutdown().await;
 }
+
+fn imminent_rings(cmds: &[Command]) -> Vec<usize> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Command::NotifyImminent { count } => Some(*count),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `notify = true` with a first-response target: each conversation rings once when it becomes
+/// imminent (time passing, or a refresh bringing it), never again on later ticks or refreshes,
+/// and not for those already imminent when the view was opened.
+#[test]
+fn a_notify_view_rings_once_per_conversation_that_becomes_imminent() {
+    let mut server = FakeServer::new(0, 5);
+    // Waiting conversations 1, 3, 5, … 39 minutes old at the fixed clock.
+    for i in 0..20 {
+        let mut c = open_unassigned(9000 + i);
+        c.created_at = convo::api::Timestamp::Parsed(
+            now()
+                .checked_sub(jiff::SignedDuration::from_mins(1 + 2 * i as i64))
+                .unwrap(),
+        );
+        server.conversations.push(c);
+    }
+    let mut app = refreshing(&server);
+    app.set_sla(
+        convo::sla::Sla {
+            base: convo::sla::Policy {
+                first_response: Some(25 * 60),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        false,
+    );
+    let mut view = convo::tui::app::builtin_view();
+    view.name = "Watch".into();
+    view.notify = true;
+    app.views.push(view);
+    let n = app.views.len();
+    server.settle(&mut app, ch('v'));
+    for _ in 0..n - 1 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    // Opening the view: rows 21 minutes old and more are imminent or breaching already: quiet.
+    let cmds = server.settle(&mut app, key(KeyCode::Enter));
+    assert!(imminent_rings(&cmds).is_empty(), "{cmds:?}");
+    let cmds = server.settle(&mut app, at(1));
+    assert!(
+        imminent_rings(&cmds).is_empty(),
+        "nothing crossed yet: {cmds:?}"
+    );
+    // Four minutes later the rows of 17 and 19 minutes have crossed 20 (80 % of 25).
+    let cmds = server.settle(&mut app, at(4 * 60));
+    assert_eq!(imminent_rings(&cmds), [2]);
+    // The same rows, later ticks and refreshes: no second ring.
+    for s in [4 * 60 + 1, 4 * 60 + 30, 4 * 60 + 59] {
+        assert!(imminent_rings(&server.settle(&mut app, at(s))).is_empty());
+    }
+    // At +6m the 15-minute row has crossed (one ring); the 19-minute one now breaches, which
+    // is not a second ring.
+    assert_eq!(
+        imminent_rings(&server.settle(&mut app, at(6 * 60 + 1))),
+        [1]
+    );
+    // A refresh brings a conversation that is already imminent: one ring.
+    let mut c = open_unassigned(9500);
+    c.created_at = convo::api::Timestamp::Parsed(
+        now()
+            .checked_sub(jiff::SignedDuration::from_mins(22))
+            .unwrap(),
+    );
+    server.conversations.insert(0, c);
+    let cmds = server.settle(&mut app, at(6 * 60 + 20));
+    assert_eq!(imminent_rings(&cmds), [1], "{cmds:?}");
+    // The text is fixed: a number and words.
+    assert_eq!(
+        convo::tui::notify::imminent_notification(2),
+        "\u{7}\u{1b}]9;convo: 2 conversations about to breach their first-response target\u{7}\u{1b}]777;notify;convo;2 conversations about to breach their first-response target\u{7}"
+    );
+    // Without a notify view nothing rings, whatever crosses.
+    let mut quiet = refreshing(&server);
+    quiet.set_sla(app.sla.as_ref().clone(), false);
+    assert!(imminent_rings(&server.settle(&mut quiet, at(30 * 60))).is_empty());
+}

@@ -98,6 +98,8 @@ pub struct App {
     /// walk its order and load-all were set for (`u64::MAX`: not yet). Ends when the filters
     /// change.
     pub oldest_first: Option<u64>,
+    /// Conversations of a `notify = true` view already rung for as imminent.
+    pub imminent: super::notify::Imminent,
     pub aliases: Aliases,
     pub refresh_secs: Option<u64>,
     /// `R` toggles periodic refresh (when `refresh_secs` is set it starts on).
@@ -161,6 +163,7 @@ impl App {
             message: None,
             views,
             oldest_first: None,
+            imminent: Default::default(),
             aliases: init.aliases,
             refresh_secs,
             refresh_on: refresh_secs.is_some(),

@@ -46,6 +46,8 @@ pub enum Command {
     /// A refresh found `more` unassigned open conversations than before in a view with
     /// `notify = true`: ring the bell and send a desktop notification with fixed text.
     Notify { more: usize },
+    /// Ring and notify: `count` conversations of a watched view became imminent.
+    NotifyImminent { count: usize },
     /// Put this text on the clipboard with OSC 52. Only ever a UUID (see `update`).
     CopyToClipboard(String),
     /// Open this URL in the browser (`xdg-open` / `open`). Built only from the config's

@@ -335,6 +335,10 @@ impl Runtime {
                     out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;
                 }
+                Command::NotifyImminent { count } => {
+                    out.write_all(super::notify::imminent_notification(count).as_bytes())?;
+                    out.flush()?;
+                }
                 Command::OpenUrl(url) => super::browser::open_url(&self.opener, &url, &self.tx),
                 Command::Export {
                     path,

@@ -23,6 +23,16 @@ pub const DEFAULT_REFRESH_SECS: u64 = 30;
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     let mut cmds = Vec::new();
+    // Time passing and refreshes ring for conversations that became imminent; rows arriving
+    // by paging are only taken note of.
+    let imminent = match &msg {
+        Msg::Tick(_) | Msg::HeadLoaded { .. } => Some(true),
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            ..
+        } => Some(false),
+        _ => None,
+    };
     match msg {
         Msg::Key(k) => {
             if k.kind != KeyEventKind::Release {
@@ -109,6 +119,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
     keep_oldest_first(app);
+    if let Some(ring) = imminent {
+        watch_imminent(app, ring, &mut cmds);
+    }
     export::walk::step(app, &mut cmds);
     fill(app, &mut cmds);
     summary_pane::update::refresh(app);
@@ -627,6 +640,23 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         Resource::Visitors => set_visitors(app, v.visitors, cmds),
     }
     app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+}
+
+/// In a `notify = true` view with a first-response target: rings once for each conversation
+/// that became imminent (or breaching) since it was last looked at.
+fn watch_imminent(app: &mut App, ring: bool, cmds: &mut Vec<Command>) {
+    if !app.sla.is_tracked(crate::sla::Target::FirstResponse)
+        || !notify::watching(&app.views, &app.conversations.filter)
+    {
+        return;
+    }
+    let t = &app.conversations;
+    let count = app
+        .imminent
+        .check(t.generation, t.rows(), &app.sla, app.now, !ring);
+    if count > 0 {
+        cmds.push(Command::NotifyImminent { count });
+    }
 }
 
 /// An oldest-first view ("Breaching") loads every page and sorts by creation, oldest on top,
