@@ -203,6 +203,7 @@ async fn run(cli: Cli) -> u8 {
                     .unwrap_or(convo::summary::DEFAULT_STALE_AFTER_SECS),
                 &cfg.aliases,
                 &cfg.sla,
+                open_store(&cfg, &mut o),
                 &mut o,
             )
             .await

@@ -705,3 +705,49 @@ fn a_walk_the_service_cuts_short_prints_what_it_counted_as_partial_and_exits_5()
     );
     assert!(e.contains("the list is incomplete"), "{e}");
 }
+
+/// Every `convo summary` run keeps a sample of its counts in the local store, under the key the
+/// TUI's trend reads for the same filter (one per run; the TUI draws the last 24 hours).
+#[test]
+fn each_summary_keeps_a_sample_for_the_trend() {
+    let d = Demo::start(N, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = {
+        let o = run(&d, &tmp, &["store", "path"]);
+        assert!(o.status.success(), "{}", err(&o));
+        std::path::PathBuf::from(out(&o).trim())
+    };
+    let j = summary_json(&d, &tmp, &["--status", "open", "--unassigned", "true"]);
+    let o = run(
+        &d,
+        &tmp,
+        &[
+            "summary",
+            "conversations",
+            "--status",
+            "open",
+            "--unassigned",
+            "true",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let store = convo::store::Store::open(&path).expect("the store");
+    let key = convo::store::samples::filter_key(&convo::api::ConversationFilter {
+        status: Some(convo::api::Status::Open),
+        assignee: convo::api::Assignee::Unassigned,
+        ..Default::default()
+    });
+    let samples = store.samples_since(&key, 0).expect("samples");
+    // Both runs had the same clock (CONVO_NOW): one sample a second, the second replaced it.
+    assert_eq!(samples.len(), 1, "{samples:?}");
+    let s = &samples[0];
+    assert_eq!(s.at, now_secs());
+    assert!(s.complete);
+    assert_eq!(s.loaded, j["loaded"].as_u64().unwrap_or(u64::MAX), "{j}");
+    assert_eq!(s.waiting, s.loaded, "open and unassigned: every row waits");
+    // Another filter has its own key.
+    let o = run(&d, &tmp, &["summary", "conversations"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let all = convo::store::samples::filter_key(&Default::default());
+    assert_eq!(store.samples_since(&all, 0).unwrap().len(), 1);
+}

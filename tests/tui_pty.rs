@@ -378,3 +378,40 @@ fn keys_are_answered_while_l_loads_everything() {
     s.send("q");
     rt.block_on(server.shutdown());
 }
+
+/// The trend end to end: the walk's end is sampled into the real local store (under HOME), and
+/// `S` reads the last 24 hours back and draws them.
+#[test]
+fn the_summary_pane_draws_the_trend_from_the_local_store() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 13,
+            conversations: 30,
+            visitors: 10,
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    s.wait_for("all 30 loaded");
+    let waiting = server
+        .data()
+        .conversations
+        .iter()
+        .filter(|c| c.status == "open" && c.assignee_id.is_none())
+        .count();
+    s.send("S");
+    let screen = s.wait_for("24 h waiting");
+    assert!(
+        screen.contains(&format!("min {waiting} max {waiting}")),
+        "{screen}"
+    );
+    s.send("q");
+    rt.block_on(server.shutdown());
+}

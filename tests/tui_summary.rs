@@ -235,3 +235,99 @@ fn summary_pane_with_a_first_response_target() {
     );
     insta::assert_snapshot!(screen);
 }
+
+fn samples_cmds(cmds: &[Command]) -> Vec<(String, Option<convo::store::Sample>)> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Command::Samples { key, sample } => Some((key.clone(), sample.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The trend: the end of a walk and every refresh record a sample of the Conversations tab's
+/// counts (once per walk, not per page), `S` asks for the last 24 hours, and the pane draws
+/// the samples as sparklines of waiting and breaching with each window's min and max.
+#[test]
+fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
+    let mut app = testing::app(120, 40, 50);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    let server = FakeServer::new(120, 5);
+    app.set_sla(
+        convo::sla::Sla {
+            base: convo::sla::Policy {
+                first_response: Some(25 * 60),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        false,
+    );
+    let key = convo::tui::names::look_key(&app.conversations.filter);
+    // The first page: the walk goes on, no sample yet.
+    let cmds = server.settle(&mut app, Msg::Resize(120, 40));
+    assert!(samples_cmds(&cmds).is_empty(), "{cmds:?}");
+    // End: the walk completes, one sample with the counts of every loaded row.
+    let cmds = server.settle(&mut app, ch('L'));
+    let got = samples_cmds(&cmds);
+    assert_eq!(got.len(), 1, "one sample a walk: {cmds:?}");
+    let (k, s) = &got[0];
+    assert_eq!(k, &key);
+    let s = s.clone().expect("a sample to record");
+    let rows = app.conversations.rows();
+    let waiting = rows.iter().filter(|c| convo::sla::is_waiting(c)).count() as u64;
+    let breaching = rows
+        .iter()
+        .filter(|c| {
+            app.sla.first_response(c, app.now).map(|d| d.state)
+                == Some(convo::sla::State::Breaching)
+        })
+        .count() as u64;
+    assert_eq!(
+        (s.loaded, s.complete, s.waiting, s.breaching, s.at),
+        (120, true, waiting, breaching, app.now.as_second())
+    );
+    assert!(waiting > 0 && breaching > 0);
+    // A periodic refresh: another sample.
+    let at = app
+        .now
+        .checked_add(jiff::SignedDuration::from_secs(11))
+        .unwrap();
+    let cmds = server.settle(&mut app, Msg::Tick(at));
+    assert_eq!(samples_cmds(&cmds).len(), 1, "{cmds:?}");
+    // S asks for the trend (no sample to record).
+    let cmds = server.settle(&mut app, ch('S'));
+    assert_eq!(samples_cmds(&cmds), vec![(key.clone(), None)]);
+    assert!(render(&app).contains("24 h trend: no samples yet"));
+    // The store answers: a day of samples, waiting rising, breaching one hour in.
+    let now = app.now.as_second();
+    let samples: Vec<convo::store::Sample> = (0..24)
+        .map(|h| convo::store::Sample {
+            at: now - 86_400 + 1_800 + h * 3_600,
+            loaded: 120,
+            complete: true,
+            waiting: 2 + h as u64,
+            imminent: 0,
+            breaching: u64::from(h == 20) * 7,
+        })
+        .collect();
+    convo::tui::update::update(
+        &mut app,
+        Msg::Samples {
+            key: "another filter".into(),
+            samples: samples.clone(),
+        },
+    );
+    assert!(
+        render(&app).contains("no samples yet"),
+        "another key's answer is dropped"
+    );
+    convo::tui::update::update(&mut app, Msg::Samples { key, samples });
+    let screen = render(&app);
+    assert!(screen.contains("24 h waiting"), "{screen}");
+    assert!(screen.contains("min 2 max 25"), "{screen}");
+    assert!(screen.contains("24 h breaching"), "{screen}");
+    assert!(screen.contains("min 0 max 7"), "{screen}");
+    insta::assert_snapshot!(screen);
+}

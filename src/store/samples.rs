@@ -9,6 +9,9 @@ use super::{Store, StoreError};
 /// Samples are kept for 8 days (a week back plus a margin).
 pub const KEEP_SECS: i64 = 8 * 86_400;
 
+/// The window of the summary pane's trend.
+pub const DAY_SECS: i64 = 86_400;
+
 /// One sample of a view's counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sample {
@@ -24,6 +27,18 @@ pub struct Sample {
     pub imminent: u64,
     /// Past a target.
     pub breaching: u64,
+}
+
+/// The key a Conversations filter's looks and samples are kept under: the filter as the
+/// query it sends (`conversations?status=open&unassigned=true`).
+pub fn filter_key(f: &crate::api::ConversationFilter) -> String {
+    use crate::api::ListFilter;
+    let q: Vec<String> = f
+        .query_pairs()
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("conversations?{}", q.join("&"))
 }
 
 fn n(v: u64) -> i64 {

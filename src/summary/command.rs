@@ -72,7 +72,9 @@ pub fn now_from_env() -> Result<jiff::Timestamp, SummaryError> {
     Ok(jiff::Timestamp::now())
 }
 
-/// Runs `convo summary conversations` (once, or every `--watch` until Ctrl-C).
+/// Runs `convo summary conversations` (once, or every `--watch` until Ctrl-C); each walk's
+/// counts are kept in `store` (when on) for the TUI's trend.
+#[allow(clippy::too_many_arguments)]
 pub async fn conversations(
     client: &Client,
     a: &SummaryArgs,
@@ -80,10 +82,15 @@ pub async fn conversations(
     stale_after_secs: i64,
     aliases: &Aliases,
     sla: &Sla,
+    store: Option<crate::store::Store>,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     // Validated exactly as `list conversations` does.
     let base = conversation_filter(&a.filter)?;
+    let samples = Samples {
+        store,
+        key: crate::store::samples::filter_key(&base),
+    };
     if a.sla && sla.is_empty() {
         return Err(SummaryError::Usage(
             "--sla: the config sets no response-time target: add first_response or resolution \
@@ -104,6 +111,7 @@ pub async fn conversations(
             aliases,
             targets,
             now,
+            &samples,
             o,
         )
         .await;
@@ -136,6 +144,7 @@ pub async fn conversations(
             targets.clone(),
             now,
             sample,
+            &samples,
             o,
         )
         .await;
@@ -174,6 +183,7 @@ async fn watch_once(
     targets: Option<Arc<Sla>>,
     now: jiff::Timestamp,
     sample: Sample,
+    samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     let walked = walk(
@@ -187,6 +197,9 @@ async fn watch_once(
         o,
     )
     .await?;
+    if walked.pages > 0 {
+        samples.record(&walked.summary, now, o);
+    }
     let cx = Context {
         by: a.by,
         aliases,
@@ -244,6 +257,33 @@ impl Walked {
     }
 }
 
+/// Where each walk's counts are kept for the TUI's 24 h trend (the local store, when on).
+struct Samples {
+    store: Option<crate::store::Store>,
+    /// The filter's key, as the TUI keeps it.
+    key: String,
+}
+
+impl Samples {
+    /// Records the counts of a walk that counted something; a store that fails says so on
+    /// stderr and the summary goes on.
+    fn record(&self, summary: &crate::summary::Summary, now: jiff::Timestamp, o: &mut Output<'_>) {
+        let Some(store) = &self.store else { return };
+        let (total, coverage) = (summary.total(), summary.coverage());
+        let sample = crate::store::Sample {
+            at: now.as_second(),
+            loaded: coverage.loaded,
+            complete: coverage.complete,
+            waiting: total.waiting,
+            imminent: total.sla.imminent,
+            breaching: total.sla.breaching,
+        };
+        if let Err(e) = store.record_sample(&self.key, &sample) {
+            let _ = writeln!(o.err, "convo: {e}: this sample is not kept");
+        }
+    }
+}
+
 /// One summary, printed in the chosen format.
 #[allow(clippy::too_many_arguments)]
 async fn once(
@@ -255,6 +295,7 @@ async fn once(
     aliases: &Aliases,
     targets: Option<Arc<Sla>>,
     now: jiff::Timestamp,
+    samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     let walked = walk(
@@ -271,6 +312,7 @@ async fn once(
     let summary = &walked.summary;
     // Print what was counted, unless nothing was: an error on the first page is only an error.
     if walked.pages > 0 {
+        samples.record(summary, now, o);
         let cx = Context {
             by: a.by,
             aliases,

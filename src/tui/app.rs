@@ -98,6 +98,12 @@ pub struct App {
     /// walk its order and load-all were set for (`u64::MAX`: not yet). Ends when the filters
     /// change.
     pub oldest_first: Option<u64>,
+    /// The trend of the Conversations filter from the local store: (filter key, samples of
+    /// the last 24 h, oldest first). `None` until the store answers (or without a store).
+    pub trend: Option<(String, Vec<crate::store::Sample>)>,
+    /// The Conversations walk whose completion was sampled (one sample per walk; refreshes
+    /// sample each time).
+    pub sampled: Option<u64>,
     /// Conversations of a `notify = true` view already rung for as imminent.
     pub imminent: super::notify::Imminent,
     pub aliases: Aliases,
@@ -164,6 +170,8 @@ impl App {
             views,
             oldest_first: None,
             imminent: Default::default(),
+            trend: None,
+            sampled: None,
             aliases: init.aliases,
             refresh_secs,
             refresh_on: refresh_secs.is_some(),

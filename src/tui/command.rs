@@ -46,6 +46,12 @@ pub enum Command {
     /// A refresh found `more` unassigned open conversations than before in a view with
     /// `notify = true`: ring the bell and send a desktop notification with fixed text.
     Notify { more: usize },
+    /// Record `sample` (when given) in the local store under `key`, then load the key's last
+    /// 24 hours (answered by `Msg::Samples`). Nothing without a store.
+    Samples {
+        key: String,
+        sample: Option<crate::store::Sample>,
+    },
     /// Ring and notify: `count` conversations of a watched view became imminent.
     NotifyImminent { count: usize },
     /// Put this text on the clipboard with OSC 52. Only ever a UUID (see `update`).

@@ -70,6 +70,11 @@ pub enum Msg {
     VisitorSync(Option<String>),
     /// What the Conversations view `key` had loaded when convo last quit (unix seconds,
     /// ids with watch hashes).
+    /// The trend of a filter key: its samples of the last 24 hours (oldest first).
+    Samples {
+        key: String,
+        samples: Vec<crate::store::Sample>,
+    },
     LastLook {
         key: String,
         taken_at: i64,

@@ -39,15 +39,10 @@ impl VisitorLabel {
     }
 }
 
-/// The store key of a Conversations view: its filter as the query it sends.
+/// The store key of a Conversations view: its filter as the query it sends (the same key
+/// `convo summary` samples under).
 pub fn look_key(f: &crate::api::ConversationFilter) -> String {
-    use crate::api::ListFilter;
-    let q: Vec<String> = f
-        .query_pairs()
-        .into_iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    format!("conversations?{}", q.join("&"))
+    crate::store::samples::filter_key(f)
 }
 
 /// When a look was taken, in words: "17:40" today, "yesterday 17:40", else "Nov 21 17:40".

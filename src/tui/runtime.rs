@@ -349,6 +349,11 @@ impl Runtime {
                 Command::SwitchProfile(name) => {
                     super::profiles::load::switch_profile(self.config_path.clone(), name, &self.tx)
                 }
+                Command::Samples { key, sample } => {
+                    if let Some(s) = &self.store {
+                        s.samples(key, sample, &self.tx);
+                    }
+                }
                 Command::KeepVisitors(rows) => {
                     if let Some(s) = &self.store {
                         s.keep(rows.0, &self.tx);

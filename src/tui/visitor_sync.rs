@@ -164,6 +164,34 @@ impl StoreLink {
     }
 
     /// Keeps visitor rows the user loaded; a failure is said once.
+    /// Records `sample` (when given) under `key` and answers with the key's samples of the
+    /// last 24 hours (`Msg::Samples`), for the summary pane's trend.
+    pub fn samples(
+        &self,
+        key: String,
+        sample: Option<crate::store::Sample>,
+        tx: &mpsc::UnboundedSender<Msg>,
+    ) {
+        let since = jiff::Timestamp::now().as_second() - crate::store::samples::DAY_SECS;
+        let k = key.clone();
+        let answer = self.task.run(move |s| {
+            if let Some(sample) = &sample {
+                s.record_sample(&k, sample)?;
+            }
+            s.samples_since(&k, since)
+        });
+        let (said, tx) = (self.said.clone(), tx.clone());
+        tokio::spawn(async move {
+            match answer.await {
+                Ok(Ok(samples)) => {
+                    let _ = tx.send(Msg::Samples { key, samples });
+                }
+                Ok(Err(e)) => say_once(&said, &tx, &e),
+                Err(_) => {}
+            }
+        });
+    }
+
     pub fn keep(&self, rows: Vec<Visitor>, tx: &mpsc::UnboundedSender<Msg>) {
         let answer = self
             .task

@@ -25,6 +25,18 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     let mut cmds = Vec::new();
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
+    // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
+    let sample = match &msg {
+        Msg::HeadLoaded {
+            tab: Resource::Conversations,
+            ..
+        } => Some(true),
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            ..
+        } => Some(false),
+        _ => None,
+    };
     let imminent = match &msg {
         Msg::Tick(_) | Msg::HeadLoaded { .. } => Some(true),
         Msg::PageLoaded {
@@ -75,6 +87,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.names.extend(labels);
             app.dirty = true;
         }
+        Msg::Samples { key, samples } => {
+            if key == super::names::look_key(&app.conversations.filter) {
+                app.trend = Some((key, samples));
+                app.dirty = true;
+            }
+        }
         Msg::LastLook {
             key,
             taken_at,
@@ -119,6 +137,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
     keep_oldest_first(app);
+    if let Some(refresh) = sample {
+        take_sample(app, refresh, &mut cmds);
+    }
     if let Some(ring) = imminent {
         watch_imminent(app, ring, &mut cmds);
     }
@@ -540,7 +561,15 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             t.load_all = true;
             t.error = None;
         }),
-        Action::Summary => summary_pane::update::open(app),
+        Action::Summary => {
+            summary_pane::update::open(app);
+            if matches!(app.overlay, Overlay::Summary(_)) {
+                cmds.push(Command::Samples {
+                    key: super::names::look_key(&app.conversations.filter),
+                    sample: None,
+                });
+            }
+        }
         Action::Help => app.overlay = Overlay::Help { scroll: 0 },
         Action::Close => {
             let stopped = with_tab!(app, app.active, |t| std::mem::replace(
@@ -640,6 +669,39 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         Resource::Visitors => set_visitors(app, v.visitors, cmds),
     }
     app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+}
+
+/// Records the Conversations tab's counts in the local store after a refresh, or once when a
+/// walk ends; the answer brings the last 24 hours for the summary pane's trend.
+fn take_sample(app: &mut App, refresh: bool, cmds: &mut Vec<Command>) {
+    let t = &app.conversations;
+    let ended = t.pager.is_done() && app.sampled != Some(t.generation);
+    if !(refresh || ended) {
+        return;
+    }
+    app.sampled = Some(t.generation);
+    let (mut waiting, mut imminent, mut breaching) = (0u64, 0u64, 0u64);
+    for c in t.rows() {
+        if crate::sla::is_waiting(c) {
+            waiting += 1;
+        }
+        match app.sla.first_response(c, app.now).map(|d| d.state) {
+            Some(crate::sla::State::Imminent) => imminent += 1,
+            Some(crate::sla::State::Breaching) => breaching += 1,
+            _ => {}
+        }
+    }
+    cmds.push(Command::Samples {
+        key: super::names::look_key(&t.filter),
+        sample: Some(crate::store::Sample {
+            at: app.now.as_second(),
+            loaded: t.rows().len() as u64,
+            complete: t.pager.is_done(),
+            waiting,
+            imminent,
+            breaching,
+        }),
+    });
 }
 
 /// In a `notify = true` view with a first-response target: rings once for each conversation

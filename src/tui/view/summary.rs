@@ -181,11 +181,95 @@ fn wait_chart(pane: &SummaryPane, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
+/// One character per time slot, the slot's highest value scaled to the window's highest (a
+/// blank where no sample fell), and the window's lowest and highest sample.
+pub fn sparkline(points: &[(i64, u64)], start: i64, end: i64, slots: usize) -> (String, u64, u64) {
+    const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let span = (end - start).max(1);
+    let n = slots.max(1);
+    let mut top: Vec<Option<u64>> = vec![None; n];
+    for &(at, v) in points.iter().filter(|(at, _)| (start..=end).contains(at)) {
+        let i = (((at - start) as i128 * n as i128) / (span as i128 + 1)) as usize;
+        let slot = &mut top[i.min(n - 1)];
+        *slot = Some(slot.map_or(v, |x| x.max(v)));
+    }
+    let values = points
+        .iter()
+        .filter(|(at, _)| (start..=end).contains(at))
+        .map(|p| p.1);
+    let (min, max) = (values.clone().min().unwrap_or(0), values.max().unwrap_or(0));
+    let line = top
+        .iter()
+        .map(|v| match v {
+            None => ' ',
+            Some(_) if max == 0 => LEVELS[0],
+            Some(v) => LEVELS[((*v as u128 * 7) / max as u128) as usize],
+        })
+        .collect();
+    (line, min, max)
+}
+
+/// The filter's last 24 hours from the local store: waiting and, with a first-response
+/// target, breaching, sampled at every refresh (and by `convo summary`).
+fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
+    let key = crate::tui::names::look_key(&app.conversations.filter);
+    let samples = match &app.trend {
+        Some((k, s)) if *k == key && !s.is_empty() => s,
+        _ => {
+            return vec![Line::from(Span::styled(
+                "  24 h trend: no samples yet (each refresh adds one to the local store)",
+                Style::new().dim(),
+            ))];
+        }
+    };
+    let end = app.now.as_second();
+    let start = end - crate::store::samples::DAY_SECS;
+    let slots = width.saturating_sub(40).clamp(8, 96);
+    // (name, points, colour)
+    type Series = (&'static str, Vec<(i64, u64)>, Color);
+    let mut series: Vec<Series> = vec![(
+        "waiting",
+        samples.iter().map(|s| (s.at, s.waiting)).collect(),
+        Color::Cyan,
+    )];
+    if sla {
+        series.push((
+            "breaching",
+            samples.iter().map(|s| (s.at, s.breaching)).collect(),
+            Color::Red,
+        ));
+    }
+    series
+        .into_iter()
+        .map(|(name, points, colour)| {
+            let (line, min, max) = sparkline(&points, start, end, slots);
+            Line::from(vec![
+                Span::raw(format!("  24 h {name:<9} ")),
+                Span::styled(line, Style::new().fg(colour)),
+                Span::raw(format!(" min {} max {}", thousands(min), thousands(max))),
+            ])
+        })
+        .collect()
+}
+
 /// Draws the pane over the table.
 pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     let full = frame.area();
     let sla = pane.tracks_first_response();
-    let chart_h = if sla { 8 } else { 0 };
+    let width = full.width.min(100).saturating_sub(2) as usize;
+    let mut chart = if sla {
+        wait_chart(pane, width)
+    } else {
+        Vec::new()
+    };
+    // The trend only when the pane has the room for it besides its table.
+    let trend = trend_lines(app, width, sla);
+    let room = full.height.saturating_sub(2);
+    if full.height >= 24 && pane.buckets.len() + 8 + chart.len() + trend.len() < room as usize {
+        chart.extend(trend);
+        chart.push(Line::default());
+    }
+    let chart_h = chart.len() as u16;
     let want_h = pane.buckets.len() as u16 + 8 + chart_h;
     let area = super::centered(full, 100, want_h.max(9).min(full.height.saturating_sub(2)));
     frame.render_widget(Clear, area);
@@ -247,10 +331,7 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     );
     if chart_h > 0 {
         let y0 = inner.height - 1 - chart_h;
-        for (i, l) in wait_chart(pane, inner.width as usize)
-            .into_iter()
-            .enumerate()
-        {
+        for (i, l) in chart.into_iter().enumerate() {
             frame.render_widget(Paragraph::new(l), line(y0 + i as u16));
         }
     }
@@ -364,6 +445,19 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sparkline_buckets_by_time_scales_to_the_window_and_leaves_gaps_blank() {
+        // Four slots over 0..=400: samples at 0 (1), 150 and 160 (the slot's highest, 8), none
+        // in the third slot, 390 (4); one outside the window is ignored.
+        let points = [(0, 1), (150, 8), (160, 3), (390, 4), (-5, 100)];
+        let (line, min, max) = sparkline(&points, 0, 400, 4);
+        assert_eq!(line, "▁█ ▄");
+        assert_eq!((min, max), (1, 8));
+        let (line, min, max) = sparkline(&[(10, 0), (20, 0)], 0, 100, 3);
+        assert_eq!((line.as_str(), min, max), ("▁  ", 0, 0));
+        assert_eq!(sparkline(&[], 0, 100, 5), ("     ".to_string(), 0, 0));
+    }
 
     #[test]
     fn numbers_bars_and_durations() {
