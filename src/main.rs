@@ -114,6 +114,15 @@ async fn run(cli: Cli) -> u8 {
         let opts = DemoOptions {
             addr: ([127, 0, 0, 1], 0).into(),
             anchor: Some(jiff::Timestamp::now()),
+            // A live queue: a new conversation or a pick-up every 5 s, so the demo's minute
+            // targets show conversations turning imminent and breaching as one watches.
+            faults: convo::demo::Faults {
+                churn: convo::demo::Churn {
+                    per_minute: 12,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
             ..DemoOptions::default()
         };
         let server = match DemoServer::start(opts).await {

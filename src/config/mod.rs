@@ -234,19 +234,24 @@ pub enum ConfigError {
     UnsafeKeyCommand { path: String, mode: u32 },
 }
 
-/// The targets `--demo` shows when the config sets none: scaled to the demo data, whose
-/// conversations were created over the last 90 days, so that every state is on screen at once
-/// (a real desk's targets are minutes and hours).
+/// The targets `--demo` shows when the config sets none: short, because the demo's queue moves
+/// in seconds (a new conversation every 10 s): a new one is imminent after 30 s and breaching
+/// after a minute, so every state is on screen within a minute, and the backlog of the 90 days
+/// of generated data is breaching (a real desk's targets are minutes and hours).
 fn demo_targets() -> crate::sla::Sla {
     crate::sla::Sla {
         base: crate::sla::Policy {
-            first_response: Some(30 * 86_400),
-            resolution: Some(75 * 86_400),
+            first_response: Some(60),
+            resolution: Some(30 * 60),
+            warn_at: 0.5,
             ..crate::sla::Policy::default()
         },
         ..crate::sla::Sla::default()
     }
 }
+
+/// `--demo` refreshes every 10 s unless the config says otherwise: the queue is live.
+const DEMO_REFRESH_SECS: u64 = 10;
 
 /// `<config dir>/convo/config.toml` (e.g. `~/.config/convo/config.toml`); the directory may
 /// not exist.
@@ -628,7 +633,7 @@ impl Config {
             // The demo server is on loopback over plain http: always direct.
             proxy: ProxySetting::Environment,
             ca_file: None,
-            refresh_secs: ex.refresh_secs,
+            refresh_secs: ex.refresh_secs.or(Some(DEMO_REFRESH_SECS)),
             views: ex.views,
             aliases: ex.aliases,
             warnings,

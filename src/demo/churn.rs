@@ -26,6 +26,15 @@ pub struct Churn {
     pub reassign_per_head: u32,
 }
 
+/// Whether new conversations are created "now" by the wall clock (an anchored dataset, as
+/// `--demo` serves: the queue's ages then grow in real time) or one second after the head
+/// (fixed times, for tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Clock {
+    Wall,
+    AfterHead,
+}
+
 impl Churn {
     /// Whether any churn is on.
     pub fn is_on(&self) -> bool {
@@ -47,6 +56,7 @@ pub(crate) struct Live {
     /// First-page requests seen so far.
     heads: u64,
     started: Instant,
+    clock: Clock,
 }
 
 /// The churn state shared by the handlers: a lock around [`Live`]. Only built when churn is
@@ -59,7 +69,7 @@ pub(crate) struct Churning {
 
 impl Churning {
     /// A churning copy of `data`, seeded from `seed`.
-    pub fn new(churn: Churn, data: &Dataset, seed: u64) -> Churning {
+    pub fn new(churn: Churn, data: &Dataset, seed: u64, clock: Clock) -> Churning {
         Churning {
             churn,
             live: RwLock::new(Live {
@@ -69,6 +79,7 @@ impl Churning {
                 timed: 0,
                 heads: 0,
                 started: Instant::now(),
+                clock,
             }),
         }
     }
@@ -134,13 +145,17 @@ impl Live {
             0 => self.rng.uuid(),
             n => self.data.visitors[self.rng.below(n as u64) as usize].id,
         };
-        let created_at = match self.data.conversations.first() {
+        let mut created_at = match self.data.conversations.first() {
             Some(h) => h
                 .created_at
                 .checked_add(SignedDuration::from_secs(1))
                 .unwrap_or(h.created_at),
             None => REFERENCE_TIME.parse().unwrap_or(Timestamp::UNIX_EPOCH),
         };
+        if self.clock == Clock::Wall {
+            // Still the newest (the head order holds), and its age grows from now on.
+            created_at = created_at.max(Timestamp::now());
+        }
         let c = DemoConversation {
             id: self.rng.uuid(),
             site_id,
@@ -201,6 +216,7 @@ mod tests {
             },
             &ds,
             7,
+            Clock::AfterHead,
         );
         ch.advance(true);
         assert_eq!(ch.read().data.conversations, ds.conversations, "first head");
@@ -226,5 +242,27 @@ mod tests {
             live.ix.by_visitor.values().map(Vec::len).sum::<usize>(),
             203
         );
+    }
+
+    #[test]
+    fn on_the_wall_clock_a_new_conversation_is_created_now_and_stays_the_head() {
+        let ds = dataset(7, 200, 50);
+        let ch = Churning::new(
+            Churn {
+                new_per_head: 1,
+                ..Churn::default()
+            },
+            &ds,
+            7,
+            Clock::Wall,
+        );
+        let before = Timestamp::now();
+        ch.advance(true);
+        ch.advance(true);
+        let live = ch.read();
+        let head = &live.data.conversations[0];
+        assert!(head.created_at >= before, "{}", head.created_at);
+        assert!(head.created_at > live.data.conversations[1].created_at);
+        assert_eq!((head.status, head.assignee_id), ("open", None));
     }
 }

@@ -133,10 +133,14 @@ impl DemoServer {
             m.insert("blob".into(), "x".repeat(2 * 1024 * 1024).into());
         }
         let ix = data::Indexes::build(&data);
-        let churn = faults
-            .churn
-            .is_on()
-            .then(|| churn::Churning::new(faults.churn, &data, seed));
+        let churn = faults.churn.is_on().then(|| {
+            let clock = if anchor.is_some() {
+                churn::Clock::Wall
+            } else {
+                churn::Clock::AfterHead
+            };
+            churn::Churning::new(faults.churn, &data, seed, clock)
+        });
         let cancel = CancellationToken::new();
         let shared = Arc::new(server::Shared {
             data,

@@ -222,8 +222,15 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
             ))];
         }
     };
+    // The last 24 hours; a younger history (a new filter, a first run) spreads over the
+    // width from its first sample instead of sitting in the last slot.
     let end = app.now.as_second();
-    let start = end - crate::store::samples::DAY_SECS;
+    let day = end - crate::store::samples::DAY_SECS;
+    let first = samples.iter().map(|s| s.at).filter(|at| *at >= day).min();
+    let (start, window) = match first {
+        Some(f) if f > day && f < end => (f, format!("{:<4}", crate::sla::short(end - f))),
+        _ => (day, "24 h".to_string()),
+    };
     let slots = width.saturating_sub(40).clamp(8, 96);
     // (name, points, colour)
     type Series = (&'static str, Vec<(i64, u64)>, Color);
@@ -244,7 +251,7 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
         .map(|(name, points, colour)| {
             let (line, min, max) = sparkline(&points, start, end, slots);
             Line::from(vec![
-                Span::raw(format!("  24 h {name:<9} ")),
+                Span::raw(format!("  {window} {name:<9} ")),
                 Span::styled(line, Style::new().fg(colour)),
                 Span::raw(format!(" min {} max {}", thousands(min), thousands(max))),
             ])
