@@ -751,3 +751,49 @@ fn each_summary_keeps_a_sample_for_the_trend() {
     let all = convo::store::samples::filter_key(&Default::default());
     assert_eq!(store.samples_since(&all, 0).unwrap().len(), 1);
 }
+
+/// `--watch` on a terminal is a wallboard: each sample clears the screen and draws the table
+/// from the top (never scrolls), with its interval and how to stop; Ctrl-C ends it with 0.
+#[test]
+fn watch_on_a_terminal_redraws_the_table_in_place() {
+    let d = Demo::start(N, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().display().to_string();
+    let (url, key) = (d.url(), d.key());
+    let mut t = common::pty::Pty::spawn(
+        &[
+            "--base-url",
+            &url,
+            "summary",
+            "conversations",
+            "--watch",
+            "1s",
+        ],
+        &[
+            ("CONVO_API_KEY", &key),
+            ("HOME", &home),
+            ("CONVO_CONFIG", "/nonexistent/convo.toml"),
+        ],
+        120,
+        40,
+    );
+    let clear = b"\x1b[H\x1b[2J";
+    let samples = |raw: &[u8]| raw.windows(clear.len()).filter(|w| *w == clear).count();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while samples(&t.raw()) < 3 {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let screen = t.wait_until(std::time::Duration::from_secs(5), |s| {
+        s.contains("Ctrl-C to stop")
+    });
+    // One table on the screen, from the first line: redrawn, not scrolled.
+    assert_eq!(screen.matches("Ctrl-C to stop").count(), 1, "{screen}");
+    assert!(
+        screen.lines().next().unwrap_or_default().contains("STATUS"),
+        "{screen}"
+    );
+    assert!(screen.contains("every 1s"), "{screen}");
+    t.send(b"\x03");
+    assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
+}

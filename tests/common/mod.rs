@@ -1,6 +1,8 @@
 //! Shared test support: a real demo server on a random loopback port, and clients for it.
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::time::Duration;
 
 use convo::api::client::RetryPolicy;
