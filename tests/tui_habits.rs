@@ -408,7 +408,10 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     update(&mut app, key(KeyCode::Down));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(
-        cmds.contains(&Command::SwitchProfile("staging".into())),
+        cmds.contains(&Command::SwitchProfile {
+            id: 1,
+            name: "staging".into()
+        }),
         "{cmds:?}"
     );
     let (gc, gv) = (app.conversations.generation, app.visitors.generation);
@@ -421,11 +424,16 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
         endpoint: "staging.example · sk_…wxyz".into(),
         ui: UiConfig::default(),
         profiles: vec!["prod".into(), "staging".into()],
+        keymap: KeyMap::default(),
+        sla: Default::default(),
+        columns_configured: false,
         client: None,
+        config: None,
     };
     let cmds = update(
         &mut app,
         Msg::ProfileLoaded {
+            id: 1,
             result: Ok(Box::new(sw)),
         },
     );
@@ -446,9 +454,11 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     assert!(screen.contains("profile staging"), "{screen}");
     assert!(screen.contains("staging.example"), "{screen}");
     // a failed load says why and changes nothing
+    let id = app.profiles.request;
     update(
         &mut app,
         Msg::ProfileLoaded {
+            id,
             result: Err("no profile named \"x\"".into()),
         },
     );
@@ -492,7 +502,11 @@ fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
             ..UiConfig::default()
         },
         profiles: vec!["p".into()],
+        keymap: KeyMap::default(),
+        sla: Default::default(),
+        columns_configured: false,
         client: None,
+        config: None,
     };
     let mouse_cmds = |cmds: &[Command]| {
         cmds.iter()
@@ -500,7 +514,9 @@ fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
             .cloned()
             .collect::<Vec<_>>()
     };
+    // No switch was asked for: the app's request id is 0, as the answers say.
     let loaded_msg = |mouse| Msg::ProfileLoaded {
+        id: 0,
         result: Ok(Box::new(switch(mouse))),
     };
     let cmds = update(&mut app, loaded_msg(true));
@@ -511,4 +527,130 @@ fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
     let cmds = update(&mut app, loaded_msg(false));
     assert_eq!(mouse_cmds(&cmds), vec![Command::SetMouse(false)]);
     assert!(!app.mouse);
+}
+
+fn switch_to(name: &str, sla: convo::sla::Sla) -> ProfileSwitch {
+    ProfileSwitch {
+        name: name.into(),
+        page_size: Limit::new(20).unwrap(),
+        views: Vec::new(),
+        aliases: Default::default(),
+        refresh_secs: None,
+        endpoint: format!("{name}.example · sk_…wxyz"),
+        ui: UiConfig::default(),
+        profiles: vec!["prod".into(), "staging".into()],
+        keymap: KeyMap::default(),
+        sla,
+        columns_configured: false,
+        client: None,
+        config: None,
+    }
+}
+
+/// `P` twice before the first answer: the older answer is dropped (nothing changes), the
+/// newer one is taken; a refused one leaves the old profile whole, its rows and walk included;
+/// the new profile's `[sla]` comes with it (DUE appears and goes), and the built-in views stay.
+#[test]
+fn profile_switches_are_all_or_nothing_and_land_in_order() {
+    let (mut app, s) = loaded(120, 30, 120);
+    app.profiles.names = vec!["prod".into(), "staging".into()];
+    app.profiles.current = Some("prod".into());
+    let pick = |app: &mut App, down: bool| {
+        update(app, ch('P'));
+        if down {
+            update(app, key(KeyCode::Down));
+        }
+        update(app, key(KeyCode::Enter))
+    };
+    let first = pick(&mut app, true);
+    let second = pick(&mut app, false);
+    let id_of = |cmds: &[Command]| {
+        cmds.iter()
+            .find_map(|c| match c {
+                Command::SwitchProfile { id, .. } => Some(*id),
+                _ => None,
+            })
+            .expect("a switch")
+    };
+    let (a, b) = (id_of(&first), id_of(&second));
+    assert!(b > a);
+    let (rows, generation) = (app.conversations.rows().len(), app.conversations.generation);
+    let endpoint = app.endpoint.clone();
+
+    // The older answer comes last-but-one: dropped, the old profile untouched.
+    let cmds = update(
+        &mut app,
+        Msg::ProfileLoaded {
+            id: a,
+            result: Ok(Box::new(switch_to("staging", Default::default()))),
+        },
+    );
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert_eq!(app.profiles.current.as_deref(), Some("prod"));
+    assert_eq!(app.profiles.accepted, None);
+    assert_eq!(app.endpoint, endpoint);
+    assert_eq!(
+        (app.conversations.rows().len(), app.conversations.generation),
+        (rows, generation)
+    );
+
+    // The newer one is refused: the old profile stays whole and keeps walking.
+    update(
+        &mut app,
+        Msg::ProfileLoaded {
+            id: b,
+            result: Err("[keys] quit: unknown key \"Hyper-Q\"".into()),
+        },
+    );
+    assert_eq!(app.profiles.current.as_deref(), Some("prod"));
+    assert!(app.profiles.switching.is_none(), "P works again");
+    assert_eq!(app.endpoint, endpoint);
+    assert!(render_has(&app, "profile not switched"));
+    s.settle(&mut app, key(KeyCode::End));
+    assert!(
+        app.conversations.rows().len() > rows,
+        "the old walk goes on"
+    );
+    assert_eq!(app.conversations.generation, generation);
+
+    // A third switch, taken: the new targets come with it; the built-in views stay.
+    let third = pick(&mut app, true);
+    let c = id_of(&third);
+    let sla = convo::sla::Sla {
+        base: convo::sla::Policy {
+            first_response: Some(300),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    assert!(!render_has(&app, " DUE "));
+    update(
+        &mut app,
+        Msg::ProfileLoaded {
+            id: c,
+            result: Ok(Box::new(switch_to("staging", sla))),
+        },
+    );
+    assert_eq!(app.profiles.current.as_deref(), Some("staging"));
+    assert_eq!(app.profiles.accepted, Some(c));
+    assert!(app.sla.is_tracked(convo::sla::Target::FirstResponse));
+    assert!(render_has(&app, " DUE "));
+    let names: Vec<&str> = app.views.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["Unassigned open", "Breaching"]);
+    // And back to a profile without targets: DUE goes.
+    let fourth = pick(&mut app, false);
+    let d = id_of(&fourth);
+    update(
+        &mut app,
+        Msg::ProfileLoaded {
+            id: d,
+            result: Ok(Box::new(switch_to("prod", Default::default()))),
+        },
+    );
+    assert!(!app.sla.is_tracked(convo::sla::Target::FirstResponse));
+    assert!(!render_has(&app, " DUE "));
+}
+
+fn render_has(app: &App, text: &str) -> bool {
+    testing::render(app).contains(text)
 }

@@ -187,3 +187,111 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
     assert!(!screen.contains(&server.api_key()), "the key never shows");
     server.shutdown().await;
 }
+
+/// `P` against two real services: a profile whose config is refused (its key command fails)
+/// leaves the old profile fully working, its walk going on against its own service; a good
+/// one switches client, key and rows at once, and the old service is asked nothing more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_everything() {
+    let start = |seed| {
+        DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed,
+            conversations: 300,
+            visitors: 20,
+            ..DemoOptions::default()
+        })
+    };
+    let (prod, staging) = (
+        start(21).await.expect("prod"),
+        start(22).await.expect("staging"),
+    );
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "store = false\n\
+             [profiles.prod]\nbase_url = {:?}\napi_key = {:?}\n\
+             [profiles.staging]\nbase_url = {:?}\napi_key = {:?}\n\
+             [profiles.broken]\nbase_url = {:?}\napi_key_command = \"echo vault sealed >&2; exit 3\"\n",
+            prod.base_url(),
+            prod.api_key(),
+            staging.base_url(),
+            staging.api_key(),
+            staging.base_url(),
+        ),
+    )
+    .expect("config");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).expect("0600");
+    }
+    let key = ApiKey::new(&prod.api_key(), KeySource::Env, "sk_").expect("key");
+    let client = Client::new(ClientSettings::new(prod.base_url(), key)).expect("client");
+    let mut rt = Runtime::new(client);
+    rt.config_path = Some(cfg.clone());
+    let mut app = testing::app(120, 30, 50);
+    app.profiles.names = vec!["prod".into(), "staging".into(), "broken".into()];
+    app.profiles.current = Some("prod".into());
+    let mut h = Harness {
+        rt,
+        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
+        app,
+        osc: Vec::new(),
+    };
+    let short = |s: &DemoServer| s.data().conversations[0].id.simple().to_string()[..8].to_string();
+    let screen = h.until(vec![], "loaded · more available").await;
+    assert!(screen.contains(&short(&prod)), "{screen}");
+
+    // P, Down, Down, Enter: "broken" is refused; prod stays in use and keeps walking.
+    let screen = h
+        .until(
+            vec![
+                KeyCode::Char('P'),
+                KeyCode::Down,
+                KeyCode::Down,
+                KeyCode::Enter,
+            ],
+            "profile not switched",
+        )
+        .await;
+    assert!(screen.contains("vault sealed"), "{screen}");
+    assert_eq!(h.app.profiles.current.as_deref(), Some("prod"));
+    let before = prod.request_count();
+    let screen = h.until(vec![KeyCode::End], "all 300 loaded").await;
+    assert!(
+        prod.request_count() > before,
+        "the old walk went on: {screen}"
+    );
+    assert_eq!(
+        staging.request_count(),
+        0,
+        "nothing was asked of the refused profile's host"
+    );
+
+    // P, Down, Enter: "staging" is taken whole.
+    let screen = h
+        .until(
+            vec![KeyCode::Char('P'), KeyCode::Down, KeyCode::Enter],
+            "profile staging",
+        )
+        .await;
+    let screen = if screen.contains(&short(&staging)) {
+        screen
+    } else {
+        h.until(vec![], &short(&staging)).await
+    };
+    assert!(!screen.contains(&short(&prod)), "{screen}");
+    let asked = prod.request_count();
+    h.until(vec![KeyCode::End], "all 300 loaded").await;
+    assert_eq!(
+        prod.request_count(),
+        asked,
+        "the old service is asked nothing more"
+    );
+    assert!(staging.request_count() > 0);
+    assert_eq!(h.app.profiles.current.as_deref(), Some("staging"));
+    prod.shutdown().await;
+    staging.shutdown().await;
+}

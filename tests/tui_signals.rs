@@ -337,6 +337,13 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
     // Some state: a status filter and a selection a few rows down.
     p.send(b"s");
     p.wait_for("status: open");
+    // The filtered walk's first page must be on screen first: a j pressed while it loads
+    // has no row to move to.
+    let start = Instant::now();
+    while !selected_line(&p.screen()).is_some_and(|l| l.contains("open")) {
+        assert!(start.elapsed() < WAIT, "no open rows:\n{}", p.screen());
+        std::thread::sleep(Duration::from_millis(30));
+    }
     p.send(b"jjj");
     let start = Instant::now();
     let before = loop {

@@ -41,6 +41,11 @@ pub fn builtin_view() -> View {
     }
 }
 
+/// The built-in views, in the picker's order.
+pub fn builtin_views() -> Vec<View> {
+    vec![builtin_view(), breaching_view()]
+}
+
 /// The built-in "Breaching" view: open unassigned conversations, every page loaded, oldest
 /// first, with the breaching and imminent counts in its title (the chips line).
 pub fn breaching_view() -> View {
@@ -150,7 +155,7 @@ impl App {
     /// message to `update` asks for the first pages).
     pub fn new(init: AppInit) -> App {
         let refresh_secs = init.refresh_secs.filter(|s| *s > 0);
-        let mut views = vec![builtin_view(), breaching_view()];
+        let mut views = builtin_views();
         views.extend(init.views);
         App {
             conversations: TabState::new(

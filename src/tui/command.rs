@@ -69,7 +69,7 @@ pub enum Command {
     },
     /// Load the config again for this profile and rebuild the client; answered by
     /// `Msg::ProfileLoaded`.
-    SwitchProfile(String),
+    SwitchProfile { id: u64, name: String },
     /// Ctrl-Z: restore the terminal and stop (job control); on `fg`, take the terminal
     /// again and redraw everything.
     Suspend,

@@ -164,7 +164,7 @@ pub fn app_from_config(
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),
-        switching: None,
+        ..Default::default()
     };
     if let Some(name) = &opts.initial_view {
         let i = app.view_index(name).ok_or_else(|| TuiError::UnknownView {

@@ -55,6 +55,8 @@ pub enum Msg {
     },
     /// The answer to a [`super::command::Command::SwitchProfile`].
     ProfileLoaded {
+        /// The switch's id (`Command::SwitchProfile`).
+        id: u64,
         result: Result<Box<super::profiles::ProfileSwitch>, String>,
     },
     /// The client is about to wait before trying a request again (429 or backoff).

@@ -271,13 +271,34 @@ impl Runtime {
         msg: Msg,
         out: &mut (dyn Write + Send),
     ) -> Result<bool, TuiError> {
-        if let Msg::ProfileLoaded { result: Ok(sw) } = &msg
-            && let Some(client) = &sw.client
+        // A profile's client and store are installed only if the app took that very answer
+        // (not refused, not an older switch); its walks start in the same update, and their
+        // fetches below use the new client.
+        let switch = match &msg {
+            Msg::ProfileLoaded { id, result: Ok(sw) } => {
+                Some((*id, sw.client.clone(), sw.config.clone()))
+            }
+            _ => None,
+        };
+        let cmds = update(app, msg);
+        if let Some((id, client, config)) = switch
+            && app.profiles.accepted == Some(id)
         {
-            // The new profile's walks start in this very update; their fetches use it.
-            self.client = client.clone();
+            if let Some(client) = client {
+                self.client = client;
+            }
+            if let Some(cfg) = config {
+                // The old profile's store and its sync go with it (dropping the link stops
+                // the sync).
+                self.store = None;
+                self.start_store(
+                    &cfg,
+                    false,
+                    super::names::look_key(&app.conversations.filter),
+                );
+            }
         }
-        for cmd in update(app, msg) {
+        for cmd in cmds {
             match cmd {
                 Command::Quit => {
                     self.keep_look(app);
@@ -346,9 +367,12 @@ impl Runtime {
                     rows,
                     kind,
                 } => super::export::write::export(path, contents, rows, kind, &self.tx),
-                Command::SwitchProfile(name) => {
-                    super::profiles::load::switch_profile(self.config_path.clone(), name, &self.tx)
-                }
+                Command::SwitchProfile { id, name } => super::profiles::load::switch_profile(
+                    self.config_path.clone(),
+                    id,
+                    name,
+                    &self.tx,
+                ),
                 Command::Samples { key, sample } => {
                     if let Some(s) = &self.store {
                         s.samples(key, sample, &self.tx);

@@ -23,6 +23,15 @@ pub struct StoreLink {
     pub task: StoreTask,
     /// Set once a failure has been said.
     said: Arc<AtomicBool>,
+    /// The task that sends the known names and runs the sync: stopped with the link (a
+    /// profile switch drops the old profile's link).
+    sync: tokio::task::AbortHandle,
+}
+
+impl Drop for StoreLink {
+    fn drop(&mut self) {
+        self.sync.abort();
+    }
 }
 
 fn labels(rows: &[Visitor]) -> Vec<(uuid::Uuid, VisitorLabel)> {
@@ -80,7 +89,7 @@ impl StoreLink {
         };
         let run_sync = cfg.store.visitor_sync;
         let (t, s, tx2) = (task.clone(), said.clone(), tx.clone());
-        tokio::spawn(async move {
+        let sync = tokio::spawn(async move {
             // A damaged file moved aside is said first; then the names known so far.
             match t.call(|st| Ok(st.notice.take())).await {
                 Ok(Some(n)) => {
@@ -160,7 +169,11 @@ impl StoreLink {
                 tokio::time::sleep(std::time::Duration::from_secs(60)).await;
             }
         });
-        Some(StoreLink { task, said })
+        Some(StoreLink {
+            task,
+            said,
+            sync: sync.abort_handle(),
+        })
     }
 
     /// Keeps visitor rows the user loaded; a failure is said once.

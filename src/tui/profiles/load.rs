@@ -23,6 +23,10 @@ pub fn endpoint_of(client: &Client) -> String {
 
 /// What the app takes from a loaded config (with its client).
 pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
+    // Everything that can refuse the profile is checked here, before the app or the runtime
+    // takes any of it: the switch is then all or nothing.
+    let keymap = crate::tui::keys::KeyMap::with_config(&cfg.ui.keys)
+        .map_err(|e| format!("{}: {}", e.key, e.message))?;
     let client = crate::setup::client_for(cfg).map_err(|e| e.to_string())?;
     Ok(ProfileSwitch {
         name,
@@ -33,13 +37,22 @@ pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
         endpoint: endpoint_of(&client),
         ui: cfg.ui.clone(),
         profiles: cfg.profiles.clone(),
+        keymap,
+        sla: cfg.sla.clone(),
+        columns_configured: cfg.ui.columns.conversations.is_some(),
         client: Some(client),
+        config: Some(Box::new(cfg.clone())),
     })
 }
 
 /// Loads the config again with `profile` (it may run `api_key_command`, hence a blocking
 /// task) and builds its client.
-pub fn switch_profile(config_path: Option<PathBuf>, name: String, tx: &UnboundedSender<Msg>) {
+pub fn switch_profile(
+    config_path: Option<PathBuf>,
+    id: u64,
+    name: String,
+    tx: &UnboundedSender<Msg>,
+) {
     let tx_done = tx.clone();
     crate::tui::tasks::spawn_blocking(Task::Profile, tx, move || {
         let tx = tx_done;
@@ -53,6 +66,6 @@ pub fn switch_profile(config_path: Option<PathBuf>, name: String, tx: &Unbounded
             .map_err(|e| e.to_string())
             .and_then(|cfg| switch_of(&cfg, name))
             .map(Box::new);
-        let _ = tx.send(Msg::ProfileLoaded { result });
+        let _ = tx.send(Msg::ProfileLoaded { id, result });
     });
 }

@@ -18,6 +18,12 @@ pub struct Profiles {
     pub names: Vec<String>,
     /// A profile switch is being loaded.
     pub switching: Option<String>,
+    /// The id of the last switch asked for: an answer with another id is older and dropped,
+    /// so two quick switches cannot land out of order.
+    pub request: u64,
+    /// The id of the switch the app took: the runtime installs that answer's client and
+    /// store, and no other.
+    pub accepted: Option<u64>,
 }
 
 /// A profile loaded by the runtime: what the app takes from the new config. (The runtime
@@ -33,8 +39,15 @@ pub struct ProfileSwitch {
     pub endpoint: String,
     pub ui: UiConfig,
     pub profiles: Vec<String>,
+    /// The key map of the new profile's `[keys]` (checked when the profile was loaded).
+    pub keymap: crate::tui::keys::KeyMap,
+    /// The new profile's response-time targets, and whether its `[columns]` place DUE.
+    pub sla: crate::sla::Sla,
+    pub columns_configured: bool,
     /// The client of the new profile; the runtime takes it.
     pub client: Option<crate::api::Client>,
+    /// The whole config, for the runtime to open the new profile's local store.
+    pub config: Option<Box<crate::config::Config>>,
 }
 
 impl std::fmt::Debug for ProfileSwitch {

@@ -3,9 +3,8 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::ProfileSwitch;
-use crate::tui::app::{App, Message, Overlay, builtin_view};
+use crate::tui::app::{App, Message, Overlay, builtin_views};
 use crate::tui::command::Command;
-use crate::tui::keys::KeyMap;
 use crate::tui::prompt::Prompt;
 
 /// `P`: opens the picker on the profile in use.
@@ -34,11 +33,15 @@ pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Comm
             app.prompt = None;
             if let Some(name) = app.profiles.names.get(sel).cloned() {
                 app.profiles.switching = Some(name.clone());
+                app.profiles.request += 1;
                 app.say(format!(
                     "loading profile {}…",
                     crate::text::one_line(&name, 40)
                 ));
-                cmds.push(Command::SwitchProfile(name));
+                cmds.push(Command::SwitchProfile {
+                    id: app.profiles.request,
+                    name,
+                });
             }
         }
         _ => {}
@@ -46,8 +49,16 @@ pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Comm
 }
 
 /// A loaded profile: the new settings, both tabs restarted (new generations, older answers
-/// dropped), search and sort cleared.
-pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>) -> Vec<Command> {
+/// dropped), search and sort cleared. All or nothing: a refused profile leaves the old one
+/// whole; the answer to an older switch than the last one asked for is dropped.
+pub fn profile_loaded(
+    app: &mut App,
+    id: u64,
+    result: Result<Box<ProfileSwitch>, String>,
+) -> Vec<Command> {
+    if id != app.profiles.request {
+        return Vec::new();
+    }
     app.profiles.switching = None;
     let sw = match result {
         Ok(sw) => sw,
@@ -59,20 +70,7 @@ pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>)
             return Vec::new();
         }
     };
-    let keymap = match KeyMap::with_config(&sw.ui.keys) {
-        Ok(k) => k,
-        Err(e) => {
-            app.message = Some(Message {
-                text: format!(
-                    "profile not switched: {}: {}",
-                    e.key,
-                    crate::text::one_line(&e.message, 300)
-                ),
-                error: true,
-            });
-            return Vec::new();
-        }
-    };
+    let keymap = sw.keymap.clone();
     let no_color = app.theme.no_color;
     let mouse_before = app.mouse;
     app.apply_ui(&sw.ui, no_color);
@@ -80,6 +78,8 @@ pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>)
         current: Some(sw.name.clone()),
         names: sw.profiles.clone(),
         switching: None,
+        request: id,
+        accepted: Some(id),
     };
     app.prompt = None;
     app.search = Default::default();
@@ -94,9 +94,16 @@ pub fn profile_loaded(app: &mut App, result: Result<Box<ProfileSwitch>, String>)
         .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS);
     app.refresh_secs = sw.refresh_secs.filter(|s| *s > 0);
     app.refresh_on = app.refresh_secs.is_some();
-    let mut views = vec![builtin_view()];
+    let mut views = builtin_views();
     views.extend(sw.views.iter().cloned());
     app.views = views;
+    app.set_sla(sw.sla.clone(), sw.columns_configured);
+    // What belonged to the old service: its visitor names, trend, rung conversations, view.
+    app.names = Default::default();
+    app.trend = None;
+    app.sampled = None;
+    app.imminent = Default::default();
+    app.oldest_first = None;
     app.endpoint = sw.endpoint.clone();
     app.detail = None;
     app.overlay = Overlay::None;

@@ -112,8 +112,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.message = Some(Message { text, error });
             app.dirty = true;
         }
-        Msg::ProfileLoaded { result } => {
-            cmds.extend(profiles::update::profile_loaded(app, result));
+        Msg::ProfileLoaded { id, result } => {
+            cmds.extend(profiles::update::profile_loaded(app, id, result));
             app.dirty = true;
         }
         Msg::Retrying {
