@@ -9,6 +9,7 @@ use convo::api::{
 };
 use convo::config::View;
 use convo::tui::app::App;
+use convo::tui::command::Command;
 use convo::tui::msg::{Loaded, Msg};
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
@@ -536,4 +537,73 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
     let screen = testing::render(&app);
     assert!(!screen.contains("Breaching"), "{screen}");
     assert!(!app.sort.get(Resource::Conversations).sorted());
+}
+
+/// The detail pane of a conversation asks the local store once for its visitor and shows the
+/// name, e-mail, external id and the attributes (made terminal-safe, long values cut); another
+/// row's visitor is asked for in turn, and never shown with the first one's attributes.
+#[test]
+fn detail_pane_shows_the_visitor_from_the_store_with_attributes() {
+    use convo::tui::names::VisitorLabel;
+    let (mut app, s) = loaded(140, 30, 40, 5);
+    let visitor = app.conversations.rows()[0].visitor_id;
+    update(
+        &mut app,
+        Msg::VisitorNames(vec![(
+            visitor,
+            VisitorLabel {
+                name: Some("Ana Sousa".into()),
+                email: Some("ana@example.com".into()),
+                external_id: Some("crm-4411".into()),
+            },
+        )]),
+    );
+    let cmds = s.settle(&mut app, key(KeyCode::Enter));
+    let asked: Vec<&Command> = cmds
+        .iter()
+        .filter(|c| matches!(c, Command::LoadVisitor(_)))
+        .collect();
+    assert_eq!(asked, [&Command::LoadVisitor(visitor)]);
+    // Nothing more is asked while the answer is on its way.
+    let cmds = s.settle(&mut app, Msg::Resize(140, 30));
+    assert!(!cmds.iter().any(|c| matches!(c, Command::LoadVisitor(_))));
+    update(
+        &mut app,
+        Msg::VisitorAttributes {
+            id: visitor,
+            attributes: serde_json::json!({
+                "plan": "pro",
+                "tags": ["vip", "eu"],
+                "note": "hi \u{1b}[2J there",
+                "blob": "x".repeat(1000),
+            }),
+        },
+    );
+    let screen = testing::render(&app);
+    for want in [
+        "Ana Sousa",
+        "ana@example.com",
+        "crm-4411",
+        "attributes",
+        "\"plan\": \"pro\"",
+        "\"vip\"",
+    ] {
+        assert!(screen.contains(want), "{want}: {screen}");
+    }
+    assert!(!screen.contains('\u{1b}'), "{screen}");
+    insta::assert_snapshot!(screen);
+    // Down to a row of another visitor: asked for, and the first one's attributes go.
+    let other = app
+        .conversations
+        .rows()
+        .iter()
+        .position(|c| c.visitor_id != visitor)
+        .expect("another visitor");
+    let mut cmds = Vec::new();
+    for _ in 0..other {
+        cmds.extend(s.settle(&mut app, key(KeyCode::Down)));
+    }
+    let next = app.conversations.rows()[other].visitor_id;
+    assert!(cmds.contains(&Command::LoadVisitor(next)), "{cmds:?}");
+    assert!(!testing::render(&app).contains("\"plan\""));
 }

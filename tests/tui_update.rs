@@ -803,3 +803,56 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
         m.text
     );
 }
+
+/// Quick search matches the visitor's name and e-mail from the local store (the VISITOR
+/// column shows them), case-insensitively; names that arrive while a search is on count at once.
+#[test]
+fn quick_search_matches_visitor_names_and_emails() {
+    use convo::tui::names::VisitorLabel;
+    let server = FakeServer::new(200, 5);
+    let mut app = testing::app(120, 30, 50);
+    server.settle(&mut app, Msg::Resize(120, 30));
+    let rows = app.conversations.rows().to_vec();
+    let target = rows[37].visitor_id;
+    let theirs: Vec<usize> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.visitor_id == target)
+        .map(|(i, _)| i)
+        .collect();
+    // Search first: no name known yet, no match.
+    update(&mut app, ch('\\'));
+    for c in "quintan".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Enter));
+    assert!(app.search.get(Resource::Conversations).matches.is_empty());
+    // The name arrives: the rows of that visitor match at once.
+    update(
+        &mut app,
+        Msg::VisitorNames(vec![(
+            target,
+            VisitorLabel {
+                name: Some("Zélia Quintanilha".into()),
+                email: Some("ZQ@Example.org".into()),
+                external_id: None,
+            },
+        )]),
+    );
+    assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
+    // By e-mail, case-insensitive; n jumps to the first of them.
+    update(&mut app, ch('\\'));
+    for _ in 0..7 {
+        update(&mut app, key(KeyCode::Backspace));
+    }
+    for c in "zq@example".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
+    assert!(
+        theirs.contains(&app.conversations.selected),
+        "{}",
+        app.conversations.selected
+    );
+}

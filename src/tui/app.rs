@@ -103,6 +103,9 @@ pub struct App {
     /// walk its order and load-all were set for (`u64::MAX`: not yet). Ends when the filters
     /// change.
     pub oldest_first: Option<u64>,
+    /// The attributes of the visitor of the conversation in the detail pane, from the local
+    /// store: (visitor, `None` while asked for).
+    pub detail_visitor: Option<(uuid::Uuid, Option<serde_json::Value>)>,
     /// The trend of the Conversations filter from the local store: (filter key, samples of
     /// the last 24 h, oldest first). `None` until the store answers (or without a store).
     pub trend: Option<(String, Vec<crate::store::Sample>)>,
@@ -176,6 +179,7 @@ impl App {
             oldest_first: None,
             imminent: Default::default(),
             trend: None,
+            detail_visitor: None,
             sampled: None,
             aliases: init.aliases,
             refresh_secs,

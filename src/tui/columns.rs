@@ -167,6 +167,11 @@ pub trait Cells {
     fn text(&self, col: Column, now: jiff::Timestamp, aliases: &Aliases) -> Option<String>;
     /// Compares two rows by a column (times as times, text case-insensitively; empty last).
     fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering;
+    /// The visitor the row is about, whose name and e-mail (from the local store) quick
+    /// search also matches; `None` for a visitor row (its own name is a column).
+    fn visitor(&self) -> Option<uuid::Uuid> {
+        None
+    }
 }
 
 fn time_key(t: &Timestamp) -> (u8, i128, String) {
@@ -186,6 +191,10 @@ fn text_cmp(a: Option<String>, b: Option<String>) -> Ordering {
 }
 
 impl Cells for Conversation {
+    fn visitor(&self) -> Option<uuid::Uuid> {
+        Some(self.visitor_id)
+    }
+
     fn text(&self, col: Column, now: jiff::Timestamp, aliases: &Aliases) -> Option<String> {
         Some(match col {
             Column::Status => crate::text::sanitize(self.status.as_str()).into_owned(),

@@ -46,6 +46,9 @@ pub enum Command {
     /// A refresh found `more` unassigned open conversations than before in a view with
     /// `notify = true`: ring the bell and send a desktop notification with fixed text.
     Notify { more: usize },
+    /// Read one visitor's attributes from the local store (the detail pane of a
+    /// conversation); answered by `Msg::VisitorAttributes`. Nothing without a store.
+    LoadVisitor(uuid::Uuid),
     /// Record `sample` (when given) in the local store under `key`, then load the key's last
     /// 24 hours (answered by `Msg::Samples`). Nothing without a store.
     Samples {

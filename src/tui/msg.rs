@@ -72,6 +72,11 @@ pub enum Msg {
     VisitorSync(Option<String>),
     /// What the Conversations view `key` had loaded when convo last quit (unix seconds,
     /// ids with watch hashes).
+    /// A visitor's attributes from the local store (`Null` when it has none or is unknown).
+    VisitorAttributes {
+        id: uuid::Uuid,
+        attributes: serde_json::Value,
+    },
     /// The trend of a filter key: its samples of the last 24 hours (oldest first).
     Samples {
         key: String,

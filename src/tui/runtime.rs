@@ -373,6 +373,11 @@ impl Runtime {
                     name,
                     &self.tx,
                 ),
+                Command::LoadVisitor(id) => {
+                    if let Some(s) = &self.store {
+                        s.attributes(id, &self.tx);
+                    }
+                }
                 Command::Samples { key, sample } => {
                     if let Some(s) = &self.store {
                         s.samples(key, sample, &self.tx);

@@ -205,6 +205,22 @@ impl StoreLink {
         });
     }
 
+    /// Reads one visitor's attributes (`Msg::VisitorAttributes`; `Null` when unknown).
+    pub fn attributes(&self, id: uuid::Uuid, tx: &mpsc::UnboundedSender<Msg>) {
+        let answer = self.task.run(move |s| s.visitor(id));
+        let (said, tx) = (self.said.clone(), tx.clone());
+        tokio::spawn(async move {
+            match answer.await {
+                Ok(Ok(v)) => {
+                    let attributes = v.map_or(serde_json::Value::Null, |v| v.attributes_json());
+                    let _ = tx.send(Msg::VisitorAttributes { id, attributes });
+                }
+                Ok(Err(e)) => say_once(&said, &tx, &e),
+                Err(_) => {}
+            }
+        });
+    }
+
     pub fn keep(&self, rows: Vec<Visitor>, tx: &mpsc::UnboundedSender<Msg>) {
         let answer = self
             .task

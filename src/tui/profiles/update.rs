@@ -101,6 +101,7 @@ pub fn profile_loaded(
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
     app.names = Default::default();
     app.trend = None;
+    app.detail_visitor = None;
     app.sampled = None;
     app.imminent = Default::default();
     app.oldest_first = None;

@@ -34,6 +34,7 @@ impl Search {
         columns: &[Column],
         now: jiff::Timestamp,
         aliases: &Aliases,
+        names: &super::names::VisitorNames,
         force: bool,
     ) {
         let basis = Some((generation, rows.len()));
@@ -45,13 +46,17 @@ impl Search {
             Vec::new()
         } else {
             let q = self.query.to_lowercase();
+            let has = |t: &str| t.to_lowercase().contains(&q);
             rows.iter()
                 .enumerate()
                 .filter(|(_, r)| {
-                    columns.iter().any(|c| {
-                        r.text(*c, now, aliases)
-                            .is_some_and(|t| t.to_lowercase().contains(&q))
-                    })
+                    columns
+                        .iter()
+                        .any(|c| r.text(*c, now, aliases).is_some_and(|t| has(&t)))
+                        // The visitor's name and e-mail, as the VISITOR column may show them.
+                        || r.visitor().and_then(|v| names.get(&v)).is_some_and(|l| {
+                            l.name.as_deref().is_some_and(has) || l.email.as_deref().is_some_and(has)
+                        })
                 })
                 .map(|(i, _)| i)
                 .collect()

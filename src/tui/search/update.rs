@@ -59,6 +59,7 @@ pub fn refresh(app: &mut App, force: bool) {
             columns,
             now,
             &app.aliases,
+            &app.names,
             force
         ));
     }

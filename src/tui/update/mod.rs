@@ -85,7 +85,19 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::VisitorNames(labels) => {
             app.names.extend(labels);
+            // A search may now match names it could not before.
+            if !app.search.get(Resource::Conversations).query.is_empty() {
+                let active = std::mem::replace(&mut app.active, Resource::Conversations);
+                search::update::refresh(app, true);
+                app.active = active;
+            }
             app.dirty = true;
+        }
+        Msg::VisitorAttributes { id, attributes } => {
+            if app.detail_visitor.as_ref().is_some_and(|(v, _)| *v == id) {
+                app.detail_visitor = Some((id, Some(attributes)));
+                app.dirty = true;
+            }
         }
         Msg::Samples { key, samples } => {
             if key == super::names::look_key(&app.conversations.filter) {
@@ -137,6 +149,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
     keep_oldest_first(app);
+    ask_detail_visitor(app, &mut cmds);
     if let Some(refresh) = sample {
         take_sample(app, refresh, &mut cmds);
     }
@@ -669,6 +682,21 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         Resource::Visitors => set_visitors(app, v.visitors, cmds),
     }
     app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+}
+
+/// With the detail pane open on a conversation, asks the store once for its visitor's
+/// attributes (the pane shows them when they come).
+fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
+    if app.detail.is_none() || app.active != Resource::Conversations {
+        return;
+    }
+    let Some(id) = app.conversations.selected_row().map(|c| c.visitor_id) else {
+        return;
+    };
+    if app.detail_visitor.as_ref().is_none_or(|(v, _)| *v != id) {
+        app.detail_visitor = Some((id, None));
+        cmds.push(Command::LoadVisitor(id));
+    }
 }
 
 /// Records the Conversations tab's counts in the local store after a refresh, or once when a

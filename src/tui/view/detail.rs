@@ -69,6 +69,18 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
             }
         }
     }
+    if let Some((_, Some(attributes))) = app
+        .detail_visitor
+        .as_ref()
+        .filter(|(id, _)| *id == c.visitor_id)
+        && !attributes.is_null()
+    {
+        v.push(Line::from(Span::styled(
+            "  attributes",
+            Style::new().fg(Color::Cyan),
+        )));
+        v.extend(attribute_lines(attributes, "    "));
+    }
     v.extend(id_lines(app, "site", &c.site_id));
     match &c.assignee_id {
         Some(id) => v.extend(id_lines(app, "assignee", id)),
@@ -96,6 +108,15 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     v
 }
 
+/// Free-form attributes as indented JSON lines, each made terminal-safe and cut.
+fn attribute_lines(attributes: &serde_json::Value, indent: &str) -> Vec<Line<'static>> {
+    serde_json::to_string_pretty(attributes)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| Line::raw(format!("{indent}{}", text::one_line(l, MAX_LINE))))
+        .collect()
+}
+
 fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
     let opt = |label: &str, s: &Option<String>| match s {
         Some(s) => field(label, s.clone()),
@@ -118,10 +139,7 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
             "attributes",
             Style::new().fg(Color::Cyan),
         )));
-        let pretty = serde_json::to_string_pretty(&r.attributes).unwrap_or_default();
-        for l in pretty.lines() {
-            v.push(Line::raw(format!("  {}", text::one_line(l, MAX_LINE))));
-        }
+        v.extend(attribute_lines(&r.attributes, "  "));
     }
     v.push(Line::default());
     let k = |a| app.keymap.key_of(a);
