@@ -185,16 +185,33 @@ fn search_selects_matches_and_n_n_step_through_them() {
     let (mut app, _s) = loaded(120, 30, 120);
     update(&mut app, ch('\\'));
     assert!(matches!(app.prompt, Some(Prompt::Search(_))));
-    // "ana" matches the aliased agent "Ana (EU desk)", case-insensitively
+    // "ana" matches the aliased agent "Ana (EU desk)" and visitors named Ana (the VISITOR
+    // column's names), case-insensitively
     type_text(&mut app, "ANA");
     let first = app.conversations.selected;
     let matches = app.search.conversations.matches.clone();
     assert!(!matches.is_empty());
     assert_eq!(matches[0], first);
+    let named_ana = |c: &convo::api::Conversation| {
+        app.names.get(&c.visitor_id).is_some_and(|l| {
+            [&l.name, &l.email].iter().any(|v| {
+                v.as_deref()
+                    .is_some_and(|t| t.to_lowercase().contains("ana"))
+            })
+        })
+    };
+    let want: Vec<usize> = app
+        .conversations
+        .rows()
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.assignee_id == Some(testing::AGENT_A) || named_ana(c))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(matches, want);
     assert!(
-        matches
-            .iter()
-            .all(|&i| { app.conversations.rows()[i].assignee_id == Some(testing::AGENT_A) })
+        want.iter()
+            .any(|&i| app.conversations.rows()[i].assignee_id == Some(testing::AGENT_A))
     );
     update(&mut app, key(KeyCode::Enter));
     assert!(app.prompt.is_none());

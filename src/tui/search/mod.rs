@@ -27,6 +27,7 @@ impl Search {
     }
 
     /// Recomputes the matches if the rows changed (or `force`).
+    #[allow(clippy::too_many_arguments)]
     pub fn refresh<T: Row + Cells>(
         &mut self,
         rows: &[T],
