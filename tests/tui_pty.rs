@@ -324,6 +324,52 @@ fn since_you_last_looked_marks_what_changed_between_two_runs() {
     s.send("q");
 }
 
+/// A view left for another keeps its look too (not only at quit): run 1 leaves the unfiltered
+/// view for `u` and quits there; run 2 starts unfiltered and is compared with what run 1 had
+/// before it switched.
+#[test]
+fn a_view_left_for_another_keeps_its_look_for_the_next_start() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let faults = convo::demo::Faults {
+        churn: convo::demo::Churn {
+            new_per_head: 3,
+            reassign_per_head: 2,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 9,
+            conversations: 60,
+            visitors: 20,
+            faults,
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    s.wait_for("all 60 loaded");
+    s.send("u");
+    s.wait_for("unassigned ");
+    s.wait_for(" loaded");
+    s.send("q");
+    drop(s);
+    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let screen = s.wait_for(" changed since");
+    assert!(screen.contains(" new, "), "{screen}");
+    assert!(
+        !screen.contains("unassigned  x clears"),
+        "run 2 starts unfiltered: {screen}"
+    );
+    s.send("q");
+}
+
 /// The row marked as selected (`>` at the start of a table line), by its line on screen.
 fn selected_line(screen: &str) -> Option<usize> {
     screen.lines().position(|l| l.starts_with('>'))

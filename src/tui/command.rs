@@ -46,6 +46,12 @@ pub enum Command {
     /// A refresh found `more` unassigned open conversations than before in a view with
     /// `notify = true`: ring the bell and send a desktop notification with fixed text.
     Notify { more: usize },
+    /// Keep what a Conversations view had loaded, as it is left for another (the next start
+    /// on that view marks what changed since).
+    KeepLook {
+        key: String,
+        rows: Vec<crate::store::LookRow>,
+    },
     /// Read one visitor's attributes from the local store (the detail pane of a
     /// conversation); answered by `Msg::VisitorAttributes`. Nothing without a store.
     LoadVisitor(uuid::Uuid),

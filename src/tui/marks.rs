@@ -19,6 +19,24 @@ use super::tab::{TabFilter, TabState};
 use crate::api::{ApiError, Conversation, Page, Row, Visitor};
 use crate::pager::Merged;
 
+/// What the Conversations tab has loaded, as "since you last looked" keeps it: the first
+/// [`crate::store::looks::LOOK_CAP`] rows' ids and watched fields, under the filter's key.
+pub fn look_of<F: TabFilter>(
+    t: &TabState<Conversation, F>,
+    key: String,
+) -> Option<super::command::Command> {
+    let rows: Vec<crate::store::LookRow> = t
+        .rows()
+        .iter()
+        .take(crate::store::looks::LOOK_CAP)
+        .map(|r| crate::store::LookRow {
+            id: r.id(),
+            watched: r.watch_hash(),
+        })
+        .collect();
+    (!rows.is_empty()).then_some(super::command::Command::KeepLook { key, rows })
+}
+
 /// A row whose "did it change" fields can be fingerprinted.
 pub trait Watched: Row {
     /// A hash of the fields whose change is worth a mark.

@@ -378,6 +378,12 @@ impl Runtime {
                         s.attributes(id, &self.tx);
                     }
                 }
+                Command::KeepLook { key, rows } => {
+                    if let Some(s) = &self.store {
+                        let now = jiff::Timestamp::now().as_second();
+                        s.task.submit(move |st| st.save_look(&key, &rows, now));
+                    }
+                }
                 Command::Samples { key, sample } => {
                     if let Some(s) = &self.store {
                         s.samples(key, sample, &self.tx);
@@ -404,19 +410,9 @@ impl Runtime {
     /// looked"; [`Runtime::store_done`] waits for it.
     fn keep_look(&mut self, app: &App) {
         let Some(s) = &self.store else { return };
-        use super::marks::Watched;
-        use crate::api::Row;
-        let rows: Vec<crate::store::LookRow> = app
-            .conversations
-            .rows()
-            .iter()
-            .take(crate::store::looks::LOOK_CAP)
-            .map(|r| crate::store::LookRow {
-                id: r.id(),
-                watched: r.watch_hash(),
-            })
-            .collect();
-        let key = super::names::look_key(&app.conversations.filter);
+        let Some(Command::KeepLook { key, rows }) = super::update::leaving_look(app) else {
+            return;
+        };
         let now = jiff::Timestamp::now().as_second();
         self.pending_look = Some(s.task.run(move |st| st.save_look(&key, &rows, now)));
     }

@@ -527,6 +527,9 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             set_conversations(app, f, cmds);
         }
         Action::Back => {
+            if app.active == Resource::Conversations {
+                cmds.extend(leaving_look(app));
+            }
             let c = with_tab!(app, app.active, |t| t.back());
             match c {
                 Some(c) => cmds.push(c),
@@ -646,7 +649,18 @@ fn scroll_detail(app: &mut App, delta: isize) {
     }
 }
 
+/// The look of the Conversations view being left for other filters (see [`marks::look_of`]).
+pub fn leaving_look(app: &App) -> Option<Command> {
+    marks::look_of(
+        &app.conversations,
+        super::names::look_key(&app.conversations.filter),
+    )
+}
+
 fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
+    if f != app.conversations.filter {
+        cmds.extend(leaving_look(app));
+    }
     match app.conversations.set_filter(f) {
         Some(c) => cmds.push(c),
         None => app.say("filters unchanged"),
