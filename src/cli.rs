@@ -299,6 +299,10 @@ pub struct SummaryArgs {
     /// breaching and the longest overdue (first response), and resolution's own counts.
     #[arg(long)]
     pub sla: bool,
+    /// Also say how many conversations are new or changed since this filter was last looked
+    /// at in the browser (what the local store kept when it was left)
+    #[arg(long)]
+    pub since_last: bool,
     /// Walk again every DURATION (e.g. 30s, 1m) until Ctrl-C: on a terminal the table is redrawn
     /// in place (a wallboard); otherwise one JSON line per sample.
     #[arg(long, value_name = "DURATION", value_parser = crate::summary::parse_duration)]

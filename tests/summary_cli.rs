@@ -797,3 +797,82 @@ fn watch_on_a_terminal_redraws_the_table_in_place() {
     t.send(b"\x03");
     assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
 }
+
+/// `--since-last`: the walk is compared with the filter's last look in the local store (as
+/// the browser keeps it): rows new since (only those before rows the look had) and rows whose
+/// status or assignee changed; a line under the table, `since_last` in JSON; no look: said.
+#[test]
+fn since_last_counts_what_is_new_or_changed_since_the_last_look() {
+    let d = Demo::start(N, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let args = [
+        "summary",
+        "conversations",
+        "--status",
+        "open",
+        "--since-last",
+    ];
+    // No look yet: said, and the summary still comes.
+    let o = run(&d, &tmp, &args);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(err(&o).contains("no earlier look"), "{}", err(&o));
+    assert!(!out(&o).contains("since the last look"));
+    // A look of the open conversations as the browser would keep it, minus the 3 newest
+    // (they are new since) and with 2 rows' assignee different (they changed since).
+    let path = {
+        let o = run(&d, &tmp, &["store", "path"]);
+        std::path::PathBuf::from(out(&o).trim())
+    };
+    let open: Vec<convo::api::Conversation> = d
+        .s()
+        .data()
+        .conversations
+        .iter()
+        .filter(|c| c.status == "open")
+        .map(|c| serde_json::from_value(serde_json::to_value(c).unwrap()).unwrap())
+        .collect();
+    assert!(open.len() > 60);
+    let rows: Vec<convo::store::LookRow> = open[3..60]
+        .iter()
+        .enumerate()
+        .map(|(i, c)| convo::store::LookRow {
+            id: c.id,
+            watched: if i == 10 || i == 20 {
+                1
+            } else {
+                convo::store::looks::conversation_fingerprint(c)
+            },
+        })
+        .collect();
+    let key = convo::store::samples::filter_key(&convo::api::ConversationFilter {
+        status: Some(convo::api::Status::Open),
+        ..Default::default()
+    });
+    let taken = now_secs() - 3600;
+    {
+        let store = convo::store::Store::open(&path).expect("store");
+        store.save_look(&key, &rows, taken).expect("look");
+    }
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let j: Value = serde_json::from_str(&out(&run(&d, &tmp, &json_args))).expect("json");
+    assert_eq!(j["since_last"]["new"], 3, "{j}");
+    assert_eq!(j["since_last"]["changed"], 2, "{j}");
+    assert_eq!(
+        j["since_last"]["taken_at"],
+        jiff::Timestamp::from_second(taken).unwrap().to_string()
+    );
+    let o = run(&d, &tmp, &args);
+    assert!(
+        out(&o).contains("since the last look (2026-11-22 11:30 UTC): 3 new, 2 changed"),
+        "{}",
+        out(&o)
+    );
+    // Not with --watch.
+    let o = run(
+        &d,
+        &tmp,
+        &["summary", "conversations", "--since-last", "--watch", "5s"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+}

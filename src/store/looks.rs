@@ -35,6 +35,49 @@ pub struct Snapshot {
 
 /// A stable hash of watched fields (FNV-1a, the same on every build and platform, unlike
 /// std's hasher): each part is prefixed by its length so ("ab","c") and ("a","bc") differ.
+/// The watched fields of a conversation (status and assignee) as a look keeps them.
+pub fn conversation_fingerprint(c: &crate::api::Conversation) -> u64 {
+    let assignee = c.assignee_id.map(|a| *a.as_bytes()).unwrap_or_default();
+    fingerprint(&[c.status.as_str().as_bytes(), &assignee])
+}
+
+/// What changed in a walk since a look: rows the look did not have (counted as new only once
+/// a row it did have comes after them: past the look's end they may simply be older rows it
+/// never reached) and rows whose watched fields differ.
+#[derive(Debug, Clone)]
+pub struct SinceLook {
+    pub taken_at: i64,
+    before: std::collections::HashMap<uuid::Uuid, u64>,
+    pending: u64,
+    pub new: u64,
+    pub changed: u64,
+}
+
+impl SinceLook {
+    pub fn new(look: &Snapshot) -> SinceLook {
+        SinceLook {
+            taken_at: look.taken_at,
+            before: look.rows.iter().map(|r| (r.id, r.watched)).collect(),
+            pending: 0,
+            new: 0,
+            changed: 0,
+        }
+    }
+
+    /// One row of the walk, in the service's order.
+    pub fn see(&mut self, c: &crate::api::Conversation) {
+        match self.before.get(&c.id) {
+            None => self.pending += 1,
+            Some(w) => {
+                self.new += std::mem::take(&mut self.pending);
+                if *w != conversation_fingerprint(c) {
+                    self.changed += 1;
+                }
+            }
+        }
+    }
+}
+
 pub fn fingerprint(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |b: u8| {

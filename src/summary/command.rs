@@ -87,10 +87,21 @@ pub async fn conversations(
 ) -> Result<(), SummaryError> {
     // Validated exactly as `list conversations` does.
     let base = conversation_filter(&a.filter)?;
-    let samples = Samples {
-        store,
-        key: crate::store::samples::filter_key(&base),
+    let key = crate::store::samples::filter_key(&base);
+    let look = if a.since_last {
+        let look = store.as_ref().and_then(|s| s.look(&key).ok().flatten());
+        if look.is_none() {
+            let _ = writeln!(
+                o.err,
+                "convo: --since-last: the local store has no earlier look at these filters \
+                 (the browser keeps one when it leaves a view or quits)"
+            );
+        }
+        look
+    } else {
+        None
     };
+    let samples = Samples { store, key, look };
     if a.sla && sla.is_empty() {
         return Err(SummaryError::Usage(
             "--sla: the config sets no response-time target: add first_response or resolution \
@@ -119,6 +130,11 @@ pub async fn conversations(
     if every < 1 {
         return Err(SummaryError::Usage(
             "--watch: the interval must be at least 1s".into(),
+        ));
+    }
+    if a.since_last {
+        return Err(SummaryError::Usage(
+            "--since-last compares one walk with the last look: use it without --watch".into(),
         ));
     }
     if !matches!(a.format, SummaryFormat::Table | SummaryFormat::Json) {
@@ -194,6 +210,7 @@ async fn watch_once(
         stale_after_secs,
         targets,
         now,
+        None,
         o,
     )
     .await?;
@@ -262,6 +279,8 @@ struct Samples {
     store: Option<crate::store::Store>,
     /// The filter's key, as the TUI keeps it.
     key: String,
+    /// `--since-last`: the filter's last look in the browser, when the store has one.
+    look: Option<crate::store::Snapshot>,
 }
 
 impl Samples {
@@ -306,6 +325,7 @@ async fn once(
         stale_after_secs,
         targets,
         now,
+        samples.look.as_ref(),
         o,
     )
     .await?;
@@ -323,6 +343,10 @@ async fn once(
             SummaryFormat::Json => report::json(summary, &cx),
             SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
             SummaryFormat::Prometheus => super::prometheus::text(summary, a.by),
+        };
+        let text = match &walked.since {
+            Some(since) => with_since(text, a.format, since, o),
+            None => text,
         };
         write_out(o, &text)?;
         let cov = summary.coverage();
@@ -350,8 +374,10 @@ async fn walk(
     stale_after_secs: i64,
     targets: Option<Arc<Sla>>,
     now: jiff::Timestamp,
+    look: Option<&crate::store::Snapshot>,
     o: &mut Output<'_>,
 ) -> Result<WalkedPages, SummaryError> {
+    let mut since = look.map(crate::store::looks::SinceLook::new);
     let mut limit = match a.limit {
         Some(n) => Limit::new(n).map_err(ListError::from)?,
         None => page_size,
@@ -403,6 +429,9 @@ async fn walk(
                 break;
             }
             summary.add(&row);
+            if let Some(s) = &mut since {
+                s.see(&row);
+            }
         }
         if a.max.is_some_and(|m| summary.coverage().loaded >= m) {
             cut |= pager.has_more();
@@ -429,6 +458,7 @@ async fn walk(
     }
     Ok(WalkedPages {
         pages: pager.pages(),
+        since,
         walked: Walked {
             summary,
             failure,
@@ -437,9 +467,52 @@ async fn walk(
     })
 }
 
+/// Adds `--since-last` to the output: a line under the table, a `since_last` member in the
+/// JSON object, a line on stderr for CSV and Prometheus (their shape is fixed).
+fn with_since(
+    text: String,
+    format: SummaryFormat,
+    since: &crate::store::looks::SinceLook,
+    o: &mut Output<'_>,
+) -> String {
+    let when = jiff::Timestamp::from_second(since.taken_at)
+        .map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_else(|_| "the last look".into());
+    let line = format!(
+        "since the last look ({when}): {} new, {} changed",
+        super::thousands(since.new),
+        super::thousands(since.changed)
+    );
+    match format {
+        SummaryFormat::Table => format!("{text}{line}\n"),
+        SummaryFormat::Json => match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(serde_json::Value::Object(mut m)) => {
+                m.insert(
+                    "since_last".into(),
+                    serde_json::json!({
+                        "taken_at": jiff::Timestamp::from_second(since.taken_at)
+                            .map(|t| t.to_string())
+                            .unwrap_or_default(),
+                        "new": since.new,
+                        "changed": since.changed,
+                    }),
+                );
+                format!("{}\n", serde_json::Value::Object(m))
+            }
+            _ => text,
+        },
+        SummaryFormat::Csv | SummaryFormat::Prometheus => {
+            let _ = writeln!(o.err, "convo: {line}");
+            text
+        }
+    }
+}
+
 /// [`Walked`] and the number of pages that came back.
 struct WalkedPages {
     pages: usize,
+    /// `--since-last`: what changed since the look.
+    since: Option<crate::store::looks::SinceLook>,
     walked: Walked,
 }
 

@@ -53,8 +53,7 @@ impl Watched for Conversation {
     /// Status and assignee (not `updatedAt`: any message moves it). A stable hash: the local
     /// store keeps it across runs ("since you last looked").
     fn watch_hash(&self) -> u64 {
-        let assignee = self.assignee_id.map(|a| *a.as_bytes()).unwrap_or_default();
-        crate::store::looks::fingerprint(&[self.status.as_str().as_bytes(), &assignee])
+        crate::store::looks::conversation_fingerprint(self)
     }
 }
 
