@@ -134,6 +134,7 @@ pub fn conversation_filter(a: &ConversationFilterArgs) -> Result<ConversationFil
             .transpose()?,
         assignee,
         visitor_id: opt_uuid("visitor_id", &a.visitor_id)?,
+        by_email: None,
     })
 }
 

@@ -67,6 +67,42 @@ pub async fn visitors_by_email(
     Ok(ids)
 }
 
+/// The conversations of several visitors under `base`'s other filters: one whole walk per
+/// visitor, merged newest first (decisions.md's order), each id once; and how many rows the
+/// service sent that could not be read. The browser's e-mail filter of several visitors.
+pub async fn merged_conversations(
+    client: &Client,
+    base: &ConversationFilter,
+    visitors: &[Uuid],
+    limit: Limit,
+) -> Result<(Vec<Conversation>, usize), ListError> {
+    let mut all = Vec::new();
+    let mut bad_rows = 0usize;
+    for id in visitors {
+        let f = ConversationFilter {
+            visitor_id: Some(*id),
+            by_email: None,
+            ..base.clone()
+        };
+        walk_one(
+            client,
+            &f,
+            limit,
+            None,
+            &mut bad_rows,
+            &mut std::io::sink(),
+            &mut |rows| {
+                all.extend(rows);
+                Ok(true)
+            },
+        )
+        .await?;
+    }
+    all.sort_by(newest_first);
+    all.dedup_by_key(|c| c.id);
+    Ok((all, bad_rows))
+}
+
 /// decisions.md's order: `createdAt` descending, then `id` descending; unreadable timestamps
 /// after readable ones.
 pub fn newest_first(a: &Conversation, b: &Conversation) -> Ordering {

@@ -125,6 +125,7 @@ fn every_conversation_filter_alone_and_combined() {
                 status: Some(Status::Open),
                 assignee: Assignee::Unassigned,
                 visitor_id: None,
+                by_email: None,
             },
             Box::new(move |c| {
                 c["siteId"] == site.to_string()

@@ -470,6 +470,7 @@ fn conversation_filter() -> impl Strategy<Value = ConversationFilter> {
                 status,
                 assignee,
                 visitor_id,
+                by_email: None,
             },
         )
 }

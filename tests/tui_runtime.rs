@@ -295,3 +295,82 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
     prod.shutdown().await;
     staging.shutdown().await;
 }
+
+/// The filter pane's "visitor email" against the demo server: the e-mail is resolved by the
+/// service to the visitors that share it, their conversations walked and merged newest first;
+/// a typo says so and keeps the rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
+    let server = DemoServer::start(DemoOptions {
+        addr: ([127, 0, 0, 1], 0).into(),
+        seed: 7,
+        conversations: 400,
+        visitors: 60,
+        ..DemoOptions::default()
+    })
+    .await
+    .expect("demo server");
+    let mut by_email: std::collections::BTreeMap<String, Vec<uuid::Uuid>> = Default::default();
+    for v in &server.data().visitors {
+        if let Some(e) = &v.email {
+            by_email.entry(e.clone()).or_default().push(v.id);
+        }
+    }
+    let (email, visitors) = by_email
+        .iter()
+        .max_by_key(|(_, ids)| ids.len())
+        .map(|(e, ids)| (e.clone(), ids.clone()))
+        .expect("e-mails");
+    assert!(visitors.len() >= 2, "the demo shares some e-mails");
+    let mut want: Vec<_> = server
+        .data()
+        .conversations
+        .iter()
+        .filter(|c| visitors.contains(&c.visitor_id))
+        .map(|c| (c.created_at, c.id))
+        .collect();
+    want.sort_by(|a, b| b.cmp(a));
+    let want: Vec<uuid::Uuid> = want.into_iter().map(|(_, id)| id).collect();
+    assert!(!want.is_empty());
+
+    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
+    let client = Client::new(ClientSettings::new(server.base_url(), key)).expect("client");
+    let mut h = Harness {
+        rt: Runtime::new(client),
+        terminal: Terminal::new(TestBackend::new(160, 30)).expect("terminal"),
+        app: testing::app(160, 30, 50),
+        osc: Vec::new(),
+    };
+    h.until(vec![], "loaded · more available").await;
+
+    let type_email = |email: &str, erase: usize| {
+        let mut keys = vec![KeyCode::Char('/')];
+        keys.extend([KeyCode::Tab; 4]);
+        keys.extend(std::iter::repeat_n(KeyCode::Backspace, erase));
+        keys.extend(email.chars().map(KeyCode::Char));
+        keys.push(KeyCode::Enter);
+        keys
+    };
+    h.phase(type_email(&email, 0), 50).await;
+    let screen = h.until(vec![], &format!("all {} loaded", want.len())).await;
+    assert!(
+        screen.contains(&format!("({} visitors)", visitors.len())),
+        "{screen}"
+    );
+    let got: Vec<uuid::Uuid> = h.app.conversations.rows().iter().map(|c| c.id).collect();
+    assert_eq!(got, want, "every visitor's conversations, newest first");
+
+    // a typo: said; the rows of the e-mail before stay
+    h.phase(
+        type_email("nobody@example.invalid", email.chars().count()),
+        50,
+    )
+    .await;
+    let screen = h.until(vec![], "no visitor with this e-mail").await;
+    assert!(
+        screen.contains(&format!("all {} loaded", want.len())),
+        "{screen}"
+    );
+    assert_eq!(h.app.conversations.rows().len(), want.len());
+    server.shutdown().await;
+}

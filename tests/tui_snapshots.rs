@@ -126,6 +126,7 @@ fn filter_chips_with_aliases() {
         status: Some(Status::Pending),
         assignee: Assignee::Agent(testing::AGENT_A),
         visitor_id: None,
+        by_email: None,
     };
     app.conversations.set_filter(f);
     s.settle(&mut app, Msg::Resize(120, 16));

@@ -856,3 +856,102 @@ fn quick_search_matches_visitor_names_and_emails() {
         app.conversations.selected
     );
 }
+
+/// Opens the filter pane, goes to "visitor email" and types `email`, then Enter.
+fn apply_visitor_email(app: &mut convo::tui::app::App, email: &str) -> Vec<Command> {
+    update(app, ch('/'));
+    for _ in 0..4 {
+        update(app, key(KeyCode::Tab)); // status, assignee, visitor id, visitor email
+    }
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!("pane closed")
+    };
+    assert_eq!(form.focus, Field::VisitorEmail);
+    for c in email.chars() {
+        update(app, ch(c));
+    }
+    update(app, key(KeyCode::Enter))
+}
+
+#[test]
+fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
+    let (mut app, _server) = loaded(100);
+    let before = app.conversations.filter.clone();
+    let cmds = apply_visitor_email(&mut app, " ana@example.com ");
+    // nothing is fetched before the service says which visitors have it
+    assert!(conv_fetches(&cmds).is_empty(), "{cmds:?}");
+    let Some(Command::ResolveEmail { email, base }) = cmds
+        .iter()
+        .find(|c| matches!(c, Command::ResolveEmail { .. }))
+        .cloned()
+    else {
+        panic!("no lookup: {cmds:?}")
+    };
+    assert_eq!(email, "ana@example.com");
+    assert_eq!(
+        app.conversations.filter, before,
+        "filters unchanged meanwhile"
+    );
+
+    // a typo: said, and the filters stay as they were
+    let cmds = update(
+        &mut app,
+        Msg::EmailResolved {
+            email: "ana@example.com".into(),
+            base: base.clone(),
+            result: Ok(vec![]),
+        },
+    );
+    assert!(conv_fetches(&cmds).is_empty());
+    let m = app.message.as_ref().expect("a message");
+    assert!(m.error);
+    assert!(m.text.contains("no visitor with this e-mail"), "{}", m.text);
+    assert_eq!(app.conversations.filter, before);
+
+    // two visitors: one new walk whose filter names both; never sent as one visitor_id
+    let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+    let cmds = update(
+        &mut app,
+        Msg::EmailResolved {
+            email: "ana@example.com".into(),
+            base: base.clone(),
+            result: Ok(vec![a, b]),
+        },
+    );
+    let f = conv_fetches(&cmds);
+    assert_eq!(f.len(), 1, "{cmds:?}");
+    let Query::Conversations(q) = &f[0].1 else {
+        panic!()
+    };
+    assert_eq!(q.merged_visitors(), Some(&[a, b][..]));
+    assert_eq!(q.visitor_id, None);
+    assert_eq!(app.conversations.filter, *q);
+
+    // one visitor: sent as visitor_id, shown as the e-mail
+    let cmds = update(
+        &mut app,
+        Msg::EmailResolved {
+            email: "solo@example.com".into(),
+            base,
+            result: Ok(vec![a]),
+        },
+    );
+    let f = conv_fetches(&cmds);
+    let Query::Conversations(q) = &f[0].1 else {
+        panic!()
+    };
+    assert_eq!(q.visitor_id, Some(a));
+    assert_eq!(q.merged_visitors(), None);
+    // reopening the pane shows the e-mail, and Enter with it unchanged asks nothing again
+    let cmds = {
+        update(&mut app, ch('/'));
+        update(&mut app, key(KeyCode::Enter))
+    };
+    assert!(
+        !cmds
+            .iter()
+            .any(|c| matches!(c, Command::ResolveEmail { .. })),
+        "{cmds:?}"
+    );
+    assert_eq!(app.conversations.filter.visitor_id, Some(a));
+}

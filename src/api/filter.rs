@@ -157,6 +157,27 @@ pub struct ConversationFilter {
     pub status: Option<Status>,
     pub assignee: Assignee,
     pub visitor_id: Option<Uuid>,
+    /// The browser's filter by a visitor's e-mail, resolved to the visitors that have it. One
+    /// visitor is sent as `visitor_id` (set too); several are walked one by one and merged
+    /// (never sent: the service filters by one `visitor_id`). `None` everywhere else.
+    pub by_email: Option<ByEmail>,
+}
+
+/// An e-mail and the visitors the service had for it when it was resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ByEmail {
+    pub email: String,
+    pub visitors: Vec<Uuid>,
+}
+
+impl ConversationFilter {
+    /// Several visitors to walk one by one and merge (the e-mail filter of more than one).
+    pub fn merged_visitors(&self) -> Option<&[Uuid]> {
+        self.by_email
+            .as_ref()
+            .map(|b| b.visitors.as_slice())
+            .filter(|v| v.len() > 1)
+    }
 }
 
 /// Filters of the visitors list. Values are sent trimmed, as typed.

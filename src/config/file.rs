@@ -353,6 +353,7 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
             .transpose()
     };
     let conversations = ConversationFilter {
+        by_email: None,
         site_id: uuid("site_id", &v.site_id)?,
         visitor_id: uuid("visitor_id", &v.visitor_id)?,
         status: v

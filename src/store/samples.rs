@@ -37,6 +37,11 @@ pub fn filter_key(f: &crate::api::ConversationFilter) -> String {
         .query_pairs()
         .into_iter()
         .map(|(k, v)| format!("{k}={v}"))
+        .chain(
+            f.by_email
+                .as_ref()
+                .map(|b| format!("visitor_email={}", b.email)),
+        )
         .collect();
     format!("conversations?{}", q.join("&"))
 }

@@ -46,6 +46,12 @@ pub enum Command {
     /// A refresh found `more` unassigned open conversations than before in a view with
     /// `notify = true`: ring the bell and send a desktop notification with fixed text.
     Notify { more: usize },
+    /// Ask the service which visitors have this e-mail (the filter pane's "visitor email");
+    /// answered by `Msg::EmailResolved` with `base`, the rest of the form's filters.
+    ResolveEmail {
+        email: String,
+        base: ConversationFilter,
+    },
     /// Keep what a Conversations view had loaded, as it is left for another (the next start
     /// on that view marks what changed since).
     KeepLook {

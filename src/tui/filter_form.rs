@@ -17,6 +17,8 @@ pub enum Field {
     /// The agent UUID, shown only when Assignee is "assigned to <uuid>".
     Agent,
     Visitor,
+    /// Conversations: the visitors with this e-mail (asked of the service when applied).
+    VisitorEmail,
     Email,
     ExternalId,
 }
@@ -30,6 +32,7 @@ impl Field {
             Field::Assignee => "assignee",
             Field::Agent => "agent id",
             Field::Visitor => "visitor id",
+            Field::VisitorEmail => "visitor email",
             Field::Email => "email",
             Field::ExternalId => "external id",
         }
@@ -103,8 +106,13 @@ impl FilterForm {
             status,
             assignee,
             agent: input(agent),
-            visitor: input(f.visitor_id.map(|u| u.to_string())),
-            email: Input::default(),
+            // A visitor chosen by e-mail shows as that e-mail, not as one of its ids.
+            visitor: input(
+                f.visitor_id
+                    .filter(|_| f.by_email.is_none())
+                    .map(|u| u.to_string()),
+            ),
+            email: input(f.by_email.as_ref().map(|b| b.email.clone())),
             external_id: Input::default(),
             refused: false,
         }
@@ -135,6 +143,7 @@ impl FilterForm {
                     v.push(Field::Agent);
                 }
                 v.push(Field::Visitor);
+                v.push(Field::VisitorEmail);
                 v
             }
             Resource::Visitors => vec![Field::Email, Field::ExternalId],
@@ -147,7 +156,7 @@ impl FilterForm {
             Field::Site => Some(&self.site),
             Field::Agent => Some(&self.agent),
             Field::Visitor => Some(&self.visitor),
-            Field::Email => Some(&self.email),
+            Field::VisitorEmail | Field::Email => Some(&self.email),
             Field::ExternalId => Some(&self.external_id),
             Field::Status | Field::Assignee => None,
         }
@@ -158,7 +167,7 @@ impl FilterForm {
             Field::Site => Some(&mut self.site),
             Field::Agent => Some(&mut self.agent),
             Field::Visitor => Some(&mut self.visitor),
-            Field::Email => Some(&mut self.email),
+            Field::VisitorEmail | Field::Email => Some(&mut self.email),
             Field::ExternalId => Some(&mut self.external_id),
             Field::Status | Field::Assignee => None,
         }
@@ -186,6 +195,12 @@ impl FilterForm {
         match field {
             Field::Site => uuid_field("site id", self.site.value(), false),
             Field::Visitor => uuid_field("visitor id", self.visitor.value(), false),
+            Field::VisitorEmail
+                if !self.email.value().trim().is_empty()
+                    && !self.visitor.value().trim().is_empty() =>
+            {
+                Some("visitor email: clear the visitor id, or this (one of the two)".into())
+            }
             Field::Agent if self.assignee == 3 => uuid_field("agent id", self.agent.value(), true),
             _ => None,
         }
@@ -226,7 +241,14 @@ impl FilterForm {
             },
             assignee,
             visitor_id: Self::opt_uuid(self.visitor.value()),
+            by_email: None,
         })
+    }
+
+    /// The conversations form's visitor e-mail, trimmed (`None` when blank or another tab).
+    pub fn visitor_email(&self) -> Option<String> {
+        let t = self.email.value().trim();
+        (self.tab == Resource::Conversations && !t.is_empty()).then(|| t.to_string())
     }
 
     /// The visitors filter the form describes (blank fields unset, values trimmed).

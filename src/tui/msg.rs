@@ -77,6 +77,12 @@ pub enum Msg {
         id: uuid::Uuid,
         attributes: serde_json::Value,
     },
+    /// The answer to a `Command::ResolveEmail`: the visitors with that e-mail (or why not).
+    EmailResolved {
+        email: String,
+        base: crate::api::ConversationFilter,
+        result: Result<Vec<uuid::Uuid>, String>,
+    },
     /// The trend of a filter key: its samples of the last 24 hours (oldest first).
     Samples {
         key: String,

@@ -373,6 +373,32 @@ impl Runtime {
                     name,
                     &self.tx,
                 ),
+                Command::ResolveEmail { email, base } => {
+                    let (client, tx) = (self.client.clone(), self.tx.clone());
+                    // Not a walk of a tab: a failure is an answer, a panic a task failure.
+                    let handle = tokio::runtime::Handle::current();
+                    super::tasks::spawn(Task::Profile, &self.tx, async move {
+                        // The lookup writes its notes to a `dyn Write` (not Send): it runs on
+                        // a blocking thread of its own.
+                        let e = email.clone();
+                        let result = tokio::task::spawn_blocking(move || {
+                            handle.block_on(crate::visitor_join::visitors_by_email(
+                                &client,
+                                &e,
+                                None,
+                                &mut std::io::sink(),
+                            ))
+                        })
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.map_err(|e| e.to_string()));
+                        let _ = tx.send(Msg::EmailResolved {
+                            email,
+                            base,
+                            result,
+                        });
+                    });
+                }
                 Command::LoadVisitor(id) => {
                     if let Some(s) = &self.store {
                         s.attributes(id, &self.tx);
@@ -437,6 +463,73 @@ impl Runtime {
         );
     }
 
+    /// The e-mail filter of several visitors: each one's conversations walked whole and merged
+    /// newest first, answered as one last page (a refresh: as the head).
+    fn spawn_merged(
+        &mut self,
+        tab: Resource,
+        generation: u64,
+        base: crate::api::ConversationFilter,
+        visitors: Vec<uuid::Uuid>,
+        limit: Limit,
+        head: bool,
+    ) {
+        let (client, tx) = (self.client.clone(), self.tx.clone());
+        let id = if head {
+            Task::Head { tab, generation }
+        } else {
+            Task::Page { tab, generation }
+        };
+        let busy = self.user_fetches.begin();
+        let handle = tokio::runtime::Handle::current();
+        let task = super::tasks::spawn(id, &self.tx, async move {
+            let _busy = busy;
+            // The walks report through a `dyn Write` (not Send): on a blocking thread.
+            let result = tokio::task::spawn_blocking(move || {
+                handle.block_on(crate::visitor_join::merged_conversations(
+                    &client, &base, &visitors, limit,
+                ))
+            })
+            .await
+            .unwrap_or_else(|e| Err(crate::list::ListError::Usage(e.to_string())));
+            let result = match result {
+                Ok((items, bad)) => Ok(Loaded::Conversations(crate::api::Page {
+                    items,
+                    has_more: false,
+                    next_cursor: None,
+                    bad_rows: (0..bad)
+                        .map(|index| crate::api::BadRow {
+                            index,
+                            id: None,
+                            reason: "a row of one visitor's conversations could not be read".into(),
+                        })
+                        .collect(),
+                })),
+                Err(crate::list::ListError::Api(e)) => Err(e),
+                Err(e) => Err(ApiError::Decode {
+                    detail: e.to_string(),
+                }),
+            };
+            let msg = if head {
+                Msg::HeadLoaded {
+                    tab,
+                    generation,
+                    result,
+                }
+            } else {
+                Msg::PageLoaded {
+                    tab,
+                    generation,
+                    result,
+                }
+            };
+            let _ = tx.send(msg);
+        });
+        if let Some(old) = self.tasks.insert((tab, head), task) {
+            old.abort();
+        }
+    }
+
     /// Starts the fetch of one page. For a walk's page (`head` false), a request this tab's
     /// walk already sent ahead for the same cursor is used; with `ahead`, the fetch asks for
     /// the page after its own as soon as its body names the cursor, before decoding it.
@@ -453,6 +546,11 @@ impl Runtime {
     ) {
         let client = self.client.clone();
         let tx = self.tx.clone();
+        if let Query::Conversations(f) = &query
+            && let Some(visitors) = f.merged_visitors()
+        {
+            return self.spawn_merged(tab, generation, f.clone(), visitors.to_vec(), limit, head);
+        }
         let walks = self.walks.clone();
         let sent_ahead = if head {
             None

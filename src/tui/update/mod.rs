@@ -93,6 +93,43 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             }
             app.dirty = true;
         }
+        Msg::EmailResolved {
+            email,
+            base,
+            result,
+        } => {
+            let shown = crate::text::one_line(&email, 60);
+            match result {
+                Err(e) => {
+                    app.message = Some(super::app::Message {
+                        text: format!(
+                            "visitor email {shown}: the lookup failed: {}",
+                            crate::text::one_line(&e, 200)
+                        ),
+                        error: true,
+                    })
+                }
+                Ok(ids) if ids.is_empty() => {
+                    app.message = Some(super::app::Message {
+                        text: format!("no visitor with this e-mail: {shown}"),
+                        error: true,
+                    })
+                }
+                Ok(ids) => {
+                    let f = ConversationFilter {
+                        visitor_id: (ids.len() == 1).then(|| ids[0]),
+                        by_email: Some(crate::api::filter::ByEmail {
+                            email,
+                            visitors: ids,
+                        }),
+                        ..base
+                    };
+                    app.active = Resource::Conversations;
+                    set_conversations(app, f, &mut cmds);
+                }
+            }
+            app.dirty = true;
+        }
         Msg::VisitorAttributes { id, attributes } => {
             if app.detail_visitor.as_ref().is_some_and(|(v, _)| *v == id) {
                 app.detail_visitor = Some((id, Some(attributes)));
@@ -677,8 +714,31 @@ fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
 fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Command>) {
     match form.tab {
         Resource::Conversations => {
-            if let Some(f) = form.conversation_filter() {
-                set_conversations(app, f, cmds);
+            let Some(mut f) = form.conversation_filter() else {
+                return;
+            };
+            match form.visitor_email() {
+                None => set_conversations(app, f, cmds),
+                // The same e-mail as now: its visitors as resolved then.
+                Some(email)
+                    if app
+                        .conversations
+                        .filter
+                        .by_email
+                        .as_ref()
+                        .is_some_and(|b| b.email == email) =>
+                {
+                    f.by_email = app.conversations.filter.by_email.clone();
+                    f.visitor_id = app.conversations.filter.visitor_id;
+                    set_conversations(app, f, cmds);
+                }
+                Some(email) => {
+                    app.say(format!(
+                        "looking up the visitors with e-mail {}…",
+                        crate::text::one_line(&email, 60)
+                    ));
+                    cmds.push(Command::ResolveEmail { email, base: f });
+                }
             }
         }
         Resource::Visitors => set_visitors(app, form.visitor_filter(), cmds),

@@ -28,8 +28,18 @@ pub fn conversation_chips(f: &ConversationFilter, aliases: &Aliases) -> Vec<Stri
     if let Some(id) = f.site_id {
         v.push(format!("site: {}", id_label(aliases, &id)));
     }
-    if let Some(id) = f.visitor_id {
-        v.push(format!("visitor: {}", short_id(&id)));
+    match &f.by_email {
+        Some(b) if b.visitors.len() > 1 => v.push(format!(
+            "visitor email: {} ({} visitors)",
+            text::one_line(&b.email, 40),
+            b.visitors.len()
+        )),
+        Some(b) => v.push(format!("visitor email: {}", text::one_line(&b.email, 40))),
+        None => {
+            if let Some(id) = f.visitor_id {
+                v.push(format!("visitor: {}", short_id(&id)));
+            }
+        }
     }
     v
 }
