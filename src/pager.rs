@@ -11,7 +11,7 @@
 //! Two more guards keep a lying server from holding the walk forever: a page larger than the
 //! requested limit is kept but counted, and a run of pages that bring no new row stops the walk.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use uuid::Uuid;
@@ -101,13 +101,96 @@ pub struct Applied {
     pub bad_rows: Vec<BadRow>,
 }
 
-/// The result of merging a fresh first page into a loaded walk (periodic refresh).
+/// The result of merging a re-read of the top of the list into a loaded walk (a refresh).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Merged {
-    /// Ids of rows that were not loaded before; they were put at the top, in server order.
+    /// Ids of rows that were not loaded before, in server order.
     pub new_ids: Vec<Uuid>,
     /// Ids of loaded rows whose content changed; they were updated in place.
     pub changed_ids: Vec<Uuid>,
+    /// Ids of loaded rows the re-read no longer has: they left the table.
+    pub left_ids: Vec<Uuid>,
+    /// Rows at the top of the table that the re-read covered (live); rows after them were
+    /// loaded earlier and kept as they were (the re-read's page budget ended first).
+    pub live: usize,
+    /// The re-read stopped at its page budget with more loaded rows after it.
+    pub cut: bool,
+}
+
+/// How a re-read ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ReadEnd {
+    /// Still reading: the next page is after this cursor.
+    Reading(String),
+    /// The list ended within the re-read (`has_more: false`, or no cursor to go on with).
+    Complete,
+    /// The page budget ended it; more rows exist after this cursor (`None`: the server
+    /// repeated a cursor, so there is none to go on with).
+    Cut(Option<String>),
+}
+
+/// A re-read of a list from the top, page after page up to a budget (a refresh): collected
+/// here, then merged into the walk at once by [`Pager::reconcile`].
+#[derive(Debug, Clone)]
+pub struct Reread<T> {
+    rows: Vec<T>,
+    ids: HashSet<Uuid>,
+    cursors: HashSet<String>,
+    pages: usize,
+    budget: usize,
+    end: ReadEnd,
+}
+
+impl<T: Row> Reread<T> {
+    /// A re-read of at most `budget` pages (at least one).
+    pub fn new(budget: usize) -> Reread<T> {
+        Reread {
+            rows: Vec::new(),
+            ids: HashSet::new(),
+            cursors: HashSet::new(),
+            pages: 0,
+            budget: budget.max(1),
+            end: ReadEnd::Reading(String::new()),
+        }
+    }
+
+    /// Takes one page; the cursor of the next page to ask for while the re-read goes on.
+    /// Duplicate ids are dropped; a repeated cursor ends it (no loop).
+    pub fn apply(&mut self, page: Page<T>) -> Option<String> {
+        self.pages += 1;
+        for row in page.items {
+            if self.ids.insert(row.id()) {
+                self.rows.push(row);
+            }
+        }
+        self.end = match (page.has_more, page.next_cursor) {
+            (true, Some(c)) if !c.is_empty() => {
+                if !self.cursors.insert(c.clone()) {
+                    ReadEnd::Cut(None)
+                } else if self.pages >= self.budget {
+                    ReadEnd::Cut(Some(c))
+                } else {
+                    ReadEnd::Reading(c)
+                }
+            }
+            // `has_more: false`, or `true` with no cursor: decisions.md ends the list there.
+            _ => ReadEnd::Complete,
+        };
+        match &self.end {
+            ReadEnd::Reading(c) => Some(c.clone()),
+            _ => None,
+        }
+    }
+
+    /// Pages read so far.
+    pub fn pages(&self) -> usize {
+        self.pages
+    }
+
+    /// The rows read so far, in server order.
+    pub fn rows(&self) -> &[T] {
+        &self.rows
+    }
 }
 
 /// One cursor walk over one list with fixed filters.
@@ -230,29 +313,81 @@ impl<T: Row> Pager<T> {
         }
     }
 
-    /// Merges a fresh first page (a refresh) into the loaded rows without restarting the walk:
-    /// unknown rows go to the top in server order, known rows are updated in place. The walk's
-    /// cursor, warnings and in-flight state are untouched.
-    pub fn merge_head(&mut self, fresh: Vec<T>) -> Merged
+    /// Merges a finished re-read of the top of the list (a refresh) into the walk.
+    ///
+    /// The re-read stands for the first `window` loaded rows (all of them when it reached the
+    /// end of the list): those rows become the re-read's, in server order. Rows of the window
+    /// it no longer has left the table (`left_ids`); rows it has that were not loaded are new;
+    /// rows it has that changed are updated. Rows after the window (the re-read's page budget
+    /// ended before them) stay as loaded. When the re-read covered every loaded row and no
+    /// page is in flight, the walk goes on from the re-read's cursor (a server's cursor may
+    /// be an offset, so the old one could skip rows). Costs O(window + re-read), not
+    /// O(loaded): with a million rows loaded, a one-page refresh touches one page.
+    pub fn reconcile(&mut self, fresh: Reread<T>, window: usize) -> Merged
     where
         T: PartialEq,
     {
+        let complete = fresh.end == ReadEnd::Complete;
+        let window = if complete {
+            self.rows.len()
+        } else {
+            window.min(self.rows.len())
+        };
+        let index: HashMap<Uuid, usize> = self.rows[..window]
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id(), i))
+            .collect();
         let mut merged = Merged::default();
-        let mut top = Vec::new();
-        for row in fresh {
+        // Rows of the re-read that were loaded after the window moved up into it: out of the
+        // kept rows (rare: a scan of those rows only then).
+        let moved_up: HashSet<Uuid> = fresh
+            .rows
+            .iter()
+            .map(Row::id)
+            .filter(|id| !index.contains_key(id) && self.seen.contains(id))
+            .collect();
+        if !moved_up.is_empty() {
+            let mut tail = self.rows.split_off(window);
+            tail.retain(|r| !moved_up.contains(&r.id()));
+            self.rows.append(&mut tail);
+        }
+        for row in &fresh.rows {
             let id = row.id();
-            if self.seen.insert(id) {
-                merged.new_ids.push(id);
-                top.push(row);
-            } else if let Some(slot) = self.rows.iter_mut().find(|r| r.id() == id)
-                && *slot != row
-            {
-                *slot = row;
-                merged.changed_ids.push(id);
+            match index.get(&id) {
+                Some(&i) if self.rows[i] != *row => merged.changed_ids.push(id),
+                Some(_) => {}
+                None if moved_up.contains(&id) => {}
+                None => merged.new_ids.push(id),
             }
         }
-        if !top.is_empty() {
-            self.rows.splice(0..0, top);
+        for r in &self.rows[..window] {
+            let id = r.id();
+            if !fresh.ids.contains(&id) {
+                merged.left_ids.push(id);
+                self.seen.remove(&id);
+            }
+        }
+        let tail_empty = window == self.rows.len();
+        merged.live = fresh.rows.len();
+        merged.cut = !tail_empty;
+        self.seen.extend(fresh.ids.iter().copied());
+        self.rows.splice(..window, fresh.rows);
+        if complete {
+            self.next = Next::End;
+        } else if tail_empty && !self.in_flight {
+            self.next = match fresh.end {
+                ReadEnd::Cut(Some(c)) | ReadEnd::Reading(c) if !c.is_empty() => Next::After(c),
+                _ => {
+                    self.warnings.cursor_loop = true;
+                    Next::End
+                }
+            };
+            self.cursors_used = fresh.cursors;
+            if let Next::After(c) = &self.next {
+                self.cursors_used.remove(c);
+            }
+            self.fruitless = 0;
         }
         merged
     }
@@ -464,17 +599,111 @@ mod tests {
         assert_eq!(p.loaded(), 3);
     }
 
+    /// A re-read of `pages` (ids per page), the last one ending with `end` (`None`: the list
+    /// ends there).
+    fn reread(budget: usize, pages: &[&[u128]], end: Option<&str>) -> Reread<R> {
+        let mut r = Reread::new(budget);
+        for (n, ids) in pages.iter().enumerate() {
+            let last = n + 1 == pages.len();
+            let cursor = if last {
+                end.map(str::to_string)
+            } else {
+                Some(format!("r{n}"))
+            };
+            let mut p = page(ids, cursor.is_some(), cursor.as_deref());
+            for r in p.items.iter_mut().filter(|r| r.0 == 5) {
+                r.1 = 1; // row 5 changed
+            }
+            let next = r.apply(p);
+            assert_eq!(next.is_some(), !last && n + 1 < budget, "page {n}");
+        }
+        r
+    }
+
+    fn u(ids: &[u128]) -> Vec<Uuid> {
+        ids.iter().map(|&i| Uuid::from_u128(i)).collect()
+    }
+
     #[test]
-    fn merge_head_puts_new_rows_on_top_and_updates_known() {
+    fn a_refresh_adds_updates_and_removes_and_goes_on_from_its_cursor() {
         let mut p = Pager::new(3);
         p.next_request();
         p.apply(page(&[5, 4, 3], true, Some("a")));
-        let m = p.merge_head(vec![R(7, 0), R(6, 0), R(5, 1), R(4, 0)]);
-        assert_eq!(m.new_ids, vec![Uuid::from_u128(7), Uuid::from_u128(6)]);
-        assert_eq!(m.changed_ids, vec![Uuid::from_u128(5)]);
-        assert_eq!(ids(&p), vec![7, 6, 5, 4, 3]);
-        assert_eq!(p.rows()[2].1, 1);
-        // the walk goes on from where it was
+        // 4 left (assigned elsewhere), 7 is new, 5 changed; the list goes on after "b".
+        let m = p.reconcile(reread(1, &[&[7, 5, 3]], Some("b")), 3);
+        assert_eq!(m.new_ids, u(&[7]));
+        assert_eq!(m.changed_ids, u(&[5]));
+        assert_eq!(m.left_ids, u(&[4]));
+        assert!(!m.cut);
+        assert_eq!(ids(&p), vec![7, 5, 3]);
+        assert_eq!(p.rows()[1].1, 1);
+        // the walk goes on from the re-read's cursor; a row that left may come back later
+        assert_eq!(p.next_request(), Some(Some("b".into())));
+        p.apply(page(&[4, 2], false, None));
+        assert_eq!(ids(&p), vec![7, 5, 3, 4, 2]);
+        assert_eq!(p.warnings().duplicates, 0);
+    }
+
+    #[test]
+    fn a_refresh_that_reaches_the_end_keeps_only_its_rows() {
+        let mut p = Pager::new(2);
+        p.next_request();
+        p.apply(page(&[6, 5], true, Some("a")));
+        p.next_request();
+        p.apply(page(&[4, 3], true, Some("b")));
+        let m = p.reconcile(reread(5, &[&[6, 4], &[3]], None), 4);
+        assert_eq!(m.left_ids, u(&[5]));
+        assert_eq!(ids(&p), vec![6, 4, 3]);
+        assert!(p.is_done());
+        assert_eq!(p.next_request(), None);
+    }
+
+    #[test]
+    fn past_the_budget_rows_stay_as_loaded_and_the_walk_keeps_its_cursor() {
+        let mut p = Pager::new(2);
+        p.next_request();
+        p.apply(page(&[9, 8], true, Some("a")));
+        p.next_request();
+        p.apply(page(&[7, 6], true, Some("b")));
+        p.next_request();
+        p.apply(page(&[5, 4], true, Some("c")));
+        // one page re-read (the budget): 8 left, 10 came; 7 moved up from the kept rows
+        let m = p.reconcile(reread(1, &[&[10, 9, 7]], Some("x")), 2);
+        assert!(m.cut);
+        assert_eq!(m.live, 3);
+        assert_eq!(m.new_ids, u(&[10]));
+        assert_eq!(m.left_ids, u(&[8]));
+        assert_eq!(ids(&p), vec![10, 9, 7, 6, 5, 4]);
+        assert_eq!(p.next_request(), Some(Some("c".into())));
+        p.apply(page(&[8, 3], false, None));
+        assert_eq!(ids(&p), vec![10, 9, 7, 6, 5, 4, 8, 3], "8 is loaded again");
+    }
+
+    #[test]
+    fn a_page_in_flight_keeps_the_walks_cursor() {
+        let mut p = Pager::new(2);
+        p.next_request();
+        p.apply(page(&[4, 3], true, Some("a")));
         assert_eq!(p.next_request(), Some(Some("a".into())));
+        p.reconcile(reread(1, &[&[5, 4]], Some("z")), 2);
+        assert_eq!(ids(&p), vec![5, 4]);
+        p.apply(page(&[3, 2], false, None));
+        assert_eq!(ids(&p), vec![5, 4, 3, 2]);
+        assert!(p.is_done());
+    }
+
+    #[test]
+    fn a_reread_drops_duplicates_and_stops_on_a_repeated_cursor() {
+        let mut r: Reread<R> = Reread::new(10);
+        assert_eq!(r.apply(page(&[3, 2], true, Some("a"))), Some("a".into()));
+        assert_eq!(r.apply(page(&[2, 1], true, Some("a"))), None, "a loop");
+        assert_eq!(r.rows().len(), 3);
+        assert_eq!(r.pages(), 2);
+        let mut p = Pager::new(2);
+        p.next_request();
+        p.apply(page(&[3, 2], true, Some("a")));
+        p.reconcile(r, 2);
+        assert_eq!(ids(&p), vec![3, 2, 1]);
+        assert!(p.is_done() && p.warnings().cursor_loop);
     }
 }

@@ -138,6 +138,9 @@ pub struct UiConfig {
     /// `mouse = true`: the TUI captures the mouse (clicks select, the wheel scrolls). Off by
     /// default, as in k9s: with capture on, most terminals no longer let the user select text.
     pub mouse: bool,
+    /// `refresh_max_pages`: how many pages a refresh re-reads at most (`None`: 10). Rows
+    /// loaded past them stay as they were.
+    pub refresh_max_pages: Option<usize>,
 }
 
 /// The raw parts, as `FileConfig` holds them.
@@ -148,6 +151,7 @@ pub(crate) struct RawUi {
     pub web_url: Option<String>,
     pub stale_after: Option<DurationValue>,
     pub mouse: Option<bool>,
+    pub refresh_max_pages: Option<i64>,
 }
 
 /// A duration as the file may write it: seconds, or text such as `"2h"` or `"1h30m"`.
@@ -256,7 +260,18 @@ pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
             Some(secs)
         }
     };
+    let refresh_max_pages = match raw.refresh_max_pages {
+        None => None,
+        Some(n) if (1..=1000).contains(&n) => Some(n as usize),
+        Some(n) => {
+            return Err((
+                "refresh_max_pages".into(),
+                format!("{n} is outside 1..=1000 (pages a refresh re-reads from the top)"),
+            ));
+        }
+    };
     Ok(UiConfig {
+        refresh_max_pages,
         keys,
         theme,
         columns,

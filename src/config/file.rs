@@ -32,6 +32,7 @@ const KNOWN_KEYS: &[&str] = &[
     "proxy",
     "ca_file",
     "refresh_secs",
+    "refresh_max_pages",
     "aliases",
     "views",
     "profiles",
@@ -95,6 +96,8 @@ pub(super) struct FileConfig {
     #[serde(skip)]
     pub proxy_profile: Option<String>,
     pub refresh_secs: Option<u64>,
+    /// Pages a refresh re-reads from the top at most (see `crate::ui_config`).
+    pub refresh_max_pages: Option<i64>,
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
     #[serde(default)]
@@ -150,6 +153,7 @@ impl FileConfig {
             proxy,
             ca_file,
             refresh_secs,
+            refresh_max_pages,
             web_url,
             stale_after,
             mouse,
@@ -473,6 +477,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         web_url: f.web_url.take(),
         stale_after: f.stale_after.take(),
         mouse: f.mouse.take(),
+        refresh_max_pages: f.refresh_max_pages.take(),
     })
     .map_err(|(key, message)| invalid(&key, message))?;
     let sla = super::sla::check(f.sla.take(), &aliases, &f.text, path)?;

@@ -24,6 +24,9 @@ pub struct Churn {
     pub new_per_head: u32,
     /// Deterministic: … and first reassigns this many distinct rows among the first ten.
     pub reassign_per_head: u32,
+    /// Changes come only from the test through [`crate::demo::DemoServer::assign`] (the
+    /// data is kept in a changeable copy; nothing changes by itself).
+    pub scripted: bool,
 }
 
 /// Whether new conversations are created "now" by the wall clock (an anchored dataset, as
@@ -38,7 +41,7 @@ pub(crate) enum Clock {
 impl Churn {
     /// Whether any churn is on.
     pub fn is_on(&self) -> bool {
-        self.per_minute > 0 || self.new_per_head > 0 || self.reassign_per_head > 0
+        self.per_minute > 0 || self.new_per_head > 0 || self.reassign_per_head > 0 || self.scripted
     }
 }
 
@@ -122,6 +125,22 @@ impl Churning {
         if changed {
             live.ix = Indexes::build(&live.data);
         }
+    }
+
+    /// Gives conversation `id` the assignee `agent` (`None`: unassigned), its `updatedAt` now
+    /// at the head's time; false when no conversation has that id.
+    pub fn assign(&self, id: uuid::Uuid, agent: Option<uuid::Uuid>) -> bool {
+        let mut live = self.live.write().unwrap_or_else(PoisonError::into_inner);
+        let head = live.data.conversations.first().map(|c| c.created_at);
+        let Some(c) = live.data.conversations.iter_mut().find(|c| c.id == id) else {
+            return false;
+        };
+        c.assignee_id = agent;
+        if let Some(h) = head {
+            c.updated_at = c.updated_at.max(h);
+        }
+        live.ix = Indexes::build(&live.data);
+        true
     }
 
     /// The current data (read lock).

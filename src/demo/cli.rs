@@ -243,6 +243,7 @@ impl DemoServerArgs {
                     per_minute: self.churn,
                     new_per_head: self.churn_head_new,
                     reassign_per_head: self.churn_head_reassign,
+                    scripted: false,
                 },
             },
         }

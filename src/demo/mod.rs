@@ -233,6 +233,16 @@ impl DemoServer {
         }
     }
 
+    /// Test scripting (churn on, e.g. `Churn { scripted: true, .. }`): gives conversation
+    /// `id` the assignee `agent`, as a colleague picking it up would; false without churn or
+    /// when no conversation has that id.
+    pub fn assign(&self, id: uuid::Uuid, agent: Option<uuid::Uuid>) -> bool {
+        self.shared
+            .churn
+            .as_ref()
+            .is_some_and(|c| c.assign(id, agent))
+    }
+
     /// Stops serving and waits (at most 2 s) for open requests to finish, then drops the
     /// connections that are left. Hanging and sleeping requests end at once.
     pub async fn shutdown(mut self) {

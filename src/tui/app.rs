@@ -118,7 +118,10 @@ pub struct App {
     pub refresh_secs: Option<u64>,
     /// `R` toggles periodic refresh (when `refresh_secs` is set it starts on).
     pub refresh_on: bool,
+    /// When the last refresh ended (the period runs from there).
     pub last_refresh: jiff::Timestamp,
+    /// Pages a refresh re-reads from the top at most (`refresh_max_pages`).
+    pub refresh_max_pages: usize,
     pub keymap: KeyMap,
     pub endpoint: String,
     pub demo: bool,
@@ -185,6 +188,7 @@ impl App {
             refresh_secs,
             refresh_on: refresh_secs.is_some(),
             last_refresh: init.now,
+            refresh_max_pages: super::update::DEFAULT_REFRESH_MAX_PAGES,
             keymap: KeyMap::default(),
             endpoint: init.endpoint,
             demo: init.demo,
@@ -211,6 +215,9 @@ impl App {
         self.columns = Columns::from_config(&ui.columns);
         self.web_url = ui.web_url.clone();
         self.mouse = ui.mouse;
+        self.refresh_max_pages = ui
+            .refresh_max_pages
+            .unwrap_or(super::update::DEFAULT_REFRESH_MAX_PAGES);
     }
 
     /// Takes the response-time targets: with a first-response target the Conversations tab

@@ -33,13 +33,14 @@ pub enum Command {
         query: Query,
         limit: Limit,
     },
-    /// Fetch the first page again to merge it on top (periodic refresh); answered by
-    /// `Msg::HeadLoaded`.
+    /// Fetch a page of a refresh's re-read from the top (`cursor` `None`: the first);
+    /// answered by `Msg::HeadLoaded`.
     FetchHead {
         tab: Resource,
         generation: u64,
         query: Query,
         limit: Limit,
+        cursor: Option<String>,
     },
     /// Abort whatever is in flight for this tab (its walk was replaced and nothing new is asked).
     Cancel { tab: Resource },

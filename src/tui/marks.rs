@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 
 use uuid::Uuid;
 
-use super::tab::{TabFilter, TabState};
+use super::tab::{HeadStep, TabFilter, TabState};
 use crate::api::{ApiError, Conversation, Page, Row, Visitor};
 use crate::pager::Merged;
 
@@ -144,41 +144,57 @@ impl Marks {
     }
 }
 
-/// Merges a refreshed first page into the tab and marks what is new or changed.
+/// Takes one page of a refresh: the next page's request while the re-read goes on; once it
+/// is complete, merges it into the tab and marks what is new or changed (rows that left take
+/// their marks with them).
 pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
     t: &mut TabState<T, F>,
     result: Result<Page<T>, ApiError>,
     body: usize,
-) -> Merged {
-    let before: HashMap<Uuid, u64> = match &result {
-        Ok(page) => {
-            let fresh: HashSet<Uuid> = page.items.iter().map(Row::id).collect();
+) -> HeadMerge {
+    match t.head_page(result) {
+        HeadStep::Next(c) => return HeadMerge::Next(c),
+        HeadStep::Failed => return HeadMerge::Failed,
+        HeadStep::Ready => {}
+    }
+    // The watched fields of the rows the re-read has again, before they are replaced.
+    let before: HashMap<Uuid, u64> = match t.reread() {
+        Some(r) => {
+            let fresh: HashSet<Uuid> = r.rows().iter().map(Row::id).collect();
             t.rows()
                 .iter()
                 .filter(|r| fresh.contains(&r.id()))
                 .map(|r| (r.id(), r.watch_hash()))
                 .collect()
         }
-        Err(_) => HashMap::new(),
+        None => HashMap::new(),
     };
-    let ok = result.is_ok();
-    let merged = t.merge_head(result, body);
-    if ok {
-        let generation = t.generation;
-        let changed: HashSet<Uuid> = merged.changed_ids.iter().copied().collect();
-        let m = &mut t.marks;
-        m.replace(generation);
-        m.reload = None;
-        m.revision += 1;
-        m.new.extend(merged.new_ids.iter().copied());
-        for r in t.pager.rows() {
-            let id = r.id();
-            if changed.contains(&id) && before.get(&id) != Some(&r.watch_hash()) {
-                m.changed.insert(id);
-            }
+    let merged = t.finish_reread(body);
+    let generation = t.generation;
+    let changed: HashSet<Uuid> = merged.changed_ids.iter().copied().collect();
+    let m = &mut t.marks;
+    m.replace(generation);
+    m.reload = None;
+    m.revision += 1;
+    m.new.extend(merged.new_ids.iter().copied());
+    for r in t.pager.rows()[..merged.live].iter() {
+        let id = r.id();
+        if changed.contains(&id) && before.get(&id) != Some(&r.watch_hash()) {
+            m.changed.insert(id);
         }
     }
-    merged
+    HeadMerge::Done(merged)
+}
+
+/// What one page of a refresh led to.
+#[derive(Debug)]
+pub enum HeadMerge {
+    /// The re-read goes on with this request.
+    Next(super::command::Command),
+    /// It was merged.
+    Done(Merged),
+    /// It failed (said in the footer), or nothing was under way.
+    Failed,
 }
 
 /// Before a reload restarts the walk: remembers the rows loaded now, to compare the new walk

@@ -351,7 +351,8 @@ impl Runtime {
                     generation,
                     query,
                     limit,
-                } => self.spawn(tab, generation, None, query, limit, true, false),
+                    cursor,
+                } => self.spawn(tab, generation, cursor, query, limit, true, false),
                 Command::Notify { more } => {
                     out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::command::{Command, Query};
 use crate::api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
-use crate::pager::{Merged, Pager};
+use crate::pager::{Merged, Pager, Reread};
 
 /// How many earlier filters Back can return to.
 const HISTORY_MAX: usize = 50;
@@ -73,6 +73,25 @@ pub struct Reselect {
     pub index: usize,
 }
 
+/// A refresh under way: its pages so far, how many loaded rows it stands for, its page size.
+#[derive(Debug, Clone)]
+struct RereadState<T> {
+    read: Reread<T>,
+    window: usize,
+    limit: Limit,
+}
+
+/// What a page of a refresh leads to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HeadStep {
+    /// Ask for the next page of the re-read.
+    Next(Command),
+    /// The re-read is complete: merge it ([`TabState::finish_reread`]).
+    Ready,
+    /// It failed (the error is in `refresh_error`), or nothing was under way.
+    Failed,
+}
+
 /// The state of one tab.
 #[derive(Debug, Clone)]
 pub struct TabState<T, F> {
@@ -93,8 +112,10 @@ pub struct TabState<T, F> {
     /// `L`: keep loading until the walk is done.
     pub load_all: bool,
     pub reselect: Option<Reselect>,
-    /// A refresh of the first page is in flight.
+    /// A refresh (a re-read from the top) is under way.
     pub head_in_flight: bool,
+    /// Its pages so far.
+    reread: Option<RereadState<T>>,
     /// The last refresh failed (shown in the footer; it never covers the table).
     pub refresh_error: Option<String>,
     /// Rows new or changed since the previous fetch (see [`super::marks`]).
@@ -117,6 +138,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             load_all: false,
             reselect: None,
             head_in_flight: false,
+            reread: None,
             refresh_error: None,
             marks: Default::default(),
         }
@@ -152,6 +174,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.retry = None;
         self.load_all = false;
         self.head_in_flight = false;
+        self.reread = None;
         self.refresh_error = None;
         Command::Cancel { tab: self.tab }
     }
@@ -272,40 +295,96 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 
-    /// Merges a refreshed first page; the selection stays on the same row (and on the same
-    /// screen line), so nothing jumps.
-    pub fn merge_head(&mut self, result: Result<Page<T>, ApiError>, body: usize) -> Merged {
-        self.head_in_flight = false;
+    /// Takes one page of the refresh under way: the request for the next page while the
+    /// re-read goes on, else whether it is ready to merge or failed.
+    pub fn head_page(&mut self, result: Result<Page<T>, ApiError>) -> HeadStep {
+        let Some(r) = self.reread.as_mut() else {
+            self.head_in_flight = false;
+            return HeadStep::Failed;
+        };
         match result {
-            Ok(page) => {
-                self.refresh_error = None;
-                let merged = self.pager.merge_head(page.items);
-                let added = merged.new_ids.len();
-                if added > 0 && !self.pager.rows().is_empty() && self.pager.rows().len() > added {
-                    self.selected += added;
-                    self.offset += added;
-                }
-                self.scroll_into_view(body);
-                merged
-            }
+            Ok(page) => match r.read.apply(page) {
+                Some(cursor) => HeadStep::Next(Command::FetchHead {
+                    tab: self.tab,
+                    generation: self.generation,
+                    query: self.filter.query(),
+                    limit: r.limit,
+                    cursor: Some(cursor),
+                }),
+                None => HeadStep::Ready,
+            },
             Err(e) => {
+                self.head_in_flight = false;
+                self.reread = None;
                 self.refresh_error = Some(crate::text::one_line(&e.to_string(), 2000));
-                Merged::default()
+                HeadStep::Failed
             }
         }
     }
 
+    /// The refresh under way, once [`TabState::head_page`] said it is ready.
+    pub fn reread(&self) -> Option<&Reread<T>> {
+        self.reread.as_ref().map(|r| &r.read)
+    }
+
+    /// Merges the finished refresh into the rows. The selection stays on its row, on the
+    /// same screen line; when its row left, on the row that took its place (the one above at
+    /// the end), never back at the top.
+    pub fn finish_reread(&mut self, body: usize) -> Merged {
+        self.head_in_flight = false;
+        let Some(r) = self.reread.take() else {
+            return Merged::default();
+        };
+        self.refresh_error = None;
+        let (sel_id, line) = (
+            self.selected_row().map(Row::id),
+            self.selected.saturating_sub(self.offset),
+        );
+        let old_selected = self.selected;
+        let window = r.window;
+        let merged = self.pager.reconcile(r.read, window);
+        let rows = self.pager.rows();
+        let found = sel_id.and_then(|id| {
+            if old_selected >= window {
+                // Kept below the live rows: shifted by what the live part gained or lost.
+                let guess = (old_selected + merged.live).saturating_sub(window);
+                if rows.get(guess).is_some_and(|r| r.id() == id) {
+                    return Some(guess);
+                }
+            }
+            rows.iter().position(|r| r.id() == id)
+        });
+        self.selected = found
+            .unwrap_or(old_selected)
+            .min(rows.len().saturating_sub(1));
+        self.offset = self.selected.saturating_sub(line);
+        self.scroll_into_view(body);
+        merged
+    }
+
     /// The refresh request, when the walk has a first page and no refresh is pending.
-    pub fn head_fetch(&mut self, limit: Limit) -> Option<Command> {
+    ///
+    /// The refresh re-reads from the top as many pages as are loaded, at most `max_pages`
+    /// (`refresh_max_pages`); the rows after those stay as loaded.
+    pub fn head_fetch(&mut self, limit: Limit, max_pages: usize) -> Option<Command> {
         if self.head_in_flight || self.pager.pages() == 0 {
             return None;
         }
+        let loaded = self.pager.rows().len();
+        let pages = loaded.div_ceil(limit.get()).max(1);
+        let budget = pages.min(max_pages.max(1));
+        self.reread = Some(RereadState {
+            read: Reread::new(budget),
+            window: loaded.min(budget * limit.get()),
+            limit,
+        });
         self.head_in_flight = true;
         Some(Command::FetchHead {
             tab: self.tab,
             generation: self.generation,
             query: self.filter.query(),
             limit,
+            cursor: None,
         })
     }
 }

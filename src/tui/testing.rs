@@ -161,7 +161,8 @@ impl FakeServer {
                 generation,
                 query,
                 limit,
-            } => (*tab, *generation, None, query, *limit, true),
+                cursor,
+            } => (*tab, *generation, cursor.clone(), query, *limit, true),
             _ => return None,
         };
         let start = cursor.and_then(|c| c.parse().ok()).unwrap_or(0);

@@ -17,7 +17,8 @@ pub struct Search {
     /// Indices of the rows that match, ascending.
     pub matches: Vec<usize>,
     /// (generation, rows) the matches were computed for.
-    basis: Option<(u64, usize)>,
+    /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
+    basis: Option<(u64, usize, u64)>,
 }
 
 impl Search {
@@ -31,14 +32,14 @@ impl Search {
     pub fn refresh<T: Row + Cells>(
         &mut self,
         rows: &[T],
-        generation: u64,
+        (generation, revision): (u64, u64),
         columns: &[Column],
         now: jiff::Timestamp,
         aliases: &Aliases,
         names: &super::names::VisitorNames,
         force: bool,
     ) {
-        let basis = Some((generation, rows.len()));
+        let basis = Some((generation, rows.len(), revision));
         if !force && basis == self.basis {
             return;
         }

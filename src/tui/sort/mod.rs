@@ -31,7 +31,8 @@ pub struct Sorting {
     /// The first display position on screen while sorted.
     pub offset: usize,
     /// (generation, rows) the permutation was computed for.
-    basis: Option<(u64, usize)>,
+    /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
+    basis: Option<(u64, usize, u64)>,
 }
 
 impl Sorting {
@@ -63,7 +64,7 @@ impl Sorting {
     pub fn preset(&mut self, sort: Sort, generation: u64) {
         self.sort = Some(sort);
         self.offset = 0;
-        self.basis = Some((generation, usize::MAX));
+        self.basis = Some((generation, usize::MAX, u64::MAX));
     }
 
     /// Recomputes the permutation if the rows changed (or `force`). A new generation (reload,
@@ -71,15 +72,15 @@ impl Sorting {
     pub fn refresh<T: Row + Cells>(
         &mut self,
         rows: &[T],
-        generation: u64,
+        (generation, revision): (u64, u64),
         aliases: &Aliases,
         force: bool,
     ) {
-        let basis = Some((generation, rows.len()));
+        let basis = Some((generation, rows.len(), revision));
         if !force && basis == self.basis {
             return;
         }
-        if self.basis.is_some_and(|(g, _)| g != generation) {
+        if self.basis.is_some_and(|(g, _, _)| g != generation) {
             self.sort = None;
             self.offset = 0;
         }

@@ -31,7 +31,12 @@ pub fn refresh(app: &mut App, force: bool) {
         let force = force && tab == app.active;
         let s = app.sort.get_mut(tab);
         with_tab!(ref app, tab, |t| {
-            s.refresh(t.rows(), t.generation, &app.aliases, force);
+            s.refresh(
+                t.rows(),
+                (t.generation, t.marks.revision()),
+                &app.aliases,
+                force,
+            );
             if s.sorted() {
                 s.scroll_to(t.selected, t.rows().len(), body);
             }

@@ -19,6 +19,8 @@ use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status,
 const WHEEL_ROWS: isize = 3;
 /// The refresh period `R` uses when the config sets none.
 pub const DEFAULT_REFRESH_SECS: u64 = 30;
+/// Pages a refresh re-reads from the top when the config sets no `refresh_max_pages`.
+pub const DEFAULT_REFRESH_MAX_PAGES: usize = 10;
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
@@ -43,6 +45,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             tab: Resource::Conversations,
             ..
         } => Some(false),
+        _ => None,
+    };
+    let head_of = match &msg {
+        Msg::HeadLoaded { tab, .. } => Some(*tab),
         _ => None,
     };
     match msg {
@@ -187,6 +193,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     }
     keep_oldest_first(app);
     ask_detail_visitor(app, &mut cmds);
+    // A page of a refresh that goes on is not yet a sample, nor a moment to ring.
+    let (sample, imminent) = match head_of {
+        Some(tab) if with_tab!(ref app, tab, |t| t.head_in_flight) => (None, None),
+        _ => (sample, imminent),
+    };
     if let Some(refresh) = sample {
         take_sample(app, refresh, &mut cmds);
     }
@@ -347,21 +358,23 @@ fn on_head(
 ) {
     let body = app.body_height();
     let watching = notify::watching(&app.views, &app.conversations.filter);
-    let merged = match tab {
+    let step = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
             if t.generation != generation || !t.head_in_flight {
                 return;
             }
             let before = watching.then(|| notify::unassigned_open(t.rows()));
-            let merged = marks::merge_head(t, conversations_page(result), body);
-            if let Some(more) = before
-                .map(|b| notify::unassigned_open(t.rows()).saturating_sub(b))
-                .filter(|n| *n > 0)
-            {
+            let step = marks::merge_head(t, conversations_page(result), body);
+            if let (marks::HeadMerge::Done(_), Some(more)) = (
+                &step,
+                before
+                    .map(|b| notify::unassigned_open(t.rows()).saturating_sub(b))
+                    .filter(|n| *n > 0),
+            ) {
                 cmds.push(Command::Notify { more });
             }
-            merged
+            step
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
@@ -371,12 +384,35 @@ fn on_head(
             marks::merge_head(t, visitors_page(result), body)
         }
     };
+    let merged = match step {
+        marks::HeadMerge::Next(c) => return cmds.push(c),
+        marks::HeadMerge::Done(m) => m,
+        marks::HeadMerge::Failed => {
+            // The period runs from the end of one re-read to the start of the next.
+            app.last_refresh = app.now;
+            app.dirty = true;
+            return;
+        }
+    };
+    app.last_refresh = app.now;
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut said = Vec::new();
     if !merged.new_ids.is_empty() {
         let n = merged.new_ids.len();
-        app.say(format!(
-            "{n} new row{} at the top",
-            if n == 1 { "" } else { "s" }
+        said.push(format!("{n} new row{}", plural(n)));
+    }
+    if !merged.left_ids.is_empty() {
+        let n = merged.left_ids.len();
+        said.push(format!("{n} row{} left the list", plural(n)));
+    }
+    if merged.cut {
+        said.push(format!(
+            "only the top {} rows are kept live (refresh_max_pages = {})",
+            merged.live, app.refresh_max_pages
         ));
+    }
+    if !said.is_empty() {
+        app.say(said.join(" · "));
     }
     app.dirty = true;
 }
@@ -393,9 +429,9 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
     if let (true, Some(secs)) = (app.refresh_on, app.refresh_period()) {
         let due = app.last_refresh.as_second().saturating_add(secs as i64);
         if now.as_second() >= due {
-            app.last_refresh = now;
-            let limit = app.limit;
-            if let Some(c) = with_tab!(app, app.active, |t| t.head_fetch(limit)) {
+            // Not while one is under way; the next period starts when it ends.
+            let (limit, max_pages) = (app.limit, app.refresh_max_pages);
+            if let Some(c) = with_tab!(app, app.active, |t| t.head_fetch(limit, max_pages)) {
                 cmds.push(c);
             }
         }

@@ -1,0 +1,207 @@
+//! Refresh that tells the truth (issue 11, section 1), at the `update` level against a fake
+//! server whose rows change: a periodic refresh re-reads from the top as many pages as are
+//! loaded (up to `refresh_max_pages`); rows that no longer match leave; the selection stays
+//! on its row, or moves to the row that took its place; counts follow.
+
+use crossterm::event::KeyCode;
+
+use convo::api::{Assignee, Resource};
+use convo::tui::app::{App, Overlay};
+use convo::tui::command::Command;
+use convo::tui::msg::Msg;
+use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now};
+use convo::tui::update::update;
+
+fn at(secs: i64) -> Msg {
+    Msg::Tick(
+        now()
+            .checked_add(jiff::SignedDuration::from_secs(secs))
+            .unwrap_or(now()),
+    )
+}
+
+/// An app on the unassigned conversations of `server`, refreshing every 10 s, `pages` pages
+/// loaded (page size 50).
+fn unassigned(server: &FakeServer, pages: usize) -> App {
+    let mut app = testing::app(120, 30, 50);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    server.settle(&mut app, Msg::Resize(120, 30));
+    server.settle(&mut app, ch('u'));
+    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+    while app.conversations.rows().len() < pages * 50 {
+        server.settle(&mut app, key(KeyCode::PageDown));
+    }
+    server.settle(&mut app, key(KeyCode::Home));
+    app
+}
+
+fn ids(app: &App) -> Vec<uuid::Uuid> {
+    app.conversations.rows().iter().map(|c| c.id).collect()
+}
+
+fn waiting_in_s(app: &mut App, server: &FakeServer) -> u64 {
+    server.settle(app, ch('S'));
+    let n = match &app.overlay {
+        Overlay::Summary(p) => p.all().waiting,
+        other => panic!("no summary pane: {other:?}"),
+    };
+    update(app, key(KeyCode::Esc));
+    n
+}
+
+fn assign(server: &mut FakeServer, id: uuid::Uuid) {
+    let c = server
+        .conversations
+        .iter_mut()
+        .find(|c| c.id == id)
+        .expect("on the server");
+    c.assignee_id = Some(AGENT_A);
+}
+
+#[test]
+fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follow() {
+    // 90 unassigned conversations: all loaded in two pages
+    let mut server = FakeServer::new(180, 5);
+    let mut app = unassigned(&server, 1);
+    server.settle(&mut app, key(KeyCode::End));
+    server.settle(&mut app, key(KeyCode::Home));
+    let before = ids(&app);
+    assert_eq!(before.len(), 90);
+    assert!(app.conversations.pager.is_done());
+    let waiting = waiting_in_s(&mut app, &server);
+    assert!(waiting > 0);
+    // select row 40 (scrolled); a row above it (3) and one below (70) are picked up
+    for _ in 0..40 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let selected = before[40];
+    assert!(app.conversations.offset > 0);
+    // two open ones: they were waiting
+    let open = |i: usize| app.conversations.rows()[i].status == convo::api::Status::Open;
+    let (a, b) = (
+        (0..30).find(|&i| open(i)).unwrap(),
+        (50..90).find(|&i| open(i)).unwrap(),
+    );
+    let (gone_a, gone_b) = (before[a], before[b]);
+    assign(&mut server, gone_a);
+    assign(&mut server, gone_b);
+    let line = app.conversations.selected - app.conversations.offset;
+
+    let cmds = server.settle(&mut app, at(10));
+    let heads: Vec<_> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Command::FetchHead { cursor, .. } => Some(cursor.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        heads,
+        vec![None, Some("50".to_string())],
+        "as many pages as loaded, from the top"
+    );
+    assert!(app.conversations.pager.is_done());
+    let after = ids(&app);
+    assert!(!after.contains(&gone_a) && !after.contains(&gone_b));
+    // exactly the first 100 unassigned rows the server has now
+    let want: Vec<_> = server
+        .conversations
+        .iter()
+        .filter(|c| c.assignee_id.is_none())
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(after, want);
+    // the selection stays on its row, on the same line
+    assert_eq!(app.selected_id(), Some(selected));
+    assert_eq!(app.conversations.selected - app.conversations.offset, line);
+    let m = app.message.as_ref().expect("said").text.clone();
+    assert!(m.contains("2 rows left the list"), "{m}");
+    // S counts the rows as they are now: the open ones the server has unassigned
+    let open_now = server
+        .conversations
+        .iter()
+        .filter(|c| want.contains(&c.id) && c.status == convo::api::Status::Open)
+        .count() as u64;
+    assert_eq!(waiting_in_s(&mut app, &server), open_now);
+    assert_eq!(
+        open_now,
+        waiting - 2,
+        "the two that were picked up no longer wait"
+    );
+
+    // the selected row itself is picked up: the selection moves to the row that took its
+    // place, not to the top
+    let index = app.conversations.selected;
+    assign(&mut server, selected);
+    server.settle(&mut app, at(25));
+    assert!(!ids(&app).contains(&selected));
+    assert_eq!(app.conversations.selected, index);
+    assert_eq!(app.selected_id(), Some(ids(&app)[index]));
+}
+
+#[test]
+fn the_period_runs_from_the_end_of_one_reread_to_the_start_of_the_next() {
+    let server = FakeServer::new(300, 5);
+    let mut app = unassigned(&server, 1);
+    // due at 10 s: the first page is asked for, and not answered yet
+    let cmds = update(&mut app, at(10));
+    let first: Vec<_> = cmds
+        .iter()
+        .filter(|c| matches!(c, Command::FetchHead { .. }))
+        .cloned()
+        .collect();
+    assert_eq!(first.len(), 1);
+    // while it is under way, later ticks ask nothing more
+    assert!(update(&mut app, at(21)).is_empty());
+    // it ends at 30 s (the app's clock): the next is due at 40 s, not at 20 s or 31 s
+    update(&mut app, at(30));
+    let mut pending = first;
+    while let Some(cmd) = pending.pop() {
+        let answer = server.answer(&cmd).expect("an answer");
+        pending.extend(update(&mut app, answer).into_iter().filter(|c| {
+            matches!(
+                c,
+                Command::FetchHead {
+                    cursor: Some(_),
+                    ..
+                }
+            )
+        }));
+    }
+    assert!(!app.conversations.head_in_flight);
+    assert!(update(&mut app, at(39)).is_empty());
+    assert!(
+        update(&mut app, at(40))
+            .iter()
+            .any(|c| matches!(c, Command::FetchHead { cursor: None, .. }))
+    );
+}
+
+#[test]
+fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
+    let mut server = FakeServer::new(600, 5);
+    let mut app = unassigned(&server, 4);
+    app.refresh_max_pages = 2;
+    let before = ids(&app);
+    assign(&mut server, before[10]); // inside the live window: leaves
+    assign(&mut server, before[150]); // past it: stays as loaded until the user reloads
+    let cmds = server.settle(&mut app, at(10));
+    let heads = cmds
+        .iter()
+        .filter(|c| matches!(c, Command::FetchHead { .. }))
+        .count();
+    assert_eq!(heads, 2, "the budget: two pages");
+    let after = ids(&app);
+    assert!(!after.contains(&before[10]));
+    assert!(after.contains(&before[150]));
+    assert_eq!(after.len(), before.len() - 1);
+    let m = app.message.as_ref().expect("said").text.clone();
+    assert!(m.contains("only the top 100 rows are kept live"), "{m}");
+    // the walk goes on after what was loaded: no row twice
+    server.settle(&mut app, key(KeyCode::End));
+    let all = ids(&app);
+    let unique: std::collections::HashSet<_> = all.iter().collect();
+    assert_eq!(unique.len(), all.len());
+    assert_eq!(app.active, Resource::Conversations);
+}
