@@ -205,3 +205,96 @@ fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     assert_eq!(unique.len(), all.len());
     assert_eq!(app.active, Resource::Conversations);
 }
+
+mod common;
+
+/// The real binary in a pty on the built-in "Unassigned open" view, refreshing every second,
+/// against a demo server whose data the test changes: a conversation picked up by a colleague
+/// leaves the screen within a refresh, and `S` counts one fewer waiting.
+#[test]
+fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
+    use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
+    use std::time::Duration;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 9,
+            conversations: 300,
+            visitors: 20,
+            faults: Faults {
+                churn: Churn {
+                    scripted: true,
+                    ..Churn::default()
+                },
+                ..Faults::default()
+            },
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    let queue: Vec<_> = server
+        .conversations_now()
+        .into_iter()
+        .filter(|c| c.status == "open" && c.assignee_id.is_none())
+        .collect();
+    let n = queue.len();
+    assert!(n > 5 && n < 100, "one page of queue: {n}");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "base_url = {:?}\nrefresh_secs = 1\nstore = false\n",
+            server.base_url()
+        ),
+    )
+    .expect("config");
+    let home = tmp.path().to_string_lossy().to_string();
+    let log = tmp.path().join("convo.log").to_string_lossy().to_string();
+    let key = server.api_key();
+    let mut t = common::pty::Pty::spawn(
+        &[
+            "--config",
+            cfg.to_str().expect("path"),
+            "--view",
+            "Unassigned open",
+        ],
+        &[
+            ("HOME", &home),
+            ("CONVO_API_KEY", &key),
+            ("CONVO_LOG_FILE", &log),
+        ],
+        140,
+        40,
+    );
+    let within = Duration::from_secs(20);
+    t.wait_until(within, |s| s.contains(&format!("all {n} loaded")));
+    let short = |c: &convo::demo::DemoConversation| c.id.simple().to_string()[..8].to_string();
+    let picked = &queue[1];
+    let screen = t.screen();
+    assert!(screen.contains(&short(picked)), "{screen}");
+
+    assert!(server.assign(picked.id, Some(server.data().agents[0])));
+    let screen = t.wait_until(within, |s| s.contains(&format!("all {} loaded", n - 1)));
+    assert!(!screen.contains(&short(picked)), "{screen}");
+    assert!(screen.contains(&short(&queue[2])), "{screen}");
+    t.send(b"S");
+    t.wait_until(within, |s| {
+        s.contains(&format!("waiting (open, unassigned): {},", n - 1))
+    });
+    // another is picked up while the pane is open: its count follows at the next refresh
+    assert!(server.assign(queue[3].id, Some(server.data().agents[0])));
+    let screen = t.wait_until(within, |s| {
+        s.contains(&format!("waiting (open, unassigned): {},", n - 2))
+    });
+    assert!(
+        screen.contains(&format!("all {} loaded", n - 2)),
+        "{screen}"
+    );
+    t.send(b"q");
+    assert_eq!(t.wait_exit(Duration::from_secs(5)), Some(0));
+}
