@@ -306,6 +306,48 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     assert_eq!(app.selected_id(), id);
 }
 
+/// `L` with a sort on: the rows are not sorted again on every page (rows that arrive are
+/// shown after the sorted ones until they are a quarter more), and once loading ends every
+/// row is in order.
+#[test]
+fn l_does_not_sort_on_every_page_and_ends_fully_sorted() {
+    let (mut app, s) = loaded(120, 30, 3000);
+    // CREATED ascending: the server sends newest first, so every page changes the order
+    for _ in 0..5 {
+        update(&mut app, ch('>'));
+    }
+    update(&mut app, ch('='));
+    assert_eq!(
+        app.sort.conversations.sort.map(|s| (s.col, s.desc)),
+        Some((Column::Created, false))
+    );
+    let before = app.sort.conversations.sorts();
+    s.settle(&mut app, ch('L'));
+    let t = &app.conversations;
+    assert_eq!(t.rows().len(), 3000);
+    let pages = 3000 / 50;
+    let sorts = app.sort.conversations.sorts() - before;
+    assert!(
+        sorts < pages as u64 / 3,
+        "{sorts} full sorts for {pages} pages"
+    );
+    assert!(sorts >= 1);
+    // all in order now, the selection kept
+    let f = &app.sort.conversations;
+    assert_eq!(f.perm.len(), 3000);
+    let created: Vec<_> = f
+        .perm
+        .iter()
+        .map(|&i| t.rows()[i].created_at.clone())
+        .collect();
+    let mut want = created.clone();
+    want.sort_by_key(|c| match c {
+        convo::api::Timestamp::Parsed(p) => p.as_nanosecond(),
+        convo::api::Timestamp::Raw(_) => i128::MAX,
+    });
+    assert!(created == want, "not in created order after L");
+}
+
 #[test]
 fn sorted_screen_snapshot() {
     let (mut app, _s) = loaded(120, 20, 60);

@@ -1,8 +1,6 @@
 //! The table's columns: which, in what order (`[columns]` in the config), their widths, the
 //! text a cell shows (also what search looks at) and the key a display sort uses.
 
-use std::cmp::Ordering;
-
 use crate::api::model::short_id;
 use crate::api::{Conversation, Resource, Timestamp, Visitor};
 use crate::config::Aliases;
@@ -165,8 +163,9 @@ impl Columns {
 pub trait Cells {
     /// The cell's text before fitting (sanitised).
     fn text(&self, col: Column, now: jiff::Timestamp, aliases: &Aliases) -> Option<String>;
-    /// Compares two rows by a column (times as times, text case-insensitively; empty last).
-    fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering;
+    /// The row's key for sorting by a column (times as times, text case-insensitively, empty
+    /// last): computed once per row and sort, never per comparison.
+    fn sort_key(&self, col: Column, aliases: &Aliases) -> SortKey;
     /// The visitor the row is about, whose name and e-mail (from the local store) quick
     /// search also matches; `None` for a visitor row (its own name is a column).
     fn visitor(&self) -> Option<uuid::Uuid> {
@@ -174,19 +173,56 @@ pub trait Cells {
     }
 }
 
-fn time_key(t: &Timestamp) -> (u8, i128, String) {
-    match t {
-        Timestamp::Parsed(p) => (0, p.as_nanosecond(), String::new()),
-        Timestamp::Raw(r) => (1, 0, r.to_string()),
-    }
+/// A row's sort key for one column; keys compare as the column's values do.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SortKey {
+    /// Coarse order first: empty or untracked values, and unparsed times, sort after the rest.
+    group: u8,
+    /// A time in nanoseconds, or an id.
+    num: i128,
+    /// Text in lower case, or an unparsed time as sent.
+    text: Box<str>,
 }
 
-fn text_cmp(a: Option<String>, b: Option<String>) -> Ordering {
-    match (a, b) {
-        (Some(a), Some(b)) => a.to_lowercase().cmp(&b.to_lowercase()),
-        (Some(_), None) => Ordering::Less,
-        (None, Some(_)) => Ordering::Greater,
-        (None, None) => Ordering::Equal,
+impl SortKey {
+    fn time(t: &Timestamp, after: bool) -> SortKey {
+        let base = if after { 2 } else { 0 };
+        match t {
+            Timestamp::Parsed(p) => SortKey {
+                group: base,
+                num: p.as_nanosecond(),
+                text: Box::default(),
+            },
+            Timestamp::Raw(r) => SortKey {
+                group: base + 1,
+                num: 0,
+                text: r.as_ref().into(),
+            },
+        }
+    }
+
+    fn id(id: &uuid::Uuid) -> SortKey {
+        SortKey {
+            group: 0,
+            // Unsigned order kept in a signed number.
+            num: (id.as_u128() ^ (1 << 127)) as i128,
+            text: Box::default(),
+        }
+    }
+
+    fn text(t: Option<String>) -> SortKey {
+        match t {
+            Some(t) => SortKey {
+                group: 0,
+                num: 0,
+                text: t.to_lowercase().into(),
+            },
+            None => SortKey {
+                group: 1,
+                num: 0,
+                text: Box::default(),
+            },
+        }
     }
 }
 
@@ -211,30 +247,19 @@ impl Cells for Conversation {
         })
     }
 
-    fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering {
+    fn sort_key(&self, col: Column, aliases: &Aliases) -> SortKey {
         match col {
             // The same target for every row of a site: the older, the less time left. Rows
             // not waiting (no DUE) come last.
-            Column::Due => {
-                let waiting = |c: &Conversation| !crate::sla::is_waiting(c);
-                waiting(self)
-                    .cmp(&waiting(other))
-                    .then_with(|| time_key(&self.created_at).cmp(&time_key(&other.created_at)))
-            }
+            Column::Due => SortKey::time(&self.created_at, !crate::sla::is_waiting(self)),
             // Rows not tracked (closed) come last; the older, the less time left.
             Column::Resolution => {
-                let closed = |c: &Conversation| c.status == crate::api::Status::Closed;
-                closed(self)
-                    .cmp(&closed(other))
-                    .then_with(|| time_key(&self.created_at).cmp(&time_key(&other.created_at)))
+                SortKey::time(&self.created_at, self.status == crate::api::Status::Closed)
             }
-            Column::Created => time_key(&self.created_at).cmp(&time_key(&other.created_at)),
-            Column::Updated => time_key(&self.updated_at).cmp(&time_key(&other.updated_at)),
-            Column::Id => self.id.cmp(&other.id),
-            _ => {
-                let now = jiff::Timestamp::UNIX_EPOCH;
-                text_cmp(self.text(col, now, aliases), other.text(col, now, aliases))
-            }
+            Column::Created => SortKey::time(&self.created_at, false),
+            Column::Updated => SortKey::time(&self.updated_at, false),
+            Column::Id => SortKey::id(&self.id),
+            _ => SortKey::text(self.text(col, jiff::Timestamp::UNIX_EPOCH, aliases)),
         }
     }
 }
@@ -257,19 +282,18 @@ impl Cells for Visitor {
         }
     }
 
-    fn compare(&self, other: &Self, col: Column, aliases: &Aliases) -> Ordering {
+    fn sort_key(&self, col: Column, aliases: &Aliases) -> SortKey {
         match col {
-            Column::Created => match (&self.created_at, &other.created_at) {
-                (Some(a), Some(b)) => time_key(a).cmp(&time_key(b)),
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (None, None) => Ordering::Equal,
+            Column::Created => match &self.created_at {
+                Some(t) => SortKey::time(t, false),
+                None => SortKey {
+                    group: 4,
+                    num: 0,
+                    text: Box::default(),
+                },
             },
-            Column::Id => self.id.cmp(&other.id),
-            _ => {
-                let now = jiff::Timestamp::UNIX_EPOCH;
-                text_cmp(self.text(col, now, aliases), other.text(col, now, aliases))
-            }
+            Column::Id => SortKey::id(&self.id),
+            _ => SortKey::text(self.text(col, jiff::Timestamp::UNIX_EPOCH, aliases)),
         }
     }
 }

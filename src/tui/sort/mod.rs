@@ -9,7 +9,7 @@
 
 pub mod update;
 
-use super::columns::{Cells, Column};
+use super::columns::{Cells, Column, SortKey};
 use crate::api::Row;
 use crate::config::Aliases;
 
@@ -30,9 +30,12 @@ pub struct Sorting {
     pub inv: Vec<usize>,
     /// The first display position on screen while sorted.
     pub offset: usize,
-    /// (generation, rows) the permutation was computed for.
     /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
     basis: Option<(u64, usize, u64)>,
+    /// Rows the last full sort covered (rows after them arrived during `L`).
+    sorted_len: usize,
+    /// Full sorts so far.
+    sorts: u64,
 }
 
 impl Sorting {
@@ -68,43 +71,73 @@ impl Sorting {
     }
 
     /// Recomputes the permutation if the rows changed (or `force`). A new generation (reload,
-    /// filters) clears the sort.
+    /// filters) clears the sort. While `loading` (`L`), rows that only arrived are shown
+    /// after the sorted ones, in the server's order, until they are a quarter more than those:
+    /// sorting again on every page would cost O(n log n) a page. Once loading stops, all rows
+    /// are sorted.
     pub fn refresh<T: Row + Cells>(
         &mut self,
         rows: &[T],
         (generation, revision): (u64, u64),
         aliases: &Aliases,
         force: bool,
+        loading: bool,
     ) {
         let basis = Some((generation, rows.len(), revision));
-        if !force && basis == self.basis {
+        let whole = self.sorted_len == rows.len();
+        if !force && basis == self.basis && (whole || loading) {
             return;
         }
+        let appended = self.basis.is_some_and(|(g, n, r)| {
+            g == generation && r == revision && n <= rows.len() && self.perm.len() == n
+        });
         if self.basis.is_some_and(|(g, _, _)| g != generation) {
             self.sort = None;
             self.offset = 0;
         }
         self.basis = basis;
-        match self.sort {
-            Some(s) => {
-                let mut perm: Vec<usize> = (0..rows.len()).collect();
-                // Stable: equal keys keep the server's order.
-                perm.sort_by(|&a, &b| {
-                    let o = rows[a].compare(&rows[b], s.col, aliases);
-                    if s.desc { o.reverse() } else { o }
-                });
-                let mut inv = vec![0; perm.len()];
-                for (p, &i) in perm.iter().enumerate() {
-                    inv[i] = p;
-                }
-                self.perm = perm;
-                self.inv = inv;
-            }
-            None => {
-                self.perm.clear();
-                self.inv.clear();
-            }
+        if self.sort.is_none() {
+            self.perm.clear();
+            self.inv.clear();
+            self.sorted_len = 0;
+            return;
         }
+        if !force && loading && appended && rows.len() < self.sorted_len + self.sorted_len / 4 + 1 {
+            for i in self.perm.len()..rows.len() {
+                self.inv.push(self.perm.len());
+                self.perm.push(i);
+            }
+            return;
+        }
+        self.sort_all(rows, aliases);
+    }
+
+    /// Sorts every row by keys computed once each (stable: equal keys keep the server's
+    /// order).
+    fn sort_all<T: Row + Cells>(&mut self, rows: &[T], aliases: &Aliases) {
+        let Some(s) = self.sort else {
+            return;
+        };
+        self.sorts += 1;
+        let keys: Vec<SortKey> = rows.iter().map(|r| r.sort_key(s.col, aliases)).collect();
+        let mut perm: Vec<usize> = (0..rows.len()).collect();
+        perm.sort_by(|&a, &b| {
+            let o = keys[a].cmp(&keys[b]);
+            if s.desc { o.reverse() } else { o }
+        });
+        let mut inv = vec![0; perm.len()];
+        for (p, &i) in perm.iter().enumerate() {
+            inv[i] = p;
+        }
+        self.perm = perm;
+        self.inv = inv;
+        self.sorted_len = rows.len();
+    }
+
+    /// How many times every row was sorted (for tests and benches: `L` must not sort on
+    /// every page).
+    pub fn sorts(&self) -> u64 {
+        self.sorts
     }
 
     /// Keeps the selected row's display position on screen (sorted view only).

@@ -36,6 +36,8 @@ pub fn refresh(app: &mut App, force: bool) {
                 (t.generation, t.marks.revision()),
                 &app.aliases,
                 force,
+                // `L` still loading (it stays on after the walk ends)
+                t.load_all && t.pager.has_more() && t.error.is_none(),
             );
             if s.sorted() {
                 s.scroll_to(t.selected, t.rows().len(), body);
