@@ -246,6 +246,46 @@ fn search_keys_do_not_fire_while_typing() {
     assert_eq!(app.prompt, Some(Prompt::Search("qrx".into())));
 }
 
+/// A paste into the search prompt costs one scan of the rows; typing the same text, one per
+/// character. Line breaks in it do not submit; the filter pane takes a paste in its field.
+#[test]
+fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
+    let (mut app, _s) = loaded(120, 30, 300);
+    update(&mut app, ch('\\'));
+    let scans = app.search.conversations.scans();
+    update(&mut app, Msg::Paste("pending\r\n".into()));
+    assert_eq!(app.search.conversations.scans(), scans + 1);
+    assert_eq!(app.search.conversations.query, "pending");
+    assert!(matches!(app.prompt, Some(Prompt::Search(ref t)) if t == "pending"));
+    let n = app.search.conversations.matches.len();
+    let pending = app
+        .conversations
+        .rows()
+        .iter()
+        .filter(|c| c.status.as_str() == "pending")
+        .count();
+    assert!(pending > 0);
+    assert_eq!(n, pending);
+    // typed: a scan per character
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, ch('\\'));
+    let scans = app.search.conversations.scans();
+    type_text(&mut app, "pending");
+    assert_eq!(app.search.conversations.scans(), scans + 7);
+    update(&mut app, key(KeyCode::Esc));
+    // the filter pane: into the focused field (site id), then applied
+    update(&mut app, ch('/'));
+    update(&mut app, Msg::Paste(format!("{}\n", testing::SITE_A)));
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(!cmds.is_empty());
+    assert_eq!(app.conversations.filter.site_id, Some(testing::SITE_A));
+    // nowhere to paste: nothing happens
+    let before = app.conversations.filter.clone();
+    assert!(update(&mut app, Msg::Paste("q".into())).is_empty());
+    assert_eq!(app.conversations.filter, before);
+    assert!(app.prompt.is_none());
+}
+
 // ---- sort ----
 
 #[test]

@@ -260,6 +260,11 @@ fn sigterm_sighup_and_sigquit_restore_the_terminal_and_exit_128_plus_the_signal(
                 "{signal}: mouse mode {mode} turned off"
             );
         }
+        let on = out.rfind("\u{1b}[?2004h").expect("bracketed paste was on");
+        assert!(
+            out.rfind("\u{1b}[?2004l").is_some_and(|off| off > on),
+            "{signal}: bracketed paste turned off"
+        );
         assert!(
             out.ends_with("\u{1b}[?1049l\u{1b}[?25h"),
             "{signal}: the output ends by leaving the alternate screen and showing the cursor: {:?}",
@@ -587,4 +592,25 @@ fn ctrl_z_without_a_shell_to_return_to_says_so_and_keeps_the_screen() {
     assert!(raw_mode_is_on(p.local_flags()));
     p.send(b"q");
     assert_eq!(p.wait_exit(), 0);
+}
+
+/// Bracketed paste: text pasted into the search prompt arrives as one piece (its line break
+/// does not submit the search), and the mode is turned off at quit.
+#[test]
+fn a_paste_into_the_search_prompt_is_one_piece_and_the_mode_is_restored() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut p = start(&server, tmp.path(), "", &[]);
+    p.wait_for("more available");
+    p.send(b"\\");
+    p.send(b"\x1b[200~pending\r\n\x1b[201~");
+    // Still in the prompt (the pasted line break did not submit), the text in one line.
+    p.wait_for("search (Enter keeps, Esc clears): pending");
+    p.send(b"\x1b");
+    p.wait_for("search cleared");
+    p.send(b"q");
+    assert_eq!(p.wait_exit(), 0);
+    let out = p.text();
+    let on = out.find("\u{1b}[?2004h").expect("bracketed paste on");
+    assert!(out.rfind("\u{1b}[?2004l").is_some_and(|off| off > on));
 }

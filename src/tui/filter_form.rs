@@ -284,6 +284,19 @@ impl FilterForm {
         }
     }
 
+    /// Pasted text goes into the focused text field (as one line).
+    pub fn paste(&mut self, pasted: &str) {
+        let focus = self.focus;
+        if let Some(inp) = self.input_mut(focus) {
+            let mut text = inp.value().to_string();
+            super::prompt::paste_line(&mut text, pasted);
+            *inp = Input::new(text);
+        }
+        if self.first_error().is_none() {
+            self.refused = false;
+        }
+    }
+
     /// Handles one key while the pane is open.
     pub fn key(&mut self, key: KeyEvent) -> FormOutcome {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);

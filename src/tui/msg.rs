@@ -32,6 +32,8 @@ pub enum Msg {
     Mouse(MouseEvent),
     /// The terminal's new size in cells (columns, rows).
     Resize(u16, u16),
+    /// Text pasted into the terminal (bracketed paste), as one message.
+    Paste(String),
     /// The timer: countdowns, periodic refresh, relative times. Carries the current time so
     /// that `update` stays free of clocks (tests pass a fixed instant).
     Tick(jiff::Timestamp),

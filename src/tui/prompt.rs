@@ -35,6 +35,18 @@ pub enum LineEdit {
     Ignored,
 }
 
+/// Adds pasted text to a prompt's text: one line (line breaks and other control characters
+/// become spaces, a final line break is dropped), up to the prompt's limit.
+pub fn paste_line(text: &mut String, pasted: &str) {
+    let room = PROMPT_MAX.saturating_sub(text.chars().count());
+    let line = pasted.trim_end_matches(['\r', '\n']);
+    text.extend(
+        line.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(room),
+    );
+}
+
 /// Edits a prompt's text with one key: Backspace, Ctrl-U (clear), printable characters (up
 /// to a limit).
 pub fn edit_line(text: &mut String, k: KeyEvent) -> LineEdit {

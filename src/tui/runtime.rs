@@ -721,6 +721,7 @@ pub fn event_msg(e: Event) -> Option<Msg> {
             _ => Some(Msg::Mouse(m)),
         },
         Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        Event::Paste(text) => Some(Msg::Paste(text)),
         _ => None,
     }
 }

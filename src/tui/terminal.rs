@@ -1,4 +1,5 @@
-//! The real terminal's modes: raw mode, the alternate screen, the hidden cursor and (only with
+//! The real terminal's modes: raw mode, the alternate screen, the hidden cursor, bracketed
+//! paste and (only with
 //! `mouse = true`) mouse capture. Entered once by [`TerminalGuard::enter`] and restored on
 //! every way out: quit, error, a panic (the hook below), SIGTERM, SIGHUP and SIGQUIT
 //! ([`StopSignals`]). Ctrl-Z leaves them for a while ([`Modes::suspend`]).
@@ -11,7 +12,9 @@ use std::io;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen};
 use crossterm::{cursor, execute, terminal};
 
@@ -30,7 +33,12 @@ pub fn restore() {
         if MOUSE.swap(false, Ordering::SeqCst) {
             let _ = execute!(out, DisableMouseCapture);
         }
-        let _ = execute!(out, LeaveAlternateScreen, cursor::Show);
+        let _ = execute!(
+            out,
+            DisableBracketedPaste,
+            LeaveAlternateScreen,
+            cursor::Show
+        );
     }
 }
 
@@ -39,7 +47,13 @@ fn enter(mouse: bool) -> io::Result<()> {
     ACTIVE.store(true, Ordering::SeqCst);
     terminal::enable_raw_mode()?;
     let mut out = io::stdout();
-    execute!(out, EnterAlternateScreen, cursor::Hide)?;
+    // Bracketed paste: a paste arrives as one event (one search scan), not as keys.
+    execute!(
+        out,
+        EnterAlternateScreen,
+        cursor::Hide,
+        EnableBracketedPaste
+    )?;
     if mouse {
         MOUSE.store(true, Ordering::SeqCst);
         execute!(out, EnableMouseCapture)?;

@@ -16,12 +16,18 @@ pub struct Search {
     pub query: String,
     /// Indices of the rows that match, ascending.
     pub matches: Vec<usize>,
-    /// (generation, rows) the matches were computed for.
     /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
     basis: Option<(u64, usize, u64)>,
+    /// Scans of the rows so far (a paste must cost one, not one per character).
+    scans: u64,
 }
 
 impl Search {
+    /// How many times the rows were scanned for matches.
+    pub fn scans(&self) -> u64 {
+        self.scans
+    }
+
     /// True if row `i` matches the search.
     pub fn is_match(&self, i: usize) -> bool {
         !self.query.is_empty() && self.matches.binary_search(&i).is_ok()
@@ -44,6 +50,7 @@ impl Search {
             return;
         }
         self.basis = basis;
+        self.scans += 1;
         self.matches = if self.query.is_empty() {
             Vec::new()
         } else {

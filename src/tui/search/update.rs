@@ -45,6 +45,15 @@ pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
     }
 }
 
+/// Text pasted into the search prompt: added at once, one scan of the rows (not one per
+/// character, as typing it would).
+pub fn on_paste(app: &mut App, mut text: String, pasted: &str) {
+    crate::tui::prompt::paste_line(&mut text, pasted);
+    app.prompt = Some(Prompt::Search(text.clone()));
+    set_query(app, text);
+    jump_to_first_match(app);
+}
+
 /// After every message: recomputes the matches of both tabs when their rows changed (or of
 /// the active tab when `force`). Cheap when nothing changed.
 pub fn refresh(app: &mut App, force: bool) {

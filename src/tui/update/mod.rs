@@ -73,6 +73,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.dirty = true;
         }
         Msg::Tick(now) => on_tick(app, now, &mut cmds),
+        Msg::Paste(text) => {
+            on_paste(app, &text);
+            app.dirty = true;
+        }
         Msg::PageLoaded {
             tab,
             generation,
@@ -523,6 +527,24 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
         Prompt::Export(text) => export::update::on_path_key(app, text, k, cmds),
     }
     true
+}
+
+/// Pasted text: into the open prompt's text or the filter pane's focused field; elsewhere it
+/// is not a key press and does nothing.
+fn on_paste(app: &mut App, pasted: &str) {
+    match app.prompt.clone() {
+        Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
+        Some(Prompt::Export(mut path)) => {
+            super::prompt::paste_line(&mut path, pasted);
+            app.prompt = Some(Prompt::Export(path));
+            return;
+        }
+        Some(_) => return,
+        None => {}
+    }
+    if let Overlay::Filter(form) = &mut app.overlay {
+        form.paste(pasted);
+    }
 }
 
 /// `o`: opens the selected row in the web app.
