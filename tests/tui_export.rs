@@ -112,24 +112,10 @@ impl Driver {
         }
     }
 
-    /// Carries out an export command as the runtime does; returns its notice (applied).
-    fn write(&mut self, app: &mut App, cmd: Command) -> (String, bool) {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let msg = self.d.block_on(async {
-            convo::tui::testing::run_export(cmd, &tx);
-            rx.recv().await
-        });
-        let Some(Msg::Notice { text, error }) = msg else {
-            panic!("no notice: {msg:?}")
-        };
-        self.drive(
-            app,
-            Msg::Notice {
-                text: text.clone(),
-                error,
-            },
-            Some(0),
-        );
+    /// Carries out the export commands among `cmds` as the runtime does (the writer's answers
+    /// fed to `update`, part after part); returns the ending message (applied).
+    fn write(&mut self, app: &mut App, cmds: &[Command]) -> (String, bool) {
+        let (text, error, _) = self.d.block_on(testing::run_export(app, cmds));
         (text, error)
     }
 }
@@ -247,7 +233,7 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
         unreachable!()
     };
     assert_eq!(*kind, ExportKind::WholeWalk { warnings: vec![] });
-    let (text, error) = dr.write(&mut app, ex[0].clone());
+    let (text, error) = dr.write(&mut app, &cmds);
     assert!(!error, "{text}");
     assert!(
         text.contains(&format!("exported the whole walk, all {rows} rows")),
@@ -272,9 +258,10 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     assert_eq!(written.as_bytes(), convo_list(&dr, tmp.path(), "csv"));
     // the walk is loaded now: JSONL of it needs no scope question, and matches too
     let jsonl = tmp.path().join("open.jsonl");
-    let ex = exports(&export_to(&mut dr, &mut app, &jsonl));
+    let all = export_to(&mut dr, &mut app, &jsonl);
+    let ex = exports(&all);
     assert_eq!(ex.len(), 1);
-    dr.write(&mut app, ex[0].clone());
+    dr.write(&mut app, &all);
     assert_eq!(
         std::fs::read(&jsonl).unwrap(),
         convo_list(&dr, tmp.path(), "jsonl")
@@ -297,7 +284,7 @@ fn esc_stops_the_walk_and_writes_the_rows_so_far_said_to_be_partial() {
         Command::Export { rows, kind: ExportKind::PartialWalk, .. } if *rows == n
     ));
     assert!(!app.conversations.load_all);
-    let (text, _) = dr.write(&mut app, ex[0].clone());
+    let (text, _) = dr.write(&mut app, &cmds);
     assert!(
         text.contains(&format!("PARTIAL export: {n} rows written"))
             && text.contains("more rows exist"),
@@ -410,7 +397,7 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
     let ex = exports(&cmds);
     assert_eq!(ex.len(), 1);
-    let (text, error) = dr.write(&mut app, ex[0].clone());
+    let (text, error) = dr.write(&mut app, &cmds);
     assert!(error && text.contains("not overwritten"), "{text}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n");
     assert!(app.conversations.pager.is_done());
@@ -433,9 +420,10 @@ fn an_export_of_hostile_visitors_guards_formulas_and_is_for_the_owner_only() {
     assert_eq!(app.visitors.rows().len(), 30);
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("visitors.csv");
-    let ex = exports(&export_to(&mut dr, &mut app, &path));
+    let all = export_to(&mut dr, &mut app, &path);
+    let ex = exports(&all);
     assert_eq!(ex.len(), 1, "all loaded: no scope question");
-    let (text, error) = dr.write(&mut app, ex[0].clone());
+    let (text, error) = dr.write(&mut app, &all);
     assert!(!error, "{text}");
     let written = std::fs::read_to_string(&path).unwrap();
     let rows = common::parse_csv(&written);
@@ -473,20 +461,44 @@ async fn an_export_onto_a_full_disk_removes_the_partial_file_says_so_and_the_pat
         return;
     };
     let path = disk.dir.path().join("big.csv");
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let big = "x".repeat(199) + "\n";
-    testing::export_file(path.clone(), big.repeat(1000), 1000, &tx);
-    let Some(Msg::Notice { text, error }) = rx.recv().await else {
-        panic!()
-    };
+    // 2,000 conversations of a visitor with a long name are far more than 64 KiB
+    let mut app = testing::app(W, H, 100);
+    let server = testing::FakeServer::new(2_000, 5);
+    server.settle(&mut app, Msg::Resize(W, H));
+    server.settle(&mut app, ch('L'));
+    assert_eq!(app.conversations.rows().len(), 2_000);
+    let cmds = export_cmds(&mut app, &path);
+    let (text, error, _) = testing::run_export(&mut app, &cmds).await;
     assert!(error, "{text}");
     assert!(text.contains("No space left on device"), "{text}");
     assert!(text.contains("the partial file was removed"), "{text}");
     assert!(!path.exists(), "no partial file left");
-    testing::export_file(path.clone(), "id\n".into(), 1, &tx);
-    let Some(Msg::Notice { text, error }) = rx.recv().await else {
-        panic!()
-    };
-    assert!(!error && text.contains("exported 1 rows"), "{text}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "id\n");
+    assert!(app.export_stream.is_none());
+    // the same path works again with fewer rows
+    let mut small = testing::app(W, H, 10);
+    testing::FakeServer::new(10, 5).settle(&mut small, Msg::Resize(W, H));
+    let cmds = export_cmds(&mut small, &path);
+    let (text, error, _) = testing::run_export(&mut small, &cmds).await;
+    assert!(!error && text.contains("all 10 rows"), "{text}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 11);
+}
+
+/// `e`, the path, Enter (and `l` when more pages exist): the commands that start the export.
+fn export_cmds(app: &mut App, path: &Path) -> Vec<Command> {
+    update(app, ch('e'));
+    update(
+        app,
+        Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+    );
+    for c in path.to_str().unwrap().chars() {
+        update(
+            app,
+            Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        );
+    }
+    let mut cmds = update(app, key(KeyCode::Enter));
+    if matches!(app.prompt, Some(Prompt::ExportScope(_))) {
+        cmds = update(app, ch('l'));
+    }
+    cmds
 }

@@ -421,21 +421,47 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     let cmds = update(&mut app, ch('l'));
     let Some(Command::Export {
         path,
-        contents,
         rows,
         kind: ExportKind::Loaded,
+        jsonl: false,
+        ..
     }) = cmds.iter().find(|c| matches!(c, Command::Export { .. }))
     else {
         panic!("{cmds:?}");
     };
     assert_eq!(path.to_str(), Some("/tmp/x.csv"));
     assert_eq!(*rows, app.conversations.rows().len());
+    // the rows go to the writer in parts, none formatted here: one part (fewer rows than a
+    // part holds), then the end
+    let parts: Vec<_> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Command::ExportRows { part, .. } => Some(part.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0].len(), *rows);
+    assert!(
+        cmds.iter()
+            .any(|c| matches!(c, Command::ExportEnd { abandon: None, .. }))
+    );
+    let (contents, _) = parts[0].format(false, true);
     let mut lines = contents.lines();
     assert_eq!(
         lines.next(),
         Some("id,siteId,visitorId,status,assigneeId,createdAt,updatedAt")
     );
     assert_eq!(lines.count(), *rows);
+    // the export is written: the next one may start
+    update(
+        &mut app,
+        Msg::ExportEnded {
+            id: 1,
+            text: "exported".into(),
+            error: false,
+        },
+    );
     // .jsonl: one JSON object per line
     update(&mut app, ch('e'));
     for _ in 0..default.chars().count() {
@@ -444,11 +470,18 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     type_text(&mut app, "out.jsonl");
     update(&mut app, key(KeyCode::Enter));
     let cmds = update(&mut app, key(KeyCode::Enter));
-    let Some(Command::Export { contents, .. }) =
-        cmds.iter().find(|c| matches!(c, Command::Export { .. }))
+    assert!(
+        cmds.iter()
+            .any(|c| matches!(c, Command::Export { jsonl: true, .. })),
+        "{cmds:?}"
+    );
+    let Some(Command::ExportRows { part, .. }) = cmds
+        .iter()
+        .find(|c| matches!(c, Command::ExportRows { .. }))
     else {
         panic!("{cmds:?}");
     };
+    let (contents, _) = part.format(true, true);
     let first: serde_json::Value = serde_json::from_str(contents.lines().next().unwrap()).unwrap();
     assert!(first.get("id").is_some());
 }
@@ -459,19 +492,30 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("out.csv");
     let _ = std::fs::remove_file(&path);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    convo::tui::testing::export_file(path.clone(), "a,b\n".into(), 1, &tx);
-    let Some(Msg::Notice { text, error }) = rx.recv().await else {
-        panic!()
+    let (mut app, _s) = loaded(120, 30, 3);
+    assert_eq!(app.conversations.rows().len(), 3);
+    let start = |app: &mut App| {
+        update(app, ch('e'));
+        update(
+            app,
+            Msg::Key(crossterm::event::KeyEvent::new(
+                KeyCode::Char('u'),
+                crossterm::event::KeyModifiers::CONTROL,
+            )),
+        );
+        type_text(app, path.to_str().unwrap());
+        update(app, key(KeyCode::Enter))
     };
-    assert!(!error && text.contains("exported 1 rows"), "{text}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n");
-    convo::tui::testing::export_file(path.clone(), "other\n".into(), 1, &tx);
-    let Some(Msg::Notice { text, error }) = rx.recv().await else {
-        panic!()
-    };
+    let cmds = start(&mut app);
+    let (text, error, parts) = convo::tui::testing::run_export(&mut app, &cmds).await;
+    assert!(!error && text.contains("all 3 rows"), "{text}");
+    assert_eq!(parts, 1);
+    let first = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(first.lines().count(), 4);
+    let cmds = start(&mut app);
+    let (text, error, _) = convo::tui::testing::run_export(&mut app, &cmds).await;
     assert!(error && text.contains("not overwritten"), "{text}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -752,4 +796,145 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
 
 fn render_has(app: &App, text: &str) -> bool {
     testing::render(app).contains(text)
+}
+
+/// An export written part by part: a profile switch in the middle abandons it (the partial
+/// file removed, said so); a filter change does too; no refresh starts while it is written.
+#[tokio::test]
+async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_pauses_refresh() {
+    use convo::tui::export::PART_ROWS;
+    let n = PART_ROWS * 2 + 100;
+    let mut app = testing::app(120, 30, 100);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    let server = FakeServer::new(n, 5);
+    server.settle(&mut app, Msg::Resize(120, 30));
+    server.settle(&mut app, ch('L'));
+    assert_eq!(app.conversations.rows().len(), n);
+    app.profiles.names = vec!["prod".into(), "staging".into()];
+    app.profiles.current = Some("prod".into());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.csv");
+    let start = |app: &mut App| {
+        update(app, ch('e'));
+        update(
+            app,
+            Msg::Key(crossterm::event::KeyEvent::new(
+                KeyCode::Char('u'),
+                crossterm::event::KeyModifiers::CONTROL,
+            )),
+        );
+        type_text(app, path.to_str().unwrap());
+        update(app, key(KeyCode::Enter))
+    };
+    let parts = |cmds: &[Command]| {
+        cmds.iter()
+            .filter_map(|c| match c {
+                Command::ExportRows { part, .. } => Some(part.len()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut writer = testing::ExportWriter::default();
+    let cmds = start(&mut app);
+    assert_eq!(parts(&cmds), vec![PART_ROWS], "one part at a time");
+    for c in cmds {
+        writer.run(c, &tx);
+    }
+    let Some(Msg::ExportWritten { id, rows }) = rx.recv().await else {
+        panic!("no part written")
+    };
+    assert_eq!(rows, PART_ROWS);
+    let cmds = update(&mut app, Msg::ExportWritten { id, rows });
+    assert_eq!(parts(&cmds), vec![PART_ROWS]);
+    // progress on the status line
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains(&format!(
+            "exporting to {}: {PART_ROWS} of {n} rows written",
+            path.display()
+        )),
+        "{screen}"
+    );
+    // no refresh starts while the rows are being read
+    let due = testing::now()
+        .checked_add(jiff::SignedDuration::from_secs(60))
+        .unwrap();
+    assert!(
+        !update(&mut app, Msg::Tick(due))
+            .iter()
+            .any(|c| matches!(c, Command::FetchHead { .. }))
+    );
+    for c in cmds {
+        writer.run(c, &tx);
+    }
+    let Some(Msg::ExportWritten { .. }) = rx.recv().await else {
+        panic!()
+    };
+    assert!(path.exists(), "written as it goes");
+
+    // a profile switch now: abandoned, the partial file removed, said so
+    update(&mut app, ch('P'));
+    update(&mut app, key(KeyCode::Down));
+    let pick = update(&mut app, key(KeyCode::Enter));
+    let Some(Command::SwitchProfile { id: req, .. }) = pick
+        .iter()
+        .find(|c| matches!(c, Command::SwitchProfile { .. }))
+    else {
+        panic!("{pick:?}")
+    };
+    let cmds = update(
+        &mut app,
+        Msg::ProfileLoaded {
+            id: *req,
+            result: Ok(Box::new(switch_to("staging", Default::default()))),
+        },
+    );
+    assert!(
+        cmds.iter().any(|c| matches!(
+            c,
+            Command::ExportEnd { abandon: Some(why), .. } if why.contains("profile switched to staging")
+        )),
+        "{cmds:?}"
+    );
+    let mut answers = Vec::new();
+    for c in cmds {
+        answers.extend(server.answer(&c));
+        writer.run(c, &tx);
+    }
+    let Some(Msg::ExportEnded { id, text, error }) = rx.recv().await else {
+        panic!()
+    };
+    assert!(error);
+    assert!(
+        text.contains("abandoned: profile switched to staging") && text.contains("removed"),
+        "{text}"
+    );
+    assert!(!path.exists(), "no partial file left");
+    update(&mut app, Msg::ExportEnded { id, text, error });
+    assert!(app.export_stream.is_none());
+
+    // new filters in the middle of an export abandon it too
+    for a in answers {
+        server.settle(&mut app, a);
+    }
+    server.settle(&mut app, ch('L'));
+    let cmds = start(&mut app);
+    let cmds: Vec<Command> = if matches!(app.prompt, Some(Prompt::ExportScope(_))) {
+        update(&mut app, ch('l'))
+    } else {
+        cmds
+    };
+    assert!(app.export_stream.is_some(), "{cmds:?} {:?}", app.message);
+    let cmds = update(&mut app, ch('u'));
+    assert!(
+        cmds.iter().any(|c| matches!(
+            c,
+            Command::ExportEnd { abandon: Some(why), .. } if why.contains("started over")
+        )),
+        "{cmds:?}"
+    );
+    assert!(app.export_stream.is_none());
 }

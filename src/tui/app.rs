@@ -147,6 +147,10 @@ pub struct App {
     pub sort: PerTab<Sorting>,
     /// A whole-walk export in progress.
     pub walk_export: Option<WalkExport>,
+    /// The export being written, a part at a time.
+    pub export_stream: Option<super::export::ExportStream>,
+    /// The last export's id.
+    pub export_ids: u64,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
     pub names: super::names::VisitorNames,
     /// "Since you last looked": the walk generation compared with the last look and when
@@ -203,6 +207,8 @@ impl App {
             search: PerTab::default(),
             sort: PerTab::default(),
             walk_export: None,
+            export_stream: None,
+            export_ids: 0,
             names: Default::default(),
             since_look: None,
             sla: Default::default(),

@@ -75,14 +75,24 @@ pub enum Command {
     /// Open this URL in the browser (`xdg-open` / `open`). Built only from the config's
     /// `web_url` template and a row's UUID.
     OpenUrl(String),
-    /// Write `contents` (`rows` rows) to a new file at `path`; never overwrites. Answered by
-    /// `Msg::Notice`, which says what `kind` of export it was.
+    /// Start export `id`: `rows` rows to a new file at `path` (never overwrites), CSV or
+    /// `jsonl`. The rows follow in `ExportRows`, then `ExportEnd`; each part is answered by
+    /// `Msg::ExportWritten`, the end by `Msg::ExportEnded` (which says what `kind` it was).
     Export {
+        id: u64,
         path: std::path::PathBuf,
-        contents: String,
         rows: usize,
         kind: ExportKind,
+        jsonl: bool,
     },
+    /// The next rows of export `id`.
+    ExportRows {
+        id: u64,
+        part: super::export::ExportPart,
+    },
+    /// Export `id` has had all its rows: finish the file; or, with `abandon`, remove the
+    /// partial file and say why.
+    ExportEnd { id: u64, abandon: Option<String> },
     /// Load the config again for this profile and rebuild the client; answered by
     /// `Msg::ProfileLoaded`.
     SwitchProfile { id: u64, name: String },

@@ -34,6 +34,17 @@ pub enum Msg {
     Resize(u16, u16),
     /// Text pasted into the terminal (bracketed paste), as one message.
     Paste(String),
+    /// Export `id` has written `rows` rows so far (the writer wants the next part).
+    ExportWritten {
+        id: u64,
+        rows: usize,
+    },
+    /// Export `id` ended: written, refused, failed or abandoned, as `text` says.
+    ExportEnded {
+        id: u64,
+        text: String,
+        error: bool,
+    },
     /// The timer: countdowns, periodic refresh, relative times. Carries the current time so
     /// that `update` stays free of clocks (tests pass a fixed instant).
     Tick(jiff::Timestamp),

@@ -80,6 +80,8 @@ pub struct Runtime {
     rx: mpsc::UnboundedReceiver<Msg>,
     /// The task in flight per (tab, is-refresh); a newer one aborts the older.
     tasks: HashMap<(Resource, bool), JoinHandle<()>>,
+    /// The export being written (its writer thread).
+    exports: super::export::write::Writer,
     /// Each tab's walk, shared with its fetch tasks (they ask for the next page ahead).
     walks: Walks,
     /// Draws frames, moving the table with a scroll region when it scrolls.
@@ -117,6 +119,7 @@ impl Runtime {
             tx,
             rx,
             tasks: HashMap::new(),
+            exports: Default::default(),
             walks: Walks::default(),
             frames: Frames::default(),
             tick: TICK,
@@ -362,12 +365,9 @@ impl Runtime {
                     out.flush()?;
                 }
                 Command::OpenUrl(url) => super::browser::open_url(&self.opener, &url, &self.tx),
-                Command::Export {
-                    path,
-                    contents,
-                    rows,
-                    kind,
-                } => super::export::write::export(path, contents, rows, kind, &self.tx),
+                c @ (Command::Export { .. }
+                | Command::ExportRows { .. }
+                | Command::ExportEnd { .. }) => self.exports.run(c, &self.tx),
                 Command::SwitchProfile { id, name } => super::profiles::load::switch_profile(
                     self.config_path.clone(),
                     id,

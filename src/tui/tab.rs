@@ -322,6 +322,12 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 
+    /// Gives up the refresh under way (an export is reading the rows it would move).
+    pub fn drop_reread(&mut self) {
+        self.head_in_flight = false;
+        self.reread = None;
+    }
+
     /// The refresh under way, once [`TabState::head_page`] said it is ready.
     pub fn reread(&self) -> Option<&Reread<T>> {
         self.reread.as_ref().map(|r| &r.read)

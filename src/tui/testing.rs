@@ -257,26 +257,40 @@ pub fn render_buffer(app: &App) -> ratatui::buffer::Buffer {
     }
 }
 
-/// The runtime's export writer, as it writes a loaded-rows export; the answer comes on `tx`.
-pub fn export_file(
-    path: std::path::PathBuf,
-    contents: String,
-    rows: usize,
-    tx: &tokio::sync::mpsc::UnboundedSender<Msg>,
-) {
-    super::export::write::export(path, contents, rows, super::command::ExportKind::Loaded, tx);
-}
+/// The runtime's export writer, for tests: carries out export commands as the runtime does.
+pub type ExportWriter = super::export::write::Writer;
 
-/// Carries out a [`Command::Export`] as the runtime does (other commands are ignored); the
-/// answer comes on `tx`.
-pub fn run_export(cmd: Command, tx: &tokio::sync::mpsc::UnboundedSender<Msg>) {
-    if let Command::Export {
-        path,
-        contents,
-        rows,
-        kind,
-    } = cmd
-    {
-        super::export::write::export(path, contents, rows, kind, tx);
+/// Carries out the export commands among `cmds` as the runtime does, feeding the writer's
+/// answers to `update` (which hands it the next parts) until the export ends. Returns the
+/// ending message (applied to `app`) and how many parts were written.
+pub async fn run_export(app: &mut App, cmds: &[Command]) -> (String, bool, usize) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut writer = ExportWriter::default();
+    for c in cmds {
+        writer.run(c.clone(), &tx);
     }
+    let mut parts = 0;
+    while let Some(m) = rx.recv().await {
+        match m {
+            Msg::ExportWritten { .. } => {
+                parts += 1;
+                for c in super::update::update(app, m) {
+                    writer.run(c, &tx);
+                }
+            }
+            Msg::ExportEnded { id, text, error } => {
+                super::update::update(
+                    app,
+                    Msg::ExportEnded {
+                        id,
+                        text: text.clone(),
+                        error,
+                    },
+                );
+                return (text, error, parts);
+            }
+            other => panic!("not an export's answer: {other:?}"),
+        }
+    }
+    panic!("the export writer went away")
 }

@@ -84,7 +84,16 @@ pub fn profile_loaded(
     app.prompt = None;
     app.search = Default::default();
     app.sort = Default::default();
-    app.walk_export = None;
+    // An export under way belonged to the old profile's rows: abandoned, and said so.
+    let mut ended = Vec::new();
+    let name = crate::text::one_line(&sw.name, 40);
+    crate::tui::export::update::abandon(app, format!("profile switched to {name}"), &mut ended);
+    let walk_dropped = app.walk_export.take().map(|w| {
+        format!(
+            " · the whole-walk export to {} was abandoned: nothing written",
+            crate::text::one_line(&w.path, 200)
+        )
+    });
     app.keymap = keymap;
     app.limit = sw.page_size;
     app.aliases = sw.aliases.clone();
@@ -113,15 +122,17 @@ pub fn profile_loaded(
     app.visitors.filter = Default::default();
     app.conversations.pager = crate::pager::Pager::new(sw.page_size.get());
     app.visitors.pager = crate::pager::Pager::new(sw.page_size.get());
-    let mut cmds = vec![
-        app.conversations.restart(false),
-        app.visitors.restart(false),
-    ];
+    let mut cmds = ended;
+    cmds.push(app.conversations.restart(false));
+    cmds.push(app.visitors.restart(false));
     if app.mouse != mouse_before {
         cmds.push(Command::SetMouse(app.mouse));
     }
     app.conversations.history.clear();
     app.visitors.history.clear();
-    app.say(format!("profile {}", crate::text::one_line(&sw.name, 40)));
+    app.say(format!(
+        "profile {name}{}",
+        walk_dropped.unwrap_or_default()
+    ));
     cmds
 }

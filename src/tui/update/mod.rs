@@ -73,6 +73,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.dirty = true;
         }
         Msg::Tick(now) => on_tick(app, now, &mut cmds),
+        Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
+        Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
         Msg::Paste(text) => {
             on_paste(app, &text);
             app.dirty = true;
@@ -209,6 +211,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         watch_imminent(app, ring, &mut cmds);
     }
     export::walk::step(app, &mut cmds);
+    export::update::follow(app, &mut cmds);
     fill(app, &mut cmds);
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
@@ -264,6 +267,7 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
             }
         }),
         Task::Export => {
+            app.export_stream = None;
             app.message = Some(super::app::Message {
                 text: format!("export failed: {bug}; the file may be incomplete"),
                 error: true,
@@ -361,6 +365,14 @@ fn on_head(
     cmds: &mut Vec<Command>,
 ) {
     let body = app.body_height();
+    if export::update::exporting(app, tab) {
+        // A refresh that began before the export: its merge would move the rows being read.
+        with_tab!(app, tab, |t| if t.generation == generation {
+            t.drop_reread()
+        });
+        app.last_refresh = app.now;
+        return;
+    }
     let watching = notify::watching(&app.views, &app.conversations.filter);
     let step = match tab {
         Resource::Conversations => {
@@ -432,7 +444,8 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
     app.now = now;
     if let (true, Some(secs)) = (app.refresh_on, app.refresh_period()) {
         let due = app.last_refresh.as_second().saturating_add(secs as i64);
-        if now.as_second() >= due {
+        // Not while an export of the tab is written: its rows must stay where they are.
+        if now.as_second() >= due && !export::update::exporting(app, app.active) {
             // Not while one is under way; the next period starts when it ends.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
             if let Some(c) = with_tab!(app, app.active, |t| t.head_fetch(limit, max_pages)) {

@@ -41,7 +41,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             fit(&text, width).into_owned(),
             Style::new().fg(Color::Red),
         ))
-    } else if let Some(p) = crate::tui::export::walk::progress(app) {
+    } else if let Some(p) = crate::tui::export::walk::progress(app)
+        .or_else(|| crate::tui::export::update::progress(app))
+    {
         Line::from(Span::styled(
             fit(&p, width).into_owned(),
             Style::new().fg(Color::Cyan),
