@@ -1,5 +1,6 @@
 //! Frame time (issue 5, target 1): one frame at 200x50 of the Conversations tab on a
-//! `TestBackend`, with 100 and with 1,000,000 rows loaded. Targets: under 1 ms median, and
+//! `TestBackend`, with 100 and with 1,000,000 rows loaded (and 1M with 100,000 visitor names
+//! from the local store resolved in the VISITOR column, issue 12). Targets: under 1 ms median, and
 //! 1M within 1.5x of 100 (only the visible slice is built). Plus scrolling one row: a Down (or
 //! Up) key through `update`, then a frame; it must not rebuild or clone the row list.
 //!
@@ -11,6 +12,7 @@ use std::time::Duration;
 
 use convo::api::{Conversation, Page};
 use convo::tui::app::App;
+use convo::tui::names::VisitorLabel;
 use convo::tui::testing::{self, conversation, key};
 use convo::tui::{update::update, view};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -47,9 +49,29 @@ fn app_with(rows: usize) -> App {
 fn frame(c: &mut Criterion) {
     let mut g = c.benchmark_group("render_200x50");
     g.measurement_time(Duration::from_secs(4));
-    for (label, rows) in [("100_rows", 100usize), ("1M_rows", 1_000_000)] {
+    for (label, rows, names) in [
+        ("100_rows", 100usize, false),
+        ("1M_rows", 1_000_000, false),
+        ("1M_rows_100k_names", 1_000_000, true),
+    ] {
         let mut app = app_with(rows);
         assert_eq!(app.conversations.rows().len(), rows);
+        if names {
+            // The local store's directory as the screen reads it: 100,000 visitors named,
+            // the rows' visitors among them (the VISITOR column shows names, not ids).
+            app.names.extend((0..100_000).map(|i| {
+                (
+                    testing::test_id(2, i),
+                    VisitorLabel {
+                        name: Some(format!("Visitor Number {i}").into()),
+                        email: Some(format!("v{i}@example.com").into()),
+                        external_id: None,
+                    },
+                )
+            }));
+            let first = app.conversations.rows()[0].visitor_id;
+            assert!(app.names.shown(&first).is_some(), "names resolve");
+        }
         let mut term = Terminal::new(TestBackend::new(W, H)).expect("terminal");
         g.bench_function(format!("frame/{label}"), |b| {
             b.iter(|| {
