@@ -104,7 +104,8 @@ pub struct Applied {
 /// The result of merging a re-read of the top of the list into a loaded walk (a refresh).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Merged {
-    /// Ids of rows that were not loaded before, in server order.
+    /// Ids of rows that were not loaded before and come before rows that were (new since),
+    /// in server order.
     pub new_ids: Vec<Uuid>,
     /// Ids of loaded rows whose content changed; they were updated in place.
     pub changed_ids: Vec<Uuid>,
@@ -352,13 +353,21 @@ impl<T: Row> Pager<T> {
             tail.retain(|r| !moved_up.contains(&r.id()));
             self.rows.append(&mut tail);
         }
-        for row in &fresh.rows {
+        // A row not loaded before is new only when a row that was loaded comes after it;
+        // past the last of those it is only further down the list than the walk had got.
+        let frontier = fresh
+            .rows
+            .iter()
+            .rposition(|r| index.contains_key(&r.id()) || moved_up.contains(&r.id()))
+            .map_or(0, |p| p + 1);
+        for (p, row) in fresh.rows.iter().enumerate() {
             let id = row.id();
             match index.get(&id) {
                 Some(&i) if self.rows[i] != *row => merged.changed_ids.push(id),
                 Some(_) => {}
                 None if moved_up.contains(&id) => {}
-                None => merged.new_ids.push(id),
+                None if p < frontier => merged.new_ids.push(id),
+                None => {}
             }
         }
         for r in &self.rows[..window] {

@@ -140,6 +140,36 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
     assert_eq!(app.selected_id(), Some(ids(&app)[index]));
 }
 
+/// New rows on top push the loaded ones down: the refresh reads a page past them, so none is
+/// taken for gone, and rows of that extra page are not marked new (they were only further
+/// down than the walk had got).
+#[test]
+fn rows_pushed_down_by_new_ones_stay_and_only_the_new_ones_are_marked() {
+    let mut server = FakeServer::new(400, 5);
+    let mut app = unassigned(&server, 2);
+    let before = ids(&app);
+    for i in 0..3 {
+        let mut c = testing::conversation(9000 + i);
+        c.assignee_id = None;
+        server.conversations.insert(0, c);
+    }
+    let cmds = server.settle(&mut app, at(10));
+    let pages = cmds
+        .iter()
+        .filter(|c| matches!(c, Command::FetchHead { .. }))
+        .count();
+    let loaded_pages = before.len().div_ceil(50);
+    assert_eq!(pages, loaded_pages + 1, "one page past the loaded ones");
+    let after = ids(&app);
+    for id in &before {
+        assert!(after.contains(id), "a pushed-down row stayed");
+    }
+    let t = &app.conversations;
+    assert_eq!(t.marks.counts(t.generation), (3, 0));
+    let m = app.message.as_ref().expect("said").text.clone();
+    assert!(m.contains("3 new rows") && !m.contains("left"), "{m}");
+}
+
 #[test]
 fn the_period_runs_from_the_end_of_one_reread_to_the_start_of_the_next() {
     let server = FakeServer::new(300, 5);

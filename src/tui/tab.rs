@@ -370,18 +370,26 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
 
     /// The refresh request, when the walk has a first page and no refresh is pending.
     ///
-    /// The refresh re-reads from the top as many pages as are loaded, at most `max_pages`
-    /// (`refresh_max_pages`); the rows after those stay as loaded.
+    /// The refresh re-reads from the top as many pages as are loaded and one more, at most
+    /// `max_pages` (`refresh_max_pages`); the rows after those stay as loaded.
     pub fn head_fetch(&mut self, limit: Limit, max_pages: usize) -> Option<Command> {
         if self.head_in_flight || self.pager.pages() == 0 {
             return None;
         }
         let loaded = self.pager.rows().len();
         let pages = loaded.div_ceil(limit.get()).max(1);
-        let budget = pages.min(max_pages.max(1));
+        // One page more than it stands for: a row that new rows pushed down past the loaded
+        // ones is still read (kept, not taken for gone); only a row missing from a read that
+        // went past it has left.
+        let budget = (pages + 1).min(max_pages.max(1));
+        let window = if pages < budget {
+            loaded
+        } else {
+            loaded.min(budget.saturating_sub(1).max(1) * limit.get())
+        };
         self.reread = Some(RereadState {
             read: Reread::new(budget),
-            window: loaded.min(budget * limit.get()),
+            window,
             limit,
         });
         self.head_in_flight = true;
