@@ -168,6 +168,11 @@ fn rows_pushed_down_by_new_ones_stay_and_only_the_new_ones_are_marked() {
     assert_eq!(t.marks.counts(t.generation), (3, 0));
     let m = app.message.as_ref().expect("said").text.clone();
     assert!(m.contains("3 new rows") && !m.contains("left"), "{m}");
+    // the extra page is read, not kept: refreshes do not grow the table a page at a time
+    assert_eq!(after.len(), before.len() + 3);
+    server.settle(&mut app, at(25));
+    server.settle(&mut app, at(40));
+    assert_eq!(ids(&app), after);
 }
 
 #[test]

@@ -427,7 +427,8 @@ fn on_head(
             merged.live, app.refresh_max_pages
         ));
     }
-    if !said.is_empty() {
+    // An error the user has not dealt with stays; the footer counts the marks anyway.
+    if !said.is_empty() && !app.message.as_ref().is_some_and(|m| m.error) {
         app.say(said.join(" · "));
     }
     app.dirty = true;
