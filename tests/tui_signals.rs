@@ -614,3 +614,49 @@ fn a_paste_into_the_search_prompt_is_one_piece_and_the_mode_is_restored() {
     let on = out.find("\u{1b}[?2004h").expect("bracketed paste on");
     assert!(out.rfind("\u{1b}[?2004l").is_some_and(|off| off > on));
 }
+
+/// `o` opens the selected row's web URL with the browser `$BROWSER` names (as the
+/// `webbrowser` crate honours it; xdg-open, macOS and WSL otherwise), the URL one argument.
+#[test]
+fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let opened = tmp.path().join("opened.txt");
+    let script = tmp.path().join("browser.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n",
+            opened.display()
+        ),
+    )
+    .expect("script");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("+x");
+    }
+    let browser = script.to_str().expect("path").to_string();
+    let mut p = start(
+        &server,
+        tmp.path(),
+        "web_url = \"https://app.example.com/{tab}/{id}\"\n",
+        &[("BROWSER", &browser)],
+    );
+    p.wait_for("more available");
+    let screen = p.wait_until("a selected row", |s| {
+        selected_line(s).and_then(|l| row_id(&l)).is_some()
+    });
+    let id = selected_line(&screen)
+        .and_then(|l| row_id(&l))
+        .unwrap_or_else(|| panic!("a selected row:\n{screen}"));
+    p.send(b"o");
+    let start = Instant::now();
+    while !opened.exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let got = std::fs::read_to_string(&opened).expect("the browser was started");
+    assert_eq!(got, format!("https://app.example.com/conversations/{id}\n"));
+    p.send(b"q");
+    assert_eq!(p.wait_exit(), 0);
+}

@@ -1,8 +1,7 @@
 //! Opening the selected row in the web app (`o`): the URL is built from the config's
 //! `web_url` template and the row's UUID only (nothing the server sent goes into it), and
-//! started with the platform's opener (I/O, run by the runtime).
-
-use std::process::{Command as Process, Stdio};
+//! started with the user's browser (`$BROWSER`, the platform's opener, WSL; I/O, run by the
+//! runtime).
 
 use tokio::sync::mpsc::UnboundedSender;
 use uuid::Uuid;
@@ -32,25 +31,28 @@ fn notice(tx: &UnboundedSender<Msg>, text: String, error: bool) {
     let _ = tx.send(Msg::Notice { text, error });
 }
 
-/// Starts `opener URL` without waiting for it (a thread reaps it). The URL comes from the
-/// `web_url` template and a UUID only, and is passed as one argument (no shell).
-pub fn open_url(opener: &str, url: &str, tx: &UnboundedSender<Msg>) {
-    let spawned = Process::new(opener)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    match spawned {
-        Ok(mut child) => {
-            std::thread::spawn(move || {
-                let _ = child.wait();
-            });
+/// Opens `url` in the user's browser, as the `webbrowser` crate finds it: `$BROWSER` first,
+/// then the platform's way (xdg-open and the desktops' openers, `open` on macOS, the Windows
+/// side under WSL). Only http(s) URLs are opened (its `hardened` feature); the URL comes from
+/// the `web_url` template and a UUID only, and is passed as one argument (no shell). Run on a
+/// thread of its own: a text browser would block until it exits.
+pub fn open_url(url: &str, tx: &UnboundedSender<Msg>) {
+    let (url, tx) = (url.to_string(), tx.clone());
+    std::thread::spawn(move || {
+        let options = webbrowser::BrowserOptions::new()
+            .with_suppress_output(true)
+            .clone();
+        if let Err(e) =
+            webbrowser::open_browser_with_options(webbrowser::Browser::Default, &url, &options)
+        {
+            notice(
+                &tx,
+                format!(
+                    "cannot open a browser: {}; set BROWSER, or open {url} yourself",
+                    crate::text::one_line(&e.to_string(), 200)
+                ),
+                true,
+            );
         }
-        Err(e) => notice(
-            tx,
-            format!("cannot start {opener}: {e}; the URL is {url}"),
-            true,
-        ),
-    }
+    });
 }

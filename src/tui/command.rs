@@ -72,7 +72,7 @@ pub enum Command {
     NotifyImminent { count: usize },
     /// Put this text on the clipboard with OSC 52. Only ever a UUID (see `update`).
     CopyToClipboard(String),
-    /// Open this URL in the browser (`xdg-open` / `open`). Built only from the config's
+    /// Open this URL in the browser (`$BROWSER`, else the platform's). Built only from the config's
     /// `web_url` template and a row's UUID.
     OpenUrl(String),
     /// Start export `id`: `rows` rows to a new file at `path` (never overwrites), CSV or

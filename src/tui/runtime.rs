@@ -100,8 +100,6 @@ pub struct Runtime {
     resumed: bool,
     /// The config file, read again by a profile switch (`P`).
     pub config_path: Option<std::path::PathBuf>,
-    /// The program `o` runs with the URL (default `xdg-open`, `open` on macOS).
-    pub opener: String,
     /// The local store and its visitor sync, when on.
     store: Option<super::visitor_sync::StoreLink>,
     /// The user's fetches in flight: the visitor sync waits for them.
@@ -128,11 +126,6 @@ impl Runtime {
             modes: None,
             resumed: false,
             config_path: None,
-            opener: if cfg!(target_os = "macos") {
-                "open".into()
-            } else {
-                "xdg-open".into()
-            },
             store: None,
             user_fetches: Default::default(),
             pending_look: None,
@@ -364,7 +357,7 @@ impl Runtime {
                     out.write_all(super::notify::imminent_notification(count).as_bytes())?;
                     out.flush()?;
                 }
-                Command::OpenUrl(url) => super::browser::open_url(&self.opener, &url, &self.tx),
+                Command::OpenUrl(url) => super::browser::open_url(&url, &self.tx),
                 c @ (Command::Export { .. }
                 | Command::ExportRows { .. }
                 | Command::ExportEnd { .. }) => self.exports.run(c, &self.tx),
