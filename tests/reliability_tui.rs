@@ -983,9 +983,16 @@ fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
             &server.api_key(),
             &[("CONVO_CONFIG", &cfg_path)],
         );
-        s.wait_for("loaded", Duration::from_secs(10));
-        s.send(b"G");
-        s.wait_for(says, Duration::from_secs(10));
+        // Rows on screen first, not the status line before them. G goes to the last loaded
+        // row and loads the next page; pressed while the second page is still on its way it
+        // stops at row 50, so it is pressed until a page fails.
+        s.wait_for("loaded · more available", Duration::from_secs(10));
+        let start = std::time::Instant::now();
+        while !s.screen().contains(says) && start.elapsed() < Duration::from_secs(10) {
+            s.send(b"G");
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        s.wait_for(says, Duration::from_secs(1));
         let screen = s.screen();
         assert!(!screen.contains(not), "{status}:\n{screen}");
         let loaded = screen
