@@ -333,3 +333,25 @@ fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
     t.send(b"q");
     assert_eq!(t.wait_exit(Duration::from_secs(5)), Some(0));
 }
+
+/// `r` starts a new walk (decisions.md) that reads again as many rows as were loaded, up to
+/// `refresh_max_pages`, not only the first pages; rows that left are gone from it.
+#[test]
+fn r_reads_the_loaded_depth_again_from_the_top() {
+    let mut server = FakeServer::new(1000, 5);
+    let mut app = unassigned(&server, 4);
+    let before = ids(&app);
+    assert_eq!(before.len(), 200);
+    assert_eq!(app.conversations.selected, 0);
+    assign(&mut server, before[120]);
+    let generation = app.conversations.generation;
+    server.settle(&mut app, ch('r'));
+    assert!(app.conversations.generation > generation, "a new walk");
+    let after = ids(&app);
+    assert_eq!(after.len(), 200, "the same depth");
+    assert!(!after.contains(&before[120]));
+    // with a budget of two pages, two pages
+    app.refresh_max_pages = 2;
+    server.settle(&mut app, ch('r'));
+    assert_eq!(ids(&app).len(), 100);
+}

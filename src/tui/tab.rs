@@ -112,6 +112,9 @@ pub struct TabState<T, F> {
     /// `L`: keep loading until the walk is done.
     pub load_all: bool,
     pub reselect: Option<Reselect>,
+    /// After `r`: the new walk loads this many rows again (as many as were loaded, up to
+    /// the refresh budget) before it waits for the user.
+    pub refill: Option<usize>,
     /// A refresh (a re-read from the top) is under way.
     pub head_in_flight: bool,
     /// Its pages so far.
@@ -137,6 +140,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             retry: None,
             load_all: false,
             reselect: None,
+            refill: None,
             head_in_flight: false,
             reread: None,
             refresh_error: None,
@@ -169,6 +173,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             self.offset = 0;
         }
         self.generation += 1;
+        self.refill = None;
         self.pager = Pager::new(self.pager.limit());
         self.error = None;
         self.retry = None;
@@ -177,6 +182,19 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.reread = None;
         self.refresh_error = None;
         Command::Cancel { tab: self.tab }
+    }
+
+    /// `r`: a new walk that keeps the selected row and loads as many rows as were loaded
+    /// (at most `max_pages` pages), so the depth the user had is read again from the top.
+    pub fn reload(&mut self, max_pages: usize) -> Command {
+        let depth = self
+            .pager
+            .rows()
+            .len()
+            .min(max_pages.max(1) * self.pager.limit());
+        let c = self.restart(true);
+        self.refill = (depth > 0).then_some(depth);
+        c
     }
 
     /// Sets new filters (remembering the old ones for Back) and starts a new walk.
@@ -237,6 +255,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         let page = self.pager.limit();
         self.load_all
             || self.reselect.is_some()
+            || self.refill.is_some_and(|n| loaded < n)
             || loaded <= self.selected + page
             || self.offset + body > loaded
     }

@@ -661,13 +661,14 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             None => app.say("no row selected"),
         },
         Action::Reload => {
+            let max_pages = app.refresh_max_pages;
             let c = with_tab!(app, app.active, |t| {
                 if t.error.is_some() {
                     t.error = None; // retry the failed page; loaded rows stay
                     None
                 } else {
                     marks::before_reload(t);
-                    Some(t.restart(true))
+                    Some(t.reload(max_pages))
                 }
             });
             cmds.extend(c);
