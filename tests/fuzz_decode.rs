@@ -400,8 +400,19 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
             r#"{{"data":[{{"id":"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5e","attributes":{attrs}}}],"has_more":false,"next_cursor":null}}"#
         );
         decode_all(body.as_bytes());
+        // The row is reported as unreadable, not dropped in silence nor taken.
+        let p = Page::<Visitor>::decode(body.as_bytes()).expect("the envelope is fine");
+        assert!(
+            p.items.is_empty(),
+            "depth {depth}: a row that cannot be read"
+        );
+        assert_eq!(p.bad_rows.len(), 1, "depth {depth}: reported");
         let open = "[".repeat(depth);
         decode_all(open.as_bytes());
+        assert!(
+            Page::<Visitor>::decode(open.as_bytes()).is_err(),
+            "depth {depth}: not a page"
+        );
         decode_all(format!(r#"{{"error":{open}"#).as_bytes());
     }
 }
