@@ -564,8 +564,10 @@ fn closing_the_terminal_ends_convo_with_129() {
             break st;
         }
         if start.elapsed() > WAIT {
+            let why = process_report(child.process_id());
             let _ = child.kill();
-            panic!("convo kept running after its terminal was closed");
+            let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+            panic!("convo kept running after its terminal was closed\n{why}\nlog:\n{log}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -659,4 +661,35 @@ fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
     assert_eq!(got, format!("https://app.example.com/conversations/{id}\n"));
     p.send(b"q");
     assert_eq!(p.wait_exit(), 0);
+}
+
+/// What a process that did not end is doing: its signal masks and each thread's state and
+/// kernel wait channel, for the failure message.
+fn process_report(pid: Option<u32>) -> String {
+    let Some(pid) = pid else {
+        return "no pid".into();
+    };
+    let mut out = String::new();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    for l in status.lines() {
+        if l.starts_with("State") || l.starts_with("Sig") || l.starts_with("ShdPnd") {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    if let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for t in tasks.flatten() {
+            let p = t.path();
+            let read = |f: &str| std::fs::read_to_string(p.join(f)).unwrap_or_default();
+            out.push_str(&format!(
+                "thread {:?} {} wchan={} {}\n",
+                t.file_name(),
+                read("comm").trim(),
+                read("wchan").trim(),
+                read("stat").split(' ').nth(2).unwrap_or("?"),
+            ));
+            out.push_str(&read("stack"));
+        }
+    }
+    out
 }

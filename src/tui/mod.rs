@@ -192,6 +192,13 @@ pub fn ui_problems(ui: &crate::ui_config::UiConfig) -> Vec<(String, String)> {
 /// How long a failed terminal read or write waits for the SIGHUP that usually explains it.
 const HANGUP_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// How long the browser loop has to answer a stop signal before the signal's own task restores
+/// the terminal and ends convo. The loop polls the terminal's reader on the main thread, and
+/// crossterm's reader retries a read that returns end-of-file or EIO without end: when the
+/// terminal hangs up while the loop is in there, the loop never comes back (seen in a pty
+/// test, about 1 run in 20 on a loaded machine), so the signal cannot wait for it.
+const STUCK_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// How the browser ended without an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -201,13 +208,38 @@ pub enum Exit {
     Signal(i32),
 }
 
+/// Waits for a stop signal on a task of its own (a worker thread, not the main one): passes it
+/// on to the browser loop, and if the loop has not taken over the way out within
+/// [`STUCK_GRACE`] (it aborts the returned task), restores the terminal and exits with
+/// 128 + the signal itself.
+fn watch_signals(
+    mut signals: StopSignals,
+) -> (
+    tokio::sync::oneshot::Receiver<i32>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let watchdog = tokio::spawn(async move {
+        let n = signals.recv().await;
+        let _ = tx.send(n);
+        tokio::time::sleep(STUCK_GRACE).await;
+        tracing::warn!(
+            signal = n,
+            "the browser loop did not answer the signal: terminal restored, exiting"
+        );
+        terminal::restore();
+        std::process::exit(128 + n);
+    });
+    (rx, watchdog)
+}
+
 /// Opens the browser and runs it until the user quits or a signal stops it.
 pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exit, TuiError> {
     let mut app = app_from_config(&config, &client, &opts)?;
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
-    let mut signals = StopSignals::catch()?;
+    let signals = StopSignals::catch()?;
     let guard = TerminalGuard::enter(config.ui.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let mut rt = Runtime::new(client);
@@ -227,20 +259,23 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     if std::env::var_os("CONVO_NO_SCROLL_REGION").is_some_and(|v| !v.is_empty()) {
         rt.frames = frames::Frames::plain();
     }
+    let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();
     let mut result = tokio::select! {
         r = rt.run(&mut terminal, &mut app, input::Input::new(EventStream::new()), &mut out) => r.map(|()| Exit::Quit),
-        n = signals.recv() => Ok(Exit::Signal(n)),
+        Ok(n) = &mut stop => Ok(Exit::Signal(n)),
     };
     if let Err(e) = &result {
         // The terminal went away (a closed window, a dropped SSH connection): reading or
         // drawing fails just before or after the SIGHUP that says so. Let the signal speak if
         // it comes.
         tracing::warn!("the browser stopped: {e}");
-        if let Ok(n) = tokio::time::timeout(HANGUP_GRACE, signals.recv()).await {
+        if let Ok(Ok(n)) = tokio::time::timeout(HANGUP_GRACE, &mut stop).await {
             result = Ok(Exit::Signal(n));
         }
     }
+    // The loop is back: the rest of the way out is ours.
+    watchdog.abort();
     if let Ok(Exit::Signal(n)) = result {
         tracing::info!(signal = n, "stopped by a signal; terminal restored");
     }
