@@ -3,8 +3,10 @@
 //! its pty tests spawn); a shipped build has neither the module nor the switches.
 //!
 //! - `CONVO_TEST_PANIC`: `1` (any other non-empty value) panics at the first draw; `fetch`
-//!   makes the next fetch task panic. To check that the terminal is restored and that a
-//!   panicking task becomes an error on screen.
+//!   makes the next fetch task panic; `stall` makes the browser loop stop answering after its
+//!   first frame (the main thread sleeps for ever, as when the terminal's reader never returns).
+//!   To check that the terminal is restored, that a panicking task becomes an error on screen,
+//!   and that a stop signal ends convo even when the loop does not answer.
 //! - `CONVO_NOW`: the clock of `convo summary` (RFC 3339), for stable ages.
 
 /// The variable of [`panic_at`].
@@ -19,6 +21,8 @@ pub enum PanicAt {
     Draw,
     /// Inside the next fetch task the runtime spawns (once).
     Fetch,
+    /// Not a panic: after the first frame the browser loop never comes back.
+    Stall,
 }
 
 /// Where the binary should panic, if `CONVO_TEST_PANIC` asks (unset or empty: nowhere).
@@ -27,6 +31,7 @@ pub fn panic_at() -> Option<PanicAt> {
     match v.trim() {
         "" => None,
         "fetch" => Some(PanicAt::Fetch),
+        "stall" => Some(PanicAt::Stall),
         _ => Some(PanicAt::Draw),
     }
 }

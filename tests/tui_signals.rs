@@ -278,6 +278,43 @@ fn sigterm_sighup_and_sigquit_restore_the_terminal_and_exit_128_plus_the_signal(
     }
 }
 
+/// A stop signal does not wait for the browser loop: when the loop never comes back (here it
+/// is made to sleep after its first frame; in the field crossterm's reader can spin for ever
+/// on a terminal that hung up), the signal's own task restores the terminal and exits.
+#[test]
+fn a_stop_signal_ends_convo_even_when_the_loop_does_not_answer() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut p = start(&server, tmp.path(), "", &[("CONVO_TEST_PANIC", "stall")]);
+    p.wait_for("STATUS");
+    assert!(
+        raw_mode_is_on(wait_flags(&p, raw_mode_is_on)),
+        "raw mode is on while convo runs"
+    );
+    let log = tmp.path().join("convo.log");
+    let start = Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("stops answering")
+    {
+        assert!(start.elapsed() < WAIT, "the loop never stalled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = Pid::from_raw(p.child.process_id().expect("pid") as i32);
+    kill(pid, Signal::SIGTERM).expect("kill");
+    assert_eq!(p.wait_exit(), 143, "exit status 128 + SIGTERM");
+    let out = p.text();
+    assert!(
+        out.ends_with("\u{1b}[?1049l\u{1b}[?25h"),
+        "the output ends by leaving the alternate screen and showing the cursor: {:?}",
+        &out[out.len().saturating_sub(120)..]
+    );
+    let flags = wait_flags(&p, sane);
+    assert!(sane(flags), "the terminal is cooked again: {flags:?}");
+    let log = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(log.contains("did not answer the signal"), "{log}");
+}
+
 /// The children of `pid` (Linux: /proc/PID/task/PID/children).
 fn children(pid: u32) -> Vec<u32> {
     std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))

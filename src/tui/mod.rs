@@ -255,6 +255,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
         let at = crate::testing::panic_at();
         rt.panic_on_draw = at == Some(crate::testing::PanicAt::Draw);
         rt.panic_in_fetch = at == Some(crate::testing::PanicAt::Fetch);
+        rt.stall_after_draw = at == Some(crate::testing::PanicAt::Stall);
     }
     if std::env::var_os("CONVO_NO_SCROLL_REGION").is_some_and(|v| !v.is_empty()) {
         rt.frames = frames::Frames::plain();

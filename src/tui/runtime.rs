@@ -93,6 +93,10 @@ pub struct Runtime {
     /// Test only (`CONVO_TEST_PANIC=fetch`): the next fetch task panics (once), so a pty test
     /// can check that a panicking task becomes an error on screen and `r` recovers.
     pub panic_in_fetch: bool,
+    /// Test only (`CONVO_TEST_PANIC=stall`): after the first frame the loop never returns (the
+    /// main thread sleeps for ever), so a pty test can check that a stop signal still ends
+    /// convo with the terminal restored.
+    pub stall_after_draw: bool,
     /// The terminal's modes for Ctrl-Z and `mouse` (none on a `TestBackend`: then
     /// [`Command::Suspend`] and [`Command::SetMouse`] do nothing but redraw).
     pub modes: Option<Box<dyn Modes>>,
@@ -123,6 +127,7 @@ impl Runtime {
             tick: TICK,
             panic_on_draw: false,
             panic_in_fetch: false,
+            stall_after_draw: false,
             modes: None,
             resumed: false,
             config_path: None,
@@ -257,6 +262,12 @@ impl Runtime {
             .draw(terminal, |f| view::draw(app, f), app)
             .map_err(|e| TuiError::Draw(e.to_string()))?;
         app.dirty = false;
+        if self.stall_after_draw {
+            tracing::warn!("CONVO_TEST_PANIC=stall: the loop stops answering (test only)");
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
         Ok(())
     }
 
