@@ -73,7 +73,7 @@ impl Column {
             Column::Status => col("STATUS", 7, 8, 0),
             Column::Due => col("DUE", 9, 11, 0),
             Column::Resolution => col("RESOLVE", 9, 11, 2),
-            Column::Visitor => col("VISITOR", 8, 8, 3),
+            Column::Visitor => col("VISITOR", 8, 15, 3),
             Column::Site => col("SITE", 8, 18, 2),
             Column::Assignee => col("ASSIGNEE", 10, 18, 1),
             Column::Created => col("CREATED", 8, 8, 5),
