@@ -27,13 +27,15 @@ pub enum Column {
     Attributes,
 }
 
-/// A column's title, the narrowest and the widest it is useful at, and when it is dropped on
+/// A column's title, the narrowest and the widest it is useful at, how far it stretches once
+/// every column has its `pref` (free text: names, sites, agents), and when it is dropped on
 /// a narrow terminal (higher goes first; 0 never).
 #[derive(Debug, Clone, Copy)]
 pub struct Col {
     pub title: &'static str,
     pub min: u16,
     pub pref: u16,
+    pub stretch: u16,
     pub drop: u8,
 }
 
@@ -42,7 +44,15 @@ const fn col(title: &'static str, min: u16, pref: u16, drop: u8) -> Col {
         title,
         min,
         pref,
+        stretch: pref,
         drop,
+    }
+}
+
+impl Col {
+    /// The same column, stretching to `n` cells when the terminal has room to spare.
+    const fn stretch(self, n: u16) -> Col {
+        Col { stretch: n, ..self }
     }
 }
 
@@ -73,9 +83,9 @@ impl Column {
             Column::Status => col("STATUS", 7, 8, 0),
             Column::Due => col("DUE", 9, 11, 0),
             Column::Resolution => col("RESOLVE", 9, 11, 2),
-            Column::Visitor => col("VISITOR", 8, 15, 3),
-            Column::Site => col("SITE", 8, 18, 2),
-            Column::Assignee => col("ASSIGNEE", 10, 18, 1),
+            Column::Visitor => col("VISITOR", 8, 15, 2).stretch(32),
+            Column::Site => col("SITE", 8, 18, 3).stretch(24),
+            Column::Assignee => col("ASSIGNEE", 10, 18, 1).stretch(24),
             Column::Created => col("CREATED", 8, 8, 5),
             Column::Updated => col("UPDATED", 8, 8, 1),
             Column::Id => col("ID", 8, 36, 4),

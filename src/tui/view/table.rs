@@ -62,6 +62,16 @@ pub fn widths(cols: &[Col], width: u16) -> Vec<Option<u16>> {
             spare -= grow;
         }
     }
+    // Room to spare once every column has its `pref`: free-text columns stretch, left first,
+    // leaving one cell before the scrollbar.
+    spare = spare.saturating_sub(1);
+    for (i, c) in cols.iter().enumerate() {
+        if let Some(cur) = w[i].as_mut() {
+            let grow = c.stretch.saturating_sub(*cur).min(spare);
+            *cur += grow;
+            spare -= grow;
+        }
+    }
     w
 }
 
@@ -305,5 +315,47 @@ fn end_line<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         )))
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::columns::Columns;
+
+    fn conversation_cols() -> Vec<Col> {
+        Columns::default()
+            .conversations
+            .iter()
+            .map(|c| c.spec())
+            .collect()
+    }
+
+    fn total(w: &[Option<u16>]) -> u16 {
+        let kept: Vec<u16> = w.iter().flatten().copied().collect();
+        kept.iter().sum::<u16>() + kept.len().saturating_sub(1) as u16
+    }
+
+    #[test]
+    fn spare_room_goes_to_the_visitor_column_first_and_a_cell_stays_free() {
+        let cols = conversation_cols();
+        let at = |title: &str, w: &[Option<u16>]| {
+            let i = cols.iter().position(|c| c.title == title).expect(title);
+            w[i]
+        };
+        // 160 columns: every column has its preferred width, the ID its 36 cells, and what is
+        // left goes to VISITOR (up to 32), then SITE and ASSIGNEE.
+        let wide = widths(&cols, 158);
+        assert_eq!(at("ID", &wide), Some(36));
+        assert_eq!(at("VISITOR", &wide), Some(32));
+        assert!(total(&wide) < 158, "a cell before the scrollbar");
+        // 120 columns: no room to stretch; the VISITOR column keeps its 15.
+        let mid = widths(&cols, 118);
+        assert_eq!(at("VISITOR", &mid), Some(15));
+        assert!(total(&mid) <= 118);
+        // 80 columns: down towards the minimums; nothing wider than asked.
+        let narrow = widths(&cols, 78);
+        assert!(total(&narrow) <= 78, "{narrow:?}");
+        assert!(at("VISITOR", &narrow).is_none_or(|w| w <= 15));
     }
 }
