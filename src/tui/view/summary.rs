@@ -154,10 +154,11 @@ fn wait_chart(pane: &SummaryPane, width: usize) -> Vec<Line<'static>> {
     if let Some(o) = s.longest_overdue {
         head.push(Span::raw(format!(", the longest over by {}", age(o))));
     }
-    head.push(Span::styled(
-        " (approximate: from createdAt)",
-        Style::new().dim(),
-    ));
+    // The caveat only where it fits: cut at the pane's edge it read as a broken line.
+    let note = Span::styled(" (approximate: from createdAt)", Style::new().dim());
+    if Line::from(head.clone()).width() + note.width() <= width {
+        head.push(note);
+    }
     let mut lines = vec![Line::from(head)];
     let edges = pane.summary().wait_edges();
     let labels = crate::sla::wait_labels(&edges);
