@@ -570,11 +570,9 @@ fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
     assert_eq!(p.wait_exit(), 0);
 }
 
-#[test]
-fn closing_the_terminal_ends_convo_with_129() {
-    let (_rt, server) = demo();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let mut p = start(&server, tmp.path(), "", &[]);
+/// Closes every copy of the pty's master (a closed window, a dropped SSH connection) once
+/// convo shows its table, and waits for the pty's process to end.
+fn close_the_terminal(mut p: Pty, tmp: &Path) -> portable_pty::ExitStatus {
     p.wait_for("more available");
     // Every copy of the master must go for the terminal to hang up: the reader thread lets go
     // of its copy after the next read (a key makes convo draw).
@@ -591,25 +589,66 @@ fn closing_the_terminal_ends_convo_with_129() {
         writer,
         ..
     } = p;
-    // The terminal goes away (a closed window, a dropped SSH connection): the kernel hangs
-    // up the session and sends SIGHUP.
     drop(writer);
     drop(master);
     let start = Instant::now();
-    let status = loop {
+    loop {
         if let Some(st) = child.try_wait().expect("try_wait") {
-            break st;
+            return st;
         }
         if start.elapsed() > WAIT {
             let why = process_report(child.process_id());
             let _ = child.kill();
-            let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+            let log = std::fs::read_to_string(tmp.join("convo.log")).unwrap_or_default();
             panic!("convo kept running after its terminal was closed\n{why}\nlog:\n{log}");
         }
         std::thread::sleep(Duration::from_millis(20));
-    };
+    }
+}
+
+#[test]
+fn closing_the_terminal_ends_convo_with_129() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = start(&server, tmp.path(), "", &[]);
+    // convo leads the pty's session: the kernel hangs the session up and sends it SIGHUP.
+    let status = close_the_terminal(p, tmp.path());
     let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
     assert_eq!(status.exit_code(), 129, "{status:?}; log:\n{log}");
+}
+
+/// Started by a shell that ignores SIGHUP (or by any parent that leads the session and does
+/// not pass the hang-up on), convo hears no signal when its terminal goes: it notices the
+/// hang-up itself and ends as if SIGHUP had come, instead of running on with nobody to see.
+#[test]
+fn a_hang_up_without_sighup_still_ends_convo_with_129() {
+    let (_rt, server) = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let file = tmp.path().join("convo.toml");
+    std::fs::write(&file, format!("base_url = \"{}\"\n", server.base_url())).expect("config");
+    let code = tmp.path().join("code");
+    let mut cmd = CommandBuilder::new("sh");
+    convo_env(&mut cmd, &server, tmp.path(), &[]);
+    cmd.arg("-c");
+    // The shell leads the session and ignores the hang-up; convo runs as its child (not
+    // exec'd: a command follows), so the kernel's SIGHUP never reaches it.
+    cmd.arg(format!(
+        "trap '' HUP; '{}' --config '{}'; echo $? > '{}'",
+        env!("CARGO_BIN_EXE_convo"),
+        file.display(),
+        code.display()
+    ));
+    let status = close_the_terminal(Pty::spawn(cmd), tmp.path());
+    assert!(status.success(), "the shell: {status:?}");
+    let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+    assert_eq!(
+        std::fs::read_to_string(&code)
+            .expect("convo's exit code")
+            .trim(),
+        "129",
+        "log:\n{log}"
+    );
+    assert!(log.contains("the terminal hung up"), "log:\n{log}");
 }
 
 #[test]

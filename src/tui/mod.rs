@@ -208,7 +208,8 @@ pub enum Exit {
     Signal(i32),
 }
 
-/// Waits for a stop signal on a task of its own (a worker thread, not the main one): passes it
+/// Waits for a stop signal (or a terminal that hung up, taken as SIGHUP) on a task of its own
+/// (a worker thread, not the main one): passes it
 /// on to the browser loop, and if the loop has not taken over the way out within
 /// [`STUCK_GRACE`] (it aborts the returned task), restores the terminal and exits with
 /// 128 + the signal itself.
@@ -220,7 +221,13 @@ fn watch_signals(
 ) {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let watchdog = tokio::spawn(async move {
-        let n = signals.recv().await;
+        let n = tokio::select! {
+            n = signals.recv() => n,
+            () = terminal::hung_up() => {
+                tracing::warn!("the terminal hung up (no SIGHUP came): taken as one");
+                signal_hook::consts::signal::SIGHUP
+            }
+        };
         let _ = tx.send(n);
         tokio::time::sleep(STUCK_GRACE).await;
         tracing::warn!(
@@ -270,8 +277,13 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
         // The terminal went away (a closed window, a dropped SSH connection): reading or
         // drawing fails just before or after the SIGHUP that says so. Let the signal speak if
         // it comes.
+        // A terminal that hung up with no SIGHUP on its way (convo is not the session's
+        // leader) ends convo as SIGHUP would.
         tracing::warn!("the browser stopped: {e}");
-        if let Ok(Ok(n)) = tokio::time::timeout(HANGUP_GRACE, &mut stop).await {
+        if terminal::is_hung_up() {
+            tracing::warn!("the terminal hung up: taken as SIGHUP");
+            result = Ok(Exit::Signal(signal_hook::consts::signal::SIGHUP));
+        } else if let Ok(Ok(n)) = tokio::time::timeout(HANGUP_GRACE, &mut stop).await {
             result = Ok(Exit::Signal(n));
         }
     }

@@ -164,6 +164,45 @@ fn job_control() -> bool {
     }
 }
 
+/// How often [`hung_up`] looks at the terminal.
+const HANGUP_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether the terminal on stdin has hung up (its other end closed: a closed window, a dropped
+/// SSH connection). A poll(2) with no wait: it reads nothing, so no key is taken from the
+/// browser. False when it cannot be known.
+pub fn is_hung_up() -> bool {
+    #[cfg(unix)]
+    {
+        use rustix::event::{PollFd, PollFlags, poll};
+        let zero = rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let stdin = io::stdin();
+        let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+        poll(&mut fds, Some(&zero)).is_ok() && fds[0].revents().contains(PollFlags::HUP)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// Returns once the terminal on stdin has hung up ([`is_hung_up`], looked at every
+/// [`HANGUP_CHECK`]). The kernel sends SIGHUP only to the session's leader: convo started by
+/// a shell that ignores SIGHUP or does not pass it on hears nothing, while crossterm's reader
+/// spins on the dead terminal.
+pub async fn hung_up() {
+    let mut every = tokio::time::interval(HANGUP_CHECK);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if is_hung_up() {
+            return;
+        }
+    }
+}
+
 /// SIGTERM, SIGHUP and SIGQUIT, caught for as long as the browser runs so that each one
 /// restores the terminal before convo exits with 128 + the signal's number.
 pub struct StopSignals {
