@@ -150,6 +150,15 @@ fn detail_pane_of_a_visitor_scrolled() {
     insta::assert_snapshot!(testing::render(&app));
 }
 
+/// Beside the table on a wide terminal, the pane's key hints fit its width (two lines).
+#[test]
+fn detail_pane_of_a_visitor_beside_the_table() {
+    let (mut app, s) = loaded(120, 34, 30, 30);
+    s.settle(&mut app, ch('2'));
+    update(&mut app, key(KeyCode::Enter));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
 #[test]
 fn help_overlay() {
     let (mut app, _s) = loaded(120, 40, 300, 10);

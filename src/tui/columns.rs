@@ -89,10 +89,12 @@ impl Column {
             Column::Created => col("CREATED", 8, 8, 5),
             Column::Updated => col("UPDATED", 8, 8, 1),
             Column::Id => col("ID", 8, 36, 4),
-            Column::Name => col("NAME", 10, 24, 0),
-            Column::Email => col("EMAIL", 12, 28, 1),
+            // Names and e-mails share a narrow table (the detail pane open beside it) before
+            // either stretches; attributes take what is left.
+            Column::Name => col("NAME", 10, 16, 0).stretch(24),
+            Column::Email => col("EMAIL", 12, 22, 1).stretch(32),
             Column::ExternalId => col("EXTERNAL ID", 8, 16, 3),
-            Column::Attributes => col("ATTRIBUTES", 10, 200, 4),
+            Column::Attributes => col("ATTRIBUTES", 10, 36, 4).stretch(200),
         }
     }
 

@@ -144,9 +144,12 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
     v.push(Line::default());
     let k = |a| app.keymap.key_of(a);
     v.push(hint(&format!(
-        "{} their conversations · {} copy id · {}/{} scroll · Esc close",
+        "{} their conversations · {} copy id",
         k(Action::DrillVisitor),
         k(Action::Copy),
+    )));
+    v.push(hint(&format!(
+        "{}/{} PgUp/PgDn scroll · Esc close",
         k(Action::DetailDown),
         k(Action::DetailUp)
     )));

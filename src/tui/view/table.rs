@@ -358,4 +358,28 @@ mod tests {
         assert!(total(&narrow) <= 78, "{narrow:?}");
         assert!(at("VISITOR", &narrow).is_none_or(|w| w <= 15));
     }
+
+    #[test]
+    fn names_and_emails_share_a_narrow_visitor_table_before_either_stretches() {
+        let cols: Vec<Col> = Columns::default()
+            .visitors
+            .iter()
+            .map(|c| c.spec())
+            .collect();
+        let at = |title: &str, w: &[Option<u16>]| {
+            let i = cols.iter().position(|c| c.title == title).expect(title);
+            w[i]
+        };
+        // Beside the detail pane (66 cells): NAME no longer takes all the room while EMAIL
+        // stays at its minimum ("visitor0@ex…").
+        let narrow = widths(&cols, 66);
+        assert_eq!(at("NAME", &narrow), Some(16));
+        assert_eq!(at("EMAIL", &narrow), Some(20), "{narrow:?}");
+        // 120 columns: both stretch, attributes keep their share.
+        let wide = widths(&cols, 118);
+        assert_eq!(at("NAME", &wide), Some(24));
+        assert!(at("EMAIL", &wide).is_some_and(|w| w >= 28), "{wide:?}");
+        assert_eq!(at("ATTRIBUTES", &wide), Some(36));
+        assert!(total(&wide) < 118, "a cell before the scrollbar");
+    }
 }
