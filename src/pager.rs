@@ -208,6 +208,16 @@ pub struct Pager<T> {
     /// Rows handed out by [`Pager::drain_rows`] (streaming use), still counted as loaded.
     drained: usize,
     warnings: Warnings,
+    /// The rows that left at the last refresh (until the next one).
+    gone: Vec<Gone<T>>,
+}
+
+/// A row that left the list at the last refresh, and where it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gone<T> {
+    /// The id of the row it came after (one that stayed), `None` at the top.
+    pub after: Option<Uuid>,
+    pub row: T,
 }
 
 impl<T: Row> Pager<T> {
@@ -224,6 +234,7 @@ impl<T: Row> Pager<T> {
             fruitless: 0,
             drained: 0,
             warnings: Warnings::default(),
+            gone: Vec::new(),
         }
     }
 
@@ -381,10 +392,17 @@ impl<T: Row> Pager<T> {
                 None => {}
             }
         }
-        for r in &self.rows[..window] {
+        // Where each row that left was: after the last row before it that stays.
+        // (Indices, in order: the rows are matched to them as they come out, without hashing.)
+        let mut left_at: Vec<(usize, Option<Uuid>)> = Vec::new();
+        let mut kept: Option<Uuid> = None;
+        for (i, r) in self.rows[..window].iter().enumerate() {
             let id = r.id();
-            if !fresh.ids.contains(&id) {
+            if fresh.ids.contains(&id) {
+                kept = Some(id);
+            } else {
                 merged.left_ids.push(id);
+                left_at.push((i, kept));
                 self.seen.remove(&id);
             }
         }
@@ -392,7 +410,13 @@ impl<T: Row> Pager<T> {
         merged.live = fresh.rows.len();
         merged.cut = !tail_empty;
         self.seen.extend(fresh.ids.iter().copied());
-        self.rows.splice(..window, fresh.rows);
+        self.gone.clear();
+        let mut left = left_at.into_iter().peekable();
+        for (i, row) in self.rows.splice(..window, fresh.rows).enumerate() {
+            if let Some((_, after)) = left.next_if(|(at, _)| *at == i) {
+                self.gone.push(Gone { after, row });
+            }
+        }
         if complete {
             self.next = Next::End;
         } else if tail_empty && !self.in_flight && beyond == 0 {
@@ -410,6 +434,14 @@ impl<T: Row> Pager<T> {
             self.fruitless = 0;
         }
         merged
+    }
+
+    /// The rows that left at the last refresh, in the order they were loaded, and where
+    /// each was; one that has come back since is left out.
+    pub fn gone(&self) -> impl Iterator<Item = &Gone<T>> {
+        self.gone
+            .iter()
+            .filter(|g| !self.seen.contains(&g.row.id()))
     }
 
     /// The rows loaded so far (minus any drained), in server order.
@@ -657,11 +689,29 @@ mod tests {
         assert!(!m.cut);
         assert_eq!(ids(&p), vec![7, 5, 3]);
         assert_eq!(p.rows()[1].1, 1);
+        // 4 is remembered after the row it followed, until it comes back
+        let gone: Vec<_> = p.gone().map(|g| (g.after, g.row.0)).collect();
+        assert_eq!(gone, vec![(Some(Uuid::from_u128(5)), 4)]);
         // the walk goes on from the re-read's cursor; a row that left may come back later
         assert_eq!(p.next_request(), Some(Some("b".into())));
         p.apply(page(&[4, 2], false, None));
         assert_eq!(ids(&p), vec![7, 5, 3, 4, 2]);
         assert_eq!(p.warnings().duplicates, 0);
+        assert_eq!(p.gone().count(), 0, "4 is back: not shown as gone");
+    }
+
+    #[test]
+    fn rows_that_left_are_remembered_where_they_were_for_one_refresh() {
+        let mut p = Pager::new(3);
+        p.next_request();
+        p.apply(page(&[3, 2, 1], false, None));
+        // 3 (the top) and 1 left
+        p.reconcile(reread(1, &[&[2]], None), 3);
+        let gone: Vec<_> = p.gone().map(|g| (g.after, g.row.0)).collect();
+        assert_eq!(gone, vec![(None, 3), (Some(Uuid::from_u128(2)), 1)]);
+        // the next refresh, with nothing leaving, forgets them
+        p.reconcile(reread(1, &[&[2]], None), 1);
+        assert_eq!(p.gone().count(), 0);
     }
 
     #[test]

@@ -314,8 +314,9 @@ fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
     assert!(screen.contains(&short(picked)), "{screen}");
 
     assert!(server.assign(picked.id, Some(server.data().agents[0])));
-    let screen = t.wait_until(within, |s| s.contains(&format!("all {} loaded", n - 1)));
-    assert!(!screen.contains(&short(picked)), "{screen}");
+    // It is not counted at once; it may show greyed (×) for one refresh, then it is gone.
+    t.wait_until(within, |s| s.contains(&format!("all {} loaded", n - 1)));
+    let screen = t.wait_until(within, |s| !s.contains(&short(picked)));
     assert!(screen.contains(&short(&queue[2])), "{screen}");
     t.send(b"S");
     t.wait_until(within, |s| {
@@ -354,4 +355,135 @@ fn r_reads_the_loaded_depth_again_from_the_top() {
     app.refresh_max_pages = 2;
     server.settle(&mut app, ch('r'));
     assert_eq!(ids(&app).len(), 100);
+}
+
+/// The screen's lines, and the line showing the row with `id` (by its short id).
+fn line_of(buf: &ratatui::buffer::Buffer, id: uuid::Uuid) -> Option<u16> {
+    let short = convo::api::model::short_id(&id);
+    (0..buf.area.height).find(|&y| {
+        let line: String = (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect();
+        line.contains(&short)
+    })
+}
+
+fn click(app: &mut App, y: u16) {
+    update(
+        app,
+        Msg::Mouse(crossterm::event::MouseEvent {
+            kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+            column: 20,
+            row: y,
+            modifiers: crossterm::event::KeyModifiers::NONE,
+        }),
+    );
+}
+
+/// A row that left stays on screen for one refresh where it was, greyed, struck through and
+/// marked `×`, so the eye can follow; it is not counted, not selectable (keys and clicks
+/// pass over it), and the next refresh takes it away.
+#[test]
+fn a_row_that_left_shows_greyed_where_it_was_for_one_refresh() {
+    let mut server = FakeServer::new(180, 5);
+    let mut app = unassigned(&server, 1);
+    server.settle(&mut app, Msg::Resize(160, 30));
+    let before = ids(&app);
+    let gone = before[3];
+    assign(&mut server, gone);
+    server.settle(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, at(10));
+    assert!(!ids(&app).contains(&gone));
+    let buf = testing::render_buffer(&app);
+    let y = line_of(&buf, gone).expect("the row that left is on screen");
+    assert_eq!(
+        line_of(&buf, before[2]),
+        Some(y - 1),
+        "after the row it followed"
+    );
+    assert_eq!(line_of(&buf, before[4]), Some(y + 1));
+    assert_eq!(buf[(0, y)].symbol(), "×");
+    assert!(
+        (1..buf.area.width - 1).all(|x| buf[(x, y)]
+            .modifier
+            .contains(ratatui::style::Modifier::CROSSED_OUT)),
+        "struck through"
+    );
+    assert_eq!(
+        buf[(0, y - 1)].symbol(),
+        ">",
+        "the selection stays on its row"
+    );
+    let screen = testing::render(&app);
+    let loaded = ids(&app).len();
+    assert!(
+        screen.contains(&format!(" {loaded} loaded")),
+        "not counted: {screen}"
+    );
+    // A click on it selects nothing; a click below it selects the row drawn there.
+    click(&mut app, y);
+    assert_eq!(app.selected_id(), Some(before[2]));
+    click(&mut app, y + 1);
+    assert_eq!(app.selected_id(), Some(before[4]));
+    // Up passes over it to the row above.
+    update(&mut app, key(KeyCode::Up));
+    assert_eq!(app.selected_id(), Some(before[2]));
+
+    // The next refresh takes it away.
+    server.settle(&mut app, at(25));
+    assert_eq!(line_of(&testing::render_buffer(&app), gone), None);
+}
+
+/// With the selection on the last line, a row that left above it is not drawn when it would
+/// push the selection off the screen (here a new row on top took the room it left).
+#[test]
+fn a_row_that_left_never_pushes_the_selection_off_screen() {
+    let mut server = FakeServer::new(180, 5);
+    let mut app = unassigned(&server, 1);
+    server.settle(&mut app, Msg::Resize(160, 30));
+    let body = app.body_height();
+    for _ in 0..body - 1 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    assert_eq!(app.conversations.offset, 0);
+    let before = ids(&app);
+    let selected = before[body - 1];
+    assign(&mut server, before[3]);
+    let mut c = testing::conversation(9000);
+    c.assignee_id = None;
+    server.conversations.insert(0, c);
+    server.settle(&mut app, at(10));
+    assert_eq!(app.selected_id(), Some(selected));
+    let buf = testing::render_buffer(&app);
+    let y = line_of(&buf, selected).expect("the selection is on screen");
+    assert_eq!(buf[(0, y)].symbol(), ">");
+    assert_eq!(line_of(&buf, before[3]), None, "no room for it above");
+    // Higher up the list, the room is there: it shows.
+    update(&mut app, key(KeyCode::Home));
+    let buf = testing::render_buffer(&app);
+    assert!(line_of(&buf, before[3]).is_some());
+}
+
+/// Watching the top of a queue, new rows come in on screen: the top stays in view and the
+/// selection moves down with its row, instead of the new rows arriving above the screen.
+#[test]
+fn at_the_top_new_rows_come_in_on_screen_and_the_selection_goes_down_with_its_row() {
+    let mut server = FakeServer::new(180, 5);
+    let mut app = unassigned(&server, 1);
+    server.settle(&mut app, Msg::Resize(160, 30));
+    update(&mut app, key(KeyCode::Down));
+    let selected = app.selected_id().expect("a row");
+    let mut c = testing::conversation(9000);
+    c.assignee_id = None;
+    let new = c.id;
+    server.conversations.insert(0, c);
+    server.settle(&mut app, at(10));
+    assert_eq!(app.conversations.offset, 0, "the top stays in view");
+    assert_eq!(app.selected_id(), Some(selected));
+    assert_eq!(app.conversations.selected, 2);
+    let buf = testing::render_buffer(&app);
+    let y = line_of(&buf, new).expect("the new row is on screen");
+    assert_eq!(buf[(0, y)].symbol(), "•");
+    assert_eq!(line_of(&buf, selected), Some(y + 2));
 }

@@ -92,6 +92,15 @@ pub enum HeadStep {
     Failed,
 }
 
+/// One line of the table's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenLine {
+    /// The loaded row at this index.
+    Row(usize),
+    /// The row with this id, which left the list at the last refresh.
+    Gone(Uuid),
+}
+
 /// The state of one tab.
 #[derive(Debug, Clone)]
 pub struct TabState<T, F> {
@@ -224,6 +233,62 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.scroll_into_view(body);
     }
 
+    /// What each of the table's `body` lines shows, in server order from `offset`: the
+    /// loaded rows and, with `gone`, each row that left at the last refresh just after the
+    /// row it followed (shown for that one refresh, so the eye can follow; never counted,
+    /// searched or selected). A row that left above the selection is shown only while the
+    /// selection stays on screen.
+    pub fn screen_lines(&self, body: usize, gone: bool) -> Vec<ScreenLine> {
+        let rows = self.pager.rows();
+        let n = rows.len();
+        let start = self.offset.min(n);
+        let plain = || {
+            (start..(start + body).min(n))
+                .map(ScreenLine::Row)
+                .collect()
+        };
+        if !gone {
+            return plain();
+        }
+        let mut after: std::collections::HashMap<Option<Uuid>, Vec<&T>> = Default::default();
+        for g in self.pager.gone() {
+            after.entry(g.after).or_default().push(&g.row);
+        }
+        if after.is_empty() {
+            return plain();
+        }
+        let mut out = Vec::with_capacity(body);
+        // Lines the rows that left may take above the selection.
+        let mut room_above = body.saturating_sub(1 + self.selected.saturating_sub(start));
+        let mut add = |out: &mut Vec<ScreenLine>, key: Option<Uuid>, above: bool| {
+            for r in after.get(&key).into_iter().flatten() {
+                if out.len() == body || (above && room_above == 0) {
+                    return;
+                }
+                if above {
+                    room_above -= 1;
+                }
+                out.push(ScreenLine::Gone(r.id()));
+            }
+        };
+        if start == 0 {
+            add(&mut out, None, n > 0);
+        }
+        for (i, r) in rows.iter().enumerate().skip(start) {
+            if out.len() == body {
+                break;
+            }
+            out.push(ScreenLine::Row(i));
+            add(&mut out, Some(r.id()), i < self.selected);
+        }
+        out
+    }
+
+    /// The row that left at the last refresh with this id.
+    pub fn gone_row(&self, id: Uuid) -> Option<&T> {
+        self.pager.gone().map(|g| &g.row).find(|r| r.id() == id)
+    }
+
     /// Adjusts the scroll offset so the selection is visible in `body` rows.
     pub fn scroll_into_view(&mut self, body: usize) {
         let body = body.max(1);
@@ -353,8 +418,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     }
 
     /// Merges the finished refresh into the rows. The selection stays on its row, on the
-    /// same screen line; when its row left, on the row that took its place (the one above at
-    /// the end), never back at the top.
+    /// same screen line (at the top of the list, the top stays in view instead); when its row
+    /// left, on the row that took its place (the one above at the end), never back at the
+    /// top.
     pub fn finish_reread(&mut self, body: usize) -> Merged {
         self.head_in_flight = false;
         let Some(r) = self.reread.take() else {
@@ -382,7 +448,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.selected = found
             .unwrap_or(old_selected)
             .min(rows.len().saturating_sub(1));
-        self.offset = self.selected.saturating_sub(line);
+        // Watching the top of the list (a queue), the top stays in view: new rows come in
+        // on screen and push the selection down with its row, not up out of sight.
+        self.offset = if self.offset == 0 {
+            0
+        } else {
+            self.selected.saturating_sub(line)
+        };
         self.scroll_into_view(body);
         merged
     }

@@ -11,7 +11,7 @@ use super::keys::Action;
 use super::layout::{Areas, tab_titles};
 use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
-use super::tab::Retry;
+use super::tab::{Retry, ScreenLine};
 use super::{browser, export, marks, notify, profiles, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
@@ -986,14 +986,26 @@ fn on_mouse(app: &mut App, m: MouseEvent) {
                 && m.row < areas.table.y + areas.table.height
                 && m.column < areas.table.x + areas.table.width
             {
+                // The row on that line as drawn: in the display order when sorted; a row
+                // that left (shown for one refresh) cannot be selected.
                 let line = (m.row - areas.body_top()) as usize;
                 let body = areas.body_height();
-                with_tab!(app, app.active, |t| {
-                    let i = t.offset + line;
-                    if i < t.rows().len() {
-                        t.select(i, body);
-                    }
-                });
+                let order = app.sort.get(app.active);
+                let n = with_tab!(ref app, app.active, |t| t.rows().len());
+                let row = if order.sorted() {
+                    let p = order.offset + line;
+                    (p < n).then(|| order.row_at(p))
+                } else {
+                    with_tab!(ref app, app.active, |t| {
+                        match t.screen_lines(body, true).get(line) {
+                            Some(ScreenLine::Row(i)) => Some(*i),
+                            _ => None,
+                        }
+                    })
+                };
+                if let Some(i) = row {
+                    sort::update::select_row(app, i);
+                }
             }
         }
         _ => return,

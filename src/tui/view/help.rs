@@ -8,6 +8,8 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::tui::app::App;
 use crate::tui::keys::{Group, Key};
+use crate::tui::marks::Mark;
+use crate::tui::view::marks::GONE;
 
 fn group_lines(app: &App, groups: &[Group]) -> Vec<Line<'static>> {
     let mut v = Vec::new();
@@ -30,6 +32,23 @@ fn group_lines(app: &App, groups: &[Group]) -> Vec<Line<'static>> {
     v
 }
 
+/// What the marks in the table's first column mean.
+fn mark_lines() -> Vec<Line<'static>> {
+    let mark = |symbol: &str, what: &'static str| {
+        Line::from(vec![
+            Span::styled(format!(" {symbol:<14}"), Style::new().bold()),
+            Span::raw(what),
+        ])
+    };
+    vec![
+        Line::default(),
+        Line::from(Span::styled("Marks", Style::new().fg(Color::Cyan).bold())),
+        mark(Mark::New.symbol(), "new since the last fetch"),
+        mark(Mark::Changed.symbol(), "status or assignee changed"),
+        mark(GONE, "left; greyed until next refresh"),
+    ]
+}
+
 /// Draws the overlay: two columns of groups on wide terminals, one scrollable column on
 /// narrow ones.
 pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
@@ -41,7 +60,8 @@ pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
     let scroll = scroll.min(u16::MAX as usize) as u16;
     if full.width >= 100 {
         let left = group_lines(app, &Group::ALL[..4]);
-        let right = group_lines(app, &Group::ALL[4..]);
+        let mut right = group_lines(app, &Group::ALL[4..]);
+        right.extend(mark_lines());
         let h = left.len().max(right.len()) as u16 + 2;
         let area = super::centered(full, 100, h);
         frame.render_widget(Clear, area);
@@ -52,7 +72,8 @@ pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
         frame.render_widget(Paragraph::new(left).scroll((scroll, 0)), l);
         frame.render_widget(Paragraph::new(right).scroll((scroll, 0)), r);
     } else {
-        let lines = group_lines(app, &Group::ALL);
+        let mut lines = group_lines(app, &Group::ALL);
+        lines.extend(mark_lines());
         let area = super::centered(full, 60, lines.len() as u16 + 2);
         frame.render_widget(Clear, area);
         frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);

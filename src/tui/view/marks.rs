@@ -1,5 +1,6 @@
-//! The marks of new and changed rows (see [`crate::tui::marks`]): a symbol in the table's
-//! selection column (the selected row keeps its `>`) and a count for the footer.
+//! The marks of new and changed rows (see [`crate::tui::marks`]) and of rows that left at the
+//! last refresh: a symbol in the table's selection column (the selected row keeps its `>`)
+//! and a count for the footer.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -9,7 +10,10 @@ use ratatui::text::Span;
 use crate::api::{Resource, Row};
 use crate::tui::app::App;
 use crate::tui::marks::Mark;
-use crate::tui::tab::{TabFilter, TabState};
+use crate::tui::tab::{ScreenLine, TabFilter, TabState};
+
+/// Before a row that left at the last refresh (one cell wide).
+pub const GONE: &str = "×";
 
 fn style(m: Mark) -> Style {
     match m {
@@ -32,23 +36,24 @@ fn draw_tab<T: Row + Clone + PartialEq, F: TabFilter>(
     frame: &mut Frame,
     area: Rect,
 ) {
-    if t.marks.counts(t.generation) == (0, 0) || area.height < 2 || area.width < 4 {
+    let marked = t.marks.counts(t.generation) != (0, 0);
+    if !(marked || t.pager.gone().next().is_some()) || area.height < 2 || area.width < 4 {
         return;
     }
     let body = (area.height - 1) as usize;
     let rows = t.rows();
-    let start = t.offset.min(rows.len());
-    let end = (start + body).min(rows.len());
     let buf = frame.buffer_mut();
-    for (i, r) in rows[start..end].iter().enumerate() {
-        if start + i == t.selected {
-            continue;
-        }
-        if let Some(m) = t.marks.mark(t.generation, &r.id()) {
-            let y = area.y + 1 + i as u16;
-            if let Some(cell) = buf.cell_mut((area.x, y)) {
-                cell.set_symbol(m.symbol()).set_style(style(m));
-            }
+    for (y, line) in (area.y + 1..).zip(t.screen_lines(body, true)) {
+        let (symbol, style) = match line {
+            ScreenLine::Row(i) if i == t.selected => continue,
+            ScreenLine::Row(i) => match t.marks.mark(t.generation, &rows[i].id()) {
+                Some(m) => (m.symbol(), style(m)),
+                None => continue,
+            },
+            ScreenLine::Gone(_) => (GONE, Style::new().fg(Color::DarkGray)),
+        };
+        if let Some(cell) = buf.cell_mut((area.x, y)) {
+            cell.set_symbol(symbol).set_style(style);
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::tui::columns::{Cells, Column};
 use crate::tui::format::{attributes_summary, id_label, relative_ts};
 use crate::tui::search::Search;
 use crate::tui::sort::Sorting;
-use crate::tui::tab::{TabFilter, TabState};
+use crate::tui::tab::{ScreenLine, TabFilter, TabState};
 
 pub use crate::tui::columns::Col;
 
@@ -228,32 +228,36 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     let body = (area.height - 1) as usize;
     let rows = tab.rows();
     let n = rows.len();
-    let start = if sort.is_some() {
-        order.offset
+    // In server order, rows that left at the last refresh show where they were; a display
+    // sort shows the loaded rows only.
+    let lines: Vec<ScreenLine> = if sort.is_some() {
+        let start = order.offset.min(n);
+        (start..(start + body).min(n))
+            .map(|p| ScreenLine::Row(order.row_at(p)))
+            .collect()
     } else {
-        tab.offset
-    }
-    .min(n);
-    let end = (start + body).min(n);
+        tab.screen_lines(body, true)
+    };
     let query = search.query.to_lowercase();
-    let table_rows: Vec<Row> = (start..end)
-        .map(|p| {
-            let i = order.row_at(p);
-            let r = &rows[i];
-            let hit = search.is_match(i);
-            Row::new(
-                columns
-                    .iter()
-                    .zip(&w)
-                    .filter_map(|(c, w)| w.map(|n| (c, n)))
-                    .map(|(c, n)| {
-                        let cl = cell(app, r, *c, n as usize);
-                        let matched = hit
-                            && r.text(*c, app.now, &app.aliases)
-                                .is_some_and(|t| t.to_lowercase().contains(&query));
-                        if matched { cl.style(match_style()) } else { cl }
-                    }),
-            )
+    let cells = |r: &T, hit: bool| {
+        columns
+            .iter()
+            .zip(&w)
+            .filter_map(|(c, w)| w.map(|n| (c, n)))
+            .map(|(c, n)| {
+                let cl = cell(app, r, *c, n as usize);
+                let matched = hit
+                    && r.text(*c, app.now, &app.aliases)
+                        .is_some_and(|t| t.to_lowercase().contains(&query));
+                if matched { cl.style(match_style()) } else { cl }
+            })
+            .collect::<Vec<_>>()
+    };
+    let table_rows: Vec<Row> = lines
+        .iter()
+        .filter_map(|line| match *line {
+            ScreenLine::Row(i) => Some(Row::new(cells(&rows[i], search.is_match(i)))),
+            ScreenLine::Gone(id) => tab.gone_row(id).map(|r| Row::new(cells(r, false))),
         })
         .collect();
     let constraints: Vec<Constraint> = w.iter().flatten().map(|w| Constraint::Length(*w)).collect();
@@ -264,22 +268,37 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         .highlight_symbol(SELECTED)
         .highlight_spacing(HighlightSpacing::Always);
     let mut state = TableState::default();
-    if n > 0 {
-        state.select(Some(order.pos(tab.selected).saturating_sub(start)));
-    }
+    state.select(
+        lines
+            .iter()
+            .position(|l| *l == ScreenLine::Row(tab.selected)),
+    );
     let table_area = Rect::new(area.x, area.y, inner_w, area.height);
     frame.render_stateful_widget(table, table_area, &mut state);
+    // A row that left: greyed and struck through (its mark is drawn with the others).
+    for (y, line) in (area.y + 1..).zip(&lines) {
+        if matches!(line, ScreenLine::Gone(_)) {
+            frame.buffer_mut().set_style(
+                Rect::new(area.x + 1, y, inner_w - 1, 1),
+                Style::new()
+                    .fg(Color::DarkGray)
+                    .add_modifier(Modifier::CROSSED_OUT)
+                    .remove_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            );
+        }
+    }
 
-    if end - start < body
+    if lines.len() < body
         && let Some(line) = end_line(tab)
     {
-        let y = area.y + 1 + (end - start) as u16;
+        let y = area.y + 1 + lines.len() as u16;
         frame.render_widget(Paragraph::new(line), Rect::new(area.x, y, inner_w, 1));
     }
     if n == 0 && !tab.pager.is_loading() && tab.error.is_none() && tab.pager.is_done() {
         let what = tab.tab.name();
         let msg = format!("no {what} match these filters · x clears them · Backspace goes back");
-        let y = area.y + 2.min(area.height - 1);
+        let below = (lines.len() as u16 + 2).min(area.height - 1);
+        let y = area.y + below;
         let r = Rect::new(area.x + 1, y, area.width.saturating_sub(2), 1);
         frame.render_widget(Paragraph::new(Span::styled(msg, Style::new().dim())), r);
     }
