@@ -28,14 +28,17 @@ pub enum Column {
 }
 
 /// A column's title, the narrowest and the widest it is useful at, how far it stretches once
-/// every column has its `pref` (free text: names, sites, agents), and when it is dropped on
-/// a narrow terminal (higher goes first; 0 never).
+/// every column has its `pref` (free text: names, sites, agents), in which turn it stretches
+/// (lower first), whether it stretches only all the way (a cell with a short and a whole form,
+/// such as the id), and when it is dropped on a narrow terminal (higher goes first; 0 never).
 #[derive(Debug, Clone, Copy)]
 pub struct Col {
     pub title: &'static str,
     pub min: u16,
     pub pref: u16,
     pub stretch: u16,
+    pub turn: u8,
+    pub whole: bool,
     pub drop: u8,
 }
 
@@ -45,14 +48,30 @@ const fn col(title: &'static str, min: u16, pref: u16, drop: u8) -> Col {
         min,
         pref,
         stretch: pref,
+        turn: 0,
+        whole: false,
         drop,
     }
 }
 
 impl Col {
-    /// The same column, stretching to `n` cells when the terminal has room to spare.
-    const fn stretch(self, n: u16) -> Col {
-        Col { stretch: n, ..self }
+    /// The same column, stretching to `n` cells in turn `turn` when the terminal has room to
+    /// spare.
+    const fn stretch(self, n: u16, turn: u8) -> Col {
+        Col {
+            stretch: n,
+            turn,
+            ..self
+        }
+    }
+
+    /// The same column, growing to `n` cells in turn `turn` only when all `n` fit: its cell
+    /// shows a short form below that, and cells in between would stay blank.
+    const fn whole(self, n: u16, turn: u8) -> Col {
+        Col {
+            whole: true,
+            ..self.stretch(n, turn)
+        }
     }
 }
 
@@ -83,18 +102,20 @@ impl Column {
             Column::Status => col("STATUS", 7, 8, 0),
             Column::Due => col("DUE", 9, 11, 0),
             Column::Resolution => col("RESOLVE", 9, 11, 2),
-            Column::Visitor => col("VISITOR", 8, 15, 2).stretch(32),
-            Column::Site => col("SITE", 8, 18, 3).stretch(24),
-            Column::Assignee => col("ASSIGNEE", 10, 18, 1).stretch(24),
+            // Room to spare goes to the visitor's name, then the whole id, then sites and
+            // agents.
+            Column::Visitor => col("VISITOR", 8, 15, 2).stretch(32, 0),
+            Column::Site => col("SITE", 8, 18, 3).stretch(24, 2),
+            Column::Assignee => col("ASSIGNEE", 10, 18, 1).stretch(24, 2),
             Column::Created => col("CREATED", 8, 8, 5),
             Column::Updated => col("UPDATED", 8, 8, 1),
-            Column::Id => col("ID", 8, 36, 4),
+            Column::Id => col("ID", 8, 8, 4).whole(36, 1),
             // Names and e-mails share a narrow table (the detail pane open beside it) before
             // either stretches; attributes take what is left.
-            Column::Name => col("NAME", 10, 16, 0).stretch(24),
-            Column::Email => col("EMAIL", 12, 22, 1).stretch(32),
+            Column::Name => col("NAME", 10, 16, 0).stretch(24, 0),
+            Column::Email => col("EMAIL", 12, 22, 1).stretch(32, 0),
             Column::ExternalId => col("EXTERNAL ID", 8, 16, 3),
-            Column::Attributes => col("ATTRIBUTES", 10, 36, 4).stretch(200),
+            Column::Attributes => col("ATTRIBUTES", 10, 36, 4).stretch(200, 2),
         }
     }
 

@@ -62,12 +62,20 @@ pub fn widths(cols: &[Col], width: u16) -> Vec<Option<u16>> {
             spare -= grow;
         }
     }
-    // Room to spare once every column has its `pref`: free-text columns stretch, left first,
-    // leaving one cell before the scrollbar.
+    // Room to spare once every column has its `pref`: columns stretch turn by turn, left first
+    // within a turn, leaving one cell before the scrollbar.
     spare = spare.saturating_sub(1);
-    for (i, c) in cols.iter().enumerate() {
+    let mut order: Vec<usize> = (0..cols.len()).collect();
+    order.sort_by_key(|i| cols[*i].turn);
+    for i in order {
+        let c = &cols[i];
         if let Some(cur) = w[i].as_mut() {
-            let grow = c.stretch.saturating_sub(*cur).min(spare);
+            let want = c.stretch.saturating_sub(*cur);
+            let grow = if c.whole && want > spare {
+                0
+            } else {
+                want.min(spare)
+            };
             *cur += grow;
             spare -= grow;
         }
@@ -356,26 +364,49 @@ mod tests {
     }
 
     #[test]
-    fn spare_room_goes_to_the_visitor_column_first_and_a_cell_stays_free() {
+    fn spare_room_goes_to_the_visitor_column_first_then_the_whole_id_and_a_cell_stays_free() {
         let cols = conversation_cols();
         let at = |title: &str, w: &[Option<u16>]| {
             let i = cols.iter().position(|c| c.title == title).expect(title);
             w[i]
         };
-        // 160 columns: every column has its preferred width, the ID its 36 cells, and what is
-        // left goes to VISITOR (up to 32), then SITE and ASSIGNEE.
+        // 160 columns: every column stretches, the ID shows whole.
         let wide = widths(&cols, 158);
         assert_eq!(at("ID", &wide), Some(36));
         assert_eq!(at("VISITOR", &wide), Some(32));
         assert!(total(&wide) < 158, "a cell before the scrollbar");
-        // 120 columns: no room to stretch; the VISITOR column keeps its 15.
+        // 120 columns: names before the whole id, and the id keeps its short form rather than
+        // a wide column of blanks.
         let mid = widths(&cols, 118);
-        assert_eq!(at("VISITOR", &mid), Some(15));
-        assert!(total(&mid) <= 118);
+        assert_eq!(at("VISITOR", &mid), Some(32));
+        assert_eq!(at("ID", &mid), Some(8), "{mid:?}");
+        assert!(total(&mid) < 118);
         // 80 columns: down towards the minimums; nothing wider than asked.
         let narrow = widths(&cols, 78);
         assert!(total(&narrow) <= 78, "{narrow:?}");
         assert!(at("VISITOR", &narrow).is_none_or(|w| w <= 15));
+    }
+
+    #[test]
+    fn with_targets_a_140_column_table_gives_names_their_room_and_the_id_its_short_form() {
+        let mut cols = vec![Column::Status, Column::Due, Column::Resolution];
+        cols.extend(
+            Columns::default()
+                .conversations
+                .iter()
+                .filter(|c| **c != Column::Status),
+        );
+        let cols: Vec<Col> = cols.iter().map(|c| c.spec()).collect();
+        let at = |title: &str, w: &[Option<u16>]| {
+            let i = cols.iter().position(|c| c.title == title).expect(title);
+            w[i]
+        };
+        // It used to give the id 35 cells that showed 8 and left 27 blank, while names were
+        // cut at 15 ("José Łukasiewi…").
+        let w = widths(&cols, 138);
+        assert_eq!(at("VISITOR", &w), Some(32), "{w:?}");
+        assert_eq!(at("ID", &w), Some(8), "{w:?}");
+        assert!(total(&w) < 138);
     }
 
     #[test]
