@@ -65,6 +65,11 @@ impl Col {
         }
     }
 
+    /// The same column, growing to its `pref` in turn `turn` rather than the first.
+    const fn turn(self, turn: u8) -> Col {
+        Col { turn, ..self }
+    }
+
     /// The same column, growing to `n` cells in turn `turn` only when all `n` fit: its cell
     /// shows a short form below that, and cells in between would stay blank.
     const fn whole(self, n: u16, turn: u8) -> Col {
@@ -100,8 +105,10 @@ impl Column {
     pub fn spec(self) -> Col {
         match self {
             Column::Status => col("STATUS", 7, 8, 0),
-            Column::Due => col("DUE", 9, 11, 0),
-            Column::Resolution => col("RESOLVE", 9, 11, 2),
+            // "over 23h" fits in 9; the 2 more for the NO_COLOR marks ("!! over 23h") come
+            // after the visitor's name.
+            Column::Due => col("DUE", 9, 11, 0).turn(1),
+            Column::Resolution => col("RESOLVE", 9, 11, 2).turn(1),
             // Room to spare goes to the visitor's name, then the whole id, then sites and
             // agents.
             Column::Visitor => col("VISITOR", 8, 15, 2).stretch(32, 0),

@@ -39,17 +39,19 @@ pub fn relative_ts(now: jiff::Timestamp, t: &Timestamp) -> String {
     }
 }
 
-/// For the detail pane: `2026-11-22 11:57:00 UTC (3m ago)` and, when the time parsed,
-/// `2026-11-22 12:57:00 CET local`.
+/// For the detail pane: `2026-11-22 11:57:00 UTC (3m ago)` and, when the time parsed and
+/// local time is not UTC, `2026-11-22 12:57:00 CET local`.
 pub fn absolute(now: jiff::Timestamp, tz: &TimeZone, t: &Timestamp) -> (String, Option<String>) {
     match t {
         Timestamp::Parsed(p) => {
             let utc = p.strftime("%Y-%m-%d %H:%M:%S UTC");
-            let local = p.to_zoned(tz.clone());
-            (
-                format!("{utc} ({})", relative(now, *p)),
-                Some(format!("{} local", local.strftime("%Y-%m-%d %H:%M:%S %Z"))),
-            )
+            // Where local time is UTC (servers, containers, `TZ=UTC`) a second line would
+            // only repeat the first.
+            let local = (tz.to_offset(*p) != jiff::tz::Offset::UTC).then(|| {
+                let local = p.to_zoned(tz.clone());
+                format!("{} local", local.strftime("%Y-%m-%d %H:%M:%S %Z"))
+            });
+            (format!("{utc} ({})", relative(now, *p)), local)
         }
         Timestamp::Raw(r) => (
             format!("{} (not a valid timestamp)", text::sanitize(r)),
@@ -130,5 +132,19 @@ mod tests {
         assert!(s.ends_with("+3") || s.contains('+'), "{s}");
         assert!(text::width(&s) <= 22, "{s}");
         assert_eq!(attributes_summary(&serde_json::Value::Null, 20), None);
+    }
+
+    #[test]
+    fn the_local_line_is_left_out_where_local_time_is_utc() {
+        let now = ts("2026-11-22T12:00:00Z");
+        let t = Timestamp::Parsed(ts("2026-11-22T11:57:00Z"));
+        let (utc, local) = absolute(now, &TimeZone::UTC, &t);
+        assert_eq!(utc, "2026-11-22 11:57:00 UTC (3m ago)");
+        assert_eq!(local, None);
+        let plus_one = TimeZone::fixed(jiff::tz::offset(1));
+        let (_, local) = absolute(now, &plus_one, &t);
+        let local = local.expect("a zone an hour east of UTC gets its line");
+        assert!(local.starts_with("2026-11-22 12:57:00"), "{local}");
+        assert!(local.ends_with(" local"), "{local}");
     }
 }

@@ -52,9 +52,12 @@ pub fn widths(cols: &[Col], width: u16) -> Vec<Option<u16>> {
         .zip(&keep)
         .map(|(c, k)| k.then_some(c.min))
         .collect();
-    let mut spare = width.saturating_sub(need(&keep));
+    // One cell stays free before the scrollbar, unless it is all that keeps a column.
+    let mut spare = width.saturating_sub(need(&keep)).saturating_sub(1);
+    // Up to `pref` in the same turns as the stretch below (a visitor's name before an agent's),
+    // then the columns dropped last first.
     let mut order: Vec<usize> = (0..cols.len()).filter(|i| keep[*i]).collect();
-    order.sort_by_key(|i| cols[*i].drop);
+    order.sort_by_key(|i| (cols[*i].turn, cols[*i].drop));
     for i in order {
         if let Some(cur) = w[i].as_mut() {
             let grow = (cols[i].pref - *cur).min(spare);
@@ -63,8 +66,7 @@ pub fn widths(cols: &[Col], width: u16) -> Vec<Option<u16>> {
         }
     }
     // Room to spare once every column has its `pref`: columns stretch turn by turn, left first
-    // within a turn, leaving one cell before the scrollbar.
-    spare = spare.saturating_sub(1);
+    // within a turn.
     let mut order: Vec<usize> = (0..cols.len()).collect();
     order.sort_by_key(|i| cols[*i].turn);
     for i in order {
@@ -407,6 +409,11 @@ mod tests {
         assert_eq!(at("VISITOR", &w), Some(32), "{w:?}");
         assert_eq!(at("ID", &w), Some(8), "{w:?}");
         assert!(total(&w) < 138);
+        // Beside the detail pane (82 cells): the visitor's name grew after the agent's and the
+        // targets' ("José Łu…" beside "unassigned     "), and the id ran into the scrollbar.
+        let w = widths(&cols, 82);
+        assert!(at("VISITOR", &w) > at("ASSIGNEE", &w), "{w:?}");
+        assert!(total(&w) < 82, "a cell before the scrollbar: {w:?}");
     }
 
     #[test]
@@ -424,7 +431,7 @@ mod tests {
         // stays at its minimum ("visitor0@ex…").
         let narrow = widths(&cols, 66);
         assert_eq!(at("NAME", &narrow), Some(16));
-        assert_eq!(at("EMAIL", &narrow), Some(20), "{narrow:?}");
+        assert_eq!(at("EMAIL", &narrow), Some(19), "{narrow:?}");
         // 120 columns: both stretch, attributes keep their share.
         let wide = widths(&cols, 118);
         assert_eq!(at("NAME", &wide), Some(24));
