@@ -398,7 +398,8 @@ fn keys_are_answered_while_l_loads_everything() {
     s.wait_for("loaded · more available");
     s.send("L");
     let screen = s.wait_for("loading all…");
-    let mut at = selected_line(&screen).expect("a selected row");
+    let mut at =
+        selected_line(&screen).unwrap_or_else(|| panic!("a selected row; screen:\n{screen}"));
     for _ in 0..3 {
         s.send("j");
         let deadline = Instant::now() + Duration::from_secs(20);

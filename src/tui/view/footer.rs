@@ -31,6 +31,14 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
             format!("all {n} loaded"),
             Style::new().fg(Color::Green),
         ));
+    } else if t.pager.pages() == 0 && !t.load_all {
+        // No page has come back yet: no count, and no "more available" to promise.
+        let what = if t.pager.is_loading() {
+            "loading the first page…"
+        } else {
+            "nothing loaded yet"
+        };
+        spans.push(Span::raw(what));
     } else if t.load_all {
         spans.push(Span::styled(
             format!("loading all… {n} loaded · Esc stops"),
@@ -54,7 +62,7 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
             format!(" · {what}: retry in {secs}s"),
             Style::new().fg(Color::Yellow),
         ));
-    } else if t.pager.is_loading() {
+    } else if t.pager.is_loading() && t.pager.pages() > 0 {
         spans.push(Span::styled(" · loading…", Style::new().dim()));
     } else if t.error.is_some() {
         spans.push(Span::styled(" · error", Style::new().fg(Color::Red)));
