@@ -130,6 +130,21 @@ fn coverage_never_claims_a_total_and_l_loads_the_rest_live() {
     assert!(render(&app).contains("all 450 loaded"));
 }
 
+#[test]
+fn before_the_first_page_answers_the_pane_claims_no_count() {
+    let mut app = testing::app(120, 40, 100);
+    let cmds = update_only(&mut app, Msg::Resize(120, 40));
+    assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
+    update_only(&mut app, ch('S'));
+    let screen = render(&app);
+    assert!(
+        screen.contains("the first page is still loading"),
+        "{screen}"
+    );
+    assert!(!screen.contains("0 of ≥0"), "{screen}");
+    assert!(!screen.contains("more available"), "{screen}");
+}
+
 fn update_only(app: &mut App, msg: Msg) -> Vec<Command> {
     convo::tui::update::update(app, msg)
 }
