@@ -486,4 +486,14 @@ fn at_the_top_new_rows_come_in_on_screen_and_the_selection_goes_down_with_its_ro
     let y = line_of(&buf, new).expect("the new row is on screen");
     assert_eq!(buf[(0, y)].symbol(), "•");
     assert_eq!(line_of(&buf, selected), Some(y + 2));
+    // A display sort moves the rows; the marks follow the server's order, so they are hidden
+    // rather than drawn beside the wrong rows.
+    update(&mut app, ch('>'));
+    assert!(app.sort.get(Resource::Conversations).sorted());
+    let buf = testing::render_buffer(&app);
+    assert!(
+        (0..buf.area.height).all(|y| buf[(0, y)].symbol() != "•"),
+        "{}",
+        testing::render(&app)
+    );
 }

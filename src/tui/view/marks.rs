@@ -2,13 +2,10 @@
 //! last refresh: a symbol in the table's selection column (the selected row keeps its `>`)
 //! and a count for the footer.
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::Span;
 
-use crate::api::{Resource, Row};
-use crate::tui::app::App;
+use crate::api::Row;
 use crate::tui::marks::Mark;
 use crate::tui::tab::{ScreenLine, TabFilter, TabState};
 
@@ -22,39 +19,21 @@ fn style(m: Mark) -> Style {
     }
 }
 
-/// Draws the marks of the rows on screen into the table's first column (`area`: the table
-/// with its column header, as [`super::table::draw`] got it).
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    match app.active {
-        Resource::Conversations => draw_tab(&app.conversations, frame, area),
-        Resource::Visitors => draw_tab(&app.visitors, frame, area),
-    }
-}
-
-fn draw_tab<T: Row + Clone + PartialEq, F: TabFilter>(
+/// The symbol and style in the table's first column for one of its lines: the mark of a new
+/// or changed row, [`GONE`] for a row that left; none for the selected row (it keeps its `>`)
+/// and unmarked rows.
+pub fn gutter<T: Row + Clone + PartialEq, F: TabFilter>(
     t: &TabState<T, F>,
-    frame: &mut Frame,
-    area: Rect,
-) {
-    let marked = t.marks.counts(t.generation) != (0, 0);
-    if !(marked || t.pager.gone().next().is_some()) || area.height < 2 || area.width < 4 {
-        return;
-    }
-    let body = (area.height - 1) as usize;
-    let rows = t.rows();
-    let buf = frame.buffer_mut();
-    for (y, line) in (area.y + 1..).zip(t.screen_lines(body, true)) {
-        let (symbol, style) = match line {
-            ScreenLine::Row(i) if i == t.selected => continue,
-            ScreenLine::Row(i) => match t.marks.mark(t.generation, &rows[i].id()) {
-                Some(m) => (m.symbol(), style(m)),
-                None => continue,
-            },
-            ScreenLine::Gone(_) => (GONE, Style::new().fg(Color::DarkGray)),
-        };
-        if let Some(cell) = buf.cell_mut((area.x, y)) {
-            cell.set_symbol(symbol).set_style(style);
-        }
+    line: ScreenLine,
+) -> Option<(&'static str, Style)> {
+    match line {
+        ScreenLine::Row(i) if i == t.selected => None,
+        ScreenLine::Row(i) => t
+            .rows()
+            .get(i)
+            .and_then(|r| t.marks.mark(t.generation, &r.id()))
+            .map(|m| (m.symbol(), style(m))),
+        ScreenLine::Gone(_) => Some((GONE, Style::new().fg(Color::DarkGray))),
     }
 }
 

@@ -32,10 +32,6 @@ pub fn draw(app: &App, frame: &mut Frame) {
     header::draw(app, frame, areas.header);
     chips::draw(app, frame, areas.chips);
     table::draw(app, frame, areas.table);
-    // Marks follow the server's order; a display sort hides them rather than misplace them.
-    if !app.sort.get(app.active).sorted() {
-        marks::draw(app, frame, areas.table);
-    }
     if let Some(d) = areas.detail {
         detail::draw(app, frame, d);
     }

@@ -20,6 +20,7 @@ use crate::tui::format::{attributes_summary, id_label, relative_ts};
 use crate::tui::search::Search;
 use crate::tui::sort::Sorting;
 use crate::tui::tab::{ScreenLine, TabFilter, TabState};
+use crate::tui::view::marks;
 
 pub use crate::tui::columns::Col;
 
@@ -285,16 +286,25 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     );
     let table_area = Rect::new(area.x, area.y, inner_w, area.height);
     frame.render_stateful_widget(table, table_area, &mut state);
-    // A row that left: greyed and struck through (its mark is drawn with the others).
-    for (y, line) in (area.y + 1..).zip(&lines) {
-        if matches!(line, ScreenLine::Gone(_)) {
-            frame.buffer_mut().set_style(
-                Rect::new(area.x + 1, y, inner_w - 1, 1),
-                Style::new()
-                    .fg(Color::DarkGray)
-                    .add_modifier(Modifier::CROSSED_OUT)
-                    .remove_modifier(Modifier::BOLD | Modifier::UNDERLINED),
-            );
+    // The marks in the first column (server order only: a display sort hides them rather than
+    // misplace them), and a row that left greyed and struck through.
+    if sort.is_none() {
+        let buf = frame.buffer_mut();
+        for (y, line) in (area.y + 1..).zip(&lines) {
+            if let Some((symbol, style)) = marks::gutter(tab, *line)
+                && let Some(c) = buf.cell_mut((area.x, y))
+            {
+                c.set_symbol(symbol).set_style(style);
+            }
+            if matches!(line, ScreenLine::Gone(_)) {
+                buf.set_style(
+                    Rect::new(area.x + 1, y, inner_w - 1, 1),
+                    Style::new()
+                        .fg(Color::DarkGray)
+                        .add_modifier(Modifier::CROSSED_OUT)
+                        .remove_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+                );
+            }
         }
     }
 
