@@ -370,6 +370,12 @@ mod tests {
             .collect()
     }
 
+    /// The width `w` gives the column titled `title` of `cols`.
+    fn width_of(cols: &[Col], title: &str, w: &[Option<u16>]) -> Option<u16> {
+        let i = cols.iter().position(|c| c.title == title).expect(title);
+        w[i]
+    }
+
     fn total(w: &[Option<u16>]) -> u16 {
         let kept: Vec<u16> = w.iter().flatten().copied().collect();
         kept.iter().sum::<u16>() + kept.len().saturating_sub(1) as u16
@@ -378,10 +384,7 @@ mod tests {
     #[test]
     fn spare_room_goes_to_the_visitor_column_first_then_the_whole_id_and_a_cell_stays_free() {
         let cols = conversation_cols();
-        let at = |title: &str, w: &[Option<u16>]| {
-            let i = cols.iter().position(|c| c.title == title).expect(title);
-            w[i]
-        };
+        let at = |title: &str, w: &[Option<u16>]| width_of(&cols, title, w);
         // 160 columns: every column stretches, the ID shows whole.
         let wide = widths(&cols, 158);
         assert_eq!(at("ID", &wide), Some(36));
@@ -409,10 +412,7 @@ mod tests {
                 .filter(|c| **c != Column::Status),
         );
         let cols: Vec<Col> = cols.iter().map(|c| c.spec()).collect();
-        let at = |title: &str, w: &[Option<u16>]| {
-            let i = cols.iter().position(|c| c.title == title).expect(title);
-            w[i]
-        };
+        let at = |title: &str, w: &[Option<u16>]| width_of(&cols, title, w);
         // It used to give the id 35 cells that showed 8 and left 27 blank, while names were
         // cut at 15 ("José Łukasiewi…").
         let w = widths(&cols, 138);
@@ -433,10 +433,7 @@ mod tests {
             .iter()
             .map(|c| c.spec())
             .collect();
-        let at = |title: &str, w: &[Option<u16>]| {
-            let i = cols.iter().position(|c| c.title == title).expect(title);
-            w[i]
-        };
+        let at = |title: &str, w: &[Option<u16>]| width_of(&cols, title, w);
         // Beside the detail pane (66 cells): NAME no longer takes all the room while EMAIL
         // stays at its minimum ("visitor0@ex…").
         let narrow = widths(&cols, 66);
