@@ -707,6 +707,7 @@ fn hanging_demo() -> (tokio::runtime::Runtime, convo::demo::DemoServer) {
                 ..Default::default()
             },
             anchor: None,
+            ..convo::demo::DemoOptions::default()
         }))
         .unwrap();
     (rt, server)
@@ -840,6 +841,7 @@ fn the_screen_shows_only_the_masked_key() {
             latency: Duration::ZERO,
             faults: Default::default(),
             anchor: None,
+            ..convo::demo::DemoOptions::default()
         }))
         .unwrap();
     let key = server.api_key();
@@ -877,6 +879,7 @@ fn a_server_that_echoes_the_key_never_gets_it_onto_the_screen_or_into_the_log() 
                 ..Default::default()
             },
             anchor: None,
+            ..convo::demo::DemoOptions::default()
         }))
         .unwrap();
     let key = server.api_key();
@@ -926,6 +929,7 @@ fn a_row_with_bytes_json_refuses_loses_only_itself_on_screen() {
                     ..Default::default()
                 },
                 anchor: None,
+                ..convo::demo::DemoOptions::default()
             }))
             .unwrap();
         let mut s = pty::start(&server.base_url(), &server.api_key(), &[]);
@@ -971,6 +975,7 @@ fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
                     ..Default::default()
                 },
                 anchor: None,
+                ..convo::demo::DemoOptions::default()
             }))
             .unwrap();
         // No background visitor sync: its requests would count towards --fail-after and

@@ -4,7 +4,7 @@
 use std::error::Error as _;
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::Once;
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
@@ -126,6 +126,38 @@ pub struct Client {
     retry: RetryPolicy,
     timeout: Duration,
     route: Route,
+    /// Until one request has had an answer, requests go out one at a time: before the first
+    /// handshake nobody knows whether the service speaks HTTP/2, and concurrent requests
+    /// (prefetch, a visitor sync, the streams of a query) would each open a connection of
+    /// their own. After it, they share the one HTTP/2 connection (or, with HTTP/1.1, open
+    /// what they need).
+    first: Arc<FirstAnswer>,
+}
+
+/// See [`Client::first`].
+#[derive(Default)]
+struct FirstAnswer {
+    seen: std::sync::atomic::AtomicBool,
+    gate: tokio::sync::Mutex<()>,
+}
+
+impl FirstAnswer {
+    fn seen(&self) -> bool {
+        self.seen.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Waits for the request before this one to be answered, unless one already was.
+    async fn wait(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        if self.seen() {
+            return None;
+        }
+        let guard = self.gate.lock().await;
+        (!self.seen()).then_some(guard)
+    }
+
+    fn answered(&self) {
+        self.seen.store(true, std::sync::atomic::Ordering::Release);
+    }
 }
 
 impl std::fmt::Debug for Client {
@@ -295,6 +327,7 @@ impl Client {
             retry: settings.retry,
             timeout: settings.request_timeout,
             route,
+            first: Arc::default(),
         })
     }
 
@@ -487,6 +520,7 @@ impl Client {
         url: &Url,
         attempts: u32,
     ) -> Result<(Vec<u8>, Option<String>), Failure> {
+        let first = self.first.wait().await;
         let resp = self
             .http
             .get(url.clone())
@@ -495,6 +529,10 @@ impl Client {
             .send()
             .await
             .map_err(|e| self.transport_failure(&e, attempts))?;
+        if first.is_some() {
+            self.first.answered();
+        }
+        drop(first);
         let status = resp.status();
         if status.is_success() {
             let date = resp

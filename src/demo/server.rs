@@ -240,6 +240,16 @@ fn envelope<T: Serialize>(
     has_more: bool,
     next_cursor: Option<String>,
 ) -> Response {
+    if s.faults.gzip_bomb {
+        return (
+            [
+                (header::CONTENT_TYPE, "application/json"),
+                (header::CONTENT_ENCODING, "gzip"),
+            ],
+            Body::from_stream(super::faults::gzip_bomb()),
+        )
+            .into_response();
+    }
     let mut body = Vec::with_capacity(300 * rows.len() + 64);
     body.extend_from_slice(b"{\"data\":[");
     let bad_at = s.faults.bad_row.then_some(rows.len() / 2);

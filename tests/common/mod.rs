@@ -31,6 +31,7 @@ impl Demo {
                 latency: Duration::ZERO,
                 faults,
                 anchor: None,
+                ..DemoOptions::default()
             }))
             .expect("demo server starts");
         Demo {
