@@ -284,10 +284,12 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
     app.dirty = true;
 }
 
-/// The user moved the selection to another row: that row's mark goes.
+/// The user moved the selection to another row: that row's mark goes, and the selection no
+/// longer follows the first row of an oldest-first view.
 fn seen_selection(app: &mut App, before: Option<uuid::Uuid>) {
     if app.selected_id() != before {
         with_tab!(app, app.active, |t| marks::selected(t));
+        sort::update::stop_following(app, app.active);
     }
 }
 
@@ -910,18 +912,25 @@ fn keep_oldest_first(app: &mut App) {
         .map(|v| v.conversations.clone());
     if filters.as_ref() != Some(&app.conversations.filter) {
         app.oldest_first = None;
+        sort::update::stop_following(app, Resource::Conversations);
         return;
     }
     let generation = app.conversations.generation;
     if set_for != generation {
         app.conversations.load_all = true;
-        app.sort.get_mut(Resource::Conversations).preset(
+        let s = app.sort.get_mut(Resource::Conversations);
+        s.preset(
             crate::tui::sort::Sort {
                 col: crate::tui::columns::Column::Created,
                 desc: false,
             },
             generation,
         );
+        // Just opened: on its first (oldest) row, whatever order the pages come in. A
+        // reload keeps where the user was (on their row, or still on the first).
+        if set_for == u64::MAX {
+            s.follow_top = true;
+        }
         app.oldest_first = Some(generation);
     }
 }

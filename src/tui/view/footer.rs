@@ -18,8 +18,10 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
 ) -> (Vec<Span<'static>>, Warnings) {
     let n = t.pager.loaded();
     let mut spans = Vec::new();
+    // The row's place on the screen: in a display sort (an oldest-first view), its place in
+    // that order, not in the service's.
     let position = if n > 0 {
-        format!(" row {} · ", t.selected + 1)
+        format!(" row {} · ", app.sort.get(t.tab).pos(t.selected) + 1)
     } else {
         " ".to_string()
     };
