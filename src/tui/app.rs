@@ -259,13 +259,15 @@ impl App {
             .position(|v| v.name.eq_ignore_ascii_case(name.trim()))
     }
 
-    /// Puts a saved view's filters on its tab (as a fresh start: no history entry) and
-    /// switches to that tab.
+    /// Puts a saved view on its tab (as a fresh start: no history entry) and switches to that
+    /// tab: its filters and, for an oldest-first view ("Breaching"), its order, load-all and
+    /// title, as `v` gives them.
     pub fn open_view_initially(&mut self, index: usize) {
         if let Some(v) = self.views.get(index).cloned() {
             self.active = v.tab;
             self.conversations.filter = v.conversations;
             self.visitors.filter = v.visitors;
+            self.oldest_first = v.oldest_first.then_some(u64::MAX);
         }
     }
 

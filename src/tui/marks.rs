@@ -197,16 +197,19 @@ pub enum HeadMerge {
     Failed,
 }
 
-/// Before a reload restarts the walk: remembers the rows loaded now, to compare the new walk
-/// (generation `t.generation + 1`) with them.
-pub fn before_reload<T: Watched + Clone + PartialEq, F: TabFilter>(t: &mut TabState<T, F>) {
+/// Before a reload's walk (of `generation`) takes the place of the rows on screen: remembers
+/// them, to compare the new walk's rows with them.
+pub fn before_reload<T: Watched + Clone + PartialEq, F: TabFilter>(
+    t: &mut TabState<T, F>,
+    generation: u64,
+) {
     let before = t
         .rows()
         .iter()
         .map(|r| (r.id(), r.watch_hash()))
         .collect::<HashMap<_, _>>();
     let m = &mut t.marks;
-    m.replace(t.generation + 1);
+    m.replace(generation);
     m.reload = (!before.is_empty()).then(|| ReloadDiff {
         before,
         ..ReloadDiff::default()
@@ -291,7 +294,7 @@ mod tests {
         let mut t = tab();
         let _ = t.next_fetch(5, Limit::DEFAULT);
         t.apply(Ok(page(&rows, 0, 10)), 5);
-        before_reload(&mut t);
+        before_reload(&mut t, t.generation + 1);
         let _ = t.restart(true);
         let mut fresh: Vec<Conversation> = (100..102).map(conversation).collect();
         fresh.extend(rows.iter().cloned());

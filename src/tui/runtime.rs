@@ -349,8 +349,9 @@ impl Runtime {
                     query,
                     limit,
                 } => {
-                    // Only `L` asks ahead: its next page is wanted whatever the page brings.
-                    let ahead = with_tab!(ref app, tab, |t| t.load_all);
+                    // Only `L` and a reload read behind the rows on screen ask ahead: their next page
+                    // is wanted whatever the page brings.
+                    let ahead = with_tab!(ref app, tab, |t| t.asks_ahead(generation));
                     self.spawn(tab, generation, cursor, query, limit, false, ahead)
                 }
                 Command::FetchHead {

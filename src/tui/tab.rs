@@ -73,6 +73,38 @@ pub struct Reselect {
     pub index: usize,
 }
 
+/// Why a new walk is read behind the rows on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replacing {
+    /// `r`: the same filters, read again from the top.
+    Reload,
+    /// Another profile (its name): its service, unfiltered, from its first page.
+    Profile(String),
+}
+
+/// A new walk read behind the rows on screen (a reload, another profile): the rows of the walk
+/// before stay in place, selectable, until this one has read as deep as they went (`depth`
+/// rows, or the whole list); then it takes their place at once. If it fails, they stay, and
+/// `r` (or the periodic refresh) tries again.
+#[derive(Debug, Clone)]
+pub struct NextWalk<T, F> {
+    pub filter: F,
+    pub pager: Pager<T>,
+    pub generation: u64,
+    /// Rows to read before it takes the screen (`usize::MAX`: the whole list).
+    pub depth: usize,
+    pub why: Replacing,
+    /// Its last request failed (sanitised, one line): the rows on screen stay.
+    pub error: Option<String>,
+}
+
+impl<T: Row, F> NextWalk<T, F> {
+    /// It has read as deep as it should (or the whole list): it can take the screen.
+    pub fn ready(&self) -> bool {
+        self.pager.pages() > 0 && (self.pager.is_done() || self.pager.rows().len() >= self.depth)
+    }
+}
+
 /// A refresh under way: its pages so far, how many loaded rows it stands for, its page size.
 #[derive(Debug, Clone)]
 struct RereadState<T> {
@@ -109,6 +141,10 @@ pub struct TabState<T, F> {
     pub pager: Pager<T>,
     /// Bumped by every new walk (filter change, reload); older answers are dropped.
     pub generation: u64,
+    /// The last generation handed out (to this walk or to `next`): never handed out twice.
+    issued: u64,
+    /// A walk read behind the rows on screen, which it replaces once it has answered.
+    pub next: Option<NextWalk<T, F>>,
     /// Index of the selected row in `pager.rows()`.
     pub selected: usize,
     /// Index of the first row on screen.
@@ -121,9 +157,6 @@ pub struct TabState<T, F> {
     /// `L`: keep loading until the walk is done.
     pub load_all: bool,
     pub reselect: Option<Reselect>,
-    /// After `r`: the new walk loads this many rows again (as many as were loaded, up to
-    /// the refresh budget) before it waits for the user.
-    pub refill: Option<usize>,
     /// A refresh (a re-read from the top) is under way.
     pub head_in_flight: bool,
     /// Its pages so far.
@@ -142,6 +175,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             filter,
             pager: Pager::new(limit.get()),
             generation: 1,
+            issued: 1,
+            next: None,
             selected: 0,
             offset: 0,
             history: Vec::new(),
@@ -149,7 +184,6 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             retry: None,
             load_all: false,
             reselect: None,
-            refill: None,
             head_in_flight: false,
             reread: None,
             refresh_error: None,
@@ -181,8 +215,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             self.selected = 0;
             self.offset = 0;
         }
-        self.generation += 1;
-        self.refill = None;
+        self.generation = self.new_generation();
+        self.next = None;
         self.pager = Pager::new(self.pager.limit());
         self.error = None;
         self.retry = None;
@@ -193,17 +227,150 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         Command::Cancel { tab: self.tab }
     }
 
-    /// `r`: a new walk that keeps the selected row and loads as many rows as were loaded
-    /// (at most `max_pages` pages), so the depth the user had is read again from the top.
-    pub fn reload(&mut self, max_pages: usize) -> Command {
-        let depth = self
-            .pager
-            .rows()
-            .len()
-            .min(max_pages.max(1) * self.pager.limit());
-        let c = self.restart(true);
-        self.refill = (depth > 0).then_some(depth);
-        c
+    /// A generation never handed out before.
+    fn new_generation(&mut self) -> u64 {
+        self.issued = self.issued.max(self.generation) + 1;
+        self.issued
+    }
+
+    /// `r`: a new walk of the same filters, read behind the rows on screen as deep as they
+    /// go (at most `max_pages` pages; the whole list with `whole`); it takes their place,
+    /// keeping the selected row, once it has. With nothing on screen, a plain new walk. With
+    /// a walk already read behind them (failed, or waiting to retry), that one starts again.
+    pub fn reload(&mut self, max_pages: usize, whole: bool) -> Command {
+        if let Some(n) = self.next.take() {
+            let limit = n.pager.limit();
+            return self.read_behind(n.filter, limit, n.depth, n.why);
+        }
+        if self.pager.pages() == 0 {
+            return self.restart(true);
+        }
+        let depth = if whole {
+            usize::MAX
+        } else {
+            self.pager
+                .rows()
+                .len()
+                .min(max_pages.max(1) * self.pager.limit())
+                .max(1)
+        };
+        let (filter, limit) = (self.filter.clone(), self.pager.limit());
+        self.read_behind(filter, limit, depth, Replacing::Reload)
+    }
+
+    /// Another profile: its walk of `filter` (pages of `limit`) is read behind the rows on
+    /// screen and takes their place with its first page; with nothing on screen, at once.
+    /// Earlier filters belong to the old service: Back forgets them.
+    pub fn switch_service(&mut self, filter: F, limit: usize, name: String) -> Command {
+        self.history.clear();
+        if self.pager.pages() == 0 && self.next.is_none() {
+            self.filter = filter;
+            self.pager = Pager::new(limit);
+            return self.restart(false);
+        }
+        self.read_behind(filter, limit, 1, Replacing::Profile(name))
+    }
+
+    /// Starts `next`; the walk on screen stops where it is (its request in flight and its
+    /// refresh are cancelled), its rows stay.
+    fn read_behind(&mut self, filter: F, limit: usize, depth: usize, why: Replacing) -> Command {
+        if self.pager.is_loading() {
+            self.pager.failed();
+        }
+        self.retry = None;
+        self.load_all = false;
+        self.head_in_flight = false;
+        self.reread = None;
+        let generation = self.new_generation();
+        self.next = Some(NextWalk {
+            filter,
+            pager: Pager::new(limit),
+            generation,
+            depth,
+            why,
+            error: None,
+        });
+        Command::Cancel { tab: self.tab }
+    }
+
+    /// Whether a request of walk `generation` (this one's or `next`'s) is in flight.
+    pub fn loading(&self, generation: u64) -> bool {
+        (self.generation == generation && self.pager.is_loading())
+            || self
+                .next
+                .as_ref()
+                .is_some_and(|n| n.generation == generation && n.pager.is_loading())
+    }
+
+    /// Whether the fetch of walk `generation` should ask for the page after its own at once:
+    /// `L`, or a walk read behind the screen that wants more than one more page.
+    pub fn asks_ahead(&self, generation: u64) -> bool {
+        match &self.next {
+            Some(n) if n.generation == generation => {
+                n.depth > n.pager.rows().len().saturating_add(2 * n.pager.limit())
+            }
+            _ => self.load_all,
+        }
+    }
+
+    /// A page for the walk read behind the screen (its generation checked by the caller).
+    /// True when it is ready to take the screen ([`TabState::take_next`]).
+    pub fn next_page(&mut self, result: Result<Page<T>, ApiError>) -> bool {
+        self.retry = None;
+        let Some(n) = self.next.as_mut() else {
+            return false;
+        };
+        match result {
+            Ok(page) => {
+                n.pager.apply(page);
+                n.error = None;
+                n.ready()
+            }
+            Err(e) => {
+                n.pager.failed();
+                n.error = Some(crate::text::one_line(&e.to_string(), 2000));
+                false
+            }
+        }
+    }
+
+    /// The walk read behind the screen failed with `why` (a task that panicked).
+    pub fn next_failed(&mut self, why: String) {
+        self.retry = None;
+        if let Some(n) = self.next.as_mut() {
+            n.pager.failed();
+            n.error = Some(crate::text::one_line(&why, 2000));
+        }
+    }
+
+    /// The walk read behind the screen takes its place: its rows replace the ones shown at
+    /// once; after a reload the selected row stays selected (found by id), after a profile
+    /// switch the first row is.
+    pub fn take_next(&mut self, body: usize) {
+        let Some(n) = self.next.take() else {
+            return;
+        };
+        self.reselect = match n.why {
+            Replacing::Reload => self.selected_row().map(|r| Reselect {
+                id: r.id(),
+                index: self.selected,
+            }),
+            Replacing::Profile(_) => {
+                self.selected = 0;
+                self.offset = 0;
+                None
+            }
+        };
+        self.generation = n.generation;
+        self.filter = n.filter;
+        self.pager = n.pager;
+        self.error = None;
+        self.retry = None;
+        self.load_all = false;
+        self.head_in_flight = false;
+        self.reread = None;
+        self.refresh_error = None;
+        self.after_page(body);
     }
 
     /// Sets new filters (remembering the old ones for Back) and starts a new walk.
@@ -313,20 +480,38 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// still looking for the row it should select. Never while one is in flight, after the
     /// end, or after an error (until the user retries).
     pub fn wants_page(&self, body: usize) -> bool {
-        if self.pager.is_loading() || !self.pager.has_more() || self.error.is_some() {
+        if self.pager.is_loading()
+            || !self.pager.has_more()
+            || self.error.is_some()
+            || self.next.is_some()
+        {
             return false;
         }
         let loaded = self.pager.rows().len();
         let page = self.pager.limit();
         self.load_all
             || self.reselect.is_some()
-            || self.refill.is_some_and(|n| loaded < n)
             || loaded <= self.selected + page
             || self.offset + body > loaded
     }
 
-    /// The fetch of the next page, if one is wanted (and marks it in flight).
+    /// The fetch of the next page, if one is wanted (and marks it in flight): of the walk
+    /// read behind the screen while there is one (until it is ready or fails), else of the
+    /// walk on screen.
     pub fn next_fetch(&mut self, body: usize, limit: Limit) -> Option<Command> {
+        if let Some(n) = self.next.as_mut() {
+            if n.error.is_some() || n.ready() {
+                return None;
+            }
+            let cursor = n.pager.next_request()?;
+            return Some(Command::Fetch {
+                tab: self.tab,
+                generation: n.generation,
+                cursor,
+                query: n.filter.query(),
+                limit,
+            });
+        }
         if !self.wants_page(body) {
             return None;
         }
@@ -464,7 +649,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// The refresh re-reads from the top as many pages as are loaded and one more, at most
     /// `max_pages` (`refresh_max_pages`); the rows after those stay as loaded.
     pub fn head_fetch(&mut self, limit: Limit, max_pages: usize) -> Option<Command> {
-        if self.head_in_flight || self.pager.pages() == 0 {
+        if self.head_in_flight || self.pager.pages() == 0 || self.next.is_some() {
             return None;
         }
         let loaded = self.pager.rows().len();

@@ -32,7 +32,8 @@ struct Walk {
 
 fn walk_of(app: &App, tab: Resource) -> Walk {
     with_tab!(ref app, tab, |t| Walk {
-        generation: t.generation,
+        // A walk read behind the rows (a reload) is a walk started over.
+        generation: t.next.as_ref().map_or(t.generation, |n| n.generation),
         loaded: t.pager.loaded(),
         done: t.pager.is_done(),
         failed: t.error.is_some(),

@@ -117,19 +117,21 @@ pub fn profile_loaded(
     app.endpoint = sw.endpoint.clone();
     app.detail = None;
     app.overlay = Overlay::None;
-    // Ids in filters belong to the old service: both tabs start unfiltered.
-    app.conversations.filter = Default::default();
-    app.visitors.filter = Default::default();
-    app.conversations.pager = crate::pager::Pager::new(sw.page_size.get());
-    app.visitors.pager = crate::pager::Pager::new(sw.page_size.get());
+    // Ids in filters belong to the old service: both tabs start unfiltered. Their rows stay
+    // on screen until the new service has answered with its first page.
+    let limit = sw.page_size.get();
     let mut cmds = ended;
-    cmds.push(app.conversations.restart(false));
-    cmds.push(app.visitors.restart(false));
+    cmds.push(
+        app.conversations
+            .switch_service(Default::default(), limit, sw.name.clone()),
+    );
+    cmds.push(
+        app.visitors
+            .switch_service(Default::default(), limit, sw.name.clone()),
+    );
     if app.mouse != mouse_before {
         cmds.push(Command::SetMouse(app.mouse));
     }
-    app.conversations.history.clear();
-    app.visitors.history.clear();
     app.say(format!(
         "profile {name}{}",
         walk_dropped.unwrap_or_default()

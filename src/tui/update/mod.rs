@@ -184,7 +184,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             let now = app.now;
             with_tab!(app, tab, |t| {
-                if t.generation == generation && t.pager.is_loading() {
+                if t.loading(generation) {
                     t.retry = Some(Retry {
                         until: now.checked_add(notice.wait).unwrap_or(now),
                         attempt: notice.attempt,
@@ -256,7 +256,9 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
     let bug = format!("internal error (a bug in convo): {message}");
     match task {
         Task::Page { tab, generation } => with_tab!(app, tab, |t| {
-            if t.generation == generation && t.pager.is_loading() {
+            if t.next.as_ref().is_some_and(|n| n.generation == generation) {
+                t.next_failed(bug);
+            } else if t.generation == generation && t.pager.is_loading() {
                 t.fail(bug);
             }
         }),
@@ -284,10 +286,12 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
     app.dirty = true;
 }
 
-/// The user moved the selection to another row: that row's mark goes.
+/// The user moved the selection to another row: that row's mark goes, and the selection no
+/// longer follows the first row of an oldest-first view.
 fn seen_selection(app: &mut App, before: Option<uuid::Uuid>) {
     if app.selected_id() != before {
         with_tab!(app, app.active, |t| marks::selected(t));
+        sort::update::stop_following(app, app.active);
     }
 }
 
@@ -331,11 +335,44 @@ fn visitors_page(r: Result<Loaded, ApiError>) -> Result<Page<crate::api::Visitor
     }
 }
 
+/// A page of a walk read behind the rows on screen (a reload, another profile): once it has
+/// read deep enough, it takes their place, a reload's rows compared with them for marks. True
+/// when the page was that walk's.
+fn on_next_page<T: marks::Watched + Clone + PartialEq, F: super::tab::TabFilter>(
+    t: &mut super::tab::TabState<T, F>,
+    generation: u64,
+    result: Result<Page<T>, ApiError>,
+    body: usize,
+) -> bool {
+    let Some(n) = t.next.as_ref().filter(|n| n.generation == generation) else {
+        return false;
+    };
+    if !n.pager.is_loading() {
+        return true; // not asked for: dropped
+    }
+    let reload = n.why == super::tab::Replacing::Reload;
+    if t.next_page(result) {
+        if reload {
+            marks::before_reload(t, generation);
+        }
+        t.take_next(body);
+        marks::after_page(t, 0);
+    }
+    true
+}
+
 fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded, ApiError>) {
     let body = app.body_height();
     match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
+            if t.next.is_some() {
+                if on_next_page(t, generation, conversations_page(result), body) {
+                    since_look_message(app);
+                    app.dirty = true;
+                }
+                return;
+            }
             if t.generation != generation || !t.pager.is_loading() {
                 return; // an older walk's answer: dropped
             }
@@ -346,6 +383,12 @@ fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
+            if t.next.is_some() {
+                if on_next_page(t, generation, visitors_page(result), body) {
+                    app.dirty = true;
+                }
+                return;
+            }
             if t.generation != generation || !t.pager.is_loading() {
                 return;
             }
@@ -447,11 +490,21 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
         let due = app.last_refresh.as_second().saturating_add(secs as i64);
         // Not while an export of the tab is written: its rows must stay where they are.
         if now.as_second() >= due && !export::update::exporting(app, app.active) {
-            // Not while one is under way; the next period starts when it ends.
+            // Not while one is under way; the next period starts when it ends. A reload
+            // (or profile) whose walk failed behind the rows on screen is tried again instead.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
-            if let Some(c) = with_tab!(app, app.active, |t| t.head_fetch(limit, max_pages)) {
-                cmds.push(c);
+            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let (c, retried) = with_tab!(app, app.active, |t| {
+                if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
+                    (Some(t.reload(max_pages, whole)), true)
+                } else {
+                    (t.head_fetch(limit, max_pages), false)
+                }
+            });
+            if retried {
+                app.last_refresh = now;
             }
+            cmds.extend(c);
         }
     }
 }
@@ -662,13 +715,15 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         },
         Action::Reload => {
             let max_pages = app.refresh_max_pages;
+            // An oldest-first view reads the whole list again before it shows it: its first
+            // rows are the list's last.
+            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
             let c = with_tab!(app, app.active, |t| {
-                if t.error.is_some() {
+                if t.error.is_some() && t.next.is_none() {
                     t.error = None; // retry the failed page; loaded rows stay
                     None
                 } else {
-                    marks::before_reload(t);
-                    Some(t.reload(max_pages))
+                    Some(t.reload(max_pages, whole))
                 }
             });
             cmds.extend(c);
@@ -910,18 +965,25 @@ fn keep_oldest_first(app: &mut App) {
         .map(|v| v.conversations.clone());
     if filters.as_ref() != Some(&app.conversations.filter) {
         app.oldest_first = None;
+        sort::update::stop_following(app, Resource::Conversations);
         return;
     }
     let generation = app.conversations.generation;
     if set_for != generation {
         app.conversations.load_all = true;
-        app.sort.get_mut(Resource::Conversations).preset(
+        let s = app.sort.get_mut(Resource::Conversations);
+        s.preset(
             crate::tui::sort::Sort {
                 col: crate::tui::columns::Column::Created,
                 desc: false,
             },
             generation,
         );
+        // Just opened: on its first (oldest) row, whatever order the pages come in. A
+        // reload keeps where the user was (on their row, or still on the first).
+        if set_for == u64::MAX {
+            s.follow_top = true;
+        }
         app.oldest_first = Some(generation);
     }
 }

@@ -10,18 +10,41 @@ use crate::api::Resource;
 use crate::text::fit;
 use crate::tui::app::App;
 use crate::tui::keys::Action;
-use crate::tui::tab::Retry;
+use crate::tui::tab::{Replacing, Retry, TabFilter, TabState};
+
+/// A walk read behind the rows on screen that failed: what failed, why, and that the rows
+/// stay (`None` while there is no such failure).
+fn next_failed<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
+    app: &App,
+    t: &TabState<T, F>,
+) -> Option<String> {
+    let n = t.next.as_ref()?;
+    let e = n.error.as_ref()?;
+    let again = app.keymap.key_of(Action::Reload);
+    Some(match &n.why {
+        // What to do and what stays first: the cause may be cut at the edge.
+        Replacing::Reload => format!(
+            " reload failed ({again} tries again; the {} rows shown are kept): {e}",
+            t.rows().len()
+        ),
+        Replacing::Profile(name) => format!(
+            " profile {} not loaded ({again} tries again; the rows shown are the previous \
+             profile's): {e}",
+            crate::text::one_line(name, 40)
+        ),
+    })
+}
 
 /// Draws the status line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (retry, error, refresh_error) = match app.active {
+    let (retry, error, refresh_error, next) = match app.active {
         Resource::Conversations => {
             let t = &app.conversations;
-            (&t.retry, &t.error, &t.refresh_error)
+            (&t.retry, &t.error, &t.refresh_error, next_failed(app, t))
         }
         Resource::Visitors => {
             let t = &app.visitors;
-            (&t.retry, &t.error, &t.refresh_error)
+            (&t.retry, &t.error, &t.refresh_error, next_failed(app, t))
         }
     };
     let width = area.width as usize;
@@ -30,6 +53,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Line::from(Span::styled(
             fit(&retry_text(app, r), width).into_owned(),
             Style::new().fg(Color::Yellow),
+        ))
+    } else if let Some(text) = next {
+        Line::from(Span::styled(
+            fit(&text, width).into_owned(),
+            Style::new().fg(Color::Red),
         ))
     } else if let Some(e) = error {
         let mut text = format!(" error ({reload} to retry; loaded rows stay): {e}");
