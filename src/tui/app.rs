@@ -143,6 +143,8 @@ pub struct App {
     pub prompt: Option<Prompt>,
     /// Each tab's quick search (`\`).
     pub search: PerTab<Search>,
+    /// Earlier search queries (↑ / ↓ in the search prompt).
+    pub search_history: super::search::History,
     /// Each tab's display sort (`>`, `<`, `=`).
     pub sort: PerTab<Sorting>,
     /// A whole-walk export in progress.
@@ -205,6 +207,7 @@ impl App {
             profiles: Profiles::default(),
             prompt: None,
             search: PerTab::default(),
+            search_history: Default::default(),
             sort: PerTab::default(),
             walk_export: None,
             export_stream: None,
