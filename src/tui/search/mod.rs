@@ -156,6 +156,15 @@ impl Search {
         v.get(k).map(|(_, i)| (*i, k + 1))
     }
 
+    /// The number (1-based, in display order) of row `i` among the matches, if it is one.
+    pub fn rank(&self, order: &Sorting, i: usize) -> Option<usize> {
+        if !self.is_match(i) {
+            return None;
+        }
+        let p = order.pos(i);
+        Some(1 + self.matches.iter().filter(|&&j| order.pos(j) < p).count())
+    }
+
     /// The first match at or after display position `from`, wrapping (search as you type).
     pub fn first_match_from(&self, order: &Sorting, from: usize) -> Option<(usize, usize)> {
         let v = self.by_pos(order);

@@ -3,8 +3,9 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::api::Resource;
-use crate::tui::app::App;
+use crate::tui::app::{App, Message};
 use crate::tui::keys::Action;
+use crate::tui::message::Life;
 use crate::tui::prompt::{LineEdit, Prompt, edit_line};
 use crate::tui::sort::update::{select_row, selected};
 
@@ -42,7 +43,7 @@ pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
                 return;
             }
             app.search_history.push(&text);
-            app.say(match_count(app));
+            say_search(app, false);
         }
         LineEdit::Changed => {
             set_query(app, text.clone());
@@ -104,23 +105,46 @@ pub fn step_match(app: &mut App, back: bool) {
             app.keymap.key_of(Action::Search)
         ));
     }
-    let total = s.matches.len();
     let from = order.pos(selected(app));
-    match s.next_match(order, from, back) {
-        Some((i, k)) => {
-            select_row(app, i);
-            app.say(format!("match {k} of {total}"));
-        }
-        None => {
-            let text = no_match(app);
-            app.say(text);
-        }
+    if let Some((i, _)) = s.next_match(order, from, back) {
+        select_row(app, i);
     }
+    say_search(app, true);
+}
+
+/// Puts the search's words on the status line: they stay while the search does, and follow
+/// its matches (rows that arrive, a refresh) meanwhile.
+fn say_search(app: &mut App, stepped: bool) {
+    let m = Message {
+        text: search_words(app, stepped),
+        error: false,
+        life: Life::Search {
+            tab: app.active,
+            query: app.search.get(app.active).query.clone(),
+            stepped,
+        },
+    };
+    app.post(m);
+}
+
+/// The words of the active tab's search now: "match k of n" after `n`/`N` (`stepped`) while
+/// the selected row is a match, else the count and the keys that step through the matches,
+/// or that nothing matched.
+pub fn search_words(app: &App, stepped: bool) -> String {
+    let (s, order) = (app.search.get(app.active), app.sort.get(app.active));
+    let total = s.matches.len();
+    if stepped
+        && total > 0
+        && let Some(k) = s.rank(order, selected(app))
+    {
+        return format!("match {k} of {total}");
+    }
+    match_count(app)
 }
 
 /// The active tab's match count and the keys that step through the matches, or that
 /// nothing matched.
-pub fn match_count(app: &App) -> String {
+fn match_count(app: &App) -> String {
     let n = app.search.get(app.active).matches.len();
     if n == 0 {
         return no_match(app);
