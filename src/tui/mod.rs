@@ -58,6 +58,7 @@ pub mod input;
 pub mod keys;
 pub mod layout;
 pub mod marks;
+pub mod message;
 pub mod msg;
 pub mod names;
 pub mod notify;

@@ -112,7 +112,7 @@ pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
     if app.export_stream.as_ref().is_some_and(|s| s.id == id) {
         app.export_stream = None;
     }
-    app.message = Some(crate::tui::app::Message { text, error });
+    app.post(crate::tui::app::Message::new(text, error, app.now));
     app.dirty = true;
 }
 

@@ -15,7 +15,7 @@ use super::WalkExport;
 use super::update::export;
 use crate::api::Resource;
 use crate::text::one_line;
-use crate::tui::app::{App, Message};
+use crate::tui::app::App;
 use crate::tui::command::{Command, ExportKind};
 use crate::tui::keys::Action;
 use crate::tui::prompt::Prompt;
@@ -43,7 +43,7 @@ fn walk_of(app: &App, tab: Resource) -> Walk {
 }
 
 fn fail(app: &mut App, text: String) {
-    app.message = Some(Message { text, error: true });
+    app.say_error(text);
 }
 
 fn shown(path: &str) -> String {

@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::ProfileSwitch;
-use crate::tui::app::{App, Message, Overlay, builtin_views};
+use crate::tui::app::{App, Overlay, builtin_views};
 use crate::tui::command::Command;
 use crate::tui::prompt::Prompt;
 
@@ -63,10 +63,10 @@ pub fn profile_loaded(
     let sw = match result {
         Ok(sw) => sw,
         Err(e) => {
-            app.message = Some(Message {
-                text: format!("profile not switched: {}", crate::text::one_line(&e, 300)),
-                error: true,
-            });
+            app.say_error(format!(
+                "profile not switched: {}",
+                crate::text::one_line(&e, 300)
+            ));
             return Vec::new();
         }
     };

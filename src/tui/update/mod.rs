@@ -9,6 +9,7 @@ use super::command::Command;
 use super::filter_form::{FilterForm, FormOutcome};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
+use super::message::{Life, later};
 use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::{Retry, ScreenLine};
@@ -112,20 +113,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             let shown = crate::text::one_line(&email, 60);
             match result {
-                Err(e) => {
-                    app.message = Some(super::app::Message {
-                        text: format!(
-                            "visitor email {shown}: the lookup failed: {}",
-                            crate::text::one_line(&e, 200)
-                        ),
-                        error: true,
-                    })
-                }
+                Err(e) => app.say_error(format!(
+                    "visitor email {shown}: the lookup failed: {}",
+                    crate::text::one_line(&e, 200)
+                )),
                 Ok(ids) if ids.is_empty() => {
-                    app.message = Some(super::app::Message {
-                        text: format!("no visitor with this e-mail: {shown}"),
-                        error: true,
-                    })
+                    app.say_error(format!("no visitor with this e-mail: {shown}"))
                 }
                 Ok(ids) => {
                     let f = ConversationFilter {
@@ -170,7 +163,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.dirty = true;
         }
         Msg::Notice { text, error } => {
-            app.message = Some(Message { text, error });
+            app.post(Message::new(text, error, app.now));
             app.dirty = true;
         }
         Msg::ProfileLoaded { id, result } => {
@@ -216,6 +209,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
+    super::message::update::settle(app);
     cmds
 }
 
@@ -231,9 +225,14 @@ fn since_look_message(app: &mut App) {
     }
     let (new, changed) = app.conversations.marks.counts(generation);
     let when = super::names::since_words(app.now, &app.tz, taken_at);
-    app.message = Some(super::app::Message {
+    app.post(Message {
         text: format!("{new} new, {changed} changed since {when}"),
         error: false,
+        life: super::message::Life::Walk {
+            tab: Resource::Conversations,
+            generation,
+            until: super::message::later(app.now),
+        },
     });
     app.dirty = true;
 }
@@ -270,17 +269,11 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
         }),
         Task::Export => {
             app.export_stream = None;
-            app.message = Some(super::app::Message {
-                text: format!("export failed: {bug}; the file may be incomplete"),
-                error: true,
-            });
+            app.say_error(format!("export failed: {bug}; the file may be incomplete"));
         }
         Task::Profile => {
             app.profiles.switching = None;
-            app.message = Some(super::app::Message {
-                text: format!("profile not switched: {bug}"),
-                error: true,
-            });
+            app.say_error(format!("profile not switched: {bug}"));
         }
     }
     app.dirty = true;
@@ -470,9 +463,31 @@ fn on_head(
             merged.live, app.refresh_max_pages
         ));
     }
-    // An error the user has not dealt with stays; the footer counts the marks anyway.
-    if !said.is_empty() && !app.message.as_ref().is_some_and(|m| m.error) {
-        app.say(said.join(" · "));
+    // News from the background: it does not cover an error the user has not dealt with or
+    // a search's count (the footer counts the marks anyway), and goes when it stops being
+    // true: after a while, with another walk, or once no more rows than the live ones are
+    // loaded.
+    if !said.is_empty() {
+        let (generation, until) = (with_tab!(ref app, tab, |t| t.generation), later(app.now));
+        let life = if merged.cut {
+            Life::Cut {
+                tab,
+                generation,
+                live: merged.live,
+                until,
+            }
+        } else {
+            Life::Walk {
+                tab,
+                generation,
+                until,
+            }
+        };
+        app.post(Message {
+            text: said.join(" · "),
+            error: false,
+            life,
+        });
     }
     app.dirty = true;
 }

@@ -1,0 +1,150 @@
+//! Issue 25 §6: status-line messages with a lifetime. A notice goes after a while, a
+//! refresh's news with its walk, "only the top N rows are kept live" once it is no longer
+//! so, and a refresh never covers a search's count, which follows the rows. `update` fed
+//! with messages against a fake server whose rows change.
+
+use crossterm::event::KeyCode;
+
+use convo::api::Resource;
+use convo::tui::app::App;
+use convo::tui::msg::Msg;
+use convo::tui::testing::{self, FakeServer, ch, key, now};
+use convo::tui::update::update;
+
+fn at(secs: i64) -> Msg {
+    Msg::Tick(
+        now()
+            .checked_add(jiff::SignedDuration::from_secs(secs))
+            .unwrap_or(now()),
+    )
+}
+
+/// An app refreshing every 10 s with `pages` pages of `server`'s conversations loaded.
+fn refreshing(server: &FakeServer, pages: usize) -> App {
+    let mut app = testing::app(120, 30, 50);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    server.settle(&mut app, Msg::Resize(120, 30));
+    while app.conversations.rows().len() < pages * 50 {
+        server.settle(&mut app, key(KeyCode::PageDown));
+    }
+    server.settle(&mut app, key(KeyCode::Home));
+    app
+}
+
+fn said(app: &App) -> Option<&str> {
+    app.message.as_ref().map(|m| m.text.as_str())
+}
+
+/// "1 new row" stayed for minutes in place of the key hints; now it goes after
+/// NOTICE_SECS (the Tick clock), as does a key's notice. An error stays.
+#[test]
+fn a_notice_and_a_refreshs_news_go_after_their_time_an_error_stays() {
+    let mut server = FakeServer::new(120, 5);
+    let mut app = refreshing(&server, 1);
+    server.conversations.insert(0, testing::conversation(9000));
+    server.settle(&mut app, at(10));
+    assert_eq!(said(&app), Some("1 new row"));
+    server.settle(&mut app, at(19));
+    assert_eq!(said(&app), Some("1 new row"));
+    server.settle(&mut app, at(20));
+    assert_eq!(said(&app), None, "the key hints are back");
+
+    // a key's notice: the same
+    update(&mut app, ch('R'));
+    assert_eq!(said(&app), Some("auto refresh off"));
+    update(&mut app, at(29));
+    assert!(said(&app).is_some());
+    update(&mut app, at(30));
+    assert_eq!(said(&app), None);
+
+    // an error the user must see stays until Esc
+    update(
+        &mut app,
+        Msg::Notice {
+            text: "cannot open a browser".into(),
+            error: true,
+        },
+    );
+    update(&mut app, at(3600));
+    assert_eq!(said(&app), Some("cannot open a browser"));
+    update(&mut app, key(KeyCode::Esc));
+    assert_eq!(said(&app), None);
+}
+
+/// "only the top 100 rows are kept live" stayed after filtering down to fewer rows: it goes
+/// with the walk it was true of.
+#[test]
+fn kept_live_goes_when_the_filters_change() {
+    let server = FakeServer::new(600, 5);
+    let mut app = refreshing(&server, 4);
+    app.refresh_max_pages = 2;
+    server.settle(&mut app, at(10));
+    let m = said(&app).expect("said").to_string();
+    assert!(m.contains("only the top 100 rows are kept live"), "{m}");
+    // `s`: open conversations only, a new walk of one page
+    server.settle(&mut app, ch('s'));
+    assert!(app.conversations.rows().len() <= 100);
+    assert!(
+        !said(&app).is_some_and(|m| m.contains("kept live")),
+        "{:?}",
+        said(&app)
+    );
+}
+
+/// A refresh's "1 new row" used to replace the search's "3 matches"; the count stays, and
+/// counts the new row when it matches. Another tab, or another search, ends it.
+#[test]
+fn a_refresh_does_not_cover_the_search_count_which_follows_the_rows() {
+    let mut server = FakeServer::new(60, 5);
+    let mut app = refreshing(&server, 1);
+    update(&mut app, ch('\\'));
+    for c in "pending".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Enter));
+    let pending = |app: &App| {
+        app.conversations
+            .rows()
+            .iter()
+            .filter(|c| c.status.as_str() == "pending")
+            .count()
+    };
+    let n = pending(&app);
+    assert!(n > 1);
+    assert_eq!(
+        said(&app),
+        Some(&*format!("{n} matches · n next · N previous"))
+    );
+    // a new pending conversation arrives with the refresh
+    let new = (9000..)
+        .map(testing::conversation)
+        .find(|c| c.status.as_str() == "pending")
+        .expect("a pending one");
+    server.conversations.insert(0, new);
+    server.settle(&mut app, at(10));
+    assert_eq!(pending(&app), n + 1);
+    assert_eq!(
+        said(&app),
+        Some(&*format!("{} matches · n next · N previous", n + 1))
+    );
+    // long after: still the count, as long as the search is on
+    server.settle(&mut app, at(15));
+    server.settle(&mut app, at(300));
+    assert_eq!(
+        said(&app),
+        Some(&*format!("{} matches · n next · N previous", n + 1))
+    );
+    // `n`: "match k of n", k following the selection
+    update(&mut app, ch('n'));
+    assert!(
+        said(&app)
+            .is_some_and(|m| m.starts_with("match ") && m.ends_with(&format!(" of {}", n + 1))),
+        "{:?}",
+        said(&app)
+    );
+    // the other tab: not its search
+    update(&mut app, ch('2'));
+    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(said(&app), None);
+}
