@@ -369,3 +369,24 @@ fn config_init_at_a_terminal_asks_for_the_key_again_after_a_refusal() {
     assert_eq!(p.wait_exit(wait), Some(0), "{}", p.screen());
     assert!(std::fs::read_to_string(&cfg).unwrap().contains(&d.url()));
 }
+
+#[test]
+fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path())
+        .args(["--demo", "--view", "nope"])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no saved view named \"nope\""), "{err}");
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(&cfg, "[keys]\nquit = \"r\"\n").unwrap();
+    let o = convo_cmd(tmp.path())
+        .args(["--config", cfg.to_str().unwrap(), "--demo"])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bound to both"), "{err}");
+}
