@@ -11,7 +11,7 @@ use crate::api::{
     client::is_loopback_host,
 };
 use crate::cli::Cli;
-use crate::config::{Config, Overrides, default_path};
+use crate::config::{Config, ConfigError, Overrides, default_path};
 
 /// `convo completions SHELL`.
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
@@ -116,6 +116,42 @@ fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
         .collect()
 }
 
+/// The line for a config that cannot be used, with the fix that fits its cause.
+fn config_check(e: &ConfigError) -> Check {
+    match e {
+        ConfigError::Missing { path, .. } => Check::Fail(
+            format!("config: {e}"),
+            format!(
+                "run `convo config init` (it asks for the URL and the key, checks them and \
+                 writes {path}), or set CONVO_BASE_URL and CONVO_API_KEY"
+            ),
+        ),
+        // Not the file's fault: say which variable or flag to change.
+        ConfigError::Setting { from, .. } => Check::Fail(
+            e.to_string(),
+            match *from {
+                "CONVO_API_KEY" => "fix CONVO_API_KEY, or unset it to use api_key_command or \
+                                    api_key from the config (it wins over both)"
+                    .to_string(),
+                from => format!("fix {from}, or leave it out to use the config's value"),
+            },
+        ),
+        ConfigError::UnsafeKeyCommand { path, .. } => {
+            Check::Fail(format!("config: {e}"), format!("chmod go-w {path}"))
+        }
+        ConfigError::KeyCommand { .. } => Check::Fail(
+            format!("config: {e}"),
+            "run the command in a shell: it must print only the key".into(),
+        ),
+        _ => Check::Fail(
+            format!("config: {e}"),
+            "fix the file at the line named, or start again from config.example.toml / \
+             `convo config init --force`"
+                .into(),
+        ),
+    }
+}
+
 /// Runs every check; returns them for printing (and for tests).
 pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     let mut checks = Vec::new();
@@ -123,10 +159,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     let cfg = match Config::load(ov) {
         Ok(c) => c,
         Err(e) => {
-            checks.push(Check::Fail(
-                format!("config: {e}"),
-                "fix the file, or start from config.example.toml / `convo config init`".into(),
-            ));
+            checks.push(config_check(&e));
             return checks;
         }
     };

@@ -390,3 +390,58 @@ fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("bound to both"), "{err}");
 }
+
+#[test]
+fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    // a value refused after parsing: its line, as for parse errors
+    let (code, out) = doctor_with(
+        &d,
+        tmp.path(),
+        "page_size = 10\n\n[theme]\npreset = \"neon\"\n",
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("line 5: theme.preset"), "{out}");
+    // no file: the fix is `convo config init`, not "fix the file"
+    let o = convo_cmd(tmp.path())
+        .args([
+            "--config",
+            tmp.path().join("none.toml").to_str().unwrap(),
+            "doctor",
+        ])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("fix: run `convo config init`"), "{out}");
+    assert!(!out.contains("fix the file"), "{out}");
+    // a bad CONVO_API_KEY beside a good file: the variable is named, not the file
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(&cfg, format!("base_url = {:?}\n", d.url())).unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "pk_live_0123456789")
+        .args(["--config", cfg.to_str().unwrap(), "doctor"])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("FAIL  the API key from the CONVO_API_KEY environment variable"),
+        "{out}"
+    );
+    assert!(!out.contains("config error in"), "{out}");
+    assert!(out.contains("fix: fix CONVO_API_KEY, or unset it"), "{out}");
+    // and the same for `convo list` (exit 2, a usage error)
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "pk_live_0123456789")
+        .args(["--config", cfg.to_str().unwrap(), "list", "visitors"])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("convo: error: the API key from the CONVO_API_KEY environment variable"),
+        "{err}"
+    );
+}

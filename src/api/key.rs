@@ -53,6 +53,17 @@ pub enum KeyError {
     NotHeaderSafe { origin: KeySource },
 }
 
+impl KeyError {
+    /// Where the refused key came from.
+    pub fn origin(&self) -> &KeySource {
+        match self {
+            KeyError::Empty { origin }
+            | KeyError::WrongPrefix { origin, .. }
+            | KeyError::NotHeaderSafe { origin } => origin,
+        }
+    }
+}
+
 impl ApiKey {
     /// Checks the key (trimmed) against the prefix (`""` turns the check off).
     pub fn new(secret: &str, source: KeySource, prefix: &str) -> Result<ApiKey, KeyError> {
