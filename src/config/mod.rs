@@ -10,6 +10,7 @@
 //! - [`secret`]: `api_key_command` and the file-permission check.
 
 mod file;
+mod locate;
 mod secret;
 mod sla;
 
@@ -223,6 +224,15 @@ pub enum ConfigError {
         #[source]
         source: KeyError,
     },
+    /// A value from an environment variable or a flag cannot be used: the file is not at
+    /// fault (it may not even exist).
+    #[error("{message}")]
+    Setting {
+        /// Where the value came from: `CONVO_API_KEY`, `CONVO_BASE_URL`, `--base-url`, `--proxy`.
+        from: &'static str,
+        /// What is wrong, naming `from`.
+        message: String,
+    },
     /// `api_key_command` failed, timed out or printed nothing usable.
     #[error("api_key_command in {path} failed: {reason}. The command must print the key on stdout")]
     KeyCommand { path: String, reason: String },
@@ -232,6 +242,28 @@ pub enum ConfigError {
          (mode {mode:04o}), so they could choose the command convo runs; run: chmod go-w {path}"
     )]
     UnsafeKeyCommand { path: String, mode: u32 },
+}
+
+impl ConfigError {
+    /// An [`ConfigError::Invalid`] key written in `text` becomes [`ConfigError::InvalidAt`]
+    /// its line (the chosen profile's, when it sets the key). `profiles` is left alone: that
+    /// error is about the profile asked for, not a line.
+    fn located(self, text: &str, profile: Option<&str>) -> ConfigError {
+        match self {
+            ConfigError::Invalid { path, key, message } if key != "profiles" => {
+                match locate::line_of(text, &key, profile) {
+                    Some(line) => ConfigError::InvalidAt {
+                        path,
+                        line,
+                        key,
+                        message,
+                    },
+                    None => ConfigError::Invalid { path, key, message },
+                }
+            }
+            e => e,
+        }
+    }
 }
 
 /// The targets `--demo` shows when the config sets none: short, because the demo's queue moves
@@ -442,8 +474,21 @@ impl Config {
         Ok((f, profile, names))
     }
 
-    /// Applies env and flags to the parsed file, checks every value and fills in defaults.
+    /// Applies env and flags to the parsed file, checks every value and fills in defaults; an
+    /// error about a key of the file gets the key's line.
     fn resolve(
+        f: FileConfig,
+        shown: &str,
+        ov: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let text = f.text.clone();
+        let profile = ov.profile.clone().or_else(|| env("CONVO_PROFILE"));
+        Config::resolve_values(f, shown, ov, env).map_err(|e| e.located(&text, profile.as_deref()))
+    }
+
+    /// [`Config::resolve`] without the line numbers.
+    fn resolve_values(
         f: FileConfig,
         shown: &str,
         ov: &Overrides,
@@ -470,7 +515,10 @@ impl Config {
                     "not set (set base_url, CONVO_BASE_URL or --base-url)".into(),
                 )
             })?;
-        check_base_url(&base_url, from).map_err(|m| invalid("base_url", m))?;
+        check_base_url(&base_url, from).map_err(|m| match from {
+            "base_url" => invalid("base_url", m),
+            from => ConfigError::Setting { from, message: m },
+        })?;
         let prefix = f.key_prefix.clone().unwrap_or_else(|| "sk_".into());
         let (secret, source) = if let Some(k) = env("CONVO_API_KEY") {
             (k, KeySource::Env)
@@ -491,10 +539,18 @@ impl Config {
                 "no API key: set CONVO_API_KEY, api_key_command or api_key".into(),
             ));
         };
-        let key = ApiKey::new(&secret, source, &prefix).map_err(|source| ConfigError::Key {
-            path: shown.to_string(),
-            source,
-        })?;
+        let key =
+            ApiKey::new(&secret, source, &prefix).map_err(|source| match source.origin() {
+                // The variable is at fault, not the file.
+                KeySource::Env => ConfigError::Setting {
+                    from: "CONVO_API_KEY",
+                    message: source.to_string(),
+                },
+                _ => ConfigError::Key {
+                    path: shown.to_string(),
+                    source,
+                },
+            })?;
         let secs = |name: &str, v: Option<u64>, default: u64| match v.unwrap_or(default) {
             s @ 1..=MAX_TIMEOUT_SECS => Ok(Duration::from_secs(s)),
             s => Err(invalid(
@@ -525,8 +581,12 @@ impl Config {
             ));
         }
         let proxy = match (&ov.proxy, &f.proxy) {
-            (Some(v), _) => ProxySetting::parse(v, "--proxy")
-                .map_err(|m| invalid("proxy", format!("--proxy: {m}")))?,
+            (Some(v), _) => {
+                ProxySetting::parse(v, "--proxy").map_err(|m| ConfigError::Setting {
+                    from: "--proxy",
+                    message: format!("--proxy: {m}"),
+                })?
+            }
             (None, Some(v)) => {
                 let from = match &f.proxy_profile {
                     Some(p) => format!("profile {p} of {shown}"),
@@ -606,8 +666,8 @@ impl Config {
             let parsed = read.and_then(|text| {
                 text.map(|text| {
                     let f = parse_file(&text, &shown)?;
-                    let (mut f, _, _) = Config::choose_profile(f, &shown, wanted)?;
-                    extras(&mut f, &shown)
+                    let (mut f, profile, _) = Config::choose_profile(f, &shown, wanted)?;
+                    extras(&mut f, &shown).map_err(|e| e.located(&text, profile.as_deref()))
                 })
                 .transpose()
             });

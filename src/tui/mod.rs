@@ -122,6 +122,17 @@ pub enum TuiError {
     },
 }
 
+impl TuiError {
+    /// The process's exit code for it: 2 for what the user can fix in the command line or the
+    /// config (as for `convo list`), 1 for the rest.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            TuiError::UnknownView { .. } | TuiError::Keys { .. } => 2,
+            TuiError::NotATerminal | TuiError::Io(_) | TuiError::Draw(_) => 1,
+        }
+    }
+}
+
 /// Builds the app from the config, resolving `--view` (before the terminal is touched).
 pub fn app_from_config(
     config: &Config,
