@@ -94,6 +94,8 @@ pub struct App {
     /// Local time zone of the detail pane (UTC in tests).
     pub tz: TimeZone,
     pub overlay: Overlay,
+    /// Where Back (Backspace, `[`) returns to: one history for both tabs.
+    pub history: super::history::History,
     /// The detail pane is open, scrolled by this many lines.
     pub detail: Option<usize>,
     pub message: Option<Message>,
@@ -180,6 +182,7 @@ impl App {
             now: init.now,
             tz: init.tz,
             overlay: Overlay::None,
+            history: Default::default(),
             detail: None,
             message: None,
             views,

@@ -128,8 +128,7 @@ pub fn profile_loaded(
     if app.mouse != mouse_before {
         cmds.push(Command::SetMouse(app.mouse));
     }
-    app.conversations.history.clear();
-    app.visitors.history.clear();
+    app.history.clear();
     app.say(format!(
         "profile {name}{}",
         walk_dropped.unwrap_or_default()
