@@ -309,6 +309,65 @@ fn from_a_visitor_drill_switches_to_their_conversations() {
 }
 
 #[test]
+fn back_returns_across_tabs_to_the_visitor_it_came_from() {
+    let (mut app, server) = loaded(300);
+    // Conversations: open ones (a first move), a few rows down; then the Visitors tab.
+    server.settle(&mut app, ch('s'));
+    let open = app.conversations.filter.clone();
+    assert_eq!(open.status, Some(Status::Open));
+    for _ in 0..2 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let conv = app.selected_id().expect("conversation");
+    server.settle(&mut app, ch('2'));
+    for _ in 0..3 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let v = app.visitors.selected_row().cloned().expect("visitor");
+    server.settle(&mut app, ch('V'));
+    assert_eq!(app.active, Resource::Conversations);
+    // Backspace: the visitor you came from, not the Conversations tab's earlier filters.
+    let cmds = server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.visitors.selected_row().map(|r| r.id), Some(v.id));
+    assert!(
+        fetches(&cmds)
+            .iter()
+            .all(|(t, _, _)| *t == Resource::Conversations),
+        "the Visitors tab's rows are still there: {cmds:?}"
+    );
+    // ...and the Conversations tab shows again what it showed then, on the same row.
+    assert_eq!(app.conversations.filter, open);
+    assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
+    // Back again: the Conversations tab before `s`.
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    // Nothing earlier: said, nothing asked.
+    let cmds = server.settle(&mut app, key(KeyCode::Backspace));
+    assert!(fetches(&cmds).is_empty());
+    assert_eq!(
+        app.message.as_ref().map(|m| m.text.as_str()),
+        Some("nothing to go back to")
+    );
+}
+
+#[test]
+fn back_from_a_drill_down_lands_on_the_row_it_started_from() {
+    let (mut app, server) = loaded(300);
+    for _ in 0..7 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let id = app.selected_id().expect("row");
+    server.settle(&mut app, ch('W'));
+    assert_ne!(app.conversations.filter, ConversationFilter::default());
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(app.selected_id(), Some(id));
+    assert_eq!(app.conversations.selected, 7);
+}
+
+#[test]
 fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
     let mut app = testing::app(120, 40, 50);
     app.refresh_secs = Some(10);

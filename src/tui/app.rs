@@ -89,6 +89,8 @@ pub struct App {
     /// Local time zone of the detail pane (UTC in tests).
     pub tz: TimeZone,
     pub overlay: Overlay,
+    /// Where Back (Backspace, `[`) returns to: one history for both tabs.
+    pub history: super::history::History,
     /// The detail pane is open, scrolled by this many lines.
     pub detail: Option<usize>,
     /// The status line's message and how long it stays true (see [`super::message`]).
@@ -180,6 +182,7 @@ impl App {
             now: init.now,
             tz: init.tz,
             overlay: Overlay::None,
+            history: Default::default(),
             detail: None,
             message: None,
             last_error: None,

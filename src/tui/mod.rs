@@ -5,9 +5,9 @@
 //!   side), [`msg`] (everything that can happen), [`command`] (the I/O `update` asks for),
 //!   [`update`] (`update(&mut App, Msg) -> Vec<Command>`, no I/O; the order of key dispatch),
 //!   [`runtime`] (the loop, generic over backend and input), [`view`] (drawing only);
-//! - the list: [`tab`] (one tab's walk, selection, filter history), [`columns`] (which columns,
-//!   their text and order), [`format`] (display text), [`layout`] (screen geometry),
-//!   [`theme`] (colours and `NO_COLOR`);
+//! - the list: [`tab`] (one tab's walk and selection), [`history`] (Back, one for both tabs),
+//!   [`columns`] (which columns, their text and order), [`format`] (display text),
+//!   [`layout`] (screen geometry), [`theme`] (colours and `NO_COLOR`);
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
 //!   [`marks`] (change marks), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
@@ -54,6 +54,7 @@ pub mod export;
 pub mod filter_form;
 pub mod format;
 pub mod frames;
+pub mod history;
 pub mod input;
 pub mod keys;
 pub mod layout;

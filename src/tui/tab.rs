@@ -1,14 +1,12 @@
 //! One tab's list: its filters, its cursor walk (with a generation number), selection, scroll,
-//! the filter history for Back, and the request state shown in the footer and status line.
+//! and the request state shown in the footer and status line. (Back's history is the app's,
+//! one for both tabs: [`super::history`].)
 
 use uuid::Uuid;
 
 use super::command::{Command, Query};
 use crate::api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
 use crate::pager::{Merged, Pager, Reread};
-
-/// How many earlier filters Back can return to.
-const HISTORY_MAX: usize = 50;
 
 /// One value for each tab (a feature's per-tab state: search, sort…).
 #[derive(Debug, Clone, Default)]
@@ -149,8 +147,6 @@ pub struct TabState<T, F> {
     pub selected: usize,
     /// Index of the first row on screen.
     pub offset: usize,
-    /// Earlier filters, for Back.
-    pub history: Vec<F>,
     /// The last failed request's message (sanitised, key-free); stops automatic loading.
     pub error: Option<String>,
     pub retry: Option<Retry>,
@@ -179,7 +175,6 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             next: None,
             selected: 0,
             offset: 0,
-            history: Vec::new(),
             error: None,
             retry: None,
             load_all: false,
@@ -373,24 +368,40 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.after_page(body);
     }
 
-    /// Sets new filters (remembering the old ones for Back) and starts a new walk.
+    /// Sets new filters and starts a new walk; `None` when they are the filters already.
     pub fn set_filter(&mut self, filter: F) -> Option<Command> {
         if filter == self.filter {
             return None;
         }
-        let old = std::mem::replace(&mut self.filter, filter);
-        self.history.push(old);
-        if self.history.len() > HISTORY_MAX {
-            self.history.remove(0);
-        }
+        self.filter = filter;
         Some(self.restart(false))
     }
 
-    /// Back to the previous filters, if there are any.
-    pub fn back(&mut self) -> Option<Command> {
-        let prev = self.history.pop()?;
-        self.filter = prev;
-        Some(self.restart(false))
+    /// Back to earlier filters (new walk) that selects `row` again once it shows up.
+    pub fn restore(&mut self, filter: F, row: Option<Reselect>) -> Command {
+        self.filter = filter;
+        let c = self.restart(false);
+        self.reselect = row;
+        c
+    }
+
+    /// Selects the loaded row `row` names (by id, else where it was), with the same filters.
+    pub fn reselect_now(&mut self, row: Reselect, body: usize) {
+        let i = self
+            .pager
+            .rows()
+            .iter()
+            .position(|r| r.id() == row.id)
+            .unwrap_or(row.index);
+        self.select(i, body);
+    }
+
+    /// The selected row and where it is (for Back to come back to).
+    pub fn selection(&self) -> Option<Reselect> {
+        self.selected_row().map(|r| Reselect {
+            id: r.id(),
+            index: self.selected,
+        })
     }
 
     /// Moves the selection (clamped to the loaded rows) and keeps it on screen.

@@ -76,7 +76,7 @@ actions! {
     ClearFilters = "clear_filters", Filters, [Key::ch('x')], "clear all filters";
     ToggleUnassigned = "toggle_unassigned", Filters, [Key::ch('u')], "unassigned only on/off";
     CycleStatus = "cycle_status", Filters, [Key::ch('s')], "cycle status filter";
-    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "previous filters";
+    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back: tab, filters, row";
     Views = "views", Filters, [Key::ch('v')], "saved views";
     Detail = "detail", Rows, [Key::plain(KeyCode::Enter)], "detail pane";
     DetailDown = "detail_down", Rows, [Key::ch('J')], "scroll detail down";

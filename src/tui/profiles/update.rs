@@ -132,6 +132,7 @@ pub fn profile_loaded(
     if app.mouse != mouse_before {
         cmds.push(Command::SetMouse(app.mouse));
     }
+    app.history.clear();
     app.say(format!(
         "profile {name}{}",
         walk_dropped.unwrap_or_default()

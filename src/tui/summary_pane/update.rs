@@ -87,13 +87,8 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 )),
                 Some(f) => {
                     app.overlay = Overlay::None;
-                    if f != app.conversations.filter {
-                        cmds.extend(crate::tui::update::leaving_look(app));
-                    }
-                    match app.conversations.set_filter(f) {
-                        Some(c) => cmds.push(c),
-                        None => app.say("filters unchanged"),
-                    }
+                    let from = crate::tui::update::here(app);
+                    crate::tui::update::set_conversations_from(app, from, f, cmds);
                 }
             }
         }

@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use super::app::{App, Message, Overlay};
 use super::command::Command;
 use super::filter_form::{FilterForm, FormOutcome};
+use super::history::{Place, TabPlace};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
 use super::message::{Life, later};
@@ -129,8 +130,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                         }),
                         ..base
                     };
+                    let from = here(app);
                     app.active = Resource::Conversations;
-                    set_conversations(app, f, &mut cmds);
+                    set_conversations_from(app, from, f, &mut cmds);
                 }
             }
             app.dirty = true;
@@ -703,16 +705,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             };
             set_conversations(app, f, cmds);
         }
-        Action::Back => {
-            if app.active == Resource::Conversations {
-                cmds.extend(leaving_look(app));
-            }
-            let c = with_tab!(app, app.active, |t| t.back());
-            match c {
-                Some(c) => cmds.push(c),
-                None => app.say("no earlier filters on this tab"),
-            }
-        }
+        Action::Back => go_back(app, cmds),
         Action::Views => app.overlay = Overlay::Views { selected: 0 },
         Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
         Action::DetailDown => scroll_detail(app, 1),
@@ -837,20 +830,88 @@ pub fn leaving_look(app: &App) -> Option<Command> {
     )
 }
 
+/// Where the user is now (the tab on screen, each tab's filters and selected row), for Back.
+pub(crate) fn here(app: &App) -> Place {
+    Place {
+        active: app.active,
+        conversations: TabPlace {
+            filter: app.conversations.filter.clone(),
+            selected: app.conversations.selection(),
+        },
+        visitors: TabPlace {
+            filter: app.visitors.filter.clone(),
+            selected: app.visitors.selection(),
+        },
+        oldest_first: app.oldest_first.is_some(),
+    }
+}
+
 fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
+    let from = here(app);
+    set_conversations_from(app, from, f, cmds);
+}
+
+/// Shows `f` on the Conversations tab; `from` (where the user was before, perhaps on the
+/// other tab) is remembered for Back when something changed.
+pub(crate) fn set_conversations_from(
+    app: &mut App,
+    from: Place,
+    f: ConversationFilter,
+    cmds: &mut Vec<Command>,
+) {
     if f != app.conversations.filter {
         cmds.extend(leaving_look(app));
     }
     match app.conversations.set_filter(f) {
-        Some(c) => cmds.push(c),
+        Some(c) => {
+            app.history.push(from);
+            cmds.push(c);
+        }
+        // The same filters, reached from the other tab: going back is still a move.
+        None if from.active != app.active => app.history.push(from),
         None => app.say("filters unchanged"),
     }
 }
 
 fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
+    let from = here(app);
+    set_visitors_from(app, from, f, cmds);
+}
+
+fn set_visitors_from(app: &mut App, from: Place, f: VisitorFilter, cmds: &mut Vec<Command>) {
     match app.visitors.set_filter(f) {
-        Some(c) => cmds.push(c),
+        Some(c) => {
+            app.history.push(from);
+            cmds.push(c);
+        }
+        None if from.active != app.active => app.history.push(from),
         None => app.say("filters unchanged"),
+    }
+}
+
+/// Back: to the tab the user was on before the last move, each tab with its filters then (a
+/// new walk where they differ from now) on the row that was selected.
+fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
+    let Some(place) = app.history.pop() else {
+        return app.say("nothing to go back to");
+    };
+    let body = app.body_height();
+    app.active = place.active;
+    let (c, v) = (place.conversations, place.visitors);
+    if c.filter != app.conversations.filter {
+        cmds.extend(leaving_look(app));
+        app.oldest_first = place.oldest_first.then_some(u64::MAX);
+        cmds.push(app.conversations.restore(c.filter, c.selected));
+    } else if let Some(row) = c
+        .selected
+        .filter(|_| place.active == Resource::Conversations)
+    {
+        app.conversations.reselect_now(row, body);
+    }
+    if v.filter != app.visitors.filter {
+        cmds.push(app.visitors.restore(v.filter, v.selected));
+    } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
+        app.visitors.reselect_now(row, body);
     }
 }
 
@@ -892,11 +953,12 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     let Some(v) = app.views.get(index).cloned() else {
         return;
     };
+    let from = here(app);
     app.oldest_first = v.oldest_first.then_some(u64::MAX);
     app.active = v.tab;
     match v.tab {
-        Resource::Conversations => set_conversations(app, v.conversations, cmds),
-        Resource::Visitors => set_visitors(app, v.visitors, cmds),
+        Resource::Conversations => set_conversations_from(app, from, v.conversations, cmds),
+        Resource::Visitors => set_visitors_from(app, from, v.visitors, cmds),
     }
     app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
 }
@@ -1039,8 +1101,9 @@ fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             }
         }
     };
+    let from = here(app);
     app.active = Resource::Conversations;
-    set_conversations(app, filter, cmds);
+    set_conversations_from(app, from, filter, cmds);
 }
 
 fn on_mouse(app: &mut App, m: MouseEvent) {
