@@ -90,6 +90,10 @@ impl Aliases {
             .map(|(id, _)| *id)
             .collect()
     }
+    /// Every (UUID, name), in UUID order.
+    pub fn iter(&self) -> impl Iterator<Item = (Uuid, &str)> {
+        self.0.iter().map(|(id, n)| (*id, n.as_str()))
+    }
     /// Names `id` (a later name for the same UUID wins).
     pub fn insert(&mut self, id: Uuid, name: String) {
         self.0.insert(id, name);
@@ -171,6 +175,32 @@ pub struct Config {
     pub sla: crate::sla::Sla,
     /// `store`, `visitor_sync`, `visitor_sync_rps`.
     pub store: StoreSettings,
+    /// `agent_id`, `max_streams`: what queries need.
+    pub query: QuerySettings,
+}
+
+/// The config's keys for queries (top level or per profile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuerySettings {
+    /// `agent_id`: the user's own agent UUID, what `assignee:me` means.
+    pub agent_id: Option<Uuid>,
+    /// `max_streams` (default 16): a union of more streams is one wider walk filtered in convo.
+    pub max_streams: usize,
+}
+
+impl QuerySettings {
+    pub const DEFAULT_MAX_STREAMS: usize = 16;
+    /// Highest `max_streams` accepted (each stream is a walk of its own).
+    pub const MAX_MAX_STREAMS: usize = 256;
+}
+
+impl Default for QuerySettings {
+    fn default() -> Self {
+        QuerySettings {
+            agent_id: None,
+            max_streams: QuerySettings::DEFAULT_MAX_STREAMS,
+        }
+    }
 }
 
 /// Why the config cannot be used. Messages name the file and, for parse errors, line and key.
@@ -628,6 +658,7 @@ impl Config {
                 key_url: base_url_for_store,
                 ..ex.store
             },
+            query: ex.query,
         })
     }
 
@@ -705,6 +736,7 @@ impl Config {
                 key_url: "demo".into(),
                 ..ex.store
             },
+            query: ex.query,
         })
     }
 }
@@ -905,6 +937,36 @@ mod tests {
             e.contains("visitor_sync_rps") && e.contains("1..=50"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn agent_id_and_max_streams_top_level_and_per_profile() {
+        let text = "base_url = \"https://x.example\"\napi_key = \"sk_test_1234567890\"\n\
+                    agent_id = \"5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60\"\n\
+                    [profiles.night]\nagent_id = \"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90\"\nmax_streams = 4\n";
+        let ov = |p: Option<&str>| Overrides {
+            profile: p.map(str::to_string),
+            ..Default::default()
+        };
+        let top =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &|_| None).unwrap();
+        assert_eq!(
+            top.query.agent_id,
+            Some(Uuid::parse_str("5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60").unwrap())
+        );
+        assert_eq!(top.query.max_streams, QuerySettings::DEFAULT_MAX_STREAMS);
+        let night =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(Some("night")), &|_| None)
+                .unwrap();
+        assert_eq!(
+            night.query.agent_id,
+            Some(Uuid::parse_str("0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90").unwrap())
+        );
+        assert_eq!(night.query.max_streams, 4);
+        let e = load("base_url = \"https://x\"\nagent_id = \"ana\"\n").unwrap_err();
+        assert!(e.to_string().contains("agent_id"), "{e}");
+        let e = load("base_url = \"https://x\"\nmax_streams = 0\n").unwrap_err();
+        assert!(e.to_string().contains("max_streams"), "{e}");
     }
 
     #[test]
