@@ -267,5 +267,5 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     update(&mut app, server.answer(&fetch).expect("answer"));
     assert_eq!(app.conversations.rows().len(), 20);
     assert_eq!(app.conversations.selected, 0);
-    assert!(app.conversations.history.is_empty());
+    assert!(app.history.is_empty());
 }

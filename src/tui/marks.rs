@@ -294,7 +294,8 @@ mod tests {
         let mut t = tab();
         let _ = t.next_fetch(5, Limit::DEFAULT);
         t.apply(Ok(page(&rows, 0, 10)), 5);
-        before_reload(&mut t, t.generation + 1);
+        let next = t.generation + 1;
+        before_reload(&mut t, next);
         let _ = t.restart(true);
         let mut fresh: Vec<Conversation> = (100..102).map(conversation).collect();
         fresh.extend(rows.iter().cloned());

@@ -255,9 +255,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
 
     /// Another profile: its walk of `filter` (pages of `limit`) is read behind the rows on
     /// screen and takes their place with its first page; with nothing on screen, at once.
-    /// Earlier filters belong to the old service: Back forgets them.
+    /// (Earlier filters belong to the old service: the app's one history forgets them.)
     pub fn switch_service(&mut self, filter: F, limit: usize, name: String) -> Command {
-        self.history.clear();
         if self.pager.pages() == 0 && self.next.is_none() {
             self.filter = filter;
             self.pager = Pager::new(limit);
