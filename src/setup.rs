@@ -293,6 +293,7 @@ pub fn client_for(cfg: &Config) -> Result<Client, ApiError> {
     s.auth_scheme = cfg.auth_scheme.clone();
     s.connect_timeout = cfg.connect_timeout;
     s.request_timeout = cfg.request_timeout;
+    s.max_parallel = cfg.max_parallel;
     s.allow_insecure_http = cfg.allow_insecure_http;
     s.proxy = cfg.proxy.clone();
     s.ca_file = cfg.ca_file.clone();

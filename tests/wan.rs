@@ -241,3 +241,83 @@ fn http2_carries_concurrent_requests_on_one_connection() {
         "eight requests at once over HTTP/2 share one connection"
     );
 }
+
+type PageResult = Result<convo::api::Page<convo::api::Conversation>, convo::api::ApiError>;
+
+/// `n` first pages at once through one client; each one's result and when it came.
+fn concurrent_pages(
+    srv: &Server,
+    client: &convo::api::Client,
+    n: usize,
+) -> Vec<(PageResult, Duration)> {
+    let t = Instant::now();
+    srv.rt.block_on(async {
+        let gets = (0..n).map(|_| {
+            let client = client.clone();
+            async move {
+                let page = client
+                    .list::<_, convo::api::Conversation>(
+                        &convo::api::ConversationFilter::default(),
+                        convo::api::Limit::new(10).expect("limit"),
+                        None,
+                        &common::ignore_retry,
+                    )
+                    .await;
+                (page, t.elapsed())
+            }
+        });
+        futures::future::join_all(gets).await
+    })
+}
+
+#[test]
+fn at_most_max_parallel_requests_are_in_flight_at_once() {
+    for (max_parallel, want) in [(2, 2), (4, 4)] {
+        let srv = Server::start(
+            DemoOptions {
+                latency: Duration::from_millis(150),
+                ..small(None, true)
+            },
+            false,
+        );
+        let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), |s| {
+            fast_settings(s);
+            s.max_parallel = max_parallel;
+        });
+        for (p, _) in concurrent_pages(&srv, &client, 9) {
+            p.expect("a page");
+        }
+        assert_eq!(
+            srv.s().peak_concurrency(),
+            want,
+            "max_parallel = {max_parallel}, nine requests at once"
+        );
+    }
+}
+
+#[test]
+fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
+    let srv = Server::start(
+        DemoOptions {
+            faults: Faults {
+                rate_limit_first: 1,
+                retry_after: "1".into(),
+                ..Faults::default()
+            },
+            ..small(None, true)
+        },
+        false,
+    );
+    let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), fast_settings);
+    // The first request is told to wait a second; the three held behind it wait with it
+    // rather than going ahead at once (4 requests: 1 refused, 4 served).
+    for (p, at) in concurrent_pages(&srv, &client, 4) {
+        p.expect("a page after the wait");
+        assert!(at >= Duration::from_millis(950), "a page came after {at:?}");
+    }
+    assert_eq!(srv.s().request_count(), 5);
+    for (p, at) in concurrent_pages(&srv, &client, 4) {
+        p.expect("a page");
+        assert!(at < Duration::from_millis(900), "the pause is over: {at:?}");
+    }
+}

@@ -28,6 +28,7 @@ const KNOWN_KEYS: &[&str] = &[
     "page_size",
     "request_timeout_secs",
     "connect_timeout_secs",
+    "max_parallel",
     "allow_insecure_http",
     "proxy",
     "ca_file",
@@ -89,6 +90,8 @@ pub(super) struct FileConfig {
     pub page_size: Option<i64>,
     pub request_timeout_secs: Option<u64>,
     pub connect_timeout_secs: Option<u64>,
+    /// Requests in flight to the service at once (see `crate::api::client`).
+    pub max_parallel: Option<i64>,
     pub allow_insecure_http: Option<bool>,
     /// `proxy = "http://host:3128"` or `"none"` (see `crate::api::proxy`).
     pub proxy: Option<String>,
@@ -155,6 +158,7 @@ impl FileConfig {
             page_size,
             request_timeout_secs,
             connect_timeout_secs,
+            max_parallel,
             allow_insecure_http,
             proxy,
             ca_file,

@@ -27,6 +27,8 @@ use file::{Extras, FileConfig, extras, parse_file};
 
 /// Longest request or connect timeout: more is a typo (and would overflow timers).
 const MAX_TIMEOUT_SECS: u64 = 3600;
+/// Most requests in flight at once that `max_parallel` may ask for.
+const MAX_PARALLEL: i64 = 32;
 
 /// Command-line overrides, filled by main from clap.
 #[derive(Debug, Clone, Default)]
@@ -151,6 +153,8 @@ pub struct Config {
     pub request_timeout: Duration,
     /// Connect timeout; default 5 s.
     pub connect_timeout: Duration,
+    /// `max_parallel`: requests in flight to the service at once; default 4.
+    pub max_parallel: usize,
     /// Plain http:// to a host that is not loopback (the key then travels in clear text).
     pub allow_insecure_http: bool,
     /// `--proxy`, else the profile's or the file's `proxy`, else the environment.
@@ -590,6 +594,16 @@ impl Config {
         };
         let request_timeout = secs("request_timeout_secs", f.request_timeout_secs, 15)?;
         let connect_timeout = secs("connect_timeout_secs", f.connect_timeout_secs, 5)?;
+        let max_parallel = match f.max_parallel {
+            None => crate::api::client::DEFAULT_MAX_PARALLEL,
+            Some(n @ 1..=MAX_PARALLEL) => n as usize,
+            Some(n) => {
+                return Err(invalid(
+                    "max_parallel",
+                    format!("{n} is outside 1..={MAX_PARALLEL} (requests in flight at once)"),
+                ));
+            }
+        };
         let auth_header = f
             .auth_header
             .take()
@@ -643,6 +657,7 @@ impl Config {
             page_size: ex.page_size,
             request_timeout,
             connect_timeout,
+            max_parallel,
             allow_insecure_http: f.allow_insecure_http.unwrap_or(false),
             proxy,
             ca_file,
@@ -720,6 +735,7 @@ impl Config {
             page_size: ex.page_size,
             request_timeout: Duration::from_secs(15),
             connect_timeout: Duration::from_secs(5),
+            max_parallel: crate::api::client::DEFAULT_MAX_PARALLEL,
             allow_insecure_http: false,
             // The demo server is on loopback over plain http: always direct.
             proxy: ProxySetting::Environment,

@@ -172,6 +172,8 @@ impl DemoServer {
             faults,
             churn,
             requests: AtomicU64::new(0),
+            waiting: AtomicU64::new(0),
+            peak_waiting: AtomicU64::new(0),
             cancel: cancel.clone(),
         });
         let mut app = server::router(shared.clone());
@@ -255,6 +257,12 @@ impl DemoServer {
     /// The address the server listens on (the real port when 0 was asked for).
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// With a latency: the most `/v1` requests that were in flight at once (counted while
+    /// they wait out the latency).
+    pub fn peak_concurrency(&self) -> u64 {
+        self.shared.peak_waiting.load(Ordering::SeqCst)
     }
 
     /// How many `/v1` requests were served (faulty ones included).
