@@ -177,7 +177,8 @@ pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
     m.reload = None;
     m.revision += 1;
     m.new.extend(merged.new_ids.iter().copied());
-    for r in t.pager.rows()[..merged.live].iter() {
+    let live = merged.live_from..merged.live_from + merged.live;
+    for r in t.pager.rows().get(live).unwrap_or_default() {
         let id = r.id();
         if changed.contains(&id) && before.get(&id) != Some(&r.watch_hash()) {
             m.changed.insert(id);
@@ -294,7 +295,8 @@ mod tests {
         let mut t = tab();
         let _ = t.next_fetch(5, Limit::DEFAULT);
         t.apply(Ok(page(&rows, 0, 10)), 5);
-        before_reload(&mut t, t.generation + 1);
+        let next = t.generation + 1;
+        before_reload(&mut t, next);
         let _ = t.restart(true);
         let mut fresh: Vec<Conversation> = (100..102).map(conversation).collect();
         fresh.extend(rows.iter().cloned());
