@@ -237,7 +237,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     }
 
     /// `r`: a new walk of the same filters, read behind the rows on screen as deep as they
-    /// go (at most `max_pages` pages; the whole list with `whole`); it takes their place,
+    /// go (at most `max_pages` pages, but down to the selected row; the whole list with
+    /// `whole`); it takes their place,
     /// keeping the selected row, once it has. With nothing on screen, a plain new walk. With
     /// a walk already read behind them (failed, or waiting to retry), that one starts again.
     pub fn reload(&mut self, max_pages: usize, whole: bool) -> Command {
@@ -251,11 +252,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         let depth = if whole {
             usize::MAX
         } else {
+            // At least down to the selected row: it is found when the new walk takes the
+            // screen, never looked for below it.
             self.pager
                 .rows()
                 .len()
                 .min(max_pages.max(1) * self.pager.limit())
-                .max(1)
+                .max(self.selected + 1)
         };
         let (filter, limit) = (self.filter.clone(), self.pager.limit());
         self.read_behind(filter, limit, depth, Replacing::Reload)
