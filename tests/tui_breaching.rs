@@ -6,6 +6,7 @@ use crossterm::event::KeyCode;
 
 use convo::api::{Conversation, Resource, Status};
 use convo::tui::app::App;
+use convo::tui::command::Command;
 use convo::tui::msg::Msg;
 use convo::tui::testing::{self, FakeServer, ch, key};
 
@@ -133,4 +134,75 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
     let screen = testing::render(&app);
     assert!(screen.contains("Breaching "), "{screen}");
     assert!(screen.contains("oldest first"), "{screen}");
+}
+
+fn assign(server: &mut FakeServer, id: uuid::Uuid) {
+    let c = server
+        .conversations
+        .iter_mut()
+        .find(|c| c.id == id)
+        .expect("on the server");
+    c.assignee_id = Some(testing::AGENT_A);
+}
+
+/// With more pages than `refresh_max_pages`, the refresh of the Breaching view re-reads the
+/// end of the list (the oldest rows, shown first) from the cursors its walk met, not the
+/// newest pages at the top; the status line says which rows are kept live.
+#[test]
+fn its_refresh_keeps_the_oldest_rows_live_and_says_so() {
+    let mut server = FakeServer::new(1000, 10);
+    let want = queue_oldest_first(&server);
+    let mut app = app_on(&server);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    app.refresh_max_pages = 2;
+    server.settle(&mut app, ch('v'));
+    server.settle(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.conversations.rows().len(), want.len());
+    assert!(want.len() > 3 * 50, "more pages than the budget");
+    // The two oldest are picked up by colleagues, and the newest one too.
+    let newest = *want.last().expect("rows");
+    assign(&mut server, want[0]);
+    assign(&mut server, want[1]);
+    assign(&mut server, newest);
+    let tick = Msg::Tick(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_secs(11))
+            .expect("time"),
+    );
+    let cmds = server.settle(&mut app, tick);
+    let heads: Vec<&Command> = cmds
+        .iter()
+        .filter(|c| matches!(c, Command::FetchHead { .. }))
+        .collect();
+    assert_eq!(heads.len(), 2, "the budget: two pages: {heads:?}");
+    assert!(
+        matches!(
+            heads[0],
+            Command::FetchHead {
+                cursor: Some(_),
+                ..
+            }
+        ),
+        "from the end, not the top: {heads:?}"
+    );
+    let shown: Vec<uuid::Uuid> = app.conversations.rows().iter().map(|c| c.id).collect();
+    assert!(
+        !shown.contains(&want[0]) && !shown.contains(&want[1]),
+        "the oldest left"
+    );
+    assert!(shown.contains(&newest), "the newest is as loaded: not live");
+    assert_eq!(shown.len(), want.len() - 2);
+    // The view is still on its first row: now the oldest still waiting.
+    assert_eq!(selected_id(&app), Some(want[2]));
+    assert!(footer(&app).contains(" row 1 · "), "{}", footer(&app));
+    let m = app.message.as_ref().expect("said").text.clone();
+    assert!(m.contains("only the oldest"), "{m}");
+    assert!(m.contains("(shown first) are kept live"), "{m}");
+    // A reload reads everything again: the newest one leaves too.
+    server.settle(&mut app, ch('r'));
+    let shown: Vec<uuid::Uuid> = app.conversations.rows().iter().map(|c| c.id).collect();
+    assert!(!shown.contains(&newest));
+    assert_eq!(shown.len(), want.len() - 3);
 }

@@ -158,6 +158,10 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
         // Until it took the screen, the rows shown are the old ones, whole.
         if app.conversations.generation != generation_of(&again) {
             assert_eq!(ids(&app), before);
+        } else {
+            // From the moment the new walk takes the screen, its row is selected: the walk
+            // read down to it first (not 500 rows and a blank screen while it looks on).
+            assert_eq!(selected_id(&app), sel, "the row from the first moment");
         }
     }
     assert_eq!(app.conversations.generation, generation_of(&again));

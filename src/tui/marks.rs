@@ -177,7 +177,8 @@ pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
     m.reload = None;
     m.revision += 1;
     m.new.extend(merged.new_ids.iter().copied());
-    for r in t.pager.rows()[..merged.live].iter() {
+    let live = merged.live_from..merged.live_from + merged.live;
+    for r in t.pager.rows().get(live).unwrap_or_default() {
         let id = r.id();
         if changed.contains(&id) && before.get(&id) != Some(&r.watch_hash()) {
             m.changed.insert(id);

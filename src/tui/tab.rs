@@ -109,6 +109,9 @@ struct RereadState<T> {
     read: Reread<T>,
     window: usize,
     limit: Limit,
+    /// A re-read of the end of the list from the start of this page of the walk (`None`:
+    /// of its top). `window` is then where the rows it stands for begin.
+    from_page: Option<usize>,
 }
 
 /// What a page of a refresh leads to.
@@ -229,7 +232,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     }
 
     /// `r`: a new walk of the same filters, read behind the rows on screen as deep as they
-    /// go (at most `max_pages` pages; the whole list with `whole`); it takes their place,
+    /// go (at most `max_pages` pages, but down to the selected row; the whole list with
+    /// `whole`); it takes their place,
     /// keeping the selected row, once it has. With nothing on screen, a plain new walk. With
     /// a walk already read behind them (failed, or waiting to retry), that one starts again.
     pub fn reload(&mut self, max_pages: usize, whole: bool) -> Command {
@@ -243,11 +247,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         let depth = if whole {
             usize::MAX
         } else {
+            // At least down to the selected row: it is found when the new walk takes the
+            // screen, never looked for below it.
             self.pager
                 .rows()
                 .len()
                 .min(max_pages.max(1) * self.pager.limit())
-                .max(1)
+                .max(self.selected + 1)
         };
         let (filter, limit) = (self.filter.clone(), self.pager.limit());
         self.read_behind(filter, limit, depth, Replacing::Reload)
@@ -601,6 +607,39 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 
+    /// A re-read of the last `budget` pages of a complete walk: from the start of the first
+    /// of them (read again so that a row shifted across its edge is not taken for gone),
+    /// standing for the rows of the others. `None` when the walk is not complete or its page
+    /// starts do not allow it (fewer than two pages in the budget, rows gone).
+    fn tail_fetch(&mut self, limit: Limit, budget: usize) -> Option<Command> {
+        let starts = self.pager.starts();
+        let n = starts.len();
+        if !self.pager.is_done() || budget < 2 || n < budget {
+            return None;
+        }
+        let page = n - budget;
+        let cursor = starts[page].cursor.clone()?;
+        let rows = self.pager.rows();
+        let window = starts[page + 1..].iter().find_map(|s| {
+            s.first
+                .and_then(|id| rows.iter().rposition(|r| r.id() == id))
+        })?;
+        self.reread = Some(RereadState {
+            read: Reread::from_cursor(budget, Some(cursor.clone())),
+            window,
+            limit,
+            from_page: Some(page),
+        });
+        self.head_in_flight = true;
+        Some(Command::FetchHead {
+            tab: self.tab,
+            generation: self.generation,
+            query: self.filter.query(),
+            limit,
+            cursor: Some(cursor),
+        })
+    }
+
     /// Gives up the refresh under way (an export is reading the rows it would move).
     pub fn drop_reread(&mut self) {
         self.head_in_flight = false;
@@ -628,10 +667,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         );
         let old_selected = self.selected;
         let window = r.window;
-        let merged = self.pager.reconcile(r.read, window);
+        let merged = match r.from_page {
+            Some(page) => self.pager.reconcile_tail(r.read, page, window),
+            None => self.pager.reconcile(r.read, window),
+        };
         let rows = self.pager.rows();
         let found = sel_id.and_then(|id| {
-            if old_selected >= window {
+            if old_selected >= window && !merged.from_end {
                 // Kept below the live rows: shifted by what the live part gained or lost.
                 let guess = (old_selected + merged.live).saturating_sub(window);
                 if rows.get(guess).is_some_and(|r| r.id() == id) {
@@ -657,8 +699,17 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// The refresh request, when the walk has a first page and no refresh is pending.
     ///
     /// The refresh re-reads from the top as many pages as are loaded and one more, at most
-    /// `max_pages` (`refresh_max_pages`); the rows after those stay as loaded.
-    pub fn head_fetch(&mut self, limit: Limit, max_pages: usize) -> Option<Command> {
+    /// `max_pages` (`refresh_max_pages`); the rows after those stay as loaded. With
+    /// `from_end` (a view that shows the list's last rows first: oldest first) and more pages
+    /// than that, it re-reads the end of the complete walk instead: from the start of its
+    /// `max_pages`-th page from the end (cursors as the walk met them), standing for the
+    /// pages after that one; the rows before stay as loaded.
+    pub fn head_fetch(
+        &mut self,
+        limit: Limit,
+        max_pages: usize,
+        from_end: bool,
+    ) -> Option<Command> {
         if self.head_in_flight || self.pager.pages() == 0 || self.next.is_some() {
             return None;
         }
@@ -668,6 +719,12 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         // ones is still read (kept, not taken for gone); only a row missing from a read that
         // went past it has left.
         let budget = (pages + 1).min(max_pages.max(1));
+        if from_end
+            && pages >= budget
+            && let Some(c) = self.tail_fetch(limit, budget)
+        {
+            return Some(c);
+        }
         let window = if pages < budget {
             loaded
         } else {
@@ -677,6 +734,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             read: Reread::new(budget),
             window,
             limit,
+            from_page: None,
         });
         self.head_in_flight = true;
         Some(Command::FetchHead {

@@ -459,7 +459,16 @@ fn on_head(
         let n = merged.left_ids.len();
         said.push(format!("{n} row{} left the list", plural(n)));
     }
-    if merged.cut {
+    if merged.cut && merged.from_end {
+        // An oldest-first view: the oldest rows, shown first, are the ones re-read.
+        said.push(format!(
+            "only the oldest {} rows (shown first) are kept live; newer ones are as loaded, \
+             {} reads them again (refresh_max_pages = {})",
+            merged.live,
+            app.keymap.key_of(Action::Reload),
+            app.refresh_max_pages
+        ));
+    } else if merged.cut {
         said.push(format!(
             "only the top {} rows are kept live (refresh_max_pages = {})",
             merged.live, app.refresh_max_pages
@@ -515,7 +524,7 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
                 if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
                     (Some(t.reload(max_pages, whole)), true)
                 } else {
-                    (t.head_fetch(limit, max_pages), false)
+                    (t.head_fetch(limit, max_pages, whole), false)
                 }
             });
             if retried {
