@@ -166,6 +166,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.post(Message::new(text, error, app.now));
             app.dirty = true;
         }
+        Msg::Copied { text, how } => {
+            if matches!(how, super::clipboard::Copied::ToolFailed(..)) {
+                cmds.push(Command::CopyByTerminal(text.clone()));
+            }
+            let (words, error) = how.words(&text);
+            app.post(Message::new(words, error, app.now));
+        }
         Msg::ProfileLoaded { id, result } => {
             cmds.extend(profiles::update::profile_loaded(app, id, result));
             app.dirty = true;
@@ -668,10 +675,11 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             drill(app, action, cmds)
         }
         Action::Copy => match app.selected_id() {
-            // Only a UUID's text ever goes into the OSC 52 sequence.
+            // Only a UUID's text is ever copied (a program's input, an OSC 52 sequence).
+            // The runtime says how it was copied (Msg::Copied).
             Some(id) => {
                 cmds.push(Command::CopyToClipboard(id.to_string()));
-                app.say(format!("copied {id}"));
+                app.say(format!("copying {id}…"));
             }
             None => app.say("no row selected"),
         },
