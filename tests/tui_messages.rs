@@ -36,8 +36,8 @@ fn said(app: &App) -> Option<&str> {
     app.message.as_ref().map(|m| m.text.as_str())
 }
 
-/// "1 new row" stayed for minutes in place of the key hints; now it goes after
-/// NOTICE_SECS (the Tick clock), as does a key's notice. An error stays.
+/// "1 new row" stayed for minutes in place of the key hints; now it goes after NEWS_SECS
+/// (the Tick clock), a key's notice after NOTICE_SECS. An error stays.
 #[test]
 fn a_notice_and_a_refreshs_news_go_after_their_time_an_error_stays() {
     let mut server = FakeServer::new(120, 5);
@@ -45,17 +45,17 @@ fn a_notice_and_a_refreshs_news_go_after_their_time_an_error_stays() {
     server.conversations.insert(0, testing::conversation(9000));
     server.settle(&mut app, at(10));
     assert_eq!(said(&app), Some("1 new row"));
-    server.settle(&mut app, at(19));
+    server.settle(&mut app, at(14));
     assert_eq!(said(&app), Some("1 new row"));
-    server.settle(&mut app, at(20));
+    server.settle(&mut app, at(15));
     assert_eq!(said(&app), None, "the key hints are back");
 
-    // a key's notice: the same
+    // a key's notice: 10 s (pressed at 15 s)
     update(&mut app, ch('R'));
     assert_eq!(said(&app), Some("auto refresh off"));
-    update(&mut app, at(29));
+    update(&mut app, at(24));
     assert!(said(&app).is_some());
-    update(&mut app, at(30));
+    update(&mut app, at(25));
     assert_eq!(said(&app), None);
 
     // an error the user must see stays until Esc

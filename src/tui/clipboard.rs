@@ -64,6 +64,15 @@ impl Copied {
             }
         };
         match self {
+            // tmux's buffer is not the system clipboard: `load-buffer -w` asks tmux to pass
+            // it on to the terminal's.
+            Copied::Tool("tmux") => (
+                format!(
+                    "put {text} in tmux's paste buffer; tmux sends it on to the terminal's \
+                     clipboard (load-buffer -w)"
+                ),
+                false,
+            ),
             Copied::Tool(name) => (
                 format!("copied {text} to the system clipboard ({name})"),
                 false,
@@ -173,6 +182,23 @@ pub fn osc52(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_words_say_where_the_text_went() {
+        let w = |c: Copied| c.words("ID").0;
+        assert_eq!(
+            w(Copied::Tool("xclip")),
+            "copied ID to the system clipboard (xclip)"
+        );
+        // tmux's buffer is not the system clipboard
+        let tmux = w(Copied::Tool("tmux"));
+        assert!(tmux.starts_with("put ID in tmux's paste buffer"), "{tmux}");
+        assert!(!tmux.contains("system clipboard"), "{tmux}");
+        assert_eq!(
+            w(Copied::Terminal { tmux: false }),
+            "ID sent to the terminal's clipboard (OSC 52)"
+        );
+    }
 
     #[cfg(unix)]
     #[test]

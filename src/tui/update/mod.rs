@@ -9,7 +9,7 @@ use super::command::Command;
 use super::filter_form::{FilterForm, FormOutcome};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
-use super::message::{Life, later};
+use super::message::{Life, after};
 use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::{Retry, ScreenLine};
@@ -432,7 +432,8 @@ fn on_head(
     // true: after a while, with another walk, or once no more rows than the live ones are
     // loaded.
     if !said.is_empty() {
-        let (generation, until) = (with_tab!(ref app, tab, |t| t.generation), later(app.now));
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let until = after(app.now, super::message::NEWS_SECS);
         let life = if merged.cut {
             Life::Cut {
                 tab,
