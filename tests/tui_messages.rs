@@ -36,8 +36,8 @@ fn said(app: &App) -> Option<&str> {
     app.message.as_ref().map(|m| m.text.as_str())
 }
 
-/// "1 new row" stayed for minutes in place of the key hints; now it goes after
-/// NOTICE_SECS (the Tick clock), as does a key's notice. An error stays.
+/// "1 new row" stayed for minutes in place of the key hints; now it goes after NEWS_SECS
+/// (the Tick clock), a key's notice after NOTICE_SECS. An error stays.
 #[test]
 fn a_notice_and_a_refreshs_news_go_after_their_time_an_error_stays() {
     let mut server = FakeServer::new(120, 5);
@@ -45,17 +45,17 @@ fn a_notice_and_a_refreshs_news_go_after_their_time_an_error_stays() {
     server.conversations.insert(0, testing::conversation(9000));
     server.settle(&mut app, at(10));
     assert_eq!(said(&app), Some("1 new row"));
-    server.settle(&mut app, at(19));
+    server.settle(&mut app, at(14));
     assert_eq!(said(&app), Some("1 new row"));
-    server.settle(&mut app, at(20));
+    server.settle(&mut app, at(15));
     assert_eq!(said(&app), None, "the key hints are back");
 
-    // a key's notice: the same
+    // a key's notice: 10 s (pressed at 15 s)
     update(&mut app, ch('R'));
     assert_eq!(said(&app), Some("auto refresh off"));
-    update(&mut app, at(29));
+    update(&mut app, at(24));
     assert!(said(&app).is_some());
-    update(&mut app, at(30));
+    update(&mut app, at(25));
     assert_eq!(said(&app), None);
 
     // an error the user must see stays until Esc
@@ -147,4 +147,52 @@ fn a_refresh_does_not_cover_the_search_count_which_follows_the_rows() {
     update(&mut app, ch('2'));
     assert_eq!(app.active, Resource::Visitors);
     assert_eq!(said(&app), None);
+}
+
+/// An error cut at the terminal's edge ("is the base UR…") says where to read it whole, and
+/// the help overlay shows the last one whole, even after it left the status line; a failed
+/// page's error too.
+#[test]
+fn an_error_cut_at_the_edge_can_be_read_whole_in_the_help_overlay() {
+    let server = FakeServer::new(60, 5);
+    let mut app = testing::app(80, 24, 50);
+    server.settle(&mut app, Msg::Resize(80, 24));
+    let long = "export not written: cannot create /home/someone/exports/2026-11-22/conversations.csv: \
+                permission denied; is the directory yours? (end-of-the-error)";
+    update(
+        &mut app,
+        Msg::Notice {
+            text: long.into(),
+            error: true,
+        },
+    );
+    let screen = testing::render(&app);
+    let status = screen.lines().last().unwrap_or_default();
+    assert!(status.contains("(? shows all)"), "{screen}");
+    assert!(!screen.contains("(end-of-the-error)"), "{screen}");
+    let whole = |app: &App, text: &str| {
+        let help = testing::render(app);
+        let missing: Vec<&str> = text
+            .split(' ')
+            .filter(|w| !w.is_empty() && !help.contains(w))
+            .collect();
+        assert!(missing.is_empty(), "{missing:?} not in\n{help}");
+        assert!(help.contains("Last error (12:00:00)"), "{help}");
+    };
+    update(&mut app, ch('?'));
+    whole(&app, long);
+    // gone from the status line (Esc), still in help
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, key(KeyCode::Esc));
+    assert_eq!(said(&app), None);
+    update(&mut app, ch('?'));
+    whole(&app, long);
+    update(&mut app, key(KeyCode::Esc));
+    // at 120 columns (two columns of keys) too, and for a failed page
+    server.settle(&mut app, Msg::Resize(120, 35));
+    let page = "HTTP 404 not_found: no such route /v1/conversations (is the base URL right? \
+                it should end with the API's version) (end-of-page-error)";
+    app.conversations.error = Some(page.into());
+    update(&mut app, ch('?'));
+    whole(&app, page);
 }

@@ -47,6 +47,10 @@ fn the_search_prompt_opens_empty_and_up_recalls_earlier_queries() {
     search(&mut app, "Kai");
     update(&mut app, ch('\\'));
     assert_eq!(prompt_text(&app), "");
+    assert!(
+        testing::render(&app).contains("search (Enter keeps, Esc clears, ↑ earlier): "),
+        "the prompt says ↑ brings earlier searches back"
+    );
     // The earlier search stays on screen until the prompt's text is edited.
     assert_eq!(app.search.conversations.query, "Kai");
     type_text(&mut app, "Mia");

@@ -48,6 +48,7 @@ macro_rules! with_tab {
 
 pub mod app;
 pub mod browser;
+pub mod clipboard;
 pub mod columns;
 pub mod command;
 pub mod export;
@@ -270,6 +271,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     );
     rt.config_path = config.path.clone();
     rt.modes = Some(Box::new(terminal::Crossterm));
+    rt.clipboard = clipboard::Setup::from_env();
     #[cfg(feature = "testing")]
     {
         let at = crate::testing::panic_at();

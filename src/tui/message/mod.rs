@@ -1,6 +1,6 @@
 //! The status line's message: what it says, and how long it stays true ([`Life`]). A message
 //! is dropped when its lifetime ends: a notice after [`NOTICE_SECS`] of the `Tick` clock, a
-//! refresh's news when its walk is replaced, "only the top N rows are kept live" when no
+//! refresh's news after [`NEWS_SECS`] or when its walk is replaced, "only the top N rows are kept live" when no
 //! more than N rows are loaded, a search's match count when the search changes (its words
 //! follow the matches meanwhile). An error stays until Esc or a newer message. News from the
 //! background (a refresh) never covers an error or a search's count. How the app keeps
@@ -10,8 +10,11 @@ pub mod update;
 
 use crate::api::Resource;
 
-/// Seconds a notice (an answer to a key, a refresh's news) stays on the status line.
+/// Seconds a notice (an answer to a key) stays on the status line.
 pub const NOTICE_SECS: i64 = 10;
+
+/// Seconds a refresh's news stays: refreshes come often, and the footer counts the marks.
+pub const NEWS_SECS: i64 = 5;
 
 /// How long a message stays true.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,7 +61,12 @@ impl Life {
 
 /// `now` plus [`NOTICE_SECS`].
 pub fn later(now: jiff::Timestamp) -> jiff::Timestamp {
-    now.checked_add(jiff::SignedDuration::from_secs(NOTICE_SECS))
+    after(now, NOTICE_SECS)
+}
+
+/// `now` plus `secs` seconds.
+pub fn after(now: jiff::Timestamp, secs: i64) -> jiff::Timestamp {
+    now.checked_add(jiff::SignedDuration::from_secs(secs))
         .unwrap_or(now)
 }
 

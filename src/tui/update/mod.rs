@@ -10,7 +10,7 @@ use super::filter_form::{FilterForm, FormOutcome};
 use super::history::{Place, TabPlace};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
-use super::message::{Life, later};
+use super::message::{Life, after};
 use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::{Retry, ScreenLine};
@@ -167,6 +167,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::Notice { text, error } => {
             app.post(Message::new(text, error, app.now));
             app.dirty = true;
+        }
+        Msg::Copied { text, how } => {
+            if matches!(how, super::clipboard::Copied::ToolFailed(..)) {
+                cmds.push(Command::CopyByTerminal(text.clone()));
+            }
+            let (words, error) = how.words(&text);
+            app.post(Message::new(words, error, app.now));
         }
         Msg::ProfileLoaded { id, result } => {
             cmds.extend(profiles::update::profile_loaded(app, id, result));
@@ -479,7 +486,8 @@ fn on_head(
     // true: after a while, with another walk, or once no more rows than the live ones are
     // loaded.
     if !said.is_empty() {
-        let (generation, until) = (with_tab!(ref app, tab, |t| t.generation), later(app.now));
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let until = after(app.now, super::message::NEWS_SECS);
         let life = if merged.cut {
             Life::Cut {
                 tab,
@@ -723,10 +731,11 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             drill(app, action, cmds)
         }
         Action::Copy => match app.selected_id() {
-            // Only a UUID's text ever goes into the OSC 52 sequence.
+            // Only a UUID's text is ever copied (a program's input, an OSC 52 sequence).
+            // The runtime says how it was copied (Msg::Copied).
             Some(id) => {
                 cmds.push(Command::CopyToClipboard(id.to_string()));
-                app.say(format!("copied {id}"));
+                app.say(format!("copying {id}…"));
             }
             None => app.say("no row selected"),
         },

@@ -51,7 +51,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let reload = app.keymap.key_of(Action::Reload);
     let line = if let Some(r) = retry {
         Line::from(Span::styled(
-            fit(&retry_text(app, r), width).into_owned(),
+            fit_whole_elsewhere(app, &retry_text(app, r), width),
             Style::new().fg(Color::Yellow),
         ))
     } else if let Some(text) = next {
@@ -66,7 +66,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             text = format!(" {} ·{text}", m.text);
         }
         Line::from(Span::styled(
-            fit(&text, width).into_owned(),
+            fit_whole_elsewhere(app, &text, width),
             Style::new().fg(Color::Red),
         ))
     } else if let Some(p) = crate::tui::export::walk::progress(app)
@@ -77,19 +77,20 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Cyan),
         ))
     } else if let Some(m) = &app.message {
-        let style = if m.error {
-            Style::new().fg(Color::Red)
+        let text = format!(" {}", m.text);
+        let (text, style) = if m.error {
+            (
+                fit_whole_elsewhere(app, &text, width),
+                Style::new().fg(Color::Red),
+            )
         } else {
-            Style::new()
+            (fit(&text, width).into_owned(), Style::new())
         };
-        Line::from(Span::styled(
-            fit(&format!(" {}", m.text), width).into_owned(),
-            style,
-        ))
+        Line::from(Span::styled(text, style))
     } else if let Some(e) = refresh_error {
         let text = format!(" refresh failed: {e} · rows shown are kept");
         Line::from(Span::styled(
-            fit(&text, width).into_owned(),
+            fit_whole_elsewhere(app, &text, width),
             Style::new().fg(Color::Yellow),
         ))
     } else {
@@ -129,4 +130,17 @@ pub fn retry_text(app: &App, r: &Retry) -> String {
         " {}: retrying in {secs}s (attempt {}) · rows shown are kept",
         r.reason, r.attempt
     )
+}
+
+/// An error's line, fitted to `width`: cut at the edge, it ends with where to read it whole
+/// (the help overlay's last-error lines).
+fn fit_whole_elsewhere(app: &App, text: &str, width: usize) -> String {
+    if crate::text::width(&crate::text::sanitize(text)) <= width {
+        return fit(text, width).into_owned();
+    }
+    let hint = format!(" ({} shows all)", app.keymap.key_of(Action::Help));
+    match width.checked_sub(crate::text::width(&hint)) {
+        Some(room) if room >= 20 => format!("{}{hint}", fit(text, room)),
+        _ => fit(text, width).into_owned(),
+    }
 }
