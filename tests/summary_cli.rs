@@ -987,3 +987,68 @@ fn watch_on_a_small_terminal_keeps_its_header_and_counts_the_rows_it_cut() {
     t.send(b"\x03");
     assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
 }
+
+#[test]
+fn prometheus_series_carry_the_aliases_as_name_labels() {
+    let d = Demo::start(N, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(7, N, 40);
+    let site = data.conversations[0].site_id.to_string();
+    let agent = data
+        .conversations
+        .iter()
+        .find_map(|c| c.assignee_id)
+        .expect("an assigned conversation")
+        .to_string();
+    // A quote, a backslash and a non-ASCII letter: escaped as the format asks.
+    let shop = r#"Shop "EU" \ Björn"#;
+    let cfg = config_file(
+        &tmp,
+        &format!(
+            "{SLA}\n[aliases]\n\"{site}\" = {}\n\"{agent}\" = \"Ana\"\n",
+            toml_string(shop)
+        ),
+    );
+    for (by, id, name) in [("site", &site, shop), ("assignee", &agent, "Ana")] {
+        let o = run_with(&d, &tmp, &cfg, &["--by", by, "--format", "prometheus"]);
+        assert!(o.status.success(), "{}", err(&o));
+        let text = out(&o);
+        let fams = prometheus_parse(&text);
+        let buckets = summary_json(&d, &tmp, &["--config", &cfg, "--by", by])["buckets"]
+            .as_array()
+            .unwrap()
+            .len();
+        let key = format!("{by}_name");
+        for f in fams.as_array().unwrap() {
+            let samples = f["samples"].as_array().unwrap();
+            assert_eq!(
+                samples.len(),
+                buckets,
+                "no more series than buckets: {text}"
+            );
+            let mut named = 0;
+            for s in samples {
+                let labels = s["labels"].as_object().unwrap();
+                if labels[by] == id.as_str() {
+                    assert_eq!(labels[&key], name, "{text}");
+                    named += 1;
+                } else {
+                    assert!(!labels.contains_key(&key), "no alias, no name label: {s}");
+                }
+            }
+            assert_eq!(named, 1, "{}: {text}", f["name"]);
+        }
+    }
+    // By status there is nothing to name.
+    let o = run_with(
+        &d,
+        &tmp,
+        &cfg,
+        &["--by", "status", "--format", "prometheus"],
+    );
+    assert!(!out(&o).contains("_name="), "{}", out(&o));
+}
+
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}

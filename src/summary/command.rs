@@ -356,7 +356,7 @@ async fn once(
             ),
             SummaryFormat::Json => report::json(summary, &cx),
             SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
-            SummaryFormat::Prometheus => super::prometheus::text(summary, a.by),
+            SummaryFormat::Prometheus => super::prometheus::text(summary, a.by, aliases),
         };
         let text = match &walked.since {
             Some(since) => with_since(text, a.format, since, o),
