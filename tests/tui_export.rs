@@ -97,6 +97,10 @@ impl Driver {
                         Command::Cancel { tab } => self
                             .pending
                             .retain(|p| !matches!(p, Command::Fetch { tab: t, .. } if *t == tab)),
+                        // The runtime's look at the disk, answered at once as it does.
+                        Command::CheckExportPath(path) => {
+                            queue.push(convo::tui::export::write::check_path(path))
+                        }
                         other => out.push(other),
                     }
                 }
@@ -373,10 +377,10 @@ fn a_walk_that_starts_over_writes_nothing() {
 fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten() {
     let (mut dr, mut app) = open_conversations(400, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("taken.csv");
-    std::fs::write(&path, "mine\n").unwrap();
+    let path = tmp.path().join("free.csv");
     // Esc at the scope question, n at the confirmation: nothing fetched, nothing written
     export_to(&mut dr, &mut app, &path);
+    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert!(cmds.is_empty() && app.prompt.is_none());
     export_to(&mut dr, &mut app, &path);
@@ -393,8 +397,12 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
         "{:?}",
         app.message
     );
-    // the whole walk to a file that exists: walked, then refused, the file untouched
-    let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
+    // the whole walk to a file that appears while it runs: walked, then refused, the file
+    // untouched
+    let cmds = start_whole_walk(&mut dr, &mut app, &path, 0);
+    std::fs::write(&path, "mine\n").unwrap();
+    let mut cmds = cmds;
+    cmds.extend(dr.drive(&mut app, Msg::Resize(W, H), None));
     let ex = exports(&cmds);
     assert_eq!(ex.len(), 1);
     let (text, error) = dr.write(&mut app, &cmds);
@@ -402,6 +410,51 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n");
     assert!(app.conversations.pager.is_done());
     assert_eq!(app.active, Resource::Conversations);
+    // e again: the refused name, to edit
+    dr.drive(&mut app, ch('e'), Some(0));
+    assert_eq!(
+        app.prompt,
+        Some(Prompt::Export(path.to_str().unwrap().into()))
+    );
+}
+
+#[test]
+fn an_existing_file_is_said_at_once_and_its_name_kept_for_editing() {
+    let (mut dr, mut app) = open_conversations(400, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let taken = tmp.path().join("taken.csv");
+    std::fs::write(&taken, "mine\n").unwrap();
+    let typed = taken.to_str().unwrap().to_string();
+    // Enter on a name that exists: said at once, the name kept in the prompt, no question
+    let cmds = export_to(&mut dr, &mut app, &taken);
+    assert!(exports(&cmds).is_empty() && dr.pending.is_empty());
+    assert_eq!(app.prompt, Some(Prompt::ExportExists(typed.clone())));
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("that file exists and is never overwritten: edit the name"),
+        "{screen}"
+    );
+    // editing it: the plain prompt again with the edited name; a free name goes on to the
+    // scope question
+    dr.drive(&mut app, key(KeyCode::Backspace), Some(0));
+    let edited = typed[..typed.len() - 1].to_string();
+    assert_eq!(app.prompt, Some(Prompt::Export(edited.clone())));
+    for c in "2.csv".chars() {
+        dr.drive(&mut app, ch(c), Some(0));
+    }
+    dr.drive(&mut app, key(KeyCode::Enter), Some(0));
+    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    // cancelled there: e offers the name typed, not the default
+    dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    dr.drive(&mut app, ch('e'), Some(0));
+    assert_eq!(app.prompt, Some(Prompt::Export(format!("{edited}2.csv"))));
+    // Esc in the "exists" prompt cancels, the file untouched
+    dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    export_to(&mut dr, &mut app, &taken);
+    assert_eq!(app.prompt, Some(Prompt::ExportExists(typed)));
+    dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    assert!(app.prompt.is_none());
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine\n");
 }
 
 #[test]
@@ -496,7 +549,7 @@ fn export_cmds(app: &mut App, path: &Path) -> Vec<Command> {
             Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
         );
     }
-    let mut cmds = update(app, key(KeyCode::Enter));
+    let mut cmds = testing::update_checked(app, key(KeyCode::Enter));
     if matches!(app.prompt, Some(Prompt::ExportScope(_))) {
         cmds = update(app, ch('l'));
     }

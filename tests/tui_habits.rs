@@ -413,11 +413,15 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     for _ in 0..default.chars().count() {
         update(&mut app, key(KeyCode::Backspace));
     }
-    type_text(&mut app, "/tmp/x.csv");
-    // more pages exist: loaded rows or the whole walk; l takes the loaded rows
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("x.csv").to_str().unwrap().to_string();
+    type_text(&mut app, &x);
+    // Enter: the runtime is asked whether the path is free, nothing else yet
     let cmds = update(&mut app, key(KeyCode::Enter));
-    assert!(cmds.is_empty(), "{cmds:?}");
-    assert_eq!(app.prompt, Some(Prompt::ExportScope("/tmp/x.csv".into())));
+    assert_eq!(cmds, vec![Command::CheckExportPath(x.clone())]);
+    // it is; more pages exist: loaded rows or the whole walk; l takes the loaded rows
+    update(&mut app, convo::tui::export::write::check_path(x.clone()));
+    assert_eq!(app.prompt, Some(Prompt::ExportScope(x.clone())));
     let cmds = update(&mut app, ch('l'));
     let Some(Command::Export {
         path,
@@ -429,7 +433,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     else {
         panic!("{cmds:?}");
     };
-    assert_eq!(path.to_str(), Some("/tmp/x.csv"));
+    assert_eq!(path.to_str(), Some(x.as_str()));
     assert_eq!(*rows, app.conversations.rows().len());
     // the rows go to the writer in parts, none formatted here: one part (fewer rows than a
     // part holds), then the end
@@ -468,7 +472,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
         update(&mut app, key(KeyCode::Backspace));
     }
     type_text(&mut app, "out.jsonl");
-    update(&mut app, key(KeyCode::Enter));
+    convo::tui::testing::update_checked(&mut app, key(KeyCode::Enter));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(
         cmds.iter()
@@ -504,7 +508,7 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
             )),
         );
         type_text(app, path.to_str().unwrap());
-        update(app, key(KeyCode::Enter))
+        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
     };
     let cmds = start(&mut app);
     let (text, error, parts) = convo::tui::testing::run_export(&mut app, &cmds).await;
@@ -512,9 +516,13 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     assert_eq!(parts, 1);
     let first = std::fs::read_to_string(&path).unwrap();
     assert_eq!(first.lines().count(), 4);
+    // The same name again: said at once (the prompt, with the name to edit), nothing written.
     let cmds = start(&mut app);
-    let (text, error, _) = convo::tui::testing::run_export(&mut app, &cmds).await;
-    assert!(error && text.contains("not overwritten"), "{text}");
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert_eq!(
+        app.prompt,
+        Some(Prompt::ExportExists(path.to_str().unwrap().into()))
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -842,7 +850,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
             )),
         );
         type_text(app, path.to_str().unwrap());
-        update(app, key(KeyCode::Enter))
+        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
     };
     let parts = |cmds: &[Command]| {
         cmds.iter()

@@ -153,6 +153,9 @@ pub struct App {
     pub export_stream: Option<super::export::ExportStream>,
     /// The last export's id.
     pub export_ids: u64,
+    /// The export path last typed, offered again by `e` until an export to it is written
+    /// (after a refusal, a failure or a cancelled question it is not lost).
+    pub export_path: Option<String>,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
     pub names: super::names::VisitorNames,
     /// "Since you last looked": the walk generation compared with the last look and when
@@ -214,6 +217,7 @@ impl App {
             walk_export: None,
             export_stream: None,
             export_ids: 0,
+            export_path: None,
             names: Default::default(),
             since_look: None,
             sla: Default::default(),

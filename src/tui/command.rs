@@ -89,6 +89,9 @@ pub enum Command {
         kind: ExportKind,
         jsonl: bool,
     },
+    /// Is something at this export path already? Answered by `Msg::ExportPathChecked`, so
+    /// that an existing file is said at once, before any scope question or fetch.
+    CheckExportPath(String),
     /// The next rows of export `id`.
     ExportRows {
         id: u64,

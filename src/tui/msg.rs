@@ -39,6 +39,11 @@ pub enum Msg {
         id: u64,
         rows: usize,
     },
+    /// The answer to `Command::CheckExportPath`: something is at `path` already.
+    ExportPathChecked {
+        path: String,
+        exists: bool,
+    },
     /// Export `id` ended: written, refused, failed or abandoned, as `text` says.
     ExportEnded {
         id: u64,

@@ -14,6 +14,9 @@ pub enum Prompt {
     Search(String),
     /// `e`: the export path.
     Export(String),
+    /// The export path named something that exists (never overwritten): the path again, to
+    /// edit (becomes `Export` at the first edit).
+    ExportExists(String),
     /// After the path, when more pages exist: loaded rows or the whole walk (to this path).
     ExportScope(String),
     /// The whole walk was chosen: confirm fetching every remaining page (to this path).

@@ -373,6 +373,9 @@ impl Runtime {
                     out.flush()?;
                 }
                 Command::OpenUrl(url) => super::browser::open_url(&url, &self.tx),
+                Command::CheckExportPath(path) => {
+                    let _ = self.tx.send(super::export::write::check_path(path));
+                }
                 c @ (Command::Export { .. }
                 | Command::ExportRows { .. }
                 | Command::ExportEnd { .. }) => self.exports.run(c, &self.tx),

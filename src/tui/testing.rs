@@ -146,8 +146,12 @@ impl FakeServer {
         }
     }
 
-    /// The answer to a fetch command (`None` for other commands).
+    /// The answer to a fetch command, or to an export path check (`None` for other commands).
     pub fn answer(&self, cmd: &Command) -> Option<Msg> {
+        if let Command::CheckExportPath(path) = cmd {
+            // Not the service's: the runtime's own look at the disk, done for real.
+            return Some(super::export::write::check_path(path.clone()));
+        }
         let (tab, generation, cursor, query, limit, head) = match cmd {
             Command::Fetch {
                 tab,
@@ -216,6 +220,21 @@ impl FakeServer {
         }
         seen
     }
+}
+
+/// Runs `update` with `msg` and answers the export path checks it asks for as the runtime
+/// does (looking at the disk); returns the other commands and those the answers led to.
+pub fn update_checked(app: &mut App, msg: Msg) -> Vec<Command> {
+    let mut out = Vec::new();
+    for c in super::update::update(app, msg) {
+        match c {
+            Command::CheckExportPath(path) => {
+                out.extend(update_checked(app, super::export::write::check_path(path)))
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// A key press message.

@@ -10,23 +10,47 @@ use crate::tui::app::App;
 use crate::tui::command::{Command, ExportKind};
 use crate::tui::prompt::{LineEdit, Prompt, edit_line};
 
-/// `e`: opens the path prompt with a dated default name.
+/// `e`: opens the path prompt with the path typed last (until an export to it was written),
+/// else a dated default name.
 pub fn open(app: &mut App) {
-    let date = app.now.strftime("%Y-%m-%d").to_string();
-    let path = format!("./convo-{}-{date}.csv", app.active.name());
+    let path = app.export_path.clone().unwrap_or_else(|| {
+        let date = app.now.strftime("%Y-%m-%d").to_string();
+        format!("./convo-{}-{date}.csv", app.active.name())
+    });
     app.prompt = Some(Prompt::Export(path));
 }
 
-/// A key in the path prompt.
+/// A key in the path prompt: Enter asks the runtime whether the path is free
+/// ([`on_checked`] goes on) before any other question.
 pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<Command>) {
     match edit_line(&mut text, k) {
         LineEdit::Cancel => app.prompt = None,
         LineEdit::Submit => {
             app.prompt = None;
-            super::walk::after_path(app, text.trim(), cmds);
+            let path = text.trim().to_string();
+            if path.is_empty() {
+                return app.say("export cancelled: no path");
+            }
+            app.export_path = Some(path.clone());
+            cmds.push(Command::CheckExportPath(path));
         }
         LineEdit::Changed => app.prompt = Some(Prompt::Export(text)),
         LineEdit::Ignored => {}
+    }
+}
+
+/// The runtime looked at the path typed: taken, the prompt opens again at once with the path
+/// to edit; free, the export goes on (the scope question, or the file). An answer for a path
+/// no longer wanted (another prompt open meanwhile) is dropped.
+pub fn on_checked(app: &mut App, path: String, exists: bool, cmds: &mut Vec<Command>) {
+    if app.prompt.is_some() || app.export_path.as_deref() != Some(path.as_str()) {
+        return;
+    }
+    app.dirty = true;
+    if exists {
+        app.prompt = Some(Prompt::ExportExists(path));
+    } else {
+        super::walk::after_path(app, &path, cmds);
     }
 }
 
@@ -109,8 +133,12 @@ pub fn on_written(app: &mut App, id: u64, rows: usize, cmds: &mut Vec<Command>) 
 
 /// Export `id` ended (written, refused, failed or abandoned): its message.
 pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
-    if app.export_stream.as_ref().is_some_and(|s| s.id == id) {
-        app.export_stream = None;
+    if let Some(s) = app.export_stream.take_if(|s| s.id == id)
+        && !error
+        && app.export_path.as_deref() == Some(s.path.as_str())
+    {
+        // Written: `e` offers a new name again, not the one now taken.
+        app.export_path = None;
     }
     app.post(crate::tui::app::Message::new(text, error, app.now));
     app.dirty = true;

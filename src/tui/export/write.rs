@@ -14,6 +14,13 @@ use crate::output::file::{ExportError, ExportFile};
 use crate::tui::command::{Command, ExportKind};
 use crate::tui::msg::{Msg, Task};
 
+/// The answer to `Command::CheckExportPath`: whether anything (a file, a directory, a link,
+/// even a dangling one) is at `path`, which the export would then refuse to write.
+pub fn check_path(path: String) -> Msg {
+    let exists = std::fs::symlink_metadata(&path).is_ok();
+    Msg::ExportPathChecked { path, exists }
+}
+
 /// What the writer thread of an export is handed.
 enum Part {
     Rows(ExportPart),
@@ -84,9 +91,8 @@ fn start(
         let mut file = match ExportFile::create(&path) {
             Ok(f) => f,
             Err(ExportError::Exists { .. }) => {
-                let text = format!(
-                    "{shown} exists: not overwritten; press e again and choose another name"
-                );
+                let text =
+                    format!("{shown} exists: not overwritten; e opens its name again to edit");
                 return ended(&tx, id, text, true);
             }
             Err(e) => return ended(&tx, id, format!("export failed: {e}"), true),

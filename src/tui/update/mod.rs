@@ -77,6 +77,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::Tick(now) => on_tick(app, now, &mut cmds),
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
+        Msg::ExportPathChecked { path, exists } => {
+            export::update::on_checked(app, path, exists, &mut cmds)
+        }
         Msg::Paste(text) => {
             on_paste(app, &text);
             app.dirty = true;
@@ -625,7 +628,9 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
             export::walk::on_prompt_key(app, &prompt, path.clone(), k, cmds)
         }
         Prompt::Search(text) => search::update::on_prompt_key(app, text, k),
-        Prompt::Export(text) => export::update::on_path_key(app, text, k, cmds),
+        Prompt::Export(text) | Prompt::ExportExists(text) => {
+            export::update::on_path_key(app, text, k, cmds)
+        }
     }
     true
 }
@@ -635,7 +640,7 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
 fn on_paste(app: &mut App, pasted: &str) {
     match app.prompt.clone() {
         Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
-        Some(Prompt::Export(mut path)) => {
+        Some(Prompt::Export(mut path) | Prompt::ExportExists(mut path)) => {
             super::prompt::paste_line(&mut path, pasted);
             app.prompt = Some(Prompt::Export(path));
             return;

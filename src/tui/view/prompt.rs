@@ -32,6 +32,13 @@ pub fn draw(app: &App, frame: &mut Frame) {
             "export to (.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ",
             text,
         ),
+        Prompt::ExportExists(text) => line(
+            app,
+            frame,
+            "that file exists and is never overwritten: edit the name (Enter writes, Esc \
+             cancels): ",
+            text,
+        ),
         Prompt::ExportScope(path) => {
             let n = with_tab!(ref app, app.active, |t| t.rows().len());
             let label = format!(
