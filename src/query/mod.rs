@@ -11,7 +11,9 @@
 //! - [`exec`]: the streams walked concurrently and merged in the service's order.
 
 mod error;
+pub mod eval;
 mod parse;
+pub mod plan;
 mod print;
 pub mod resolve;
 

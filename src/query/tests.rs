@@ -285,3 +285,225 @@ mod resolving {
         assert!(e.hint.unwrap().contains("first_response"));
     }
 }
+
+mod planning {
+    use super::*;
+    use crate::api::ListFilter;
+    use crate::query::plan::{self, Emails, query_string};
+    use uuid::Uuid;
+
+    const ME: &str = "00000000-0000-0000-0000-0000000000a1";
+    const ANA: &str = "00000000-0000-0000-0000-0000000000a2";
+    const SHOP: &str = "00000000-0000-0000-0000-000000000051";
+    const V1: &str = "00000000-0000-0000-0000-0000000000f1";
+    const V2: &str = "00000000-0000-0000-0000-0000000000f2";
+
+    /// (streams as query strings, checks as written)
+    fn planned(q: &str, max: usize) -> (Vec<String>, Vec<String>) {
+        let mut emails = Emails::new();
+        emails.insert(
+            "two@x.io".into(),
+            vec![Uuid::parse_str(V1).unwrap(), Uuid::parse_str(V2).unwrap()],
+        );
+        emails.insert("nobody@x.io".into(), vec![]);
+        let pl = plan::conversations(&p(q), &emails, max);
+        for s in &pl.streams {
+            let pairs = s.query_pairs();
+            assert!(
+                !(pairs.iter().any(|(k, _)| *k == "unassigned")
+                    && pairs.iter().any(|(k, _)| *k == "assignee_id")),
+                "unassigned and assignee_id together in {q}"
+            );
+        }
+        (
+            pl.streams.iter().map(query_string).collect(),
+            pl.checks.iter().map(|c| c.shown.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn query_to_streams_and_checks() {
+        let me = format!("assignee_id={ME}");
+        let ana = format!("assignee_id={ANA}");
+        let shop = format!("site_id={SHOP}");
+        #[rustfmt::skip]
+        let table: Vec<(String, Vec<String>, Vec<&str>)> = vec![
+            ("".into(), vec!["".into()], vec![]),
+            ("status:open".into(), vec!["status=open".into()], vec![]),
+            // The union of the product, overlaps removed, never both assignee parameters.
+            (format!("status:open,pending assignee:none,{ME}"), vec![
+                "status=open&unassigned=true".into(), format!("status=open&{me}"),
+                "status=pending&unassigned=true".into(), format!("status=pending&{me}"),
+            ], vec![]),
+            (format!("assignee:anyone,{ME}"), vec!["unassigned=false".into()], vec![]),
+            (format!("assignee:none,anyone,{ME}"), vec!["".into()], vec![]),
+            (format!("assignee:{ME},{ANA},{ME}"), vec![me.clone(), ana.clone()], vec![]),
+            // Negation: a wider walk, checked in convo.
+            ("-status:closed".into(), vec!["".into()], vec!["-status:closed"]),
+            (format!("-assignee:none site:{SHOP}"), vec![shop.clone()], vec!["-assignee:none"]),
+            // A status the API does not name is not sent.
+            ("status:open,snoozed".into(), vec!["".into()], vec!["status:open,snoozed"]),
+            // is:waiting is two API filters, narrowed by the others.
+            (format!("is:waiting site:{SHOP}"), vec![format!("{shop}&status=open&unassigned=true")], vec![]),
+            ("is:waiting status:pending".into(), vec![], vec![]),
+            ("is:waiting,stale".into(), vec!["".into()], vec!["is:waiting,stale"]),
+            // Times, text and visitor fields are checked in convo.
+            ("status:open age:>2h idle:<10m ana visitor.plan:pro".into(),
+             vec!["status=open".into()], vec!["age:>2h", "idle:<10m", "ana", "visitor.plan:pro"]),
+            // E-mails: one stream per visitor; none: nothing is asked.
+            ("visitor:two@x.io".into(), vec![format!("visitor_id={V1}"), format!("visitor_id={V2}")], vec![]),
+            ("visitor:nobody@x.io".into(), vec![], vec![]),
+            (format!("-visitor:two@x.io,{V1}"), vec!["".into()], vec!["-visitor:two@x.io,00000000-0000-0000-0000-0000000000f1"]),
+        ];
+        for (q, streams, checks) in table {
+            let (s, c) = planned(&q, 16);
+            assert_eq!(s, streams, "streams of {q}");
+            assert_eq!(c, checks, "checks of {q}");
+        }
+    }
+
+    #[test]
+    fn a_union_past_max_streams_is_walked_wider() {
+        // 3 statuses × 2 assignees = 6 > 4: status (the widest) is checked in convo.
+        let (s, c) = planned(&format!("status:open,pending,closed assignee:none,{ME}"), 4);
+        assert_eq!(
+            s,
+            vec!["unassigned=true".to_string(), format!("assignee_id={ME}")]
+        );
+        assert_eq!(c, vec!["status:open,pending,closed"]);
+        let (s, c) = planned(&format!("status:open,pending,closed assignee:none,{ME}"), 1);
+        assert_eq!(s, vec![String::new()]);
+        assert_eq!(c.len(), 2);
+    }
+
+    #[test]
+    fn visitors_send_email_and_external_id() {
+        let pl = plan::visitors(
+            &parse(
+                "email:a@x.io,b@x.io external_id:7 name:ana -attr.plan:free",
+                V,
+            )
+            .unwrap(),
+            16,
+        );
+        let s: Vec<String> = pl.streams.iter().map(query_string).collect();
+        assert_eq!(
+            s,
+            [
+                "email=a%40x.io&external_id=7",
+                "email=b%40x.io&external_id=7"
+            ]
+        );
+        let c: Vec<&str> = pl.checks.iter().map(|c| c.shown.as_str()).collect();
+        assert_eq!(c, ["name:ana", "-attr.plan:free"]);
+    }
+
+    #[test]
+    fn explain_names_each_request_and_why() {
+        let pl = plan::conversations(
+            &p(&format!("status:open,pending -assignee:{ME} age:>10m")),
+            &Emails::new(),
+            16,
+        );
+        let e = pl.explain();
+        assert!(e.contains("streams: 2 ("), "{e}");
+        assert!(
+            e.contains("  1. GET /v1/conversations?status=open\n"),
+            "{e}"
+        );
+        assert!(
+            e.contains("  2. GET /v1/conversations?status=pending\n"),
+            "{e}"
+        );
+        assert!(e.contains(&format!("-assignee:{ME}  negation:")), "{e}");
+        assert!(e.contains("age:>10m"), "{e}");
+        assert!(e.contains("no time filter"), "{e}");
+    }
+}
+
+mod evaluating {
+    use super::*;
+    use crate::api::{Conversation, Timestamp};
+    use crate::config::Aliases;
+    use crate::query::eval::{Context, Filter, VisitorInfo};
+    use crate::sla::Sla;
+    use uuid::Uuid;
+
+    fn conv(status: &str, assignee: Option<u128>, created: &str, updated: &str) -> Conversation {
+        Conversation {
+            id: Uuid::from_u128(1),
+            site_id: Uuid::from_u128(0x51),
+            visitor_id: Uuid::from_u128(0xf1),
+            status: Status::from_wire(status),
+            assignee_id: assignee.map(Uuid::from_u128),
+            created_at: Timestamp::parse(created),
+            updated_at: Timestamp::parse(updated),
+        }
+    }
+
+    fn passes(q: &str, c: &Conversation, v: Option<&VisitorInfo>) -> bool {
+        let a = Aliases::default();
+        let sla = Sla::default();
+        let f = Filter::new(
+            &p(q).terms,
+            Context {
+                now: "2026-11-20T12:00:00Z".parse().unwrap(),
+                tz: jiff::tz::TimeZone::UTC,
+                sla: &sla,
+                stale_after_secs: 7200,
+                aliases: &a,
+            },
+        );
+        f.conversation(c, v)
+    }
+
+    #[test]
+    fn times_dates_negation_and_visitor_fields() {
+        let c = conv(
+            "snoozed",
+            None,
+            "2026-11-20T09:00:00Z",
+            "2026-11-20T11:55:00Z",
+        );
+        assert!(
+            passes("-status:closed", &c, None),
+            "unknown statuses still show"
+        );
+        assert!(!passes("-status:snoozed", &c, None));
+        assert!(passes("age:>2h idle:<10m", &c, None));
+        assert!(!passes("age:>3h", &c, None));
+        assert!(passes("age:>1h age:<4h", &c, None));
+        assert!(passes("created:2026-11-20", &c, None));
+        assert!(
+            !passes("created:>2026-11-20", &c, None),
+            "> is after the day"
+        );
+        assert!(passes("created:>=2026-11-20 created:<2026-11-21", &c, None));
+        assert!(passes("created:2026-11-19..2026-11-20", &c, None));
+        assert!(!passes("created:<2026-11-20T09:00Z", &c, None));
+        assert!(passes("created:<=2026-11-20T09:00Z", &c, None));
+        assert!(!passes("is:stale", &c, None));
+        assert!(passes("-is:waiting", &c, None));
+        let v = VisitorInfo {
+            name: Some("Ana Lima".into()),
+            email: Some("Ana@X.io".into()),
+            attributes: serde_json::json!({"plan": "Pro", "seats": 3}),
+        };
+        assert!(passes(
+            "visitor.name:lima visitor.email:ana@x.io",
+            &c,
+            Some(&v)
+        ));
+        assert!(passes("visitor.plan:pro visitor.seats:3,4", &c, Some(&v)));
+        assert!(!passes("visitor.plan:free", &c, Some(&v)));
+        assert!(
+            !passes("visitor.plan:pro", &c, None),
+            "an unknown visitor does not match"
+        );
+        assert!(
+            passes("lima", &c, Some(&v)),
+            "free text finds the visitor's name"
+        );
+        assert!(!passes("-lima", &c, Some(&v)));
+    }
+}
