@@ -273,3 +273,34 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     assert_eq!(app.conversations.selected, 0);
     assert!(app.history.is_empty());
 }
+
+/// While a failed reload waits behind the rows, `L` and a whole-walk export say why they do
+/// not start, instead of claiming to load (the walk on screen waits for the reload).
+#[test]
+fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
+    let server = FakeServer::new(2000, 5);
+    let mut app = testing::app(120, 30, 50);
+    server.settle(&mut app, Msg::Resize(120, 30));
+    let loaded = app.conversations.rows().len();
+    assert!(loaded < 2000);
+    let g = generation_of(&conversation_fetch(&update(&mut app, ch('r'))));
+    update(&mut app, down(g));
+    update(&mut app, ch('L'));
+    assert!(!app.conversations.load_all);
+    let f = footer(&app);
+    assert!(!f.contains("loading all"), "{f}");
+    assert!(
+        status_line(&app).contains("L waits for the reload"),
+        "{}",
+        status_line(&app)
+    );
+    // e, a path, w (the whole walk), y: not started, said so; the rows stay.
+    update(&mut app, ch('e'));
+    update(&mut app, key(KeyCode::Enter));
+    update(&mut app, ch('w'));
+    let cmds = update(&mut app, ch('y'));
+    assert!(app.walk_export.is_none(), "{cmds:?}");
+    let m = app.message.as_ref().expect("said").text.clone();
+    assert!(m.contains("whole-walk export not started"), "{m}");
+    assert_eq!(app.conversations.rows().len(), loaded);
+}

@@ -97,6 +97,17 @@ pub fn on_prompt_key(
 /// Starts the whole walk of the active tab (as `L`: load every page, a failed page retried).
 fn start(app: &mut App, path: String) {
     let tab = app.active;
+    if with_tab!(ref app, tab, |t| t.next.is_some()) {
+        // Its walk would start over when the reload takes the screen.
+        return fail(
+            app,
+            format!(
+                "whole-walk export not started: a reload is under way or failed ({} tries it \
+                 again); nothing fetched, nothing written",
+                app.keymap.key_of(Action::Reload)
+            ),
+        );
+    }
     let generation = with_tab!(app, tab, |t| {
         t.error = None;
         t.load_all = true;

@@ -769,10 +769,26 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             };
             app.say(text);
         }
-        Action::LoadAll => with_tab!(app, app.active, |t| {
-            t.load_all = true;
-            t.error = None;
-        }),
+        Action::LoadAll => {
+            // The walk on screen waits while a reload (or another profile) is read behind
+            // it: L would load nothing, and say it does.
+            let waiting = with_tab!(ref app, app.active, |t| t.next.is_some());
+            if waiting {
+                app.message = Some(Message::notice(
+                    format!(
+                        "L waits for the reload: it loads the rest once the reload has \
+                         answered ({} tries it again)",
+                        app.keymap.key_of(Action::Reload)
+                    ),
+                    app.now,
+                ));
+            } else {
+                with_tab!(app, app.active, |t| {
+                    t.load_all = true;
+                    t.error = None;
+                });
+            }
+        }
         Action::Summary => {
             summary_pane::update::open(app);
             if matches!(app.overlay, Overlay::Summary(_)) {

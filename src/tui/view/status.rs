@@ -54,7 +54,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             fit_whole_elsewhere(app, &retry_text(app, r), width),
             Style::new().fg(Color::Yellow),
         ))
-    } else if let Some(text) = next {
+    } else if let Some(mut text) = next {
+        // As with an error below: a refusal said meanwhile goes first, not under it.
+        if let Some(m) = app.message.as_ref().filter(|m| m.error) {
+            text = format!(" {} ·{text}", m.text);
+        }
         Line::from(Span::styled(
             fit(&text, width).into_owned(),
             Style::new().fg(Color::Red),
