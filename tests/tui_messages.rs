@@ -82,6 +82,12 @@ fn kept_live_goes_when_the_filters_change() {
     server.settle(&mut app, at(10));
     let m = said(&app).expect("said").to_string();
     assert!(m.contains("only the top 100 rows are kept live"), "{m}");
+    // not on the Visitors tab: it is not about its rows
+    server.settle(&mut app, ch('2'));
+    assert_eq!(said(&app), None);
+    server.settle(&mut app, ch('1'));
+    server.settle(&mut app, at(20));
+    assert!(said(&app).is_some_and(|m| m.contains("kept live")));
     // `s`: open conversations only, a new walk of one page
     server.settle(&mut app, ch('s'));
     assert!(app.conversations.rows().len() <= 100);

@@ -29,7 +29,7 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
             tab,
             generation,
             until,
-        } => now < *until && walk_of(*tab).0 == *generation,
+        } => now < *until && app.active == *tab && walk_of(*tab).0 == *generation,
         Life::Cut {
             tab,
             generation,
@@ -37,7 +37,7 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
             until,
         } => {
             let (g, n) = walk_of(*tab);
-            now < *until && g == *generation && n > *live
+            now < *until && app.active == *tab && g == *generation && n > *live
         }
         Life::Search {
             tab,
