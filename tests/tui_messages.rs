@@ -202,3 +202,27 @@ fn an_error_cut_at_the_edge_can_be_read_whole_in_the_help_overlay() {
     update(&mut app, ch('?'));
     whole(&app, page);
 }
+
+/// A notice said over a search's count (`y`, `R`…) gives the count back when it ends; Esc
+/// dismisses the count for good.
+#[test]
+fn the_search_count_comes_back_after_a_notice_not_after_esc() {
+    let server = FakeServer::new(60, 5);
+    let mut app = testing::app(120, 30, 50);
+    server.settle(&mut app, Msg::Resize(120, 30));
+    update(&mut app, ch('\\'));
+    for c in "pending".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Enter));
+    let count = said(&app).expect("the count").to_string();
+    assert!(count.ends_with("matches · n next · N previous"), "{count}");
+    update(&mut app, ch('R'));
+    assert_eq!(said(&app), Some("auto refresh every 30s"));
+    update(&mut app, at(10));
+    assert_eq!(said(&app), Some(&*count));
+    update(&mut app, key(KeyCode::Esc));
+    assert_eq!(said(&app), None);
+    update(&mut app, at(20));
+    assert_eq!(said(&app), None);
+}
