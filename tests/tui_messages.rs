@@ -82,6 +82,12 @@ fn kept_live_goes_when_the_filters_change() {
     server.settle(&mut app, at(10));
     let m = said(&app).expect("said").to_string();
     assert!(m.contains("only the top 100 rows are kept live"), "{m}");
+    // not on the Visitors tab: it is not about its rows
+    server.settle(&mut app, ch('2'));
+    assert_eq!(said(&app), None);
+    server.settle(&mut app, ch('1'));
+    server.settle(&mut app, at(20));
+    assert!(said(&app).is_some_and(|m| m.contains("kept live")));
     // `s`: open conversations only, a new walk of one page
     server.settle(&mut app, ch('s'));
     assert!(app.conversations.rows().len() <= 100);
@@ -195,4 +201,28 @@ fn an_error_cut_at_the_edge_can_be_read_whole_in_the_help_overlay() {
     app.conversations.error = Some(page.into());
     update(&mut app, ch('?'));
     whole(&app, page);
+}
+
+/// A notice said over a search's count (`y`, `R`…) gives the count back when it ends; Esc
+/// dismisses the count for good.
+#[test]
+fn the_search_count_comes_back_after_a_notice_not_after_esc() {
+    let server = FakeServer::new(60, 5);
+    let mut app = testing::app(120, 30, 50);
+    server.settle(&mut app, Msg::Resize(120, 30));
+    update(&mut app, ch('\\'));
+    for c in "pending".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Enter));
+    let count = said(&app).expect("the count").to_string();
+    assert!(count.ends_with("matches · n next · N previous"), "{count}");
+    update(&mut app, ch('R'));
+    assert_eq!(said(&app), Some("auto refresh every 30s"));
+    update(&mut app, at(10));
+    assert_eq!(said(&app), Some(&*count));
+    update(&mut app, key(KeyCode::Esc));
+    assert_eq!(said(&app), None);
+    update(&mut app, at(20));
+    assert_eq!(said(&app), None);
 }

@@ -122,6 +122,15 @@ fn search_ignores_case_and_accents() {
     for q in ["muller", "ZOE", "zoë", "MÜLLER"] {
         search(&mut app, q);
         assert_eq!(app.search.visitors.matches, want, "{q}");
+        // and the matching cell is marked (underlined) as a match on screen
+        let buf = testing::render_buffer(&app);
+        assert!(
+            buf.content
+                .iter()
+                .any(|c| c.symbol() == "ü"
+                    && c.modifier.contains(ratatui::style::Modifier::UNDERLINED)),
+            "{q}: the NAME cell is not marked"
+        );
     }
     search(&mut app, "mueller");
     assert!(app.search.visitors.matches.is_empty());

@@ -149,11 +149,28 @@ pub fn run(tool: &Tool, text: &str) -> Result<(), String> {
         match child.try_wait().map_err(|e| e.to_string())? {
             Some(status) if status.success() => return Ok(()),
             Some(status) => {
-                let mut err = String::new();
+                // Read on a thread, briefly: a child the program left behind (xclip and
+                // wl-copy stay to serve the selection) may hold the pipe open.
+                let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
                 if let Some(mut e) = child.stderr.take() {
-                    use std::io::Read;
-                    let _ = e.read_to_string(&mut err);
+                    std::thread::spawn(move || {
+                        use std::io::Read;
+                        let mut buf = [0u8; 1024];
+                        while let Ok(n @ 1..) = e.read(&mut buf) {
+                            if tx.send(buf[..n].to_vec()).is_err() {
+                                break;
+                            }
+                        }
+                    });
                 }
+                let deadline = Instant::now() + Duration::from_millis(300);
+                let mut bytes = Vec::new();
+                while let Some(left) = deadline.checked_duration_since(Instant::now())
+                    && let Ok(chunk) = rx.recv_timeout(left)
+                {
+                    bytes.extend(chunk);
+                }
+                let err = String::from_utf8_lossy(&bytes);
                 let err = err.trim();
                 return Err(if err.is_empty() {
                     status.to_string()
@@ -198,6 +215,39 @@ mod tests {
             w(Copied::Terminal { tmux: false }),
             "ID sent to the terminal's clipboard (OSC 52)"
         );
+    }
+
+    #[cfg(unix)]
+    fn tool_running(body: &str) -> (tempfile::TempDir, Tool) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tmp");
+        let f = dir.path().join("fake-copy");
+        std::fs::write(&f, format!("#!/bin/sh\n{body}\n")).expect("write");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).expect("+x");
+        let tool = Tool {
+            name: "fake-copy",
+            program: f,
+            args: &[],
+        };
+        (dir, tool)
+    }
+
+    /// A failing program's stderr is the reason; one that left a child holding the pipe
+    /// (as xclip's selection server does) is not waited for; one that hangs is given up on.
+    #[cfg(unix)]
+    #[test]
+    fn a_failing_or_hanging_program_is_an_error_soon() {
+        let (_d, ok) = tool_running("cat > /dev/null");
+        assert_eq!(run(&ok, "id"), Ok(()));
+        let (_d, fails) =
+            tool_running("cat > /dev/null; (sleep 20 &); echo 'no display' >&2; exit 1");
+        let t = Instant::now();
+        assert_eq!(run(&fails, "id"), Err("no display".into()));
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        let (_d, hangs) = tool_running("sleep 20");
+        let t = Instant::now();
+        assert_eq!(run(&hangs, "id"), Err("no answer in 3s".into()));
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     }
 
     #[cfg(unix)]

@@ -11,7 +11,8 @@
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
 //!   [`marks`] (change marks), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
-//!   (`o`), [`keys`] (the key map, help, and `[keys]` in [`keys::config`]);
+//!   (`o`), [`clipboard`] (`y`), [`keys`] (the key map, help, and `[keys]` in
+//!   [`keys::config`]), [`message`] (the status line's message and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
 //! - the terminal: [`terminal`] (raw mode, alternate screen, mouse; restored on every way out,
 //!   signals included; left and taken again on Ctrl-Z), [`tasks`] (background tasks whose

@@ -23,15 +23,15 @@ pub enum Life {
     Sticky,
     /// Until this time: a notice about something done.
     Until(jiff::Timestamp),
-    /// While `tab` shows walk `generation`, and at most until `until`: a refresh's news
-    /// ("2 new rows"), "12 new since yesterday".
+    /// While `tab` is on screen and shows walk `generation`, and at most until `until`: a
+    /// refresh's news ("2 new rows"), "12 new since yesterday".
     Walk {
         tab: Resource,
         generation: u64,
         until: jiff::Timestamp,
     },
-    /// While `tab`'s walk `generation` has more than `live` rows loaded (so a refresh keeps
-    /// only the top ones live), and at most until `until`.
+    /// While `tab` is on screen and its walk `generation` has more than `live` rows loaded
+    /// (so a refresh keeps only the top ones live), and at most until `until`.
     Cut {
         tab: Resource,
         generation: u64,

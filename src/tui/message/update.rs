@@ -5,12 +5,17 @@ use super::{Life, Message};
 use crate::tui::app::App;
 
 /// Drops the message whose lifetime has ended, re-words a search's count, and remembers the
-/// error on the status line.
+/// error on the status line. A notice that covered a search's count gives it back when it
+/// ends (not when Esc dismissed it).
 pub fn settle(app: &mut App) {
     if let Some(m) = app.message.take() {
+        let timed = !matches!(m.life, Life::Sticky | Life::Search { .. });
         app.message = still_true(app, m);
         if app.message.is_none() {
             app.dirty = true;
+            if timed {
+                app.message = crate::tui::search::update::search_message(app, false);
+            }
         }
     }
     if let Some(e) = shown_error(app) {
@@ -29,7 +34,7 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
             tab,
             generation,
             until,
-        } => now < *until && walk_of(*tab).0 == *generation,
+        } => now < *until && app.active == *tab && walk_of(*tab).0 == *generation,
         Life::Cut {
             tab,
             generation,
@@ -37,7 +42,7 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
             until,
         } => {
             let (g, n) = walk_of(*tab);
-            now < *until && g == *generation && n > *live
+            now < *until && app.active == *tab && g == *generation && n > *live
         }
         Life::Search {
             tab,

@@ -117,7 +117,7 @@ impl Search {
         if needle.is_empty() {
             return;
         }
-        // One scratch buffer for the whole scan (only non-ASCII text is folded into it).
+        // One scratch buffer for the whole scan: no allocation per row for the folding.
         let mut buf = String::new();
         for (i, r) in rows.iter().enumerate() {
             let mut has = |t: &str| needle.is_in(t, &mut buf);

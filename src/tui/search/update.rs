@@ -115,16 +115,24 @@ pub fn step_match(app: &mut App, back: bool) {
 /// Puts the search's words on the status line: they stay while the search does, and follow
 /// its matches (rows that arrive, a refresh) meanwhile.
 fn say_search(app: &mut App, stepped: bool) {
-    let m = Message {
+    if let Some(m) = search_message(app, stepped) {
+        app.post(m);
+    }
+}
+
+/// The active tab's search's words as a message that lasts while the search does; `None`
+/// without a search.
+pub fn search_message(app: &App, stepped: bool) -> Option<Message> {
+    let query = &app.search.get(app.active).query;
+    (!query.is_empty()).then(|| Message {
         text: search_words(app, stepped),
         error: false,
         life: Life::Search {
             tab: app.active,
-            query: app.search.get(app.active).query.clone(),
+            query: query.clone(),
             stepped,
         },
-    };
-    app.post(m);
+    })
 }
 
 /// The words of the active tab's search now: "match k of n" after `n`/`N` (`stepped`) while
