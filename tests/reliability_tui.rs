@@ -194,7 +194,7 @@ fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk
     assert_eq!(conversation_ids(&app).len(), 20, "the first page stays");
     let screen = testing::render(&app);
     assert!(
-        screen.contains("HTTP 500") && screen.contains("loaded rows stay"),
+        screen.contains("HTTP 500") && screen.contains("rows already loaded are kept"),
         "{screen}"
     );
     let after_error = fetches;
@@ -505,7 +505,7 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
     let screen = testing::render(&app);
     let status = screen
         .lines()
-        .find(|l| l.contains("error ("))
+        .find(|l| l.contains(" error: "))
         .unwrap_or_else(|| panic!("no error line: {screen}"));
     // The status line cuts the error at its edge (and says "(? shows all)"); the help
     // overlay shows it whole: sanitised there too.

@@ -296,7 +296,8 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     );
     // e, a path, w (the whole walk), y: not started, said so; the rows stay.
     update(&mut app, ch('e'));
-    update(&mut app, key(KeyCode::Enter));
+    // Enter asks whether the path exists; the answer comes as the runtime gives it.
+    testing::update_checked(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('w'));
     let cmds = update(&mut app, ch('y'));
     assert!(app.walk_export.is_none(), "{cmds:?}");

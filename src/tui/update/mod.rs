@@ -774,14 +774,13 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             // it: L would load nothing, and say it does.
             let waiting = with_tab!(ref app, app.active, |t| t.next.is_some());
             if waiting {
-                app.message = Some(Message::notice(
-                    format!(
-                        "L waits for the reload: it loads the rest once the reload has \
-                         answered ({} tries it again)",
-                        app.keymap.key_of(Action::Reload)
-                    ),
-                    app.now,
-                ));
+                // Said as an error: the status line shows the failed reload's error before a
+                // notice, and this is what L met.
+                app.message = Some(Message::error(format!(
+                    "L waits for the reload: it loads the rest once the reload has answered \
+                     ({} tries it again)",
+                    app.keymap.key_of(Action::Reload)
+                )));
             } else {
                 with_tab!(app, app.active, |t| {
                     t.load_all = true;

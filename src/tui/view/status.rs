@@ -64,7 +64,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Red),
         ))
     } else if let Some(e) = error {
-        let mut text = format!(" error ({reload} to retry; loaded rows stay): {e}");
+        // The cause first: at the terminal's edge it is the hint that is cut, not the fix.
+        let mut text = format!(" error: {e} · {reload} retries; loaded rows stay");
         // An error message (e.g. why an export was not written) goes first, not under it.
         if let Some(m) = app.message.as_ref().filter(|m| m.error) {
             text = format!(" {} ·{text}", m.text);
