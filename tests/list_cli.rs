@@ -648,3 +648,26 @@ fn a_table_on_a_terminal_fits_its_width_and_says_what_it_left_out() {
         "{raw}"
     );
 }
+
+#[test]
+fn an_e_mail_that_matches_nothing_says_the_service_matches_whole_addresses() {
+    let d = Demo::start(30, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let said = "no visitor has the e-mail \"fatima\" (the service matches whole addresses";
+    let o = run(&d, &tmp, &["visitors", "--email", "fatima"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    let o = run(&d, &tmp, &["conversations", "--visitor-email", "fatima"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    // an address that is there: no such word
+    let email = dataset(7, 30, 10)
+        .visitors
+        .iter()
+        .find_map(|v| v.email.clone())
+        .expect("a visitor with an e-mail");
+    let o = run(&d, &tmp, &["visitors", "--email", &email]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&email), "{}", stdout(&o));
+    assert!(!stderr(&o).contains("whole addresses"), "{}", stderr(&o));
+}

@@ -905,7 +905,13 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     assert!(conv_fetches(&cmds).is_empty());
     let m = app.message.as_ref().expect("a message");
     assert!(m.error);
-    assert!(m.text.contains("no visitor with this e-mail"), "{}", m.text);
+    assert!(
+        m.text.contains(
+            "no visitor has the e-mail \"ana@example.com\" (the service matches whole addresses"
+        ),
+        "{}",
+        m.text
+    );
     assert_eq!(app.conversations.filter, before);
 
     // two visitors: one new walk whose filter names both; never sent as one visitor_id

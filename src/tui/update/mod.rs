@@ -123,7 +123,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 }
                 Ok(ids) if ids.is_empty() => {
                     app.message = Some(super::app::Message {
-                        text: format!("no visitor with this e-mail: {shown}"),
+                        text: crate::list::no_visitor_with_email(&email),
                         error: true,
                     })
                 }
