@@ -7,8 +7,8 @@ use std::time::Duration;
 use clap::CommandFactory;
 
 use crate::api::{
-    ApiError, ApiKey, Client, ClientSettings, KeySource, Resource, client::check_base_url,
-    client::is_loopback_host,
+    ApiError, ApiKey, Client, ClientSettings, KeyError, KeySource, Resource,
+    client::check_base_url, client::is_loopback_host,
 };
 use crate::cli::Cli;
 use crate::config::{Config, ConfigError, Overrides, default_path};
@@ -382,6 +382,18 @@ fn ask_key(stdin: &io::Stdin, err: &mut dyn Write) -> Result<Option<(String, Key
     Ok(line.map(|k| (k, KeySource::Stdin)))
 }
 
+/// Why a key was refused, in `init`'s words: there is no config yet, so the usual advice to
+/// set `key_prefix` would mislead.
+fn refusal_text(e: &ApiError) -> String {
+    match e {
+        ApiError::Key(KeyError::WrongPrefix { origin, prefix }) => format!(
+            "the API key from {origin} does not start with {prefix:?}: that is not a secret key \
+             (a publishable one, perhaps); convo never sends it"
+        ),
+        e => e.to_string(),
+    }
+}
+
 /// Whether another key could mend this failure (the key was refused, not the URL or network).
 fn key_was_refused(e: &ApiError) -> bool {
     matches!(e, ApiError::Unauthorized { .. } | ApiError::Key(_))
@@ -447,11 +459,17 @@ pub async fn init(ov: &Overrides, force: bool, err: &mut dyn Write) -> Result<Pa
             Err(e) if key_was_refused(&e) && from_env.is_none() && tries < KEY_TRIES => {
                 let _ = writeln!(
                     err,
-                    "{e}\nTry again ({} of {KEY_TRIES}; the base URL is kept):",
+                    "{}\nTry again ({} of {KEY_TRIES}; the base URL is kept):",
+                    refusal_text(&e),
                     tries + 1
                 );
             }
-            Err(e) => return Err(format!("the check failed, nothing was written: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "the check failed, nothing was written: {}",
+                    refusal_text(&e)
+                ));
+            }
         }
     };
     let text = format!(

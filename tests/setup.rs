@@ -312,6 +312,8 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
         "{err}"
     );
     assert!(!err.contains("CONVO_API_KEY environment variable"), "{err}");
+    // there is no config to set key_prefix in yet
+    assert!(!err.contains("key_prefix"), "{err}");
     assert!(
         err.contains("Try again (2 of 3") && err.contains("Try again (3 of 3"),
         "{err}"
