@@ -119,11 +119,16 @@ fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
 /// The line for a config that cannot be used, with the fix that fits its cause.
 fn config_check(e: &ConfigError) -> Check {
     match e {
+        // The message's first line; the rest (how to start) is the fix, said once.
         ConfigError::Missing { path, .. } => Check::Fail(
-            format!("config: {e}"),
+            format!(
+                "config: {}",
+                e.to_string().lines().next().unwrap_or_default()
+            ),
             format!(
                 "run `convo config init` (it asks for the URL and the key, checks them and \
-                 writes {path}), or set CONVO_BASE_URL and CONVO_API_KEY"
+                 writes {path}), or set CONVO_BASE_URL and CONVO_API_KEY; `convo --demo` \
+                 shows convo on demo data"
             ),
         ),
         // Not the file's fault: say which variable or flag to change.

@@ -417,6 +417,11 @@ fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("fix: run `convo config init`"), "{out}");
+    assert_eq!(
+        out.matches("convo config init").count(),
+        1,
+        "said once: {out}"
+    );
     assert!(!out.contains("fix the file"), "{out}");
     // a bad CONVO_API_KEY beside a good file: the variable is named, not the file
     let cfg = tmp.path().join("c.toml");
