@@ -434,10 +434,11 @@ impl Config {
     }
 
     /// Lays the chosen profile over the top level; returns its name and every profile's name.
+    /// `wanted` is the name asked for and where it came from (`--profile`, `CONVO_PROFILE`).
     fn choose_profile(
         mut f: FileConfig,
         shown: &str,
-        wanted: Option<String>,
+        wanted: Option<(String, &'static str)>,
     ) -> Result<(FileConfig, Option<String>, Vec<String>), ConfigError> {
         let invalid = |key: String, message: String| ConfigError::Invalid {
             path: shown.to_string(),
@@ -452,7 +453,10 @@ impl Config {
                 "profiles cannot hold profiles".into(),
             ));
         }
-        let profile = wanted.filter(|p| !p.is_empty());
+        let (profile, from) = match wanted.filter(|(p, _)| !p.is_empty()) {
+            Some((p, from)) => (Some(p), from),
+            None => (None, "--profile"),
+        };
         if let Some(name) = &profile {
             let p = in_file.remove(name).ok_or_else(|| {
                 let defined = if names.is_empty() {
@@ -460,10 +464,15 @@ impl Config {
                 } else {
                     names.join(", ")
                 };
-                invalid(
-                    "profiles".into(),
-                    format!("no profile named {name:?}; the file defines: {defined}"),
-                )
+                // The flag or the variable asks for what the file does not have: the file is
+                // not wrong, but it is where the names are.
+                ConfigError::Setting {
+                    from,
+                    message: format!(
+                        "{from}: no profile named {:?}; {shown} defines: {defined}",
+                        crate::text::one_line(name, 80)
+                    ),
+                }
             })?;
             let sets_proxy = p.proxy.is_some();
             f = f.overlay(p);
@@ -499,7 +508,11 @@ impl Config {
             key: key.to_string(),
             message,
         };
-        let wanted = ov.profile.clone().or_else(|| env("CONVO_PROFILE"));
+        let wanted = match (ov.profile.clone(), env("CONVO_PROFILE")) {
+            (Some(p), _) => Some((p, "--profile")),
+            (None, Some(p)) => Some((p, "CONVO_PROFILE")),
+            (None, None) => None,
+        };
         let (mut f, profile, profiles) = Config::choose_profile(f, shown, wanted)?;
         let (base_url, from) = match (ov.base_url.clone(), env("CONVO_BASE_URL")) {
             (Some(u), _) => (Some(u), "--base-url"),
@@ -644,10 +657,11 @@ impl Config {
         let mut ex = Extras::default();
         if let Some(p) = &path {
             let shown = p.display().to_string();
-            let wanted = ov
-                .profile
-                .clone()
-                .or_else(|| std::env::var("CONVO_PROFILE").ok());
+            let wanted = match (ov.profile.clone(), std::env::var("CONVO_PROFILE").ok()) {
+                (Some(p), _) => Some((p, "--profile")),
+                (None, Some(p)) => Some((p, "CONVO_PROFILE")),
+                (None, None) => None,
+            };
             let read = match std::fs::read(p) {
                 Ok(bytes) => {
                     String::from_utf8(bytes)
@@ -816,6 +830,19 @@ mod tests {
             .to_string();
         assert!(
             e.contains("no profile named \"nope\"") && e.contains("stg"),
+            "{e}"
+        );
+        // The flag or the variable asked for it: named, and the file not called wrong.
+        assert!(
+            e.starts_with("--profile: ") && !e.contains("config error"),
+            "{e}"
+        );
+        let env_nope = |k: &str| (k == "CONVO_PROFILE").then(|| "nope".to_string());
+        let e = Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &env_nope)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("CONVO_PROFILE: no profile named \"nope\"; /t/c.toml defines: "),
             "{e}"
         );
     }
