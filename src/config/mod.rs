@@ -246,11 +246,10 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// An [`ConfigError::Invalid`] key written in `text` becomes [`ConfigError::InvalidAt`]
-    /// its line (the chosen profile's, when it sets the key). `profiles` is left alone: that
-    /// error is about the profile asked for, not a line.
+    /// its line (the chosen profile's, when it sets the key).
     fn located(self, text: &str, profile: Option<&str>) -> ConfigError {
         match self {
-            ConfigError::Invalid { path, key, message } if key != "profiles" => {
+            ConfigError::Invalid { path, key, message } => {
                 match locate::line_of(text, &key, profile) {
                     Some(line) => ConfigError::InvalidAt {
                         path,
