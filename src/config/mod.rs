@@ -218,9 +218,11 @@ pub enum ConfigError {
         message: String,
     },
     /// The key was found but refused (empty, wrong prefix, not header-safe).
-    #[error("config error in {path}: {source}")]
+    #[error("config error in {path}{}: {source}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Key {
         path: String,
+        /// The line of `api_key` or `api_key_command`, when known.
+        line: Option<usize>,
         #[source]
         source: KeyError,
     },
@@ -258,6 +260,21 @@ impl ConfigError {
                         message,
                     },
                     None => ConfigError::Invalid { path, key, message },
+                }
+            }
+            ConfigError::Key {
+                path,
+                line: None,
+                source,
+            } => {
+                let key = match source.origin() {
+                    KeySource::Command(_) => "api_key_command",
+                    _ => "api_key",
+                };
+                ConfigError::Key {
+                    path,
+                    line: locate::line_of(text, key, profile),
+                    source,
                 }
             }
             e => e,
@@ -560,6 +577,7 @@ impl Config {
                 },
                 _ => ConfigError::Key {
                     path: shown.to_string(),
+                    line: None,
                     source,
                 },
             })?;
