@@ -8,6 +8,10 @@
 //! - [`file`]: the format as serde reads it, parse errors, views and aliases.
 //! - `sla`: `[sla]`, response-time targets and their per-site overrides.
 //! - [`secret`]: `api_key_command` and the file-permission check.
+//! - `locate`: the line of a key in the file, for errors found after parsing.
+//!
+//! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
+//! used is a [`ConfigError::Setting`], which names it and not the file.
 
 mod file;
 mod locate;
