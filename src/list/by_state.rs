@@ -231,7 +231,7 @@ pub async fn conversations(
             }
             Format::Table => {
                 let mut cols: Vec<TableCol> = Conversation::TABLE.to_vec();
-                cols.push(TableCol::new("DUE", 12, 12));
+                cols.push(TableCol::new("DUE", 12, 12).kept());
                 pipe(o.table(&cols, &table))?;
             }
             _ => {}

@@ -17,13 +17,25 @@ pub struct TableCol {
     pub header: &'static str,
     /// Widest cell: longer ones are cut with `…`.
     pub max: usize,
-    /// The narrowest the column is cut to before columns on its right are left out.
+    /// The narrowest the column is cut to before columns are left out.
     pub min: usize,
+    /// Left out only after every column without it (the point of the listing, e.g. `DUE`).
+    pub keep: bool,
 }
 
 impl TableCol {
     pub const fn new(header: &'static str, max: usize, min: usize) -> TableCol {
-        TableCol { header, max, min }
+        TableCol {
+            header,
+            max,
+            min,
+            keep: false,
+        }
+    }
+
+    /// The same column, left out only after the others.
+    pub const fn kept(self) -> TableCol {
+        TableCol { keep: true, ..self }
     }
 }
 
@@ -37,31 +49,65 @@ pub fn write_table<T: Printable>(
     write_table_cols(out, T::TABLE, rows, width)
 }
 
-/// The widths of the first columns that fit in `width` cells: as many columns as fit when
-/// each is narrowed to its least (`mins`), narrowed from the right only as far as needed.
-/// `widths` are the columns' natural widths. The first column is always shown (cut to the
-/// width if it alone is wider).
-pub fn fit_widths(widths: &[usize], mins: &[usize], width: usize) -> Vec<usize> {
-    let line = |w: &[usize]| w.iter().sum::<usize>() + GAP * w.len().saturating_sub(1);
-    for k in (1..=widths.len()).rev() {
-        let mut w = widths[..k].to_vec();
-        let least: Vec<usize> = w.iter().zip(mins).map(|(w, m)| (*w).min(*m)).collect();
-        if line(&least) > width && k > 1 {
-            continue;
+/// Which columns fit in `width` cells, and how wide: `None` for a column left out. Columns are
+/// left out from the right, those marked `keep` last and the first never, until the rest fit
+/// at their least (`mins`); then the shown ones are narrowed from the right only as far as
+/// needed. `widths` are the natural widths. The first column alone is cut to the width.
+pub fn fit_widths(
+    widths: &[usize],
+    mins: &[usize],
+    keep: &[bool],
+    width: usize,
+) -> Vec<Option<usize>> {
+    let line = |w: &mut dyn Iterator<Item = usize>| {
+        let (mut sum, mut n) = (0usize, 0usize);
+        for x in w {
+            sum += x;
+            n += 1;
         }
-        let mut excess = line(&w).saturating_sub(width);
-        for i in (0..k).rev() {
-            let cut = excess.min(w[i] - least[i]);
-            w[i] -= cut;
+        sum + GAP * n.saturating_sub(1)
+    };
+    let least: Vec<usize> = widths.iter().zip(mins).map(|(w, m)| (*w).min(*m)).collect();
+    let mut shown: Vec<bool> = vec![true; widths.len()];
+    let least_line = |shown: &[bool]| {
+        line(
+            &mut least
+                .iter()
+                .zip(shown)
+                .filter(|(_, s)| **s)
+                .map(|(w, _)| *w),
+        )
+    };
+    for pass_keep in [false, true] {
+        for i in (1..widths.len()).rev() {
+            if least_line(&shown) <= width {
+                break;
+            }
+            if keep.get(i).copied().unwrap_or(false) == pass_keep {
+                shown[i] = false;
+            }
+        }
+    }
+    let mut w: Vec<Option<usize>> = widths
+        .iter()
+        .zip(&shown)
+        .map(|(w, s)| s.then_some(*w))
+        .collect();
+    let mut excess = line(&mut w.iter().flatten().copied()).saturating_sub(width);
+    for i in (0..w.len()).rev() {
+        if let Some(x) = w[i].as_mut() {
+            let cut = excess.min(*x - least[i]);
+            *x -= cut;
             excess -= cut;
         }
-        if excess > 0 {
-            // Only the first column, and wider than the terminal even at its least.
-            w[0] = w[0].saturating_sub(excess).max(1);
-        }
-        return w;
     }
-    Vec::new()
+    if excess > 0
+        && let Some(Some(first)) = w.first_mut()
+    {
+        // Only the first column, and wider than the terminal even at its least.
+        *first = first.saturating_sub(excess).max(1);
+    }
+    w
 }
 
 /// [`write_table`] with the columns given. With `width` (stdout is a terminal that wide)
@@ -97,21 +143,25 @@ pub fn write_table_cols(
                 .unwrap_or(0)
         })
         .collect();
-    let widths = match width {
+    let widths: Vec<Option<usize>> = match width {
         Some(w) => {
             let mins: Vec<usize> = cols.iter().map(|c| c.min.max(c.header.len())).collect();
-            fit_widths(&natural, &mins, w)
+            let keep: Vec<bool> = cols.iter().map(|c| c.keep).collect();
+            fit_widths(&natural, &mins, &keep, w)
         }
-        None => natural,
+        None => natural.into_iter().map(Some).collect(),
     };
-    let shown = widths.len();
+    let last = widths.iter().rposition(Option::is_some).unwrap_or(0);
     let line = |cells: &mut dyn Iterator<Item = &str>| {
         let mut l = String::new();
-        for (i, c) in cells.take(shown).enumerate() {
-            let c = text::fit(c, widths[i]);
+        for (i, c) in cells.enumerate() {
+            let Some(Some(w)) = widths.get(i) else {
+                continue;
+            };
+            let c = text::fit(c, *w);
             l.push_str(&c);
-            if i + 1 < shown {
-                l.push_str(&" ".repeat(widths[i].saturating_sub(text::width(&c)) + GAP));
+            if i < last {
+                l.push_str(&" ".repeat(w.saturating_sub(text::width(&c)) + GAP));
             }
         }
         l.push('\n');
@@ -122,7 +172,12 @@ pub fn write_table_cols(
         out.write_all(line(&mut r.iter().map(String::as_str)).as_bytes())?;
     }
     out.flush()?;
-    Ok(cols[shown..].iter().map(|c| c.header).collect())
+    Ok(cols
+        .iter()
+        .zip(&widths)
+        .filter(|(_, w)| w.is_none())
+        .map(|(c, _)| c.header)
+        .collect())
 }
 
 #[cfg(test)]
@@ -170,6 +225,22 @@ mod tests {
         assert_eq!(hidden, ["CREATED"]);
         assert!(t.contains("A name lo…"), "{t}");
         assert!(t.lines().all(|l| text::width(l) <= 50), "{t}");
+        // a column marked keep outlives the ones left of it
+        let cols = [
+            TableCol::new("ID", 36, 36),
+            TableCol::new("NAME", 10, 6),
+            TableCol::new("DUE", 12, 12).kept(),
+        ];
+        let rows = vec![vec![
+            "95c20205-0c46-44a2-acaa-4a4b8564994e".to_string(),
+            "A name".to_string(),
+            "overdue 3h".to_string(),
+        ]];
+        let mut out = Vec::new();
+        let hidden = write_table_cols(&mut out, &cols, &rows, Some(52)).unwrap();
+        let t = String::from_utf8(out).unwrap();
+        assert_eq!(hidden, ["NAME"], "{t}");
+        assert!(t.contains("4994e  overdue 3h"), "{t}");
         let (t, hidden) = table(Some(20));
         assert_eq!(hidden, ["NAME", "CREATED"]);
         assert!(t.lines().all(|l| text::width(l) <= 20), "{t}");
