@@ -20,9 +20,9 @@ pub mod table;
 pub use csv::{CsvStyle, csv_field};
 pub use file::{ExportError, ExportFile};
 pub use json::{has_byte_from_7f, json_terminal_safe};
-pub use row::Printable;
+pub use row::{Printable, TableCol};
 pub use stderr::{bad_row_line, retry_line};
-pub use table::{TableCol, fit_widths, write_table, write_table_cols};
+pub use table::{fit_widths, write_table, write_table_cols};
 
 /// Where a command (`list`, `summary`) writes.
 pub struct Output<'a> {

@@ -2,8 +2,35 @@
 
 use serde::Serialize;
 
-use super::table::TableCol;
 use crate::api::{Conversation, Row, Visitor, model::WireRow, model::short_id};
+
+/// One column of a table written to a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableCol {
+    pub header: &'static str,
+    /// Widest cell: longer ones are cut with `…`.
+    pub max: usize,
+    /// The narrowest the column is cut to before columns are left out.
+    pub min: usize,
+    /// Left out only after every column without it (the point of the listing, e.g. `DUE`).
+    pub keep: bool,
+}
+
+impl TableCol {
+    pub const fn new(header: &'static str, max: usize, min: usize) -> TableCol {
+        TableCol {
+            header,
+            max,
+            min,
+            keep: false,
+        }
+    }
+
+    /// The same column, left out only after the others.
+    pub const fn kept(self) -> TableCol {
+        TableCol { keep: true, ..self }
+    }
+}
 
 /// A row as `convo list` and the TUI's export write it.
 pub trait Printable: Row + WireRow + Serialize + Send + 'static {

@@ -5,39 +5,11 @@
 
 use std::io::{self, Write};
 
-use super::Printable;
+use super::{Printable, TableCol};
 use crate::text;
 
 /// Spaces between two columns.
 const GAP: usize = 2;
-
-/// One column of a table written to a terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TableCol {
-    pub header: &'static str,
-    /// Widest cell: longer ones are cut with `…`.
-    pub max: usize,
-    /// The narrowest the column is cut to before columns are left out.
-    pub min: usize,
-    /// Left out only after every column without it (the point of the listing, e.g. `DUE`).
-    pub keep: bool,
-}
-
-impl TableCol {
-    pub const fn new(header: &'static str, max: usize, min: usize) -> TableCol {
-        TableCol {
-            header,
-            max,
-            min,
-            keep: false,
-        }
-    }
-
-    /// The same column, left out only after the others.
-    pub const fn kept(self) -> TableCol {
-        TableCol { keep: true, ..self }
-    }
-}
 
 /// Writes a header line and one line per row, columns padded to their widest cell; returns
 /// the headers of the columns left out to fit `width`.
