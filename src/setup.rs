@@ -105,11 +105,21 @@ fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
             }
         ))];
     }
+    // The file again, for the lines of the keys named (the check itself works on values).
+    let text = cfg
+        .path
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok());
     problems
         .into_iter()
         .map(|(key, message)| {
+            let line = text
+                .as_deref()
+                .and_then(|t| crate::config::line_of_key(t, &key, cfg.profile.as_deref()))
+                .map(|n| format!(", line {n}"))
+                .unwrap_or_default();
             Check::Fail(
-                format!("{file}: {key}: {message} (the TUI would refuse to start)"),
+                format!("{file}{line}: {key}: {message} (the TUI would refuse to start)"),
                 keys_fix(&key, &message),
             )
         })

@@ -114,6 +114,9 @@ fn doctor_reports_what_the_tui_would_refuse_in_keys_with_the_fix() {
         "[keys]\nreloda = \"F5\"\ncopy = \"Hyper-c\"\n",
     );
     assert_eq!(code, Some(1), "{out}");
+    // each with its line (base_url is line 1, [keys] line 2)
+    assert!(out.contains("c.toml, line 3: keys.reloda"), "{out}");
+    assert!(out.contains("c.toml, line 4: keys.copy"), "{out}");
     assert!(
         out.contains("keys.reloda: no action named \"reloda\"")
             && out.contains("fix: rename keys.reloda to one of the actions listed"),

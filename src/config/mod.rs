@@ -250,6 +250,12 @@ pub enum ConfigError {
     UnsafeKeyCommand { path: String, mode: u32 },
 }
 
+/// The 1-based line of `key` (as errors name it: `keys.reload`, `views["v"].tab`) in the
+/// config text, the profile's first when one is in use; `None` when it is not written there.
+pub fn line_of_key(text: &str, key: &str, profile: Option<&str>) -> Option<usize> {
+    locate::line_of(text, key, profile)
+}
+
 impl ConfigError {
     /// An [`ConfigError::Invalid`] key written in `text` becomes [`ConfigError::InvalidAt`]
     /// its line (the chosen profile's, when it sets the key).
