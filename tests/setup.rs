@@ -394,6 +394,23 @@ fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("bound to both"), "{err}");
+    // Not the demo (which reads only parts of the file): the file and the line of [keys].
+    std::fs::write(
+        &cfg,
+        "base_url = \"http://127.0.0.1:9\"\n[keys]\nquit = \"r\"\n",
+    )
+    .unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "sk_test_0123456789")
+        .args(["--config", cfg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("c.toml, line 2: keys"),
+        "the line of [keys]: {err}"
+    );
 }
 
 #[test]
