@@ -394,6 +394,8 @@ fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("bound to both"), "{err}");
+    // the demo read [keys] from the file: it names the file and the line
+    assert!(err.contains("c.toml, line 1: keys"), "{err}");
     // Not the demo (which reads only parts of the file): the file and the line of [keys].
     std::fs::write(
         &cfg,

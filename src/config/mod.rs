@@ -137,6 +137,9 @@ impl Default for StoreSettings {
 pub struct Config {
     /// The file actually read; `None` when running on env and flags alone, or `--demo`.
     pub path: Option<PathBuf>,
+    /// `--demo`: the file its views, aliases and look were read from, if one was (`path`
+    /// stays `None`: the demo is not that file's service).
+    pub demo_file: Option<PathBuf>,
     /// Base URL of the service, before `/v1/...`.
     pub base_url: String,
     /// The key, resolved in order (env, command, file) and prefix-checked.
@@ -646,6 +649,7 @@ impl Config {
         let base_url_for_store = base_url.clone();
         Ok(Config {
             path: None,
+            demo_file: None,
             base_url,
             key,
             auth_header,
@@ -682,6 +686,7 @@ impl Config {
             .or_else(default_path);
         let mut warnings = Vec::new();
         let mut ex = Extras::default();
+        let mut demo_file = None;
         if let Some(p) = &path {
             let shown = p.display().to_string();
             let wanted = match (ov.profile.clone(), std::env::var("CONVO_PROFILE").ok()) {
@@ -713,7 +718,10 @@ impl Config {
                 .transpose()
             });
             match parsed {
-                Ok(Some(e)) => ex = e,
+                Ok(Some(e)) => {
+                    ex = e;
+                    demo_file = Some(p.clone());
+                }
                 Ok(None) => {}
                 Err(e) => warnings.push(format!("{e} (ignored for --demo)")),
             }
@@ -723,6 +731,7 @@ impl Config {
         }
         Ok(Config {
             path: None,
+            demo_file,
             base_url,
             key,
             auth_header: "Authorization".into(),
