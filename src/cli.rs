@@ -235,7 +235,8 @@ pub struct CommonListArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// Aligned columns for people; text sanitised and cut to fit.
+    /// Aligned columns for people, text sanitised; on a terminal fitted to its width (cells
+    /// cut, columns left out and named on stderr), piped never cut.
     Table,
     /// One JSON array.
     Json,
@@ -312,7 +313,8 @@ pub struct SummaryArgs {
 /// Output formats of `convo summary`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SummaryFormat {
-    /// Aligned columns with a bar, a total and what the summary covers.
+    /// Aligned columns with a bar, a total and what the summary covers; on a terminal fitted
+    /// to its width (columns left out are named under it).
     Table,
     /// One JSON object; ages in seconds.
     Json,

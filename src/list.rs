@@ -52,6 +52,16 @@ pub fn exit_code(e: &ApiError) -> u8 {
     }
 }
 
+/// What `--email`, `--visitor-email` and the browser's e-mail filter say when the service has
+/// no visitor with the address: that it matches whole addresses, so a part of one (a name, a
+/// domain) finds nothing.
+pub fn no_visitor_with_email(email: &str) -> String {
+    format!(
+        "no visitor has the e-mail {:?} (the service matches whole addresses, not parts of one)",
+        crate::text::one_line(email.trim(), 200)
+    )
+}
+
 /// How a `list` run ended.
 #[derive(Debug)]
 pub enum ListError {
@@ -91,11 +101,7 @@ impl std::fmt::Display for ListError {
                 f,
                 "{n} rows sent by the service could not be read (see the warnings above)"
             ),
-            ListError::NoVisitor(e) => write!(
-                f,
-                "no visitor with this e-mail: {}",
-                crate::text::one_line(e, 200)
-            ),
+            ListError::NoVisitor(e) => f.write_str(&no_visitor_with_email(e)),
             ListError::Truncated => f.write_str(
                 "the list is incomplete: the service ended the walk early (see the warning \
                  above); every row it sent was printed",
@@ -177,7 +183,9 @@ pub async fn visitors(
     // and the listing goes on without it.
     let mut store = store;
     let mut failed: Option<crate::store::StoreError> = None;
+    let mut seen = 0usize;
     let mut keep = |rows: &[Visitor]| {
+        seen += rows.len();
         if let Some(s) = store.as_mut()
             && let Err(e) = s.upsert_visitors(rows, jiff::Timestamp::now().as_second())
         {
@@ -196,6 +204,14 @@ pub async fn visitors(
     .await;
     if let Some(e) = failed {
         let _ = writeln!(o.err, "convo: warning: {e}");
+    }
+    if r.is_ok()
+        && seen == 0
+        && let Some(email) = args.email.as_deref()
+    {
+        // The spec does not say how `email` matches; the service matches whole addresses, so
+        // a part of one finds nothing: say so rather than print an empty list without a word.
+        let _ = writeln!(o.err, "convo: {}", no_visitor_with_email(email));
     }
     r
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use clap::CommandFactory;
 
 use crate::api::{
-    ApiError, ApiKey, Client, ClientSettings, KeySource, Resource, client::check_base_url,
-    client::is_loopback_host,
+    ApiError, ApiKey, Client, ClientSettings, KeyError, KeySource, Resource,
+    client::check_base_url, client::is_loopback_host,
 };
 use crate::cli::Cli;
 use crate::config::{Config, ConfigError, Overrides, default_path};
@@ -105,11 +105,21 @@ fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
             }
         ))];
     }
+    // The file again, for the lines of the keys named (the check itself works on values).
+    let text = cfg
+        .path
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok());
     problems
         .into_iter()
         .map(|(key, message)| {
+            let line = text
+                .as_deref()
+                .and_then(|t| crate::config::line_of_key(t, &key, cfg.profile.as_deref()))
+                .map(|n| format!(", line {n}"))
+                .unwrap_or_default();
             Check::Fail(
-                format!("{file}: {key}: {message} (the TUI would refuse to start)"),
+                format!("{file}{line}: {key}: {message} (the TUI would refuse to start)"),
                 keys_fix(&key, &message),
             )
         })
@@ -119,11 +129,16 @@ fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
 /// The line for a config that cannot be used, with the fix that fits its cause.
 fn config_check(e: &ConfigError) -> Check {
     match e {
+        // The message's first line; the rest (how to start) is the fix, said once.
         ConfigError::Missing { path, .. } => Check::Fail(
-            format!("config: {e}"),
+            format!(
+                "config: {}",
+                e.to_string().lines().next().unwrap_or_default()
+            ),
             format!(
                 "run `convo config init` (it asks for the URL and the key, checks them and \
-                 writes {path}), or set CONVO_BASE_URL and CONVO_API_KEY"
+                 writes {path}), or set CONVO_BASE_URL and CONVO_API_KEY; `convo --demo` \
+                 shows convo on demo data"
             ),
         ),
         // Not the file's fault: say which variable or flag to change.
@@ -383,6 +398,18 @@ fn ask_key(stdin: &io::Stdin, err: &mut dyn Write) -> Result<Option<(String, Key
     Ok(line.map(|k| (k, KeySource::Stdin)))
 }
 
+/// Why a key was refused, in `init`'s words: there is no config yet, so the usual advice to
+/// set `key_prefix` would mislead.
+fn refusal_text(e: &ApiError) -> String {
+    match e {
+        ApiError::Key(KeyError::WrongPrefix { origin, prefix }) => format!(
+            "the API key from {origin} does not start with {prefix:?}: that is not a secret key \
+             (a publishable one, perhaps); convo never sends it"
+        ),
+        e => e.to_string(),
+    }
+}
+
 /// Whether another key could mend this failure (the key was refused, not the URL or network).
 fn key_was_refused(e: &ApiError) -> bool {
     matches!(e, ApiError::Unauthorized { .. } | ApiError::Key(_))
@@ -448,11 +475,17 @@ pub async fn init(ov: &Overrides, force: bool, err: &mut dyn Write) -> Result<Pa
             Err(e) if key_was_refused(&e) && from_env.is_none() && tries < KEY_TRIES => {
                 let _ = writeln!(
                     err,
-                    "{e}\nTry again ({} of {KEY_TRIES}; the base URL is kept):",
+                    "{}\nTry again ({} of {KEY_TRIES}; the base URL is kept):",
+                    refusal_text(&e),
                     tries + 1
                 );
             }
-            Err(e) => return Err(format!("the check failed, nothing was written: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "the check failed, nothing was written: {}",
+                    refusal_text(&e)
+                ));
+            }
         }
     };
     let text = format!(

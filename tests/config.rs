@@ -524,6 +524,10 @@ fn a_key_with_the_wrong_prefix_is_refused_unless_the_check_is_off() {
         e.contains("api_key in") && e.contains("\"sk_\"") && e.contains("key_prefix"),
         "{e}"
     );
+    assert!(
+        e.contains("config.toml, line 2: "),
+        "the line of api_key: {e}"
+    );
     assert!(!e.contains("PUBLISHABLE"), "{e}");
     let (_tmp, r) = load_text(
         "base_url = \"https://x.example\"\napi_key = \"pk_live_PUBLISHABLE_999\"\nkey_prefix = \"\"\n",

@@ -648,3 +648,71 @@ fn a_table_on_a_terminal_fits_its_width_and_says_what_it_left_out() {
         "{raw}"
     );
 }
+
+#[test]
+fn an_e_mail_that_matches_nothing_says_the_service_matches_whole_addresses() {
+    let d = Demo::start(30, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let said = "no visitor has the e-mail \"fatima\" (the service matches whole addresses";
+    let o = run(&d, &tmp, &["visitors", "--email", "fatima"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    let o = run(&d, &tmp, &["conversations", "--visitor-email", "fatima"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(said), "{}", stderr(&o));
+    // an address that is there: no such word
+    let email = dataset(7, 30, 10)
+        .visitors
+        .iter()
+        .find_map(|v| v.email.clone())
+        .expect("a visitor with an e-mail");
+    let o = run(&d, &tmp, &["visitors", "--email", &email]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&email), "{}", stdout(&o));
+    assert!(!stderr(&o).contains("whole addresses"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_breaching_table_on_a_narrow_terminal_keeps_its_due_column() {
+    let d = Demo::start(60, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(&cfg, "[sla]\nfirst_response = \"1m\"\n").unwrap();
+    let home = tmp.path().to_str().unwrap().to_string();
+    let log = tmp.path().join("convo.log");
+    let (key, url) = (d.key(), d.url());
+    let env = [
+        ("HOME", home.as_str()),
+        ("CONVO_LOG_FILE", log.to_str().unwrap()),
+        ("CONVO_API_KEY", key.as_str()),
+    ];
+    let args = [
+        "--base-url",
+        &url,
+        "--config",
+        cfg.to_str().unwrap(),
+        "list",
+        "conversations",
+        "--breaching",
+    ];
+    let mut p = common::pty::Pty::spawn(&args, &env, 80, 24);
+    let wait = std::time::Duration::from_secs(20);
+    p.wait_until(wait, |s| s.contains("columns (a wider"));
+    assert_eq!(p.wait_exit(wait), Some(0));
+    let raw = String::from_utf8_lossy(&p.raw()).into_owned();
+    let lines: Vec<&str> = raw
+        .split("\r\n")
+        .map(|l| l.rsplit('\r').next().unwrap_or(l))
+        .map(|l| l.trim_start_matches("\x1b[K"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let header = lines
+        .iter()
+        .find(|l| l.starts_with("ID"))
+        .expect("a header");
+    assert!(header.ends_with("DUE"), "{raw}");
+    // The table's lines (the notes on stderr are prose).
+    for l in lines.iter().filter(|l| !l.starts_with("convo:")) {
+        assert!(convo::text::width(l) <= 80, "wider than 80: {l:?}");
+    }
+}

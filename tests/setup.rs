@@ -114,6 +114,9 @@ fn doctor_reports_what_the_tui_would_refuse_in_keys_with_the_fix() {
         "[keys]\nreloda = \"F5\"\ncopy = \"Hyper-c\"\n",
     );
     assert_eq!(code, Some(1), "{out}");
+    // each with its line (base_url is line 1, [keys] line 2)
+    assert!(out.contains("c.toml, line 3: keys.reloda"), "{out}");
+    assert!(out.contains("c.toml, line 4: keys.copy"), "{out}");
     assert!(
         out.contains("keys.reloda: no action named \"reloda\"")
             && out.contains("fix: rename keys.reloda to one of the actions listed"),
@@ -312,6 +315,8 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
         "{err}"
     );
     assert!(!err.contains("CONVO_API_KEY environment variable"), "{err}");
+    // there is no config to set key_prefix in yet
+    assert!(!err.contains("key_prefix"), "{err}");
     assert!(
         err.contains("Try again (2 of 3") && err.contains("Try again (3 of 3"),
         "{err}"
@@ -389,6 +394,25 @@ fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("bound to both"), "{err}");
+    // the demo read [keys] from the file: it names the file and the line
+    assert!(err.contains("c.toml, line 1: keys"), "{err}");
+    // Not the demo (which reads only parts of the file): the file and the line of [keys].
+    std::fs::write(
+        &cfg,
+        "base_url = \"http://127.0.0.1:9\"\n[keys]\nquit = \"r\"\n",
+    )
+    .unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "sk_test_0123456789")
+        .args(["--config", cfg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("c.toml, line 2: keys"),
+        "the line of [keys]: {err}"
+    );
 }
 
 #[test]
@@ -415,6 +439,11 @@ fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("fix: run `convo config init`"), "{out}");
+    assert_eq!(
+        out.matches("convo config init").count(),
+        1,
+        "said once: {out}"
+    );
     assert!(!out.contains("fix the file"), "{out}");
     // a bad CONVO_API_KEY beside a good file: the variable is named, not the file
     let cfg = tmp.path().join("c.toml");

@@ -237,11 +237,7 @@ fn visitor_email_walks_each_visitor_and_merges_newest_first() {
         ],
     );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(
-        err(&o).contains("no visitor with this e-mail"),
-        "{}",
-        err(&o)
-    );
+    assert!(err(&o).contains("no visitor has the e-mail"), "{}", err(&o));
     assert!(out(&o).is_empty());
 }
 

@@ -986,6 +986,13 @@ fn watch_on_a_small_terminal_keeps_its_header_and_counts_the_rows_it_cut() {
     );
     t.send(b"\x03");
     assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
+    // The last line had no newline (nothing scrolls); Ctrl-C ends it for the shell's prompt.
+    let raw = t.raw();
+    assert!(
+        raw.ends_with(b"\r\n"),
+        "{:?}",
+        String::from_utf8_lossy(&raw[raw.len().saturating_sub(40)..])
+    );
 }
 
 #[test]

@@ -373,7 +373,7 @@ async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
         50,
     )
     .await;
-    let screen = h.until(vec![], "no visitor with this e-mail").await;
+    let screen = h.until(vec![], "no visitor has the e-mail").await;
     assert!(
         screen.contains(&format!("all {} loaded", want.len())),
         "{screen}"

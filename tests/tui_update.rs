@@ -964,7 +964,13 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     assert!(conv_fetches(&cmds).is_empty());
     let m = app.message.as_ref().expect("a message");
     assert!(m.error);
-    assert!(m.text.contains("no visitor with this e-mail"), "{}", m.text);
+    assert!(
+        m.text.contains(
+            "no visitor has the e-mail \"ana@example.com\" (the service matches whole addresses"
+        ),
+        "{}",
+        m.text
+    );
     assert_eq!(app.conversations.filter, before);
 
     // two visitors: one new walk whose filter names both; never sent as one visitor_id
@@ -1013,4 +1019,27 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
         "{cmds:?}"
     );
     assert_eq!(app.conversations.filter.visitor_id, Some(a));
+}
+
+#[test]
+fn a_visitors_email_filter_that_finds_nobody_says_the_service_matches_whole_addresses() {
+    // A service with no visitor for the address (the fake has none at all).
+    let mut app = testing::app(120, 20, 50);
+    let server = FakeServer::new(10, 0);
+    server.settle(&mut app, Msg::Resize(120, 20));
+    server.settle(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.active, Resource::Visitors);
+    let screen = testing::render(&app);
+    assert!(!screen.contains("whole e-mail addresses"), "{screen}");
+    server.settle(&mut app, ch('/'));
+    for c in "fatima".chars() {
+        server.settle(&mut app, ch(c));
+    }
+    server.settle(&mut app, key(KeyCode::Enter));
+    assert_eq!(app.visitors.filter.email.as_deref(), Some("fatima"));
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("no rows (the service matches whole e-mail addresses)"),
+        "{screen}"
+    );
 }

@@ -8,6 +8,10 @@
 //! - [`file`]: the format as serde reads it, parse errors, views and aliases.
 //! - `sla`: `[sla]`, response-time targets and their per-site overrides.
 //! - [`secret`]: `api_key_command` and the file-permission check.
+//! - `locate`: the line of a key in the file, for errors found after parsing.
+//!
+//! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
+//! used is a [`ConfigError::Setting`], which names it and not the file.
 
 mod file;
 mod locate;
@@ -139,6 +143,9 @@ impl Default for StoreSettings {
 pub struct Config {
     /// The file actually read; `None` when running on env and flags alone, or `--demo`.
     pub path: Option<PathBuf>,
+    /// `--demo`: the file its views, aliases and look were read from, if one was (`path`
+    /// stays `None`: the demo is not that file's service).
+    pub demo_file: Option<PathBuf>,
     /// Base URL of the service, before `/v1/...`.
     pub base_url: String,
     /// The key, resolved in order (env, command, file) and prefix-checked.
@@ -252,9 +259,11 @@ pub enum ConfigError {
         message: String,
     },
     /// The key was found but refused (empty, wrong prefix, not header-safe).
-    #[error("config error in {path}: {source}")]
+    #[error("config error in {path}{}: {source}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Key {
         path: String,
+        /// The line of `api_key` or `api_key_command`, when known.
+        line: Option<usize>,
         #[source]
         source: KeyError,
     },
@@ -278,13 +287,18 @@ pub enum ConfigError {
     UnsafeKeyCommand { path: String, mode: u32 },
 }
 
+/// The 1-based line of `key` (as errors name it: `keys.reload`, `views["v"].tab`) in the
+/// config text, the profile's first when one is in use; `None` when it is not written there.
+pub fn line_of_key(text: &str, key: &str, profile: Option<&str>) -> Option<usize> {
+    locate::line_of(text, key, profile)
+}
+
 impl ConfigError {
     /// An [`ConfigError::Invalid`] key written in `text` becomes [`ConfigError::InvalidAt`]
-    /// its line (the chosen profile's, when it sets the key). `profiles` is left alone: that
-    /// error is about the profile asked for, not a line.
+    /// its line (the chosen profile's, when it sets the key).
     fn located(self, text: &str, profile: Option<&str>) -> ConfigError {
         match self {
-            ConfigError::Invalid { path, key, message } if key != "profiles" => {
+            ConfigError::Invalid { path, key, message } => {
                 match locate::line_of(text, &key, profile) {
                     Some(line) => ConfigError::InvalidAt {
                         path,
@@ -293,6 +307,21 @@ impl ConfigError {
                         message,
                     },
                     None => ConfigError::Invalid { path, key, message },
+                }
+            }
+            ConfigError::Key {
+                path,
+                line: None,
+                source,
+            } => {
+                let key = match source.origin() {
+                    KeySource::Command(_) => "api_key_command",
+                    _ => "api_key",
+                };
+                ConfigError::Key {
+                    path,
+                    line: locate::line_of(text, key, profile),
+                    source,
                 }
             }
             e => e,
@@ -468,10 +497,11 @@ impl Config {
     }
 
     /// Lays the chosen profile over the top level; returns its name and every profile's name.
+    /// `wanted` is the name asked for and where it came from (`--profile`, `CONVO_PROFILE`).
     fn choose_profile(
         mut f: FileConfig,
         shown: &str,
-        wanted: Option<String>,
+        wanted: Option<(String, &'static str)>,
     ) -> Result<(FileConfig, Option<String>, Vec<String>), ConfigError> {
         let invalid = |key: String, message: String| ConfigError::Invalid {
             path: shown.to_string(),
@@ -486,7 +516,10 @@ impl Config {
                 "profiles cannot hold profiles".into(),
             ));
         }
-        let profile = wanted.filter(|p| !p.is_empty());
+        let (profile, from) = match wanted.filter(|(p, _)| !p.is_empty()) {
+            Some((p, from)) => (Some(p), from),
+            None => (None, "--profile"),
+        };
         if let Some(name) = &profile {
             let p = in_file.remove(name).ok_or_else(|| {
                 let defined = if names.is_empty() {
@@ -494,10 +527,15 @@ impl Config {
                 } else {
                     names.join(", ")
                 };
-                invalid(
-                    "profiles".into(),
-                    format!("no profile named {name:?}; the file defines: {defined}"),
-                )
+                // The flag or the variable asks for what the file does not have: the file is
+                // not wrong, but it is where the names are.
+                ConfigError::Setting {
+                    from,
+                    message: format!(
+                        "{from}: no profile named {:?}; {shown} defines: {defined}",
+                        crate::text::one_line(name, 80)
+                    ),
+                }
             })?;
             let sets_proxy = p.proxy.is_some();
             f = f.overlay(p);
@@ -533,7 +571,11 @@ impl Config {
             key: key.to_string(),
             message,
         };
-        let wanted = ov.profile.clone().or_else(|| env("CONVO_PROFILE"));
+        let wanted = match (ov.profile.clone(), env("CONVO_PROFILE")) {
+            (Some(p), _) => Some((p, "--profile")),
+            (None, Some(p)) => Some((p, "CONVO_PROFILE")),
+            (None, None) => None,
+        };
         let (mut f, profile, profiles) = Config::choose_profile(f, shown, wanted)?;
         let (base_url, from) = match (ov.base_url.clone(), env("CONVO_BASE_URL")) {
             (Some(u), _) => (Some(u), "--base-url"),
@@ -582,6 +624,7 @@ impl Config {
                 },
                 _ => ConfigError::Key {
                     path: shown.to_string(),
+                    line: None,
                     source,
                 },
             })?;
@@ -650,6 +693,7 @@ impl Config {
         let base_url_for_store = base_url.clone();
         Ok(Config {
             path: None,
+            demo_file: None,
             base_url,
             key,
             auth_header,
@@ -688,12 +732,14 @@ impl Config {
             .or_else(default_path);
         let mut warnings = Vec::new();
         let mut ex = Extras::default();
+        let mut demo_file = None;
         if let Some(p) = &path {
             let shown = p.display().to_string();
-            let wanted = ov
-                .profile
-                .clone()
-                .or_else(|| std::env::var("CONVO_PROFILE").ok());
+            let wanted = match (ov.profile.clone(), std::env::var("CONVO_PROFILE").ok()) {
+                (Some(p), _) => Some((p, "--profile")),
+                (None, Some(p)) => Some((p, "CONVO_PROFILE")),
+                (None, None) => None,
+            };
             let read = match std::fs::read(p) {
                 Ok(bytes) => {
                     String::from_utf8(bytes)
@@ -718,7 +764,10 @@ impl Config {
                 .transpose()
             });
             match parsed {
-                Ok(Some(e)) => ex = e,
+                Ok(Some(e)) => {
+                    ex = e;
+                    demo_file = Some(p.clone());
+                }
                 Ok(None) => {}
                 Err(e) => warnings.push(format!("{e} (ignored for --demo)")),
             }
@@ -728,6 +777,7 @@ impl Config {
         }
         Ok(Config {
             path: None,
+            demo_file,
             base_url,
             key,
             auth_header: "Authorization".into(),
@@ -864,6 +914,19 @@ mod tests {
             .to_string();
         assert!(
             e.contains("no profile named \"nope\"") && e.contains("stg"),
+            "{e}"
+        );
+        // The flag or the variable asked for it: named, and the file not called wrong.
+        assert!(
+            e.starts_with("--profile: ") && !e.contains("config error"),
+            "{e}"
+        );
+        let env_nope = |k: &str| (k == "CONVO_PROFILE").then(|| "nope".to_string());
+        let e = Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &env_nope)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("CONVO_PROFILE: no profile named \"nope\"; /t/c.toml defines: "),
             "{e}"
         );
     }

@@ -9,8 +9,8 @@ use std::io;
 use crate::api::{Assignee, Client, Conversation, ConversationFilter, Limit, Status};
 use crate::cli::ConversationArgs;
 use crate::output::{
-    CsvStyle, Output, Printable, bad_row_line, csv::push_record, json_terminal_safe, retry_line,
-    stderr,
+    CsvStyle, Output, Printable, TableCol, bad_row_line, csv::push_record, json_terminal_safe,
+    retry_line, stderr,
 };
 use crate::pager::Pager;
 use crate::sla::{Sla, State};
@@ -230,8 +230,8 @@ pub async fn conversations(
                 )?;
             }
             Format::Table => {
-                let mut cols: Vec<(&str, usize)> = Conversation::TABLE.to_vec();
-                cols.push(("DUE", 12));
+                let mut cols: Vec<TableCol> = Conversation::TABLE.to_vec();
+                cols.push(TableCol::new("DUE", 12, 12).kept());
                 pipe(o.table(&cols, &table))?;
             }
             _ => {}

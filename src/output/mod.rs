@@ -20,9 +20,9 @@ pub mod table;
 pub use csv::{CsvStyle, csv_field};
 pub use file::{ExportError, ExportFile};
 pub use json::{has_byte_from_7f, json_terminal_safe};
-pub use row::Printable;
+pub use row::{Printable, TableCol};
 pub use stderr::{bad_row_line, retry_line};
-pub use table::{columns_that_fit, write_table, write_table_cols};
+pub use table::{fit_widths, write_table, write_table_cols};
 
 /// Where a command (`list`, `summary`) writes.
 pub struct Output<'a> {
@@ -43,7 +43,7 @@ impl Output<'_> {
 
     /// Writes an aligned table to stdout ([`write_table_cols`]) fitted to [`Self::table_width`];
     /// the columns left out to fit are named on stderr.
-    pub fn table(&mut self, cols: &[(&str, usize)], rows: &[Vec<String>]) -> std::io::Result<()> {
+    pub fn table(&mut self, cols: &[TableCol], rows: &[Vec<String>]) -> std::io::Result<()> {
         let width = self.table_width();
         let hidden = write_table_cols(self.out, cols, rows, width)?;
         if let Some(line) = stderr::hidden_columns_line(&hidden, width) {

@@ -4,12 +4,41 @@ use serde::Serialize;
 
 use crate::api::{Conversation, Row, Visitor, model::WireRow, model::short_id};
 
+/// One column of a table written to a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableCol {
+    pub header: &'static str,
+    /// Widest cell: longer ones are cut with `…`.
+    pub max: usize,
+    /// The narrowest the column is cut to before columns are left out.
+    pub min: usize,
+    /// Left out only after every column without it (the point of the listing, e.g. `DUE`).
+    pub keep: bool,
+}
+
+impl TableCol {
+    pub const fn new(header: &'static str, max: usize, min: usize) -> TableCol {
+        TableCol {
+            header,
+            max,
+            min,
+            keep: false,
+        }
+    }
+
+    /// The same column, left out only after the others.
+    pub const fn kept(self) -> TableCol {
+        TableCol { keep: true, ..self }
+    }
+}
+
 /// A row as `convo list` and the TUI's export write it.
 pub trait Printable: Row + WireRow + Serialize + Send + 'static {
     const CSV_HEADER: &'static [&'static str];
     fn csv_fields(&self) -> Vec<String>;
-    /// Table columns: (header, cell text before fitting, max width).
-    const TABLE: &'static [(&'static str, usize)];
+    /// Table columns on a terminal: header, widest cell, and the narrowest it is cut to
+    /// before columns on its right are left out.
+    const TABLE: &'static [TableCol];
     fn table_cells(&self) -> Vec<String>;
     /// Appends the row's JSON (jsonl and json), exactly as `serde_json::to_writer` writes it.
     fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -42,14 +71,14 @@ impl Printable for Conversation {
             ts(&self.updated_at),
         ]
     }
-    const TABLE: &'static [(&'static str, usize)] = &[
-        ("ID", 36),
-        ("STATUS", 12),
-        ("SITE", 8),
-        ("VISITOR", 8),
-        ("ASSIGNEE", 10),
-        ("CREATED", 30),
-        ("UPDATED", 30),
+    const TABLE: &'static [TableCol] = &[
+        TableCol::new("ID", 36, 36),
+        TableCol::new("STATUS", 12, 6),
+        TableCol::new("SITE", 8, 8),
+        TableCol::new("VISITOR", 8, 8),
+        TableCol::new("ASSIGNEE", 10, 10),
+        TableCol::new("CREATED", 30, 20),
+        TableCol::new("UPDATED", 30, 20),
     ];
     fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         self.write_json(out)
@@ -92,12 +121,12 @@ impl Printable for Visitor {
             self.created_at.as_ref().map(ts).unwrap_or_default(),
         ]
     }
-    const TABLE: &'static [(&'static str, usize)] = &[
-        ("ID", 36),
-        ("NAME", 28),
-        ("EMAIL", 32),
-        ("EXTERNAL ID", 20),
-        ("CREATED", 30),
+    const TABLE: &'static [TableCol] = &[
+        TableCol::new("ID", 36, 36),
+        TableCol::new("NAME", 28, 12),
+        TableCol::new("EMAIL", 32, 16),
+        TableCol::new("EXTERNAL ID", 20, 11),
+        TableCol::new("CREATED", 30, 20),
     ];
     fn table_cells(&self) -> Vec<String> {
         let dash = || "—".to_string();

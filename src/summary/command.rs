@@ -174,7 +174,14 @@ pub async fn conversations(
         }
         tokio::select! {
             _ = tokio::time::sleep(std::time::Duration::from_secs(every as u64)) => {}
-            _ = &mut ctrl_c => return Ok(()),
+            _ = &mut ctrl_c => {
+                // The board's last line has no newline (so nothing scrolls): end it, so the
+                // shell's prompt starts on a line of its own.
+                if wallboard {
+                    let _ = write_out(o, "\n");
+                }
+                return Ok(());
+            }
         }
     }
 }

@@ -159,13 +159,23 @@ pub fn app_from_config(
         tz: jiff::tz::TimeZone::system(),
         size: (80, 24),
     });
-    app.keymap = keys::KeyMap::with_config(&config.ui.keys).map_err(|e| TuiError::Keys {
-        path: config
-            .path
-            .as_ref()
-            .map_or_else(|| "(no file)".to_string(), |p| p.display().to_string()),
-        key: e.key,
-        message: e.message,
+    app.keymap = keys::KeyMap::with_config(&config.ui.keys).map_err(|e| {
+        // The line of the key, as for the config's own errors (the file is read again: the
+        // key map works on parsed values).
+        let file = config.path.as_ref().or(config.demo_file.as_ref());
+        let line = file
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| crate::config::line_of_key(&t, &e.key, config.profile.as_deref()))
+            .map(|n| format!(", line {n}"))
+            .unwrap_or_default();
+        TuiError::Keys {
+            path: file.map_or_else(
+                || "(no file)".to_string(),
+                |p| format!("{}{line}", p.display()),
+            ),
+            key: e.key,
+            message: e.message,
+        }
     })?;
     app.stale_after_secs = config
         .ui

@@ -108,6 +108,18 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Resource::Conversations => walk_spans(app, &app.conversations),
         Resource::Visitors => walk_spans(app, &app.visitors),
     };
+    // An e-mail that finds no visitor: say why a part of one finds nothing.
+    let v = &app.visitors;
+    if app.active == Resource::Visitors
+        && v.filter.email.is_some()
+        && v.pager.is_done()
+        && v.pager.loaded() == 0
+    {
+        spans.push(Span::styled(
+            " (the service matches whole e-mail addresses)",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
     for w in warnings.messages() {
         spans.push(Span::styled(
             format!(" · ⚠ {w}"),
