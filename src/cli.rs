@@ -20,7 +20,7 @@ The key comes from CONVO_API_KEY, api_key_command or api_key, in that order.";
 /// convo: a keyboard-driven terminal browser for the conversations and visitors of a
 /// customer-chat service.
 #[derive(Debug, Parser)]
-#[command(name = "convo", version, about, after_help = AFTER_HELP)]
+#[command(name = "convo", version = crate::VERSION, about, after_help = AFTER_HELP)]
 pub struct Cli {
     /// Config file to read instead of the default (also CONVO_CONFIG).
     #[arg(

@@ -25,6 +25,10 @@
 //! Where a new key action, column or overlay goes: CONTRIBUTING.md.
 #![forbid(unsafe_code)]
 
+/// `convo --version`: the crate's version, the commit and the build date (see build.rs), e.g.
+/// `0.1.0 (5bb154b 2026-11-25)`, so a bug report says what was run.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("CONVO_BUILD"), ")");
+
 pub mod api;
 pub mod cli;
 pub mod config;

@@ -169,7 +169,7 @@ fn config_check(e: &ConfigError) -> Check {
 
 /// Runs every check; returns them for printing (and for tests).
 pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
-    let mut checks = Vec::new();
+    let mut checks = vec![Check::Ok(format!("convo {}", crate::VERSION))];
     let path = config_path(ov);
     let cfg = match Config::load(ov) {
         Ok(c) => c,

@@ -474,3 +474,35 @@ fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
         "{err}"
     );
 }
+
+#[test]
+fn version_and_doctor_name_the_commit_and_the_build_date() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path()).arg("--version").output().unwrap();
+    assert!(o.status.success());
+    let line = text(&o.stdout);
+    let line = line.trim();
+    // `convo 0.1.0 (5bb154b 2026-11-25)`: tests run from a git checkout, so a commit is known.
+    let (name, build) = line.split_once(" (").expect("a build in parentheses");
+    assert_eq!(name, concat!("convo ", env!("CARGO_PKG_VERSION")), "{line}");
+    let build = build.strip_suffix(')').expect("closed");
+    let (commit, date) = build.split_once(' ').expect("commit and date");
+    assert!(
+        commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit()),
+        "{line}"
+    );
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(text(&head.stdout).starts_with(commit), "{line} is not HEAD");
+    date.parse::<jiff::civil::Date>()
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    let o = convo_cmd(tmp.path()).arg("doctor").output().unwrap();
+    assert!(
+        text(&o.stdout).starts_with(&format!("ok    {line}\n")),
+        "{}",
+        text(&o.stdout)
+    );
+}
