@@ -182,7 +182,7 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
         app: testing::app(100, 20, 50),
         osc: Vec::new(),
     };
-    let screen = h.until(vec![], "r to retry").await;
+    let screen = h.until(vec![], " error: ").await;
     assert!(screen.contains("HTTP 500"), "{screen}");
     assert!(!screen.contains(&server.api_key()), "the key never shows");
     server.shutdown().await;

@@ -521,7 +521,10 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     assert!(app.conversations.error.is_some());
     let screen = testing::render(&app);
     assert!(screen.contains("the service failed (HTTP 503"), "{screen}");
-    assert!(screen.contains("error (r to retry"), "{screen}");
+    assert!(
+        screen.contains(" error: ") && screen.contains("r retries"),
+        "{screen}"
+    );
     // no automatic retry while scrolling in the middle
     assert!(conv_fetches(&update(&mut app, key(KeyCode::Down))).is_empty());
     let cmds = update(&mut app, ch('r'));
@@ -799,7 +802,10 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
         screen.contains("internal error (a bug in convo): index out of bounds"),
         "{screen}"
     );
-    assert!(screen.contains("error (r to retry"), "{screen}");
+    assert!(
+        screen.contains(" error: ") && screen.contains("r retries"),
+        "{screen}"
+    );
     let cmds = update(&mut app, ch('r'));
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1, "{cmds:?}");
