@@ -38,11 +38,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         right.push_str("demo · ");
     }
     right.push_str(&app.endpoint);
-    right.push_str(&format!("  {} help ", app.keymap.key_of(Action::Help)));
+    // The help hint stays whole at the right edge; the endpoint (and what comes before it)
+    // is what gets cut: "? he…" helped nobody.
+    let help = format!("  {} help ", app.keymap.key_of(Action::Help));
     let room = (area.width as usize).saturating_sub(used + 1);
-    let right = crate::text::fit(&right, room);
-    let pad = room.saturating_sub(crate::text::width(&right)) + 1;
+    let hint_w = crate::text::width(&help);
+    let (right, help) = if room >= hint_w + 4 {
+        (crate::text::fit(&right, room - hint_w).into_owned(), help)
+    } else {
+        // Too narrow for both: the hint alone, short.
+        let short = format!("{} help ", app.keymap.key_of(Action::Help));
+        (String::new(), crate::text::fit(&short, room).into_owned())
+    };
+    let pad = room.saturating_sub(crate::text::width(&right) + crate::text::width(&help)) + 1;
     spans.push(Span::raw(" ".repeat(pad)));
-    spans.push(Span::styled(right.into_owned(), Style::new().dim()));
+    spans.push(Span::styled(right, Style::new().dim()));
+    spans.push(Span::styled(help, Style::new().dim()));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
