@@ -19,19 +19,21 @@ pub fn draw(app: &App, frame: &mut Frame) {
     };
     match p {
         Prompt::Search(text) => line(app, frame, "search (Enter keeps, Esc clears): ", text),
-        Prompt::Export(text) => line(
-            app,
-            frame,
-            "export to (.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ",
-            text,
-        ),
-        Prompt::ExportExists(text) => line(
-            app,
-            frame,
-            "that file exists and is never overwritten: edit the name (Enter writes, Esc \
-             cancels): ",
-            text,
-        ),
+        Prompt::Export(text) => {
+            let label = format!(
+                "export to (.csv or .jsonl{}; Enter writes, never overwrites; Esc cancels): ",
+                names_note(app)
+            );
+            line(app, frame, &label, text)
+        }
+        Prompt::ExportExists(text) => {
+            let label = format!(
+                "that file exists and is never overwritten: edit the name (Enter writes{}; Esc \
+                 cancels): ",
+                names_note(app)
+            );
+            line(app, frame, &label, text)
+        }
         Prompt::ExportScope(path) => {
             let n = with_tab!(ref app, app.active, |t| t.rows().len());
             let label = format!(
@@ -48,6 +50,16 @@ pub fn draw(app: &App, frame: &mut Frame) {
             path,
         ),
         Prompt::Profiles(sel) => picker(app, *sel, frame),
+    }
+}
+
+/// On the Conversations tab: whether the export carries names beside the ids, and the key
+/// that changes it.
+fn names_note(app: &App) -> &'static str {
+    match (app.active, app.export_names) {
+        (crate::api::Resource::Conversations, true) => "; with names, Tab: ids only",
+        (crate::api::Resource::Conversations, false) => "; ids only, Tab: with names",
+        _ => "",
     }
 }
 
