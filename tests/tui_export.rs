@@ -271,7 +271,7 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     // Tab in the path prompt: ids only, byte for byte what `convo list` writes
     dr.drive(&mut app, ch('e'), Some(0));
     dr.drive(&mut app, key(KeyCode::Tab), Some(0));
-    assert!(testing::render(&app).contains("ids only, Tab: with names"));
+    assert!(testing::render(&app).contains("ids only, Tab: names too"));
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     let ids_only = tmp.path().join("open-ids.csv");
     let all = export_to(&mut dr, &mut app, &ids_only);
