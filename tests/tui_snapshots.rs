@@ -674,3 +674,20 @@ fn the_help_hint_and_the_detail_pane_hints_are_whole() {
         }
     }
 }
+
+/// The export prompt's label shortens so that the path stays readable, and says whether
+/// names go with the ids at every width (at 80 columns the long label left no room for it).
+#[test]
+fn the_export_prompt_leaves_room_for_the_path() {
+    for w in [80, 100, 120, 200] {
+        let (mut app, _s) = loaded(w, 24, 40, 5);
+        update(&mut app, ch('e'));
+        let screen = testing::render(&app);
+        let status = screen.lines().last().unwrap_or_default();
+        assert!(
+            status.contains("./convo-conversations-2026-11-22.csv"),
+            "{w}: {status}"
+        );
+        assert!(status.contains("Tab: ids only"), "{w}: {status}");
+    }
+}
