@@ -648,6 +648,10 @@ fn the_help_hint_and_the_detail_pane_hints_are_whole() {
         let screen = testing::render(&app);
         let top = screen.lines().next().unwrap_or_default();
         assert!(top.ends_with(" ? help \""), "{w}x{h}: {top}");
+        // What does not fit is left out whole, the key's tail first: never "sk_…d…".
+        assert!(top.contains("profile production-eu"), "{w}x{h}: {top}");
+        assert!(w < 100 || top.contains("127.0.0.1:38211"), "{w}x{h}: {top}");
+        assert!(!top.contains("…  ? help"), "{w}x{h}: {top}");
         update(&mut app, key(KeyCode::Enter));
         // The hints are the pane's last lines: scrolled into view where the pane is short.
         for _ in 0..30 {
