@@ -612,6 +612,31 @@ fn builtin_view_applies_status_open_and_unassigned() {
     );
 }
 
+/// Back from a drill-down out of the "Breaching" view gives the view again: its filters,
+/// every page loaded, oldest first (not only its filters in server order).
+#[test]
+fn back_into_the_breaching_view_is_the_view_again() {
+    let (mut app, server) = loaded(300);
+    update(&mut app, ch('v'));
+    update(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, key(KeyCode::Enter));
+    let breaching = app.conversations.filter.clone();
+    assert!(app.oldest_first.is_some());
+    assert!(app.conversations.pager.is_done(), "every page loaded");
+    server.settle(&mut app, ch('W'));
+    assert!(app.oldest_first.is_none());
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.conversations.filter, breaching);
+    assert_eq!(app.oldest_first, Some(app.conversations.generation));
+    assert!(app.conversations.pager.is_done(), "every page loaded again");
+    let sort = app.sort.get(Resource::Conversations).sort;
+    assert_eq!(
+        sort.map(|s| (s.col, s.desc)),
+        Some((convo::tui::columns::Column::Created, false)),
+        "oldest first"
+    );
+}
+
 #[test]
 fn ctrl_c_and_q_quit() {
     let (mut app, _server) = loaded(10);
