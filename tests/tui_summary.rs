@@ -411,9 +411,9 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     );
 }
 
-/// The pane draws only samples that count the same rows, and says which and over what
-/// window: the whole list when any sample covered it; partial samples of other sizes (from
-/// before this rule, or another budget) are left out.
+/// The pane draws only samples that count the same rows as the newest one, and says which and
+/// over what window; samples of other sizes (from before this rule, another budget, a
+/// `convo summary` cut short) are left out.
 #[test]
 fn the_trend_draws_samples_of_one_scope_and_says_which() {
     let mut app = testing::app(120, 40, 50);
@@ -435,8 +435,8 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
         sample(3_000, 100, false, 100),
         sample(2_400, 120, true, 5),
         sample(1_800, 686, false, 686),
+        sample(1_500, 500, false, 480),
         sample(1_200, 120, true, 7),
-        sample(600, 500, false, 480),
     ];
     convo::tui::update::update(
         &mut app,
@@ -452,7 +452,7 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
     );
     assert!(screen.contains("min 5 max 7"), "{screen}");
     assert!(!screen.contains("686"), "{screen}");
-    // No sample of the whole list: the newest one's scope, said as such.
+    // The newest sample counts the top 500 rows: those, said as such.
     let partial: Vec<_> = samples.into_iter().filter(|s| !s.complete).collect();
     convo::tui::update::update(
         &mut app,
@@ -464,7 +464,7 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
     let screen = render(&app);
     assert!(
         screen
-            .contains("last 24 h, since 10m ago: the top 500 rows a refresh keeps live, 1 sample"),
+            .contains("last 24 h, since 25m ago: the top 500 rows a refresh keeps live, 1 sample"),
         "{screen}"
     );
     assert!(screen.contains("min 480 max 480"), "{screen}");

@@ -223,8 +223,8 @@ pub fn sparkline(points: &[(i64, u64)], start: i64, end: i64, slots: usize) -> (
 /// The filter's last 24 hours from the local store: waiting and, with a first-response
 /// target, breaching, sampled at every refresh (and by `convo summary`).
 ///
-/// Only samples that count the same rows are drawn together: the whole filter, or the top
-/// rows a refresh keeps live (as many as the newest sample had). The first line says which,
+/// Only samples that count the same rows as the newest one are drawn together: the whole
+/// filter, or the top rows a refresh keeps live (as many as the newest sample had). The first line says which,
 /// and the window: the last 24 h, or since the first sample when the history is younger.
 fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
     let key = crate::tui::names::look_key(&app.conversations.filter);
@@ -235,8 +235,9 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
         Some((k, s)) if *k == key => s.iter().filter(in_day).collect(),
         _ => Vec::new(),
     };
-    // The scope: the whole filter when any sample covered it, else the newest one's.
-    let whole = samples.iter().any(|s| s.complete);
+    // The scope: the newest sample's (the whole filter, or the top rows a refresh keeps live),
+    // so that the line follows what is sampled now.
+    let whole = samples.last().is_some_and(|s| s.complete);
     let top = samples.last().map_or(0, |s| s.loaded);
     let samples: Vec<&crate::store::Sample> = samples
         .into_iter()
