@@ -105,5 +105,44 @@ fn frame(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, frame);
+/// Search as you type (issue 25): one key typed in the search prompt with 5,000 rows loaded
+/// (what `L` brings in a busy queue) and their visitors named, i.e. one scan of every row's
+/// shown text, folded for case and accents; then the same query with an accent.
+fn search_keystroke(c: &mut Criterion) {
+    let mut g = c.benchmark_group("search_5000_rows");
+    g.measurement_time(Duration::from_secs(4));
+    let mut app = app_with(5_000);
+    app.names.extend((0..17).map(|i| {
+        (
+            testing::test_id(2, i),
+            VisitorLabel {
+                name: Some(["Björn Ångström", "Ana Souza", "王小明"][i % 3].into()),
+                email: Some(format!("v{i}@example.com").into()),
+                external_id: None,
+            },
+        )
+    }));
+    for query in ["angstr", "ångstr"] {
+        update(&mut app, testing::ch('\\'));
+        for ch in query.chars() {
+            update(&mut app, testing::ch(ch));
+        }
+        assert!(
+            !app.search.conversations.matches.is_empty(),
+            "{query} matches"
+        );
+        g.bench_function(format!("keystroke/{query}"), |b| {
+            // Backspace and the last letter again: two scans of every row.
+            let last = query.chars().last().unwrap_or('r');
+            b.iter(|| {
+                black_box(update(&mut app, key(KeyCode::Backspace)));
+                black_box(update(&mut app, testing::ch(last)));
+            });
+        });
+        update(&mut app, key(KeyCode::Esc));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, frame, search_keystroke);
 criterion_main!(benches);

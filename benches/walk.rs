@@ -16,15 +16,17 @@
 //! `cargo bench --bench walk` measures (release build). `cargo test --benches` runs the same
 //! code on a few hundred rows in the debug build, as a smoke test, so the bench cannot rot.
 
-use std::io::{Read, Write};
-use std::process::{Command, ExitCode, Stdio};
+use std::io::Write;
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use convo::demo::{DemoOptions, DemoServer};
 use serde::Deserialize;
 
-/// Set for the measuring child process of this binary.
-const ROLE: &str = "CONVO_WALK_ROLE";
+#[path = "common/measure.rs"]
+mod measure;
+use measure::{ROLE, Run, have, measure_main, measured, median, ms};
+
 /// The first argument of the naive Rust rival (this binary again).
 const NAIVE: &str = "naive-walk";
 
@@ -126,90 +128,6 @@ fn naive_main() -> ExitCode {
         out.flush().expect("flush");
     });
     ExitCode::SUCCESS
-}
-
-/// Runs the command in its arguments, counts the lines it writes, and prints
-/// `lines wall_ns cpu_ns max_rss_kib` (CPU and RSS of the child's whole process tree).
-fn measure_main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let t = Instant::now();
-    let mut child = Command::new(&args[0])
-        .args(&args[1..])
-        .env_remove(ROLE)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn the walker");
-    let mut out = child.stdout.take().expect("stdout");
-    let (mut lines, mut buf) = (0usize, vec![0u8; 1 << 16]);
-    loop {
-        match out.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => lines += buf[..n].iter().filter(|&&b| b == b'\n').count(),
-            Err(e) => panic!("read: {e}"),
-        }
-    }
-    let status = child.wait().expect("wait");
-    let wall = t.elapsed();
-    if !status.success() {
-        eprintln!("walker failed: {status}");
-        return ExitCode::FAILURE;
-    }
-    let u = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("getrusage");
-    let tv = |t: nix::sys::time::TimeVal| {
-        t.tv_sec() as u128 * 1_000_000_000 + t.tv_usec() as u128 * 1_000
-    };
-    let cpu = tv(u.user_time()) + tv(u.system_time());
-    println!("{lines} {} {cpu} {}", wall.as_nanos(), u.max_rss());
-    ExitCode::SUCCESS
-}
-
-/// One measured run of a walker in its own process.
-#[derive(Clone, Copy)]
-struct Run {
-    wall: Duration,
-    cpu: Duration,
-    rss_kib: u64,
-}
-
-fn measured(argv: &[&str], env: &[(&str, &str)], rows: usize) -> Run {
-    let out = Command::new(std::env::current_exe().expect("own path"))
-        .env(ROLE, "measure")
-        .envs(env.iter().copied())
-        .args(argv)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("measuring process");
-    assert!(out.status.success(), "{argv:?} failed");
-    let f: Vec<u128> = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .map(|w| w.parse().expect("number"))
-        .collect();
-    assert_eq!(f[0] as usize, rows, "{argv:?} wrote {} rows", f[0]);
-    Run {
-        wall: Duration::from_nanos(f[1] as u64),
-        cpu: Duration::from_nanos(f[2] as u64),
-        rss_kib: f[3] as u64,
-    }
-}
-
-fn median<T: Copy + Ord>(v: &[T]) -> T {
-    let mut v = v.to_vec();
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn list(v: &[Duration]) -> String {

@@ -33,6 +33,7 @@ pub mod list;
 pub mod logging;
 pub mod output;
 pub mod pager;
+pub mod query;
 pub mod setup;
 pub mod sla;
 pub mod store;

@@ -13,7 +13,7 @@ use crate::api::{
 use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, Format, VisitorArgs};
 use crate::output::{
     CsvStyle, Output, Printable, bad_row_line, csv, has_byte_from_7f, json_terminal_safe,
-    retry_line, stderr, write_table,
+    retry_line, stderr,
 };
 use crate::pager::Pager;
 
@@ -400,7 +400,7 @@ async fn walk<F: ListFilter, T: Printable>(
                 quiet_pipe(writeln!(o.out, "{}]", if first { "" } else { "\n" }))?;
             }
             Format::Table => {
-                quiet_pipe(write_table::<T>(o.out, &table))?;
+                quiet_pipe(o.table(T::TABLE, &table))?;
             }
             _ => {}
         }

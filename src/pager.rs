@@ -114,8 +114,23 @@ pub struct Merged {
     /// Rows at the top of the table that the re-read covered (live); rows after them were
     /// loaded earlier and kept as they were (the re-read's page budget ended first).
     pub live: usize,
-    /// The re-read stopped at its page budget with more loaded rows after it.
+    /// The re-read stopped at its page budget with more loaded rows after it (from the
+    /// end: with loaded rows before the ones it covered).
     pub cut: bool,
+    /// The re-read covered the end of the list, not its top ([`Pager::reconcile_tail`]):
+    /// `live` rows from `live_from` on.
+    pub from_end: bool,
+    /// Where the rows the re-read covered begin (0 unless `from_end`).
+    pub live_from: usize,
+}
+
+/// Where a page of a walk began: the cursor it was asked for with (`None`: the first page)
+/// and the id of its first row (`None`: it added none). A re-read of the end of a list starts
+/// from such a cursor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageStart {
+    pub cursor: Option<String>,
+    pub first: Option<Uuid>,
 }
 
 /// How a re-read ended.
@@ -140,18 +155,28 @@ pub struct Reread<T> {
     pages: usize,
     budget: usize,
     end: ReadEnd,
+    starts: Vec<PageStart>,
 }
 
 impl<T: Row> Reread<T> {
     /// A re-read of at most `budget` pages (at least one).
     pub fn new(budget: usize) -> Reread<T> {
+        Reread::from_cursor(budget, None)
+    }
+
+    /// A re-read of at most `budget` pages from `cursor` (a page start of the walk; `None`:
+    /// the top).
+    pub fn from_cursor(budget: usize, cursor: Option<String>) -> Reread<T> {
+        let mut cursors = HashSet::new();
+        cursors.extend(cursor.clone());
         Reread {
             rows: Vec::new(),
             ids: HashSet::new(),
-            cursors: HashSet::new(),
+            cursors,
             pages: 0,
             budget: budget.max(1),
-            end: ReadEnd::Reading(String::new()),
+            end: ReadEnd::Reading(cursor.unwrap_or_default()),
+            starts: Vec::new(),
         }
     }
 
@@ -159,11 +184,20 @@ impl<T: Row> Reread<T> {
     /// Duplicate ids are dropped; a repeated cursor ends it (no loop).
     pub fn apply(&mut self, page: Page<T>) -> Option<String> {
         self.pages += 1;
+        let cursor = match &self.end {
+            ReadEnd::Reading(c) if !c.is_empty() => Some(c.clone()),
+            _ => None,
+        };
+        let start = self.rows.len();
         for row in page.items {
             if self.ids.insert(row.id()) {
                 self.rows.push(row);
             }
         }
+        self.starts.push(PageStart {
+            cursor,
+            first: self.rows.get(start).map(Row::id),
+        });
         self.end = match (page.has_more, page.next_cursor) {
             (true, Some(c)) if !c.is_empty() => {
                 if !self.cursors.insert(c.clone()) {
@@ -210,6 +244,8 @@ pub struct Pager<T> {
     warnings: Warnings,
     /// The rows that left at the last refresh (until the next one).
     gone: Vec<Gone<T>>,
+    /// Where each page began, in order (for a re-read of the end of the list).
+    starts: Vec<PageStart>,
 }
 
 /// A row that left the list at the last refresh, and where it was.
@@ -235,6 +271,7 @@ impl<T: Row> Pager<T> {
             drained: 0,
             warnings: Warnings::default(),
             gone: Vec::new(),
+            starts: Vec::new(),
         }
     }
 
@@ -289,6 +326,13 @@ impl<T: Row> Pager<T> {
         self.warnings.duplicates += duplicates;
         self.warnings.bad_rows += page.bad_rows.len();
         let added = start..self.rows.len();
+        self.starts.push(PageStart {
+            cursor: match &self.next {
+                Next::After(c) => Some(c.clone()),
+                _ => None,
+            },
+            first: self.rows.get(start).map(Row::id),
+        });
 
         if let Next::After(used) = std::mem::replace(&mut self.next, Next::End) {
             self.cursors_used.insert(used);
@@ -409,6 +453,16 @@ impl<T: Row> Pager<T> {
         let tail_empty = window == self.rows.len();
         merged.live = fresh.rows.len();
         merged.cut = !tail_empty;
+        // Page starts: the re-read's, then the walk's after the window.
+        let mut starts = std::mem::take(&mut fresh.starts);
+        if !complete {
+            starts.extend(
+                self.starts
+                    .drain(..)
+                    .filter(|s| s.first.is_some_and(|id| !index.contains_key(&id))),
+            );
+        }
+        self.starts = starts;
         self.seen.extend(fresh.ids.iter().copied());
         self.gone.clear();
         let mut left = left_at.into_iter().peekable();
@@ -434,6 +488,100 @@ impl<T: Row> Pager<T> {
             self.fruitless = 0;
         }
         merged
+    }
+
+    /// Merges a finished re-read of the end of the list (a refresh of a view that shows the
+    /// list's last rows first, oldest first): it began at the start of page `page` of the
+    /// walk ([`Pager::starts`]) and stands for the rows from `window` on; the rows before
+    /// (that page included, read again only so that a row shifted across its edge is not
+    /// taken for gone) stay as loaded. Rows from `window` on become the re-read's: rows it no
+    /// longer has left, rows it has that were not loaded are new, changed ones are updated.
+    /// When the page budget ended it before the end of the list, loaded rows past the last one
+    /// it met stay as loaded.
+    pub fn reconcile_tail(&mut self, fresh: Reread<T>, page: usize, window: usize) -> Merged
+    where
+        T: PartialEq,
+    {
+        let complete = fresh.end == ReadEnd::Complete;
+        let window = window.min(self.rows.len());
+        let tail: HashMap<Uuid, usize> = self.rows[window..]
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id(), i))
+            .collect();
+        let mut merged = Merged {
+            from_end: true,
+            live_from: window,
+            ..Merged::default()
+        };
+        // The re-read's rows that are not loaded above the window, in server order.
+        let mut fresh = fresh;
+        let mut rows: Vec<T> = fresh
+            .rows
+            .drain(..)
+            .filter(|r| tail.contains_key(&r.id()) || !self.seen.contains(&r.id()))
+            .collect();
+        if !complete {
+            // Past the last loaded row it met, the walk had not got there: not new.
+            let frontier = rows
+                .iter()
+                .rposition(|r| tail.contains_key(&r.id()))
+                .map_or(0, |p| p + 1);
+            rows.truncate(frontier);
+        }
+        let covered = if complete {
+            tail.len()
+        } else {
+            rows.iter()
+                .filter_map(|r| tail.get(&r.id()))
+                .max()
+                .map_or(0, |j| j + 1)
+        };
+        let ids: HashSet<Uuid> = rows.iter().map(Row::id).collect();
+        for row in &rows {
+            let id = row.id();
+            match tail.get(&id) {
+                Some(&i) if self.rows[window + i] != *row => merged.changed_ids.push(id),
+                Some(_) => {}
+                None => merged.new_ids.push(id),
+            }
+        }
+        let mut kept = window.checked_sub(1).map(|i| self.rows[i].id());
+        let mut gone = Vec::new();
+        let old: Vec<T> = self.rows.drain(window..).collect();
+        let mut rest = Vec::new();
+        for (i, r) in old.into_iter().enumerate() {
+            let id = r.id();
+            if i >= covered {
+                rest.push(r);
+            } else if ids.contains(&id) {
+                kept = Some(id);
+            } else {
+                merged.left_ids.push(id);
+                self.seen.remove(&id);
+                gone.push(Gone {
+                    after: kept,
+                    row: r,
+                });
+            }
+        }
+        self.seen.extend(ids);
+        merged.live = rows.len();
+        merged.cut = window > 0 || !rest.is_empty();
+        self.rows.extend(rows);
+        self.rows.extend(rest);
+        self.gone = gone;
+        self.starts.truncate(page);
+        self.starts.append(&mut fresh.starts);
+        if complete {
+            self.next = Next::End;
+        }
+        merged
+    }
+
+    /// Where each page of the walk began, in order (re-reads included).
+    pub fn starts(&self) -> &[PageStart] {
+        &self.starts
     }
 
     /// The rows that left at the last refresh, in the order they were loaded, and where
@@ -760,6 +908,60 @@ mod tests {
         p.apply(page(&[3, 2], false, None));
         assert_eq!(ids(&p), vec![5, 4, 3, 2]);
         assert!(p.is_done());
+    }
+
+    #[test]
+    fn a_reread_of_the_end_merges_into_the_last_rows_and_keeps_the_others() {
+        let mut p = Pager::new(2);
+        for (ids, more, cursor) in [
+            (&[9u128, 8][..], true, Some("a")),
+            (&[7, 6], true, Some("b")),
+            (&[5, 4], true, Some("c")),
+            (&[3, 2], false, None),
+        ] {
+            p.next_request();
+            p.apply(page(ids, more, cursor));
+        }
+        let starts: Vec<_> = p.starts().iter().map(|s| s.cursor.clone()).collect();
+        assert_eq!(
+            starts,
+            [None, Some("a".into()), Some("b".into()), Some("c".into())]
+        );
+        // From the start of page 2 ("b"), standing for the rows from 3 on: 8 left above (so
+        // an offset cursor reads one row later), 2 left, 3 changed, 1 came (reopened).
+        let mut r: Reread<R> = Reread::from_cursor(2, Some("b".into()));
+        assert_eq!(
+            r.apply(Page {
+                items: vec![R(4, 0), R(3, 1)],
+                has_more: true,
+                next_cursor: Some("c2".into()),
+                bad_rows: vec![],
+            }),
+            Some("c2".into())
+        );
+        assert_eq!(r.apply(page(&[1], false, None)), None);
+        let m = p.reconcile_tail(r, 2, 6);
+        assert_eq!(ids(&p), vec![9, 8, 7, 6, 5, 4, 3, 1]);
+        assert_eq!(p.rows()[6].1, 1, "3 updated");
+        assert_eq!(
+            (m.new_ids, m.changed_ids, m.left_ids),
+            (u(&[1]), u(&[3]), u(&[2]))
+        );
+        assert_eq!((m.from_end, m.live_from, m.live, m.cut), (true, 6, 2, true));
+        let gone: Vec<_> = p.gone().map(|g| (g.after, g.row.0)).collect();
+        assert_eq!(gone, vec![(Some(Uuid::from_u128(3)), 2)]);
+        let starts: Vec<_> = p.starts().iter().map(|s| s.cursor.clone()).collect();
+        assert_eq!(
+            starts,
+            [None, Some("a".into()), Some("b".into()), Some("c2".into())]
+        );
+        assert!(p.is_done());
+        // Cut by its budget before the end: loaded rows past the last one it met stay.
+        let mut r: Reread<R> = Reread::from_cursor(1, Some("b".into()));
+        assert_eq!(r.apply(page(&[5, 4, 3], true, Some("z"))), None);
+        let m = p.reconcile_tail(r, 2, 6);
+        assert_eq!(ids(&p), vec![9, 8, 7, 6, 5, 4, 3, 1]);
+        assert_eq!((m.live, m.left_ids.len()), (1, 0));
     }
 
     #[test]

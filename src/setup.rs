@@ -11,7 +11,7 @@ use crate::api::{
     client::is_loopback_host,
 };
 use crate::cli::Cli;
-use crate::config::{Config, Overrides, default_path};
+use crate::config::{Config, ConfigError, Overrides, default_path};
 
 /// `convo completions SHELL`.
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
@@ -116,6 +116,42 @@ fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
         .collect()
 }
 
+/// The line for a config that cannot be used, with the fix that fits its cause.
+fn config_check(e: &ConfigError) -> Check {
+    match e {
+        ConfigError::Missing { path, .. } => Check::Fail(
+            format!("config: {e}"),
+            format!(
+                "run `convo config init` (it asks for the URL and the key, checks them and \
+                 writes {path}), or set CONVO_BASE_URL and CONVO_API_KEY"
+            ),
+        ),
+        // Not the file's fault: say which variable or flag to change.
+        ConfigError::Setting { from, .. } => Check::Fail(
+            e.to_string(),
+            match *from {
+                "CONVO_API_KEY" => "fix CONVO_API_KEY, or unset it to use api_key_command or \
+                                    api_key from the config (it wins over both)"
+                    .to_string(),
+                from => format!("fix {from}, or leave it out to use the config's value"),
+            },
+        ),
+        ConfigError::UnsafeKeyCommand { path, .. } => {
+            Check::Fail(format!("config: {e}"), format!("chmod go-w {path}"))
+        }
+        ConfigError::KeyCommand { .. } => Check::Fail(
+            format!("config: {e}"),
+            "run the command in a shell: it must print only the key".into(),
+        ),
+        _ => Check::Fail(
+            format!("config: {e}"),
+            "fix the file at the line named, or start again from config.example.toml / \
+             `convo config init --force`"
+                .into(),
+        ),
+    }
+}
+
 /// Runs every check; returns them for printing (and for tests).
 pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     let mut checks = Vec::new();
@@ -123,10 +159,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     let cfg = match Config::load(ov) {
         Ok(c) => c,
         Err(e) => {
-            checks.push(Check::Fail(
-                format!("config: {e}"),
-                "fix the file, or start from config.example.toml / `convo config init`".into(),
-            ));
+            checks.push(config_check(&e));
             return checks;
         }
     };
@@ -260,6 +293,7 @@ pub fn client_for(cfg: &Config) -> Result<Client, ApiError> {
     s.auth_scheme = cfg.auth_scheme.clone();
     s.connect_timeout = cfg.connect_timeout;
     s.request_timeout = cfg.request_timeout;
+    s.max_parallel = cfg.max_parallel;
     s.allow_insecure_http = cfg.allow_insecure_http;
     s.proxy = cfg.proxy.clone();
     s.ca_file = cfg.ca_file.clone();
@@ -318,7 +352,45 @@ fn write_private(path: &Path, text: &str, force: bool) -> io::Result<()> {
     f.write_all(text.as_bytes())
 }
 
-/// `convo config init`.
+/// How many keys `config init` asks for before it gives up.
+const KEY_TRIES: usize = 3;
+
+/// Reads one line of standard input; `None` at its end.
+fn read_line(stdin: &io::Stdin) -> Result<Option<String>, String> {
+    let mut line = String::new();
+    match stdin.lock().read_line(&mut line) {
+        Ok(0) => Ok(None),
+        Ok(_) => Ok(Some(line)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Asks for the key: hidden at a terminal, a line of standard input otherwise. `None` when
+/// standard input has ended.
+fn ask_key(stdin: &io::Stdin, err: &mut dyn Write) -> Result<Option<(String, KeySource)>, String> {
+    if stdin.is_terminal() {
+        return rpassword::prompt_password("API key (sk_…, not shown): ")
+            .map(|k| Some((k, KeySource::Prompt)))
+            .map_err(|e| e.to_string());
+    }
+    let _ = write!(err, "API key (sk_…): ");
+    let _ = err.flush();
+    let line = read_line(stdin)?;
+    if line.is_some() {
+        // The answer is not echoed: end the prompt's line.
+        let _ = writeln!(err);
+    }
+    Ok(line.map(|k| (k, KeySource::Stdin)))
+}
+
+/// Whether another key could mend this failure (the key was refused, not the URL or network).
+fn key_was_refused(e: &ApiError) -> bool {
+    matches!(e, ApiError::Unauthorized { .. } | ApiError::Key(_))
+}
+
+/// `convo config init`: asks for the base URL (unless given), then for the key (unless
+/// `CONVO_API_KEY` holds one), checks them with one request and writes the file. A key the
+/// service refuses is asked for again, up to three tries, keeping the URL.
 pub async fn init(ov: &Overrides, force: bool, err: &mut dyn Write) -> Result<PathBuf, String> {
     let path = config_path(ov).ok_or("no config directory on this platform; use --config PATH")?;
     if path.exists() && !force {
@@ -336,41 +408,53 @@ pub async fn init(ov: &Overrides, force: bool, err: &mut dyn Write) -> Result<Pa
                 "Base URL of the service (e.g. https://api.chat.example.com): "
             );
             let _ = err.flush();
-            let mut line = String::new();
-            stdin
-                .lock()
-                .read_line(&mut line)
-                .map_err(|e| e.to_string())?;
-            line.trim().to_string()
+            read_line(&stdin)?
+                .ok_or("no base URL given (standard input ended)")?
+                .trim()
+                .to_string()
         }
     };
     check_base_url(&base_url, false).map_err(|e| e.to_string())?;
-    let secret = match std::env::var("CONVO_API_KEY")
+    let from_env = std::env::var("CONVO_API_KEY")
         .ok()
-        .filter(|k| !k.is_empty())
-    {
-        Some(k) => k,
-        None if io::stdin().is_terminal() => {
-            rpassword::prompt_password("API key (sk_…, not shown): ").map_err(|e| e.to_string())?
-        }
-        None => {
-            let mut line = String::new();
-            stdin
-                .lock()
-                .read_line(&mut line)
-                .map_err(|e| e.to_string())?;
-            line
+        .filter(|k| !k.is_empty());
+    let mut tries = 0;
+    let key = loop {
+        tries += 1;
+        let (secret, source) = match &from_env {
+            Some(k) => (k.clone(), KeySource::Env),
+            None => match ask_key(&stdin, err)? {
+                Some(k) => k,
+                None => {
+                    return Err(
+                        "no API key given (standard input ended); nothing was written".into(),
+                    );
+                }
+            },
+        };
+        let checked = match ApiKey::new(&secret, source, "sk_") {
+            Ok(key) => {
+                let mut settings = ClientSettings::new(base_url.clone(), key.clone());
+                settings.request_timeout = Duration::from_secs(15);
+                let client = Client::new(settings).map_err(|e| e.to_string())?;
+                let _ = writeln!(err, "Checking with one request…");
+                client.probe(Resource::Conversations).await.map(|_| key)
+            }
+            Err(e) => Err(ApiError::Key(e)),
+        };
+        match checked {
+            Ok(key) => break key,
+            // A key from the environment is the same key next time: no point asking again.
+            Err(e) if key_was_refused(&e) && from_env.is_none() && tries < KEY_TRIES => {
+                let _ = writeln!(
+                    err,
+                    "{e}\nTry again ({} of {KEY_TRIES}; the base URL is kept):",
+                    tries + 1
+                );
+            }
+            Err(e) => return Err(format!("the check failed, nothing was written: {e}")),
         }
     };
-    let key = ApiKey::new(&secret, KeySource::Env, "sk_").map_err(|e| e.to_string())?;
-    let mut settings = ClientSettings::new(base_url.clone(), key.clone());
-    settings.request_timeout = Duration::from_secs(15);
-    let client = Client::new(settings).map_err(|e| e.to_string())?;
-    let _ = writeln!(err, "Checking with one request…");
-    client
-        .probe(Resource::Conversations)
-        .await
-        .map_err(|e| format!("the check failed, nothing was written: {e}"))?;
     let text = format!(
         "# Written by `convo config init`. Every key is documented in config.example.toml.\n\
          base_url = {}\n\

@@ -104,9 +104,67 @@ pub fn one_line(s: &str, max: usize) -> String {
     fit(s, max).into_owned()
 }
 
+/// Lines a wrapped text takes at most ([`wrap`]); the last is cut with `…`.
+const WRAP_MAX_LINES: usize = 12;
+
+/// `s`, sanitised, in lines of at most `max` cells: broken at spaces, a word longer than a
+/// line broken where it must; at most a dozen lines.
+pub fn wrap(s: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let clean = sanitize(s);
+    let mut lines: Vec<String> = Vec::new();
+    let (mut line, mut used) = (String::new(), 0);
+    for word in clean.split(' ').filter(|w| !w.is_empty()) {
+        let w = width(word);
+        if used > 0 && used + 1 + w <= max {
+            line.push(' ');
+            line.push_str(word);
+            used += 1 + w;
+            continue;
+        }
+        if used > 0 {
+            lines.push(std::mem::take(&mut line));
+            used = 0;
+        }
+        for c in word.chars() {
+            let cw = UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + cw > max {
+                lines.push(std::mem::take(&mut line));
+                used = 0;
+            }
+            line.push(c);
+            used += cw;
+        }
+    }
+    if used > 0 {
+        lines.push(line);
+    }
+    if lines.len() > WRAP_MAX_LINES {
+        lines.truncate(WRAP_MAX_LINES);
+        if let Some(last) = lines.last_mut() {
+            *last = format!(
+                "{}…",
+                fit(last, max.saturating_sub(1)).trim_end_matches('…')
+            );
+        }
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_inside_long_words() {
+        assert_eq!(
+            wrap("is the base URL right? abcdefghij", 10),
+            ["is the", "base URL", "right?", "abcdefghij"]
+        );
+        assert_eq!(wrap("abcdefghijkl", 5), ["abcde", "fghij", "kl"]);
+        assert_eq!(wrap("a\u{1b}[2J b", 20), ["a␛[2J b"]);
+        assert_eq!(wrap(&"word ".repeat(100), 10).len(), 12);
+    }
 
     #[test]
     fn escapes_become_visible() {

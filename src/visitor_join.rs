@@ -17,7 +17,7 @@ use crate::cli::{ConversationArgs, Format};
 use crate::list::{ListError, conversation_filter};
 use crate::output::{
     CsvStyle, Output, Printable, bad_row_line, csv, has_byte_from_7f, json_terminal_safe,
-    retry_line, write_table,
+    retry_line,
 };
 use crate::pager::Pager;
 use crate::store::{Store, StoredVisitor};
@@ -275,7 +275,7 @@ impl Printer<'_> {
                     quiet(writeln!(o.out, "{}]", if self.first { "" } else { "\n" }))?;
                 }
                 Format::Table => {
-                    quiet(write_table::<Conversation>(o.out, &self.table))?;
+                    quiet(o.table(Conversation::TABLE, &self.table))?;
                 }
                 _ => {}
             }

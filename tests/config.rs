@@ -590,7 +590,8 @@ fn base_url_needs_a_scheme_and_a_host() {
         let e = err(r, "config.toml");
         assert!(e.contains("base_url"), "{url:?}: {e}");
     }
-    // The same rule for a URL from the environment, which the message names.
+    // The same rule for a URL from the environment, which the message names (and not the
+    // file, which is not at fault).
     let (_tmp, r) = load_text(
         "",
         &[
@@ -598,8 +599,11 @@ fn base_url_needs_a_scheme_and_a_host() {
             ("CONVO_BASE_URL", "chat.example.com"),
         ],
     );
-    let e = err(r, "config.toml");
-    assert!(e.contains("CONVO_BASE_URL"), "{e}");
+    let e = r.unwrap_err().to_string();
+    assert!(
+        e.contains("CONVO_BASE_URL") && !e.contains("config.toml"),
+        "{e}"
+    );
     // http to a non-loopback host parses here; the client applies the transport rule.
     let (_tmp, r) = load_text(
         "base_url = \"http://chat.example.com/\"\n",
@@ -946,4 +950,66 @@ fn demo_keeps_views_and_aliases_from_a_valid_file() {
         "{:?}",
         c.warnings
     );
+}
+
+#[test]
+fn a_value_refused_after_parsing_names_its_line_in_the_file_or_the_profile() {
+    let text = "base_url = \"https://x.example\"\n\n[theme]\npreset = \"neon\"\n";
+    let (_tmp, r) = load_text(text, &[("CONVO_API_KEY", ENV_KEY)]);
+    let e = err(r, "config.toml");
+    assert!(e.contains("line 4: theme.preset"), "{e}");
+    let text = "base_url = \"https://x.example\"\n\n[[views]]\nname = \"mine\"\ntab = \"visitors\"\nstatus = \"open\"\n";
+    let (_tmp, r) = load_text(text, &[("CONVO_API_KEY", ENV_KEY)]);
+    let e = err(r, "config.toml");
+    assert!(e.contains("line 5: views[\"mine\"].tab"), "{e}");
+    // the profile's value is the one refused: its line, not the top level's
+    let text =
+        "base_url = \"https://x.example\"\npage_size = 10\n\n[profiles.big]\npage_size = 500\n";
+    let (_tmp, r) = load_text(
+        text,
+        &[("CONVO_API_KEY", ENV_KEY), ("CONVO_PROFILE", "big")],
+    );
+    let e = err(r, "config.toml");
+    assert!(e.contains("line 5: page_size"), "{e}");
+}
+
+#[test]
+fn a_bad_key_or_url_from_the_environment_is_not_called_a_file_error() {
+    let text = "base_url = \"https://x.example\"\n";
+    let (_tmp, r) = load_text(text, &[("CONVO_API_KEY", "pk_live_0123456789")]);
+    let e = r.unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(
+            e,
+            ConfigError::Setting {
+                from: "CONVO_API_KEY",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        !msg.contains("config error") && !msg.contains("config.toml"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("the API key from the CONVO_API_KEY environment variable"),
+        "{msg}"
+    );
+    let (_tmp, r) = load_text(
+        text,
+        &[("CONVO_API_KEY", ENV_KEY), ("CONVO_BASE_URL", "ftp://x")],
+    );
+    let msg = r.unwrap_err().to_string();
+    assert!(
+        msg.starts_with("CONVO_BASE_URL must start with https://") && !msg.contains("config.toml"),
+        "{msg}"
+    );
+    // the same key in the file is the file's error
+    let (_tmp, r) = load_text(
+        "base_url = \"https://x.example\"\napi_key = \"pk_live_0123456789\"\n",
+        &[],
+    );
+    assert!(err(r, "config.toml").contains("config error in"));
 }

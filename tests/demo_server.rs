@@ -33,6 +33,7 @@ async fn start(conversations: usize, visitors: usize, faults: Faults) -> DemoSer
         latency: Duration::ZERO,
         faults,
         anchor: None,
+        ..DemoOptions::default()
     })
     .await
     .expect("demo server starts")
@@ -528,6 +529,7 @@ async fn an_anchor_moves_every_time_and_keeps_the_walk() {
         latency: Duration::ZERO,
         faults: Faults::default(),
         anchor: Some(anchor),
+        ..DemoOptions::default()
     })
     .await
     .expect("starts");

@@ -180,7 +180,7 @@ fn the_checks_are_not_vacuous() {
     let c = parse(&text, &no_env).unwrap();
     assert!(c.key.expose().contains(SECRET_PART), "the key was read");
     let e = parse(&format!("{text}page_size = 101\n"), &no_env).unwrap_err();
-    assert!(matches!(e, ConfigError::Invalid { .. }), "{e:?}");
+    assert!(matches!(e, ConfigError::InvalidAt { line: 3, .. }), "{e:?}");
     let e = parse(&format!("{text}key_prefix = \"pk_\"\n"), &no_env).unwrap_err();
     assert!(matches!(e, ConfigError::Key { .. }), "{e:?}");
     let e = parse(&format!("{text}api_key = \"unterminated\n"), &no_env).unwrap_err();

@@ -560,3 +560,91 @@ fn a_401_or_403_mid_walk_keeps_the_printed_rows_and_says_which() {
         assert_eq!(d.requests(), 3, "not retried");
     }
 }
+
+#[test]
+fn a_table_that_is_not_on_a_terminal_is_never_cut() {
+    let d = Demo::start_at(30, 10, "2026-11-25T12:36:19.123Z".parse().unwrap());
+    let tmp = tempfile::tempdir().unwrap();
+    let json = run(
+        &d,
+        &tmp,
+        &["conversations", "--limit", "5", "--format", "jsonl"],
+    );
+    let created: Vec<String> = stdout(&json)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["createdAt"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(created.len(), 5);
+    // Longer than the 20 cells the table cut them to before.
+    assert!(created.iter().all(|c| c.len() > 20), "{created:?}");
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("COLUMNS", "40")
+        .args([
+            "--base-url",
+            &d.url(),
+            "list",
+            "conversations",
+            "--limit",
+            "5",
+        ])
+        .args(["--format", "table"])
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!out.contains('…'), "{out}");
+    for (line, c) in out.lines().skip(1).zip(&created) {
+        assert!(line.contains(c.as_str()), "{c} in {line}");
+    }
+    assert!(!stderr(&o).contains("left out"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_table_on_a_terminal_fits_its_width_and_says_what_it_left_out() {
+    let d = Demo::start(30, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().to_str().unwrap().to_string();
+    let cfg = tmp.path().join("none.toml");
+    let log = tmp.path().join("convo.log");
+    let key = d.key();
+    let url = d.url();
+    let env = [
+        ("HOME", home.as_str()),
+        ("CONVO_CONFIG", cfg.to_str().unwrap()),
+        ("CONVO_LOG_FILE", log.to_str().unwrap()),
+        ("CONVO_API_KEY", key.as_str()),
+    ];
+    let args = [
+        "--base-url",
+        &url,
+        "list",
+        "conversations",
+        "--limit",
+        "5",
+        "--format",
+        "table",
+    ];
+    let mut p = common::pty::Pty::spawn(&args, &env, 80, 24);
+    let wait = std::time::Duration::from_secs(20);
+    p.wait_until(wait, |s| s.contains("columns (a wider"));
+    assert_eq!(p.wait_exit(wait), Some(0));
+    let raw = String::from_utf8_lossy(&p.raw()).into_owned();
+    let lines: Vec<&str> = raw.split("\r\n").filter(|l| !l.is_empty()).collect();
+    let table: Vec<&&str> = lines.iter().filter(|l| !l.starts_with("convo:")).collect();
+    assert_eq!(table.len(), 6, "{raw}");
+    for l in &table {
+        assert!(convo::text::width(l) <= 80, "wider than 80: {l:?}");
+    }
+    assert!(
+        table[0].starts_with("ID") && table[0].contains("ASSIGNEE"),
+        "{raw}"
+    );
+    assert!(
+        raw.contains("convo: CREATED, UPDATED left out to fit 80 columns"),
+        "{raw}"
+    );
+}

@@ -32,6 +32,7 @@ fn start_slow(conversations: usize, visitors: usize, latency: Duration, faults: 
             latency,
             faults,
             anchor: None,
+            ..DemoOptions::default()
         }))
         .unwrap();
     Demo {

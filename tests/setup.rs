@@ -273,3 +273,175 @@ fn with_no_config_the_error_suggests_config_init_and_the_example() {
     assert!(err.contains("config.example.toml"), "{err}");
     assert!(err.contains("convo --demo"), "{err}");
 }
+
+/// `convo config init` with standard input (not a terminal) answering its prompts.
+fn init_with_stdin(
+    tmp: &std::path::Path,
+    cfg: &std::path::Path,
+    input: String,
+) -> (Option<i32>, String) {
+    let o = convo_cmd(tmp)
+        .args(["--config", cfg.to_str().unwrap(), "config", "init"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    (o.status.code(), text(&o.stderr))
+}
+
+#[test]
+fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("config.toml");
+    let wrong = "sk_demo_wrongkey00000000";
+    // two refused keys, then the right one: the URL was typed once
+    let (code, err) = init_with_stdin(
+        tmp.path(),
+        &cfg,
+        format!("{}\n{wrong}\nnot-a-secret-key\n{}\n", d.url(), d.key()),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err.matches("Base URL of the service").count(), 1, "{err}");
+    assert_eq!(err.matches("API key (sk_…)").count(), 3, "{err}");
+    assert!(
+        err.contains("did not accept the key from standard input"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the API key from standard input does not start with \"sk_\""),
+        "{err}"
+    );
+    assert!(!err.contains("CONVO_API_KEY environment variable"), "{err}");
+    assert!(
+        err.contains("Try again (2 of 3") && err.contains("Try again (3 of 3"),
+        "{err}"
+    );
+    assert!(!err.contains("wrongkey0000"), "{err}");
+    assert!(std::fs::read_to_string(&cfg).unwrap().contains(&d.url()));
+
+    // three refused keys: nothing written, and the last error names the source
+    std::fs::remove_file(&cfg).unwrap();
+    let (code, err) = init_with_stdin(
+        tmp.path(),
+        &cfg,
+        format!("{}\n{wrong}\n{wrong}\n{wrong}\n{}\n", d.url(), d.key()),
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(err.matches("API key (sk_…)").count(), 3, "{err}");
+    assert!(
+        err.contains("nothing was written") && err.contains("from standard input"),
+        "{err}"
+    );
+    assert!(!cfg.exists());
+
+    // input that ends: said, not asked forever
+    let (code, err) = init_with_stdin(tmp.path(), &cfg, format!("{}\n{wrong}\n", d.url()));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("standard input ended"), "{err}");
+}
+
+#[test]
+fn config_init_at_a_terminal_asks_for_the_key_again_after_a_refusal() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("config.toml");
+    let home = tmp.path().to_str().unwrap().to_string();
+    let log = tmp.path().join("convo.log");
+    let mut p = common::pty::Pty::spawn(
+        &["--config", cfg.to_str().unwrap(), "config", "init"],
+        &[("HOME", &home), ("CONVO_LOG_FILE", log.to_str().unwrap())],
+        100,
+        30,
+    );
+    let wait = std::time::Duration::from_secs(20);
+    p.wait_until(wait, |s| s.contains("Base URL of the service"));
+    p.send(format!("{}\r", d.url()).as_bytes());
+    p.wait_until(wait, |s| s.contains("not shown"));
+    p.send(b"sk_demo_wrongkey00000000\r");
+    let s = p.wait_until(wait, |s| s.contains("Try again (2 of 3"));
+    assert!(s.contains("did not accept the key from the prompt"), "{s}");
+    assert!(
+        !s.contains("CONVO_API_KEY") && !s.contains("wrongkey"),
+        "{s}"
+    );
+    p.wait_until(wait, |s| s.matches("not shown").count() == 2);
+    p.send(format!("{}\r", d.key()).as_bytes());
+    assert_eq!(p.wait_exit(wait), Some(0), "{}", p.screen());
+    assert!(std::fs::read_to_string(&cfg).unwrap().contains(&d.url()));
+}
+
+#[test]
+fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path())
+        .args(["--demo", "--view", "nope"])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no saved view named \"nope\""), "{err}");
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(&cfg, "[keys]\nquit = \"r\"\n").unwrap();
+    let o = convo_cmd(tmp.path())
+        .args(["--config", cfg.to_str().unwrap(), "--demo"])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bound to both"), "{err}");
+}
+
+#[test]
+fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    // a value refused after parsing: its line, as for parse errors
+    let (code, out) = doctor_with(
+        &d,
+        tmp.path(),
+        "page_size = 10\n\n[theme]\npreset = \"neon\"\n",
+    );
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("line 5: theme.preset"), "{out}");
+    // no file: the fix is `convo config init`, not "fix the file"
+    let o = convo_cmd(tmp.path())
+        .args([
+            "--config",
+            tmp.path().join("none.toml").to_str().unwrap(),
+            "doctor",
+        ])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("fix: run `convo config init`"), "{out}");
+    assert!(!out.contains("fix the file"), "{out}");
+    // a bad CONVO_API_KEY beside a good file: the variable is named, not the file
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(&cfg, format!("base_url = {:?}\n", d.url())).unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "pk_live_0123456789")
+        .args(["--config", cfg.to_str().unwrap(), "doctor"])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("FAIL  the API key from the CONVO_API_KEY environment variable"),
+        "{out}"
+    );
+    assert!(!out.contains("config error in"), "{out}");
+    assert!(out.contains("fix: fix CONVO_API_KEY, or unset it"), "{out}");
+    // and the same for `convo list` (exit 2, a usage error)
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", "pk_live_0123456789")
+        .args(["--config", cfg.to_str().unwrap(), "list", "visitors"])
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("convo: error: the API key from the CONVO_API_KEY environment variable"),
+        "{err}"
+    );
+}

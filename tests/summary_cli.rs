@@ -895,3 +895,179 @@ fn since_last_counts_what_is_new_or_changed_since_the_last_look() {
     );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
 }
+
+/// The summary in a `cols` x `rows` pty with response-time targets (every column there).
+fn summary_in_pty(
+    d: &Demo,
+    tmp: &std::path::Path,
+    extra: &[&str],
+    cols: u16,
+    rows: u16,
+) -> common::pty::Pty {
+    let cfg = tmp.join("c.toml");
+    std::fs::write(
+        &cfg,
+        "[sla]\nfirst_response = \"5m\"\nresolution = \"4h\"\n",
+    )
+    .unwrap();
+    let home = tmp.display().to_string();
+    let log = tmp.join("convo.log").display().to_string();
+    let (url, key) = (d.url(), d.key());
+    let mut args = vec![
+        "--base-url",
+        &url,
+        "--config",
+        cfg.to_str().unwrap(),
+        "summary",
+        "conversations",
+        "--sla",
+    ];
+    args.extend_from_slice(extra);
+    common::pty::Pty::spawn(
+        &args,
+        &[
+            ("CONVO_API_KEY", &key),
+            ("HOME", &home),
+            ("CONVO_LOG_FILE", &log),
+        ],
+        cols,
+        rows,
+    )
+}
+
+#[test]
+fn the_table_on_a_terminal_fits_its_width_and_never_wraps() {
+    let d = Demo::start(N, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let mut t = summary_in_pty(&d, tmp.path(), &["--by", "assignee"], 120, 35);
+    assert_eq!(t.wait_exit(std::time::Duration::from_secs(20)), Some(0));
+    let screen = t.wait_until(std::time::Duration::from_secs(5), |s| {
+        s.contains("targets:")
+    });
+    let raw = String::from_utf8_lossy(&t.raw()).into_owned();
+    // What stays on a line: after the last carriage return (the progress line rewrites itself).
+    for line in raw
+        .split("\r\n")
+        .map(|l| l.rsplit('\r').next().unwrap_or(l))
+    {
+        assert!(
+            convo::text::width(line) <= 120,
+            "a line wider than the terminal: {line:?}\n{screen}"
+        );
+    }
+    let header = screen.lines().next().unwrap_or_default();
+    assert!(header.starts_with("ASSIGNEE"), "{screen}");
+    assert!(
+        header.contains("WAITING")
+            && header.contains("BREACHING")
+            && header.contains("LONGEST OVERDUE"),
+        "{screen}"
+    );
+    assert!(screen.contains("left out to fit 120 columns:"), "{screen}");
+}
+
+#[test]
+fn watch_on_a_small_terminal_keeps_its_header_and_counts_the_rows_it_cut() {
+    let d = Demo::start(N, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let mut t = summary_in_pty(
+        &d,
+        tmp.path(),
+        &["--by", "assignee", "--watch", "1s"],
+        80,
+        12,
+    );
+    let clear = b"\x1b[H\x1b[2J";
+    let samples = |raw: &[u8]| raw.windows(clear.len()).filter(|w| *w == clear).count();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while samples(&t.raw()) < 2 {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let screen = t.wait_until(std::time::Duration::from_secs(5), |s| {
+        s.contains("Ctrl-C to stop")
+    });
+    let lines: Vec<&str> = screen.lines().collect();
+    assert!(
+        lines[0].starts_with("ASSIGNEE"),
+        "the header scrolled away:\n{screen}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("… ") && l.ends_with("more, counted in the total")),
+        "{screen}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("total")), "{screen}");
+    assert!(
+        lines.last().unwrap_or(&"").contains("Ctrl-C to stop"),
+        "{screen}"
+    );
+    t.send(b"\x03");
+    assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
+}
+
+#[test]
+fn prometheus_series_carry_the_aliases_as_name_labels() {
+    let d = Demo::start(N, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(7, N, 40);
+    let site = data.conversations[0].site_id.to_string();
+    let agent = data
+        .conversations
+        .iter()
+        .find_map(|c| c.assignee_id)
+        .expect("an assigned conversation")
+        .to_string();
+    // A quote, a backslash and a non-ASCII letter: escaped as the format asks.
+    let shop = r#"Shop "EU" \ Björn"#;
+    let cfg = config_file(
+        &tmp,
+        &format!(
+            "{SLA}\n[aliases]\n\"{site}\" = {}\n\"{agent}\" = \"Ana\"\n",
+            toml_string(shop)
+        ),
+    );
+    for (by, id, name) in [("site", &site, shop), ("assignee", &agent, "Ana")] {
+        let o = run_with(&d, &tmp, &cfg, &["--by", by, "--format", "prometheus"]);
+        assert!(o.status.success(), "{}", err(&o));
+        let text = out(&o);
+        let fams = prometheus_parse(&text);
+        let buckets = summary_json(&d, &tmp, &["--config", &cfg, "--by", by])["buckets"]
+            .as_array()
+            .unwrap()
+            .len();
+        let key = format!("{by}_name");
+        for f in fams.as_array().unwrap() {
+            let samples = f["samples"].as_array().unwrap();
+            assert_eq!(
+                samples.len(),
+                buckets,
+                "no more series than buckets: {text}"
+            );
+            let mut named = 0;
+            for s in samples {
+                let labels = s["labels"].as_object().unwrap();
+                if labels[by] == id.as_str() {
+                    assert_eq!(labels[&key], name, "{text}");
+                    named += 1;
+                } else {
+                    assert!(!labels.contains_key(&key), "no alias, no name label: {s}");
+                }
+            }
+            assert_eq!(named, 1, "{}: {text}", f["name"]);
+        }
+    }
+    // By status there is nothing to name.
+    let o = run_with(
+        &d,
+        &tmp,
+        &cfg,
+        &["--by", "status", "--format", "prometheus"],
+    );
+    assert!(!out(&o).contains("_name="), "{}", out(&o));
+}
+
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}

@@ -256,7 +256,14 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
             "profile not switched",
         )
         .await;
-    assert!(screen.contains("vault sealed"), "{screen}");
+    // The status line cuts the error at 120 columns; it is kept whole for the help overlay.
+    assert!(
+        h.app
+            .last_error
+            .as_ref()
+            .is_some_and(|e| e.text.contains("vault sealed")),
+        "{screen}"
+    );
     assert_eq!(h.app.profiles.current.as_deref(), Some("prod"));
     let before = prod.request_count();
     let screen = h.until(vec![KeyCode::End], "all 300 loaded").await;
@@ -373,4 +380,66 @@ async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
     );
     assert_eq!(h.app.conversations.rows().len(), want.len());
     server.shutdown().await;
+}
+
+/// Issue 25, section 1, against a real service: everything loaded with `L`, the service
+/// stopped, `r`: the rows stay on screen, in place with the selection, the status line says
+/// the reload failed and why; the service back, `r` reads them again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_with_the_service_stopped_keeps_every_loaded_row() {
+    let options = DemoOptions {
+        addr: ([127, 0, 0, 1], 0).into(),
+        seed: 11,
+        conversations: 700,
+        visitors: 10,
+        ..DemoOptions::default()
+    };
+    let server = DemoServer::start(options.clone())
+        .await
+        .expect("demo server");
+    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
+    let mut settings = ClientSettings::new(server.base_url(), key);
+    settings.retry.backoff = vec![Duration::from_millis(20); 3];
+    let client = Client::new(settings).expect("client");
+    let mut h = Harness {
+        rt: Runtime::new(client),
+        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
+        app: testing::app(120, 30, 50),
+        osc: Vec::new(),
+    };
+    h.until(vec![KeyCode::Char('L')], "all 700 loaded").await;
+    h.phase(vec![KeyCode::End, KeyCode::Up, KeyCode::Up], 100)
+        .await;
+    let rows: Vec<uuid::Uuid> = h.app.conversations.rows().iter().map(|c| c.id).collect();
+    let selected = h.app.conversations.selected_row().map(|c| c.id);
+    assert_eq!(h.app.conversations.selected, 697);
+    let addr = server.addr();
+    server.shutdown().await;
+
+    let screen = h.until(vec![KeyCode::Char('r')], "reload failed").await;
+    assert!(screen.contains("the 700 rows shown are kept"), "{screen}");
+    assert!(screen.contains("all 700 loaded"), "{screen}");
+    assert!(!screen.contains("nothing loaded yet"), "{screen}");
+    let short = selected.expect("a row").simple().to_string()[..8].to_string();
+    let line = screen
+        .lines()
+        .find(|l| l.contains(&short))
+        .unwrap_or_else(|| panic!("the selected row is not on screen:\n{screen}"));
+    assert!(line.starts_with("\">"), "still selected: {line}");
+    let now: Vec<uuid::Uuid> = h.app.conversations.rows().iter().map(|c| c.id).collect();
+    assert_eq!(now, rows, "every row, in place");
+
+    // The service is back on the same address: r reads the rows again, the row stays.
+    let back = DemoServer::start(DemoOptions { addr, ..options })
+        .await
+        .expect("the service again");
+    let generation = h.app.conversations.generation;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while h.app.conversations.generation == generation {
+        h.phase(vec![KeyCode::Char('r')], 300).await;
+        assert!(Instant::now() < deadline, "never reloaded");
+    }
+    h.phase(vec![], 200).await;
+    assert_eq!(h.app.conversations.selected_row().map(|c| c.id), selected);
+    back.shutdown().await;
 }

@@ -4,7 +4,7 @@
 use std::error::Error as _;
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::Once;
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
@@ -21,6 +21,9 @@ use crate::text;
 
 /// Bodies larger than this are refused rather than held in memory (a lying server).
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Requests in flight to one service at once, unless `max_parallel` says otherwise.
+pub const DEFAULT_MAX_PARALLEL: usize = 4;
 
 /// How failed requests are retried (decisions.md "Errors").
 #[derive(Debug, Clone)]
@@ -70,6 +73,9 @@ pub struct ClientSettings {
     /// `ca_file`: a PEM bundle of extra trusted roots (the system's stay trusted, and
     /// `SSL_CERT_FILE` / `SSL_CERT_DIR` keep working). Already `~`-expanded.
     pub ca_file: Option<PathBuf>,
+    /// `max_parallel`: at most this many requests in flight to the service at once, whoever
+    /// sends them (prefetch, refresh, the visitor sync, a query's streams). Default 4.
+    pub max_parallel: usize,
 }
 
 impl ClientSettings {
@@ -86,6 +92,7 @@ impl ClientSettings {
             retry: RetryPolicy::default(),
             proxy: ProxySetting::Environment,
             ca_file: None,
+            max_parallel: DEFAULT_MAX_PARALLEL,
         }
     }
 }
@@ -126,6 +133,95 @@ pub struct Client {
     retry: RetryPolicy,
     timeout: Duration,
     route: Route,
+    /// Until one request has had an answer, requests go out one at a time: before the first
+    /// handshake nobody knows whether the service speaks HTTP/2, and concurrent requests
+    /// (prefetch, a visitor sync, the streams of a query) would each open a connection of
+    /// their own. After it, they share the one HTTP/2 connection (or, with HTTP/1.1, open
+    /// what they need).
+    first: Arc<FirstAnswer>,
+    /// What every request to the service shares: the `max_parallel` permits, and the pause a
+    /// 429 asks for (one stream rate limited slows them all, as the service meant).
+    pacing: Arc<Pacing>,
+}
+
+/// See [`Client::pacing`].
+struct Pacing {
+    in_flight: tokio::sync::Semaphore,
+    /// No request leaves before this instant (set by a 429's `Retry-After`).
+    paused_until: std::sync::Mutex<Option<tokio::time::Instant>>,
+}
+
+impl Pacing {
+    fn new(max_parallel: usize) -> Pacing {
+        Pacing {
+            in_flight: tokio::sync::Semaphore::new(max_parallel.max(1)),
+            paused_until: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn pause_until(&self) -> Option<tokio::time::Instant> {
+        *self
+            .paused_until
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Every request waits out a pause the service asked for.
+    fn pause(&self, wait: Duration) {
+        let until = tokio::time::Instant::now() + wait;
+        let mut p = self
+            .paused_until
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if p.is_none_or(|t| t < until) {
+            *p = Some(until);
+        }
+    }
+
+    /// Waits for a pause to end and a permit to be free; the permit is held while the request
+    /// is in flight.
+    async fn admit(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        loop {
+            if let Some(t) = self.pause_until()
+                && t > tokio::time::Instant::now()
+            {
+                tokio::time::sleep_until(t).await;
+            }
+            // Closed never: the semaphore lives as long as the client.
+            let permit = self.in_flight.acquire().await.ok();
+            // A 429 that came while this one waited for its permit: wait it out too.
+            match self.pause_until() {
+                Some(t) if t > tokio::time::Instant::now() => drop(permit),
+                _ => return permit,
+            }
+        }
+    }
+}
+
+/// See [`Client::first`].
+#[derive(Default)]
+struct FirstAnswer {
+    seen: std::sync::atomic::AtomicBool,
+    gate: tokio::sync::Mutex<()>,
+}
+
+impl FirstAnswer {
+    fn seen(&self) -> bool {
+        self.seen.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Waits for the request before this one to be answered, unless one already was.
+    async fn wait(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        if self.seen() {
+            return None;
+        }
+        let guard = self.gate.lock().await;
+        (!self.seen()).then_some(guard)
+    }
+
+    fn answered(&self) {
+        self.seen.store(true, std::sync::atomic::Ordering::Release);
+    }
 }
 
 impl std::fmt::Debug for Client {
@@ -295,6 +391,8 @@ impl Client {
             retry: settings.retry,
             timeout: settings.request_timeout,
             route,
+            first: Arc::default(),
+            pacing: Arc::new(Pacing::new(settings.max_parallel)),
         })
     }
 
@@ -487,6 +585,9 @@ impl Client {
         url: &Url,
         attempts: u32,
     ) -> Result<(Vec<u8>, Option<String>), Failure> {
+        // The first answer before the pacing: a 429 it brings pauses those held behind it.
+        let first = self.first.wait().await;
+        let _permit = self.pacing.admit().await;
         let resp = self
             .http
             .get(url.clone())
@@ -496,6 +597,15 @@ impl Client {
             .await
             .map_err(|e| self.transport_failure(&e, attempts))?;
         let status = resp.status();
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            // Every request to the service waits, not only this one; set before the requests
+            // held back for the first answer are let go.
+            self.pacing.pause(self.retry_after(resp.headers()));
+        }
+        if first.is_some() {
+            self.first.answered();
+        }
+        drop(first);
         if status.is_success() {
             let date = resp
                 .headers()

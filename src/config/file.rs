@@ -28,6 +28,7 @@ const KNOWN_KEYS: &[&str] = &[
     "page_size",
     "request_timeout_secs",
     "connect_timeout_secs",
+    "max_parallel",
     "allow_insecure_http",
     "proxy",
     "ca_file",
@@ -72,6 +73,8 @@ const KNOWN_KEYS: &[&str] = &[
     "store",
     "visitor_sync",
     "visitor_sync_rps",
+    "agent_id",
+    "max_streams",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -87,6 +90,8 @@ pub(super) struct FileConfig {
     pub page_size: Option<i64>,
     pub request_timeout_secs: Option<u64>,
     pub connect_timeout_secs: Option<u64>,
+    /// Requests in flight to the service at once (see `crate::api::client`).
+    pub max_parallel: Option<i64>,
     pub allow_insecure_http: Option<bool>,
     /// `proxy = "http://host:3128"` or `"none"` (see `crate::api::proxy`).
     pub proxy: Option<String>,
@@ -125,6 +130,10 @@ pub(super) struct FileConfig {
     pub visitor_sync: Option<bool>,
     /// Requests per second of that walk (default 2).
     pub visitor_sync_rps: Option<u32>,
+    /// The user's own agent UUID: what `assignee:me` means in a query.
+    pub agent_id: Option<String>,
+    /// Streams a query's union may run (default 16).
+    pub max_streams: Option<i64>,
 }
 
 impl FileConfig {
@@ -149,6 +158,7 @@ impl FileConfig {
             page_size,
             request_timeout_secs,
             connect_timeout_secs,
+            max_parallel,
             allow_insecure_http,
             proxy,
             ca_file,
@@ -161,7 +171,9 @@ impl FileConfig {
             columns,
             store,
             visitor_sync,
-            visitor_sync_rps
+            visitor_sync_rps,
+            agent_id,
+            max_streams
         );
         self.sla = match (self.sla.take(), p.sla) {
             (Some(top), Some(p)) => Some(top.overlay(p)),
@@ -411,6 +423,7 @@ pub(super) struct Extras {
     pub ui: crate::ui_config::UiConfig,
     pub sla: crate::sla::Sla,
     pub store: super::StoreSettings,
+    pub query: super::QuerySettings,
 }
 
 impl Default for Extras {
@@ -423,6 +436,7 @@ impl Default for Extras {
             ui: Default::default(),
             sla: Default::default(),
             store: super::StoreSettings::default(),
+            query: super::QuerySettings::default(),
         }
     }
 }
@@ -500,7 +514,36 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         visitor_sync_rps,
         key_url: String::new(),
     };
+    let agent_id = match f.agent_id.take() {
+        None => None,
+        Some(a) => Some(Uuid::parse_str(a.trim()).map_err(|_| {
+            invalid(
+                "agent_id",
+                format!(
+                    "{:?} is not a UUID (agent_id is your own agent's UUID, what assignee:me means)",
+                    crate::text::one_line(&a, 60)
+                ),
+            )
+        })?),
+    };
+    let max_streams = match f.max_streams {
+        None => super::QuerySettings::DEFAULT_MAX_STREAMS,
+        Some(n) if n >= 1 && n as usize <= super::QuerySettings::MAX_MAX_STREAMS => n as usize,
+        Some(n) => {
+            return Err(invalid(
+                "max_streams",
+                format!(
+                    "{n} is outside 1..={} (requests a query may run side by side)",
+                    super::QuerySettings::MAX_MAX_STREAMS
+                ),
+            ));
+        }
+    };
     Ok(Extras {
+        query: super::QuerySettings {
+            agent_id,
+            max_streams,
+        },
         page_size,
         refresh_secs,
         views,

@@ -10,6 +10,7 @@
 //! - [`secret`]: `api_key_command` and the file-permission check.
 
 mod file;
+mod locate;
 mod secret;
 mod sla;
 
@@ -26,6 +27,8 @@ use file::{Extras, FileConfig, extras, parse_file};
 
 /// Longest request or connect timeout: more is a typo (and would overflow timers).
 const MAX_TIMEOUT_SECS: u64 = 3600;
+/// Most requests in flight at once that `max_parallel` may ask for.
+const MAX_PARALLEL: i64 = 32;
 
 /// Command-line overrides, filled by main from clap.
 #[derive(Debug, Clone, Default)]
@@ -89,6 +92,10 @@ impl Aliases {
             .map(|(id, _)| *id)
             .collect()
     }
+    /// Every (UUID, name), in UUID order.
+    pub fn iter(&self) -> impl Iterator<Item = (Uuid, &str)> {
+        self.0.iter().map(|(id, n)| (*id, n.as_str()))
+    }
     /// Names `id` (a later name for the same UUID wins).
     pub fn insert(&mut self, id: Uuid, name: String) {
         self.0.insert(id, name);
@@ -146,6 +153,8 @@ pub struct Config {
     pub request_timeout: Duration,
     /// Connect timeout; default 5 s.
     pub connect_timeout: Duration,
+    /// `max_parallel`: requests in flight to the service at once; default 4.
+    pub max_parallel: usize,
     /// Plain http:// to a host that is not loopback (the key then travels in clear text).
     pub allow_insecure_http: bool,
     /// `--proxy`, else the profile's or the file's `proxy`, else the environment.
@@ -170,6 +179,32 @@ pub struct Config {
     pub sla: crate::sla::Sla,
     /// `store`, `visitor_sync`, `visitor_sync_rps`.
     pub store: StoreSettings,
+    /// `agent_id`, `max_streams`: what queries need.
+    pub query: QuerySettings,
+}
+
+/// The config's keys for queries (top level or per profile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuerySettings {
+    /// `agent_id`: the user's own agent UUID, what `assignee:me` means.
+    pub agent_id: Option<Uuid>,
+    /// `max_streams` (default 16): a union of more streams is one wider walk filtered in convo.
+    pub max_streams: usize,
+}
+
+impl QuerySettings {
+    pub const DEFAULT_MAX_STREAMS: usize = 16;
+    /// Highest `max_streams` accepted (each stream is a walk of its own).
+    pub const MAX_MAX_STREAMS: usize = 256;
+}
+
+impl Default for QuerySettings {
+    fn default() -> Self {
+        QuerySettings {
+            agent_id: None,
+            max_streams: QuerySettings::DEFAULT_MAX_STREAMS,
+        }
+    }
 }
 
 /// Why the config cannot be used. Messages name the file and, for parse errors, line and key.
@@ -223,6 +258,15 @@ pub enum ConfigError {
         #[source]
         source: KeyError,
     },
+    /// A value from an environment variable or a flag cannot be used: the file is not at
+    /// fault (it may not even exist).
+    #[error("{message}")]
+    Setting {
+        /// Where the value came from: `CONVO_API_KEY`, `CONVO_BASE_URL`, `--base-url`, `--proxy`.
+        from: &'static str,
+        /// What is wrong, naming `from`.
+        message: String,
+    },
     /// `api_key_command` failed, timed out or printed nothing usable.
     #[error("api_key_command in {path} failed: {reason}. The command must print the key on stdout")]
     KeyCommand { path: String, reason: String },
@@ -232,6 +276,28 @@ pub enum ConfigError {
          (mode {mode:04o}), so they could choose the command convo runs; run: chmod go-w {path}"
     )]
     UnsafeKeyCommand { path: String, mode: u32 },
+}
+
+impl ConfigError {
+    /// An [`ConfigError::Invalid`] key written in `text` becomes [`ConfigError::InvalidAt`]
+    /// its line (the chosen profile's, when it sets the key). `profiles` is left alone: that
+    /// error is about the profile asked for, not a line.
+    fn located(self, text: &str, profile: Option<&str>) -> ConfigError {
+        match self {
+            ConfigError::Invalid { path, key, message } if key != "profiles" => {
+                match locate::line_of(text, &key, profile) {
+                    Some(line) => ConfigError::InvalidAt {
+                        path,
+                        line,
+                        key,
+                        message,
+                    },
+                    None => ConfigError::Invalid { path, key, message },
+                }
+            }
+            e => e,
+        }
+    }
 }
 
 /// The targets `--demo` shows when the config sets none: short, because the demo's queue moves
@@ -442,8 +508,21 @@ impl Config {
         Ok((f, profile, names))
     }
 
-    /// Applies env and flags to the parsed file, checks every value and fills in defaults.
+    /// Applies env and flags to the parsed file, checks every value and fills in defaults; an
+    /// error about a key of the file gets the key's line.
     fn resolve(
+        f: FileConfig,
+        shown: &str,
+        ov: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let text = f.text.clone();
+        let profile = ov.profile.clone().or_else(|| env("CONVO_PROFILE"));
+        Config::resolve_values(f, shown, ov, env).map_err(|e| e.located(&text, profile.as_deref()))
+    }
+
+    /// [`Config::resolve`] without the line numbers.
+    fn resolve_values(
         f: FileConfig,
         shown: &str,
         ov: &Overrides,
@@ -470,7 +549,10 @@ impl Config {
                     "not set (set base_url, CONVO_BASE_URL or --base-url)".into(),
                 )
             })?;
-        check_base_url(&base_url, from).map_err(|m| invalid("base_url", m))?;
+        check_base_url(&base_url, from).map_err(|m| match from {
+            "base_url" => invalid("base_url", m),
+            from => ConfigError::Setting { from, message: m },
+        })?;
         let prefix = f.key_prefix.clone().unwrap_or_else(|| "sk_".into());
         let (secret, source) = if let Some(k) = env("CONVO_API_KEY") {
             (k, KeySource::Env)
@@ -491,10 +573,18 @@ impl Config {
                 "no API key: set CONVO_API_KEY, api_key_command or api_key".into(),
             ));
         };
-        let key = ApiKey::new(&secret, source, &prefix).map_err(|source| ConfigError::Key {
-            path: shown.to_string(),
-            source,
-        })?;
+        let key =
+            ApiKey::new(&secret, source, &prefix).map_err(|source| match source.origin() {
+                // The variable is at fault, not the file.
+                KeySource::Env => ConfigError::Setting {
+                    from: "CONVO_API_KEY",
+                    message: source.to_string(),
+                },
+                _ => ConfigError::Key {
+                    path: shown.to_string(),
+                    source,
+                },
+            })?;
         let secs = |name: &str, v: Option<u64>, default: u64| match v.unwrap_or(default) {
             s @ 1..=MAX_TIMEOUT_SECS => Ok(Duration::from_secs(s)),
             s => Err(invalid(
@@ -504,6 +594,16 @@ impl Config {
         };
         let request_timeout = secs("request_timeout_secs", f.request_timeout_secs, 15)?;
         let connect_timeout = secs("connect_timeout_secs", f.connect_timeout_secs, 5)?;
+        let max_parallel = match f.max_parallel {
+            None => crate::api::client::DEFAULT_MAX_PARALLEL,
+            Some(n @ 1..=MAX_PARALLEL) => n as usize,
+            Some(n) => {
+                return Err(invalid(
+                    "max_parallel",
+                    format!("{n} is outside 1..={MAX_PARALLEL} (requests in flight at once)"),
+                ));
+            }
+        };
         let auth_header = f
             .auth_header
             .take()
@@ -525,8 +625,12 @@ impl Config {
             ));
         }
         let proxy = match (&ov.proxy, &f.proxy) {
-            (Some(v), _) => ProxySetting::parse(v, "--proxy")
-                .map_err(|m| invalid("proxy", format!("--proxy: {m}")))?,
+            (Some(v), _) => {
+                ProxySetting::parse(v, "--proxy").map_err(|m| ConfigError::Setting {
+                    from: "--proxy",
+                    message: format!("--proxy: {m}"),
+                })?
+            }
             (None, Some(v)) => {
                 let from = match &f.proxy_profile {
                     Some(p) => format!("profile {p} of {shown}"),
@@ -553,6 +657,7 @@ impl Config {
             page_size: ex.page_size,
             request_timeout,
             connect_timeout,
+            max_parallel,
             allow_insecure_http: f.allow_insecure_http.unwrap_or(false),
             proxy,
             ca_file,
@@ -568,6 +673,7 @@ impl Config {
                 key_url: base_url_for_store,
                 ..ex.store
             },
+            query: ex.query,
         })
     }
 
@@ -606,8 +712,8 @@ impl Config {
             let parsed = read.and_then(|text| {
                 text.map(|text| {
                     let f = parse_file(&text, &shown)?;
-                    let (mut f, _, _) = Config::choose_profile(f, &shown, wanted)?;
-                    extras(&mut f, &shown)
+                    let (mut f, profile, _) = Config::choose_profile(f, &shown, wanted)?;
+                    extras(&mut f, &shown).map_err(|e| e.located(&text, profile.as_deref()))
                 })
                 .transpose()
             });
@@ -629,6 +735,7 @@ impl Config {
             page_size: ex.page_size,
             request_timeout: Duration::from_secs(15),
             connect_timeout: Duration::from_secs(5),
+            max_parallel: crate::api::client::DEFAULT_MAX_PARALLEL,
             allow_insecure_http: false,
             // The demo server is on loopback over plain http: always direct.
             proxy: ProxySetting::Environment,
@@ -645,6 +752,7 @@ impl Config {
                 key_url: "demo".into(),
                 ..ex.store
             },
+            query: ex.query,
         })
     }
 }
@@ -845,6 +953,36 @@ mod tests {
             e.contains("visitor_sync_rps") && e.contains("1..=50"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn agent_id_and_max_streams_top_level_and_per_profile() {
+        let text = "base_url = \"https://x.example\"\napi_key = \"sk_test_1234567890\"\n\
+                    agent_id = \"5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60\"\n\
+                    [profiles.night]\nagent_id = \"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90\"\nmax_streams = 4\n";
+        let ov = |p: Option<&str>| Overrides {
+            profile: p.map(str::to_string),
+            ..Default::default()
+        };
+        let top =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(None), &|_| None).unwrap();
+        assert_eq!(
+            top.query.agent_id,
+            Some(Uuid::parse_str("5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60").unwrap())
+        );
+        assert_eq!(top.query.max_streams, QuerySettings::DEFAULT_MAX_STREAMS);
+        let night =
+            Config::from_toml_str(text, Path::new("/t/c.toml"), &ov(Some("night")), &|_| None)
+                .unwrap();
+        assert_eq!(
+            night.query.agent_id,
+            Some(Uuid::parse_str("0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90").unwrap())
+        );
+        assert_eq!(night.query.max_streams, 4);
+        let e = load("base_url = \"https://x\"\nagent_id = \"ana\"\n").unwrap_err();
+        assert!(e.to_string().contains("agent_id"), "{e}");
+        let e = load("base_url = \"https://x\"\nmax_streams = 0\n").unwrap_err();
+        assert!(e.to_string().contains("max_streams"), "{e}");
     }
 
     #[test]

@@ -21,9 +21,21 @@ pub struct DemoServerArgs {
     /// How many visitors to generate (at most 5,000,000).
     #[arg(long, value_name = "N", default_value_t = 1500, value_parser = count)]
     pub visitors: usize,
-    /// Delay before each API answer, in milliseconds (a slow network, for trying the UI).
+    /// Delay before each API answer, in milliseconds: the server's own time per answer.
     #[arg(long, value_name = "MS", default_value_t = 0)]
     pub latency_ms: u64,
+    /// Put every connection behind a simulated link of this round trip, in milliseconds (half
+    /// each way; a new connection's handshake costs one round trip), as over a WAN.
+    #[arg(long, value_name = "MS")]
+    pub link_rtt_ms: Option<u64>,
+    /// The simulated link's rate in kbit/s, each direction (shared by all connections), e.g.
+    /// 4000 for 4 Mbit/s. Without --link-rtt-ms the round trip is 0.
+    #[arg(long, value_name = "KBPS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub link_kbps: Option<u64>,
+    /// Never compress answers (by default they are compressed, gzip or brotli, when the client
+    /// asks with Accept-Encoding, as real services do).
+    #[arg(long)]
+    pub no_compress: bool,
 
     /// Serve HTTPS with a certificate for localhost and 127.0.0.1 made at start, signed by a CA
     /// made at start too; the CA certificate is written to --ca-out (printed at start).
@@ -127,6 +139,9 @@ pub struct DemoServerArgs {
     /// For testing: send the headers and half of the body, then drop the connection.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub reset_mid_body: bool,
+    /// Pages are a small gzip body that inflates without end (a decompression bomb).
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub gzip_bomb: bool,
     /// For testing: pages hold 5 rows more than the limit asked for.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub oversize_page: bool,
@@ -214,6 +229,11 @@ impl DemoServerArgs {
             visitors: self.visitors,
             latency: Duration::from_millis(self.latency_ms),
             anchor: (!self.fixed_times).then(jiff::Timestamp::now),
+            compress: !self.no_compress,
+            link: (self.link_rtt_ms.is_some() || self.link_kbps.is_some()).then(|| super::Link {
+                rtt: Duration::from_millis(self.link_rtt_ms.unwrap_or(0)),
+                kbps: self.link_kbps,
+            }),
             faults: Faults {
                 fail_first: self.fail_first,
                 fail_status: self.fail_status,
@@ -230,6 +250,7 @@ impl DemoServerArgs {
                 bad_cert: self.bad_cert,
                 hang: self.hang,
                 reset_mid_body: self.reset_mid_body,
+                gzip_bomb: self.gzip_bomb,
                 oversize_page: self.oversize_page,
                 null_cursor_with_more: self.null_cursor_with_more,
                 cursor_loop: self.cursor_loop,

@@ -43,6 +43,9 @@ pub struct Faults {
     pub hang: bool,
     /// Headers and part of the body are sent, then the connection is dropped.
     pub reset_mid_body: bool,
+    /// Pages are a small gzip body that inflates without end: a decompression bomb, which a
+    /// client must refuse by its decoded size.
+    pub gzip_bomb: bool,
     /// Pages hold `limit + 5` rows.
     pub oversize_page: bool,
     /// The first page says `has_more: true` with `next_cursor: null`.
@@ -100,4 +103,58 @@ pub enum BadCert {
     WrongName,
     /// Valid from 2020-01-01 to 2021-01-01.
     Expired,
+}
+
+/// How much the `gzip_bomb` fault inflates to: 1 GiB of zeros, in about a megabyte.
+pub const BOMB_INFLATED: usize = 1 << 30;
+
+/// The `gzip_bomb` body: a gzip header, then deflate blocks of 1 MiB of zeros each, with no
+/// end. Each block is flushed to a byte boundary, and the compressor's state is the same after
+/// each one (a window of zeros), so every block after the first is the same bytes: the stream
+/// is made once, in a millisecond, and repeated.
+pub fn gzip_bomb() -> impl futures::Stream<Item = Result<axum::body::Bytes, std::io::Error>> + Send
+{
+    use flate2::{Compress, Compression, FlushCompress};
+    const BLOCK: usize = 1 << 20;
+    let zeros = vec![0u8; BLOCK];
+    let mut c = Compress::new(Compression::best(), false);
+    let block = |c: &mut Compress| {
+        let mut out = Vec::with_capacity(64 * 1024);
+        // 1 MiB of zeros deflates to about a kilobyte: one call takes it all.
+        let _ = c.compress_vec(&zeros, &mut out, FlushCompress::Sync);
+        out
+    };
+    // A gzip header: magic, deflate, no flags, no time, no extra flags, unknown OS.
+    let mut first = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    first.extend(block(&mut c));
+    let next = axum::body::Bytes::from(block(&mut c));
+    let rest = std::iter::repeat_n(next, BOMB_INFLATED / BLOCK - 1);
+    futures::stream::iter(
+        std::iter::once(axum::body::Bytes::from(first))
+            .chain(rest)
+            .map(Ok),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::StreamExt;
+    use std::io::Read;
+
+    #[tokio::test]
+    async fn the_bomb_is_small_and_inflates_to_zeros_block_after_block() {
+        let parts: Vec<axum::body::Bytes> = super::gzip_bomb()
+            .take(4)
+            .map(|r| r.expect("no error"))
+            .collect()
+            .await;
+        let compressed: Vec<u8> = parts.concat();
+        assert!(compressed.len() < 16 * 1024, "{} bytes", compressed.len());
+        let mut inflated = Vec::new();
+        // The stream has no end: read what the four blocks give.
+        let mut d = flate2::read::GzDecoder::new(&compressed[..]);
+        let _ = d.read_to_end(&mut inflated);
+        assert_eq!(inflated.len(), 4 << 20);
+        assert!(inflated.iter().all(|&b| b == 0));
+    }
 }

@@ -7,6 +7,7 @@ pub mod cli;
 mod cursor;
 pub mod data;
 mod faults;
+pub mod link;
 mod names;
 mod query;
 mod server;
@@ -25,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::{BadBytes, BadCert, Faults};
+pub use link::Link;
 pub use names::aliases;
 pub use server::OPENAPI_YAML;
 
@@ -46,6 +48,11 @@ pub struct DemoOptions {
     /// reference time (`data::REFERENCE_TIME`): `convo --demo` and `convo demo-server` pass the
     /// clock, so the newest rows are minutes old, not days. `None` (tests): the fixed times.
     pub anchor: Option<jiff::Timestamp>,
+    /// Compress answers when the client asks (`Accept-Encoding`: gzip, br), as real services
+    /// do. Default on; `--no-compress` turns it off.
+    pub compress: bool,
+    /// A simulated network link in front of the server (round trip and rate); `None`: loopback.
+    pub link: Option<Link>,
 }
 
 impl Default for DemoOptions {
@@ -58,6 +65,8 @@ impl Default for DemoOptions {
             latency: Duration::ZERO,
             faults: Faults::default(),
             anchor: None,
+            compress: true,
+            link: None,
         }
     }
 }
@@ -67,6 +76,9 @@ pub struct DemoServer {
     addr: SocketAddr,
     shared: Arc<server::Shared>,
     task: Option<JoinHandle<()>>,
+    /// With a simulated link: the task that carries connections across it.
+    link_task: Option<JoinHandle<()>>,
+    link_lanes: Option<Arc<link::Lanes>>,
     /// With TLS: the CA certificate (PEM) a client must trust.
     ca_pem: Option<String>,
     /// TCP connections accepted (TLS only; failed handshakes included).
@@ -102,8 +114,18 @@ impl DemoServer {
                 ),
             ));
         }
-        let listener = tokio::net::TcpListener::bind(opts.addr).await?;
-        let addr = listener.local_addr()?;
+        let public = tokio::net::TcpListener::bind(opts.addr).await?;
+        let addr = public.local_addr()?;
+        // Behind a simulated link the server itself listens on a private loopback port, and
+        // the public one carries each connection to it across the link.
+        let (listener, public) = match opts.link {
+            Some(_) => (
+                tokio::net::TcpListener::bind((addr.ip(), 0)).await?,
+                Some(public),
+            ),
+            None => (public, None),
+        };
+        let inner_addr = listener.local_addr()?;
         let (conversations, visitors, seed) = (opts.conversations, opts.visitors, opts.seed);
         let faults = opts.faults.clone();
         let anchor = opts.anchor;
@@ -150,9 +172,21 @@ impl DemoServer {
             faults,
             churn,
             requests: AtomicU64::new(0),
+            waiting: AtomicU64::new(0),
+            peak_waiting: AtomicU64::new(0),
             cancel: cancel.clone(),
         });
-        let app = server::router(shared.clone());
+        let mut app = server::router(shared.clone());
+        if opts.compress {
+            app = app.layer(tower_http::compression::CompressionLayer::new());
+        }
+        let (link_task, link_lanes) = match (opts.link, public) {
+            (Some(link), Some(public)) => {
+                let (task, lanes) = link::spawn(public, inner_addr, link, cancel.clone());
+                (Some(task), Some(lanes))
+            }
+            _ => (None, None),
+        };
         let connections = Arc::new(AtomicU64::new(0));
         let (task, ca_pem) = if with_tls {
             let bad = opts.faults.bad_cert;
@@ -179,6 +213,8 @@ impl DemoServer {
             addr,
             shared,
             task: Some(task),
+            link_task,
+            link_lanes,
             ca_pem,
             connections,
         })
@@ -203,6 +239,16 @@ impl DemoServer {
         self.connections.load(Ordering::SeqCst)
     }
 
+    /// With a simulated link: the bytes that crossed it, (to the server, from the server).
+    pub fn link_bytes(&self) -> Option<(u64, u64)> {
+        self.link_lanes.as_ref().map(|l| l.bytes())
+    }
+
+    /// With a simulated link: the connections it carried.
+    pub fn link_connections(&self) -> Option<u64> {
+        self.link_lanes.as_ref().map(|l| l.connections())
+    }
+
     /// The server's key (`sk_demo_…`). Not a secret: it opens generated data on loopback.
     pub fn api_key(&self) -> String {
         self.shared.key.clone()
@@ -211,6 +257,12 @@ impl DemoServer {
     /// The address the server listens on (the real port when 0 was asked for).
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// With a latency: the most `/v1` requests that were in flight at once (counted while
+    /// they wait out the latency).
+    pub fn peak_concurrency(&self) -> u64 {
+        self.shared.peak_waiting.load(Ordering::SeqCst)
     }
 
     /// How many `/v1` requests were served (faulty ones included).
@@ -247,6 +299,9 @@ impl DemoServer {
     /// connections that are left. Hanging and sleeping requests end at once.
     pub async fn shutdown(mut self) {
         self.shared.cancel.cancel();
+        if let Some(t) = self.link_task.take() {
+            t.abort();
+        }
         if let Some(mut t) = self.task.take()
             && tokio::time::timeout(Duration::from_secs(2), &mut t)
                 .await

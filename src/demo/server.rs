@@ -32,6 +32,9 @@ pub(crate) struct Shared {
     /// Only when churn is on (test only): the changing copy of the data.
     pub churn: Option<super::churn::Churning>,
     pub requests: AtomicU64,
+    /// Requests in their latency wait now, and the most there ever were at once.
+    pub waiting: AtomicU64,
+    pub peak_waiting: AtomicU64,
     pub cancel: CancellationToken,
 }
 
@@ -113,7 +116,10 @@ fn same_key(a: &str, b: &str) -> bool {
 async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Response> {
     let n = s.requests.fetch_add(1, Ordering::SeqCst) + 1;
     if !s.latency.is_zero() {
+        let now = s.waiting.fetch_add(1, Ordering::SeqCst) + 1;
+        s.peak_waiting.fetch_max(now, Ordering::SeqCst);
         delay_or_cancel(s, s.latency).await;
+        s.waiting.fetch_sub(1, Ordering::SeqCst);
     }
     let f = &s.faults;
     if f.hang {
@@ -240,6 +246,16 @@ fn envelope<T: Serialize>(
     has_more: bool,
     next_cursor: Option<String>,
 ) -> Response {
+    if s.faults.gzip_bomb {
+        return (
+            [
+                (header::CONTENT_TYPE, "application/json"),
+                (header::CONTENT_ENCODING, "gzip"),
+            ],
+            Body::from_stream(super::faults::gzip_bomb()),
+        )
+            .into_response();
+    }
     let mut body = Vec::with_capacity(300 * rows.len() + 64);
     body.extend_from_slice(b"{\"data\":[");
     let bad_at = s.faults.bad_row.then_some(rows.len() / 2);

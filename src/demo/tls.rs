@@ -75,7 +75,8 @@ pub fn generate(bad: Option<super::BadCert>) -> io::Result<Certs> {
     .with_no_client_auth()
     .with_single_cert(chain, key)
     .map_err(io::Error::other)?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // HTTP/2 and HTTP/1.1, chosen by ALPN as real services offer them.
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Certs {
         ca_pem: ca_cert.pem(),
         config: Arc::new(config),

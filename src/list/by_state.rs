@@ -10,7 +10,7 @@ use crate::api::{Assignee, Client, Conversation, ConversationFilter, Limit, Stat
 use crate::cli::ConversationArgs;
 use crate::output::{
     CsvStyle, Output, Printable, bad_row_line, csv::push_record, json_terminal_safe, retry_line,
-    stderr, write_table_cols,
+    stderr,
 };
 use crate::pager::Pager;
 use crate::sla::{Sla, State};
@@ -232,7 +232,7 @@ pub async fn conversations(
             Format::Table => {
                 let mut cols: Vec<(&str, usize)> = Conversation::TABLE.to_vec();
                 cols.push(("DUE", 12));
-                pipe(write_table_cols(o.out, &cols, &table))?;
+                pipe(o.table(&cols, &table))?;
             }
             _ => {}
         }

@@ -22,7 +22,7 @@ pub use file::{ExportError, ExportFile};
 pub use json::{has_byte_from_7f, json_terminal_safe};
 pub use row::Printable;
 pub use stderr::{bad_row_line, retry_line};
-pub use table::{write_table, write_table_cols};
+pub use table::{columns_that_fit, write_table, write_table_cols};
 
 /// Where a command (`list`, `summary`) writes.
 pub struct Output<'a> {
@@ -32,4 +32,44 @@ pub struct Output<'a> {
     pub out_is_terminal: bool,
     /// stderr is a terminal: a progress line is shown.
     pub err_is_terminal: bool,
+}
+
+impl Output<'_> {
+    /// The width a table on stdout must fit: the terminal's when stdout is one, `None` (never
+    /// cut) when it is a pipe or a file, whatever `COLUMNS` says.
+    pub fn table_width(&self) -> Option<usize> {
+        terminal_size(self.out_is_terminal).map(|(w, _)| w)
+    }
+
+    /// Writes an aligned table to stdout ([`write_table_cols`]) fitted to [`Self::table_width`];
+    /// the columns left out to fit are named on stderr.
+    pub fn table(&mut self, cols: &[(&str, usize)], rows: &[Vec<String>]) -> std::io::Result<()> {
+        let width = self.table_width();
+        let hidden = write_table_cols(self.out, cols, rows, width)?;
+        if let Some(line) = stderr::hidden_columns_line(&hidden, width) {
+            let _ = writeln!(self.err, "{line}");
+        }
+        Ok(())
+    }
+}
+
+/// The terminal's (columns, rows) when `is_terminal`: `COLUMNS` and `LINES` when set (as `ls`
+/// and `less` read them), else the terminal's own size, else 80x24. `None` when not a terminal.
+pub fn terminal_size(is_terminal: bool) -> Option<(usize, usize)> {
+    if !is_terminal {
+        return None;
+    }
+    let var = |k: &str| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+    };
+    let (cols, rows) = crossterm::terminal::size()
+        .map(|(c, r)| (usize::from(c), usize::from(r)))
+        .unwrap_or((80, 24));
+    Some((
+        var("COLUMNS").unwrap_or(cols).max(1),
+        var("LINES").unwrap_or(rows).max(1),
+    ))
 }

@@ -48,8 +48,8 @@ impl Printable for Conversation {
         ("SITE", 8),
         ("VISITOR", 8),
         ("ASSIGNEE", 10),
-        ("CREATED", 20),
-        ("UPDATED", 20),
+        ("CREATED", 30),
+        ("UPDATED", 30),
     ];
     fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         self.write_json(out)
@@ -97,7 +97,7 @@ impl Printable for Visitor {
         ("NAME", 28),
         ("EMAIL", 32),
         ("EXTERNAL ID", 20),
-        ("CREATED", 20),
+        ("CREATED", 30),
     ];
     fn table_cells(&self) -> Vec<String> {
         let dash = || "—".to_string();

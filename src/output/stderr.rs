@@ -39,6 +39,16 @@ pub fn warning_line(w: &str) -> String {
     format!("convo: warning: {w}")
 }
 
+/// The note on stderr when a table left columns out to fit the terminal (`None` when none).
+pub fn hidden_columns_line(hidden: &[&str], width: Option<usize>) -> Option<String> {
+    let width = width.filter(|_| !hidden.is_empty())?;
+    Some(format!(
+        "convo: {} left out to fit {width} columns (a wider terminal, a pipe, or --format csv \
+         or json shows every column)",
+        hidden.join(", ")
+    ))
+}
+
 /// The progress line of a walk, drawn over itself (starts with [`CLEAR_LINE`], no newline):
 /// `1,200 rows, 3 pages, more…`. `count` is already formatted; `noun` is plural.
 pub fn progress_line(count: &str, noun: &str, pages: usize, more: bool) -> String {

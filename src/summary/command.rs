@@ -223,11 +223,18 @@ async fn watch_once(
         base,
     };
     let text = if sample.wallboard {
-        // Home, clear, then the table: the screen is replaced, not scrolled.
+        // Home, clear, then the table fitted to the screen, the last line without a newline:
+        // the screen is replaced, never scrolled, so the header stays on it.
+        let (width, height) = crate::output::terminal_size(true).unwrap_or((80, 24));
+        let fit = super::table::Fit {
+            width: Some(width),
+            height: Some(height.saturating_sub(1).max(1)),
+        };
+        let footer = format!("every {} · Ctrl-C to stop", report::age(sample.every));
         format!(
-            "\x1b[H\x1b[2J{}every {} · Ctrl-C to stop\n",
-            report::table(&walked.summary, &cx),
-            report::age(sample.every)
+            "\x1b[H\x1b[2J{}{}",
+            super::table::table(&walked.summary, &cx, fit),
+            crate::text::fit(&footer, width)
         )
     } else {
         report::json_line(&walked.summary, &cx)
@@ -343,10 +350,17 @@ async fn once(
             base,
         };
         let text = match a.format {
-            SummaryFormat::Table => report::table(summary, &cx),
+            SummaryFormat::Table => super::table::table(
+                summary,
+                &cx,
+                super::table::Fit {
+                    width: o.table_width(),
+                    height: None,
+                },
+            ),
             SummaryFormat::Json => report::json(summary, &cx),
             SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
-            SummaryFormat::Prometheus => super::prometheus::text(summary, a.by),
+            SummaryFormat::Prometheus => super::prometheus::text(summary, a.by, aliases),
         };
         let text = match &walked.since {
             Some(since) => with_since(text, a.format, since, o),

@@ -3,7 +3,8 @@
 //!
 //! - this module: the arithmetic. Pure: no I/O, no UI, `now` is a parameter.
 //! - [`histogram`]: the bounded age histogram behind the medians.
-//! - [`report`]: the summary as a table, JSON or CSV (pure, returns strings).
+//! - [`report`]: the summary as JSON or CSV, and the legend (pure, returns strings).
+//! - [`table`]: the summary as an aligned table, fitted to a terminal (pure).
 //! - [`prometheus`]: the summary in the Prometheus text format (pure).
 //! - [`command`]: `convo summary conversations`, which walks the list into a [`Summary`].
 //!
@@ -17,6 +18,7 @@ pub mod command;
 pub mod histogram;
 pub mod prometheus;
 pub mod report;
+pub mod table;
 
 use std::collections::HashMap;
 

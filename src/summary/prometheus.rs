@@ -3,8 +3,15 @@
 //! per bucket labelled by the grouping (`status`, `site` or `assignee`; `unassigned` is its own
 //! value), and no unlabelled total beside them (Prometheus sums). A walk cut short adds
 //! `convo_summary_complete 0`. Pure: returns the text.
+//!
+//! By site or assignee, a bucket whose UUID has a name in `[aliases]` (or the demo's names)
+//! also carries it as `site_name` / `assignee_name`: a label of the same series (the name
+//! follows from the UUID, so there are no more series than buckets), for legends and
+//! `sum by (site_name)`. A bucket with no name has no such label (an empty label is the same
+//! as none to Prometheus).
 
 use super::{Bucket, By, Key, Summary};
+use crate::config::Aliases;
 use crate::sla::Target;
 
 /// One gauge: name, help, and its value for a bucket (`None`: no sample).
@@ -61,6 +68,15 @@ fn label_value(k: &Key) -> String {
     }
 }
 
+/// The `NAME_name="…"` label of a bucket whose UUID has an alias.
+fn name_label(by: By, k: &Key, aliases: &Aliases) -> Option<String> {
+    let name = match k {
+        Key::Site(id) | Key::Assignee(Some(id)) => aliases.name(id)?,
+        _ => return None,
+    };
+    Some(format!("{}_name=\"{}\"", by.name(), escape(name)))
+}
+
 /// Escapes a label value: backslash, double quote and line feed, as the format asks.
 fn escape(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
@@ -75,8 +91,8 @@ fn escape(v: &str) -> String {
     out
 }
 
-/// The summary as exposition text.
-pub fn text(s: &Summary, by: By) -> String {
+/// The summary as exposition text; `aliases` name sites and agents.
+pub fn text(s: &Summary, by: By, aliases: &Aliases) -> String {
     let mut gauges = vec![COUNT, WAITING];
     if let Some(t) = s.sla() {
         if t.is_tracked(Target::FirstResponse) {
@@ -96,8 +112,11 @@ pub fn text(s: &Summary, by: By) -> String {
         ));
         for b in &buckets {
             if let Some(v) = (g.value)(b) {
+                let name = name_label(by, &b.key, aliases)
+                    .map(|l| format!(",{l}"))
+                    .unwrap_or_default();
                 out.push_str(&format!(
-                    "{}{{{}=\"{}\"}} {v}\n",
+                    "{}{{{}=\"{}\"{name}}} {v}\n",
                     g.name,
                     by.name(),
                     escape(&label_value(&b.key))

@@ -1,4 +1,5 @@
-//! A [`Summary`] as text: an aligned table for people, JSON and CSV for scripts. Pure: each
+//! A [`Summary`] as text for scripts (JSON and CSV), and the legend the table (`super::table`)
+//! prints under it. Pure: each
 //! function returns the whole output as a string (it is a few lines per bucket).
 //!
 //! Every string from the server (unknown statuses) and from the config (aliases) is sanitised
@@ -7,11 +8,10 @@
 use serde_json::{Value, json};
 
 use super::{Bucket, By, Key, Summary};
-use crate::api::{ConversationFilter, ListFilter, short_id};
+use crate::api::{ConversationFilter, ListFilter};
 use crate::config::Aliases;
 use crate::output::{CsvStyle, csv::push_record, json_terminal_safe};
 use crate::sla::Target;
-use crate::text;
 
 /// What a report needs besides the summary.
 #[derive(Debug, Clone, Copy)]
@@ -23,11 +23,6 @@ pub struct Context<'a> {
     /// The filters the walk used; each bucket's filter narrows them.
     pub base: &'a ConversationFilter,
 }
-
-/// Widest label in the table, in cells.
-const LABEL_MAX: usize = 32;
-/// Cells of the bar of the largest bucket.
-const BAR_MAX: usize = 20;
 
 /// An age for people: `2d 4h`, `3h 12m`, `47m`, `30s` (two units at most, rounded down).
 pub fn age(secs: i64) -> String {
@@ -43,27 +38,6 @@ pub fn age(secs: i64) -> String {
     }
 }
 
-fn opt_age(a: Option<i64>) -> String {
-    a.map(age).unwrap_or_else(|| "—".into())
-}
-
-fn pct(share: f64) -> String {
-    let p = share * 100.0;
-    if p == 100.0 || p == 0.0 {
-        format!("{p:.0}%")
-    } else {
-        format!("{p:.1}%")
-    }
-}
-
-fn bar(count: u64, widest: u64) -> String {
-    if count == 0 || widest == 0 {
-        return String::new();
-    }
-    let cells = ((count as f64 / widest as f64) * BAR_MAX as f64).round() as usize;
-    "█".repeat(cells.max(1))
-}
-
 /// The filters as `status=open, unassigned=true`, empty when none.
 fn filters_text(f: &ConversationFilter) -> String {
     f.query_pairs()
@@ -74,7 +48,7 @@ fn filters_text(f: &ConversationFilter) -> String {
 }
 
 /// The legend under the table: coverage, filters, `now`, and what stale and waiting mean.
-fn legend(s: &Summary, cx: &Context<'_>) -> Vec<String> {
+pub(super) fn legend(s: &Summary, cx: &Context<'_>) -> Vec<String> {
     let mut lines = vec![s.coverage().to_string()];
     let f = filters_text(cx.base);
     if !f.is_empty() {
@@ -106,105 +80,13 @@ fn legend(s: &Summary, cx: &Context<'_>) -> Vec<String> {
 }
 
 /// Which targets the summary counts against: (first response, resolution).
-fn tracked(s: &Summary) -> (bool, bool) {
+pub(super) fn tracked(s: &Summary) -> (bool, bool) {
     s.sla().map_or((false, false), |t| {
         (
             t.is_tracked(Target::FirstResponse),
             t.is_tracked(Target::Resolution),
         )
     })
-}
-
-/// The aligned table: one line per bucket, a total, then the legend.
-pub fn table(s: &Summary, cx: &Context<'_>) -> String {
-    let buckets = s.buckets(cx.by);
-    let widest = buckets.iter().map(|b| b.count).max().unwrap_or(0);
-    let (first, resolution) = tracked(s);
-    let cells = |label: String, b: &Bucket, bar_text: String| -> Vec<String> {
-        let mut v = vec![
-            label,
-            super::thousands(b.count),
-            pct(b.share),
-            bar_text,
-            opt_age(b.oldest_age),
-            opt_age(b.median_age),
-            super::thousands(b.stale),
-            super::thousands(b.waiting),
-            opt_age(b.oldest_waiting_age),
-        ];
-        if first {
-            v.push(super::thousands(b.sla.imminent));
-            v.push(super::thousands(b.sla.breaching));
-            v.push(opt_age(b.sla.longest_overdue));
-        }
-        if resolution {
-            v.push(super::thousands(b.sla.resolution_imminent));
-            v.push(super::thousands(b.sla.resolution_breaching));
-        }
-        v
-    };
-    let mut header: Vec<String> = [
-        &cx.by.name().to_uppercase(),
-        "COUNT",
-        "SHARE",
-        "",
-        "OLDEST",
-        "MEDIAN",
-        "STALE",
-        "WAITING",
-        "OLDEST WAITING",
-    ]
-    .iter()
-    .map(|h| h.to_string())
-    .collect();
-    if first {
-        header.extend(["IMMINENT", "BREACHING", "LONGEST OVERDUE"].map(String::from));
-    }
-    if resolution {
-        header.extend(["RES IMMINENT", "RES BREACHING"].map(String::from));
-    }
-    let mut rows = vec![header];
-    for b in &buckets {
-        let label = text::fit(&b.key.label(cx.aliases, short_id), LABEL_MAX).into_owned();
-        rows.push(cells(label, b, bar(b.count, widest)));
-    }
-    let total = s.total();
-    if !buckets.is_empty() {
-        rows.push(cells("total".into(), &total, String::new()));
-    }
-    let ncols = rows[0].len();
-    let widths: Vec<usize> = (0..ncols)
-        .map(|i| rows.iter().map(|r| text::width(&r[i])).max().unwrap_or(0))
-        .collect();
-    // Numbers and ages right-aligned, the label and the bar left-aligned.
-    let right = |i: usize| !matches!(i, 0 | 3);
-    let mut out = String::new();
-    for r in &rows {
-        let mut line = String::new();
-        for (i, c) in r.iter().enumerate() {
-            let pad = " ".repeat(widths[i].saturating_sub(text::width(c)));
-            if i > 0 {
-                line.push_str("  ");
-            }
-            if right(i) {
-                line.push_str(&pad);
-                line.push_str(c);
-            } else {
-                line.push_str(c);
-                line.push_str(&pad);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    if buckets.is_empty() {
-        out.push_str("(no conversations)\n");
-    }
-    for l in legend(s, cx) {
-        out.push_str(&l);
-        out.push('\n');
-    }
-    out
 }
 
 fn bucket_json(
@@ -430,37 +312,6 @@ mod tests {
         assert_eq!(age(3 * 3600 + 12 * 60), "3h 12m");
         assert_eq!(age(2 * 86_400 + 4 * 3600 + 59), "2d 4h");
         assert_eq!(age(86_400 * 3), "3d");
-    }
-
-    #[test]
-    fn table_is_aligned_sanitised_and_says_its_coverage() {
-        let s = summary();
-        let al = Aliases::default();
-        let base = ConversationFilter::default();
-        let cx = Context {
-            by: By::Status,
-            aliases: &al,
-            base: &base,
-        };
-        let t = table(&s, &cx);
-        assert!(!t.contains('\u{1b}'), "{t}");
-        assert!(t.contains("x␛[2J,y"), "{t}");
-        let lines: Vec<&str> = t.lines().collect();
-        assert!(lines[0].starts_with("STATUS"), "{t}");
-        assert!(lines[1].starts_with("open "), "{t}");
-        assert!(lines[1].contains(&"█".repeat(20)), "{t}");
-        assert!(lines[2].contains(&"█".repeat(10)), "{t}");
-        assert!(
-            lines[1].contains("2d 2h") && lines[1].contains("66.7%"),
-            "{t}"
-        );
-        assert!(
-            lines[3].starts_with("total") && lines[3].contains("100%"),
-            "{t}"
-        );
-        assert!(t.contains("3 of ≥3 loaded; more available"), "{t}");
-        let col = |l: &str| text::width(&l[..l.find("COUNT").unwrap_or(0)]);
-        assert_eq!(col(lines[0]), 9, "{t}");
     }
 
     #[test]

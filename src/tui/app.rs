@@ -56,12 +56,7 @@ pub fn breaching_view() -> View {
     }
 }
 
-/// A one-line message in the status line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
-    pub text: String,
-    pub error: bool,
-}
+pub use super::message::Message;
 
 /// Everything `App::new` needs; `run` fills it from the config, tests by hand.
 #[derive(Debug, Clone)]
@@ -98,7 +93,10 @@ pub struct App {
     pub history: super::history::History,
     /// The detail pane is open, scrolled by this many lines.
     pub detail: Option<usize>,
+    /// The status line's message and how long it stays true (see [`super::message`]).
     pub message: Option<Message>,
+    /// The last error the status line showed, whole (the help overlay shows it).
+    pub last_error: Option<super::message::LastError>,
     /// The built-in views first ("Unassigned open", "Breaching"), then the config's.
     pub views: Vec<View>,
     /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
@@ -145,6 +143,8 @@ pub struct App {
     pub prompt: Option<Prompt>,
     /// Each tab's quick search (`\`).
     pub search: PerTab<Search>,
+    /// Earlier search queries (↑ / ↓ in the search prompt).
+    pub search_history: super::search::History,
     /// Each tab's display sort (`>`, `<`, `=`).
     pub sort: PerTab<Sorting>,
     /// A whole-walk export in progress.
@@ -191,6 +191,7 @@ impl App {
             history: Default::default(),
             detail: None,
             message: None,
+            last_error: None,
             views,
             oldest_first: None,
             imminent: Default::default(),
@@ -214,6 +215,7 @@ impl App {
             profiles: Profiles::default(),
             prompt: None,
             search: PerTab::default(),
+            search_history: Default::default(),
             sort: PerTab::default(),
             walk_export: None,
             export_stream: None,
@@ -270,13 +272,15 @@ impl App {
             .position(|v| v.name.eq_ignore_ascii_case(name.trim()))
     }
 
-    /// Puts a saved view's filters on its tab (as a fresh start: no history entry) and
-    /// switches to that tab.
+    /// Puts a saved view on its tab (as a fresh start: no history entry) and switches to that
+    /// tab: its filters and, for an oldest-first view ("Breaching"), its order, load-all and
+    /// title, as `v` gives them.
     pub fn open_view_initially(&mut self, index: usize) {
         if let Some(v) = self.views.get(index).cloned() {
             self.active = v.tab;
             self.conversations.filter = v.conversations;
             self.visitors.filter = v.visitors;
+            self.oldest_first = v.oldest_first.then_some(u64::MAX);
         }
     }
 
@@ -293,11 +297,29 @@ impl App {
         super::layout::Areas::of(self).body_height()
     }
 
-    /// Sets the status line message.
+    /// Says something on the status line for a while (a notice).
     pub fn say(&mut self, text: impl Into<String>) {
-        self.message = Some(Message {
-            text: text.into(),
-            error: false,
-        });
+        self.post(Message::notice(text, self.now));
+    }
+
+    /// Says on the status line what failed; it stays until Esc or a newer message.
+    pub fn say_error(&mut self, text: impl Into<String>) {
+        self.post(Message::error(text));
+    }
+
+    /// Puts a message on the status line (news from the background does not cover an error
+    /// or a search's count).
+    pub fn post(&mut self, m: Message) {
+        if self
+            .message
+            .as_ref()
+            .is_none_or(|shown| m.may_replace(shown))
+        {
+            if m.error {
+                super::message::remember(&mut self.last_error, &m.text, self.now);
+            }
+            self.message = Some(m);
+            self.dirty = true;
+        }
     }
 }

@@ -70,8 +70,12 @@ pub enum Command {
     },
     /// Ring and notify: `count` conversations of a watched view became imminent.
     NotifyImminent { count: usize },
-    /// Put this text on the clipboard with OSC 52. Only ever a UUID (see `update`).
+    /// Put this text on the clipboard: the system's where reachable, else the terminal's
+    /// (OSC 52); answered by `Msg::Copied`. Only ever a UUID (see `update`).
     CopyToClipboard(String),
+    /// Put this text on the terminal's clipboard with OSC 52 (the system's failed). Only ever
+    /// a UUID.
+    CopyByTerminal(String),
     /// Open this URL in the browser (`$BROWSER`, else the platform's). Built only from the config's
     /// `web_url` template and a row's UUID.
     OpenUrl(String),

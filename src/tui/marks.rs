@@ -177,7 +177,8 @@ pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
     m.reload = None;
     m.revision += 1;
     m.new.extend(merged.new_ids.iter().copied());
-    for r in t.pager.rows()[..merged.live].iter() {
+    let live = merged.live_from..merged.live_from + merged.live;
+    for r in t.pager.rows().get(live).unwrap_or_default() {
         let id = r.id();
         if changed.contains(&id) && before.get(&id) != Some(&r.watch_hash()) {
             m.changed.insert(id);
@@ -197,16 +198,19 @@ pub enum HeadMerge {
     Failed,
 }
 
-/// Before a reload restarts the walk: remembers the rows loaded now, to compare the new walk
-/// (generation `t.generation + 1`) with them.
-pub fn before_reload<T: Watched + Clone + PartialEq, F: TabFilter>(t: &mut TabState<T, F>) {
+/// Before a reload's walk (of `generation`) takes the place of the rows on screen: remembers
+/// them, to compare the new walk's rows with them.
+pub fn before_reload<T: Watched + Clone + PartialEq, F: TabFilter>(
+    t: &mut TabState<T, F>,
+    generation: u64,
+) {
     let before = t
         .rows()
         .iter()
         .map(|r| (r.id(), r.watch_hash()))
         .collect::<HashMap<_, _>>();
     let m = &mut t.marks;
-    m.replace(t.generation + 1);
+    m.replace(generation);
     m.reload = (!before.is_empty()).then(|| ReloadDiff {
         before,
         ..ReloadDiff::default()
@@ -291,7 +295,8 @@ mod tests {
         let mut t = tab();
         let _ = t.next_fetch(5, Limit::DEFAULT);
         t.apply(Ok(page(&rows, 0, 10)), 5);
-        before_reload(&mut t);
+        let next = t.generation + 1;
+        before_reload(&mut t, next);
         let _ = t.restart(true);
         let mut fresh: Vec<Conversation> = (100..102).map(conversation).collect();
         fresh.extend(rows.iter().cloned());

@@ -11,7 +11,8 @@
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
 //!   [`marks`] (change marks), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
-//!   (`o`), [`keys`] (the key map, help, and `[keys]` in [`keys::config`]);
+//!   (`o`), [`clipboard`] (`y`), [`keys`] (the key map, help, and `[keys]` in
+//!   [`keys::config`]), [`message`] (the status line's message and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
 //! - the terminal: [`terminal`] (raw mode, alternate screen, mouse; restored on every way out,
 //!   signals included; left and taken again on Ctrl-Z), [`tasks`] (background tasks whose
@@ -48,6 +49,7 @@ macro_rules! with_tab {
 
 pub mod app;
 pub mod browser;
+pub mod clipboard;
 pub mod columns;
 pub mod command;
 pub mod export;
@@ -59,6 +61,7 @@ pub mod input;
 pub mod keys;
 pub mod layout;
 pub mod marks;
+pub mod message;
 pub mod msg;
 pub mod names;
 pub mod notify;
@@ -120,6 +123,17 @@ pub enum TuiError {
         key: String,
         message: String,
     },
+}
+
+impl TuiError {
+    /// The process's exit code for it: 2 for what the user can fix in the command line or the
+    /// config (as for `convo list`), 1 for the rest.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            TuiError::UnknownView { .. } | TuiError::Keys { .. } => 2,
+            TuiError::NotATerminal | TuiError::Io(_) | TuiError::Draw(_) => 1,
+        }
+    }
 }
 
 /// Builds the app from the config, resolving `--view` (before the terminal is touched).
@@ -258,6 +272,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     );
     rt.config_path = config.path.clone();
     rt.modes = Some(Box::new(terminal::Crossterm));
+    rt.clipboard = clipboard::Setup::from_env();
     #[cfg(feature = "testing")]
     {
         let at = crate::testing::panic_at();

@@ -71,6 +71,11 @@ pub enum Msg {
         text: String,
         error: bool,
     },
+    /// How [`super::command::Command::CopyToClipboard`] copied `text`.
+    Copied {
+        text: String,
+        how: super::clipboard::Copied,
+    },
     /// The answer to a [`super::command::Command::SwitchProfile`].
     ProfileLoaded {
         /// The switch's id (`Command::SwitchProfile`).

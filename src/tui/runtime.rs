@@ -10,7 +10,6 @@ use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine as _;
 use crossterm::event::{Event, MouseEventKind};
 use futures::{FutureExt, Stream, StreamExt};
 use ratatui::Terminal;
@@ -108,6 +107,9 @@ pub struct Runtime {
     store: Option<super::visitor_sync::StoreLink>,
     /// The user's fetches in flight: the visitor sync waits for them.
     user_fetches: std::sync::Arc<crate::store::sync::UserFetches>,
+    /// How `y` reaches a clipboard: none in tests (OSC 52), the session's in the app
+    /// ([`super::clipboard::Setup::from_env`]).
+    pub clipboard: super::clipboard::Setup,
     /// The last look being written at quit.
     pending_look: Option<tokio::sync::oneshot::Receiver<Result<(), crate::store::StoreError>>>,
 }
@@ -134,6 +136,7 @@ impl Runtime {
             store: None,
             user_fetches: Default::default(),
             pending_look: None,
+            clipboard: Default::default(),
         }
     }
 
@@ -349,8 +352,9 @@ impl Runtime {
                     query,
                     limit,
                 } => {
-                    // Only `L` asks ahead: its next page is wanted whatever the page brings.
-                    let ahead = with_tab!(ref app, tab, |t| t.load_all);
+                    // Only `L` and a reload read behind the rows on screen ask ahead: their next page
+                    // is wanted whatever the page brings.
+                    let ahead = with_tab!(ref app, tab, |t| t.asks_ahead(generation));
                     self.spawn(tab, generation, cursor, query, limit, false, ahead)
                 }
                 Command::FetchHead {
@@ -428,11 +432,29 @@ impl Runtime {
                         s.keep(rows.0, &self.tx);
                     }
                 }
-                Command::CopyToClipboard(text) => {
-                    // OSC 52: only the base64 of the text (a UUID) goes out, so nothing from
-                    // data can end the sequence early.
-                    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-                    write!(out, "\x1b]52;c;{b64}\x07")?;
+                Command::CopyToClipboard(text) => match self.clipboard.tool.clone() {
+                    Some(tool) => {
+                        // A program may take its time: on a thread of its own.
+                        let tx = self.tx.clone();
+                        std::thread::spawn(move || {
+                            let how = match super::clipboard::run(&tool, &text) {
+                                Ok(()) => super::clipboard::Copied::Tool(tool.name),
+                                Err(why) => super::clipboard::Copied::ToolFailed(tool.name, why),
+                            };
+                            let _ = tx.send(Msg::Copied { text, how });
+                        });
+                    }
+                    None => {
+                        out.write_all(super::clipboard::osc52(&text).as_bytes())?;
+                        out.flush()?;
+                        let how = super::clipboard::Copied::Terminal {
+                            tmux: self.clipboard.tmux,
+                        };
+                        let _ = self.tx.send(Msg::Copied { text, how });
+                    }
+                },
+                Command::CopyByTerminal(text) => {
+                    out.write_all(super::clipboard::osc52(&text).as_bytes())?;
                     out.flush()?;
                 }
             }

@@ -17,6 +17,21 @@ pub struct Demo {
 
 impl Demo {
     pub fn start(conversations: usize, visitors: usize, faults: Faults) -> Demo {
+        Demo::start_with(conversations, visitors, faults, None)
+    }
+
+    /// [`Demo::start`] with the newest row at `anchor` (as `convo --demo` has it: the clock,
+    /// so times carry fractions of a second).
+    pub fn start_at(conversations: usize, visitors: usize, anchor: jiff::Timestamp) -> Demo {
+        Demo::start_with(conversations, visitors, Faults::default(), Some(anchor))
+    }
+
+    fn start_with(
+        conversations: usize,
+        visitors: usize,
+        faults: Faults,
+        anchor: Option<jiff::Timestamp>,
+    ) -> Demo {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -30,7 +45,8 @@ impl Demo {
                 visitors,
                 latency: Duration::ZERO,
                 faults,
-                anchor: None,
+                anchor,
+                ..DemoOptions::default()
             }))
             .expect("demo server starts");
         Demo {

@@ -165,7 +165,7 @@ pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
         // Written: `e` offers a new name again, not the one now taken.
         app.export_path = None;
     }
-    app.message = Some(crate::tui::app::Message { text, error });
+    app.post(crate::tui::app::Message::new(text, error, app.now));
     app.dirty = true;
 }
 

@@ -15,7 +15,7 @@ use super::WalkExport;
 use super::update::export;
 use crate::api::Resource;
 use crate::text::one_line;
-use crate::tui::app::{App, Message};
+use crate::tui::app::App;
 use crate::tui::command::{Command, ExportKind};
 use crate::tui::keys::Action;
 use crate::tui::prompt::Prompt;
@@ -32,7 +32,8 @@ struct Walk {
 
 fn walk_of(app: &App, tab: Resource) -> Walk {
     with_tab!(ref app, tab, |t| Walk {
-        generation: t.generation,
+        // A walk read behind the rows (a reload) is a walk started over.
+        generation: t.next.as_ref().map_or(t.generation, |n| n.generation),
         loaded: t.pager.loaded(),
         done: t.pager.is_done(),
         failed: t.error.is_some(),
@@ -42,7 +43,7 @@ fn walk_of(app: &App, tab: Resource) -> Walk {
 }
 
 fn fail(app: &mut App, text: String) {
-    app.message = Some(Message { text, error: true });
+    app.say_error(text);
 }
 
 fn shown(path: &str) -> String {
@@ -96,6 +97,17 @@ pub fn on_prompt_key(
 /// Starts the whole walk of the active tab (as `L`: load every page, a failed page retried).
 fn start(app: &mut App, path: String) {
     let tab = app.active;
+    if with_tab!(ref app, tab, |t| t.next.is_some()) {
+        // Its walk would start over when the reload takes the screen.
+        return fail(
+            app,
+            format!(
+                "whole-walk export not started: a reload is under way or failed ({} tries it \
+                 again); nothing fetched, nothing written",
+                app.keymap.key_of(Action::Reload)
+            ),
+        );
+    }
     let generation = with_tab!(app, tab, |t| {
         t.error = None;
         t.load_all = true;

@@ -84,10 +84,10 @@ actions! {
     DrillVisitor = "drill_visitor", Rows, [Key::ch('V')], "the visitor's conversations";
     DrillSite = "drill_site", Rows, [Key::ch('W')], "the site's conversations";
     DrillAssignee = "drill_assignee", Rows, [Key::ch('A')], "the assignee's conversations";
-    Copy = "copy", Rows, [Key::ch('y')], "copy id (OSC 52)";
+    Copy = "copy", Rows, [Key::ch('y')], "copy id to the clipboard";
     Open = "open", Rows, [Key::ch('o')], "open in the web app";
     Export = "export", Rows, [Key::ch('e')], "export loaded rows or whole walk";
-    Search = "search", Find, [Key::ch('\\')], "search";
+    Search = "search", Find, [Key::ch('\\')], "search (↑ earlier searches)";
     SearchNext = "search_next", Find, [Key::ch('n')], "next match";
     SearchPrev = "search_prev", Find, [Key::ch('N')], "previous match";
     SortNext = "sort_next", Find, [Key::ch('>')], "sort by next column";

@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::ProfileSwitch;
-use crate::tui::app::{App, Message, Overlay, builtin_views};
+use crate::tui::app::{App, Overlay, builtin_views};
 use crate::tui::command::Command;
 use crate::tui::prompt::Prompt;
 
@@ -63,10 +63,10 @@ pub fn profile_loaded(
     let sw = match result {
         Ok(sw) => sw,
         Err(e) => {
-            app.message = Some(Message {
-                text: format!("profile not switched: {}", crate::text::one_line(&e, 300)),
-                error: true,
-            });
+            app.say_error(format!(
+                "profile not switched: {}",
+                crate::text::one_line(&e, 300)
+            ));
             return Vec::new();
         }
     };
@@ -117,14 +117,18 @@ pub fn profile_loaded(
     app.endpoint = sw.endpoint.clone();
     app.detail = None;
     app.overlay = Overlay::None;
-    // Ids in filters belong to the old service: both tabs start unfiltered.
-    app.conversations.filter = Default::default();
-    app.visitors.filter = Default::default();
-    app.conversations.pager = crate::pager::Pager::new(sw.page_size.get());
-    app.visitors.pager = crate::pager::Pager::new(sw.page_size.get());
+    // Ids in filters belong to the old service: both tabs start unfiltered. Their rows stay
+    // on screen until the new service has answered with its first page.
+    let limit = sw.page_size.get();
     let mut cmds = ended;
-    cmds.push(app.conversations.restart(false));
-    cmds.push(app.visitors.restart(false));
+    cmds.push(
+        app.conversations
+            .switch_service(Default::default(), limit, sw.name.clone()),
+    );
+    cmds.push(
+        app.visitors
+            .switch_service(Default::default(), limit, sw.name.clone()),
+    );
     if app.mouse != mouse_before {
         cmds.push(Command::SetMouse(app.mouse));
     }

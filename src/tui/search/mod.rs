@@ -1,13 +1,74 @@
 //! Quick search of a tab's loaded rows (`\`, then `n` / `N`): the rows whose shown text
-//! contains the query, case-insensitive. Works on indices into the pager's rows and follows
+//! contains the query, without regard to case or accents ([`fold`]). Works on indices into the pager's rows and follows
 //! the display order of [`super::sort`]. How keys change it: [`update`].
 
+pub mod fold;
 pub mod update;
 
 use super::columns::{Cells, Column};
 use super::sort::Sorting;
 use crate::api::Row;
 use crate::config::Aliases;
+
+/// Most queries the search prompt remembers.
+const HISTORY_MAX: usize = 100;
+
+/// Earlier queries (both tabs'), newest last, for ↑ and ↓ in the search prompt, as in
+/// shells, less and vim; and where ↑/↓ stand while the prompt is open.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    entries: Vec<String>,
+    /// The entry shown by ↑/↓ (`None`: the text being typed).
+    at: Option<usize>,
+    /// The text being typed before ↑ was first pressed, given back by ↓ past the newest.
+    draft: String,
+}
+
+impl History {
+    /// Remembers a submitted query (once: a repeat moves to the newest place).
+    pub fn push(&mut self, query: &str) {
+        let q = query.trim();
+        if q.is_empty() {
+            return;
+        }
+        self.entries.retain(|e| e != q);
+        self.entries.push(q.to_string());
+        if self.entries.len() > HISTORY_MAX {
+            self.entries.remove(0);
+        }
+    }
+
+    /// A prompt opens: ↑ starts from the newest entry again.
+    pub fn start(&mut self) {
+        self.at = None;
+        self.draft.clear();
+    }
+
+    /// ↑ (`back`) or ↓ from the prompt's `text`: the text to show, or `None` at either end.
+    pub fn step(&mut self, text: &str, back: bool) -> Option<String> {
+        let n = self.entries.len();
+        let next = match (self.at, back) {
+            (None, true) if n > 0 => {
+                self.draft = text.to_string();
+                Some(n - 1)
+            }
+            (Some(i), true) if i > 0 => Some(i - 1),
+            (Some(i), false) if i + 1 < n => Some(i + 1),
+            (Some(_), false) => {
+                self.at = None;
+                return Some(std::mem::take(&mut self.draft));
+            }
+            _ => return None,
+        };
+        self.at = next;
+        next.and_then(|i| self.entries.get(i).cloned())
+    }
+
+    /// The remembered queries, oldest first.
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+}
 
 /// The search of one tab.
 #[derive(Debug, Clone, Default)]
@@ -51,25 +112,27 @@ impl Search {
         }
         self.basis = basis;
         self.scans += 1;
-        self.matches = if self.query.is_empty() {
-            Vec::new()
-        } else {
-            let q = self.query.to_lowercase();
-            let has = |t: &str| t.to_lowercase().contains(&q);
-            rows.iter()
-                .enumerate()
-                .filter(|(_, r)| {
-                    columns
-                        .iter()
-                        .any(|c| r.text(*c, now, aliases).is_some_and(|t| has(&t)))
-                        // The visitor's name and e-mail, as the VISITOR column may show them.
-                        || r.visitor().and_then(|v| names.get(&v)).is_some_and(|l| {
-                            l.name.as_deref().is_some_and(has) || l.email.as_deref().is_some_and(has)
-                        })
-                })
-                .map(|(i, _)| i)
-                .collect()
-        };
+        self.matches.clear();
+        let needle = fold::Needle::new(&self.query);
+        if needle.is_empty() {
+            return;
+        }
+        // One scratch buffer for the whole scan: no allocation per row for the folding.
+        let mut buf = String::new();
+        for (i, r) in rows.iter().enumerate() {
+            let mut has = |t: &str| needle.is_in(t, &mut buf);
+            let hit = columns
+                .iter()
+                .any(|c| r.text(*c, now, aliases).is_some_and(|t| has(&t)))
+                // The visitor's name and e-mail, as the VISITOR column may show them.
+                || r.visitor().and_then(|v| names.get(&v)).is_some_and(|l| {
+                    l.name.as_deref().is_some_and(&mut has)
+                        || l.email.as_deref().is_some_and(&mut has)
+                });
+            if hit {
+                self.matches.push(i);
+            }
+        }
     }
 
     /// Matches as (display position, row index), in display order.
@@ -91,6 +154,15 @@ impl Search {
             v.iter().position(|(p, _)| *p > from).unwrap_or(0)
         };
         v.get(k).map(|(_, i)| (*i, k + 1))
+    }
+
+    /// The number (1-based, in display order) of row `i` among the matches, if it is one.
+    pub fn rank(&self, order: &Sorting, i: usize) -> Option<usize> {
+        if !self.is_match(i) {
+            return None;
+        }
+        let p = order.pos(i);
+        Some(1 + self.matches.iter().filter(|&&j| order.pos(j) < p).count())
     }
 
     /// The first match at or after display position `from`, wrapping (search as you type).

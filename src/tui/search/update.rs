@@ -1,21 +1,31 @@
 //! How `\`, typing in the search prompt, `n` and `N` change the app.
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::api::Resource;
-use crate::tui::app::App;
+use crate::tui::app::{App, Message};
 use crate::tui::keys::Action;
+use crate::tui::message::Life;
 use crate::tui::prompt::{LineEdit, Prompt, edit_line};
 use crate::tui::sort::update::{select_row, selected};
 
-/// `\`: opens the search prompt with the tab's query.
+/// `\`: opens the search prompt empty, as less, vim and shells do (↑ brings back earlier
+/// queries); the tab's search stays on screen until the prompt's text is edited.
 pub fn open(app: &mut App) {
-    let q = app.search.get(app.active).query.clone();
-    app.prompt = Some(Prompt::Search(q));
+    app.search_history.start();
+    app.prompt = Some(Prompt::Search(String::new()));
 }
 
-/// A key in the search prompt (search as you type).
+/// A key in the search prompt (search as you type; ↑ / ↓ walk the earlier queries).
 pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
+    if matches!(k.code, KeyCode::Up | KeyCode::Down) {
+        if let Some(recalled) = app.search_history.step(&text, k.code == KeyCode::Up) {
+            set_query(app, recalled.clone());
+            app.prompt = Some(Prompt::Search(recalled));
+            jump_to_first_match(app);
+        }
+        return;
+    }
     match edit_line(&mut text, k) {
         LineEdit::Cancel => {
             app.prompt = None;
@@ -24,17 +34,16 @@ pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
         }
         LineEdit::Submit => {
             app.prompt = None;
-            let n = app.search.get(app.active).matches.len();
             if text.is_empty() {
-                app.message = None;
-            } else {
-                app.say(format!(
-                    "{n} match{} · {} next · {} previous",
-                    if n == 1 { "" } else { "es" },
-                    app.keymap.key_of(Action::SearchNext),
-                    app.keymap.key_of(Action::SearchPrev)
-                ));
+                // Nothing typed: the prompt's (empty) text is the search.
+                if !app.search.get(app.active).query.is_empty() {
+                    set_query(app, String::new());
+                    app.say("search cleared");
+                }
+                return;
             }
+            app.search_history.push(&text);
+            say_search(app, false);
         }
         LineEdit::Changed => {
             set_query(app, text.clone());
@@ -96,16 +105,72 @@ pub fn step_match(app: &mut App, back: bool) {
             app.keymap.key_of(Action::Search)
         ));
     }
-    let total = s.matches.len();
     let from = order.pos(selected(app));
-    match s.next_match(order, from, back) {
-        Some((i, k)) => {
-            select_row(app, i);
-            app.say(format!("match {k} of {total}"));
-        }
-        None => {
-            let q = crate::text::one_line(&s.query, 40);
-            app.say(format!("no match for {q:?} in the loaded rows"));
-        }
+    if let Some((i, _)) = s.next_match(order, from, back) {
+        select_row(app, i);
     }
+    say_search(app, true);
+}
+
+/// Puts the search's words on the status line: they stay while the search does, and follow
+/// its matches (rows that arrive, a refresh) meanwhile.
+fn say_search(app: &mut App, stepped: bool) {
+    if let Some(m) = search_message(app, stepped) {
+        app.post(m);
+    }
+}
+
+/// The active tab's search's words as a message that lasts while the search does; `None`
+/// without a search.
+pub fn search_message(app: &App, stepped: bool) -> Option<Message> {
+    let query = &app.search.get(app.active).query;
+    (!query.is_empty()).then(|| Message {
+        text: search_words(app, stepped),
+        error: false,
+        life: Life::Search {
+            tab: app.active,
+            query: query.clone(),
+            stepped,
+        },
+    })
+}
+
+/// The words of the active tab's search now: "match k of n" after `n`/`N` (`stepped`) while
+/// the selected row is a match, else the count and the keys that step through the matches,
+/// or that nothing matched.
+pub fn search_words(app: &App, stepped: bool) -> String {
+    let (s, order) = (app.search.get(app.active), app.sort.get(app.active));
+    let total = s.matches.len();
+    if stepped
+        && total > 0
+        && let Some(k) = s.rank(order, selected(app))
+    {
+        return format!("match {k} of {total}");
+    }
+    match_count(app)
+}
+
+/// The active tab's match count and the keys that step through the matches, or that
+/// nothing matched.
+fn match_count(app: &App) -> String {
+    let n = app.search.get(app.active).matches.len();
+    if n == 0 {
+        return no_match(app);
+    }
+    format!(
+        "{n} match{} · {} next · {} previous",
+        if n == 1 { "" } else { "es" },
+        app.keymap.key_of(Action::SearchNext),
+        app.keymap.key_of(Action::SearchPrev)
+    )
+}
+
+/// e.g. `no match for "Mia" in 100 loaded rows`.
+fn no_match(app: &App) -> String {
+    let q = crate::text::one_line(&app.search.get(app.active).query, 40);
+    let n = with_tab!(ref app, app.active, |t| t.rows().len());
+    format!(
+        "no match for \"{q}\" in {n} loaded row{}",
+        if n == 1 { "" } else { "s" }
+    )
 }

@@ -30,6 +30,10 @@ pub struct Sorting {
     pub inv: Vec<usize>,
     /// The first display position on screen while sorted.
     pub offset: usize,
+    /// The selection stays on the first row of the display order (an oldest-first view just
+    /// opened: its oldest row) while pages arrive and the order changes, until the user moves
+    /// it or chooses another sort.
+    pub follow_top: bool,
     /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
     basis: Option<(u64, usize, u64)>,
     /// Rows the last full sort covered (rows after them arrived during `L`).

@@ -30,7 +30,7 @@ pub fn refresh(app: &mut App, force: bool) {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active;
         let s = app.sort.get_mut(tab);
-        with_tab!(ref app, tab, |t| {
+        let top = with_tab!(ref app, tab, |t| {
             s.refresh(
                 t.rows(),
                 (t.generation, t.marks.revision()),
@@ -39,11 +39,25 @@ pub fn refresh(app: &mut App, force: bool) {
                 // `L` still loading (it stays on after the walk ends)
                 t.load_all && t.pager.has_more() && t.error.is_none(),
             );
-            if s.sorted() {
-                s.scroll_to(t.selected, t.rows().len(), body);
+            if s.sorted() && s.follow_top && !t.rows().is_empty() {
+                s.offset = 0;
+                Some(s.row_at(0))
+            } else {
+                if s.sorted() {
+                    s.scroll_to(t.selected, t.rows().len(), body);
+                }
+                None
             }
         });
+        if let Some(i) = top {
+            with_tab!(app, tab, |t| t.selected = i);
+        }
     }
+}
+
+/// The user moved the selection (or chose a sort): it no longer follows the first row.
+pub fn stop_following(app: &mut App, tab: Resource) {
+    app.sort.get_mut(tab).follow_top = false;
 }
 
 /// The selected row (an index into the loaded rows) of the active tab.
@@ -106,6 +120,7 @@ pub fn cycle_sort(app: &mut App, back: bool) {
 
 /// The sort changed: recompute it, keep the selected row selected and on screen.
 fn resorted(app: &mut App) {
+    stop_following(app, app.active);
     refresh(app, true);
     let sel = selected(app);
     select_row(app, sel);

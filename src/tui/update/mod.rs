@@ -10,6 +10,7 @@ use super::filter_form::{FilterForm, FormOutcome};
 use super::history::{Place, TabPlace};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
+use super::message::{Life, after};
 use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::{Retry, ScreenLine};
@@ -115,20 +116,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             let shown = crate::text::one_line(&email, 60);
             match result {
-                Err(e) => {
-                    app.message = Some(super::app::Message {
-                        text: format!(
-                            "visitor email {shown}: the lookup failed: {}",
-                            crate::text::one_line(&e, 200)
-                        ),
-                        error: true,
-                    })
-                }
+                Err(e) => app.say_error(format!(
+                    "visitor email {shown}: the lookup failed: {}",
+                    crate::text::one_line(&e, 200)
+                )),
                 Ok(ids) if ids.is_empty() => {
-                    app.message = Some(super::app::Message {
-                        text: format!("no visitor with this e-mail: {shown}"),
-                        error: true,
-                    })
+                    app.say_error(format!("no visitor with this e-mail: {shown}"))
                 }
                 Ok(ids) => {
                     let f = ConversationFilter {
@@ -174,8 +167,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.dirty = true;
         }
         Msg::Notice { text, error } => {
-            app.message = Some(Message { text, error });
+            app.post(Message::new(text, error, app.now));
             app.dirty = true;
+        }
+        Msg::Copied { text, how } => {
+            if matches!(how, super::clipboard::Copied::ToolFailed(..)) {
+                cmds.push(Command::CopyByTerminal(text.clone()));
+            }
+            let (words, error) = how.words(&text);
+            app.post(Message::new(words, error, app.now));
         }
         Msg::ProfileLoaded { id, result } => {
             cmds.extend(profiles::update::profile_loaded(app, id, result));
@@ -188,7 +188,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             let now = app.now;
             with_tab!(app, tab, |t| {
-                if t.generation == generation && t.pager.is_loading() {
+                if t.loading(generation) {
                     t.retry = Some(Retry {
                         until: now.checked_add(notice.wait).unwrap_or(now),
                         attempt: notice.attempt,
@@ -220,6 +220,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
+    super::message::update::settle(app);
     cmds
 }
 
@@ -235,9 +236,14 @@ fn since_look_message(app: &mut App) {
     }
     let (new, changed) = app.conversations.marks.counts(generation);
     let when = super::names::since_words(app.now, &app.tz, taken_at);
-    app.message = Some(super::app::Message {
+    app.post(Message {
         text: format!("{new} new, {changed} changed since {when}"),
         error: false,
+        life: super::message::Life::Walk {
+            tab: Resource::Conversations,
+            generation,
+            until: super::message::later(app.now),
+        },
     });
     app.dirty = true;
 }
@@ -260,7 +266,9 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
     let bug = format!("internal error (a bug in convo): {message}");
     match task {
         Task::Page { tab, generation } => with_tab!(app, tab, |t| {
-            if t.generation == generation && t.pager.is_loading() {
+            if t.next.as_ref().is_some_and(|n| n.generation == generation) {
+                t.next_failed(bug);
+            } else if t.generation == generation && t.pager.is_loading() {
                 t.fail(bug);
             }
         }),
@@ -272,26 +280,22 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
         }),
         Task::Export => {
             app.export_stream = None;
-            app.message = Some(super::app::Message {
-                text: format!("export failed: {bug}; the file may be incomplete"),
-                error: true,
-            });
+            app.say_error(format!("export failed: {bug}; the file may be incomplete"));
         }
         Task::Profile => {
             app.profiles.switching = None;
-            app.message = Some(super::app::Message {
-                text: format!("profile not switched: {bug}"),
-                error: true,
-            });
+            app.say_error(format!("profile not switched: {bug}"));
         }
     }
     app.dirty = true;
 }
 
-/// The user moved the selection to another row: that row's mark goes.
+/// The user moved the selection to another row: that row's mark goes, and the selection no
+/// longer follows the first row of an oldest-first view.
 fn seen_selection(app: &mut App, before: Option<uuid::Uuid>) {
     if app.selected_id() != before {
         with_tab!(app, app.active, |t| marks::selected(t));
+        sort::update::stop_following(app, app.active);
     }
 }
 
@@ -335,11 +339,44 @@ fn visitors_page(r: Result<Loaded, ApiError>) -> Result<Page<crate::api::Visitor
     }
 }
 
+/// A page of a walk read behind the rows on screen (a reload, another profile): once it has
+/// read deep enough, it takes their place, a reload's rows compared with them for marks. True
+/// when the page was that walk's.
+fn on_next_page<T: marks::Watched + Clone + PartialEq, F: super::tab::TabFilter>(
+    t: &mut super::tab::TabState<T, F>,
+    generation: u64,
+    result: Result<Page<T>, ApiError>,
+    body: usize,
+) -> bool {
+    let Some(n) = t.next.as_ref().filter(|n| n.generation == generation) else {
+        return false;
+    };
+    if !n.pager.is_loading() {
+        return true; // not asked for: dropped
+    }
+    let reload = n.why == super::tab::Replacing::Reload;
+    if t.next_page(result) {
+        if reload {
+            marks::before_reload(t, generation);
+        }
+        t.take_next(body);
+        marks::after_page(t, 0);
+    }
+    true
+}
+
 fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded, ApiError>) {
     let body = app.body_height();
     match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
+            if t.next.is_some() {
+                if on_next_page(t, generation, conversations_page(result), body) {
+                    since_look_message(app);
+                    app.dirty = true;
+                }
+                return;
+            }
             if t.generation != generation || !t.pager.is_loading() {
                 return; // an older walk's answer: dropped
             }
@@ -350,6 +387,12 @@ fn on_page(app: &mut App, tab: Resource, generation: u64, result: Result<Loaded,
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
+            if t.next.is_some() {
+                if on_next_page(t, generation, visitors_page(result), body) {
+                    app.dirty = true;
+                }
+                return;
+            }
             if t.generation != generation || !t.pager.is_loading() {
                 return;
             }
@@ -428,15 +471,47 @@ fn on_head(
         let n = merged.left_ids.len();
         said.push(format!("{n} row{} left the list", plural(n)));
     }
-    if merged.cut {
+    if merged.cut && merged.from_end {
+        // An oldest-first view: the oldest rows, shown first, are the ones re-read.
+        said.push(format!(
+            "only the oldest {} rows (shown first) are kept live; newer ones are as loaded, \
+             {} reads them again (refresh_max_pages = {})",
+            merged.live,
+            app.keymap.key_of(Action::Reload),
+            app.refresh_max_pages
+        ));
+    } else if merged.cut {
         said.push(format!(
             "only the top {} rows are kept live (refresh_max_pages = {})",
             merged.live, app.refresh_max_pages
         ));
     }
-    // An error the user has not dealt with stays; the footer counts the marks anyway.
-    if !said.is_empty() && !app.message.as_ref().is_some_and(|m| m.error) {
-        app.say(said.join(" · "));
+    // News from the background: it does not cover an error the user has not dealt with or
+    // a search's count (the footer counts the marks anyway), and goes when it stops being
+    // true: after a while, with another walk, or once no more rows than the live ones are
+    // loaded.
+    if !said.is_empty() {
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let until = after(app.now, super::message::NEWS_SECS);
+        let life = if merged.cut {
+            Life::Cut {
+                tab,
+                generation,
+                live: merged.live,
+                until,
+            }
+        } else {
+            Life::Walk {
+                tab,
+                generation,
+                until,
+            }
+        };
+        app.post(Message {
+            text: said.join(" · "),
+            error: false,
+            life,
+        });
     }
     app.dirty = true;
     Some(merged)
@@ -455,11 +530,21 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
         let due = app.last_refresh.as_second().saturating_add(secs as i64);
         // Not while an export of the tab is written: its rows must stay where they are.
         if now.as_second() >= due && !export::update::exporting(app, app.active) {
-            // Not while one is under way; the next period starts when it ends.
+            // Not while one is under way; the next period starts when it ends. A reload
+            // (or profile) whose walk failed behind the rows on screen is tried again instead.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
-            if let Some(c) = with_tab!(app, app.active, |t| t.head_fetch(limit, max_pages)) {
-                cmds.push(c);
+            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let (c, retried) = with_tab!(app, app.active, |t| {
+                if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
+                    (Some(t.reload(max_pages, whole)), true)
+                } else {
+                    (t.head_fetch(limit, max_pages, whole), false)
+                }
+            });
+            if retried {
+                app.last_refresh = now;
             }
+            cmds.extend(c);
         }
     }
 }
@@ -654,22 +739,25 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             drill(app, action, cmds)
         }
         Action::Copy => match app.selected_id() {
-            // Only a UUID's text ever goes into the OSC 52 sequence.
+            // Only a UUID's text is ever copied (a program's input, an OSC 52 sequence).
+            // The runtime says how it was copied (Msg::Copied).
             Some(id) => {
                 cmds.push(Command::CopyToClipboard(id.to_string()));
-                app.say(format!("copied {id}"));
+                app.say(format!("copying {id}…"));
             }
             None => app.say("no row selected"),
         },
         Action::Reload => {
             let max_pages = app.refresh_max_pages;
+            // An oldest-first view reads the whole list again before it shows it: its first
+            // rows are the list's last.
+            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
             let c = with_tab!(app, app.active, |t| {
-                if t.error.is_some() {
+                if t.error.is_some() && t.next.is_none() {
                     t.error = None; // retry the failed page; loaded rows stay
                     None
                 } else {
-                    marks::before_reload(t);
-                    Some(t.reload(max_pages))
+                    Some(t.reload(max_pages, whole))
                 }
             });
             cmds.extend(c);
@@ -684,10 +772,25 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             };
             app.say(text);
         }
-        Action::LoadAll => with_tab!(app, app.active, |t| {
-            t.load_all = true;
-            t.error = None;
-        }),
+        Action::LoadAll => {
+            // The walk on screen waits while a reload (or another profile) is read behind
+            // it: L would load nothing, and say it does.
+            let waiting = with_tab!(ref app, app.active, |t| t.next.is_some());
+            if waiting {
+                // Said as an error: the status line shows the failed reload's error before a
+                // notice, and this is what L met.
+                app.message = Some(Message::error(format!(
+                    "L waits for the reload: it loads the rest once the reload has answered \
+                     ({} tries it again)",
+                    app.keymap.key_of(Action::Reload)
+                )));
+            } else {
+                with_tab!(app, app.active, |t| {
+                    t.load_all = true;
+                    t.error = None;
+                });
+            }
+        }
         Action::Summary => {
             summary_pane::update::open(app);
             if matches!(app.overlay, Overlay::Summary(_)) {
@@ -989,18 +1092,25 @@ fn keep_oldest_first(app: &mut App) {
         .map(|v| v.conversations.clone());
     if filters.as_ref() != Some(&app.conversations.filter) {
         app.oldest_first = None;
+        sort::update::stop_following(app, Resource::Conversations);
         return;
     }
     let generation = app.conversations.generation;
     if set_for != generation {
         app.conversations.load_all = true;
-        app.sort.get_mut(Resource::Conversations).preset(
+        let s = app.sort.get_mut(Resource::Conversations);
+        s.preset(
             crate::tui::sort::Sort {
                 col: crate::tui::columns::Column::Created,
                 desc: false,
             },
             generation,
         );
+        // Just opened: on its first (oldest) row, whatever order the pages come in. A
+        // reload keeps where the user was (on their row, or still on the first).
+        if set_for == u64::MAX {
+            s.follow_top = true;
+        }
         app.oldest_first = Some(generation);
     }
 }

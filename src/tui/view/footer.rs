@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use crate::api::Resource;
 use crate::pager::Warnings;
 use crate::tui::app::App;
-use crate::tui::tab::{TabFilter, TabState};
+use crate::tui::tab::{Replacing, TabFilter, TabState};
 
 /// What the footer says about one tab's walk, as plain spans.
 fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
@@ -18,8 +18,10 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
 ) -> (Vec<Span<'static>>, Warnings) {
     let n = t.pager.loaded();
     let mut spans = Vec::new();
+    // The row's place on the screen: in a display sort (an oldest-first view), its place in
+    // that order, not in the service's.
     let position = if n > 0 {
-        format!(" row {} · ", t.selected + 1)
+        format!(" row {} · ", app.sort.get(t.tab).pos(t.selected) + 1)
     } else {
         " ".to_string()
     };
@@ -62,6 +64,29 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
             format!(" · {what}: retry in {secs}s"),
             Style::new().fg(Color::Yellow),
         ));
+    } else if let Some(n) = &t.next {
+        // A walk read behind the rows shown: how far it got, or that it failed.
+        let text = match (&n.error, &n.why) {
+            (Some(_), Replacing::Reload) => " · reload failed".to_string(),
+            (Some(_), Replacing::Profile(_)) => " · profile not loaded".to_string(),
+            (None, Replacing::Profile(name)) => {
+                format!(" · loading profile {}…", crate::text::one_line(name, 40))
+            }
+            (None, Replacing::Reload) if n.depth == usize::MAX => {
+                format!(" · reloading: {} rows read again…", n.pager.rows().len())
+            }
+            (None, Replacing::Reload) => format!(
+                " · reloading: {} of {} rows read again…",
+                n.pager.rows().len(),
+                n.depth
+            ),
+        };
+        let style = if n.error.is_some() {
+            Style::new().fg(Color::Red)
+        } else {
+            Style::new().fg(Color::Cyan)
+        };
+        spans.push(Span::styled(text, style));
     } else if t.pager.is_loading() && t.pager.pages() > 0 {
         spans.push(Span::styled(" · loading…", Style::new().dim()));
     } else if t.error.is_some() {

@@ -49,8 +49,28 @@ fn mark_lines() -> Vec<Line<'static>> {
     ]
 }
 
-/// Draws the overlay: two columns of groups on wide terminals, one scrollable column on
-/// narrow ones.
+/// The last error the status line showed, whole (the line cuts it at the terminal's edge),
+/// wrapped to `width` cells, with a blank line under it; none without an error.
+fn last_error_lines(app: &App, width: usize) -> Vec<Line<'static>> {
+    let Some(e) = &app.last_error else {
+        return Vec::new();
+    };
+    let when = e.at.to_zoned(app.tz.clone()).strftime("%H:%M:%S");
+    let mut v = vec![Line::from(Span::styled(
+        format!("Last error ({when})"),
+        Style::new().fg(Color::Red).bold(),
+    ))];
+    v.extend(
+        crate::text::wrap(&e.text, width.saturating_sub(1).max(10))
+            .into_iter()
+            .map(|l| Line::from(format!(" {l}"))),
+    );
+    v.push(Line::default());
+    v
+}
+
+/// Draws the overlay: the last error, whole, on top; then two columns of groups on wide
+/// terminals, one scrollable column on narrow ones.
 pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
     let full = frame.area();
     let block = Block::default()
@@ -62,17 +82,24 @@ pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
         let left = group_lines(app, &Group::ALL[..4]);
         let mut right = group_lines(app, &Group::ALL[4..]);
         right.extend(mark_lines());
-        let h = left.len().max(right.len()) as u16 + 2;
+        let error = last_error_lines(app, 98);
+        let h = (left.len().max(right.len()) + error.len()) as u16 + 2;
         let area = super::centered(full, 100, h);
         frame.render_widget(Clear, area);
         let inner = block.inner(area);
         frame.render_widget(block, area);
+        let [top, inner] =
+            Layout::vertical([Constraint::Length(error.len() as u16), Constraint::Min(0)])
+                .areas(inner);
+        frame.render_widget(Paragraph::new(error), top);
         let [l, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
             .areas(inner);
         frame.render_widget(Paragraph::new(left).scroll((scroll, 0)), l);
         frame.render_widget(Paragraph::new(right).scroll((scroll, 0)), r);
     } else {
-        let mut lines = group_lines(app, &Group::ALL);
+        let width = full.width.min(60).saturating_sub(2) as usize;
+        let mut lines = last_error_lines(app, width);
+        lines.extend(group_lines(app, &Group::ALL));
         lines.extend(mark_lines());
         let area = super::centered(full, 60, lines.len() as u16 + 2);
         frame.render_widget(Clear, area);

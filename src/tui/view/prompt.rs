@@ -18,7 +18,14 @@ pub fn draw(app: &App, frame: &mut Frame) {
         return;
     };
     match p {
-        Prompt::Search(text) => line(app, frame, "search (Enter keeps, Esc clears): ", text),
+        Prompt::Search(text) => {
+            let label = if app.search_history.entries().is_empty() {
+                "search (Enter keeps, Esc clears): "
+            } else {
+                "search (Enter keeps, Esc clears, ↑ earlier): "
+            };
+            line(app, frame, label, text)
+        }
         Prompt::Export(text) => {
             let long = format!(
                 "export to (.csv or .jsonl{}; Enter writes, never overwrites; Esc cancels): ",

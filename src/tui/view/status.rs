@@ -10,35 +10,68 @@ use crate::api::Resource;
 use crate::text::fit;
 use crate::tui::app::App;
 use crate::tui::keys::Action;
-use crate::tui::tab::Retry;
+use crate::tui::tab::{Replacing, Retry, TabFilter, TabState};
+
+/// A walk read behind the rows on screen that failed: what failed, why, and that the rows
+/// stay (`None` while there is no such failure).
+fn next_failed<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
+    app: &App,
+    t: &TabState<T, F>,
+) -> Option<String> {
+    let n = t.next.as_ref()?;
+    let e = n.error.as_ref()?;
+    let again = app.keymap.key_of(Action::Reload);
+    Some(match &n.why {
+        // What to do and what stays first: the cause may be cut at the edge.
+        Replacing::Reload => format!(
+            " reload failed ({again} tries again; the {} rows shown are kept): {e}",
+            t.rows().len()
+        ),
+        Replacing::Profile(name) => format!(
+            " profile {} not loaded ({again} tries again; the rows shown are the previous \
+             profile's): {e}",
+            crate::text::one_line(name, 40)
+        ),
+    })
+}
 
 /// Draws the status line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (retry, error, refresh_error) = match app.active {
+    let (retry, error, refresh_error, next) = match app.active {
         Resource::Conversations => {
             let t = &app.conversations;
-            (&t.retry, &t.error, &t.refresh_error)
+            (&t.retry, &t.error, &t.refresh_error, next_failed(app, t))
         }
         Resource::Visitors => {
             let t = &app.visitors;
-            (&t.retry, &t.error, &t.refresh_error)
+            (&t.retry, &t.error, &t.refresh_error, next_failed(app, t))
         }
     };
     let width = area.width as usize;
     let reload = app.keymap.key_of(Action::Reload);
     let line = if let Some(r) = retry {
         Line::from(Span::styled(
-            fit(&retry_text(app, r), width).into_owned(),
+            fit_whole_elsewhere(app, &retry_text(app, r), width),
             Style::new().fg(Color::Yellow),
         ))
-    } else if let Some(e) = error {
-        let mut text = format!(" error ({reload} to retry; loaded rows stay): {e}");
-        // An error message (e.g. why an export was not written) goes first, not under it.
+    } else if let Some(mut text) = next {
+        // As with an error below: a refusal said meanwhile goes first, not under it.
         if let Some(m) = app.message.as_ref().filter(|m| m.error) {
             text = format!(" {} ·{text}", m.text);
         }
         Line::from(Span::styled(
             fit(&text, width).into_owned(),
+            Style::new().fg(Color::Red),
+        ))
+    } else if let Some(e) = error {
+        // The cause first: at the terminal's edge it is the hint that is cut, not the fix.
+        let mut text = format!(" error: {e} · {reload} retries; loaded rows stay");
+        // An error message (e.g. why an export was not written) goes first, not under it.
+        if let Some(m) = app.message.as_ref().filter(|m| m.error) {
+            text = format!(" {} ·{text}", m.text);
+        }
+        Line::from(Span::styled(
+            fit_whole_elsewhere(app, &text, width),
             Style::new().fg(Color::Red),
         ))
     } else if let Some(p) = crate::tui::export::walk::progress(app)
@@ -49,19 +82,20 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Cyan),
         ))
     } else if let Some(m) = &app.message {
-        let style = if m.error {
-            Style::new().fg(Color::Red)
+        let text = format!(" {}", m.text);
+        let (text, style) = if m.error {
+            (
+                fit_whole_elsewhere(app, &text, width),
+                Style::new().fg(Color::Red),
+            )
         } else {
-            Style::new()
+            (fit(&text, width).into_owned(), Style::new())
         };
-        Line::from(Span::styled(
-            fit(&format!(" {}", m.text), width).into_owned(),
-            style,
-        ))
+        Line::from(Span::styled(text, style))
     } else if let Some(e) = refresh_error {
         let text = format!(" refresh failed: {e} · rows shown are kept");
         Line::from(Span::styled(
-            fit(&text, width).into_owned(),
+            fit_whole_elsewhere(app, &text, width),
             Style::new().fg(Color::Yellow),
         ))
     } else {
@@ -101,4 +135,17 @@ pub fn retry_text(app: &App, r: &Retry) -> String {
         " {}: retrying in {secs}s (attempt {}) · rows shown are kept",
         r.reason, r.attempt
     )
+}
+
+/// An error's line, fitted to `width`: cut at the edge, it ends with where to read it whole
+/// (the help overlay's last-error lines).
+fn fit_whole_elsewhere(app: &App, text: &str, width: usize) -> String {
+    if crate::text::width(&crate::text::sanitize(text)) <= width {
+        return fit(text, width).into_owned();
+    }
+    let hint = format!(" ({} shows all)", app.keymap.key_of(Action::Help));
+    match width.checked_sub(crate::text::width(&hint)) {
+        Some(room) if room >= 20 => format!("{}{hint}", fit(text, room)),
+        _ => fit(text, width).into_owned(),
+    }
 }

@@ -249,7 +249,9 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     } else {
         tab.screen_lines(body, true)
     };
-    let query = search.query.to_lowercase();
+    // Cells are marked as the search matched them: without regard to case or accents.
+    let needle = crate::tui::search::fold::Needle::new(&search.query);
+    let scratch = std::cell::RefCell::new(String::new());
     let cells = |r: &T, hit: bool| {
         columns
             .iter()
@@ -259,7 +261,7 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
                 let cl = cell(app, r, *c, n as usize);
                 let matched = hit
                     && r.text(*c, app.now, &app.aliases)
-                        .is_some_and(|t| t.to_lowercase().contains(&query));
+                        .is_some_and(|t| needle.is_in(&t, &mut scratch.borrow_mut()));
                 if matched { cl.style(match_style()) } else { cl }
             })
             .collect::<Vec<_>>()

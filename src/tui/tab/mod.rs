@@ -8,6 +8,9 @@ use super::command::{Command, Query};
 use crate::api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
 use crate::pager::{Merged, Pager, Reread};
 
+mod next;
+pub use next::{NextWalk, Replacing};
+
 /// One value for each tab (a feature's per-tab state: search, sort…).
 #[derive(Debug, Clone, Default)]
 pub struct PerTab<T> {
@@ -77,6 +80,9 @@ struct RereadState<T> {
     read: Reread<T>,
     window: usize,
     limit: Limit,
+    /// A re-read of the end of the list from the start of this page of the walk (`None`:
+    /// of its top). `window` is then where the rows it stands for begin.
+    from_page: Option<usize>,
 }
 
 /// What a page of a refresh leads to.
@@ -107,6 +113,10 @@ pub struct TabState<T, F> {
     pub pager: Pager<T>,
     /// Bumped by every new walk (filter change, reload); older answers are dropped.
     pub generation: u64,
+    /// The last generation handed out (to this walk or to `next`): never handed out twice.
+    issued: u64,
+    /// A walk read behind the rows on screen, which it replaces once it has answered.
+    pub next: Option<NextWalk<T, F>>,
     /// Index of the selected row in `pager.rows()`.
     pub selected: usize,
     /// Index of the first row on screen.
@@ -117,9 +127,6 @@ pub struct TabState<T, F> {
     /// `L`: keep loading until the walk is done.
     pub load_all: bool,
     pub reselect: Option<Reselect>,
-    /// After `r`: the new walk loads this many rows again (as many as were loaded, up to
-    /// the refresh budget) before it waits for the user.
-    pub refill: Option<usize>,
     /// A refresh (a re-read from the top) is under way.
     pub head_in_flight: bool,
     /// Its pages so far.
@@ -138,13 +145,14 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             filter,
             pager: Pager::new(limit.get()),
             generation: 1,
+            issued: 1,
+            next: None,
             selected: 0,
             offset: 0,
             error: None,
             retry: None,
             load_all: false,
             reselect: None,
-            refill: None,
             head_in_flight: false,
             reread: None,
             refresh_error: None,
@@ -176,8 +184,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             self.selected = 0;
             self.offset = 0;
         }
-        self.generation += 1;
-        self.refill = None;
+        self.generation = self.new_generation();
+        self.next = None;
         self.pager = Pager::new(self.pager.limit());
         self.error = None;
         self.retry = None;
@@ -188,17 +196,10 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         Command::Cancel { tab: self.tab }
     }
 
-    /// `r`: a new walk that keeps the selected row and loads as many rows as were loaded
-    /// (at most `max_pages` pages), so the depth the user had is read again from the top.
-    pub fn reload(&mut self, max_pages: usize) -> Command {
-        let depth = self
-            .pager
-            .rows()
-            .len()
-            .min(max_pages.max(1) * self.pager.limit());
-        let c = self.restart(true);
-        self.refill = (depth > 0).then_some(depth);
-        c
+    /// A generation never handed out before.
+    fn new_generation(&mut self) -> u64 {
+        self.issued = self.issued.max(self.generation) + 1;
+        self.issued
     }
 
     /// Sets new filters and starts a new walk; `None` when they are the filters already.
@@ -324,20 +325,38 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// still looking for the row it should select. Never while one is in flight, after the
     /// end, or after an error (until the user retries).
     pub fn wants_page(&self, body: usize) -> bool {
-        if self.pager.is_loading() || !self.pager.has_more() || self.error.is_some() {
+        if self.pager.is_loading()
+            || !self.pager.has_more()
+            || self.error.is_some()
+            || self.next.is_some()
+        {
             return false;
         }
         let loaded = self.pager.rows().len();
         let page = self.pager.limit();
         self.load_all
             || self.reselect.is_some()
-            || self.refill.is_some_and(|n| loaded < n)
             || loaded <= self.selected + page
             || self.offset + body > loaded
     }
 
-    /// The fetch of the next page, if one is wanted (and marks it in flight).
+    /// The fetch of the next page, if one is wanted (and marks it in flight): of the walk
+    /// read behind the screen while there is one (until it is ready or fails), else of the
+    /// walk on screen.
     pub fn next_fetch(&mut self, body: usize, limit: Limit) -> Option<Command> {
+        if let Some(n) = self.next.as_mut() {
+            if n.error.is_some() || n.ready() {
+                return None;
+            }
+            let cursor = n.pager.next_request()?;
+            return Some(Command::Fetch {
+                tab: self.tab,
+                generation: n.generation,
+                cursor,
+                query: n.filter.query(),
+                limit,
+            });
+        }
         if !self.wants_page(body) {
             return None;
         }
@@ -417,6 +436,39 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 
+    /// A re-read of the last `budget` pages of a complete walk: from the start of the first
+    /// of them (read again so that a row shifted across its edge is not taken for gone),
+    /// standing for the rows of the others. `None` when the walk is not complete or its page
+    /// starts do not allow it (fewer than two pages in the budget, rows gone).
+    fn tail_fetch(&mut self, limit: Limit, budget: usize) -> Option<Command> {
+        let starts = self.pager.starts();
+        let n = starts.len();
+        if !self.pager.is_done() || budget < 2 || n < budget {
+            return None;
+        }
+        let page = n - budget;
+        let cursor = starts[page].cursor.clone()?;
+        let rows = self.pager.rows();
+        let window = starts[page + 1..].iter().find_map(|s| {
+            s.first
+                .and_then(|id| rows.iter().rposition(|r| r.id() == id))
+        })?;
+        self.reread = Some(RereadState {
+            read: Reread::from_cursor(budget, Some(cursor.clone())),
+            window,
+            limit,
+            from_page: Some(page),
+        });
+        self.head_in_flight = true;
+        Some(Command::FetchHead {
+            tab: self.tab,
+            generation: self.generation,
+            query: self.filter.query(),
+            limit,
+            cursor: Some(cursor),
+        })
+    }
+
     /// Gives up the refresh under way (an export is reading the rows it would move).
     pub fn drop_reread(&mut self) {
         self.head_in_flight = false;
@@ -444,10 +496,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         );
         let old_selected = self.selected;
         let window = r.window;
-        let merged = self.pager.reconcile(r.read, window);
+        let merged = match r.from_page {
+            Some(page) => self.pager.reconcile_tail(r.read, page, window),
+            None => self.pager.reconcile(r.read, window),
+        };
         let rows = self.pager.rows();
         let found = sel_id.and_then(|id| {
-            if old_selected >= window {
+            if old_selected >= window && !merged.from_end {
                 // Kept below the live rows: shifted by what the live part gained or lost.
                 let guess = (old_selected + merged.live).saturating_sub(window);
                 if rows.get(guess).is_some_and(|r| r.id() == id) {
@@ -473,9 +528,18 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// The refresh request, when the walk has a first page and no refresh is pending.
     ///
     /// The refresh re-reads from the top as many pages as are loaded and one more, at most
-    /// `max_pages` (`refresh_max_pages`); the rows after those stay as loaded.
-    pub fn head_fetch(&mut self, limit: Limit, max_pages: usize) -> Option<Command> {
-        if self.head_in_flight || self.pager.pages() == 0 {
+    /// `max_pages` (`refresh_max_pages`); the rows after those stay as loaded. With
+    /// `from_end` (a view that shows the list's last rows first: oldest first) and more pages
+    /// than that, it re-reads the end of the complete walk instead: from the start of its
+    /// `max_pages`-th page from the end (cursors as the walk met them), standing for the
+    /// pages after that one; the rows before stay as loaded.
+    pub fn head_fetch(
+        &mut self,
+        limit: Limit,
+        max_pages: usize,
+        from_end: bool,
+    ) -> Option<Command> {
+        if self.head_in_flight || self.pager.pages() == 0 || self.next.is_some() {
             return None;
         }
         let loaded = self.pager.rows().len();
@@ -484,6 +548,12 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         // ones is still read (kept, not taken for gone); only a row missing from a read that
         // went past it has left.
         let budget = (pages + 1).min(max_pages.max(1));
+        if from_end
+            && pages >= budget
+            && let Some(c) = self.tail_fetch(limit, budget)
+        {
+            return Some(c);
+        }
         let window = if pages < budget {
             loaded
         } else {
@@ -493,6 +563,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             read: Reread::new(budget),
             window,
             limit,
+            from_page: None,
         });
         self.head_in_flight = true;
         Some(Command::FetchHead {

@@ -1,0 +1,95 @@
+//! What the walk benches share: a walker run in its own process under a small measuring
+//! process of the bench binary, which counts the rows it writes and takes its peak RSS and CPU
+//! time from `getrusage(RUSAGE_CHILDREN)` (the whole process tree).
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+/// Set for the measuring child process of a bench binary.
+pub const ROLE: &str = "CONVO_WALK_ROLE";
+
+/// Runs the command in its arguments, counts the lines it writes, and prints
+/// `lines wall_ns cpu_ns max_rss_kib` (CPU and RSS of the child's whole process tree).
+pub fn measure_main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let t = Instant::now();
+    let mut child = Command::new(&args[0])
+        .args(&args[1..])
+        .env_remove(ROLE)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the walker");
+    let mut out = child.stdout.take().expect("stdout");
+    let (mut lines, mut buf) = (0usize, vec![0u8; 1 << 16]);
+    loop {
+        match out.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => lines += buf[..n].iter().filter(|&&b| b == b'\n').count(),
+            Err(e) => panic!("read: {e}"),
+        }
+    }
+    let status = child.wait().expect("wait");
+    let wall = t.elapsed();
+    if !status.success() {
+        eprintln!("walker failed: {status}");
+        return ExitCode::FAILURE;
+    }
+    let u = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    let tv = |t: nix::sys::time::TimeVal| {
+        t.tv_sec() as u128 * 1_000_000_000 + t.tv_usec() as u128 * 1_000
+    };
+    let cpu = tv(u.user_time()) + tv(u.system_time());
+    println!("{lines} {} {cpu} {}", wall.as_nanos(), u.max_rss());
+    ExitCode::SUCCESS
+}
+
+/// One measured run of a walker in its own process.
+#[derive(Clone, Copy)]
+pub struct Run {
+    pub wall: Duration,
+    pub cpu: Duration,
+    pub rss_kib: u64,
+}
+
+pub fn measured(argv: &[&str], env: &[(&str, &str)], rows: usize) -> Run {
+    let out = Command::new(std::env::current_exe().expect("own path"))
+        .env(ROLE, "measure")
+        .envs(env.iter().copied())
+        .args(argv)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("measuring process");
+    assert!(out.status.success(), "{argv:?} failed");
+    let f: Vec<u128> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(|w| w.parse().expect("number"))
+        .collect();
+    assert_eq!(f[0] as usize, rows, "{argv:?} wrote {} rows", f[0]);
+    Run {
+        wall: Duration::from_nanos(f[1] as u64),
+        cpu: Duration::from_nanos(f[2] as u64),
+        rss_kib: f[3] as u64,
+    }
+}
+
+pub fn median<T: Copy + Ord>(v: &[T]) -> T {
+    let mut v = v.to_vec();
+    v.sort();
+    v[v.len() / 2]
+}
+
+pub fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

@@ -1,0 +1,82 @@
+//! Keeping the status line's message true: after every message to `update`, [`settle`] drops
+//! the one whose lifetime ended, re-words a search's count, and keeps the last error whole.
+
+use super::{Life, Message};
+use crate::tui::app::App;
+
+/// Drops the message whose lifetime has ended, re-words a search's count, and remembers the
+/// error on the status line. A notice that covered a search's count gives it back when it
+/// ends (not when Esc dismissed it).
+pub fn settle(app: &mut App) {
+    if let Some(m) = app.message.take() {
+        let timed = !matches!(m.life, Life::Sticky | Life::Search { .. });
+        app.message = still_true(app, m);
+        if app.message.is_none() {
+            app.dirty = true;
+            if timed {
+                app.message = crate::tui::search::update::search_message(app, false);
+            }
+        }
+    }
+    if let Some(e) = shown_error(app) {
+        super::remember(&mut app.last_error, &e, app.now);
+    }
+}
+
+/// The message as it should read now, or `None` once it is no longer true.
+fn still_true(app: &App, mut m: Message) -> Option<Message> {
+    let now = app.now;
+    let walk_of = |tab| with_tab!(ref app, tab, |t| (t.generation, t.rows().len()));
+    let alive = match &m.life {
+        Life::Sticky => true,
+        Life::Until(until) => now < *until,
+        Life::Walk {
+            tab,
+            generation,
+            until,
+        } => now < *until && app.active == *tab && walk_of(*tab).0 == *generation,
+        Life::Cut {
+            tab,
+            generation,
+            live,
+            until,
+        } => {
+            let (g, n) = walk_of(*tab);
+            now < *until && app.active == *tab && g == *generation && n > *live
+        }
+        Life::Search {
+            tab,
+            query,
+            stepped,
+        } => {
+            if app.active != *tab || app.search.get(*tab).query != *query {
+                return None;
+            }
+            let text = crate::tui::search::update::search_words(app, *stepped);
+            if text != m.text {
+                m.text = text;
+            }
+            true
+        }
+    };
+    alive.then_some(m)
+}
+
+/// The error the status line shows for the active tab, whole: a failed page, a failed
+/// refresh, a retry's reason, an error message.
+fn shown_error(app: &App) -> Option<String> {
+    let (error, refresh_error, retry) = with_tab!(ref app, app.active, |t| (
+        t.error.clone(),
+        t.refresh_error.clone(),
+        t.retry.as_ref().map(|r| r.reason.clone())
+    ));
+    error
+        .or_else(|| retry.map(|r| format!("{r} (retrying)")))
+        .or_else(|| {
+            app.message
+                .as_ref()
+                .filter(|m| m.error)
+                .map(|m| m.text.clone())
+        })
+        .or_else(|| refresh_error.map(|e| format!("refresh failed: {e}")))
+}

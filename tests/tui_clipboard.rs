@@ -1,0 +1,176 @@
+//! Issue 25 §6: `y` copies to the system clipboard where one is reachable (a clipboard
+//! program on PATH for the display in use), else with OSC 52, and the status line says which
+//! was done. The real binary in a pty against the demo server, with fake clipboard programs
+//! on PATH (as tui_signals does with BROWSER for `o`).
+#![cfg(unix)]
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use common::Demo;
+use common::pty::Pty;
+use convo::demo::Faults;
+
+const WITHIN: Duration = Duration::from_secs(20);
+
+/// A script `name` in `dir` that runs `body` (sh).
+fn script(dir: &Path, name: &str, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let f = dir.join(name);
+    std::fs::write(&f, format!("#!/bin/sh\n{body}\n")).expect("script");
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).expect("+x");
+}
+
+/// convo at 200x30 with only `env` (and HOME, the key, a log file) against `demo`, its first
+/// page on screen.
+fn start(demo: &Demo, tmp: &Path, env: &[(&str, &str)]) -> Pty {
+    let cfg = tmp.join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!("base_url = {:?}\nstore = false\n", demo.url()),
+    )
+    .expect("cfg");
+    let home = tmp.to_string_lossy().to_string();
+    let log = tmp.join("convo.log").to_string_lossy().to_string();
+    let key = demo.key();
+    let mut all = vec![
+        ("HOME", home.as_str()),
+        ("CONVO_API_KEY", key.as_str()),
+        ("CONVO_LOG_FILE", log.as_str()),
+    ];
+    all.extend_from_slice(env);
+    let p = Pty::spawn(&["--config", cfg.to_str().expect("path")], &all, 200, 30);
+    p.wait_until(WITHIN, |s| s.contains("more available"));
+    p
+}
+
+fn status_line(screen: &str) -> String {
+    screen.lines().last().unwrap_or_default().trim().to_string()
+}
+
+/// The UUIDs OSC 52 sequences in `raw` asked the terminal to copy.
+fn osc52_payloads(raw: &[u8]) -> Vec<String> {
+    let raw = String::from_utf8_lossy(raw);
+    raw.split("\u{1b}]52;c;")
+        .skip(1)
+        .filter_map(|rest| rest.split('\u{7}').next())
+        .filter_map(|b64| base64::engine::general_purpose::STANDARD.decode(b64).ok())
+        .filter_map(|b| String::from_utf8(b).ok())
+        .collect()
+}
+
+fn wait_file(path: &Path) -> String {
+    let start = Instant::now();
+    while start.elapsed() < WITHIN {
+        if let Ok(s) = std::fs::read_to_string(path)
+            && s.ends_with("<end>\n")
+        {
+            return s;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("{} was not written", path.display());
+}
+
+/// With a display and xclip on PATH, `y` gives xclip the id (clipboard selection) and says
+/// so; no OSC 52 goes to the terminal.
+#[test]
+fn y_copies_with_xclip_when_there_is_a_display_and_says_so() {
+    let demo = Demo::start(300, 20, Faults::default());
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).expect("bin");
+    let got = tmp.path().join("xclip.txt");
+    script(
+        &bin,
+        "xclip",
+        &format!(
+            "{{ printf '%s\\n' \"$*\"; cat; printf '\\n<end>\\n'; }} > '{}'",
+            got.display()
+        ),
+    );
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let mut p = start(&demo, tmp.path(), &[("PATH", &path), ("DISPLAY", ":0")]);
+    p.send(b"y");
+    let text = wait_file(&got);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("-selection clipboard"), "{text:?}");
+    let id = lines.next().unwrap_or_default().to_string();
+    assert!(uuid::Uuid::parse_str(&id).is_ok(), "{text:?}");
+    let screen = p.wait_until(WITHIN, |s| status_line(s).contains("system clipboard"));
+    assert_eq!(
+        status_line(&screen),
+        format!("copied {id} to the system clipboard (xclip)")
+    );
+    assert!(osc52_payloads(&p.raw()).is_empty());
+    p.send(b"q");
+    assert_eq!(p.wait_exit(WITHIN), Some(0));
+}
+
+/// xclip that cannot reach the display: the id goes by OSC 52 instead, and the status line
+/// says both.
+#[test]
+fn y_falls_back_to_osc52_when_xclip_fails_and_says_why() {
+    let demo = Demo::start(300, 20, Faults::default());
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).expect("bin");
+    script(
+        &bin,
+        "xclip",
+        "cat > /dev/null; echo \"Error: Can't open display: :0\" >&2; exit 1",
+    );
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let mut p = start(&demo, tmp.path(), &[("PATH", &path), ("DISPLAY", ":0")]);
+    p.send(b"y");
+    let screen = p.wait_until(WITHIN, |s| status_line(s).contains("instead"));
+    let sent = osc52_payloads(&p.raw());
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(
+        status_line(&screen),
+        format!(
+            "xclip failed (Error: Can't open display: :0): {} sent to the terminal's clipboard (OSC 52) instead",
+            sent[0]
+        )
+    );
+    p.send(b"q");
+    assert_eq!(p.wait_exit(WITHIN), Some(0));
+}
+
+/// No clipboard program reachable, inside tmux: OSC 52, and the status line says that it was
+/// sent to the terminal and what tmux needs to pass it on, not "copied".
+#[test]
+fn y_without_a_clipboard_program_says_it_was_sent_to_the_terminal() {
+    let demo = Demo::start(300, 20, Faults::default());
+    let tmp = tempfile::tempdir().expect("tmp");
+    let empty = tmp.path().join("bin");
+    std::fs::create_dir(&empty).expect("bin");
+    let path = empty.display().to_string();
+    let mut p = start(
+        &demo,
+        tmp.path(),
+        &[
+            ("PATH", &path),
+            ("DISPLAY", ":0"),
+            ("TMUX", "/tmp/tmux-1000/default,1,0"),
+        ],
+    );
+    p.send(b"y");
+    let screen = p.wait_until(WITHIN, |s| status_line(s).contains("OSC 52"));
+    let sent = osc52_payloads(&p.raw());
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(uuid::Uuid::parse_str(&sent[0]).is_ok());
+    assert_eq!(
+        status_line(&screen),
+        format!(
+            "{} sent to the terminal's clipboard (OSC 52; tmux passes it on only with `set-clipboard on`)",
+            sent[0]
+        )
+    );
+    assert!(!screen.contains("copied"), "{screen}");
+    p.send(b"q");
+    assert_eq!(p.wait_exit(WITHIN), Some(0));
+}

@@ -1,0 +1,323 @@
+//! The real network: the demo server's simulated link (`--link-rtt-ms`, `--link-kbps`),
+//! compression asked for and decoded, a decompression bomb refused by its decoded size, and
+//! HTTP/2 sharing one connection. Loopback only, with the real binary where a user would run it.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{convo_cmd, fast_settings};
+use convo::api::client::http_builder;
+use convo::demo::{DemoOptions, DemoServer, Faults, Link};
+
+/// A demo server on its own runtime, with these options.
+struct Server {
+    rt: tokio::runtime::Runtime,
+    server: Option<DemoServer>,
+}
+
+impl Server {
+    fn start(opts: DemoOptions, tls: bool) -> Server {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let opts = DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            ..opts
+        };
+        let server = rt
+            .block_on(async {
+                if tls {
+                    DemoServer::start_tls(opts).await
+                } else {
+                    DemoServer::start(opts).await
+                }
+            })
+            .expect("demo server starts");
+        Server {
+            rt,
+            server: Some(server),
+        }
+    }
+
+    fn s(&self) -> &DemoServer {
+        self.server.as_ref().expect("running")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+fn small(link: Option<Link>, compress: bool) -> DemoOptions {
+    DemoOptions {
+        conversations: 500,
+        visitors: 100,
+        compress,
+        link,
+        ..DemoOptions::default()
+    }
+}
+
+/// One GET of a page of 100 conversations; its time and body size (decoded).
+async fn timed_get(http: &reqwest::Client, s: &DemoServer) -> (Duration, usize) {
+    let t = Instant::now();
+    let resp = http
+        .get(format!("{}/v1/conversations?limit=100", s.base_url()))
+        .bearer_auth(s.api_key())
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(resp.status(), 200);
+    let body = resp.bytes().await.expect("body");
+    (t.elapsed(), body.len())
+}
+
+#[test]
+fn a_known_body_over_a_known_link_takes_the_time_the_link_says() {
+    let link = Link {
+        rtt: Duration::from_millis(120),
+        kbps: Some(1_000),
+    };
+    let srv = Server::start(small(Some(link), false), false);
+    let http = http_builder().build().expect("client");
+    let (first, size) = srv.rt.block_on(timed_get(&http, srv.s()));
+    // As between two user actions: the pool has taken the connection back.
+    std::thread::sleep(Duration::from_millis(50));
+    let (again, size2) = srv.rt.block_on(timed_get(&http, srv.s()));
+    assert_eq!(size, size2);
+    // A page of 100 conversations is about 30 KB: 240 ms at 1 Mbit/s.
+    let transfer = link.transfer(size);
+    assert!(transfer > Duration::from_millis(150), "{transfer:?}");
+    // New connection: a round trip for the handshake, one for the request and its answer.
+    let floor_new = 2 * link.rtt + transfer;
+    let floor_kept = link.rtt + transfer;
+    assert!(first >= floor_new, "first {first:?} < {floor_new:?}");
+    assert!(again >= floor_kept, "kept {again:?} < {floor_kept:?}");
+    assert!(
+        again < floor_new,
+        "the kept connection took {again:?}: no reuse?"
+    );
+    assert_eq!(srv.s().link_connections(), Some(1));
+    // Upper bounds only against a machine so busy it says nothing; the floors are the test.
+    assert!(first < floor_new + Duration::from_secs(2), "{first:?}");
+    let (up, down) = srv.s().link_bytes().expect("counted");
+    assert!(
+        down >= 2 * size as u64,
+        "{down} bytes down for two {size}-byte pages"
+    );
+    assert!(up > 0);
+}
+
+/// `convo list conversations --all` against `srv`: its exit code, stdout and stderr.
+fn list_all(srv: &Server, tmp: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
+    let mut cmd = convo_cmd(tmp);
+    cmd.env("CONVO_API_KEY", srv.s().api_key())
+        .args(["--base-url", &srv.s().base_url()])
+        .args(["list", "conversations", "--all", "--limit", "100"])
+        .args(["--format", "jsonl"])
+        .args(extra);
+    let out = cmd.output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn convo_asks_for_compressed_answers_and_decodes_them() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let counted = Some(Link {
+        rtt: Duration::ZERO,
+        kbps: None,
+    });
+    let mut bytes = Vec::new();
+    for compress in [true, false] {
+        let srv = Server::start(small(counted, compress), false);
+        let (code, out, err) = list_all(&srv, tmp.path(), &[]);
+        assert_eq!(code, 0, "{err}");
+        let ids: Vec<String> = out
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("a JSON row");
+                v["id"].as_str().expect("id").to_string()
+            })
+            .collect();
+        let want: Vec<String> = srv
+            .s()
+            .data()
+            .conversations
+            .iter()
+            .map(|c| c.id.to_string())
+            .collect();
+        assert_eq!(ids, want, "every row, decoded, in order");
+        let raw = out.len() as u64;
+        let (_, down) = srv.s().link_bytes().expect("counted");
+        bytes.push((down, raw));
+    }
+    let (compressed, raw) = bytes[0];
+    let (plain, _) = bytes[1];
+    // JSON pages shrink four- to five-fold; the uncompressed walk carries every byte.
+    assert!(
+        compressed * 3 < raw,
+        "{compressed} bytes crossed for {raw} bytes of rows: not compressed"
+    );
+    assert!(plain > raw, "--no-compress: {plain} bytes for {raw}");
+}
+
+#[test]
+fn a_decompression_bomb_is_refused_by_its_decoded_size_with_memory_bounded() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let faults = Faults {
+        gzip_bomb: true,
+        ..Faults::default()
+    };
+    let srv = Server::start(
+        DemoOptions {
+            faults,
+            ..small(None, true)
+        },
+        false,
+    );
+    // Run under /usr/bin/time-like accounting: the child's peak RSS from its rusage.
+    let before = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("rusage")
+        .max_rss();
+    let (code, out, err) = list_all(&srv, tmp.path(), &[]);
+    let peak_kib = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("rusage")
+        .max_rss();
+    assert_eq!(code, 5, "stderr: {err}");
+    assert!(out.is_empty(), "no rows from a bomb: {out}");
+    assert!(err.contains("larger than 64 MiB"), "{err}");
+    // The body would inflate to 1 GiB; convo stops at 64 MiB of decoded bytes.
+    assert!(
+        peak_kib < 150 * 1024,
+        "peak RSS {} MiB (children's peak before: {} MiB)",
+        peak_kib / 1024,
+        before / 1024
+    );
+}
+
+#[test]
+fn http2_carries_concurrent_requests_on_one_connection() {
+    let srv = Server::start(small(None, true), true);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ca = tmp.path().join("ca.pem");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), |s| {
+        fast_settings(s);
+        s.ca_file = Some(ca.clone());
+    });
+    let pages = srv.rt.block_on(async {
+        let gets = (0..8).map(|_| {
+            let client = client.clone();
+            async move {
+                client
+                    .list::<_, convo::api::Conversation>(
+                        &convo::api::ConversationFilter::default(),
+                        convo::api::Limit::new(100).expect("limit"),
+                        None,
+                        &common::ignore_retry,
+                    )
+                    .await
+            }
+        });
+        futures::future::join_all(gets).await
+    });
+    for p in &pages {
+        assert_eq!(p.as_ref().expect("a page").items.len(), 100);
+    }
+    assert_eq!(
+        srv.s().connection_count(),
+        1,
+        "eight requests at once over HTTP/2 share one connection"
+    );
+}
+
+type PageResult = Result<convo::api::Page<convo::api::Conversation>, convo::api::ApiError>;
+
+/// `n` first pages at once through one client; each one's result and when it came.
+fn concurrent_pages(
+    srv: &Server,
+    client: &convo::api::Client,
+    n: usize,
+) -> Vec<(PageResult, Duration)> {
+    let t = Instant::now();
+    srv.rt.block_on(async {
+        let gets = (0..n).map(|_| {
+            let client = client.clone();
+            async move {
+                let page = client
+                    .list::<_, convo::api::Conversation>(
+                        &convo::api::ConversationFilter::default(),
+                        convo::api::Limit::new(10).expect("limit"),
+                        None,
+                        &common::ignore_retry,
+                    )
+                    .await;
+                (page, t.elapsed())
+            }
+        });
+        futures::future::join_all(gets).await
+    })
+}
+
+#[test]
+fn at_most_max_parallel_requests_are_in_flight_at_once() {
+    for (max_parallel, want) in [(2, 2), (4, 4)] {
+        let srv = Server::start(
+            DemoOptions {
+                latency: Duration::from_millis(150),
+                ..small(None, true)
+            },
+            false,
+        );
+        let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), |s| {
+            fast_settings(s);
+            s.max_parallel = max_parallel;
+        });
+        for (p, _) in concurrent_pages(&srv, &client, 9) {
+            p.expect("a page");
+        }
+        assert_eq!(
+            srv.s().peak_concurrency(),
+            want,
+            "max_parallel = {max_parallel}, nine requests at once"
+        );
+    }
+}
+
+#[test]
+fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
+    let srv = Server::start(
+        DemoOptions {
+            faults: Faults {
+                rate_limit_first: 1,
+                retry_after: "1".into(),
+                ..Faults::default()
+            },
+            ..small(None, true)
+        },
+        false,
+    );
+    let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), fast_settings);
+    // The first request is told to wait a second; the three held behind it wait with it
+    // rather than going ahead at once (4 requests: 1 refused, 4 served).
+    for (p, at) in concurrent_pages(&srv, &client, 4) {
+        p.expect("a page after the wait");
+        assert!(at >= Duration::from_millis(950), "a page came after {at:?}");
+    }
+    assert_eq!(srv.s().request_count(), 5);
+    for (p, at) in concurrent_pages(&srv, &client, 4) {
+        p.expect("a page");
+        assert!(at < Duration::from_millis(900), "the pause is over: {at:?}");
+    }
+}
