@@ -352,6 +352,22 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     );
 }
 
+/// After `V` the chips name the visitor as the table does, not by a short id nobody knows.
+#[test]
+fn a_visitor_filter_chip_names_the_visitor() {
+    let (mut app, server) = loaded(300);
+    let row = app.conversations.selected_row().cloned().expect("row");
+    let name = app
+        .names
+        .shown(&row.visitor_id)
+        .expect("a known name")
+        .to_string();
+    server.settle(&mut app, ch('V'));
+    let screen = testing::render(&app);
+    let chips = screen.lines().nth(1).unwrap_or_default();
+    assert!(chips.contains(&format!("visitor: {name}")), "{chips}");
+}
+
 #[test]
 fn back_from_a_drill_down_lands_on_the_row_it_started_from() {
     let (mut app, server) = loaded(300);
