@@ -617,3 +617,81 @@ fn detail_pane_shows_the_visitor_from_the_store_with_attributes() {
     assert!(cmds.contains(&Command::LoadVisitor(next)), "{cmds:?}");
     assert!(!testing::render(&app).contains("\"plan\""));
 }
+
+/// At 50x12 with both targets, a row can still be told apart: VISITOR and ID stay, the
+/// target columns go before them (it showed STATUS DUE RESOLVE ASSIGNEE UPDATED).
+#[test]
+fn narrow_terminal_50x12_keeps_who_before_the_targets() {
+    let (mut app, _s) = loaded(50, 12, 40, 5);
+    let mut sla = first_response(25);
+    sla.base.resolution = Some(60 * 60);
+    app.set_sla(sla, false);
+    let screen = testing::render(&app);
+    let header = screen.lines().nth(2).unwrap_or_default();
+    assert!(
+        header.contains(" VISITOR ") && header.contains(" ID "),
+        "{screen}"
+    );
+    assert!(!header.contains("RESOLVE"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+/// The header's help hint and the detail pane's key hints are never cut at an edge: at 80
+/// columns the header read "? he…", at 120 the pane's hint "A assignee's conversation".
+#[test]
+fn the_help_hint_and_the_detail_pane_hints_are_whole() {
+    for (w, h) in [(80, 24), (100, 30), (120, 35), (200, 50)] {
+        let (mut app, _s) = loaded(w, h, 40, 5);
+        app.demo = true;
+        app.endpoint = "127.0.0.1:38211 · sk_demo_…abcd".into();
+        app.profiles.current = Some("production-eu".into());
+        let screen = testing::render(&app);
+        let top = screen.lines().next().unwrap_or_default();
+        assert!(top.ends_with(" ? help \""), "{w}x{h}: {top}");
+        // What does not fit is left out whole, the key's tail first: never "sk_…d…".
+        assert!(top.contains("profile production-eu"), "{w}x{h}: {top}");
+        assert!(w < 100 || top.contains("127.0.0.1:38211"), "{w}x{h}: {top}");
+        assert!(!top.contains("…  ? help"), "{w}x{h}: {top}");
+        update(&mut app, key(KeyCode::Enter));
+        // The hints are the pane's last lines: scrolled into view where the pane is short.
+        for _ in 0..30 {
+            update(&mut app, ch('J'));
+        }
+        let screen = testing::render(&app);
+        for item in [
+            "conversations of V visitor",
+            "W site",
+            "A assignee",
+            "y copy id",
+            "J/K PgUp/PgDn scroll",
+            "Esc close",
+        ] {
+            assert!(screen.contains(item), "{w}x{h}: {item:?} cut: {screen}");
+        }
+        update(&mut app, ch('2'));
+        for _ in 0..30 {
+            update(&mut app, ch('J'));
+        }
+        let screen = testing::render(&app);
+        for item in ["V their conversations", "y copy id", "J/K PgUp/PgDn scroll"] {
+            assert!(screen.contains(item), "{w}x{h}: {item:?} cut: {screen}");
+        }
+    }
+}
+
+/// The export prompt's label shortens so that the path stays readable, and says whether
+/// names go with the ids at every width (at 80 columns the long label left no room for it).
+#[test]
+fn the_export_prompt_leaves_room_for_the_path() {
+    for w in [80, 100, 120, 200] {
+        let (mut app, _s) = loaded(w, 24, 40, 5);
+        update(&mut app, ch('e'));
+        let screen = testing::render(&app);
+        let status = screen.lines().last().unwrap_or_default();
+        assert!(
+            status.contains("./convo-conversations-2026-11-22.csv"),
+            "{w}: {status}"
+        );
+        assert!(status.contains("Tab: ids only"), "{w}: {status}");
+    }
+}

@@ -352,6 +352,22 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     );
 }
 
+/// After `V` the chips name the visitor as the table does, not by a short id nobody knows.
+#[test]
+fn a_visitor_filter_chip_names_the_visitor() {
+    let (mut app, server) = loaded(300);
+    let row = app.conversations.selected_row().cloned().expect("row");
+    let name = app
+        .names
+        .shown(&row.visitor_id)
+        .expect("a known name")
+        .to_string();
+    server.settle(&mut app, ch('V'));
+    let screen = testing::render(&app);
+    let chips = screen.lines().nth(1).unwrap_or_default();
+    assert!(chips.contains(&format!("visitor: {name}")), "{chips}");
+}
+
 #[test]
 fn back_from_a_drill_down_lands_on_the_row_it_started_from() {
     let (mut app, server) = loaded(300);
@@ -612,6 +628,31 @@ fn builtin_view_applies_status_open_and_unassigned() {
             .rows()
             .iter()
             .all(|c| c.status == Status::Open && c.assignee_id.is_none())
+    );
+}
+
+/// Back from a drill-down out of the "Breaching" view gives the view again: its filters,
+/// every page loaded, oldest first (not only its filters in server order).
+#[test]
+fn back_into_the_breaching_view_is_the_view_again() {
+    let (mut app, server) = loaded(300);
+    update(&mut app, ch('v'));
+    update(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, key(KeyCode::Enter));
+    let breaching = app.conversations.filter.clone();
+    assert!(app.oldest_first.is_some());
+    assert!(app.conversations.pager.is_done(), "every page loaded");
+    server.settle(&mut app, ch('W'));
+    assert!(app.oldest_first.is_none());
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.conversations.filter, breaching);
+    assert_eq!(app.oldest_first, Some(app.conversations.generation));
+    assert!(app.conversations.pager.is_done(), "every page loaded again");
+    let sort = app.sort.get(Resource::Conversations).sort;
+    assert_eq!(
+        sort.map(|s| (s.col, s.desc)),
+        Some((convo::tui::columns::Column::Created, false)),
+        "oldest first"
     );
 }
 

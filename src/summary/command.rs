@@ -298,11 +298,15 @@ struct Samples {
 }
 
 impl Samples {
-    /// Records the counts of a walk that counted something; a store that fails says so on
-    /// stderr and the summary goes on.
+    /// Records the counts of a walk that covered the whole filter (a walk cut short counts
+    /// as far as it got, which is no point of a trend); a store that fails says so on stderr
+    /// and the summary goes on.
     fn record(&self, summary: &crate::summary::Summary, now: jiff::Timestamp, o: &mut Output<'_>) {
         let Some(store) = &self.store else { return };
         let (total, coverage) = (summary.total(), summary.coverage());
+        if !coverage.complete {
+            return;
+        }
         let sample = crate::store::Sample {
             at: now.as_second(),
             loaded: coverage.loaded,

@@ -104,19 +104,23 @@ impl Column {
     /// Title and widths.
     pub fn spec(self) -> Col {
         match self {
+            // Narrowing, the columns go in this order: CREATED, SITE, RESOLVE, UPDATED,
+            // ASSIGNEE, ID, DUE. A row can always be told apart: VISITOR (who) stays with
+            // STATUS, and the id outlives every column but DUE; times against targets say
+            // nothing without the row they belong to.
             Column::Status => col("STATUS", 7, 8, 0),
             // "over 23h" fits in 9; the 2 more for the NO_COLOR marks ("!! over 23h") come
             // after the visitor's name.
-            Column::Due => col("DUE", 9, 11, 0).turn(1),
-            Column::Resolution => col("RESOLVE", 9, 11, 2).turn(1),
+            Column::Due => col("DUE", 9, 11, 1).turn(1),
+            Column::Resolution => col("RESOLVE", 9, 11, 5).turn(1),
             // Room to spare goes to the visitor's name, then the whole id, then sites and
             // agents.
-            Column::Visitor => col("VISITOR", 8, 15, 2).stretch(32, 0),
-            Column::Site => col("SITE", 8, 18, 3).stretch(24, 2),
-            Column::Assignee => col("ASSIGNEE", 10, 18, 1).stretch(24, 2),
-            Column::Created => col("CREATED", 8, 8, 5),
-            Column::Updated => col("UPDATED", 8, 8, 1),
-            Column::Id => col("ID", 8, 8, 4).whole(36, 1),
+            Column::Visitor => col("VISITOR", 8, 15, 0).stretch(32, 0),
+            Column::Site => col("SITE", 8, 18, 6).stretch(24, 2),
+            Column::Assignee => col("ASSIGNEE", 10, 18, 3).stretch(24, 2),
+            Column::Created => col("CREATED", 8, 8, 7),
+            Column::Updated => col("UPDATED", 8, 8, 4),
+            Column::Id => col("ID", 8, 8, 2).whole(36, 1),
             // Names and e-mails share a narrow table (the detail pane open beside it) before
             // either stretches; attributes take what is left.
             Column::Name => col("NAME", 10, 16, 0).stretch(24, 0),

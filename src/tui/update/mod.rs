@@ -30,15 +30,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
     // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
-    let sample = match &msg {
-        Msg::HeadLoaded {
-            tab: Resource::Conversations,
-            ..
-        } => Some(true),
+    let mut sample = match &msg {
         Msg::PageLoaded {
             tab: Resource::Conversations,
             ..
-        } => Some(false),
+        } => Some(None),
         _ => None,
     };
     let imminent = match &msg {
@@ -98,7 +94,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             result,
         } => {
             learn_visitors(app, &result, &mut cmds);
-            on_head(app, tab, generation, result, &mut cmds)
+            let merged = on_head(app, tab, generation, result, &mut cmds);
+            if tab == Resource::Conversations && merged.is_some() {
+                sample = Some(merged);
+            }
         }
         Msg::VisitorNames(labels) => {
             app.names.extend(labels);
@@ -209,8 +208,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Some(tab) if with_tab!(ref app, tab, |t| t.head_in_flight) => (None, None),
         _ => (sample, imminent),
     };
-    if let Some(refresh) = sample {
-        take_sample(app, refresh, &mut cmds);
+    if let Some(refreshed) = sample {
+        take_sample(app, refreshed.as_ref(), &mut cmds);
     }
     if let Some(ring) = imminent {
         watch_imminent(app, ring, &mut cmds);
@@ -411,7 +410,7 @@ fn on_head(
     generation: u64,
     result: Result<Loaded, ApiError>,
     cmds: &mut Vec<Command>,
-) {
+) -> Option<crate::pager::Merged> {
     let body = app.body_height();
     if export::update::exporting(app, tab) {
         // A refresh that began before the export: its merge would move the rows being read.
@@ -419,14 +418,14 @@ fn on_head(
             t.drop_reread()
         });
         app.last_refresh = app.now;
-        return;
+        return None;
     }
     let watching = notify::watching(&app.views, &app.conversations.filter);
     let step = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
             if t.generation != generation || !t.head_in_flight {
-                return;
+                return None;
             }
             let before = watching.then(|| notify::unassigned_open(t.rows()));
             let step = marks::merge_head(t, conversations_page(result), body);
@@ -443,19 +442,22 @@ fn on_head(
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.generation != generation || !t.head_in_flight {
-                return;
+                return None;
             }
             marks::merge_head(t, visitors_page(result), body)
         }
     };
     let merged = match step {
-        marks::HeadMerge::Next(c) => return cmds.push(c),
+        marks::HeadMerge::Next(c) => {
+            cmds.push(c);
+            return None;
+        }
         marks::HeadMerge::Done(m) => m,
         marks::HeadMerge::Failed => {
             // The period runs from the end of one re-read to the start of the next.
             app.last_refresh = app.now;
             app.dirty = true;
-            return;
+            return None;
         }
     };
     app.last_refresh = app.now;
@@ -512,6 +514,7 @@ fn on_head(
         });
     }
     app.dirty = true;
+    Some(merged)
 }
 
 fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
@@ -1018,15 +1021,23 @@ fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Records the Conversations tab's counts in the local store after a refresh, or once when a
 /// walk ends; the answer brings the last 24 hours for the summary pane's trend.
-fn take_sample(app: &mut App, refresh: bool, cmds: &mut Vec<Command>) {
+///
+/// Only counts that mean the same thing from one sample to the next are kept: the whole
+/// filter (every page loaded), or the top rows a refresh keeps live when it stops at its page
+/// budget (`complete: false`, `loaded` that many; the pane says so). Rows loaded only part of
+/// the way are not a sample: their counts grow with the pages loaded, not with the queue.
+fn take_sample(app: &mut App, refreshed: Option<&crate::pager::Merged>, cmds: &mut Vec<Command>) {
     let t = &app.conversations;
     let ended = t.pager.is_done() && app.sampled != Some(t.generation);
-    if !(refresh || ended) {
-        return;
-    }
+    let rows = match refreshed {
+        Some(m) if m.cut => &t.rows()[..m.live.min(t.rows().len())],
+        Some(_) if t.pager.is_done() => t.rows(),
+        None if ended => t.rows(),
+        _ => return,
+    };
     app.sampled = Some(t.generation);
     let (mut waiting, mut imminent, mut breaching) = (0u64, 0u64, 0u64);
-    for c in t.rows() {
+    for c in rows {
         if crate::sla::is_waiting(c) {
             waiting += 1;
         }
@@ -1036,12 +1047,13 @@ fn take_sample(app: &mut App, refresh: bool, cmds: &mut Vec<Command>) {
             _ => {}
         }
     }
+    let complete = t.pager.is_done() && rows.len() == t.rows().len();
     cmds.push(Command::Samples {
         key: super::names::look_key(&t.filter),
         sample: Some(crate::store::Sample {
             at: app.now.as_second(),
-            loaded: t.rows().len() as u64,
-            complete: t.pager.is_done(),
+            loaded: rows.len() as u64,
+            complete,
             waiting,
             imminent,
             breaching,

@@ -12,9 +12,15 @@ use crate::config::Aliases;
 use crate::text;
 use crate::tui::app::App;
 use crate::tui::format::id_label;
+use crate::tui::names::VisitorNames;
 
-/// The chips of a conversations filter, e.g. `status: open`, `site: Web shop`.
-pub fn conversation_chips(f: &ConversationFilter, aliases: &Aliases) -> Vec<String> {
+/// The chips of a conversations filter, e.g. `status: open`, `site: Web shop`, `visitor: Ana
+/// Souza` (a visitor's name as the screen knows it, else the short id).
+pub fn conversation_chips(
+    f: &ConversationFilter,
+    aliases: &Aliases,
+    names: &VisitorNames,
+) -> Vec<String> {
     let mut v = Vec::new();
     if let Some(s) = &f.status {
         v.push(format!("status: {}", text::sanitize(s.as_str())));
@@ -37,7 +43,10 @@ pub fn conversation_chips(f: &ConversationFilter, aliases: &Aliases) -> Vec<Stri
         Some(b) => v.push(format!("visitor email: {}", text::one_line(&b.email, 40))),
         None => {
             if let Some(id) = f.visitor_id {
-                v.push(format!("visitor: {}", short_id(&id)));
+                let shown = names
+                    .shown(&id)
+                    .map_or_else(|| short_id(&id), |n| text::one_line(n, 40));
+                v.push(format!("visitor: {shown}"));
             }
         }
     }
@@ -59,7 +68,9 @@ pub fn visitor_chips(f: &VisitorFilter) -> Vec<String> {
 /// Draws the chips line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let chips = match app.active {
-        Resource::Conversations => conversation_chips(&app.conversations.filter, &app.aliases),
+        Resource::Conversations => {
+            conversation_chips(&app.conversations.filter, &app.aliases, &app.names)
+        }
         Resource::Visitors => visitor_chips(&app.visitors.filter),
     };
     let line = if chips.is_empty() {

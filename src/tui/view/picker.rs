@@ -19,7 +19,9 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     let mut lines = Vec::new();
     for (i, v) in app.views.iter().enumerate() {
         let chips = match v.tab {
-            Resource::Conversations => conversation_chips(&v.conversations, &app.aliases),
+            Resource::Conversations => {
+                conversation_chips(&v.conversations, &app.aliases, &app.names)
+            }
             Resource::Visitors => visitor_chips(&v.visitors),
         };
         let name = text::one_line(&v.name, 30);

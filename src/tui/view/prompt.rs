@@ -26,19 +26,26 @@ pub fn draw(app: &App, frame: &mut Frame) {
             };
             line(app, frame, label, text)
         }
-        Prompt::Export(text) => line(
-            app,
-            frame,
-            "export to (.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ",
-            text,
-        ),
-        Prompt::ExportExists(text) => line(
-            app,
-            frame,
-            "that file exists and is never overwritten: edit the name (Enter writes, Esc \
-             cancels): ",
-            text,
-        ),
+        Prompt::Export(text) => {
+            let long = format!(
+                "export to (.csv or .jsonl{}; Enter writes, never overwrites; Esc cancels): ",
+                names_note(app)
+            );
+            let short = format!("export to (.csv/.jsonl{}): ", names_note(app));
+            let shorter = match names_note(app) {
+                "" => "export to: ".to_string(),
+                note => format!("export to ({}): ", &note[note.find("Tab").unwrap_or(0)..]),
+            };
+            line(app, frame, fitting(app, &[&long, &short, &shorter]), text)
+        }
+        Prompt::ExportExists(text) => {
+            let labels = [
+                "that file exists and is never overwritten: edit the name (Esc cancels): ",
+                "exists, never overwritten; edit the name: ",
+                "exists; edit: ",
+            ];
+            line(app, frame, fitting(app, &labels), text)
+        }
         Prompt::ExportScope(path) => {
             let n = with_tab!(ref app, app.active, |t| t.rows().len());
             let label = format!(
@@ -56,6 +63,27 @@ pub fn draw(app: &App, frame: &mut Frame) {
         ),
         Prompt::Profiles(sel) => picker(app, *sel, frame),
     }
+}
+
+/// On the Conversations tab: whether the export carries names beside the ids, and the key
+/// that changes it.
+fn names_note(app: &App) -> &'static str {
+    match (app.active, app.export_names) {
+        (crate::api::Resource::Conversations, true) => "; with names, Tab: ids only",
+        (crate::api::Resource::Conversations, false) => "; ids only, Tab: names too",
+        _ => "",
+    }
+}
+
+/// The first label that leaves room for a path (else the last, the shortest).
+fn fitting<'a>(app: &App, labels: &[&'a str]) -> &'a str {
+    let w = Areas::of(app).status.width as usize;
+    labels
+        .iter()
+        .copied()
+        .find(|l| width(l) + 32 <= w)
+        .or(labels.last().copied())
+        .unwrap_or_default()
 }
 
 fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {

@@ -429,6 +429,42 @@ mod tests {
     }
 
     #[test]
+    fn an_identifying_column_outlives_the_target_columns_at_every_width() {
+        let mut cols = vec![Column::Status, Column::Due, Column::Resolution];
+        cols.extend(
+            Columns::default()
+                .conversations
+                .iter()
+                .filter(|c| **c != Column::Status),
+        );
+        let specs: Vec<Col> = cols.iter().map(|c| c.spec()).collect();
+        let at = |title: &str, w: &[Option<u16>]| width_of(&specs, title, w);
+        // 50 columns (48 cells for the table): VISITOR, SITE and ID were dropped while DUE
+        // and RESOLVE stayed, and rows could no longer be told apart.
+        let w = widths(&specs, 48);
+        assert!(at("VISITOR", &w).is_some(), "{w:?}");
+        assert!(at("ID", &w).is_some(), "{w:?}");
+        assert!(total(&w) <= 48, "{w:?}");
+        for width in 16..=160 {
+            let w = widths(&specs, width);
+            assert!(at("VISITOR", &w).is_some(), "at {width}: {w:?}");
+            if at("RESOLVE", &w).is_some() {
+                assert!(at("ID", &w).is_some(), "at {width}: {w:?}");
+            }
+            if at("ID", &w).is_none() || at("DUE", &w).is_none() {
+                // Down to who and what state, then the time against the target.
+                let kept: Vec<&str> = specs
+                    .iter()
+                    .zip(&w)
+                    .filter(|(_, w)| w.is_some())
+                    .map(|(c, _)| c.title)
+                    .collect();
+                assert!(kept.len() <= 3, "at {width}: {kept:?}");
+            }
+        }
+    }
+
+    #[test]
     fn names_and_emails_share_a_narrow_visitor_table_before_either_stretches() {
         let cols: Vec<Col> = Columns::default()
             .visitors
