@@ -198,7 +198,37 @@ pub struct ConversationArgs {
     #[arg(long, conflicts_with_all = ["breaching", "imminent"])]
     pub with_visitor: bool,
     #[command(flatten)]
+    pub query: QueryArgs,
+    #[command(flatten)]
     pub common: CommonListArgs,
+}
+
+/// `-q QUERY` and `--explain`, on `list` (the filter flags become terms of the same query).
+#[derive(Debug, Clone, Default, Args)]
+pub struct QueryArgs {
+    /// A query (see "Queries" in the README), e.g. 'status:open,pending assignee:none,me
+    /// -site:Careers age:>10m'. Filter flags given too become terms of it. A query that starts
+    /// with - is taken as one: -q '-status:closed'.
+    #[arg(
+        short = 'q',
+        long = "query",
+        value_name = "QUERY",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"]
+    )]
+    pub text: Option<String>,
+    /// Print the plan instead of the rows: each request (stream) convo would send, what it
+    /// checks itself on every row, and why. No list request is sent (visitor: e-mails are
+    /// looked up).
+    #[arg(long, conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"])]
+    pub explain: bool,
+}
+
+impl QueryArgs {
+    /// Whether the rows are asked for through a query (`-q` or `--explain`).
+    pub fn is_set(&self) -> bool {
+        self.text.is_some() || self.explain
+    }
 }
 
 #[derive(Debug, Args)]
@@ -210,7 +240,26 @@ pub struct VisitorArgs {
     #[arg(long, value_name = "ID")]
     pub external_id: Option<String>,
     #[command(flatten)]
+    pub query: VisitorQueryArgs,
+    #[command(flatten)]
     pub common: CommonListArgs,
+}
+
+/// `-q QUERY` and `--explain` of `list visitors`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct VisitorQueryArgs {
+    /// A query (see "Queries" in the README), e.g. 'email:ana@example.com,bo@example.com
+    /// attr.plan:pro age:<7d'. --email and --external-id given too become terms of it.
+    #[arg(
+        short = 'q',
+        long = "query",
+        value_name = "QUERY",
+        allow_hyphen_values = true
+    )]
+    pub text: Option<String>,
+    /// Print the plan instead of the rows (see list conversations --explain).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 #[derive(Debug, Args)]

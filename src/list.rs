@@ -18,6 +18,7 @@ use crate::output::{
 use crate::pager::Pager;
 
 pub mod by_state;
+pub mod query;
 
 /// Exit codes, as documented in `convo list --help` and the README.
 pub mod exit {
@@ -67,6 +68,14 @@ pub enum ListError {
     /// The walk ended early because the service misbehaved (the warning was printed): the
     /// rows printed are not the whole list.
     Truncated,
+    /// A query convo cannot run (said before any request): the message with the query and a
+    /// caret under the position.
+    Query(String),
+    /// Some streams of a query failed (each named above); the others' rows were printed.
+    StreamsFailed {
+        failed: usize,
+        of: usize,
+    },
 }
 
 impl ListError {
@@ -74,7 +83,10 @@ impl ListError {
         match self {
             ListError::Api(e) => exit_code(e),
             ListError::Io(_) => 1,
-            ListError::BadRows(_) | ListError::Truncated => exit::BAD_DATA,
+            ListError::BadRows(_) | ListError::Truncated | ListError::StreamsFailed { .. } => {
+                exit::BAD_DATA
+            }
+            ListError::Query(_) => exit::USAGE,
             ListError::Usage(_) => exit::USAGE,
             ListError::NoVisitor(_) => exit::USAGE,
         }
@@ -95,6 +107,12 @@ impl std::fmt::Display for ListError {
                 f,
                 "no visitor with this e-mail: {}",
                 crate::text::one_line(e, 200)
+            ),
+            ListError::Query(m) => write!(f, "bad query\n{m}"),
+            ListError::StreamsFailed { failed, of } => write!(
+                f,
+                "the list is incomplete: {failed} of {of} streams failed (named above); the rows \
+                 of the others were printed"
             ),
             ListError::Truncated => f.write_str(
                 "the list is incomplete: the service ended the walk early (see the warning \
@@ -200,8 +218,97 @@ pub async fn visitors(
     r
 }
 
+/// Writes rows in one of the formats: header, rows, end. Table rows are kept and aligned at
+/// the end; the others stream.
+pub(crate) struct RowWriter {
+    fmt: Format,
+    csv_style: CsvStyle,
+    first: bool,
+    table: Vec<Vec<String>>,
+    line_buf: Vec<u8>,
+}
+
+impl RowWriter {
+    pub(crate) fn new(fmt: Format, csv_style: CsvStyle) -> RowWriter {
+        RowWriter {
+            fmt,
+            csv_style,
+            first: true,
+            table: Vec::new(),
+            line_buf: Vec::with_capacity(512),
+        }
+    }
+
+    /// The CSV header or JSON's `[`; `false` when stdout is closed.
+    pub(crate) fn begin<T: Printable>(&mut self, o: &mut Output<'_>) -> Result<bool, ListError> {
+        match self.fmt {
+            Format::Csv => quiet_pipe(writeln!(o.out, "{}", T::CSV_HEADER.join(","))),
+            Format::Json => quiet_pipe(write!(o.out, "[")),
+            _ => Ok(true),
+        }
+    }
+
+    /// One row; `false` when stdout is closed (`| head`).
+    pub(crate) fn row<T: Printable>(
+        &mut self,
+        o: &mut Output<'_>,
+        row: &T,
+    ) -> Result<bool, ListError> {
+        let fmt = self.fmt;
+        let line = match fmt {
+            Format::Jsonl | Format::Json => {
+                // One reused buffer; rows that are plain ASCII (the common case) skip the
+                // terminal-safety pass.
+                let line_buf = &mut self.line_buf;
+                line_buf.clear();
+                if fmt == Format::Json {
+                    line_buf.extend_from_slice(if self.first { b"\n  " } else { b",\n  " });
+                    self.first = false;
+                }
+                let start = line_buf.len();
+                row.json_into(line_buf)
+                    .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
+                if has_byte_from_7f(&line_buf[start..]) {
+                    let json = String::from_utf8_lossy(&line_buf[start..]).into_owned();
+                    let safe = json_terminal_safe(json);
+                    line_buf.truncate(start);
+                    line_buf.extend_from_slice(safe.as_bytes());
+                }
+                if fmt == Format::Jsonl {
+                    line_buf.push(b'\n');
+                }
+                return quiet_pipe(o.out.write_all(line_buf));
+            }
+            Format::Csv => {
+                let mut l = String::new();
+                csv::push_row(&mut l, row, self.csv_style);
+                l
+            }
+            Format::Table => {
+                self.table.push(row.table_cells());
+                return Ok(true);
+            }
+        };
+        quiet_pipe(o.out.write_all(line.as_bytes()))
+    }
+
+    /// JSON's `]` (also after an error, so the output stays one array) or the aligned table.
+    pub(crate) fn end<T: Printable>(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        match self.fmt {
+            Format::Json => {
+                quiet_pipe(writeln!(o.out, "{}]", if self.first { "" } else { "\n" }))?;
+            }
+            Format::Table => {
+                quiet_pipe(write_table::<T>(o.out, &self.table))?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 /// Ignores a broken pipe (`convo list … | head`), reports other write errors.
-fn quiet_pipe(r: io::Result<()>) -> Result<bool, ListError> {
+pub(crate) fn quiet_pipe(r: io::Result<()>) -> Result<bool, ListError> {
     match r {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(false),
@@ -236,16 +343,9 @@ async fn walk<F: ListFilter, T: Printable>(
     let mut pager: Pager<T> = Pager::new(limit.get());
     let mut printed: u64 = 0;
     let mut bad_rows = 0usize;
-    let mut table: Vec<Vec<String>> = Vec::new();
-    let mut first = true;
-    let mut line_buf: Vec<u8> = Vec::with_capacity(512);
     let fmt = common.format;
-    let csv_style = CsvStyle::stdout(o.out_is_terminal, common.csv_raw);
-
-    if fmt == Format::Csv && !quiet_pipe(writeln!(o.out, "{}", T::CSV_HEADER.join(",")))? {
-        return Ok(());
-    }
-    if fmt == Format::Json && !quiet_pipe(write!(o.out, "["))? {
+    let mut writer = RowWriter::new(fmt, CsvStyle::stdout(o.out_is_terminal, common.csv_raw));
+    if !writer.begin::<T>(o)? {
         return Ok(());
     }
     let progress = o.err_is_terminal && max.is_none_or(|m| m > limit.get() as u64);
@@ -335,44 +435,7 @@ async fn walk<F: ListFilter, T: Printable>(
                 break;
             }
             printed += 1;
-            let line = match fmt {
-                Format::Jsonl | Format::Json => {
-                    // One reused buffer; rows that are plain ASCII (the common case) skip the
-                    // terminal-safety pass.
-                    line_buf.clear();
-                    if fmt == Format::Json {
-                        line_buf.extend_from_slice(if first { b"\n  " } else { b",\n  " });
-                        first = false;
-                    }
-                    let start = line_buf.len();
-                    row.json_into(&mut line_buf)
-                        .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
-                    if has_byte_from_7f(&line_buf[start..]) {
-                        let json = String::from_utf8_lossy(&line_buf[start..]).into_owned();
-                        let safe = json_terminal_safe(json);
-                        line_buf.truncate(start);
-                        line_buf.extend_from_slice(safe.as_bytes());
-                    }
-                    if fmt == Format::Jsonl {
-                        line_buf.push(b'\n');
-                    }
-                    if !quiet_pipe(o.out.write_all(&line_buf))? {
-                        open = false;
-                        break;
-                    }
-                    continue;
-                }
-                Format::Csv => {
-                    let mut l = String::new();
-                    csv::push_row(&mut l, &row, csv_style);
-                    l
-                }
-                Format::Table => {
-                    table.push(row.table_cells());
-                    continue;
-                }
-            };
-            if !quiet_pipe(o.out.write_all(line.as_bytes()))? {
+            if !writer.row(o, &row)? {
                 open = false;
                 break;
             }
@@ -395,15 +458,7 @@ async fn walk<F: ListFilter, T: Printable>(
     }
     let _ = write!(o.err, "{}", stderr::clear(progress));
     if open {
-        match fmt {
-            Format::Json => {
-                quiet_pipe(writeln!(o.out, "{}]", if first { "" } else { "\n" }))?;
-            }
-            Format::Table => {
-                quiet_pipe(write_table::<T>(o.out, &table))?;
-            }
-            _ => {}
-        }
+        writer.end::<T>(o)?;
     }
     for w in pager.warnings().messages() {
         if !w.contains("unreadable") {

@@ -176,6 +176,12 @@ async fn run(cli: Cli) -> u8 {
                 err: &mut err,
             };
             let result = match &cmd {
+                ListCommand::Conversations(a) if a.query.is_set() => {
+                    list::query::conversations(&client, a, &cfg, &mut o).await
+                }
+                ListCommand::Visitors(a) if a.query.text.is_some() || a.query.explain => {
+                    list::query::visitors(&client, a, &cfg, &mut o).await
+                }
                 ListCommand::Conversations(a) if a.with_visitor || a.visitor_email.is_some() => {
                     let store = open_store(&cfg, &mut o);
                     convo::visitor_join::conversations(&client, a, cfg.page_size, store, &mut o)

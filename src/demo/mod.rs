@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
-pub use faults::{BadBytes, BadCert, Faults};
+pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use names::aliases;
 pub use server::OPENAPI_YAML;
 
@@ -131,6 +131,23 @@ impl DemoServer {
             && let serde_json::Value::Object(m) = &mut v.attributes
         {
             m.insert("blob".into(), "x".repeat(2 * 1024 * 1024).into());
+        }
+        match faults.order {
+            ServeOrder::Newest => {}
+            _ if faults.churn.is_on() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "--order oldest/updated cannot be combined with churn (it adds rows at the \
+                     newest end)",
+                ));
+            }
+            ServeOrder::Oldest => {
+                data.conversations.reverse();
+                data.visitors.reverse();
+            }
+            ServeOrder::Updated => data
+                .conversations
+                .sort_by_key(|c| std::cmp::Reverse((c.updated_at, c.id))),
         }
         let ix = data::Indexes::build(&data);
         let churn = faults.churn.is_on().then(|| {

@@ -15,6 +15,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::Faults;
+use super::ServeOrder;
 use super::cursor::{self, Key};
 use super::data::{Dataset, DemoConversation, DemoVisitor, Indexes};
 use super::query::{ApiErr, enum_param, limit_param, parse_query, uuid_param};
@@ -394,6 +395,26 @@ fn visitor_key(v: &DemoVisitor) -> Key {
     (v.created_at.as_nanosecond(), v.id)
 }
 
+/// A key that falls along the served order (rows are served by key descending): oldest
+/// first negates both parts; `updated` keys conversations by `updatedAt`.
+fn ordered(order: ServeOrder, (t, id): Key) -> Key {
+    match order {
+        ServeOrder::Oldest => (-t, uuid::Uuid::from_u128(!id.as_u128())),
+        _ => (t, id),
+    }
+}
+
+fn conv_key_in(order: ServeOrder) -> impl Fn(&DemoConversation) -> Key {
+    move |c| match order {
+        ServeOrder::Updated => (c.updated_at.as_nanosecond(), c.id),
+        o => ordered(o, conv_key(c)),
+    }
+}
+
+fn visitor_key_in(order: ServeOrder) -> impl Fn(&DemoVisitor) -> Key {
+    move |v| ordered(order, visitor_key(v))
+}
+
 const VISITOR_PARAMS: &[&str] = &["email", "external_id", "limit", "cursor"];
 
 const CONVERSATION_PARAMS: &[&str] = &[
@@ -446,7 +467,7 @@ async fn conversations(
         let candidates = visitor.map(|v| ix.by_visitor.get(&v).map_or(&[][..], Vec::as_slice));
         let list = List {
             rows: &data.conversations,
-            key: conv_key,
+            key: conv_key_in(s.faults.order),
             kind: b'c',
         };
         list.page(&s, fh, &q, candidates, |c: &DemoConversation| {
@@ -483,7 +504,7 @@ async fn visitors(
         };
         let list = List {
             rows: &s.data.visitors,
-            key: visitor_key,
+            key: visitor_key_in(s.faults.order),
             kind: b'v',
         };
         list.page(&s, fh, &q, candidates, |v: &DemoVisitor| {

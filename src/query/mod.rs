@@ -12,6 +12,7 @@
 
 mod error;
 pub mod eval;
+pub mod exec;
 mod parse;
 pub mod plan;
 mod print;
@@ -26,6 +27,11 @@ use crate::api::{Resource, Status};
 pub use error::QueryError;
 pub use parse::parse;
 pub use print::format_secs;
+
+/// `s` as one value of a term (quoted when it must be), e.g. to turn a flag into a term.
+pub fn quote(s: &str) -> String {
+    print::quoted(s, false)
+}
 
 /// A parsed query: which list it is for and its terms, in the order written.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,346 @@
+//! `convo list … -q QUERY` (issue 22): the union executor against the demo server in every
+//! `--order`, each matching row once and in order, requests counted; exit codes.
+
+mod common;
+
+use std::collections::HashSet;
+
+use common::{Demo, convo_cmd};
+use convo::demo::{DemoConversation, Faults, ServeOrder};
+use serde_json::Value;
+use uuid::Uuid;
+
+/// Runs `convo list ARGS` against `d`, with `agent_id` set to `me` in a config file.
+fn run(d: &Demo, me: Uuid, args: &[&str]) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(&cfg, format!("agent_id = \"{me}\"\nstore = false\n")).unwrap();
+    convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_CONFIG", &cfg)
+        .arg("--base-url")
+        .arg(d.url())
+        .arg("list")
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn ids(o: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a JSON line");
+            v["id"].as_str().expect("id").to_string()
+        })
+        .collect()
+}
+
+fn err(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn served(d: &Demo) -> Vec<DemoConversation> {
+    d.s().data().conversations.clone()
+}
+
+fn pages(n: usize, limit: usize) -> u64 {
+    n.div_ceil(limit).max(1) as u64
+}
+
+/// `status:open,pending assignee:none,me`: four streams, every matching row once, in the
+/// order the server serves, and one request per page of each stream.
+#[test]
+fn a_union_gives_every_matching_row_once_in_the_served_order() {
+    for order in [ServeOrder::Newest, ServeOrder::Oldest, ServeOrder::Updated] {
+        let d = Demo::start(
+            700,
+            60,
+            Faults {
+                order,
+                ..Faults::default()
+            },
+        );
+        let rows = served(&d);
+        let me = d.s().data().agents[0];
+        let wanted = |c: &DemoConversation| {
+            ["open", "pending"].contains(&c.status)
+                && (c.assignee_id.is_none() || c.assignee_id == Some(me))
+        };
+        let want: Vec<String> = rows
+            .iter()
+            .filter(|c| wanted(c))
+            .map(|c| c.id.to_string())
+            .collect();
+        // Requests: each stream walked alone, page by page.
+        let mut requests = 0;
+        for status in ["open", "pending"] {
+            for mine in [false, true] {
+                let n = rows
+                    .iter()
+                    .filter(|c| {
+                        c.status == status
+                            && if mine {
+                                c.assignee_id == Some(me)
+                            } else {
+                                c.assignee_id.is_none()
+                            }
+                    })
+                    .count();
+                requests += pages(n, 9);
+            }
+        }
+        assert!(want.len() > 40, "enough rows to span pages: {}", want.len());
+        let before = d.requests();
+        let o = run(
+            &d,
+            me,
+            &[
+                "conversations",
+                "-q",
+                "status:open,pending assignee:none,me",
+                "--all",
+                "--limit",
+                "9",
+                "--format",
+                "jsonl",
+            ],
+        );
+        assert!(o.status.success(), "{order:?}: {}", err(&o));
+        let got = ids(&o);
+        assert_eq!(got.len(), want.len(), "{order:?}: every matching row once");
+        assert_eq!(got, want, "{order:?}: in the served order");
+        assert_eq!(
+            d.requests() - before,
+            requests,
+            "{order:?}: one request a page"
+        );
+        assert!(!err(&o).contains("order:"), "{order:?}: {}", err(&o));
+    }
+}
+
+/// Flags are terms of the same query; a negation walks wider and drops rows in convo, keeping
+/// statuses convo does not know.
+#[test]
+fn flags_mix_with_a_query_and_a_negation_keeps_unknown_statuses() {
+    let d = Demo::start(
+        300,
+        40,
+        Faults {
+            unknown_status: true,
+            ..Faults::default()
+        },
+    );
+    let rows = served(&d);
+    let me = d.s().data().agents[0];
+    let o = run(
+        &d,
+        me,
+        &[
+            "conversations",
+            "-q",
+            "-status:closed",
+            "--unassigned",
+            "true",
+            "--all",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let want: Vec<String> = rows
+        .iter()
+        .filter(|c| c.status != "closed" && c.assignee_id.is_none())
+        .map(|c| c.id.to_string())
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|c| c.status == "snoozed" && c.assignee_id.is_none())
+    );
+    assert_eq!(ids(&o), want);
+}
+
+/// `--max N` counts rows that pass convo's checks, and a screenful of a four-stream union
+/// costs one request a stream.
+#[test]
+fn max_counts_passing_rows_and_a_screenful_is_one_request_a_stream() {
+    let d = Demo::start(400, 40, Faults::default());
+    let me = d.s().data().agents[0];
+    let before = d.requests();
+    let o = run(
+        &d,
+        me,
+        &[
+            "conversations",
+            "-q",
+            "status:open,pending assignee:none,me",
+            "--max",
+            "5",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(ids(&o).len(), 5);
+    assert_eq!(d.requests() - before, 4, "four first pages, nothing more");
+    // A check in convo: --max counts what passes, however many pages that takes.
+    let rows = served(&d);
+    let want: Vec<String> = rows
+        .iter()
+        .filter(|c| c.status != "open")
+        .take(30)
+        .map(|c| c.id.to_string())
+        .collect();
+    let o = run(
+        &d,
+        me,
+        &[
+            "conversations",
+            "-q",
+            "-status:open",
+            "--max",
+            "30",
+            "--limit",
+            "7",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(ids(&o), want);
+}
+
+/// A bad query exits 2 with the query, a caret and the message, before any request.
+#[test]
+fn a_bad_query_exits_2_before_any_request() {
+    let d = Demo::start(50, 10, Faults::default());
+    let me = d.s().data().agents[0];
+    for (q, caret) in [
+        ("status:open status:pending", "              ^^^^^^^^^^^^^^"),
+        ("site:Nowhere", "       ^^^^^^^"),
+        ("stauts:open", "  ^^^^^^^"),
+    ] {
+        let before = d.requests();
+        let o = run(&d, me, &["conversations", "-q", q]);
+        assert_eq!(o.status.code(), Some(2), "{q}: {}", err(&o));
+        let e = err(&o);
+        assert!(e.contains(&format!("  {q}\n{caret}\n")), "{q}: {e}");
+        assert_eq!(d.requests(), before, "{q}: no request");
+    }
+    let o = run(
+        &d,
+        me,
+        &["conversations", "-q", "status:open status:pending"],
+    );
+    assert!(err(&o).contains("use status:open,pending"), "{}", err(&o));
+    // `me` without agent_id names the key.
+    let tmp = tempfile::tempdir().unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .args([
+            "--base-url",
+            &d.url(),
+            "list",
+            "conversations",
+            "-q",
+            "assignee:me",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("agent_id"), "{}", err(&o));
+}
+
+/// A stream that fails does not hide the others: their rows are printed, the failed one is
+/// named, and the exit code is 5.
+#[test]
+fn a_failed_stream_is_named_and_the_others_rows_shown() {
+    let d = Demo::start(
+        300,
+        40,
+        Faults {
+            fail_first: 1,
+            fail_status: 403,
+            ..Faults::default()
+        },
+    );
+    let me = d.s().data().agents[0];
+    let o = run(
+        &d,
+        me,
+        &[
+            "conversations",
+            "-q",
+            "status:open,pending,closed",
+            "--all",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(5), "{}", err(&o));
+    let e = err(&o);
+    assert!(e.contains("of 3 (GET /v1/conversations?status="), "{e}");
+    assert!(e.contains("failed"), "{e}");
+    let got: HashSet<String> = ids(&o).into_iter().collect();
+    let rows = served(&d);
+    // Exactly the rows of the two streams that answered.
+    let statuses: HashSet<&str> = rows
+        .iter()
+        .filter(|c| got.contains(&c.id.to_string()))
+        .map(|c| c.status)
+        .collect();
+    assert_eq!(statuses.len(), 2, "{statuses:?}");
+    let want = rows.iter().filter(|c| statuses.contains(c.status)).count();
+    assert_eq!(got.len(), want);
+}
+
+/// `--explain` prints the plan and sends no list request.
+#[test]
+fn explain_prints_each_stream_and_the_checks() {
+    let d = Demo::start(50, 10, Faults::default());
+    let me = d.s().data().agents[0];
+    let before = d.requests();
+    let o = run(
+        &d,
+        me,
+        &[
+            "conversations",
+            "-q",
+            "status:open,pending assignee:none,me age:>10m",
+            "--explain",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("streams: 4"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "GET /v1/conversations?status=pending&assignee_id={me}"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("age:>10m"), "{out}");
+    assert_eq!(d.requests(), before);
+}
+
+/// Visitors: e-mails are streams, attributes are checked in convo.
+#[test]
+fn visitors_query() {
+    let d = Demo::start(50, 80, Faults::default());
+    let me = d.s().data().agents[0];
+    let vs = &d.s().data().visitors;
+    let emails: Vec<String> = vs.iter().filter_map(|v| v.email.clone()).take(3).collect();
+    let q = format!("email:{}", emails.join(","));
+    let o = run(
+        &d,
+        me,
+        &["visitors", "-q", &q, "--all", "--format", "jsonl"],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let want: Vec<String> = vs
+        .iter()
+        .filter(|v| v.email.as_ref().is_some_and(|e| emails.contains(e)))
+        .map(|v| v.id.to_string())
+        .collect();
+    assert_eq!(ids(&o), want);
+}
