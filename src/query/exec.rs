@@ -103,6 +103,32 @@ impl Order {
     }
 }
 
+/// Which of [`Order::CreatedDesc`], [`Order::CreatedAsc`], [`Order::UpdatedDesc`] `rows`
+/// follow, coming after `prev` (the part's row before them, if any). A part of one row
+/// follows every order; a time that cannot be read follows none.
+pub fn orders_followed<T: Timed>(prev: Option<&T>, rows: &[T]) -> [bool; 3] {
+    let mut fits = [true; 3];
+    let mut before = prev;
+    for row in rows {
+        if let Some(p) = before {
+            for (k, o) in Order::ALL.iter().enumerate() {
+                fits[k] = fits[k] && o.follows(p, row);
+            }
+        }
+        before = Some(row);
+    }
+    fits
+}
+
+/// The first known order every part follows (`fits` from [`orders_followed`]), if any.
+pub fn common_order(fits: &[[bool; 3]]) -> Option<Order> {
+    Order::ALL
+        .iter()
+        .enumerate()
+        .find(|(k, _)| fits.iter().all(|f| f[*k]))
+        .map(|(_, o)| *o)
+}
+
 /// How the union gives its rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Merge {
@@ -346,15 +372,15 @@ where
             self.bad_rows += 1;
             self.notices.push(bad_row_line(b, page_no));
         }
-        for row in s.pager.drain_rows() {
-            if let Some(prev) = s.last.as_ref().or(s.buf.back()) {
-                for (k, o) in Order::ALL.iter().enumerate() {
-                    s.fits[k] = s.fits[k] && o.follows(prev, &row);
-                }
-            }
-            s.last = None;
-            s.buf.push_back(row);
+        let rows: Vec<T> = s.pager.drain_rows().collect();
+        let fits = orders_followed(s.last.as_ref().or(s.buf.back()), &rows);
+        for (have, now) in s.fits.iter_mut().zip(fits) {
+            *have = *have && now;
         }
+        if !rows.is_empty() {
+            s.last = None;
+        }
+        s.buf.extend(rows);
         if self.prefetch {
             self.start(i);
         }
@@ -392,12 +418,9 @@ where
             self.merge = Some(Merge::InTurn);
             return;
         }
-        let common = Order::ALL
-            .iter()
-            .enumerate()
-            .find(|(k, _)| live.iter().all(|s| s.fits[*k]));
-        self.merge = Some(match common {
-            Some((_, o)) => Merge::Ordered(*o),
+        let fits: Vec<[bool; 3]> = live.iter().map(|s| s.fits).collect();
+        self.merge = Some(match common_order(&fits) {
+            Some(o) => Merge::Ordered(o),
             None => {
                 self.notices
                     .push("convo: order: as the service sends each part".to_string());
@@ -455,5 +478,56 @@ where
             }
             self.duplicates += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Status, Timestamp as Stamp};
+
+    fn conv(n: u128, created: &str, updated: &str) -> Conversation {
+        Conversation {
+            id: Uuid::from_u128(n),
+            site_id: Uuid::nil(),
+            visitor_id: Uuid::nil(),
+            status: Status::Open,
+            assignee_id: None,
+            created_at: Stamp::parse(created),
+            updated_at: Stamp::parse(updated),
+        }
+    }
+
+    #[test]
+    fn the_order_is_learned_from_the_rows() {
+        let a = conv(1, "2026-11-20T10:00:00Z", "2026-11-20T11:00:00Z");
+        let b = conv(2, "2026-11-20T09:00:00Z", "2026-11-20T12:00:00Z");
+        let c = conv(3, "2026-11-20T08:00:00Z", "2026-11-20T10:30:00Z");
+        let newest = orders_followed(None, &[a.clone(), b.clone(), c.clone()]);
+        assert_eq!(newest, [true, false, false]);
+        let oldest = orders_followed(None, &[c.clone(), b.clone(), a.clone()]);
+        assert_eq!(oldest, [false, true, false]);
+        let updated = orders_followed(None, &[b.clone(), a.clone(), c.clone()]);
+        assert_eq!(updated, [false, false, true]);
+        // Across pages: the row before the page counts.
+        assert_eq!(
+            orders_followed(Some(&c), std::slice::from_ref(&a)),
+            [false, true, false]
+        );
+        // One row fits anything; an unreadable time fits nothing.
+        assert_eq!(orders_followed(None, std::slice::from_ref(&a)), [true; 3]);
+        let raw = conv(4, "yesterday", "yesterday");
+        assert_eq!(orders_followed(Some(&a), &[raw]), [false; 3]);
+        assert_eq!(common_order(&[newest, [true; 3]]), Some(Order::CreatedDesc));
+        assert_eq!(
+            common_order(&[updated, [true; 3]]),
+            Some(Order::UpdatedDesc)
+        );
+        assert_eq!(
+            common_order(&[newest, oldest]),
+            None,
+            "parts disagree: in turn"
+        );
+        assert_eq!(common_order(&[]), Some(Order::CreatedDesc));
     }
 }
