@@ -141,7 +141,12 @@ Exit codes:
   3  the key was rejected (401) or may not list this (403)
   4  network or server error (after retries)
   5  the service sent data convo cannot read (some or all rows), or ended the walk
-     early (no cursor, a repeated cursor, no progress); the rows it sent are printed";
+     early (no cursor, a repeated cursor, no progress), or some streams of a query
+     failed; the rows it sent are printed
+
+Queries (-q): terms separated by spaces, all of which hold; field:a,b is any of the values;
+-field:a negates; \"...\" quotes; a bare word is free text. --explain shows the plan.
+See \"Queries\" in the README.";
 
 #[derive(Debug, Subcommand)]
 pub enum ListCommand {

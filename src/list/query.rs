@@ -25,16 +25,37 @@ fn query_text(q: Option<&str>, flags: Vec<String>) -> String {
     parts.join(" ")
 }
 
-/// Parses and resolves `text`, or the error with its caret.
-fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<Query, ListError> {
+/// Parses and resolves `text` (the query as written, and resolved), or the error with its
+/// caret.
+fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<(Query, Query), ListError> {
     let names = Names {
         agent_id: cfg.query.agent_id,
         aliases: &cfg.aliases,
         sla: &cfg.sla,
     };
-    parse(text, resource)
-        .and_then(|q| resolve(&q, &names))
-        .map_err(|e| ListError::Query(e.render(text)))
+    let parsed = parse(text, resource).map_err(|e| ListError::Query(e.render(text)))?;
+    let resolved = resolve(&parsed, &names).map_err(|e| ListError::Query(e.render(text)))?;
+    Ok((parsed, resolved))
+}
+
+/// What `--explain` adds to a plan: the query as written, the flags' terms, what `me` is.
+fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Config) {
+    plan.query = parsed.to_string();
+    let mut notes = Vec::new();
+    if !flags.is_empty() {
+        notes.push(format!("from the flags: {}", flags.join(" ")));
+    }
+    let says_me = parsed.terms.iter().any(|t| {
+        matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
+    });
+    if let (true, Some(id)) = (says_me, cfg.query.agent_id) {
+        notes.push(match &cfg.profile {
+            Some(p) => format!("me is agent_id {id} (profile {p})"),
+            None => format!("me is agent_id {id} (config)"),
+        });
+    }
+    notes.append(&mut plan.notes);
+    plan.notes = notes;
 }
 
 /// The terms the conversations filter flags stand for.
@@ -69,13 +90,15 @@ pub async fn conversations(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    let text = query_text(args.query.text.as_deref(), conversation_flag_terms(args));
-    let q = understood(&text, Resource::Conversations, cfg)?;
+    let flags = conversation_flag_terms(args);
+    let text = query_text(args.query.text.as_deref(), flags.clone());
+    let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
     let limit = page_size(&args.common, cfg.page_size)?;
     let emails = resolve_emails(client, &plan::emails_to_resolve(&q)).await?;
-    let plan = plan::conversations(&q, &emails, cfg.query.max_streams);
+    let mut plan = plan::conversations(&q, &emails, cfg.query.max_streams);
     if args.query.explain {
-        return explain(&plan, o);
+        annotate(&mut plan, &parsed, &flags, cfg);
+        return explain(&plan, cfg, o);
     }
     let filter = Filter::new(&plan.terms(), context(cfg)?);
     let mut store = if filter.needs_visitor() {
@@ -110,12 +133,13 @@ pub async fn visitors(
     if let Some(x) = &args.external_id {
         flags.push(format!("external_id:{}", quote(x.trim())));
     }
-    let text = query_text(args.query.text.as_deref(), flags);
-    let q = understood(&text, Resource::Visitors, cfg)?;
+    let text = query_text(args.query.text.as_deref(), flags.clone());
+    let (parsed, q) = understood(&text, Resource::Visitors, cfg)?;
     let limit = page_size(&args.common, cfg.page_size)?;
-    let plan = plan::visitors(&q, cfg.query.max_streams);
+    let mut plan = plan::visitors(&q, cfg.query.max_streams);
     if args.query.explain {
-        return explain(&plan, o);
+        annotate(&mut plan, &parsed, &flags, cfg);
+        return explain(&plan, cfg, o);
     }
     let filter = Filter::new(&plan.terms(), context(cfg)?);
     run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
@@ -162,8 +186,12 @@ fn lookup(store: Option<&mut Store>, id: Uuid) -> Option<VisitorInfo> {
     })
 }
 
-fn explain<F: ListFilter>(plan: &Plan<F>, o: &mut Output<'_>) -> Result<(), ListError> {
-    super::quiet_pipe(o.out.write_all(plan.explain().as_bytes()))?;
+fn explain<F: ListFilter>(
+    plan: &Plan<F>,
+    cfg: &Config,
+    o: &mut Output<'_>,
+) -> Result<(), ListError> {
+    super::quiet_pipe(o.out.write_all(plan.explain(&cfg.aliases).as_bytes()))?;
     super::quiet_pipe(o.out.flush())?;
     Ok(())
 }

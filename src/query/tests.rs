@@ -405,7 +405,7 @@ mod planning {
             &Emails::new(),
             16,
         );
-        let e = pl.explain();
+        let e = pl.explain(&crate::config::Aliases::default());
         assert!(e.contains("streams: 2 ("), "{e}");
         assert!(
             e.contains("  1. GET /v1/conversations?status=open\n"),
