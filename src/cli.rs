@@ -250,11 +250,12 @@ pub struct VisitorArgs {
     pub common: CommonListArgs,
 }
 
-/// `-q QUERY` and `--explain` of `list visitors`.
+/// `-q QUERY` and `--explain` of `list visitors` and `summary conversations`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct VisitorQueryArgs {
     /// A query (see "Queries" in the README), e.g. 'email:ana@example.com,bo@example.com
-    /// attr.plan:pro age:<7d'. --email and --external-id given too become terms of it.
+    /// attr.plan:pro age:<7d' for visitors, 'is:waiting site:"Web shop",Careers' for a
+    /// summary. Filter flags given too become terms of it.
     #[arg(
         short = 'q',
         long = "query",
@@ -265,6 +266,13 @@ pub struct VisitorQueryArgs {
     /// Print the plan instead of the rows (see list conversations --explain).
     #[arg(long)]
     pub explain: bool,
+}
+
+impl VisitorQueryArgs {
+    /// Whether a query is given (`-q` or `--explain`).
+    pub fn is_set(&self) -> bool {
+        self.text.is_some() || self.explain
+    }
 }
 
 #[derive(Debug, Args)]
@@ -336,6 +344,8 @@ pub struct SummaryArgs {
     pub by: crate::summary::By,
     #[command(flatten)]
     pub filter: ConversationFilterArgs,
+    #[command(flatten)]
+    pub query: VisitorQueryArgs,
     /// A conversation not closed is stale after this long without an update (e.g. 30m, 2h, 1d;
     /// default: `stale_after` from the config, else 2h).
     #[arg(long, value_name = "DURATION", value_parser = crate::summary::parse_duration)]

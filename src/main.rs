@@ -179,7 +179,7 @@ async fn run(cli: Cli) -> u8 {
                 ListCommand::Conversations(a) if a.query.is_set() => {
                     list::query::conversations(&client, a, &cfg, &mut o).await
                 }
-                ListCommand::Visitors(a) if a.query.text.is_some() || a.query.explain => {
+                ListCommand::Visitors(a) if a.query.is_set() => {
                     list::query::visitors(&client, a, &cfg, &mut o).await
                 }
                 ListCommand::Conversations(a) if a.with_visitor || a.visitor_email.is_some() => {
@@ -218,6 +218,7 @@ async fn run(cli: Cli) -> u8 {
                     .unwrap_or(convo::summary::DEFAULT_STALE_AFTER_SECS),
                 &cfg.aliases,
                 &cfg.sla,
+                cfg.query,
                 open_store(&cfg, &mut o),
                 &mut o,
             )

@@ -344,3 +344,76 @@ fn visitors_query() {
         .collect();
     assert_eq!(ids(&o), want);
 }
+
+/// Runs `convo summary conversations ARGS` against `d`, with `agent_id` = `me`.
+fn summary(d: &Demo, me: Uuid, args: &[&str]) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(&cfg, format!("agent_id = \"{me}\"\nstore = false\n")).unwrap();
+    convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_CONFIG", &cfg)
+        .arg("--base-url")
+        .arg(d.url())
+        .args(["summary", "conversations"])
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// `summary -q` counts exactly the rows the query lists; its JSON carries the query and each
+/// bucket the query that lists it; Prometheus labels every sample with the query.
+#[test]
+fn summary_counts_a_query_and_carries_it() {
+    let d = Demo::start(500, 40, Faults::default());
+    let me = d.s().data().agents[0];
+    let rows = served(&d);
+    let q = "status:open,pending assignee:none,me -site:00000000-0000-0000-0000-000000000000";
+    let o = summary(&d, me, &["-q", q, "--by", "status", "--format", "json"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["query"], q);
+    let count = |st: &str| {
+        rows.iter()
+            .filter(|c| c.status == st && (c.assignee_id.is_none() || c.assignee_id == Some(me)))
+            .count() as u64
+    };
+    assert_eq!(v["loaded"], count("open") + count("pending"));
+    assert_eq!(v["complete"], true);
+    for b in v["buckets"].as_array().unwrap() {
+        let st = b["key"].as_str().unwrap();
+        assert_eq!(b["count"], count(st), "{st}");
+        // The bucket's query lists exactly its rows.
+        let bq = b["query"].as_str().unwrap();
+        assert_eq!(
+            bq,
+            format!("assignee:none,me -site:00000000-0000-0000-0000-000000000000 status:{st}")
+        );
+        let l = run(
+            &d,
+            me,
+            &["conversations", "-q", bq, "--all", "--format", "jsonl"],
+        );
+        assert_eq!(ids(&l).len() as u64, count(st), "{bq}");
+    }
+    let o = summary(
+        &d,
+        me,
+        &["-q", "status:open,pending", "--format", "prometheus"],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(&format!(
+            "convo_conversations{{status=\"open\",query=\"status:open,pending\"}} {}\n",
+            rows.iter().filter(|c| c.status == "open").count()
+        )),
+        "{text}"
+    );
+    // A bad query: exit 2 before any request.
+    let before = d.requests();
+    let o = summary(&d, me, &["-q", "is:busy"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("  is:busy\n     ^^^^\n"), "{}", err(&o));
+    assert_eq!(d.requests(), before);
+}

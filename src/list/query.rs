@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::{ListError, RowWriter};
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor, VisitorFilter};
-use crate::cli::{CommonListArgs, ConversationArgs, VisitorArgs};
+use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, VisitorArgs};
 use crate::config::Config;
 use crate::output::{CsvStyle, Output, Printable, stderr};
 use crate::query::eval::{Context, Filter, VisitorInfo};
@@ -19,7 +19,7 @@ use crate::query::{Query, parse, quote};
 use crate::store::Store;
 
 /// The query's text: `-q` first, then a term for each filter flag given.
-fn query_text(q: Option<&str>, flags: Vec<String>) -> String {
+pub fn query_text(q: Option<&str>, flags: Vec<String>) -> String {
     let mut parts: Vec<String> = q.map(str::to_string).into_iter().collect();
     parts.extend(flags);
     parts.join(" ")
@@ -33,8 +33,17 @@ fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<(Query, Qu
         aliases: &cfg.aliases,
         sla: &cfg.sla,
     };
+    understood_with(text, resource, &names)
+}
+
+/// [`understood`] with the names given.
+pub fn understood_with(
+    text: &str,
+    resource: Resource,
+    names: &Names<'_>,
+) -> Result<(Query, Query), ListError> {
     let parsed = parse(text, resource).map_err(|e| ListError::Query(e.render(text)))?;
-    let resolved = resolve(&parsed, &names).map_err(|e| ListError::Query(e.render(text)))?;
+    let resolved = resolve(&parsed, names).map_err(|e| ListError::Query(e.render(text)))?;
     Ok((parsed, resolved))
 }
 
@@ -59,8 +68,7 @@ fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Confi
 }
 
 /// The terms the conversations filter flags stand for.
-fn conversation_flag_terms(a: &ConversationArgs) -> Vec<String> {
-    let f = &a.filter;
+pub fn conversation_flag_terms(f: &ConversationFilterArgs) -> Vec<String> {
     let mut t = Vec::new();
     if let Some(s) = &f.status {
         t.push(format!("status:{}", quote(s)));
@@ -90,7 +98,7 @@ pub async fn conversations(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    let flags = conversation_flag_terms(args);
+    let flags = conversation_flag_terms(&args.filter);
     let text = query_text(args.query.text.as_deref(), flags.clone());
     let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
     let limit = page_size(&args.common, cfg.page_size)?;
@@ -101,7 +109,7 @@ pub async fn conversations(
         return explain(&plan, cfg, o);
     }
     let filter = Filter::new(&plan.terms(), context(cfg)?);
-    let mut store = if filter.needs_visitor() {
+    let store = if filter.needs_visitor() {
         crate::store::command::open_for_command(cfg, o.err)
     } else {
         None
@@ -113,7 +121,7 @@ pub async fn conversations(
         }
         let v = known
             .entry(c.visitor_id)
-            .or_insert_with(|| lookup(store.as_mut(), c.visitor_id));
+            .or_insert_with(|| lookup(store.as_ref(), c.visitor_id));
         filter.conversation(c, v.as_ref())
     };
     run(client, &plan, limit, &args.common, o, &mut pass).await
@@ -177,7 +185,8 @@ fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
     })
 }
 
-fn lookup(store: Option<&mut Store>, id: Uuid) -> Option<VisitorInfo> {
+/// A visitor as the store knows it, for the checks.
+pub fn lookup(store: Option<&Store>, id: Uuid) -> Option<VisitorInfo> {
     let v = store?.visitor(id).ok()??;
     Some(VisitorInfo {
         attributes: v.attributes_json(),
@@ -197,7 +206,7 @@ fn explain<F: ListFilter>(
 }
 
 /// The visitors the service has for each e-mail (every page of `GET /v1/visitors?email=`).
-async fn resolve_emails(client: &Client, emails: &[String]) -> Result<Emails, ListError> {
+pub async fn resolve_emails(client: &Client, emails: &[String]) -> Result<Emails, ListError> {
     let mut out = Emails::new();
     if emails.is_empty() {
         return Ok(out);

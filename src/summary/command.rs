@@ -82,12 +82,26 @@ pub async fn conversations(
     stale_after_secs: i64,
     aliases: &Aliases,
     sla: &Sla,
+    query: crate::config::QuerySettings,
     store: Option<crate::store::Store>,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     // Validated exactly as `list conversations` does.
     let base = conversation_filter(&a.filter)?;
-    let key = crate::store::samples::filter_key(&base);
+    // `-q`: refused here when bad, before any request.
+    let prepared = if a.query.is_set() {
+        Some(super::query::prepare(client, a, aliases, sla, query).await?)
+    } else {
+        None
+    };
+    if let (Some(p), true) = (&prepared, a.query.explain) {
+        return write_out(o, &p.plan.explain(aliases));
+    }
+    let prepared = prepared.as_ref();
+    let key = match prepared {
+        Some(p) => format!("query {}", p.parsed),
+        None => crate::store::samples::filter_key(&base),
+    };
     let look = if a.since_last {
         let look = store.as_ref().and_then(|s| s.look(&key).ok().flatten());
         if look.is_none() {
@@ -116,7 +130,7 @@ pub async fn conversations(
         return once(
             client,
             a,
-            &base,
+            (&base, prepared),
             page_size,
             stale_after_secs,
             aliases,
@@ -153,7 +167,7 @@ pub async fn conversations(
         let r = watch_once(
             client,
             a,
-            &base,
+            (&base, prepared),
             page_size,
             stale_after_secs,
             aliases,
@@ -192,7 +206,7 @@ struct Sample {
 async fn watch_once(
     client: &Client,
     a: &SummaryArgs,
-    base: &ConversationFilter,
+    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
     page_size: Limit,
     stale_after_secs: i64,
     aliases: &Aliases,
@@ -202,18 +216,38 @@ async fn watch_once(
     samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let walked = walk(
-        client,
-        a,
-        base,
-        page_size,
-        stale_after_secs,
-        targets,
-        now,
-        None,
-        o,
-    )
-    .await?;
+    let walked = match prepared {
+        Some(p) => {
+            super::query::walk(
+                client,
+                a,
+                p,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                None,
+                aliases,
+                samples.store.as_ref(),
+                o,
+            )
+            .await?
+        }
+        None => {
+            walk(
+                client,
+                a,
+                base,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                None,
+                o,
+            )
+            .await?
+        }
+    };
     if walked.pages > 0 {
         samples.record(&walked.summary, now, o);
     }
@@ -221,6 +255,7 @@ async fn watch_once(
         by: a.by,
         aliases,
         base,
+        query: prepared.map(|p| &p.parsed),
     };
     let text = if sample.wallboard {
         // Home, clear, then the table: the screen is replaced, not scrolled.
@@ -250,11 +285,12 @@ fn write_out(o: &mut Output<'_>, text: &str) -> Result<(), SummaryError> {
 }
 
 /// A walk's summary and how it ended.
-struct Walked {
-    summary: Summary,
-    failure: Option<ApiError>,
-    /// The service cut the walk short (no cursor, a repeated cursor, no progress).
-    ended_early: bool,
+pub(super) struct Walked {
+    pub(super) summary: Summary,
+    pub(super) failure: Option<ApiError>,
+    /// The service cut the walk short (no cursor, a repeated cursor, no progress), or some
+    /// streams of a query failed.
+    pub(super) ended_early: bool,
 }
 
 impl Walked {
@@ -308,7 +344,7 @@ impl Samples {
 async fn once(
     client: &Client,
     a: &SummaryArgs,
-    base: &ConversationFilter,
+    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
     page_size: Limit,
     stale_after_secs: i64,
     aliases: &Aliases,
@@ -317,18 +353,38 @@ async fn once(
     samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let walked = walk(
-        client,
-        a,
-        base,
-        page_size,
-        stale_after_secs,
-        targets,
-        now,
-        samples.look.as_ref(),
-        o,
-    )
-    .await?;
+    let walked = match prepared {
+        Some(p) => {
+            super::query::walk(
+                client,
+                a,
+                p,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                samples.look.as_ref(),
+                aliases,
+                samples.store.as_ref(),
+                o,
+            )
+            .await?
+        }
+        None => {
+            walk(
+                client,
+                a,
+                base,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                samples.look.as_ref(),
+                o,
+            )
+            .await?
+        }
+    };
     let summary = &walked.summary;
     // Print what was counted, unless nothing was: an error on the first page is only an error.
     if walked.pages > 0 {
@@ -337,12 +393,17 @@ async fn once(
             by: a.by,
             aliases,
             base,
+            query: prepared.map(|p| &p.parsed),
         };
         let text = match a.format {
             SummaryFormat::Table => report::table(summary, &cx),
             SummaryFormat::Json => report::json(summary, &cx),
             SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
-            SummaryFormat::Prometheus => super::prometheus::text(summary, a.by),
+            SummaryFormat::Prometheus => super::prometheus::text(
+                summary,
+                a.by,
+                prepared.map(|p| p.parsed.to_string()).as_deref(),
+            ),
         };
         let text = match &walked.since {
             Some(since) => with_since(text, a.format, since, o),
@@ -509,11 +570,11 @@ fn with_since(
 }
 
 /// [`Walked`] and the number of pages that came back.
-struct WalkedPages {
-    pages: usize,
+pub(super) struct WalkedPages {
+    pub(super) pages: usize,
     /// `--since-last`: what changed since the look.
-    since: Option<crate::store::looks::SinceLook>,
-    walked: Walked,
+    pub(super) since: Option<crate::store::looks::SinceLook>,
+    pub(super) walked: Walked,
 }
 
 impl std::ops::Deref for WalkedPages {

@@ -75,8 +75,12 @@ fn escape(v: &str) -> String {
     out
 }
 
-/// The summary as exposition text.
-pub fn text(s: &Summary, by: By) -> String {
+/// The summary as exposition text; with a query (`-q`), every sample carries it as a
+/// `query` label, so that files of several queries do not collide.
+pub fn text(s: &Summary, by: By, query: Option<&str>) -> String {
+    let extra = query
+        .map(|q| format!(",query=\"{}\"", escape(q)))
+        .unwrap_or_default();
     let mut gauges = vec![COUNT, WAITING];
     if let Some(t) = s.sla() {
         if t.is_tracked(Target::FirstResponse) {
@@ -97,7 +101,7 @@ pub fn text(s: &Summary, by: By) -> String {
         for b in &buckets {
             if let Some(v) = (g.value)(b) {
                 out.push_str(&format!(
-                    "{}{{{}=\"{}\"}} {v}\n",
+                    "{}{{{}=\"{}\"{extra}}} {v}\n",
                     g.name,
                     by.name(),
                     escape(&label_value(&b.key))
@@ -108,8 +112,15 @@ pub fn text(s: &Summary, by: By) -> String {
     if !s.coverage().complete {
         out.push_str(
             "# HELP convo_summary_complete 0 when the walk was cut short (--max, an error): the \
-             figures above are partial.\n# TYPE convo_summary_complete gauge\nconvo_summary_complete 0\n",
+             figures above are partial.\n# TYPE convo_summary_complete gauge\n",
         );
+        match query {
+            Some(q) => out.push_str(&format!(
+                "convo_summary_complete{{query=\"{}\"}} 0\n",
+                escape(q)
+            )),
+            None => out.push_str("convo_summary_complete 0\n"),
+        }
     }
     out
 }
