@@ -417,3 +417,51 @@ fn summary_counts_a_query_and_carries_it() {
     assert!(err(&o).contains("  is:busy\n     ^^^^\n"), "{}", err(&o));
     assert_eq!(d.requests(), before);
 }
+
+/// Streams that disagree on the order (`--order mixed`: pending oldest first, open newest
+/// first): each stream's rows in turn, every row once, and stderr says so.
+#[test]
+fn streams_that_disagree_are_given_in_turn() {
+    let d = Demo::start(
+        400,
+        40,
+        Faults {
+            order: ServeOrder::Mixed,
+            ..Faults::default()
+        },
+    );
+    let me = d.s().data().agents[0];
+    let rows = served(&d);
+    let open: Vec<String> = rows
+        .iter()
+        .filter(|c| c.status == "open")
+        .map(|c| c.id.to_string())
+        .collect();
+    let pending: Vec<String> = rows
+        .iter()
+        .rev()
+        .filter(|c| c.status == "pending")
+        .map(|c| c.id.to_string())
+        .collect();
+    let o = run(
+        &d,
+        me,
+        &[
+            "conversations",
+            "-q",
+            "status:open,pending",
+            "--all",
+            "--limit",
+            "20",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(ids(&o), [open, pending].concat());
+    assert!(
+        err(&o).contains("order: as the service sends each part"),
+        "{}",
+        err(&o)
+    );
+}

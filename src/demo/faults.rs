@@ -116,4 +116,6 @@ pub enum ServeOrder {
     Oldest,
     /// Conversations by updatedAt descending, then id descending (visitors newest first).
     Updated,
+    /// Newest first, except `status=pending`, served oldest first: requests that disagree.
+    Mixed,
 }

@@ -137,7 +137,7 @@ impl DemoServer {
             _ if faults.churn.is_on() => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
-                    "--order oldest/updated cannot be combined with churn (it adds rows at the \
+                    "--order oldest/updated/mixed cannot be combined with churn (it adds rows at the \
                      newest end)",
                 ));
             }
@@ -148,7 +148,10 @@ impl DemoServer {
             ServeOrder::Updated => data
                 .conversations
                 .sort_by_key(|c| std::cmp::Reverse((c.updated_at, c.id))),
+            ServeOrder::Mixed => {}
         }
+        let pending_oldest = (faults.order == ServeOrder::Mixed)
+            .then(|| data.conversations.iter().rev().cloned().collect());
         let ix = data::Indexes::build(&data);
         let churn = faults.churn.is_on().then(|| {
             let clock = if anchor.is_some() {
@@ -166,6 +169,7 @@ impl DemoServer {
             latency: opts.latency,
             faults,
             churn,
+            pending_oldest,
             requests: AtomicU64::new(0),
             cancel: cancel.clone(),
         });

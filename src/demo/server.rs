@@ -32,6 +32,8 @@ pub(crate) struct Shared {
     pub faults: Faults,
     /// Only when churn is on (test only): the changing copy of the data.
     pub churn: Option<super::churn::Churning>,
+    /// `--order mixed`: the conversations oldest first, served for `status=pending`.
+    pub pending_oldest: Option<Vec<DemoConversation>>,
     pub requests: AtomicU64,
     pub cancel: CancellationToken,
 }
@@ -465,18 +467,28 @@ async fn conversations(
             None => (&s.data, &s.ix),
         };
         let candidates = visitor.map(|v| ix.by_visitor.get(&v).map_or(&[][..], Vec::as_slice));
-        let list = List {
-            rows: &data.conversations,
-            key: conv_key_in(s.faults.order),
-            kind: b'c',
-        };
-        list.page(&s, fh, &q, candidates, |c: &DemoConversation| {
+        let pred = |c: &DemoConversation| {
             site.is_none_or(|x| c.site_id == x)
                 && status.is_none_or(|x| c.status == x)
                 && assignee.is_none_or(|x| c.assignee_id == Some(x))
                 && unassigned.is_none_or(|u| c.assignee_id.is_none() == u)
                 && visitor.is_none_or(|x| c.visitor_id == x)
-        })
+        };
+        // `--order mixed`: `status=pending` is served oldest first (its own copy, no index).
+        if let (Some(oldest), Some("pending")) = (&s.pending_oldest, status) {
+            let list = List {
+                rows: oldest,
+                key: conv_key_in(ServeOrder::Oldest),
+                kind: b'c',
+            };
+            return list.page(&s, fh, &q, None, pred);
+        }
+        let list = List {
+            rows: &data.conversations,
+            key: conv_key_in(s.faults.order),
+            kind: b'c',
+        };
+        list.page(&s, fh, &q, candidates, pred)
     };
     run().unwrap_or_else(IntoResponse::into_response)
 }
