@@ -465,3 +465,60 @@ fn streams_that_disagree_are_given_in_turn() {
         err(&o)
     );
 }
+
+/// A row that two streams return (it moved from one to the other mid-walk) is given once.
+#[test]
+fn a_row_two_streams_return_is_given_once() {
+    use convo::api::{Assignee, Conversation, ConversationFilter, Limit};
+    use convo::demo::Churn;
+    use convo::query::exec::Union;
+    let d = Demo::start(
+        1000,
+        40,
+        Faults {
+            churn: Churn {
+                scripted: true,
+                ..Churn::default()
+            },
+            ..Faults::default()
+        },
+    );
+    let me = d.s().data().agents[0];
+    let rows = d.s().conversations_now();
+    let unassigned: Vec<&DemoConversation> =
+        rows.iter().filter(|c| c.assignee_id.is_none()).collect();
+    let mine: Vec<&DemoConversation> = rows.iter().filter(|c| c.assignee_id == Some(me)).collect();
+    // The last of my first page is older than the unassigned stream's first page: once it is
+    // unassigned, the unassigned stream's later pages hold it too.
+    let x = mine[9];
+    assert!(
+        unassigned[9].created_at > x.created_at,
+        "precondition of the data"
+    );
+    let streams = vec![
+        ConversationFilter {
+            assignee: Assignee::Unassigned,
+            ..ConversationFilter::default()
+        },
+        ConversationFilter {
+            assignee: Assignee::Agent(me),
+            ..ConversationFilter::default()
+        },
+    ];
+    let client = d.client();
+    let (seen, dups) = d.block_on(async {
+        let mut u: Union<ConversationFilter, Conversation> =
+            Union::new(client, streams, Limit::new(10).unwrap(), false);
+        let mut seen = vec![u.next().await.expect("a row").id];
+        // Both first pages are in; now the colleague unassigns x.
+        assert!(d.s().assign(x.id, None));
+        while let Some(r) = u.next().await {
+            seen.push(r.id);
+        }
+        (seen, u.duplicates())
+    });
+    assert_eq!(seen.iter().filter(|id| **id == x.id).count(), 1);
+    assert_eq!(dups, 1, "the second copy was dropped");
+    let unique: HashSet<_> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len());
+}
