@@ -522,3 +522,39 @@ fn a_row_two_streams_return_is_given_once() {
     let unique: HashSet<_> = seen.iter().collect();
     assert_eq!(unique.len(), seen.len());
 }
+
+/// A query nothing can match sends no list request and says why.
+#[test]
+fn a_query_nothing_can_match_says_why() {
+    let d = Demo::start(50, 10, Faults::default());
+    let me = d.s().data().agents[0];
+    let before = d.requests();
+    let o = run(
+        &d,
+        me,
+        &[
+            "conversations",
+            "-q",
+            "visitor:nobody@nowhere.example",
+            "--all",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("no visitor has the e-mail nobody@nowhere.example"),
+        "{}",
+        err(&o)
+    );
+    // One request: the e-mail's lookup; no list request.
+    assert_eq!(d.requests() - before, 1);
+    let o = run(
+        &d,
+        me,
+        &["conversations", "-q", "is:waiting status:closed", "--all"],
+    );
+    assert!(
+        err(&o).contains("no combination of values can match"),
+        "{}",
+        err(&o)
+    );
+}

@@ -250,6 +250,13 @@ where
     F: ListFilter + Clone,
     T: Printable + Timed + crate::api::model::WireRow + Clone + Send + 'static,
 {
+    if plan.streams.is_empty() {
+        // Nothing can match (an e-mail no visitor has, values that exclude each other): say
+        // why instead of printing nothing silently.
+        for n in &plan.notes {
+            let _ = writeln!(o.err, "convo: {}", crate::text::one_line(n, 300));
+        }
+    }
     let one_page = !common.all && common.max.is_none();
     let max = if common.all {
         None
