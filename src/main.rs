@@ -270,6 +270,7 @@ async fn run_tui(cfg: Config, client: Client, view: Option<String>, demo: bool) 
         Ok(convo::tui::Exit::Quit) => exit::OK,
         // As a shell reports a program killed by the signal; the terminal is restored.
         Ok(convo::tui::Exit::Signal(n)) => u8::try_from(128 + n).unwrap_or(1),
+        Err(e @ convo::tui::TuiError::View(_)) => report(e, exit::USAGE),
         Err(e) => report(e, 1),
     }
 }

@@ -558,3 +558,85 @@ fn a_query_nothing_can_match_says_why() {
         err(&o)
     );
 }
+
+/// `[[views]] query = "…"`: the browser opens on the view with the query's filter; a query it
+/// cannot run is refused with exit 2, naming the view, before the terminal is touched.
+#[test]
+fn a_saved_view_written_as_a_query() {
+    let d = Demo::start(50, 10, Faults::default());
+    let me = d.s().data().agents[0];
+    let site = d.s().data().sites[0];
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg_path = tmp.path().join("config.toml");
+    let text = format!(
+        "agent_id = \"{me}\"\nstore = false\n[aliases]\n\"{site}\" = \"Web shop\"\n\
+         [[views]]\nname = \"Mine\"\nquery = \"assignee:me status:open site:'x'\"\n"
+    )
+    .replace("site:'x'", "site:\\\"web shop\\\"");
+    std::fs::write(&cfg_path, &text).unwrap();
+    let cfg = convo::config::Config::from_toml_str(
+        &text,
+        &cfg_path,
+        &convo::config::Overrides {
+            base_url: Some(d.url()),
+            ..Default::default()
+        },
+        &|k| (k == "CONVO_API_KEY").then(|| d.key()),
+    )
+    .unwrap();
+    let app = convo::tui::app_from_config(
+        &cfg,
+        &d.client(),
+        &convo::tui::TuiOptions {
+            initial_view: Some("Mine".into()),
+            demo: false,
+        },
+    )
+    .unwrap();
+    let v = app.views.iter().find(|v| v.name == "Mine").unwrap();
+    assert_eq!(v.conversations.assignee, convo::api::Assignee::Agent(me));
+    assert_eq!(v.conversations.site_id, Some(site));
+    assert_eq!(v.conversations.status, Some(convo::api::Status::Open));
+    assert_eq!(
+        v.query.as_deref(),
+        Some("assignee:me status:open site:\"web shop\"")
+    );
+    // The binary: a view query the browser cannot run.
+    std::fs::write(
+        &cfg_path,
+        format!(
+            "agent_id = \"{me}\"\n[[views]]\nname = \"Queue\"\nquery = \"status:open,pending\"\n"
+        ),
+    )
+    .unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_CONFIG", &cfg_path)
+        .args(["--base-url", &d.url(), "--view", "Queue"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("view \"Queue\": query \"status:open,pending\" needs 2 requests"),
+        "{}",
+        err(&o)
+    );
+    // Both a query and filter keys: a config error.
+    std::fs::write(
+        &cfg_path,
+        "[[views]]\nname = \"Both\"\nquery = \"status:open\"\nstatus = \"open\"\n",
+    )
+    .unwrap();
+    let o = convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_CONFIG", &cfg_path)
+        .args(["--base-url", &d.url(), "list", "conversations"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(
+        err(&o).contains("either query or the filter keys"),
+        "{}",
+        err(&o)
+    );
+}
