@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::Summary;
 use super::report::{self, Context};
+use super::walked::{Walked, WalkedPages};
 use crate::api::{ApiError, Client, Conversation, ConversationFilter, FilterError, Limit};
 use crate::cli::{SummaryArgs, SummaryFormat};
 use crate::config::Aliases;
@@ -268,7 +269,7 @@ async fn watch_once(
         report::json_line(&walked.summary, &cx)
     };
     write_out(o, &text)?;
-    walked.finish()
+    Ok(walked.finish()?)
 }
 
 /// Writes the whole output; a closed pipe is not an error.
@@ -281,32 +282,6 @@ fn write_out(o: &mut Output<'_>, text: &str) -> Result<(), SummaryError> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(ListError::Io(e).into()),
-    }
-}
-
-/// A walk's summary and how it ended.
-pub(super) struct Walked {
-    pub(super) summary: Summary,
-    pub(super) failure: Option<ApiError>,
-    /// The service cut the walk short (no cursor, a repeated cursor, no progress), or some
-    /// streams of a query failed.
-    pub(super) ended_early: bool,
-}
-
-impl Walked {
-    /// The walk's error, or the unreadable rows, as the exit status.
-    fn finish(self) -> Result<(), SummaryError> {
-        if let Some(e) = self.failure {
-            return Err(e.into());
-        }
-        if self.ended_early {
-            return Err(ListError::Truncated.into());
-        }
-        let unreadable = self.summary.coverage().unreadable_rows;
-        if unreadable > 0 {
-            return Err(ListError::BadRows(unreadable as usize).into());
-        }
-        Ok(())
     }
 }
 
@@ -422,7 +397,7 @@ async fn once(
             let _ = writeln!(o.err, "convo: the summary is partial ({why}): {cov}");
         }
     }
-    walked.finish()
+    Ok(walked.finish()?)
 }
 
 /// Walks the list into a summary, with progress and warnings on stderr.
@@ -566,26 +541,5 @@ fn with_since(
             let _ = writeln!(o.err, "convo: {line}");
             text
         }
-    }
-}
-
-/// [`Walked`] and the number of pages that came back.
-pub(super) struct WalkedPages {
-    pub(super) pages: usize,
-    /// `--since-last`: what changed since the look.
-    pub(super) since: Option<crate::store::looks::SinceLook>,
-    pub(super) walked: Walked,
-}
-
-impl std::ops::Deref for WalkedPages {
-    type Target = Walked;
-    fn deref(&self) -> &Walked {
-        &self.walked
-    }
-}
-
-impl WalkedPages {
-    fn finish(self) -> Result<(), SummaryError> {
-        self.walked.finish()
     }
 }

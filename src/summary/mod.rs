@@ -18,6 +18,7 @@ pub mod histogram;
 pub mod prometheus;
 pub mod query;
 pub mod report;
+mod walked;
 
 use std::collections::HashMap;
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::Summary;
-use super::command::{SummaryError, Walked, WalkedPages};
+use super::walked::{Walked, WalkedPages};
 use crate::api::{Client, Conversation, ConversationFilter, Limit, Resource};
 use crate::cli::SummaryArgs;
 use crate::config::{Aliases, QuerySettings};
@@ -39,7 +39,7 @@ pub async fn prepare(
     aliases: &Aliases,
     sla: &Sla,
     settings: QuerySettings,
-) -> Result<Prepared, SummaryError> {
+) -> Result<Prepared, ListError> {
     let flags = conversation_flag_terms(&a.filter);
     let text = query_text(a.query.text.as_deref(), flags.clone());
     let names = Names {
@@ -72,9 +72,9 @@ pub(super) async fn walk(
     aliases: &Aliases,
     store: Option<&crate::store::Store>,
     o: &mut Output<'_>,
-) -> Result<WalkedPages, SummaryError> {
+) -> Result<WalkedPages, ListError> {
     let limit = match a.limit {
-        Some(n) => Limit::new(n).map_err(ListError::from)?,
+        Some(n) => Limit::new(n)?,
         None => page_size,
     };
     let stale = a.stale_after.unwrap_or(stale_after_secs);
