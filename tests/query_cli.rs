@@ -640,3 +640,74 @@ fn a_saved_view_written_as_a_query() {
         err(&o)
     );
 }
+
+/// Timings of section 5 of issue 22, printed, not asserted (a debug build on a shared
+/// machine): a four-stream union at 20 ms latency against its slowest stream alone, and its
+/// first row against one stream's. `cargo test --test query_cli -- --ignored --nocapture timing`
+#[test]
+#[ignore]
+fn union_timing_at_20ms_latency() {
+    use convo::api::{Assignee, Conversation, ConversationFilter, Limit, Status};
+    use convo::demo::{DemoOptions, DemoServer};
+    use convo::query::exec::Union;
+    use std::time::{Duration, Instant};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed: 7,
+            conversations: 20_000,
+            visitors: 500,
+            latency: Duration::from_millis(20),
+            faults: Faults::default(),
+            anchor: None,
+        }))
+        .unwrap();
+    let client = common::client_for(&server.base_url(), &server.api_key(), common::fast_settings);
+    let mut streams = Vec::new();
+    for status in [Status::Open, Status::Pending] {
+        for assignee in [Assignee::Unassigned, Assignee::Anyone] {
+            streams.push(ConversationFilter {
+                status: Some(status.clone()),
+                assignee,
+                ..ConversationFilter::default()
+            });
+        }
+    }
+    let limit = Limit::new(100).unwrap();
+    let walk = |streams: Vec<ConversationFilter>| {
+        let client = client.clone();
+        rt.block_on(async move {
+            let start = Instant::now();
+            let mut u: Union<ConversationFilter, Conversation> =
+                Union::new(client, streams, limit, true);
+            let mut first = None;
+            let mut n = 0u64;
+            while u.next().await.is_some() {
+                first.get_or_insert(start.elapsed());
+                n += 1;
+            }
+            (start.elapsed(), first.unwrap_or_default(), n, u.requests())
+        })
+    };
+    let mut slowest = Duration::ZERO;
+    let mut first_alone = Duration::MAX;
+    for s in &streams {
+        let (t, first, n, req) = walk(vec![s.clone()]);
+        println!("alone: {n} rows, {req} requests, {t:?} (first row {first:?})");
+        slowest = slowest.max(t);
+        first_alone = first_alone.min(first);
+    }
+    let (t, first, n, req) = walk(streams.clone());
+    println!("union of 4: {n} rows, {req} requests, {t:?} (first row {first:?})");
+    println!(
+        "union / slowest stream alone: {:.2}; first row union / alone: {:.2}",
+        t.as_secs_f64() / slowest.as_secs_f64(),
+        first.as_secs_f64() / first_alone.as_secs_f64()
+    );
+    rt.block_on(server.shutdown());
+}

@@ -22,7 +22,7 @@ use uuid::Uuid;
 
 use super::plan::query_string;
 use crate::api::model::WireRow;
-use crate::api::{ApiError, Client, Conversation, Limit, ListFilter, Row, Visitor};
+use crate::api::{ApiError, Client, Conversation, Limit, ListFilter, Page, Row, Visitor};
 use crate::output::{bad_row_line, retry_line};
 use crate::pager::Pager;
 
@@ -138,13 +138,14 @@ pub enum Merge {
     InTurn,
 }
 
-/// One page request on its own task, with the retry notices it heard.
-struct Fetch {
-    task: JoinHandle<Result<Vec<u8>, ApiError>>,
+/// One page request on its own task (which decodes the page too, off the merge's thread), with
+/// the retry notices it heard.
+struct Fetch<T> {
+    task: JoinHandle<Result<Page<T>, ApiError>>,
     retries: Arc<Mutex<Vec<String>>>,
 }
 
-impl Drop for Fetch {
+impl<T> Drop for Fetch<T> {
     /// A request nobody waits for any more is cancelled.
     fn drop(&mut self) {
         self.task.abort();
@@ -155,7 +156,7 @@ struct Stream<F, T> {
     filter: F,
     pager: Pager<T>,
     buf: VecDeque<T>,
-    in_flight: Option<Fetch>,
+    in_flight: Option<Fetch<T>>,
     failed: bool,
     /// Orders its rows so far are consistent with.
     fits: [bool; 3],
@@ -321,7 +322,8 @@ where
                     e.push(retry_line(&n));
                 }
             };
-            client.get_body(url, &on_retry).await
+            let body = client.get_body(url, &on_retry).await?;
+            client.decode_page::<T>(&body)
         });
         self.requests += 1;
         s.in_flight = Some(Fetch { task, retries });
@@ -344,7 +346,7 @@ where
             self.notices.append(&mut l);
         }
         drop(fetch);
-        let page = result.and_then(|body| self.client.decode_page::<T>(&body));
+        let page = result;
         let several = self.streams.len() > 1;
         let name = self.describe(i);
         let s = &mut self.streams[i];
