@@ -102,18 +102,22 @@ pub async fn conversations(
     let text = query_text(args.query.text.as_deref(), flags.clone());
     let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
     let limit = page_size(&args.common, cfg.page_size)?;
-    let emails = resolve_emails(client, &plan::emails_to_resolve(&q)).await?;
-    let mut plan = plan::conversations(&q, &emails, cfg.query.max_streams);
+    let wanted = plan::emails_to_resolve(&q);
+    // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
+    let mut store = if !wanted.is_empty() || needs_visitor(&q) {
+        crate::store::command::open_for_command(cfg, o.err)
+    } else {
+        None
+    };
+    let mut keeper = Keeper::new(store.as_mut());
+    let emails = resolve_emails(client, &wanted, &mut keeper).await;
+    keeper.finish(o.err);
+    let mut plan = plan::conversations(&q, &emails?, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
         return explain(&plan, cfg, o);
     }
     let filter = Filter::new(&plan.terms(), context(cfg)?);
-    let store = if filter.needs_visitor() {
-        crate::store::command::open_for_command(cfg, o.err)
-    } else {
-        None
-    };
     let mut known: HashMap<Uuid, Option<VisitorInfo>> = HashMap::new();
     let mut pass = |c: &Conversation| {
         if !filter.needs_visitor() {
@@ -150,10 +154,75 @@ pub async fn visitors(
         return explain(&plan, cfg, o);
     }
     let filter = Filter::new(&plan.terms(), context(cfg)?);
-    run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
+    // Every visitor received is kept in the local store, as `list visitors` does.
+    let mut store = crate::store::command::open_for_command(cfg, o.err);
+    let mut keeper = Keeper::new(store.as_mut());
+    let r = run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
+        keeper.keep(v);
         filter.visitor(v)
     })
-    .await
+    .await;
+    keeper.finish(o.err);
+    r
+}
+
+/// Whether the query checks a conversation's visitor (its fields, or free text).
+fn needs_visitor(q: &Query) -> bool {
+    use crate::query::Pred;
+    q.terms.iter().any(|t| {
+        matches!(
+            t.pred,
+            Pred::Text(_) | Pred::VisitorName(_) | Pred::VisitorEmail(_) | Pred::VisitorAttr(..)
+        )
+    })
+}
+
+/// Keeps visitor rows in the local store, a batch at a time; a store that fails is said once
+/// and the command goes on without it.
+pub struct Keeper<'a> {
+    store: Option<&'a mut Store>,
+    batch: Vec<Visitor>,
+    failed: Option<crate::store::StoreError>,
+}
+
+impl<'a> Keeper<'a> {
+    const BATCH: usize = 100;
+
+    pub fn new(store: Option<&'a mut Store>) -> Keeper<'a> {
+        Keeper {
+            store,
+            batch: Vec::new(),
+            failed: None,
+        }
+    }
+
+    pub fn keep(&mut self, v: &Visitor) {
+        if self.store.is_some() {
+            self.batch.push(v.clone());
+            if self.batch.len() >= Self::BATCH {
+                self.flush();
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(s) = self.store.as_deref_mut()
+            && !self.batch.is_empty()
+            && let Err(e) = s.upsert_visitors(&self.batch, jiff::Timestamp::now().as_second())
+        {
+            self.failed = Some(e);
+            self.store = None;
+        }
+        self.batch.clear();
+    }
+
+    /// Writes what is left; says on `err` if the store failed.
+    pub fn finish(mut self, err: &mut dyn std::io::Write) {
+        self.flush();
+        if let Some(e) = self.failed {
+            let _ = writeln!(err, "convo: warning: {e}");
+        }
+    }
 }
 
 fn page_size(common: &CommonListArgs, default: Limit) -> Result<Limit, ListError> {
@@ -205,8 +274,13 @@ fn explain<F: ListFilter>(
     Ok(())
 }
 
-/// The visitors the service has for each e-mail (every page of `GET /v1/visitors?email=`).
-pub async fn resolve_emails(client: &Client, emails: &[String]) -> Result<Emails, ListError> {
+/// The visitors the service has for each e-mail (every page of `GET /v1/visitors?email=`),
+/// each one kept by `keeper`.
+pub async fn resolve_emails(
+    client: &Client,
+    emails: &[String],
+    keeper: &mut Keeper<'_>,
+) -> Result<Emails, ListError> {
     let mut out = Emails::new();
     if emails.is_empty() {
         return Ok(out);
@@ -224,6 +298,7 @@ pub async fn resolve_emails(client: &Client, emails: &[String]) -> Result<Emails
     let mut union: Union<VisitorFilter, Visitor> =
         Union::new(client.clone(), streams, Limit::MAX, true);
     while let Some(v) = union.next().await {
+        keeper.keep(&v);
         if let Some(e) = v.email.as_deref().map(|e| e.trim().to_lowercase())
             && let Some(ids) = out.get_mut(&e)
         {

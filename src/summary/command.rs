@@ -84,14 +84,14 @@ pub async fn conversations(
     aliases: &Aliases,
     sla: &Sla,
     query: crate::config::QuerySettings,
-    store: Option<crate::store::Store>,
+    mut store: Option<crate::store::Store>,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     // Validated exactly as `list conversations` does.
     let base = conversation_filter(&a.filter)?;
     // `-q`: refused here when bad, before any request.
     let prepared = if a.query.is_set() {
-        Some(super::query::prepare(client, a, aliases, sla, query).await?)
+        Some(super::query::prepare(client, a, aliases, sla, query, store.as_mut(), o.err).await?)
     } else {
         None
     };

@@ -15,7 +15,7 @@ use crate::cli::SummaryArgs;
 use crate::config::{Aliases, QuerySettings};
 use crate::list::ListError;
 use crate::list::query::{
-    conversation_flag_terms, lookup, query_text, resolve_emails, understood_with,
+    Keeper, conversation_flag_terms, lookup, query_text, resolve_emails, understood_with,
 };
 use crate::output::{Output, stderr};
 use crate::query::Query;
@@ -39,6 +39,8 @@ pub async fn prepare(
     aliases: &Aliases,
     sla: &Sla,
     settings: QuerySettings,
+    store: Option<&mut crate::store::Store>,
+    err: &mut dyn std::io::Write,
 ) -> Result<Prepared, ListError> {
     let flags = conversation_flag_terms(&a.filter);
     let text = query_text(a.query.text.as_deref(), flags.clone());
@@ -48,7 +50,10 @@ pub async fn prepare(
         sla,
     };
     let (parsed, q) = understood_with(&text, Resource::Conversations, &names)?;
-    let emails = resolve_emails(client, &plan::emails_to_resolve(&q)).await?;
+    let mut keeper = Keeper::new(store);
+    let emails = resolve_emails(client, &plan::emails_to_resolve(&q), &mut keeper).await;
+    keeper.finish(err);
+    let emails = emails?;
     let mut plan = plan::conversations(&q, &emails, settings.max_streams);
     plan.query = parsed.to_string();
     if !flags.is_empty() {
