@@ -11,6 +11,7 @@ Examples:
   convo --demo                           browse generated data from an embedded server
   convo                                  browse the service in your config file
   convo --view 'Unassigned open'         open on a saved view
+  convo --query 'assignee:me status:open'  open on a query
   convo list conversations --status open --assignee none --all --format csv
   convo list visitors --email ana@example.com --format json
 
@@ -66,6 +67,17 @@ pub struct Cli {
     /// Open the TUI on this saved view ([[views]] in the config, or "Unassigned open").
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
+
+    /// Open the TUI on the conversations this query lists (see "Queries" in the README); for
+    /// now one the service answers with one request (e.g. 'status:open assignee:none
+    /// site:"Web shop"').
+    #[arg(
+        long,
+        value_name = "QUERY",
+        allow_hyphen_values = true,
+        conflicts_with = "view"
+    )]
+    pub query: Option<String>,
 
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -711,3 +711,39 @@ fn union_timing_at_20ms_latency() {
     );
     rt.block_on(server.shutdown());
 }
+
+/// `convo --query QUERY` opens the browser on what the query lists (the real binary in a
+/// terminal): its filters as chips and only its rows.
+#[test]
+fn the_browser_opens_on_a_query() {
+    let d = Demo::start(300, 40, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().display().to_string();
+    let (url, key) = (d.url(), d.key());
+    let mut t = common::pty::Pty::spawn(
+        &[
+            "--base-url",
+            &url,
+            "--query",
+            "status:pending assignee:none",
+        ],
+        &[
+            ("CONVO_API_KEY", &key),
+            ("HOME", &home),
+            ("CONVO_CONFIG", "/nonexistent/convo.toml"),
+        ],
+        120,
+        30,
+    );
+    let screen = t.wait_until(std::time::Duration::from_secs(20), |s| {
+        s.contains("status: pending") && s.contains(">pending")
+    });
+    assert!(screen.contains("unassigned"), "{screen}");
+    let rows = screen
+        .lines()
+        .filter(|l| l.contains(" open ") || l.contains(" closed "))
+        .count();
+    assert_eq!(rows, 0, "{screen}");
+    t.send(b"q");
+    assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
+}
