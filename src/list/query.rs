@@ -36,7 +36,8 @@ fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<(Query, Qu
     understood_with(text, resource, &names)
 }
 
-/// [`understood`] with the names given.
+/// Parses and resolves `text` with the names given (the query as written, and resolved), or
+/// the error with its caret.
 pub fn understood_with(
     text: &str,
     resource: Resource,
