@@ -180,6 +180,7 @@ fn view_picker() {
         visitors: VisitorFilter::default(),
         notify: false,
         oldest_first: false,
+        query: None,
     });
     app.views.push(View {
         name: "Visitor by e-mail".into(),
@@ -191,6 +192,7 @@ fn view_picker() {
         },
         notify: false,
         oldest_first: false,
+        query: None,
     });
     update(&mut app, ch('v'));
     update(&mut app, key(KeyCode::Down));

@@ -73,6 +73,7 @@ const KNOWN_KEYS: &[&str] = &[
     "store",
     "visitor_sync",
     "visitor_sync_rps",
+    "query",
     "agent_id",
     "max_streams",
 ];
@@ -213,6 +214,8 @@ pub(super) struct FileView {
     email: Option<String>,
     external_id: Option<String>,
     notify: Option<bool>,
+    /// A query (see `crate::query`): instead of the filter keys above.
+    query: Option<String>,
 }
 
 /// 1-based line and column (in characters) of a byte offset; never panics.
@@ -343,6 +346,17 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
     let conv_keys =
         v.status.is_some() || v.assignee.is_some() || v.site_id.is_some() || v.visitor_id.is_some();
     let vis_keys = v.email.is_some() || v.external_id.is_some();
+    if v.query.is_some() && (conv_keys || vis_keys) {
+        return Err(invalid(
+            "query",
+            "a view takes either query or the filter keys (status, assignee, site_id, \
+             visitor_id, email, external_id): put them in the query"
+                .into(),
+        ));
+    }
+    if v.query.as_deref().is_some_and(|q| q.trim().is_empty()) {
+        return Err(invalid("query", "an empty query: leave the key out".into()));
+    }
     if tab == Resource::Visitors && conv_keys {
         return Err(invalid(
             "tab",
@@ -411,6 +425,7 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
         },
         notify: v.notify.unwrap_or(false),
         oldest_first: false,
+        query: v.query,
     })
 }
 

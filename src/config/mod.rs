@@ -64,6 +64,9 @@ pub struct View {
     /// Every page loaded and shown oldest first (the built-in "Breaching" view): the queue as a
     /// supervisor works it, the longest waiting on top.
     pub oldest_first: bool,
+    /// `query = "…"`: the view's query as written in the file; the browser sets the filter
+    /// above from it (`crate::query::views`), in its canonical text once applied.
+    pub query: Option<String>,
 }
 
 /// Names for site and agent UUIDs (one namespace), from `[aliases]`.
@@ -827,7 +830,7 @@ mod tests {
     #[test]
     fn the_example_parses_with_all_its_views() {
         let c = load(include_str!("../../config.example.toml")).unwrap();
-        assert_eq!(c.views.len(), 4);
+        assert_eq!(c.views.len(), 5);
         assert_eq!(
             c.views.iter().filter(|v| v.notify).count(),
             1,

@@ -203,6 +203,14 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub churn_head_reassign: u32,
+    /// For testing: the order rows are served in (the spec promises none; convo learns it).
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = super::ServeOrder::Newest,
+        help_heading = "Faults (for testing)"
+    )]
+    pub order: super::ServeOrder,
 }
 
 /// A row count: a number from 0 to 5,000,000.
@@ -266,6 +274,7 @@ impl DemoServerArgs {
                     reassign_per_head: self.churn_head_reassign,
                     scripted: false,
                 },
+                order: self.order,
             },
         }
     }

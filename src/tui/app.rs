@@ -38,6 +38,7 @@ pub fn builtin_view() -> View {
         visitors: VisitorFilter::default(),
         notify: false,
         oldest_first: false,
+        query: None,
     }
 }
 

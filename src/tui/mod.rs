@@ -113,6 +113,9 @@ pub enum TuiError {
     },
     #[error("the interactive browser needs a terminal; in scripts and pipes use `convo list`")]
     NotATerminal,
+    /// A `[[views]]` query the browser cannot run (the message names the view).
+    #[error("{0}")]
+    View(String),
     #[error("terminal error: {0}")]
     Io(#[from] io::Error),
     #[error("cannot draw: {0}")]
@@ -130,10 +133,22 @@ impl TuiError {
     /// config (as for `convo list`), 1 for the rest.
     pub fn exit_code(&self) -> u8 {
         match self {
-            TuiError::UnknownView { .. } | TuiError::Keys { .. } => 2,
+            TuiError::UnknownView { .. } | TuiError::View(_) | TuiError::Keys { .. } => 2,
             TuiError::NotATerminal | TuiError::Io(_) | TuiError::Draw(_) => 1,
         }
     }
+}
+
+/// The config's views with their queries applied (`crate::query::views`).
+pub fn views_of(config: &Config) -> Result<Vec<crate::config::View>, String> {
+    let mut views = config.views.clone();
+    let names = crate::query::resolve::Names {
+        agent_id: config.query.agent_id,
+        aliases: &config.aliases,
+        sla: &config.sla,
+    };
+    crate::query::views::apply(&mut views, &names, config.query.max_streams)?;
+    Ok(views)
 }
 
 /// Builds the app from the config, resolving `--view` (before the terminal is touched).
@@ -150,7 +165,7 @@ pub fn app_from_config(
     };
     let mut app = App::new(AppInit {
         page_size: config.page_size,
-        views: config.views.clone(),
+        views: views_of(config).map_err(TuiError::View)?,
         aliases: config.aliases.clone(),
         refresh_secs: config.refresh_secs,
         endpoint: crate::text::one_line(&format!("{host} · {}", client.masked_key()), 80),

@@ -31,7 +31,7 @@ pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
     Ok(ProfileSwitch {
         name,
         page_size: cfg.page_size,
-        views: cfg.views.clone(),
+        views: crate::tui::views_of(cfg)?,
         aliases: cfg.aliases.clone(),
         refresh_secs: cfg.refresh_secs,
         endpoint: endpoint_of(&client),
