@@ -77,11 +77,9 @@ fn every_conversation_filter_alone_and_combined() {
         .parse()
         .unwrap();
     // Only the live queue at the head waits: the site of one of them.
-    let waiting_site: Uuid = all
-        .iter()
-        .rev()
-        .find(|c| c["status"] == "open" && c["assigneeId"].is_null())
-        .and_then(|c| c["siteId"].as_str())
+    let waiting = |c: &&Value| c["status"] == "open" && c["assigneeId"].is_null();
+    let waiting_site: Uuid = all.iter().find(waiting).unwrap()["siteId"]
+        .as_str()
         .unwrap()
         .parse()
         .unwrap();
