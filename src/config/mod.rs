@@ -304,8 +304,8 @@ impl ConfigError {
 /// in seconds (a new conversation every 10 s): a new one is imminent after 30 s and breaching
 /// after a minute, so every state is on screen within a minute. The demo data's live queue is
 /// shaped around this first-response target (`demo::QUEUE_TARGET_SECS`): it opens with
-/// conversations in each state; the older history is taken, and not closed it is past the
-/// resolution target (a real desk's targets are minutes and hours).
+/// conversations in each state; nobody older waits, and what of the older history is not
+/// closed is past the resolution target (a real desk's targets are minutes and hours).
 fn demo_targets() -> crate::sla::Sla {
     crate::sla::Sla {
         base: crate::sla::Policy {
