@@ -177,7 +177,8 @@ pub struct DemoServerArgs {
     #[arg(long, help_heading = "Faults (for testing)")]
     pub big_attribute: bool,
     /// For testing: about N conversation changes a minute, alternately a new open,
-    /// unassigned conversation at the top and a reassignment of one of the first rows.
+    /// unassigned conversation at the top and an agent picking up a waiting one (mostly the
+    /// longest waiting; a reassignment when none waits).
     #[arg(
         long,
         value_name = "N",

@@ -66,7 +66,7 @@ pub struct Faults {
     pub redirect_to: Option<String>,
     /// The first visitor's attributes hold a 2 MB string.
     pub big_attribute: bool,
-    /// Conversations change between requests (new ones at the head, reassignments).
+    /// Conversations change between requests (new ones at the head, pick-ups, reassignments).
     pub churn: super::Churn,
     /// The order both lists are served in (the spec promises none): newest first (the
     /// default, decisions.md), oldest first, or conversations by `updatedAt` latest first.

@@ -10,6 +10,7 @@ mod faults;
 pub mod link;
 mod names;
 mod query;
+mod queue;
 mod server;
 pub mod tls;
 
@@ -28,6 +29,7 @@ pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use link::Link;
 pub use names::aliases;
+pub use queue::QUEUE_TARGET_SECS;
 pub use server::OPENAPI_YAML;
 
 /// How to run the demo server.
