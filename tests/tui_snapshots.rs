@@ -325,6 +325,36 @@ fn help_overlay_narrow_scrolled() {
     insta::assert_snapshot!(testing::render(&app));
 }
 
+/// At 80x24 the help does not fit: `G` shows its end (the marks), `j` past the end changes
+/// nothing (no blank screens), PgDn/PgUp move by a page, `g` is back at the top.
+#[test]
+fn help_overlay_scrolls_to_its_end_and_no_further() {
+    let (mut app, _s) = loaded(80, 24, 300, 10);
+    update(&mut app, ch('?'));
+    let top = testing::render(&app);
+    assert!(top.contains(" more ┘"), "says there is more below:\n{top}");
+    update(&mut app, key(KeyCode::PageDown));
+    let paged = testing::render(&app);
+    assert_ne!(paged, top, "PgDn scrolls the help");
+    update(&mut app, key(KeyCode::PageUp));
+    assert_eq!(testing::render(&app), top, "PgUp scrolls back");
+    update(&mut app, ch('G'));
+    let end = testing::render(&app);
+    insta::assert_snapshot!(end);
+    for _ in 0..40 {
+        update(&mut app, ch('j'));
+    }
+    assert_eq!(
+        testing::render(&app),
+        end,
+        "j past the end scrolls into nothing"
+    );
+    update(&mut app, ch('k'));
+    assert_ne!(testing::render(&app), end, "k at the end moves up at once");
+    update(&mut app, ch('g'));
+    assert_eq!(testing::render(&app), top);
+}
+
 // ---- response-time targets (issue 13) ----
 
 /// A first-response target of `mins` minutes (imminent at 80 %).
