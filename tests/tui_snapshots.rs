@@ -355,6 +355,42 @@ fn help_overlay_scrolls_to_its_end_and_no_further() {
     assert_eq!(testing::render(&app), top);
 }
 
+/// The last line of a rendered screen, without its quotes.
+fn last_line(screen: &str) -> String {
+    let line = screen.lines().last().unwrap_or_default();
+    line.trim_matches('"').to_string()
+}
+
+/// At 80 columns the export prompt's long label left three cells for the path ("….csv"):
+/// the label is cut first, so the path being edited stays whole, for a name that exists too.
+#[test]
+fn the_export_path_stays_in_view_at_80_columns() {
+    let (mut app, _s) = loaded(80, 24, 300, 10);
+    update(&mut app, ch('e'));
+    let Some(convo::tui::prompt::Prompt::Export(path)) = app.prompt.clone() else {
+        panic!("e opens the path prompt: {:?}", app.prompt);
+    };
+    let line = last_line(&testing::render(&app));
+    assert!(line.starts_with(" export to ("), "{line}");
+    assert!(line.contains(&path), "the path {path:?} is cut: {line:?}");
+    let long = "./exports/2026/november/queue-of-the-night-shift-before-the-handover.csv";
+    app.prompt = Some(convo::tui::prompt::Prompt::ExportExists(long.into()));
+    let line = last_line(&testing::render(&app));
+    assert!(line.starts_with(" that file exists"), "{line}");
+    assert!(
+        line.contains("night-shift-before-the-handover.csv"),
+        "{line:?}"
+    );
+    // Wide enough for both: nothing is cut.
+    let (mut app, _s) = loaded(160, 24, 300, 10);
+    update(&mut app, ch('e'));
+    let line = last_line(&testing::render(&app));
+    assert!(
+        line.contains("(.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ./convo-"),
+        "{line}"
+    );
+}
+
 // ---- response-time targets (issue 13) ----
 
 /// A first-response target of `mins` minutes (imminent at 80 %).

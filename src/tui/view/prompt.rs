@@ -24,15 +24,15 @@ pub fn draw(app: &App, frame: &mut Frame) {
             } else {
                 "search (Enter keeps, Esc clears, ↑ earlier): "
             };
-            line(app, frame, label, text)
+            edit_line(app, frame, label, text)
         }
-        Prompt::Export(text) => line(
+        Prompt::Export(text) => edit_line(
             app,
             frame,
             "export to (.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ",
             text,
         ),
-        Prompt::ExportExists(text) => line(
+        Prompt::ExportExists(text) => edit_line(
             app,
             frame,
             "that file exists and is never overwritten: edit the name (Enter writes, Esc \
@@ -58,12 +58,37 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
 }
 
+/// A prompt whose text is being typed (the search, the export path): when the label and the
+/// text do not both fit, the label is cut first, so what is typed stays in view.
+fn edit_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
+    let w = Areas::of(app).status.width as usize;
+    let full = width(label) + 1;
+    let needed = width(&one_line(text, 400)) + 2;
+    let room = if full + needed <= w {
+        full
+    } else {
+        // The label keeps at least a third of the line (its start says what is asked).
+        w.saturating_sub(needed).max(full.min(w / 3))
+    };
+    if room >= full {
+        return line(app, frame, label, text);
+    }
+    let cut = format!("{} ", fit(&format!(" {label}"), room.saturating_sub(1)));
+    draw_line(app, frame, &cut, text);
+}
+
+/// A prompt over the status line: the label, then as much of the text's end as fits.
 fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
+    let w = Areas::of(app).status.width as usize;
+    draw_line(app, frame, &fit(&format!(" {label}"), w), text);
+}
+
+fn draw_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
     let area = Areas::of(app).status;
     let w = area.width as usize;
     let shown = one_line(text, 400);
     // Keep the end of a long text (where the cursor is) on screen.
-    let room = w.saturating_sub(width(label) + 2);
+    let room = w.saturating_sub(width(label) + 1);
     let tail: String = if width(&shown) > room {
         let chars: Vec<char> = shown.chars().collect();
         let mut s = String::new();
@@ -78,10 +103,7 @@ fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
         shown
     };
     let spans = vec![
-        Span::styled(
-            fit(&format!(" {label}"), w).into_owned(),
-            Style::new().fg(Color::Cyan).bold(),
-        ),
+        Span::styled(label.to_string(), Style::new().fg(Color::Cyan).bold()),
         Span::raw(tail),
         Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED)),
     ];
