@@ -241,3 +241,24 @@ fn the_title_says_oldest_first_only_while_it_is() {
     server.settle(&mut app, ch('r'));
     assert!(title(&app).contains(" · oldest first "), "{}", title(&app));
 }
+
+/// `convo --help` names both built-in views `--view` takes (it named "Unassigned open" only).
+#[test]
+fn the_help_of_view_names_the_built_in_breaching_view() {
+    let out = assert_cmd::Command::cargo_bin("convo")
+        .expect("binary built")
+        .env_clear()
+        .arg("--help")
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    let view = help
+        .lines()
+        .skip_while(|l| !l.contains("--view <NAME>"))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(view.contains("\"Breaching\""), "{view}");
+    assert!(view.contains("\"Unassigned open\""), "{view}");
+}
