@@ -391,6 +391,51 @@ fn the_export_path_stays_in_view_at_80_columns() {
     );
 }
 
+/// The rows of an overlay's box whose left border the terminal does not show: the box is
+/// found by its right-hand corners (┐ ┘), its left edge by the border cells seen, and each row
+/// between must show its border there. The screen is the backend's, as a terminal shows it.
+fn rows_missing_left_border(buf: &ratatui::buffer::Buffer) -> Vec<u16> {
+    let sym = |x: u16, y: u16| buf[(x, y)].symbol().to_string();
+    let find = |corner: &str| {
+        (buf.area.y..buf.area.bottom()).find_map(|y| {
+            (buf.area.x..buf.area.right())
+                .rev()
+                .find(|&x| sym(x, y) == corner)
+                .map(|x| (x, y))
+        })
+    };
+    let (Some((right, top)), Some((_, bottom))) = (find("┐"), find("┘")) else {
+        return Vec::new();
+    };
+    let border = |x: u16, y: u16| ["┌", "│", "└"].contains(&sym(x, y).as_str());
+    let Some(left) = (top..=bottom)
+        .filter_map(|y| (0..right).find(|&x| border(x, y)))
+        .min()
+    else {
+        return vec![top];
+    };
+    (top..=bottom).filter(|&y| !border(left, y)).collect()
+}
+
+/// An overlay's left border over the second half of a wide character of the table (王 in
+/// NAME at 80 columns under the filter pane's corner) was drawn but never shown: the terminal
+/// gives that cell to the character. The character behind a border gives way to a space.
+#[test]
+fn overlay_borders_are_not_hidden_behind_wide_characters() {
+    let (mut app, s) = loaded(80, 24, 300, 40);
+    s.settle(&mut app, ch('2'));
+    for open in [ch('/'), ch('?')] {
+        update(&mut app, open);
+        let missing = rows_missing_left_border(&testing::render_buffer(&app));
+        assert!(
+            missing.is_empty(),
+            "no left border on rows {missing:?}:\n{}",
+            testing::render(&app)
+        );
+        update(&mut app, key(KeyCode::Esc));
+    }
+}
+
 // ---- response-time targets (issue 13) ----
 
 /// A first-response target of `mins` minutes (imminent at 80 %).
