@@ -151,6 +151,57 @@ fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
     assert_eq!(q.site_id, Some(testing::SITE_A));
 }
 
+/// The table shows a site or agent by its `[aliases]` name ("Web shop"); the filter pane takes
+/// that name too (ignoring case), shows an aliased UUID by its name when reopened, and says
+/// when a name is not in `[aliases]` (it said "not a UUID" to "Web shop").
+#[test]
+fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
+    let (mut app, _server) = loaded(100);
+    update(&mut app, ch('/'));
+    for c in "web shop".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab)); // assignee
+    for _ in 0..3 {
+        update(&mut app, key(KeyCode::Right)); // assigned to <uuid>
+    }
+    update(&mut app, key(KeyCode::Tab)); // the agent id field
+    for c in "Ana (EU desk)".chars() {
+        update(&mut app, ch(c));
+    }
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None), "applied");
+    let f = conv_fetches(&cmds);
+    let Some((_, Query::Conversations(q))) = f.first() else {
+        panic!("no fetch: {cmds:?}")
+    };
+    assert_eq!(q.site_id, Some(testing::SITE_A));
+    assert_eq!(q.assignee, Assignee::Agent(testing::AGENT_A));
+    // Reopened: the names, not the UUIDs.
+    update(&mut app, ch('/'));
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!("pane closed")
+    };
+    assert_eq!(form.site.value(), "Web shop");
+    assert_eq!(form.agent.value(), "Ana (EU desk)");
+    // A name that is not in [aliases] is refused, and says so.
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, ch('x'));
+    update(&mut app, ch('/'));
+    for c in "Web shoe".chars() {
+        update(&mut app, ch(c));
+    }
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!("pane closed")
+    };
+    assert_eq!(
+        form.error(Field::Site).as_deref(),
+        Some("site id: not a UUID nor a name in [aliases]")
+    );
+    assert!(fetches(&update(&mut app, key(KeyCode::Enter))).is_empty());
+}
+
 #[test]
 fn escape_cancels_the_pane_and_keeps_the_filters() {
     let (mut app, _server) = loaded(100);

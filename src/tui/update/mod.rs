@@ -714,7 +714,9 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::SecondTab => app.active = Resource::Visitors,
         Action::Filter => {
             let form = match app.active {
-                Resource::Conversations => FilterForm::conversations(&app.conversations.filter),
+                Resource::Conversations => {
+                    FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
+                }
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             app.overlay = Overlay::Filter(Box::new(form));
