@@ -202,6 +202,29 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
     assert!(fetches(&update(&mut app, key(KeyCode::Enter))).is_empty());
 }
 
+/// `J` / `K` scroll the detail pane; with the pane closed they did nothing and said nothing.
+#[test]
+fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
+    let (mut app, _server) = loaded(100);
+    let before = app.conversations.selected;
+    update(&mut app, ch('J'));
+    let said = app.message.as_ref().map(|m| m.text.clone());
+    assert_eq!(
+        said.as_deref(),
+        Some("no detail pane to scroll: Enter opens it")
+    );
+    assert_eq!(app.conversations.selected, before, "the selection stays");
+    assert!(app.detail.is_none(), "the pane stays closed");
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, key(KeyCode::Enter));
+    update(&mut app, ch('J'));
+    assert!(
+        app.message.is_none(),
+        "with the pane open, J scrolls it quietly"
+    );
+    assert!(app.detail.is_some());
+}
+
 #[test]
 fn escape_cancels_the_pane_and_keeps_the_filters() {
     let (mut app, _server) = loaded(100);

@@ -869,6 +869,10 @@ fn move_by(app: &mut App, delta: isize) {
 }
 
 fn scroll_detail(app: &mut App, delta: isize) {
+    if app.detail.is_none() {
+        let open = app.keymap.key_of(Action::Detail);
+        return app.say(format!("no detail pane to scroll: {open} opens it"));
+    }
     let lines = super::view::detail::line_count(app);
     let height = Areas::of(app)
         .detail
