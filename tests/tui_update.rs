@@ -225,6 +225,28 @@ fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
     assert!(app.detail.is_some());
 }
 
+/// After `V` the chip named the visitor by the first 8 hex digits of their id while the table
+/// below showed their name: it names them as the table does, the short id after.
+#[test]
+fn the_visitor_chip_names_the_visitor_the_table_names() {
+    let (mut app, server) = loaded(300);
+    update(&mut app, key(KeyCode::Down));
+    let row = app.conversations.selected_row().cloned().expect("row");
+    let name = app
+        .names
+        .shown(&row.visitor_id)
+        .expect("the fake server's visitors are named")
+        .to_string();
+    server.settle(&mut app, ch('V'));
+    let screen = testing::render(&app);
+    let chips = screen.lines().nth(1).unwrap_or_default();
+    let short = &row.visitor_id.simple().to_string()[..8];
+    assert!(
+        chips.contains(&format!(" visitor: {name} ({short}) ")),
+        "{chips}"
+    );
+}
+
 #[test]
 fn escape_cancels_the_pane_and_keeps_the_filters() {
     let (mut app, _server) = loaded(100);

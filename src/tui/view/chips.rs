@@ -56,10 +56,30 @@ pub fn visitor_chips(f: &VisitorFilter) -> Vec<String> {
     v
 }
 
+/// The visitor chip (`V`, or a visitor id in the pane) by the visitor's name when it is
+/// known, as the table's VISITOR column shows it, with the short id to tell namesakes apart.
+fn name_the_visitor(app: &App, chips: &mut [String]) {
+    let f = &app.conversations.filter;
+    let (Some(id), None) = (f.visitor_id, &f.by_email) else {
+        return;
+    };
+    let Some(name) = app.names.shown(&id) else {
+        return;
+    };
+    let short = format!("visitor: {}", short_id(&id));
+    if let Some(chip) = chips.iter_mut().find(|c| **c == short) {
+        *chip = format!("visitor: {} ({})", text::one_line(name, 30), short_id(&id));
+    }
+}
+
 /// Draws the chips line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let chips = match app.active {
-        Resource::Conversations => conversation_chips(&app.conversations.filter, &app.aliases),
+        Resource::Conversations => {
+            let mut chips = conversation_chips(&app.conversations.filter, &app.aliases);
+            name_the_visitor(app, &mut chips);
+            chips
+        }
         Resource::Visitors => visitor_chips(&app.visitors.filter),
     };
     let line = if chips.is_empty() {
