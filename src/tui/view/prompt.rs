@@ -112,16 +112,20 @@ fn draw_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
 }
 
 fn picker(app: &App, selected: usize, frame: &mut Frame) {
-    let names = &app.profiles.names;
-    let lines: Vec<Line> = names
+    let entries = app.profiles.entries();
+    let lines: Vec<Line> = entries
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let current = app.profiles.current.as_deref() == Some(n.as_str());
+            let current = app.profiles.current == *n;
+            let name = match n {
+                Some(n) => one_line(n, 40),
+                None => format!("({})", crate::tui::profiles::TOP_LEVEL),
+            };
             let text = format!(
                 "{} {}{}",
                 if i == selected { ">" } else { " " },
-                one_line(n, 40),
+                name,
                 if current { " (current)" } else { "" }
             );
             if i == selected {
