@@ -64,7 +64,8 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = "Global options")]
     pub demo: bool,
 
-    /// Open the TUI on this saved view ([[views]] in the config, or "Unassigned open").
+    /// Open the TUI on this saved view ([[views]] in the config, or a built-in one:
+    /// "Unassigned open", "Breaching")
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
 

@@ -645,13 +645,17 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     app.profiles.names = vec!["prod".into(), "staging".into()];
     app.profiles.current = Some("prod".into());
     update(&mut app, ch('P'));
-    assert_eq!(app.prompt, Some(Prompt::Profiles(0)));
+    assert_eq!(
+        app.prompt,
+        Some(Prompt::Profiles(1)),
+        "on the profile in use, after the top level"
+    );
     update(&mut app, key(KeyCode::Down));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(
         cmds.contains(&Command::SwitchProfile {
             id: 1,
-            name: "staging".into()
+            name: Some("staging".into())
         }),
         "{cmds:?}"
     );

@@ -327,6 +327,117 @@ fn help_overlay_narrow_scrolled() {
     insta::assert_snapshot!(testing::render(&app));
 }
 
+/// At 80x24 the help does not fit: `G` shows its end (the marks), `j` past the end changes
+/// nothing (no blank screens), PgDn/PgUp move by a page, `g` is back at the top.
+#[test]
+fn help_overlay_scrolls_to_its_end_and_no_further() {
+    let (mut app, _s) = loaded(80, 24, 300, 10);
+    update(&mut app, ch('?'));
+    let top = testing::render(&app);
+    assert!(top.contains(" more ┘"), "says there is more below:\n{top}");
+    update(&mut app, key(KeyCode::PageDown));
+    let paged = testing::render(&app);
+    assert_ne!(paged, top, "PgDn scrolls the help");
+    update(&mut app, key(KeyCode::PageUp));
+    assert_eq!(testing::render(&app), top, "PgUp scrolls back");
+    update(&mut app, ch('G'));
+    let end = testing::render(&app);
+    insta::assert_snapshot!(end);
+    for _ in 0..40 {
+        update(&mut app, ch('j'));
+    }
+    assert_eq!(
+        testing::render(&app),
+        end,
+        "j past the end scrolls into nothing"
+    );
+    update(&mut app, ch('k'));
+    assert_ne!(testing::render(&app), end, "k at the end moves up at once");
+    update(&mut app, ch('g'));
+    assert_eq!(testing::render(&app), top);
+}
+
+/// The last line of a rendered screen, without its quotes.
+fn last_line(screen: &str) -> String {
+    let line = screen.lines().last().unwrap_or_default();
+    line.trim_matches('"').to_string()
+}
+
+/// At 80 columns the export prompt's long label left three cells for the path ("….csv"):
+/// the label is cut first, so the path being edited stays whole, for a name that exists too.
+#[test]
+fn the_export_path_stays_in_view_at_80_columns() {
+    let (mut app, _s) = loaded(80, 24, 300, 10);
+    update(&mut app, ch('e'));
+    let Some(convo::tui::prompt::Prompt::Export(path)) = app.prompt.clone() else {
+        panic!("e opens the path prompt: {:?}", app.prompt);
+    };
+    let line = last_line(&testing::render(&app));
+    assert!(line.starts_with(" export to ("), "{line}");
+    assert!(line.contains(&path), "the path {path:?} is cut: {line:?}");
+    let long = "./exports/2026/november/queue-of-the-night-shift-before-the-handover.csv";
+    app.prompt = Some(convo::tui::prompt::Prompt::ExportExists(long.into()));
+    let line = last_line(&testing::render(&app));
+    assert!(line.starts_with(" that file exists"), "{line}");
+    assert!(
+        line.contains("night-shift-before-the-handover.csv"),
+        "{line:?}"
+    );
+    // Wide enough for both: nothing is cut.
+    let (mut app, _s) = loaded(160, 24, 300, 10);
+    update(&mut app, ch('e'));
+    let line = last_line(&testing::render(&app));
+    assert!(
+        line.contains("(.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ./convo-"),
+        "{line}"
+    );
+}
+
+/// The rows of an overlay's box whose left border the terminal does not show: the box is
+/// found by its right-hand corners (┐ ┘), its left edge by the border cells seen, and each row
+/// between must show its border there. The screen is the backend's, as a terminal shows it.
+fn rows_missing_left_border(buf: &ratatui::buffer::Buffer) -> Vec<u16> {
+    let sym = |x: u16, y: u16| buf[(x, y)].symbol().to_string();
+    let find = |corner: &str| {
+        (buf.area.y..buf.area.bottom()).find_map(|y| {
+            (buf.area.x..buf.area.right())
+                .rev()
+                .find(|&x| sym(x, y) == corner)
+                .map(|x| (x, y))
+        })
+    };
+    let (Some((right, top)), Some((_, bottom))) = (find("┐"), find("┘")) else {
+        return Vec::new();
+    };
+    let border = |x: u16, y: u16| ["┌", "│", "└"].contains(&sym(x, y).as_str());
+    let Some(left) = (top..=bottom)
+        .filter_map(|y| (0..right).find(|&x| border(x, y)))
+        .min()
+    else {
+        return vec![top];
+    };
+    (top..=bottom).filter(|&y| !border(left, y)).collect()
+}
+
+/// An overlay's left border over the second half of a wide character of the table (王 in
+/// NAME at 80 columns under the filter pane's corner) was drawn but never shown: the terminal
+/// gives that cell to the character. The character behind a border gives way to a space.
+#[test]
+fn overlay_borders_are_not_hidden_behind_wide_characters() {
+    let (mut app, s) = loaded(80, 24, 300, 40);
+    s.settle(&mut app, ch('2'));
+    for open in [ch('/'), ch('?')] {
+        update(&mut app, open);
+        let missing = rows_missing_left_border(&testing::render_buffer(&app));
+        assert!(
+            missing.is_empty(),
+            "no left border on rows {missing:?}:\n{}",
+            testing::render(&app)
+        );
+        update(&mut app, key(KeyCode::Esc));
+    }
+}
+
 // ---- response-time targets (issue 13) ----
 
 /// A first-response target of `mins` minutes (imminent at 80 %).

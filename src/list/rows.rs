@@ -4,9 +4,7 @@ use std::io;
 
 use super::{ListError, quiet_pipe};
 use crate::cli::Format;
-use crate::output::{
-    CsvStyle, Output, Printable, csv, has_byte_from_7f, json_terminal_safe,
-};
+use crate::output::{CsvStyle, Output, Printable, csv, has_byte_from_7f, json_terminal_safe};
 
 /// Writes rows in one of the formats: header, rows, end. Table rows are kept and aligned at
 /// the end; the others stream.

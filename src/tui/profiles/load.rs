@@ -45,12 +45,13 @@ pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
     })
 }
 
-/// Loads the config again with `profile` (it may run `api_key_command`, hence a blocking
-/// task) and builds its client.
+/// Loads the config again with the profile `name` (`None`: its top level, whatever
+/// `CONVO_PROFILE` says; it may run `api_key_command`, hence a blocking task) and builds its
+/// client.
 pub fn switch_profile(
     config_path: Option<PathBuf>,
     id: u64,
-    name: String,
+    name: Option<String>,
     tx: &UnboundedSender<Msg>,
 ) {
     let tx_done = tx.clone();
@@ -59,12 +60,17 @@ pub fn switch_profile(
         let ov = Overrides {
             config_path,
             base_url: None,
-            profile: Some(name.clone()),
+            profile: name.clone(),
             proxy: None,
         };
-        let result = Config::load(&ov)
+        let env = |k: &str| {
+            let v = std::env::var(k).ok().filter(|v| !v.is_empty());
+            v.filter(|_| name.is_some() || k != "CONVO_PROFILE")
+        };
+        let label = name.clone().unwrap_or_else(|| super::TOP_LEVEL.to_string());
+        let result = Config::load_with(&ov, &env)
             .map_err(|e| e.to_string())
-            .and_then(|cfg| switch_of(&cfg, name))
+            .and_then(|cfg| switch_of(&cfg, label))
             .map(Box::new);
         let _ = tx.send(Msg::ProfileLoaded { id, result });
     });

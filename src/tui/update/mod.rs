@@ -590,14 +590,8 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
             }
         },
         Overlay::Help { scroll } => {
-            match k.code {
-                KeyCode::Esc | KeyCode::Char('?') => app.overlay = Overlay::None,
-                // q quits from an overlay too (the filter pane takes it as text).
-                KeyCode::Char('q') => cmds.push(Command::Quit),
-                KeyCode::Down | KeyCode::Char('j') => *scroll = (*scroll + 1).min(100),
-                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-                _ => {}
-            }
+            let scroll = *scroll;
+            on_help_key(app, scroll, k, cmds);
         }
         Overlay::Views { selected } => {
             let n = app.views.len();
@@ -618,6 +612,29 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
         Overlay::None => return false,
     }
     true
+}
+
+/// The help overlay's keys: Esc or `?` close it, `q` quits; the move keys in effect (and
+/// the arrows, PgUp/PgDn, Home/End) scroll it, never past its last line.
+fn on_help_key(app: &mut App, scroll: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
+    let max = super::view::help::max_scroll(app);
+    let page = super::view::help::page(app);
+    let scroll = scroll.min(max);
+    let to = match (k.code, app.keymap.action(&k)) {
+        (KeyCode::Esc | KeyCode::Char('?'), _) => return app.overlay = Overlay::None,
+        // q quits from an overlay too (the filter pane takes it as text).
+        (KeyCode::Char('q'), _) => return cmds.push(Command::Quit),
+        (KeyCode::Down, _) | (_, Some(Action::Down)) => scroll + 1,
+        (KeyCode::Up, _) | (_, Some(Action::Up)) => scroll.saturating_sub(1),
+        (KeyCode::PageDown | KeyCode::Char(' '), _) | (_, Some(Action::PageDown)) => scroll + page,
+        (KeyCode::PageUp, _) | (_, Some(Action::PageUp)) => scroll.saturating_sub(page),
+        (KeyCode::Home, _) | (_, Some(Action::Top)) => 0,
+        (KeyCode::End, _) | (_, Some(Action::Bottom)) => max,
+        _ => scroll,
+    };
+    app.overlay = Overlay::Help {
+        scroll: to.min(max),
+    };
 }
 
 /// While a prompt is open it takes every key; true when one was open.
@@ -700,7 +717,9 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::SecondTab => app.active = Resource::Visitors,
         Action::Filter => {
             let form = match app.active {
-                Resource::Conversations => FilterForm::conversations(&app.conversations.filter),
+                Resource::Conversations => {
+                    FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
+                }
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             app.overlay = Overlay::Filter(Box::new(form));
@@ -853,6 +872,10 @@ fn move_by(app: &mut App, delta: isize) {
 }
 
 fn scroll_detail(app: &mut App, delta: isize) {
+    if app.detail.is_none() {
+        let open = app.keymap.key_of(Action::Detail);
+        return app.say(format!("no detail pane to scroll: {open} opens it"));
+    }
     let lines = super::view::detail::line_count(app);
     let height = Areas::of(app)
         .detail

@@ -136,6 +136,24 @@ fn breaching_title(app: &App) -> Vec<Span<'static>> {
         Span::styled(format!("{breaching} breaching"), hot(breaching, Color::Red)),
         Span::styled(" · ", Style::new().dim()),
         Span::styled(format!("{imminent} imminent"), hot(imminent, Color::Yellow)),
-        Span::raw(" · oldest first  "),
+        Span::raw(order(app)),
     ]
+}
+
+/// The view's order as shown: oldest first, unless the user chose another sort (`>` `<` `=`)
+/// since it opened; a reload (`r`) gives the oldest first again.
+fn order(app: &App) -> String {
+    use crate::tui::columns::Column;
+    use crate::tui::keys::Action;
+    use crate::tui::sort::Sort;
+    let oldest = Sort {
+        col: Column::Created,
+        desc: false,
+    };
+    let reload = app.keymap.key_of(Action::Reload);
+    match app.sort.get(Resource::Conversations).sort {
+        Some(s) if s == oldest => " · oldest first  ".into(),
+        Some(_) => format!(" · {reload} for oldest first  "),
+        None => format!(" · the service's order ({reload} for oldest first)  "),
+    }
 }

@@ -24,7 +24,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             } else {
                 "search (Enter keeps, Esc clears, ↑ earlier): "
             };
-            line(app, frame, label, text)
+            edit_line(app, frame, label, text)
         }
         Prompt::Export(text) => {
             let long = format!(
@@ -36,7 +36,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
                 "" => "export to: ".to_string(),
                 note => format!("export to ({}): ", &note[note.find("Tab").unwrap_or(0)..]),
             };
-            line(app, frame, fitting(app, &[&long, &short, &shorter]), text)
+            edit_line(app, frame, fitting(app, &[&long, &short, &shorter]), text)
         }
         Prompt::ExportExists(text) => {
             let labels = [
@@ -44,7 +44,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
                 "exists, never overwritten; edit the name: ",
                 "exists; edit: ",
             ];
-            line(app, frame, fitting(app, &labels), text)
+            edit_line(app, frame, fitting(app, &labels), text)
         }
         Prompt::ExportScope(path) => {
             let n = with_tab!(ref app, app.active, |t| t.rows().len());
@@ -86,12 +86,37 @@ fn fitting<'a>(app: &App, labels: &[&'a str]) -> &'a str {
         .unwrap_or_default()
 }
 
+/// A prompt whose text is being typed (the search, the export path): when the label and the
+/// text do not both fit, the label is cut first, so what is typed stays in view.
+fn edit_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
+    let w = Areas::of(app).status.width as usize;
+    let full = width(label) + 1;
+    let needed = width(&one_line(text, 400)) + 2;
+    let room = if full + needed <= w {
+        full
+    } else {
+        // The label keeps at least a third of the line (its start says what is asked).
+        w.saturating_sub(needed).max(full.min(w / 3))
+    };
+    if room >= full {
+        return line(app, frame, label, text);
+    }
+    let cut = format!("{} ", fit(&format!(" {label}"), room.saturating_sub(1)));
+    draw_line(app, frame, &cut, text);
+}
+
+/// A prompt over the status line: the label, then as much of the text's end as fits.
 fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
+    let w = Areas::of(app).status.width as usize;
+    draw_line(app, frame, &fit(&format!(" {label}"), w), text);
+}
+
+fn draw_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
     let area = Areas::of(app).status;
     let w = area.width as usize;
     let shown = one_line(text, 400);
     // Keep the end of a long text (where the cursor is) on screen.
-    let room = w.saturating_sub(width(label) + 2);
+    let room = w.saturating_sub(width(label) + 1);
     let tail: String = if width(&shown) > room {
         let chars: Vec<char> = shown.chars().collect();
         let mut s = String::new();
@@ -106,10 +131,7 @@ fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
         shown
     };
     let spans = vec![
-        Span::styled(
-            fit(&format!(" {label}"), w).into_owned(),
-            Style::new().fg(Color::Cyan).bold(),
-        ),
+        Span::styled(label.to_string(), Style::new().fg(Color::Cyan).bold()),
         Span::raw(tail),
         Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED)),
     ];
@@ -118,16 +140,20 @@ fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
 }
 
 fn picker(app: &App, selected: usize, frame: &mut Frame) {
-    let names = &app.profiles.names;
-    let lines: Vec<Line> = names
+    let entries = app.profiles.entries();
+    let lines: Vec<Line> = entries
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let current = app.profiles.current.as_deref() == Some(n.as_str());
+            let current = app.profiles.current == *n;
+            let name = match n {
+                Some(n) => one_line(n, 40),
+                None => format!("({})", crate::tui::profiles::TOP_LEVEL),
+            };
             let text = format!(
                 "{} {}{}",
                 if i == selected { ">" } else { " " },
-                one_line(n, 40),
+                name,
                 if current { " (current)" } else { "" }
             );
             if i == selected {
