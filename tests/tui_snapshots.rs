@@ -378,7 +378,8 @@ fn the_export_path_stays_in_view_at_80_columns() {
     let long = "./exports/2026/november/queue-of-the-night-shift-before-the-handover.csv";
     app.prompt = Some(convo::tui::prompt::Prompt::ExportExists(long.into()));
     let line = last_line(&testing::render(&app));
-    assert!(line.starts_with(" that file exists"), "{line}");
+    // The label shortens (to "exists; edit: ") before the name is cut.
+    assert!(line.starts_with(" exists; edit: "), "{line}");
     assert!(
         line.contains("night-shift-before-the-handover.csv"),
         "{line:?}"
@@ -388,7 +389,7 @@ fn the_export_path_stays_in_view_at_80_columns() {
     update(&mut app, ch('e'));
     let line = last_line(&testing::render(&app));
     assert!(
-        line.contains("(.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ./convo-"),
+        line.contains("Enter writes, never overwrites; Esc cancels): ./convo-"),
         "{line}"
     );
 }

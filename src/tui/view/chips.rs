@@ -43,10 +43,12 @@ pub fn conversation_chips(
         Some(b) => v.push(format!("visitor email: {}", text::one_line(&b.email, 40))),
         None => {
             if let Some(id) = f.visitor_id {
-                let shown = names
-                    .shown(&id)
-                    .map_or_else(|| short_id(&id), |n| text::one_line(n, 40));
-                v.push(format!("visitor: {shown}"));
+                // By name, as the table's VISITOR column shows it, with the short id to tell
+                // namesakes apart.
+                v.push(match names.shown(&id) {
+                    Some(n) => format!("visitor: {} ({})", text::one_line(n, 40), short_id(&id)),
+                    None => format!("visitor: {}", short_id(&id)),
+                });
             }
         }
     }

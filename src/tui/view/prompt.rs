@@ -36,7 +36,12 @@ pub fn draw(app: &App, frame: &mut Frame) {
                 "" => "export to: ".to_string(),
                 note => format!("export to ({}): ", &note[note.find("Tab").unwrap_or(0)..]),
             };
-            edit_line(app, frame, fitting(app, &[&long, &short, &shorter]), text)
+            edit_line(
+                app,
+                frame,
+                fitting(app, &[&long, &short, &shorter], text),
+                text,
+            )
         }
         Prompt::ExportExists(text) => {
             let labels = [
@@ -44,7 +49,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
                 "exists, never overwritten; edit the name: ",
                 "exists; edit: ",
             ];
-            edit_line(app, frame, fitting(app, &labels), text)
+            edit_line(app, frame, fitting(app, &labels, text), text)
         }
         Prompt::ExportScope(path) => {
             let n = with_tab!(ref app, app.active, |t| t.rows().len());
@@ -75,13 +80,15 @@ fn names_note(app: &App) -> &'static str {
     }
 }
 
-/// The first label that leaves room for a path (else the last, the shortest).
-fn fitting<'a>(app: &App, labels: &[&'a str]) -> &'a str {
+/// The first label that leaves room for the whole text typed (else the last, the shortest,
+/// which [`edit_line`] cuts if even it does not fit).
+fn fitting<'a>(app: &App, labels: &[&'a str], text: &str) -> &'a str {
     let w = Areas::of(app).status.width as usize;
+    let needed = width(&one_line(text, 400)) + 2;
     labels
         .iter()
         .copied()
-        .find(|l| width(l) + 32 <= w)
+        .find(|l| width(l) + 1 + needed <= w)
         .or(labels.last().copied())
         .unwrap_or_default()
 }
