@@ -402,6 +402,22 @@ impl Config {
         Config::load_with(ov, &env)
     }
 
+    /// A value of the file refused by a part above the config that knows its names (today
+    /// `[columns]`, whose names are the TUI's column table's), as the config's own checks say
+    /// it: the file, the key's line when it is written there, the message.
+    pub fn invalid(&self, key: String, message: String) -> ConfigError {
+        let file = self.path.as_ref().or(self.demo_file.as_ref());
+        let e = ConfigError::Invalid {
+            path: file.map_or_else(|| "(no file)".to_string(), |p| p.display().to_string()),
+            key,
+            message,
+        };
+        match file.and_then(|p| std::fs::read_to_string(p).ok()) {
+            Some(text) => e.located(&text, self.profile.as_deref()),
+            None => e,
+        }
+    }
+
     /// [`Config::load`] with the environment given (testable).
     pub fn load_with(
         ov: &Overrides,

@@ -205,12 +205,18 @@ pub fn app_from_config(
     Ok(app)
 }
 
-/// What [`app_from_config`] would refuse in the config's look-and-habits part (its `[keys]`),
-/// as `(config key, what is wrong)`; `convo doctor` reports these.
+/// What the TUI's tables refuse in the config's look-and-habits part (`[columns]`, which `main`
+/// refuses for every command, then `[keys]`, which [`app_from_config`] refuses), as
+/// `(config key, what is wrong)`; `convo doctor` reports these.
 pub fn ui_problems(ui: &crate::ui_config::UiConfig) -> Vec<(String, String)> {
-    keys::KeyMap::problems(&ui.keys)
+    columns::check(&ui.columns)
+        .err()
         .into_iter()
-        .map(|e| (e.key, e.message))
+        .chain(
+            keys::KeyMap::problems(&ui.keys)
+                .into_iter()
+                .map(|e| (e.key, e.message)),
+        )
         .collect()
 }
 

@@ -25,6 +25,9 @@ pub fn endpoint_of(client: &Client) -> String {
 pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
     // Everything that can refuse the profile is checked here, before the app or the runtime
     // takes any of it: the switch is then all or nothing.
+    // `[columns]` as the config's own checks would refuse it (see `main`).
+    crate::tui::columns::check(&cfg.ui.columns)
+        .map_err(|(key, message)| cfg.invalid(key, message).to_string())?;
     let keymap = crate::tui::keys::KeyMap::with_config(&cfg.ui.keys)
         .map_err(|e| format!("{}: {}", e.key, e.message))?;
     let client = crate::setup::client_for(cfg).map_err(|e| e.to_string())?;
