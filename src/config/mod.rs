@@ -9,6 +9,8 @@
 //! - `sla`: `[sla]`, response-time targets and their per-site overrides.
 //! - [`secret`]: `api_key_command` and the file-permission check.
 //! - `locate`: the line of a key in the file, for errors found after parsing.
+//! - `text`: line and column of an offset, and what of a token an error may show; below the
+//!   others.
 //!
 //! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
 //! used is a [`ConfigError::Setting`], which names it and not the file.
@@ -17,6 +19,7 @@ mod file;
 mod locate;
 mod secret;
 mod sla;
+mod text;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
