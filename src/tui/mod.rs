@@ -10,7 +10,7 @@
 //!   [`layout`] (screen geometry), [`theme`] (colours and `NO_COLOR`);
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
-//!   [`marks`] (change marks), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
+//!   [`marks`] (change marks; `tab::marks` feeds them from a walk), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
 //!   (`o`), [`clipboard`] (`y`), [`keys`] (the key map, help, and `[keys]` in
 //!   [`keys::config`]), [`message`] (the status line's message and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
