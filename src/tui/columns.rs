@@ -1,4 +1,4 @@
-//! The table's columns, each declared once in the [`columns!`] table below: its `[columns]`
+//! The table's columns, each declared once in the `columns!` table below: its `[columns]`
 //! name, title and widths, the text a cell shows (also what search looks at), the key a
 //! display sort uses and what its cell draws. Which columns a tab shows, in what order, comes
 //! from `[columns]` (checked here: the names are the table's) or the table's defaults.
