@@ -72,3 +72,25 @@ pub fn switch_profile(
         let _ = tx.send(Msg::ProfileLoaded { id, result });
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Overrides;
+
+    /// A profile whose `[columns]` the column table refuses is refused whole, with the
+    /// config's own error (before, `Config::load` refused it; the names are the TUI's now).
+    #[test]
+    fn a_profile_with_an_unknown_column_is_refused_with_the_config_error() {
+        let env = |k: &str| (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string());
+        let text = "base_url = \"https://x.example\"\n[columns]\nvisitors = [\"site\"]\n";
+        let path = std::path::Path::new("/t/c.toml");
+        let cfg = Config::from_toml_str(text, path, &Overrides::default(), &env).unwrap();
+        let e = switch_of(&cfg, "p".into()).err().unwrap();
+        assert_eq!(
+            e,
+            "config error in /t/c.toml: columns.visitors: unknown column \"site\"; known: name, \
+             email, external_id, created, attributes, id"
+        );
+    }
+}
