@@ -152,6 +152,11 @@ async fn run(cli: Cli) -> u8 {
         Ok(c) => c,
         Err(e) => return report(e, exit::USAGE),
     };
+    // `[columns]` names are the TUI's column table's: refused here, for every command, as the
+    // config's own checks refuse a value.
+    if let Err((key, message)) = convo::tui::columns::check(&cfg.ui.columns) {
+        return report(cfg.invalid(key, message), exit::USAGE);
+    }
     for w in &cfg.warnings {
         eprintln!("convo: warning: {w}");
     }

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use uuid::Uuid;
 
+use super::text::{line_col, looks_secret, shown};
 use super::{Aliases, ConfigError, View};
 use crate::api::filter::parse_uuid;
 use crate::api::{Assignee, ConversationFilter, Limit, Resource, Status, VisitorFilter};
@@ -218,18 +219,6 @@ pub(super) struct FileView {
     query: Option<String>,
 }
 
-/// 1-based line and column (in characters) of a byte offset; never panics.
-pub(super) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut end = offset.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let before = &text[..end];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
 /// Parses the text, or says where and why not: file, line, column, message and the key.
 pub(super) fn parse_file(text: &str, path: &str) -> Result<FileConfig, ConfigError> {
     let mut f = toml::from_str::<FileConfig>(text).map_err(|mut e| {
@@ -260,23 +249,6 @@ pub(super) fn parse_file(text: &str, path: &str) -> Result<FileConfig, ConfigErr
     })?;
     f.text = text.into();
     Ok(f)
-}
-
-/// Could this token be a key pasted in the wrong place? Long, with letters and digits: field
-/// names have no digits, and short literals are harmless.
-pub(super) fn looks_secret(token: &str) -> bool {
-    token.chars().count() >= 16
-        && token.chars().any(|c| c.is_ascii_digit())
-        && token.chars().any(|c| c.is_alphabetic())
-}
-
-/// Shows a token from the file, or `…` when it [`looks_secret`].
-pub(super) fn shown(token: &str) -> String {
-    if looks_secret(token) {
-        "…".to_string()
-    } else {
-        format!("{token:?}")
-    }
 }
 
 /// A dotted key path with every part that is not a known key, an index or a short profile
@@ -572,17 +544,6 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_col_counts_characters_and_never_splits_one() {
-        let t = "a = 1\né = x\n";
-        assert_eq!(line_col(t, 0), (1, 1));
-        assert_eq!(line_col(t, 6), (2, 1));
-        assert_eq!(line_col(t, 9), (2, 3));
-        // Inside the two bytes of `é`, and past the end.
-        assert_eq!(line_col(t, 7), (2, 1));
-        assert_eq!(line_col(t, 999), (3, 1));
-    }
 
     #[test]
     fn redact_keeps_key_names_and_blanks_values() {

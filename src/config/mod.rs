@@ -9,6 +9,8 @@
 //! - `sla`: `[sla]`, response-time targets and their per-site overrides.
 //! - [`secret`]: `api_key_command` and the file-permission check.
 //! - `locate`: the line of a key in the file, for errors found after parsing.
+//! - `text`: line and column of an offset, and what of a token an error may show; below the
+//!   others.
 //!
 //! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
 //! used is a [`ConfigError::Setting`], which names it and not the file.
@@ -17,6 +19,7 @@ mod file;
 mod locate;
 mod secret;
 mod sla;
+mod text;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -405,6 +408,22 @@ impl Config {
     pub fn load(ov: &Overrides) -> Result<Config, ConfigError> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         Config::load_with(ov, &env)
+    }
+
+    /// A value of the file refused by a part above the config that knows its names (today
+    /// `[columns]`, whose names are the TUI's column table's), as the config's own checks say
+    /// it: the file, the key's line when it is written there, the message.
+    pub fn invalid(&self, key: String, message: String) -> ConfigError {
+        let file = self.path.as_ref().or(self.demo_file.as_ref());
+        let e = ConfigError::Invalid {
+            path: file.map_or_else(|| "(no file)".to_string(), |p| p.display().to_string()),
+            key,
+            message,
+        };
+        match file.and_then(|p| std::fs::read_to_string(p).ok()) {
+            Some(text) => e.located(&text, self.profile.as_deref()),
+            None => e,
+        }
     }
 
     /// [`Config::load`] with the environment given (testable).

@@ -10,11 +10,13 @@ use super::filter_form::{FilterForm, FormOutcome};
 use super::history::{Place, TabPlace};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
+use super::marks::Watched;
 use super::message::{Life, after};
 use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
+use super::tab::marks;
 use super::tab::{Retry, ScreenLine};
-use super::{browser, export, marks, notify, profiles, search, sort, summary_pane};
+use super::{browser, export, notify, profiles, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
 /// Rows the mouse wheel moves.
@@ -342,7 +344,7 @@ fn visitors_page(r: Result<Loaded, ApiError>) -> Result<Page<crate::api::Visitor
 /// A page of a walk read behind the rows on screen (a reload, another profile): once it has
 /// read deep enough, it takes their place, a reload's rows compared with them for marks. True
 /// when the page was that walk's.
-fn on_next_page<T: marks::Watched + Clone + PartialEq, F: super::tab::TabFilter>(
+fn on_next_page<T: Watched + Clone + PartialEq, F: super::tab::TabFilter>(
     t: &mut super::tab::TabState<T, F>,
     generation: u64,
     result: Result<Page<T>, ApiError>,
