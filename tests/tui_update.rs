@@ -617,7 +617,9 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     assert!(app.conversations.error.is_some());
     let screen = testing::render(&app);
     assert!(screen.contains("the service failed (HTTP 503"), "{screen}");
-    assert!(screen.contains("error (r to retry"), "{screen}");
+    // The cause first (" error: CAUSE · r retries; loaded rows stay"), whole in the help.
+    assert!(screen.contains(" error: "), "{screen}");
+    assert!(screen.contains("(? shows all)"), "{screen}");
     // no automatic retry while scrolling in the middle
     assert!(conv_fetches(&update(&mut app, key(KeyCode::Down))).is_empty());
     let cmds = update(&mut app, ch('r'));
@@ -895,7 +897,11 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
         screen.contains("internal error (a bug in convo): index out of bounds"),
         "{screen}"
     );
-    assert!(screen.contains("error (r to retry"), "{screen}");
+    // The cause first, then what to do.
+    assert!(
+        screen.contains(" error: internal error (a bug in convo): index out of bounds · r retries"),
+        "{screen}"
+    );
     let cmds = update(&mut app, ch('r'));
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1, "{cmds:?}");
