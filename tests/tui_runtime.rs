@@ -182,8 +182,11 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
         app: testing::app(100, 20, 50),
         osc: Vec::new(),
     };
-    let screen = h.until(vec![], " error: ").await;
+    // The cause first (" error: CAUSE · r retries; loaded rows stay"): at 100 columns the
+    // hint is what is cut, and the line says where to read it whole.
+    let screen = h.until(vec![], " error: the service failed").await;
     assert!(screen.contains("HTTP 500"), "{screen}");
+    assert!(screen.contains("(? shows all)"), "{screen}");
     assert!(!screen.contains(&server.api_key()), "the key never shows");
     server.shutdown().await;
 }

@@ -619,8 +619,15 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
 /// The help overlay's keys: Esc or `?` close it, `q` quits; the move keys in effect (and
 /// the arrows, PgUp/PgDn, Home/End) scroll it, never past its last line.
 fn on_help_key(app: &mut App, scroll: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let max = super::view::help::max_scroll(app);
-    let page = super::view::help::page(app);
+    let g = super::view::help_lines::geometry(
+        &super::view::help_lines::Source {
+            keymap: &app.keymap,
+            last_error: app.last_error.as_ref(),
+            tz: &app.tz,
+        },
+        ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1),
+    );
+    let (max, page) = (g.max_scroll(), g.page());
     let scroll = scroll.min(max);
     let to = match (k.code, app.keymap.action(&k)) {
         (KeyCode::Esc | KeyCode::Char('?'), _) => return app.overlay = Overlay::None,

@@ -7,6 +7,7 @@ pub mod filter_pane;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod help_lines;
 pub mod marks;
 pub mod picker;
 pub mod prompt;
