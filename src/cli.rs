@@ -11,6 +11,7 @@ Examples:
   convo --demo                           browse generated data from an embedded server
   convo                                  browse the service in your config file
   convo --view 'Unassigned open'         open on a saved view
+  convo --query 'assignee:me status:open'  open on a query
   convo list conversations --status open --assignee none --all --format csv
   convo list visitors --email ana@example.com --format json
 
@@ -63,9 +64,21 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = "Global options")]
     pub demo: bool,
 
-    /// Open the TUI on this saved view ([[views]] in the config, or "Unassigned open").
+    /// Open the TUI on this saved view ([[views]] in the config, or a built-in one:
+    /// "Unassigned open", "Breaching")
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
+
+    /// Open the TUI on the conversations this query lists (see "Queries" in the README); for
+    /// now one the service answers with one request (e.g. 'status:open assignee:none
+    /// site:"Web shop"').
+    #[arg(
+        long,
+        value_name = "QUERY",
+        allow_hyphen_values = true,
+        conflicts_with = "view"
+    )]
+    pub query: Option<String>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -141,7 +154,12 @@ Exit codes:
   3  the key was rejected (401) or may not list this (403)
   4  network or server error (after retries)
   5  the service sent data convo cannot read (some or all rows), or ended the walk
-     early (no cursor, a repeated cursor, no progress); the rows it sent are printed";
+     early (no cursor, a repeated cursor, no progress), or some streams of a query
+     failed; the rows it sent are printed
+
+Queries (-q): terms separated by spaces, all of which hold; field:a,b is any of the values;
+-field:a negates; \"...\" quotes; a bare word is free text. --explain shows the plan.
+See \"Queries\" in the README.";
 
 #[derive(Debug, Subcommand)]
 pub enum ListCommand {
@@ -198,7 +216,37 @@ pub struct ConversationArgs {
     #[arg(long, conflicts_with_all = ["breaching", "imminent"])]
     pub with_visitor: bool,
     #[command(flatten)]
+    pub query: QueryArgs,
+    #[command(flatten)]
     pub common: CommonListArgs,
+}
+
+/// `-q QUERY` and `--explain`, on `list` (the filter flags become terms of the same query).
+#[derive(Debug, Clone, Default, Args)]
+pub struct QueryArgs {
+    /// A query (see "Queries" in the README), e.g. 'status:open,pending assignee:none,me
+    /// -site:Careers age:>10m'. Filter flags given too become terms of it. A query that starts
+    /// with - is taken as one: -q '-status:closed'.
+    #[arg(
+        short = 'q',
+        long = "query",
+        value_name = "QUERY",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"]
+    )]
+    pub text: Option<String>,
+    /// Print the plan instead of the rows: each request (stream) convo would send, what it
+    /// checks itself on every row, and why. No list request is sent (visitor: e-mails are
+    /// looked up).
+    #[arg(long, conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"])]
+    pub explain: bool,
+}
+
+impl QueryArgs {
+    /// Whether the rows are asked for through a query (`-q` or `--explain`).
+    pub fn is_set(&self) -> bool {
+        self.text.is_some() || self.explain
+    }
 }
 
 #[derive(Debug, Args)]
@@ -210,7 +258,34 @@ pub struct VisitorArgs {
     #[arg(long, value_name = "ID")]
     pub external_id: Option<String>,
     #[command(flatten)]
+    pub query: VisitorQueryArgs,
+    #[command(flatten)]
     pub common: CommonListArgs,
+}
+
+/// `-q QUERY` and `--explain` of `list visitors` and `summary conversations`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct VisitorQueryArgs {
+    /// A query (see "Queries" in the README), e.g. 'email:ana@example.com,bo@example.com
+    /// attr.plan:pro age:<7d' for visitors, 'is:waiting site:"Web shop",Careers' for a
+    /// summary. Filter flags given too become terms of it.
+    #[arg(
+        short = 'q',
+        long = "query",
+        value_name = "QUERY",
+        allow_hyphen_values = true
+    )]
+    pub text: Option<String>,
+    /// Print the plan instead of the rows (see list conversations --explain).
+    #[arg(long)]
+    pub explain: bool,
+}
+
+impl VisitorQueryArgs {
+    /// Whether a query is given (`-q` or `--explain`).
+    pub fn is_set(&self) -> bool {
+        self.text.is_some() || self.explain
+    }
 }
 
 #[derive(Debug, Args)]
@@ -283,6 +358,8 @@ pub struct SummaryArgs {
     pub by: crate::summary::By,
     #[command(flatten)]
     pub filter: ConversationFilterArgs,
+    #[command(flatten)]
+    pub query: VisitorQueryArgs,
     /// A conversation not closed is stale after this long without an update (e.g. 30m, 2h, 1d;
     /// default: `stale_after` from the config, else 2h).
     #[arg(long, value_name = "DURATION", value_parser = crate::summary::parse_duration)]

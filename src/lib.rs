@@ -15,6 +15,8 @@
 //! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
 //!   theme, columns and `web_url` parts.
 //! - [`sla`]: response-time targets and a conversation's state against them (pure).
+//! - [`query`]: the query language (parse, print, resolve names), the planner (streams of
+//!   requests + checks done in convo) and the union executor that walks and merges streams.
 //! - [`store`]: the local SQLite store (visitors, last looks, summary samples).
 //! - [`pager`]: the cursor walk, a pure state machine.
 //! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.

@@ -11,13 +11,14 @@ use crate::api::{
     Status, Visitor, VisitorFilter, filter::parse_uuid,
 };
 use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, Format, VisitorArgs};
-use crate::output::{
-    CsvStyle, Output, Printable, bad_row_line, csv, has_byte_from_7f, json_terminal_safe,
-    retry_line, stderr,
-};
+use crate::output::{CsvStyle, Output, Printable, bad_row_line, retry_line, stderr};
 use crate::pager::Pager;
 
 pub mod by_state;
+pub mod query;
+mod rows;
+
+pub(crate) use rows::RowWriter;
 
 /// Exit codes, as documented in `convo list --help` and the README.
 pub mod exit {
@@ -77,6 +78,14 @@ pub enum ListError {
     /// The walk ended early because the service misbehaved (the warning was printed): the
     /// rows printed are not the whole list.
     Truncated,
+    /// A query convo cannot run (said before any request): the message with the query and a
+    /// caret under the position.
+    Query(String),
+    /// Some streams of a query failed (each named above); the others' rows were printed.
+    StreamsFailed {
+        failed: usize,
+        of: usize,
+    },
 }
 
 impl ListError {
@@ -84,7 +93,10 @@ impl ListError {
         match self {
             ListError::Api(e) => exit_code(e),
             ListError::Io(_) => 1,
-            ListError::BadRows(_) | ListError::Truncated => exit::BAD_DATA,
+            ListError::BadRows(_) | ListError::Truncated | ListError::StreamsFailed { .. } => {
+                exit::BAD_DATA
+            }
+            ListError::Query(_) => exit::USAGE,
             ListError::Usage(_) => exit::USAGE,
             ListError::NoVisitor(_) => exit::USAGE,
         }
@@ -102,6 +114,12 @@ impl std::fmt::Display for ListError {
                 "{n} rows sent by the service could not be read (see the warnings above)"
             ),
             ListError::NoVisitor(e) => f.write_str(&no_visitor_with_email(e)),
+            ListError::Query(m) => write!(f, "bad query\n{m}"),
+            ListError::StreamsFailed { failed, of } => write!(
+                f,
+                "the list is incomplete: {failed} of {of} streams failed (named above); the rows \
+                 of the others were printed"
+            ),
             ListError::Truncated => f.write_str(
                 "the list is incomplete: the service ended the walk early (see the warning \
                  above); every row it sent was printed",
@@ -217,7 +235,7 @@ pub async fn visitors(
 }
 
 /// Ignores a broken pipe (`convo list … | head`), reports other write errors.
-fn quiet_pipe(r: io::Result<()>) -> Result<bool, ListError> {
+pub(crate) fn quiet_pipe(r: io::Result<()>) -> Result<bool, ListError> {
     match r {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(false),
@@ -252,16 +270,9 @@ async fn walk<F: ListFilter, T: Printable>(
     let mut pager: Pager<T> = Pager::new(limit.get());
     let mut printed: u64 = 0;
     let mut bad_rows = 0usize;
-    let mut table: Vec<Vec<String>> = Vec::new();
-    let mut first = true;
-    let mut line_buf: Vec<u8> = Vec::with_capacity(512);
     let fmt = common.format;
-    let csv_style = CsvStyle::stdout(o.out_is_terminal, common.csv_raw);
-
-    if fmt == Format::Csv && !quiet_pipe(writeln!(o.out, "{}", T::CSV_HEADER.join(",")))? {
-        return Ok(());
-    }
-    if fmt == Format::Json && !quiet_pipe(write!(o.out, "["))? {
+    let mut writer = RowWriter::new(fmt, CsvStyle::stdout(o.out_is_terminal, common.csv_raw));
+    if !writer.begin::<T>(o)? {
         return Ok(());
     }
     let progress = o.err_is_terminal && max.is_none_or(|m| m > limit.get() as u64);
@@ -351,44 +362,7 @@ async fn walk<F: ListFilter, T: Printable>(
                 break;
             }
             printed += 1;
-            let line = match fmt {
-                Format::Jsonl | Format::Json => {
-                    // One reused buffer; rows that are plain ASCII (the common case) skip the
-                    // terminal-safety pass.
-                    line_buf.clear();
-                    if fmt == Format::Json {
-                        line_buf.extend_from_slice(if first { b"\n  " } else { b",\n  " });
-                        first = false;
-                    }
-                    let start = line_buf.len();
-                    row.json_into(&mut line_buf)
-                        .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
-                    if has_byte_from_7f(&line_buf[start..]) {
-                        let json = String::from_utf8_lossy(&line_buf[start..]).into_owned();
-                        let safe = json_terminal_safe(json);
-                        line_buf.truncate(start);
-                        line_buf.extend_from_slice(safe.as_bytes());
-                    }
-                    if fmt == Format::Jsonl {
-                        line_buf.push(b'\n');
-                    }
-                    if !quiet_pipe(o.out.write_all(&line_buf))? {
-                        open = false;
-                        break;
-                    }
-                    continue;
-                }
-                Format::Csv => {
-                    let mut l = String::new();
-                    csv::push_row(&mut l, &row, csv_style);
-                    l
-                }
-                Format::Table => {
-                    table.push(row.table_cells());
-                    continue;
-                }
-            };
-            if !quiet_pipe(o.out.write_all(line.as_bytes()))? {
+            if !writer.row(o, &row)? {
                 open = false;
                 break;
             }
@@ -411,15 +385,7 @@ async fn walk<F: ListFilter, T: Printable>(
     }
     let _ = write!(o.err, "{}", stderr::clear(progress));
     if open {
-        match fmt {
-            Format::Json => {
-                quiet_pipe(writeln!(o.out, "{}]", if first { "" } else { "\n" }))?;
-            }
-            Format::Table => {
-                quiet_pipe(o.table(T::TABLE, &table))?;
-            }
-            _ => {}
-        }
+        writer.end::<T>(o)?;
     }
     for w in pager.warnings().messages() {
         if !w.contains("unreadable") {

@@ -152,6 +152,11 @@ async fn run(cli: Cli) -> u8 {
         Ok(c) => c,
         Err(e) => return report(e, exit::USAGE),
     };
+    // `[columns]` names are the TUI's column table's: refused here, for every command, as the
+    // config's own checks refuse a value.
+    if let Err((key, message)) = convo::tui::columns::check(&cfg.ui.columns) {
+        return report(cfg.invalid(key, message), exit::USAGE);
+    }
     for w in &cfg.warnings {
         eprintln!("convo: warning: {w}");
     }
@@ -176,6 +181,12 @@ async fn run(cli: Cli) -> u8 {
                 err: &mut err,
             };
             let result = match &cmd {
+                ListCommand::Conversations(a) if a.query.is_set() => {
+                    list::query::conversations(&client, a, &cfg, &mut o).await
+                }
+                ListCommand::Visitors(a) if a.query.is_set() => {
+                    list::query::visitors(&client, a, &cfg, &mut o).await
+                }
                 ListCommand::Conversations(a) if a.with_visitor || a.visitor_email.is_some() => {
                     let store = open_store(&cfg, &mut o);
                     convo::visitor_join::conversations(&client, a, cfg.page_size, store, &mut o)
@@ -212,6 +223,7 @@ async fn run(cli: Cli) -> u8 {
                     .unwrap_or(convo::summary::DEFAULT_STALE_AFTER_SECS),
                 &cfg.aliases,
                 &cfg.sla,
+                cfg.query,
                 open_store(&cfg, &mut o),
                 &mut o,
             )
@@ -241,7 +253,7 @@ async fn run(cli: Cli) -> u8 {
             convo::store::command::run(action, &cfg, &client, &mut o).await
         }
         Some(_) => exit::OK,
-        None => run_tui(cfg, client, cli.view, cli.demo).await,
+        None => run_tui(cfg, client, cli.view, cli.query, cli.demo).await,
     };
     if let Some(server) = demo {
         server.shutdown().await;
@@ -254,7 +266,31 @@ fn open_store(cfg: &Config, o: &mut Output<'_>) -> Option<convo::store::Store> {
     convo::store::command::open_for_command(cfg, o.err)
 }
 
-async fn run_tui(cfg: Config, client: Client, view: Option<String>, demo: bool) -> u8 {
+async fn run_tui(
+    mut cfg: Config,
+    client: Client,
+    view: Option<String>,
+    query: Option<String>,
+    demo: bool,
+) -> u8 {
+    // `--query`: a view of its own, opened at start (the browser applies its query as it does
+    // a saved view's, refusing with exit 2 one it cannot run).
+    let view = match query {
+        Some(q) => {
+            let name = format!("query: {q}");
+            cfg.views.push(convo::config::View {
+                name: name.clone(),
+                tab: convo::api::Resource::Conversations,
+                conversations: Default::default(),
+                visitors: Default::default(),
+                notify: false,
+                oldest_first: false,
+                query: Some(q),
+            });
+            Some(name)
+        }
+        None => view,
+    };
     let opts = convo::tui::TuiOptions {
         initial_view: view,
         demo,

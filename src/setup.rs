@@ -70,9 +70,10 @@ fn fix_for(e: &ApiError) -> String {
     }
 }
 
-/// What the TUI checks at start beyond the config file's own checks (today `[keys]`, which
-/// only the TUI's key map knows): `(config key, what is wrong)` per problem, none when the
-/// TUI would start. `main` passes the TUI's check in; `setup` sits below `tui`.
+/// What the TUI checks beyond the config file's own checks (`[columns]` and `[keys]`, whose
+/// names only the TUI's tables know): `(config key, what is wrong)` per problem, none when the
+/// TUI would start. `main` passes the TUI's check in; `setup` sits below `tui`. A `[columns]`
+/// problem is reported as the config's own (every command refuses it, see `main`).
 pub type UiCheck = fn(&crate::ui_config::UiConfig) -> Vec<(String, String)>;
 
 /// The fix `doctor` prints for a `[keys]` problem.
@@ -86,14 +87,14 @@ fn keys_fix(key: &str, message: &str) -> String {
     }
 }
 
-/// The `[keys]`, `[theme]`, `[columns]` and `web_url` line(s): theme, columns and `web_url`
-/// were checked when the config loaded; `[keys]` by `ui_check`, as the TUI does at start.
-fn ui_checks(cfg: &Config, ui_check: UiCheck) -> Vec<Check> {
+/// The `[keys]`, `[theme]`, `[columns]` and `web_url` line(s): theme and `web_url` were
+/// checked when the config loaded, columns just after; `[keys]` by the `ui_check` that gave
+/// `problems`, as the TUI does at start.
+fn ui_checks(cfg: &Config, problems: Vec<(String, String)>) -> Vec<Check> {
     let file = cfg
         .path
         .as_ref()
         .map_or_else(|| "the config".to_string(), |p| p.display().to_string());
-    let problems = ui_check(&cfg.ui);
     if problems.is_empty() {
         let n = cfg.ui.keys.len();
         return vec![Check::Ok(format!(
@@ -178,6 +179,11 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
             return checks;
         }
     };
+    let problems = ui_check(&cfg.ui);
+    if let Some((key, message)) = problems.iter().find(|(k, _)| k.starts_with("columns.")) {
+        checks.push(config_check(&cfg.invalid(key.clone(), message.clone())));
+        return checks;
+    }
     checks.push(Check::Ok(match &cfg.path {
         Some(p) => format!("config {} is valid", p.display()),
         None => format!(
@@ -185,7 +191,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
             path.map(|p| p.display().to_string()).unwrap_or_default()
         ),
     }));
-    checks.extend(ui_checks(&cfg, ui_check));
+    checks.extend(ui_checks(&cfg, problems));
     checks.push(Check::Ok(if cfg.sla.is_empty() {
         "[sla]: no response-time targets (none tracked)".to_string()
     } else {

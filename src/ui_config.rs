@@ -1,46 +1,15 @@
 //! The config's look-and-habits keys: `[keys]`, `[theme]`, `[columns]`, `web_url`,
 //! `stale_after` and `mouse`.
 //!
-//! Parsed and checked here (theme names, colours, column names, the URL template). Key
-//! bindings are checked by the TUI at start (`tui::keys::KeyMap::with_config`), which knows
-//! the actions; its errors name the file and key like every config error.
+//! Parsed and checked here (theme names, colours, the URL template). Key bindings are checked
+//! by the TUI at start (`tui::keys::KeyMap::with_config`), which knows the actions; its errors
+//! name the file and key like every config error. Column names are checked against the TUI's
+//! column table (`tui::columns::check`) by `main` once the config is read, for every command,
+//! with the config's own error.
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-
-/// Column names of the Conversations tab, in the default order.
-pub const CONVERSATION_COLUMNS: &[&str] = &[
-    "status", "visitor", "site", "assignee", "created", "updated", "id",
-];
-
-/// Every column name of the Conversations tab: the defaults and `due` (the time left against
-/// the first-response target of `[sla]`, shown after `status` by default when one is set).
-pub const CONVERSATION_COLUMNS_KNOWN: &[&str] = &[
-    "status",
-    "due",
-    "resolution",
-    "visitor",
-    "site",
-    "assignee",
-    "created",
-    "updated",
-    "id",
-];
-
-/// Column names of the Visitors tab, in the default order (`id` is available, not shown by
-/// default).
-pub const VISITOR_COLUMNS: &[&str] = &["name", "email", "external_id", "created", "attributes"];
-
-/// Every column name the Visitors tab accepts.
-pub const VISITOR_COLUMNS_ALL: &[&str] = &[
-    "name",
-    "email",
-    "external_id",
-    "created",
-    "attributes",
-    "id",
-];
 
 /// Colour roles a `[theme]` can override.
 pub const THEME_ROLES: &[&str] = &[
@@ -115,7 +84,9 @@ pub struct ThemeConfig {
     pub roles: BTreeMap<String, String>,
 }
 
-/// Checked `[columns]`: column names in display order per tab; `None` keeps the default.
+/// `[columns]`: column names in display order per tab, as written; `None` keeps the default.
+/// The names are the TUI's column table's: `tui::columns::check` checks them, and `main`
+/// refuses a config it rejects as the config's own checks do.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ColumnsConfig {
     pub conversations: Option<Vec<String>>,
@@ -207,17 +178,13 @@ pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
             }
         }
     }
-    let mut columns = ColumnsConfig::default();
-    if let Some(c) = raw.columns {
-        columns.conversations = c
-            .conversations
-            .map(|v| check_columns("columns.conversations", v, CONVERSATION_COLUMNS_KNOWN))
-            .transpose()?;
-        columns.visitors = c
-            .visitors
-            .map(|v| check_columns("columns.visitors", v, VISITOR_COLUMNS_ALL))
-            .transpose()?;
-    }
+    let columns = raw
+        .columns
+        .map(|c| ColumnsConfig {
+            conversations: c.conversations,
+            visitors: c.visitors,
+        })
+        .unwrap_or_default();
     let web_url = raw
         .web_url
         .map(|u| u.trim().to_string())
@@ -309,38 +276,6 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     Ok(d.as_secs())
 }
 
-fn check_columns(
-    key: &str,
-    v: Vec<String>,
-    known: &[&str],
-) -> Result<Vec<String>, (String, String)> {
-    let unknown: Vec<String> = v
-        .iter()
-        .filter(|c| !known.contains(&c.as_str()))
-        .map(|c| format!("{:?}", crate::text::one_line(c, 40)))
-        .collect();
-    if !unknown.is_empty() {
-        return Err((
-            key.to_string(),
-            format!(
-                "unknown column{} {}; known: {}",
-                if unknown.len() == 1 { "" } else { "s" },
-                unknown.join(", "),
-                known.join(", ")
-            ),
-        ));
-    }
-    if v.is_empty() {
-        return Err((key.to_string(), "needs at least one column".into()));
-    }
-    for (i, c) in v.iter().enumerate() {
-        if v[i + 1..].contains(c) {
-            return Err((key.to_string(), format!("{c:?} is listed twice")));
-        }
-    }
-    Ok(v)
-}
-
 /// Builds the `{id}` URL of a row: only the template and a UUID go in.
 pub fn web_url_for(template: &str, tab: &str, id: &uuid::Uuid) -> String {
     template
@@ -370,14 +305,7 @@ mod tests {
     #[test]
     fn bad_values_name_their_key() {
         let base = "base_url = \"https://x.example\"\n";
-        let e = load(&format!(
-            "{base}[columns]\nconversations = [\"status\", \"colour\"]\n"
-        ))
-        .unwrap_err();
-        assert!(
-            e.contains("columns.conversations") && e.contains("\"colour\""),
-            "{e}"
-        );
+        // (`[columns]` names: `tui::columns`'s tests.)
         let e = load(&format!("{base}[theme]\npreset = \"neon\"\n")).unwrap_err();
         assert!(e.contains("theme.preset"), "{e}");
         let e = load(&format!("{base}[theme]\naccent = \"blurple\"\n")).unwrap_err();

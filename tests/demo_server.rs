@@ -185,6 +185,13 @@ async fn conversation_filters_alone_and_combined_match_the_dataset() {
         .find_map(|c| c["assigneeId"].as_str())
         .unwrap()
         .to_string();
+    let waiting_site = all
+        .iter()
+        .rev()
+        .find(|c| c["status"] == "open" && c["assigneeId"].is_null())
+        .and_then(|c| c["siteId"].as_str())
+        .unwrap()
+        .to_string();
     type Pred = Box<dyn Fn(&Value) -> bool>;
     let eq = |k: &'static str, v: String| -> Pred { Box::new(move |c: &Value| c[k] == v.as_str()) };
     let cases: Vec<(String, Pred)> = vec![
@@ -208,12 +215,18 @@ async fn conversation_filters_alone_and_combined_match_the_dataset() {
             format!("visitor_id={visitor}"),
             eq("visitorId", visitor.clone()),
         ),
-        (format!("site_id={site}&status=open&unassigned=true"), {
-            let site = site.clone();
-            Box::new(move |c: &Value| {
-                c["siteId"] == site.as_str() && c["status"] == "open" && c["assigneeId"].is_null()
-            })
-        }),
+        // Only the live queue at the head waits: the site of one of them.
+        (
+            format!("site_id={waiting_site}&status=open&unassigned=true"),
+            {
+                let site = waiting_site.clone();
+                Box::new(move |c: &Value| {
+                    c["siteId"] == site.as_str()
+                        && c["status"] == "open"
+                        && c["assigneeId"].is_null()
+                })
+            },
+        ),
         (format!("status=pending&assignee_id={agent}"), {
             let agent = agent.clone();
             Box::new(move |c: &Value| c["status"] == "pending" && c["assigneeId"] == agent.as_str())

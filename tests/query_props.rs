@@ -128,3 +128,46 @@ fn the_generator_reaches_both_outcomes() {
     assert!(parse("status:open,pending age:>2h", Resource::Conversations).is_ok());
     assert!(parse("status:open status:closed", Resource::Conversations).is_err());
 }
+
+/// Parse + resolve + plan of a ten-term query, timed (not asserted: a debug build on a shared
+/// machine). `cargo test --test query_props -- --ignored --nocapture ten_terms`.
+#[test]
+#[ignore]
+fn ten_terms_timing() {
+    use convo::config::Aliases;
+    use convo::query::plan::{self, Emails};
+    use convo::query::resolve::{Names, resolve};
+    use convo::sla::Sla;
+    let q = "status:open,pending assignee:none,me,\"Ana (EU desk)\" \
+        site:\"Web shop\",Careers age:>10m idle:<2h created:>=2026-11-01 -visitor.plan:free \
+        is:stale,waiting refund \"late delivery\"";
+    let mut a = Aliases::default();
+    for (i, n) in [
+        "Web shop",
+        "Help center",
+        "Careers",
+        "Ana (EU desk)",
+        "Ben",
+        "Dara",
+    ]
+    .iter()
+    .enumerate()
+    {
+        a.insert(uuid::Uuid::from_u128(0x100 + i as u128), n.to_string());
+    }
+    let sla = Sla::default();
+    let names = Names {
+        agent_id: Some(uuid::Uuid::from_u128(7)),
+        aliases: &a,
+        sla: &sla,
+    };
+    let n = 5_000;
+    let start = std::time::Instant::now();
+    for _ in 0..n {
+        let p = parse(std::hint::black_box(q), Resource::Conversations).unwrap();
+        let r = resolve(&p, &names).unwrap();
+        std::hint::black_box(plan::conversations(&r, &Emails::new(), 16));
+    }
+    let each = start.elapsed() / n;
+    println!("parse+resolve+plan of a ten-term query: {each:?} each ({n} runs)");
+}

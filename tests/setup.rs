@@ -148,6 +148,50 @@ fn doctor_reports_a_bad_theme_or_columns_by_key() {
     }
 }
 
+/// `[columns]` names are the TUI's column table's; every command refuses an unknown one as
+/// the config's own checks refuse a value: file, line, key, and the names the tab has.
+#[test]
+fn every_command_refuses_an_unknown_column_with_the_file_line_and_key() {
+    let d = Demo::start(20, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "base_url = {:?}\n[columns]\nvisitors = [\"name\", \"site\"]\n",
+            d.url()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    for args in [
+        &["list", "conversations"][..],
+        &["summary", "conversations"][..],
+    ] {
+        let o = convo_cmd(tmp.path())
+            .env("CONVO_API_KEY", d.key())
+            .args(["--config", cfg.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "config error in {}, line 3: columns.visitors: unknown column \"site\"; \
+                 known: name, email, external_id, created, attributes, id",
+                cfg.display()
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}
+
 #[test]
 fn config_init_checks_writes_0600_and_never_overwrites_silently() {
     let d = Demo::start(20, 10, Faults::default());

@@ -390,3 +390,75 @@ fn the_sync_keeps_its_pace() {
         t.elapsed()
     );
 }
+
+/// Queries and the store: `list visitors -q` keeps every visitor it receives (not only those
+/// that pass), and `visitor.name:` checks conversations against the names kept.
+#[test]
+fn queries_keep_visitors_and_check_visitor_fields_from_the_store() {
+    let d = Demo::start(300, 50, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run(
+        &d,
+        tmp.path(),
+        &[
+            "list",
+            "visitors",
+            "-q",
+            "name:\"no such name\"",
+            "--all",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(jsonl(&o).len(), 0);
+    assert_eq!(visitor_count(&d, tmp.path()), 50);
+    let data = d.s().data();
+    let v = data
+        .visitors
+        .iter()
+        .find(|v| {
+            v.name
+                .as_deref()
+                .is_some_and(|n| n.is_ascii() && n.len() > 4)
+        })
+        .expect("a plain name");
+    let name = v.name.clone().unwrap();
+    let named: Vec<uuid::Uuid> = data
+        .visitors
+        .iter()
+        .filter(|x| {
+            x.name
+                .as_deref()
+                .is_some_and(|n| n.to_lowercase().contains(&name.to_lowercase()))
+        })
+        .map(|x| x.id)
+        .collect();
+    let want: Vec<String> = data
+        .conversations
+        .iter()
+        .filter(|c| named.contains(&c.visitor_id))
+        .map(|c| c.id.to_string())
+        .collect();
+    assert!(!want.is_empty());
+    let q = format!("visitor.name:\"{name}\"");
+    let o = run(
+        &d,
+        tmp.path(),
+        &[
+            "list",
+            "conversations",
+            "-q",
+            &q,
+            "--all",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let got: Vec<String> = jsonl(&o)
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, want);
+}

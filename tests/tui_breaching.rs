@@ -206,3 +206,59 @@ fn its_refresh_keeps_the_oldest_rows_live_and_says_so() {
     assert!(!shown.contains(&newest));
     assert_eq!(shown.len(), want.len() - 3);
 }
+
+/// The chips line (the screen's second line).
+fn title(app: &App) -> String {
+    let screen = testing::render(app);
+    screen.lines().nth(1).unwrap_or_default().to_string()
+}
+
+/// The title says "oldest first" only while the rows are shown so: another sort (`>`) or the
+/// service's order (`=` past ascending) is not called oldest first, and `r` gives it back.
+#[test]
+fn the_title_says_oldest_first_only_while_it_is() {
+    let server = FakeServer::new(300, 10);
+    let mut app = app_on(&server);
+    server.settle(&mut app, ch('v'));
+    server.settle(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, key(KeyCode::Enter));
+    assert!(title(&app).contains(" · oldest first "), "{}", title(&app));
+    server.settle(&mut app, ch('>'));
+    let t = title(&app);
+    assert!(
+        !t.contains(" · oldest first "),
+        "sorted by another column: {t}"
+    );
+    assert!(t.contains(" · r for oldest first "), "{t}");
+    // `=` on an ascending sort goes back to the service's order.
+    server.settle(&mut app, ch('='));
+    assert!(app.sort.get(Resource::Conversations).sort.is_none());
+    let t = title(&app);
+    assert!(
+        t.contains(" · the service's order (r for oldest first) "),
+        "{t}"
+    );
+    server.settle(&mut app, ch('r'));
+    assert!(title(&app).contains(" · oldest first "), "{}", title(&app));
+}
+
+/// `convo --help` names both built-in views `--view` takes (it named "Unassigned open" only).
+#[test]
+fn the_help_of_view_names_the_built_in_breaching_view() {
+    let out = assert_cmd::Command::cargo_bin("convo")
+        .expect("binary built")
+        .env_clear()
+        .arg("--help")
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    let view = help
+        .lines()
+        .skip_while(|l| !l.contains("--view <NAME>"))
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(view.contains("\"Breaching\""), "{view}");
+    assert!(view.contains("\"Unassigned open\""), "{view}");
+}

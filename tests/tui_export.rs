@@ -258,8 +258,28 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
         want,
         "no duplicates"
     );
-    // byte for byte what `convo list` writes
-    assert_eq!(written.as_bytes(), convo_list(&dr, tmp.path(), "csv"));
+    // what `convo list` writes, each line followed by the names the screen shows
+    let list = String::from_utf8(convo_list(&dr, tmp.path(), "csv")).unwrap();
+    assert_eq!(written.lines().count(), list.lines().count());
+    for (ours, theirs) in written.lines().zip(list.lines()) {
+        assert!(ours.starts_with(&format!("{theirs},")), "{ours}\n{theirs}");
+    }
+    assert!(written.starts_with(&format!(
+        "{},visitorName,visitorEmail,siteName,assigneeName\n",
+        list.lines().next().unwrap()
+    )));
+    // Tab in the path prompt: ids only, byte for byte what `convo list` writes
+    dr.drive(&mut app, ch('e'), Some(0));
+    dr.drive(&mut app, key(KeyCode::Tab), Some(0));
+    assert!(testing::render(&app).contains("ids only, Tab: names too"));
+    dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    let ids_only = tmp.path().join("open-ids.csv");
+    let all = export_to(&mut dr, &mut app, &ids_only);
+    dr.write(&mut app, &all);
+    assert_eq!(
+        std::fs::read(&ids_only).unwrap(),
+        convo_list(&dr, tmp.path(), "csv")
+    );
     // the walk is loaded now: JSONL of it needs no scope question, and matches too
     let jsonl = tmp.path().join("open.jsonl");
     let all = export_to(&mut dr, &mut app, &jsonl);

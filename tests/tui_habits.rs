@@ -454,7 +454,10 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     let mut lines = contents.lines();
     assert_eq!(
         lines.next(),
-        Some("id,siteId,visitorId,status,assigneeId,createdAt,updatedAt")
+        Some(
+            "id,siteId,visitorId,status,assigneeId,createdAt,updatedAt,\
+             visitorName,visitorEmail,siteName,assigneeName"
+        )
     );
     assert_eq!(lines.count(), *rows);
     // the export is written: the next one may start
@@ -527,6 +530,93 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A conversation export reads like the screen: after `convo list`'s columns (first and
+/// unchanged) the visitor's name and e-mail and the site's and assignee's aliases; blank where
+/// the screen knows nothing better than the id; formulas guarded; JSONL gets the same keys.
+#[tokio::test]
+async fn a_conversation_export_carries_the_names_the_screen_shows() {
+    use convo::tui::names::VisitorLabel;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _s) = loaded(120, 30, 8);
+    let rows = app.conversations.rows().to_vec();
+    // A name typed by a stranger that a spreadsheet would run.
+    update(
+        &mut app,
+        Msg::VisitorNames(vec![(
+            rows[1].visitor_id,
+            VisitorLabel {
+                name: Some("=HYPERLINK(\"x\")".into()),
+                email: Some("mal@example.org".into()),
+                external_id: None,
+            },
+        )]),
+    );
+    let export = |app: &mut App, name: &str| {
+        update(app, ch('e'));
+        update(
+            app,
+            Msg::Key(crossterm::event::KeyEvent::new(
+                KeyCode::Char('u'),
+                crossterm::event::KeyModifiers::CONTROL,
+            )),
+        );
+        type_text(app, dir.path().join(name).to_str().unwrap());
+        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
+    };
+    let cmds = export(&mut app, "named.csv");
+    let (text, error, _) = convo::tui::testing::run_export(&mut app, &cmds).await;
+    assert!(!error, "{text}");
+    let csv = std::fs::read_to_string(dir.path().join("named.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "id,siteId,visitorId,status,assigneeId,createdAt,updatedAt,\
+             visitorName,visitorEmail,siteName,assigneeName"
+        )
+    );
+    for (c, line) in rows.iter().zip(lines) {
+        let ids = format!("{},{},{},", c.id, c.site_id, c.visitor_id);
+        assert!(line.starts_with(&ids), "{line}");
+        let site = if c.site_id == testing::SITE_A {
+            "Web shop"
+        } else {
+            ""
+        };
+        let agent = if c.assignee_id == Some(testing::AGENT_A) {
+            "Ana (EU desk)"
+        } else {
+            ""
+        };
+        let label = app.names.get(&c.visitor_id).cloned();
+        let (name, email) = if c.visitor_id == rows[1].visitor_id {
+            (
+                "\"'=HYPERLINK(\"\"x\"\")\"".to_string(),
+                "mal@example.org".to_string(),
+            )
+        } else {
+            let l = label.expect("the screen knows this visitor");
+            (
+                l.name.as_deref().unwrap_or_default().to_string(),
+                l.email.as_deref().unwrap_or_default().to_string(),
+            )
+        };
+        assert!(
+            line.ends_with(&format!(",{name},{email},{site},{agent}")),
+            "{line}"
+        );
+    }
+    // JSONL: the row as `convo list` writes it, the same four keys at its end.
+    let cmds = export(&mut app, "named.jsonl");
+    convo::tui::testing::run_export(&mut app, &cmds).await;
+    let jsonl = std::fs::read_to_string(dir.path().join("named.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(first["id"], rows[0].id.to_string());
+    assert_eq!(first["siteName"], "Web shop");
+    assert_eq!(first["assigneeName"], serde_json::Value::Null);
+    assert!(first["visitorName"].is_string(), "{first}");
+}
+
 // ---- open ----
 
 #[test]
@@ -555,13 +645,17 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     app.profiles.names = vec!["prod".into(), "staging".into()];
     app.profiles.current = Some("prod".into());
     update(&mut app, ch('P'));
-    assert_eq!(app.prompt, Some(Prompt::Profiles(0)));
+    assert_eq!(
+        app.prompt,
+        Some(Prompt::Profiles(1)),
+        "on the profile in use, after the top level"
+    );
     update(&mut app, key(KeyCode::Down));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(
         cmds.contains(&Command::SwitchProfile {
             id: 1,
-            name: "staging".into()
+            name: Some("staging".into())
         }),
         "{cmds:?}"
     );

@@ -264,6 +264,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         visitors: Default::default(),
         notify: true,
         oldest_first: false,
+        query: None,
     });
     h.until(vec![], "50 loaded · more available").await;
     assert!(!h.terminal.backend().to_string().contains("•"));

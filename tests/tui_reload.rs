@@ -305,3 +305,46 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     assert!(m.contains("whole-walk export not started"), "{m}");
     assert_eq!(app.conversations.rows().len(), loaded);
 }
+
+/// At 80 columns a failed reload's line ended "…: cannot connect to …" with no way to read the
+/// cause: the help's "Last error" still held the retry before it ("cannot connect
+/// (retrying)"). The line now says where to read it whole, and the help holds the failure.
+#[test]
+fn a_failed_reload_cut_at_80_columns_is_read_whole_in_the_help() {
+    let server = FakeServer::new(300, 5);
+    let mut app = testing::app(80, 24, 50);
+    server.settle(&mut app, Msg::Resize(80, 24));
+    let cmds = update(&mut app, ch('r'));
+    let g = generation_of(&conversation_fetch(&cmds));
+    update(
+        &mut app,
+        Msg::Retrying {
+            tab: Resource::Conversations,
+            generation: g,
+            notice: RetryNotice {
+                attempt: 2,
+                wait: std::time::Duration::from_secs(1),
+                reason: "cannot connect".into(),
+                rate_limited: false,
+            },
+        },
+    );
+    update(&mut app, down(g));
+    let status = status_line(&app);
+    assert!(status.contains("reload failed (r tries again"), "{status}");
+    assert!(status.contains("(? shows all)"), "{status}");
+    update(&mut app, ch('?'));
+    let help = testing::render(&app);
+    assert!(
+        help.contains(" reload failed: the connection failed"),
+        "{help}"
+    );
+    assert!(
+        help.contains("connection refused"),
+        "the cause whole: {help}"
+    );
+    assert!(
+        !help.contains("(retrying)"),
+        "not the retry before it: {help}"
+    );
+}

@@ -182,8 +182,11 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
         app: testing::app(100, 20, 50),
         osc: Vec::new(),
     };
-    let screen = h.until(vec![], "r to retry").await;
+    // The cause first (" error: CAUSE · r retries; loaded rows stay"): at 100 columns the
+    // hint is what is cut, and the line says where to read it whole.
+    let screen = h.until(vec![], " error: the service failed").await;
     assert!(screen.contains("HTTP 500"), "{screen}");
+    assert!(screen.contains("(? shows all)"), "{screen}");
     assert!(!screen.contains(&server.api_key()), "the key never shows");
     server.shutdown().await;
 }
@@ -300,6 +303,89 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
     assert!(staging.request_count() > 0);
     assert_eq!(h.app.profiles.current.as_deref(), Some("staging"));
     prod.shutdown().await;
+    staging.shutdown().await;
+}
+
+/// Started without `--profile`, the config's top level is in use; `P` listed only the
+/// `[profiles.NAME]`, so after a switch there was no way back. The picker lists the top level
+/// first, and choosing it loads the config without a profile (its own service again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_profile_picker_switches_back_to_the_configs_top_level() {
+    let start = |seed| {
+        DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            seed,
+            conversations: 300,
+            visitors: 20,
+            ..DemoOptions::default()
+        })
+    };
+    let (main, staging) = (
+        start(31).await.expect("main"),
+        start(32).await.expect("staging"),
+    );
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cfg = tmp.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "store = false\nbase_url = {:?}\napi_key = {:?}\n\
+             [profiles.staging]\nbase_url = {:?}\napi_key = {:?}\n",
+            main.base_url(),
+            main.api_key(),
+            staging.base_url(),
+            staging.api_key(),
+        ),
+    )
+    .expect("config");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).expect("0600");
+    }
+    let key = ApiKey::new(&main.api_key(), KeySource::Env, "sk_").expect("key");
+    let client = Client::new(ClientSettings::new(main.base_url(), key)).expect("client");
+    let mut rt = Runtime::new(client);
+    rt.config_path = Some(cfg.clone());
+    let mut app = testing::app(120, 30, 50);
+    app.profiles.names = vec!["staging".into()];
+    let mut h = Harness {
+        rt,
+        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
+        app,
+        osc: Vec::new(),
+    };
+    let short = |s: &DemoServer| s.data().conversations[0].id.simple().to_string()[..8].to_string();
+    let screen = h.until(vec![], "loaded · more available").await;
+    assert!(screen.contains(&short(&main)), "{screen}");
+
+    let screen = h
+        .until(vec![KeyCode::Char('P')], "(top level) (current)")
+        .await;
+    assert!(screen.contains("staging"), "{screen}");
+    let screen = h
+        .until(vec![KeyCode::Down, KeyCode::Enter], "profile staging")
+        .await;
+    if !screen.contains(&short(&staging)) {
+        h.until(vec![], &short(&staging)).await;
+    }
+    assert_eq!(h.app.profiles.current.as_deref(), Some("staging"));
+
+    // Back: P opens on staging; Up is the top level.
+    let screen = h
+        .until(
+            vec![KeyCode::Char('P'), KeyCode::Up, KeyCode::Enter],
+            "the config's top level (no profile)",
+        )
+        .await;
+    if !screen.contains(&short(&main)) {
+        h.until(vec![], &short(&main)).await;
+    }
+    assert_eq!(h.app.profiles.current, None);
+    let screen = h
+        .until(vec![KeyCode::Char('P')], "(top level) (current)")
+        .await;
+    assert!(!screen.contains("profile staging ·"), "{screen}");
+    main.shutdown().await;
     staging.shutdown().await;
 }
 

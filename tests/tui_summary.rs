@@ -314,7 +314,7 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     // S asks for the trend (no sample to record).
     let cmds = server.settle(&mut app, ch('S'));
     assert_eq!(samples_cmds(&cmds), vec![(key.clone(), None)]);
-    assert!(render(&app).contains("24 h trend: no samples yet"));
+    assert!(render(&app).contains("last 24 h: no samples yet"));
     // The store answers: a day of samples, waiting rising, breaching one hour in.
     let now = app.now.as_second();
     let samples: Vec<convo::store::Sample> = (0..24)
@@ -341,9 +341,131 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     convo::tui::update::update(&mut app, Msg::Samples { key, samples });
     let screen = render(&app);
     // The history began 23.5 h ago: the window starts at its first sample.
-    assert!(screen.contains("23h  waiting"), "{screen}");
+    assert!(
+        screen.contains("last 24 h, since 23h ago: the whole list, 24 samples"),
+        "{screen}"
+    );
+    assert!(screen.contains("  waiting   "), "{screen}");
     assert!(screen.contains("min 2 max 25"), "{screen}");
-    assert!(screen.contains("23h  breaching"), "{screen}");
+    assert!(screen.contains("  breaching "), "{screen}");
     assert!(screen.contains("min 0 max 7"), "{screen}");
     insta::assert_snapshot!(screen);
+}
+
+/// A refresh of a list loaded only part of the way is no sample: its counts grew with the
+/// pages loaded ("waiting min 100 max 686"), not with the queue. When the refresh stops at
+/// its page budget, the top rows it keeps live are sampled, the same number each time.
+#[test]
+fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
+    let tick = |app: &App, secs: i64| {
+        Msg::Tick(
+            app.now
+                .checked_add(jiff::SignedDuration::from_secs(secs))
+                .unwrap(),
+        )
+    };
+    // 1,000 conversations, 100 loaded; a refresh re-reads them all (and a page more): the
+    // list is not loaded to its end, so nothing is sampled.
+    let mut app = testing::app(120, 40, 50);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    let server = FakeServer::new(1000, 5);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    assert!(!app.conversations.pager.is_done());
+    let loaded = app.conversations.rows().len();
+    let t = tick(&app, 11);
+    let cmds = server.settle(&mut app, t);
+    assert!(samples_cmds(&cmds).is_empty(), "{loaded} loaded: {cmds:?}");
+    // More pages loaded than a refresh budget of 2 pages re-reads: the refresh keeps the top
+    // rows live; those are the sample.
+    app.refresh_max_pages = 2;
+    for _ in 0..3 {
+        server.settle(&mut app, key(KeyCode::PageDown));
+    }
+    let loaded = app.conversations.rows().len();
+    let t = tick(&app, 11);
+    let cmds = server.settle(&mut app, t);
+    let got = samples_cmds(&cmds);
+    assert_eq!(got.len(), 1, "{cmds:?}");
+    let first = got[0].1.clone().expect("a sample");
+    assert!(!first.complete && first.loaded <= 100 && (first.loaded as usize) < loaded);
+    let top_waiting = app.conversations.rows()[..first.loaded as usize]
+        .iter()
+        .filter(|c| convo::sla::is_waiting(c))
+        .count() as u64;
+    assert_eq!(first.waiting, top_waiting);
+    // Further down: more rows loaded, the same rows sampled.
+    for _ in 0..3 {
+        server.settle(&mut app, key(KeyCode::PageDown));
+    }
+    assert!(app.conversations.rows().len() > loaded);
+    let t = tick(&app, 11);
+    let cmds = server.settle(&mut app, t);
+    let got = samples_cmds(&cmds);
+    assert_eq!(got.len(), 1, "{cmds:?}");
+    let s = got[0].1.clone().expect("a sample");
+    assert_eq!(
+        (s.loaded, s.complete),
+        (first.loaded, false),
+        "more pages, same scope"
+    );
+}
+
+/// The pane draws only samples that count the same rows as the newest one, and says which and
+/// over what window; samples of other sizes (from before this rule, another budget, a
+/// `convo summary` cut short) are left out.
+#[test]
+fn the_trend_draws_samples_of_one_scope_and_says_which() {
+    let mut app = testing::app(120, 40, 50);
+    let server = FakeServer::new(120, 5);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    let key = convo::tui::names::look_key(&app.conversations.filter);
+    server.settle(&mut app, ch('S'));
+    let now = app.now.as_second();
+    let sample = |ago: i64, loaded: u64, complete: bool, waiting: u64| convo::store::Sample {
+        at: now - ago,
+        loaded,
+        complete,
+        waiting,
+        imminent: 0,
+        breaching: 0,
+    };
+    // Loading more pages made "waiting" jump from 100 to 686; the whole list had 5 to 7.
+    let samples = vec![
+        sample(3_000, 100, false, 100),
+        sample(2_400, 120, true, 5),
+        sample(1_800, 686, false, 686),
+        sample(1_500, 500, false, 480),
+        sample(1_200, 120, true, 7),
+    ];
+    convo::tui::update::update(
+        &mut app,
+        Msg::Samples {
+            key: key.clone(),
+            samples: samples.clone(),
+        },
+    );
+    let screen = render(&app);
+    assert!(
+        screen.contains("last 24 h, since 40m ago: the whole list, 2 samples"),
+        "{screen}"
+    );
+    assert!(screen.contains("min 5 max 7"), "{screen}");
+    assert!(!screen.contains("686"), "{screen}");
+    // The newest sample counts the top 500 rows: those, said as such.
+    let partial: Vec<_> = samples.into_iter().filter(|s| !s.complete).collect();
+    convo::tui::update::update(
+        &mut app,
+        Msg::Samples {
+            key,
+            samples: partial,
+        },
+    );
+    let screen = render(&app);
+    assert!(
+        screen
+            .contains("last 24 h, since 25m ago: the top 500 rows a refresh keeps live, 1 sample"),
+        "{screen}"
+    );
+    assert!(screen.contains("min 480 max 480"), "{screen}");
 }

@@ -151,6 +151,102 @@ fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
     assert_eq!(q.site_id, Some(testing::SITE_A));
 }
 
+/// The table shows a site or agent by its `[aliases]` name ("Web shop"); the filter pane takes
+/// that name too (ignoring case), shows an aliased UUID by its name when reopened, and says
+/// when a name is not in `[aliases]` (it said "not a UUID" to "Web shop").
+#[test]
+fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
+    let (mut app, _server) = loaded(100);
+    update(&mut app, ch('/'));
+    for c in "web shop".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab)); // assignee
+    for _ in 0..3 {
+        update(&mut app, key(KeyCode::Right)); // assigned to <uuid>
+    }
+    update(&mut app, key(KeyCode::Tab)); // the agent id field
+    for c in "Ana (EU desk)".chars() {
+        update(&mut app, ch(c));
+    }
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(matches!(app.overlay, Overlay::None), "applied");
+    let f = conv_fetches(&cmds);
+    let Some((_, Query::Conversations(q))) = f.first() else {
+        panic!("no fetch: {cmds:?}")
+    };
+    assert_eq!(q.site_id, Some(testing::SITE_A));
+    assert_eq!(q.assignee, Assignee::Agent(testing::AGENT_A));
+    // Reopened: the names, not the UUIDs.
+    update(&mut app, ch('/'));
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!("pane closed")
+    };
+    assert_eq!(form.site.value(), "Web shop");
+    assert_eq!(form.agent.value(), "Ana (EU desk)");
+    // A name that is not in [aliases] is refused, and says so.
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, ch('x'));
+    update(&mut app, ch('/'));
+    for c in "Web shoe".chars() {
+        update(&mut app, ch(c));
+    }
+    let Overlay::Filter(form) = &app.overlay else {
+        panic!("pane closed")
+    };
+    assert_eq!(
+        form.error(Field::Site).as_deref(),
+        Some("site id: not a UUID nor a name in [aliases]")
+    );
+    assert!(fetches(&update(&mut app, key(KeyCode::Enter))).is_empty());
+}
+
+/// `J` / `K` scroll the detail pane; with the pane closed they did nothing and said nothing.
+#[test]
+fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
+    let (mut app, _server) = loaded(100);
+    let before = app.conversations.selected;
+    update(&mut app, ch('J'));
+    let said = app.message.as_ref().map(|m| m.text.clone());
+    assert_eq!(
+        said.as_deref(),
+        Some("no detail pane to scroll: Enter opens it")
+    );
+    assert_eq!(app.conversations.selected, before, "the selection stays");
+    assert!(app.detail.is_none(), "the pane stays closed");
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, key(KeyCode::Enter));
+    update(&mut app, ch('J'));
+    assert!(
+        app.message.is_none(),
+        "with the pane open, J scrolls it quietly"
+    );
+    assert!(app.detail.is_some());
+}
+
+/// After `V` the chip named the visitor by the first 8 hex digits of their id while the table
+/// below showed their name: it names them as the table does, the short id after.
+#[test]
+fn the_visitor_chip_names_the_visitor_the_table_names() {
+    let (mut app, server) = loaded(300);
+    update(&mut app, key(KeyCode::Down));
+    let row = app.conversations.selected_row().cloned().expect("row");
+    let name = app
+        .names
+        .shown(&row.visitor_id)
+        .expect("the fake server's visitors are named")
+        .to_string();
+    server.settle(&mut app, ch('V'));
+    let screen = testing::render(&app);
+    let chips = screen.lines().nth(1).unwrap_or_default();
+    let short = &row.visitor_id.simple().to_string()[..8];
+    assert!(
+        chips.contains(&format!(" visitor: {name} ({short}) ")),
+        "{chips}"
+    );
+}
+
 #[test]
 fn escape_cancels_the_pane_and_keeps_the_filters() {
     let (mut app, _server) = loaded(100);
@@ -352,6 +448,22 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     );
 }
 
+/// After `V` the chips name the visitor as the table does, not by a short id nobody knows.
+#[test]
+fn a_visitor_filter_chip_names_the_visitor() {
+    let (mut app, server) = loaded(300);
+    let row = app.conversations.selected_row().cloned().expect("row");
+    let name = app
+        .names
+        .shown(&row.visitor_id)
+        .expect("a known name")
+        .to_string();
+    server.settle(&mut app, ch('V'));
+    let screen = testing::render(&app);
+    let chips = screen.lines().nth(1).unwrap_or_default();
+    assert!(chips.contains(&format!("visitor: {name}")), "{chips}");
+}
+
 #[test]
 fn back_from_a_drill_down_lands_on_the_row_it_started_from() {
     let (mut app, server) = loaded(300);
@@ -521,7 +633,9 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     assert!(app.conversations.error.is_some());
     let screen = testing::render(&app);
     assert!(screen.contains("the service failed (HTTP 503"), "{screen}");
-    assert!(screen.contains("error (r to retry"), "{screen}");
+    // The cause first (" error: CAUSE · r retries; loaded rows stay"), whole in the help.
+    assert!(screen.contains(" error: "), "{screen}");
+    assert!(screen.contains("(? shows all)"), "{screen}");
     // no automatic retry while scrolling in the middle
     assert!(conv_fetches(&update(&mut app, key(KeyCode::Down))).is_empty());
     let cmds = update(&mut app, ch('r'));
@@ -609,6 +723,31 @@ fn builtin_view_applies_status_open_and_unassigned() {
             .rows()
             .iter()
             .all(|c| c.status == Status::Open && c.assignee_id.is_none())
+    );
+}
+
+/// Back from a drill-down out of the "Breaching" view gives the view again: its filters,
+/// every page loaded, oldest first (not only its filters in server order).
+#[test]
+fn back_into_the_breaching_view_is_the_view_again() {
+    let (mut app, server) = loaded(300);
+    update(&mut app, ch('v'));
+    update(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, key(KeyCode::Enter));
+    let breaching = app.conversations.filter.clone();
+    assert!(app.oldest_first.is_some());
+    assert!(app.conversations.pager.is_done(), "every page loaded");
+    server.settle(&mut app, ch('W'));
+    assert!(app.oldest_first.is_none());
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.conversations.filter, breaching);
+    assert_eq!(app.oldest_first, Some(app.conversations.generation));
+    assert!(app.conversations.pager.is_done(), "every page loaded again");
+    let sort = app.sort.get(Resource::Conversations).sort;
+    assert_eq!(
+        sort.map(|s| (s.col, s.desc)),
+        Some((convo::tui::columns::Column::Created, false)),
+        "oldest first"
     );
 }
 
@@ -799,7 +938,11 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
         screen.contains("internal error (a bug in convo): index out of bounds"),
         "{screen}"
     );
-    assert!(screen.contains("error (r to retry"), "{screen}");
+    // The cause first, then what to do.
+    assert!(
+        screen.contains(" error: internal error (a bug in convo): index out of bounds · r retries"),
+        "{screen}"
+    );
     let cmds = update(&mut app, ch('r'));
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1, "{cmds:?}");

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use uuid::Uuid;
 
+use super::text::{line_col, looks_secret, shown};
 use super::{Aliases, ConfigError, View};
 use crate::api::filter::parse_uuid;
 use crate::api::{Assignee, ConversationFilter, Limit, Resource, Status, VisitorFilter};
@@ -73,6 +74,7 @@ const KNOWN_KEYS: &[&str] = &[
     "store",
     "visitor_sync",
     "visitor_sync_rps",
+    "query",
     "agent_id",
     "max_streams",
 ];
@@ -213,18 +215,8 @@ pub(super) struct FileView {
     email: Option<String>,
     external_id: Option<String>,
     notify: Option<bool>,
-}
-
-/// 1-based line and column (in characters) of a byte offset; never panics.
-pub(super) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let mut end = offset.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let before = &text[..end];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+    /// A query (see `crate::query`): instead of the filter keys above.
+    query: Option<String>,
 }
 
 /// Parses the text, or says where and why not: file, line, column, message and the key.
@@ -257,23 +249,6 @@ pub(super) fn parse_file(text: &str, path: &str) -> Result<FileConfig, ConfigErr
     })?;
     f.text = text.into();
     Ok(f)
-}
-
-/// Could this token be a key pasted in the wrong place? Long, with letters and digits: field
-/// names have no digits, and short literals are harmless.
-pub(super) fn looks_secret(token: &str) -> bool {
-    token.chars().count() >= 16
-        && token.chars().any(|c| c.is_ascii_digit())
-        && token.chars().any(|c| c.is_alphabetic())
-}
-
-/// Shows a token from the file, or `…` when it [`looks_secret`].
-pub(super) fn shown(token: &str) -> String {
-    if looks_secret(token) {
-        "…".to_string()
-    } else {
-        format!("{token:?}")
-    }
 }
 
 /// A dotted key path with every part that is not a known key, an index or a short profile
@@ -343,6 +318,17 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
     let conv_keys =
         v.status.is_some() || v.assignee.is_some() || v.site_id.is_some() || v.visitor_id.is_some();
     let vis_keys = v.email.is_some() || v.external_id.is_some();
+    if v.query.is_some() && (conv_keys || vis_keys) {
+        return Err(invalid(
+            "query",
+            "a view takes either query or the filter keys (status, assignee, site_id, \
+             visitor_id, email, external_id): put them in the query"
+                .into(),
+        ));
+    }
+    if v.query.as_deref().is_some_and(|q| q.trim().is_empty()) {
+        return Err(invalid("query", "an empty query: leave the key out".into()));
+    }
     if tab == Resource::Visitors && conv_keys {
         return Err(invalid(
             "tab",
@@ -411,6 +397,7 @@ fn view_from_file(v: FileView, path: &str) -> Result<View, ConfigError> {
         },
         notify: v.notify.unwrap_or(false),
         oldest_first: false,
+        query: v.query,
     })
 }
 
@@ -557,17 +544,6 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_col_counts_characters_and_never_splits_one() {
-        let t = "a = 1\né = x\n";
-        assert_eq!(line_col(t, 0), (1, 1));
-        assert_eq!(line_col(t, 6), (2, 1));
-        assert_eq!(line_col(t, 9), (2, 3));
-        // Inside the two bytes of `é`, and past the end.
-        assert_eq!(line_col(t, 7), (2, 1));
-        assert_eq!(line_col(t, 999), (3, 1));
-    }
 
     #[test]
     fn redact_keeps_key_names_and_blanks_values() {

@@ -8,7 +8,7 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use super::file::line_col;
+use super::text::line_col;
 
 /// One step of a key path.
 #[derive(Debug, PartialEq, Eq)]

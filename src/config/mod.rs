@@ -9,6 +9,8 @@
 //! - `sla`: `[sla]`, response-time targets and their per-site overrides.
 //! - [`secret`]: `api_key_command` and the file-permission check.
 //! - `locate`: the line of a key in the file, for errors found after parsing.
+//! - `text`: line and column of an offset, and what of a token an error may show; below the
+//!   others.
 //!
 //! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
 //! used is a [`ConfigError::Setting`], which names it and not the file.
@@ -17,6 +19,7 @@ mod file;
 mod locate;
 mod secret;
 mod sla;
+mod text;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -64,6 +67,9 @@ pub struct View {
     /// Every page loaded and shown oldest first (the built-in "Breaching" view): the queue as a
     /// supervisor works it, the longest waiting on top.
     pub oldest_first: bool,
+    /// `query = "…"`: the view's query as written in the file; the browser sets the filter
+    /// above from it (`crate::query::views`), in its canonical text once applied.
+    pub query: Option<String>,
 }
 
 /// Names for site and agent UUIDs (one namespace), from `[aliases]`.
@@ -331,12 +337,14 @@ impl ConfigError {
 
 /// The targets `--demo` shows when the config sets none: short, because the demo's queue moves
 /// in seconds (a new conversation every 10 s): a new one is imminent after 30 s and breaching
-/// after a minute, so every state is on screen within a minute, and the backlog of the 90 days
-/// of generated data is breaching (a real desk's targets are minutes and hours).
+/// after a minute, so every state is on screen within a minute. The demo data's live queue is
+/// shaped around this first-response target (`demo::QUEUE_TARGET_SECS`): it opens with
+/// conversations in each state; nobody older waits, and what of the older history is not
+/// closed is past the resolution target (a real desk's targets are minutes and hours).
 fn demo_targets() -> crate::sla::Sla {
     crate::sla::Sla {
         base: crate::sla::Policy {
-            first_response: Some(60),
+            first_response: Some(crate::demo::QUEUE_TARGET_SECS),
             resolution: Some(30 * 60),
             warn_at: 0.5,
             ..crate::sla::Policy::default()
@@ -400,6 +408,22 @@ impl Config {
     pub fn load(ov: &Overrides) -> Result<Config, ConfigError> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         Config::load_with(ov, &env)
+    }
+
+    /// A value of the file refused by a part above the config that knows its names (today
+    /// `[columns]`, whose names are the TUI's column table's), as the config's own checks say
+    /// it: the file, the key's line when it is written there, the message.
+    pub fn invalid(&self, key: String, message: String) -> ConfigError {
+        let file = self.path.as_ref().or(self.demo_file.as_ref());
+        let e = ConfigError::Invalid {
+            path: file.map_or_else(|| "(no file)".to_string(), |p| p.display().to_string()),
+            key,
+            message,
+        };
+        match file.and_then(|p| std::fs::read_to_string(p).ok()) {
+            Some(text) => e.located(&text, self.profile.as_deref()),
+            None => e,
+        }
     }
 
     /// [`Config::load`] with the environment given (testable).
@@ -827,7 +851,7 @@ mod tests {
     #[test]
     fn the_example_parses_with_all_its_views() {
         let c = load(include_str!("../../config.example.toml")).unwrap();
-        assert_eq!(c.views.len(), 4);
+        assert_eq!(c.views.len(), 5);
         assert_eq!(
             c.views.iter().filter(|v| v.notify).count(),
             1,

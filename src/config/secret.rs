@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use super::ConfigError;
-use super::file::looks_secret;
+use super::text::looks_secret;
 
 /// How long `api_key_command` may run.
 const KEY_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);

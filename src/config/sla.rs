@@ -9,7 +9,7 @@ use serde::Deserialize;
 use toml::Spanned;
 use uuid::Uuid;
 
-use super::file::{line_col, shown};
+use super::text::{line_col, shown};
 use super::{Aliases, ConfigError};
 use crate::sla::{BusinessHours, Policy, Sla};
 use crate::ui_config::{DurationValue, parse_duration};

@@ -3,8 +3,12 @@
 //!
 //! New conversations get the newest `createdAt` (one second after the head), so they land at
 //! the head of the API order and keyset cursors handed out earlier stay valid. A reassignment
-//! changes the assignee (and `updatedAt`) of one of the first rows in place; its position does
+//! or a pick-up changes the assignee (and `updatedAt`) of a row in place; its position does
 //! not move. The indexes are rebuilt after each change (positions shift by one per insert).
+//!
+//! By the wall clock (`--churn N`, `convo --demo`) arrivals and pick-ups alternate, so the
+//! live queue of [`super::queue`] keeps its length, and agents mostly take the longest waiting:
+//! the queue keeps conversations in each state through a session.
 
 use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 use std::time::Instant;
@@ -17,7 +21,7 @@ use super::data::{Dataset, DemoConversation, Indexes, REFERENCE_TIME, Rng};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Churn {
     /// About N changes a minute by the wall clock, alternately a new conversation and a
-    /// reassignment (`--churn N`).
+    /// pick-up of a waiting one by an agent (`--churn N`).
     pub per_minute: u32,
     /// Deterministic: every first-page conversations request (no cursor) after the first adds
     /// this many new, open, unassigned conversations at the head.
@@ -47,6 +51,10 @@ impl Churn {
 
 /// How many of the first rows a reassignment picks from (they are on the first page).
 const REASSIGN_WINDOW: usize = 10;
+
+/// How many of the first rows a pick-up looks for waiting conversations in (the live queue is
+/// at the head; nobody older waits).
+const PICK_UP_WINDOW: usize = 1000;
 
 /// The changing copy of the data and what has been done to it.
 #[derive(Debug)]
@@ -105,7 +113,8 @@ impl Churning {
                     changed |= live.reassign_at(i);
                 }
                 for _ in 0..self.churn.new_per_head {
-                    changed |= live.insert();
+                    let wall = live.wall();
+                    changed |= live.insert(wall);
                 }
             }
         }
@@ -113,13 +122,8 @@ impl Churning {
             let ms = live.started.elapsed().as_millis() as u64;
             let due = ms.saturating_mul(u64::from(self.churn.per_minute)) / 60_000;
             while live.timed < due {
-                let k = live.timed;
-                live.timed += 1;
-                changed |= if k % 2 == 0 {
-                    live.insert()
-                } else {
-                    live.reassign()
-                };
+                let wall = live.wall();
+                changed |= live.timed_change(wall);
             }
         }
         if changed {
@@ -150,8 +154,26 @@ impl Churning {
 }
 
 impl Live {
-    /// Puts a new open, unassigned conversation at the head.
-    fn insert(&mut self) -> bool {
+    /// The time now by the wall clock, when changes are made at it.
+    fn wall(&self) -> Option<Timestamp> {
+        (self.clock == Clock::Wall).then(Timestamp::now)
+    }
+
+    /// The next change by the clock: a new conversation, then a pick-up, and so on. `wall`:
+    /// the time now (by the wall clock), which new conversations are created at.
+    fn timed_change(&mut self, wall: Option<Timestamp>) -> bool {
+        let k = self.timed;
+        self.timed += 1;
+        if k % 2 == 0 {
+            self.insert(wall)
+        } else {
+            self.pick_up(wall)
+        }
+    }
+
+    /// Puts a new open, unassigned conversation at the head (at `wall` when given and later
+    /// than the head).
+    fn insert(&mut self, wall: Option<Timestamp>) -> bool {
         let Some(&site_id) = self.data.sites.first() else {
             return false;
         };
@@ -171,9 +193,9 @@ impl Live {
                 .unwrap_or(h.created_at),
             None => REFERENCE_TIME.parse().unwrap_or(Timestamp::UNIX_EPOCH),
         };
-        if self.clock == Clock::Wall {
+        if let Some(now) = wall {
             // Still the newest (the head order holds), and its age grows from now on.
-            created_at = created_at.max(Timestamp::now());
+            created_at = created_at.max(now);
         }
         let c = DemoConversation {
             id: self.rng.uuid(),
@@ -185,6 +207,37 @@ impl Live {
             updated_at: created_at,
         };
         self.data.conversations.insert(0, c);
+        true
+    }
+
+    /// An agent takes a waiting conversation (open, unassigned) among the first rows: the
+    /// longest waiting three times in five, any other time; its `updatedAt` becomes `wall` (or
+    /// the head's time). Nobody waiting: a reassignment instead.
+    fn pick_up(&mut self, wall: Option<Timestamp>) -> bool {
+        let waiting: Vec<usize> = self
+            .data
+            .conversations
+            .iter()
+            .take(PICK_UP_WINDOW)
+            .enumerate()
+            .filter(|(_, c)| c.waits())
+            .map(|(i, _)| i)
+            .collect();
+        let Some(&oldest) = waiting.last() else {
+            return self.reassign();
+        };
+        let i = if self.rng.chance(60) {
+            oldest
+        } else {
+            *self.rng.pick(&waiting)
+        };
+        let Some(agent) = self.rng.pick_of(&self.data.agents) else {
+            return false;
+        };
+        let head = self.data.conversations[0].created_at;
+        let c = &mut self.data.conversations[i];
+        c.assignee_id = Some(agent);
+        c.updated_at = c.updated_at.max(wall.unwrap_or(head).max(head));
         true
     }
 
@@ -261,6 +314,56 @@ mod tests {
             live.ix.by_visitor.values().map(Vec::len).sum::<usize>(),
             203
         );
+    }
+
+    /// `convo --demo`'s churn (12 a minute) for half an hour by a simulated clock: the live
+    /// queue keeps its length and conversations in every state, and nobody waits for long.
+    #[test]
+    fn by_the_clock_arrivals_and_pick_ups_keep_the_queue_in_every_state() {
+        use crate::demo::QUEUE_TARGET_SECS;
+        use crate::sla::{State, state};
+        let ds = dataset(42, 5000, 1500);
+        let ch = Churning::new(
+            Churn {
+                per_minute: 12,
+                ..Churn::default()
+            },
+            &ds,
+            42,
+            Clock::Wall,
+        );
+        let start: Timestamp = REFERENCE_TIME.parse().unwrap();
+        let mut live = ch.live.write().unwrap();
+        let (mut samples, mut every_state, mut longest) = (0, 0, 0);
+        for step in 1..=360 {
+            let now = start + SignedDuration::from_secs(5 * step);
+            live.timed_change(Some(now));
+            if step % 6 != 0 {
+                continue;
+            }
+            let waits: Vec<i64> = live
+                .data
+                .conversations
+                .iter()
+                .filter(|c| c.waits())
+                .map(|c| c.created_at.duration_until(now).as_secs())
+                .collect();
+            assert!((6..=12).contains(&waits.len()), "at {now}: {waits:?}");
+            let states: std::collections::HashSet<State> = waits
+                .iter()
+                .map(|&w| state(w, QUEUE_TARGET_SECS, 0.5))
+                .collect();
+            samples += 1;
+            every_state += usize::from(states.len() == 3);
+            if step > 120 {
+                longest = longest.max(waits.iter().copied().max().unwrap_or(0));
+            }
+        }
+        assert!(
+            every_state * 10 >= samples * 9,
+            "{every_state} of {samples}"
+        );
+        assert!(longest < 10 * QUEUE_TARGET_SECS, "waited {longest}s");
     }
 
     #[test]

@@ -177,7 +177,8 @@ pub struct DemoServerArgs {
     #[arg(long, help_heading = "Faults (for testing)")]
     pub big_attribute: bool,
     /// For testing: about N conversation changes a minute, alternately a new open,
-    /// unassigned conversation at the top and a reassignment of one of the first rows.
+    /// unassigned conversation at the top and an agent picking up a waiting one (mostly the
+    /// longest waiting; a reassignment when none waits).
     #[arg(
         long,
         value_name = "N",
@@ -203,6 +204,14 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub churn_head_reassign: u32,
+    /// For testing: the order rows are served in (the spec promises none; convo learns it).
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = super::ServeOrder::Newest,
+        help_heading = "Faults (for testing)"
+    )]
+    pub order: super::ServeOrder,
 }
 
 /// A row count: a number from 0 to 5,000,000.
@@ -266,6 +275,7 @@ impl DemoServerArgs {
                     reassign_per_head: self.churn_head_reassign,
                     scripted: false,
                 },
+                order: self.order,
             },
         }
     }

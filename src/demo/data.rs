@@ -7,6 +7,8 @@ use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use super::queue::Kind;
+
 /// The instant the data is generated back from: fixed, so a seed always gives the same rows.
 pub const REFERENCE_TIME: &str = "2026-11-22T12:00:00Z";
 
@@ -38,6 +40,10 @@ impl Rng {
     /// One element of a non-empty slice.
     pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
         &xs[self.below(xs.len() as u64) as usize]
+    }
+    /// One element (a copy) of a slice; `None` when it is empty.
+    pub fn pick_of<T: Copy>(&mut self, xs: &[T]) -> Option<T> {
+        (!xs.is_empty()).then(|| *self.pick(xs))
     }
     /// A valid version-4 UUID.
     pub fn uuid(&mut self) -> Uuid {
@@ -71,6 +77,13 @@ pub struct DemoConversation {
     /// Last update, never before `created_at`.
     #[serde(serialize_with = "ts")]
     pub updated_at: Timestamp,
+}
+
+impl DemoConversation {
+    /// Whether it waits for a first response: open and unassigned.
+    pub fn waits(&self) -> bool {
+        self.status == "open" && self.assignee_id.is_none()
+    }
 }
 
 /// A visitor as the demo server stores and sends it. `None` fields are sent as null, or left
@@ -324,7 +337,32 @@ pub fn shift_times(d: &mut Dataset, anchor: Timestamp) {
     }
 }
 
-/// Generates the data set for a seed. Cheap enough for 1,000,000 conversations.
+/// Lays the live queue of [`super::queue`] over the first of `cs` (in generation order, so at
+/// random times) at `reference`, and gives every other one that would wait an agent. Its own
+/// generator, so every other field stays as generated.
+fn live_queue(cs: &mut [DemoConversation], agents: &[Uuid], seed: u64, reference: Timestamp) {
+    let mut r = Rng::new(seed ^ 0x7175_6575_6521);
+    let plan = super::queue::plan(cs.len(), |n| r.below(n));
+    let (queue, history) = cs.split_at_mut(plan.len());
+    for (c, (kind, age)) in queue.iter_mut().zip(plan) {
+        c.created_at = reference - SignedDuration::from_secs(age);
+        let (status, assignee, updated) = match kind {
+            // The visitor may have written again since.
+            Kind::Waiting => ("open", None, r.below(age as u64 / 2 + 1)),
+            Kind::Taken(status) => (status, r.pick_of(agents), 1 + r.below(age as u64)),
+        };
+        c.status = status;
+        c.assignee_id = assignee;
+        c.updated_at = (c.created_at + SignedDuration::from_secs(updated as i64)).min(reference);
+    }
+    for c in history.iter_mut().filter(|c| c.waits()) {
+        c.assignee_id = r.pick_of(agents);
+    }
+}
+
+/// Generates the data set for a seed. Cheap enough for 1,000,000 conversations. The newest
+/// conversations are a live queue at [`REFERENCE_TIME`] (see [`super::queue`]): some waiting
+/// within the first-response target, some imminent, a few breaching; nobody older waits.
 pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
     let mut r = Rng::new(seed);
     let reference: Timestamp = REFERENCE_TIME.parse().unwrap_or(Timestamp::UNIX_EPOCH);
@@ -400,6 +438,7 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
             updated_at: created + SignedDuration::from_secs(r.below(age) as i64),
         });
     }
+    live_queue(&mut cs, &agents, seed, reference);
     cs.sort_by_key(|c| std::cmp::Reverse((c.created_at, c.id)));
     Dataset {
         conversations: cs,

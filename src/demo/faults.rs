@@ -66,8 +66,12 @@ pub struct Faults {
     pub redirect_to: Option<String>,
     /// The first visitor's attributes hold a 2 MB string.
     pub big_attribute: bool,
-    /// Conversations change between requests (new ones at the head, reassignments).
+    /// Conversations change between requests (new ones at the head, pick-ups, reassignments).
     pub churn: super::Churn,
+    /// The order both lists are served in (the spec promises none): newest first (the
+    /// default, decisions.md), oldest first, or conversations by `updatedAt` latest first.
+    /// Not with churn (which adds rows at the newest end).
+    pub order: ServeOrder,
     /// With TLS: the certificate is wrong in this way (signed by the same CA).
     pub bad_cert: Option<BadCert>,
 }
@@ -103,6 +107,20 @@ pub enum BadCert {
     WrongName,
     /// Valid from 2020-01-01 to 2021-01-01.
     Expired,
+}
+
+/// `convo demo-server --order`: the order rows are served in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServeOrder {
+    /// createdAt descending, then id descending (decisions.md).
+    #[default]
+    Newest,
+    /// createdAt ascending, then id ascending.
+    Oldest,
+    /// Conversations by updatedAt descending, then id descending (visitors newest first).
+    Updated,
+    /// Newest first, except `status=pending`, served oldest first: requests that disagree.
+    Mixed,
 }
 
 /// How much the `gzip_bomb` fault inflates to: 1 GiB of zeros, in about a megabyte.

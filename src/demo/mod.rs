@@ -10,6 +10,7 @@ mod faults;
 pub mod link;
 mod names;
 mod query;
+mod queue;
 mod server;
 pub mod tls;
 
@@ -25,9 +26,10 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
-pub use faults::{BadBytes, BadCert, Faults};
+pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use link::Link;
 pub use names::aliases;
+pub use queue::QUEUE_TARGET_SECS;
 pub use server::OPENAPI_YAML;
 
 /// How to run the demo server.
@@ -154,6 +156,26 @@ impl DemoServer {
         {
             m.insert("blob".into(), "x".repeat(2 * 1024 * 1024).into());
         }
+        match faults.order {
+            ServeOrder::Newest => {}
+            _ if faults.churn.is_on() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "--order oldest/updated/mixed cannot be combined with churn (it adds rows at the \
+                     newest end)",
+                ));
+            }
+            ServeOrder::Oldest => {
+                data.conversations.reverse();
+                data.visitors.reverse();
+            }
+            ServeOrder::Updated => data
+                .conversations
+                .sort_by_key(|c| std::cmp::Reverse((c.updated_at, c.id))),
+            ServeOrder::Mixed => {}
+        }
+        let pending_oldest = (faults.order == ServeOrder::Mixed)
+            .then(|| data.conversations.iter().rev().cloned().collect());
         let ix = data::Indexes::build(&data);
         let churn = faults.churn.is_on().then(|| {
             let clock = if anchor.is_some() {
@@ -171,6 +193,7 @@ impl DemoServer {
             latency: opts.latency,
             faults,
             churn,
+            pending_oldest,
             requests: AtomicU64::new(0),
             waiting: AtomicU64::new(0),
             peak_waiting: AtomicU64::new(0),

@@ -15,6 +15,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use super::Faults;
+use super::ServeOrder;
 use super::cursor::{self, Key};
 use super::data::{Dataset, DemoConversation, DemoVisitor, Indexes};
 use super::query::{ApiErr, enum_param, limit_param, parse_query, uuid_param};
@@ -31,6 +32,8 @@ pub(crate) struct Shared {
     pub faults: Faults,
     /// Only when churn is on (test only): the changing copy of the data.
     pub churn: Option<super::churn::Churning>,
+    /// `--order mixed`: the conversations oldest first, served for `status=pending`.
+    pub pending_oldest: Option<Vec<DemoConversation>>,
     pub requests: AtomicU64,
     /// Requests in their latency wait now, and the most there ever were at once.
     pub waiting: AtomicU64,
@@ -410,6 +413,26 @@ fn visitor_key(v: &DemoVisitor) -> Key {
     (v.created_at.as_nanosecond(), v.id)
 }
 
+/// A key that falls along the served order (rows are served by key descending): oldest
+/// first negates both parts; `updated` keys conversations by `updatedAt`.
+fn ordered(order: ServeOrder, (t, id): Key) -> Key {
+    match order {
+        ServeOrder::Oldest => (-t, uuid::Uuid::from_u128(!id.as_u128())),
+        _ => (t, id),
+    }
+}
+
+fn conv_key_in(order: ServeOrder) -> impl Fn(&DemoConversation) -> Key {
+    move |c| match order {
+        ServeOrder::Updated => (c.updated_at.as_nanosecond(), c.id),
+        o => ordered(o, conv_key(c)),
+    }
+}
+
+fn visitor_key_in(order: ServeOrder) -> impl Fn(&DemoVisitor) -> Key {
+    move |v| ordered(order, visitor_key(v))
+}
+
 const VISITOR_PARAMS: &[&str] = &["email", "external_id", "limit", "cursor"];
 
 const CONVERSATION_PARAMS: &[&str] = &[
@@ -460,18 +483,28 @@ async fn conversations(
             None => (&s.data, &s.ix),
         };
         let candidates = visitor.map(|v| ix.by_visitor.get(&v).map_or(&[][..], Vec::as_slice));
-        let list = List {
-            rows: &data.conversations,
-            key: conv_key,
-            kind: b'c',
-        };
-        list.page(&s, fh, &q, candidates, |c: &DemoConversation| {
+        let pred = |c: &DemoConversation| {
             site.is_none_or(|x| c.site_id == x)
                 && status.is_none_or(|x| c.status == x)
                 && assignee.is_none_or(|x| c.assignee_id == Some(x))
                 && unassigned.is_none_or(|u| c.assignee_id.is_none() == u)
                 && visitor.is_none_or(|x| c.visitor_id == x)
-        })
+        };
+        // `--order mixed`: `status=pending` is served oldest first (its own copy, no index).
+        if let (Some(oldest), Some("pending")) = (&s.pending_oldest, status) {
+            let list = List {
+                rows: oldest,
+                key: conv_key_in(ServeOrder::Oldest),
+                kind: b'c',
+            };
+            return list.page(&s, fh, &q, None, pred);
+        }
+        let list = List {
+            rows: &data.conversations,
+            key: conv_key_in(s.faults.order),
+            kind: b'c',
+        };
+        list.page(&s, fh, &q, candidates, pred)
     };
     run().unwrap_or_else(IntoResponse::into_response)
 }
@@ -499,7 +532,7 @@ async fn visitors(
         };
         let list = List {
             rows: &s.data.visitors,
-            key: visitor_key,
+            key: visitor_key_in(s.faults.order),
             kind: b'v',
         };
         list.page(&s, fh, &q, candidates, |v: &DemoVisitor| {

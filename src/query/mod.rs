@@ -12,10 +12,12 @@
 
 mod error;
 pub mod eval;
+pub mod exec;
 mod parse;
 pub mod plan;
 mod print;
 pub mod resolve;
+pub mod views;
 
 use std::ops::Range;
 
@@ -26,6 +28,11 @@ use crate::api::{Resource, Status};
 pub use error::QueryError;
 pub use parse::parse;
 pub use print::format_secs;
+
+/// `s` as one value of a term (quoted when it must be), e.g. to turn a flag into a term.
+pub fn quote(s: &str) -> String {
+    print::quoted(s, false)
+}
 
 /// A parsed query: which list it is for and its terms, in the order written.
 #[derive(Debug, Clone, PartialEq, Eq)]

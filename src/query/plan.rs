@@ -405,8 +405,9 @@ pub fn query_string<F: ListFilter>(f: &F) -> String {
 }
 
 impl<F: ListFilter> Plan<F> {
-    /// `--explain`: each stream's request, the checks done in convo, and why.
-    pub fn explain(&self) -> String {
+    /// `--explain`: each stream's request (with the names `aliases` give its UUIDs), the
+    /// checks done in convo, and why.
+    pub fn explain(&self, aliases: &crate::config::Aliases) -> String {
         let mut out = String::new();
         let path = F::RESOURCE.path();
         let _ = writeln!(
@@ -427,14 +428,26 @@ impl<F: ListFilter> Plan<F> {
         let _ = writeln!(out, "streams: {} ({merged})", self.streams.len());
         for (i, s) in self.streams.iter().enumerate() {
             let q = query_string(s);
+            let named: Vec<String> = s
+                .query_pairs()
+                .iter()
+                .filter_map(|(_, v)| Uuid::parse_str(v).ok())
+                .filter_map(|id| aliases.name(&id))
+                .map(|n| crate::text::one_line(n, 40))
+                .collect();
             let _ = writeln!(
                 out,
-                "  {}. GET {path}{}",
+                "  {}. GET {path}{}{}",
                 i + 1,
                 if q.is_empty() {
                     "  (no filter)".to_string()
                 } else {
                     format!("?{}", crate::text::sanitize(&q))
+                },
+                if named.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({})", named.join(", "))
                 }
             );
         }

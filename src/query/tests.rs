@@ -405,7 +405,7 @@ mod planning {
             &Emails::new(),
             16,
         );
-        let e = pl.explain();
+        let e = pl.explain(&crate::config::Aliases::default());
         assert!(e.contains("streams: 2 ("), "{e}");
         assert!(
             e.contains("  1. GET /v1/conversations?status=open\n"),
@@ -506,4 +506,102 @@ mod evaluating {
         );
         assert!(!passes("-lima", &c, Some(&v)));
     }
+}
+
+mod saved_views {
+    use super::*;
+    use crate::api::{Assignee, ConversationFilter, VisitorFilter};
+    use crate::config::{Aliases, View};
+    use crate::query::resolve::Names;
+    use crate::sla::Sla;
+    use uuid::Uuid;
+
+    const ME: Uuid = Uuid::from_u128(0xa1);
+    const SHOP: Uuid = Uuid::from_u128(0x51);
+
+    fn view(tab: Resource, q: &str) -> View {
+        View {
+            name: "Mine".into(),
+            tab,
+            conversations: ConversationFilter::default(),
+            visitors: VisitorFilter::default(),
+            notify: false,
+            oldest_first: false,
+            query: Some(q.into()),
+        }
+    }
+
+    fn apply(views: &mut [View]) -> Result<(), String> {
+        let mut a = Aliases::default();
+        a.insert(SHOP, "Web shop".into());
+        let sla = Sla::default();
+        let names = Names {
+            agent_id: Some(ME),
+            aliases: &a,
+            sla: &sla,
+        };
+        crate::query::views::apply(views, &names, 16)
+    }
+
+    #[test]
+    fn a_query_one_request_answers_sets_the_views_filter() {
+        let mut v = vec![
+            view(C, "assignee:me status:OPEN site:\"web shop\""),
+            view(V, "email:ana@example.com"),
+        ];
+        apply(&mut v).unwrap();
+        assert_eq!(
+            v[0].conversations,
+            ConversationFilter {
+                status: Some(Status::Open),
+                assignee: Assignee::Agent(ME),
+                site_id: Some(SHOP),
+                ..ConversationFilter::default()
+            }
+        );
+        assert_eq!(
+            v[0].query.as_deref(),
+            Some("assignee:me status:open site:\"web shop\"")
+        );
+        assert_eq!(v[1].visitors.email.as_deref(), Some("ana@example.com"));
+    }
+
+    #[test]
+    fn a_query_the_browser_cannot_run_is_refused_naming_the_view() {
+        let e = apply(&mut [view(C, "status:open,pending")]).unwrap_err();
+        assert!(e.starts_with("view \"Mine\": "), "{e}");
+        assert!(e.contains("needs 2 requests"), "{e}");
+        let e = apply(&mut [view(C, "-status:closed age:>1h")]).unwrap_err();
+        assert!(
+            e.contains("checks in convo (-status:closed age:>1h)"),
+            "{e}"
+        );
+        let e = apply(&mut [view(C, "status:open status:closed")]).unwrap_err();
+        assert!(
+            e.contains("bad query\n  status:open status:closed\n"),
+            "{e}"
+        );
+        let e = apply(&mut [view(C, "visitor:a@b.c")]).unwrap_err();
+        assert!(e.contains("e-mail"), "{e}");
+    }
+}
+
+/// Every view of config.example.toml opens (its query views included).
+#[test]
+fn the_example_configs_views_all_apply() {
+    let c = crate::config::Config::from_toml_str(
+        include_str!("../../config.example.toml"),
+        std::path::Path::new("/t/c.toml"),
+        &crate::config::Overrides::default(),
+        &|k| (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string()),
+    )
+    .unwrap();
+    let mut views = c.views.clone();
+    assert!(views.iter().any(|v| v.query.is_some()));
+    let names = crate::query::resolve::Names {
+        agent_id: c.query.agent_id,
+        aliases: &c.aliases,
+        sla: &c.sla,
+    };
+    crate::query::views::apply(&mut views, &names, 16).unwrap();
 }

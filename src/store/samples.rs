@@ -19,7 +19,8 @@ pub struct Sample {
     pub at: i64,
     /// Conversations the counts cover.
     pub loaded: u64,
-    /// Whether `loaded` is the whole list (else the counts cover only the loaded rows).
+    /// Whether `loaded` is the whole list; else the counts cover the top `loaded` rows (those
+    /// a refresh keeps live). Only samples of one scope are drawn together.
     pub complete: bool,
     /// Open and unassigned.
     pub waiting: u64,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::Summary;
 use super::report::{self, Context};
+use super::walked::{Walked, WalkedPages};
 use crate::api::{ApiError, Client, Conversation, ConversationFilter, FilterError, Limit};
 use crate::cli::{SummaryArgs, SummaryFormat};
 use crate::config::Aliases;
@@ -82,12 +83,26 @@ pub async fn conversations(
     stale_after_secs: i64,
     aliases: &Aliases,
     sla: &Sla,
-    store: Option<crate::store::Store>,
+    query: crate::config::QuerySettings,
+    mut store: Option<crate::store::Store>,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     // Validated exactly as `list conversations` does.
     let base = conversation_filter(&a.filter)?;
-    let key = crate::store::samples::filter_key(&base);
+    // `-q`: refused here when bad, before any request.
+    let prepared = if a.query.is_set() {
+        Some(super::query::prepare(client, a, aliases, sla, query, store.as_mut(), o.err).await?)
+    } else {
+        None
+    };
+    if let (Some(p), true) = (&prepared, a.query.explain) {
+        return write_out(o, &p.plan.explain(aliases));
+    }
+    let prepared = prepared.as_ref();
+    let key = match prepared {
+        Some(p) => format!("query {}", p.parsed),
+        None => crate::store::samples::filter_key(&base),
+    };
     let look = if a.since_last {
         let look = store.as_ref().and_then(|s| s.look(&key).ok().flatten());
         if look.is_none() {
@@ -116,7 +131,7 @@ pub async fn conversations(
         return once(
             client,
             a,
-            &base,
+            (&base, prepared),
             page_size,
             stale_after_secs,
             aliases,
@@ -153,7 +168,7 @@ pub async fn conversations(
         let r = watch_once(
             client,
             a,
-            &base,
+            (&base, prepared),
             page_size,
             stale_after_secs,
             aliases,
@@ -199,7 +214,7 @@ struct Sample {
 async fn watch_once(
     client: &Client,
     a: &SummaryArgs,
-    base: &ConversationFilter,
+    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
     page_size: Limit,
     stale_after_secs: i64,
     aliases: &Aliases,
@@ -209,18 +224,38 @@ async fn watch_once(
     samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let walked = walk(
-        client,
-        a,
-        base,
-        page_size,
-        stale_after_secs,
-        targets,
-        now,
-        None,
-        o,
-    )
-    .await?;
+    let walked = match prepared {
+        Some(p) => {
+            super::query::walk(
+                client,
+                a,
+                p,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                None,
+                aliases,
+                samples.store.as_ref(),
+                o,
+            )
+            .await?
+        }
+        None => {
+            walk(
+                client,
+                a,
+                base,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                None,
+                o,
+            )
+            .await?
+        }
+    };
     if walked.pages > 0 {
         samples.record(&walked.summary, now, o);
     }
@@ -228,6 +263,7 @@ async fn watch_once(
         by: a.by,
         aliases,
         base,
+        query: prepared.map(|p| &p.parsed),
     };
     let text = if sample.wallboard {
         // Home, clear, then the table fitted to the screen, the last line without a newline:
@@ -247,7 +283,7 @@ async fn watch_once(
         report::json_line(&walked.summary, &cx)
     };
     write_out(o, &text)?;
-    walked.finish()
+    Ok(walked.finish()?)
 }
 
 /// Writes the whole output; a closed pipe is not an error.
@@ -263,31 +299,6 @@ fn write_out(o: &mut Output<'_>, text: &str) -> Result<(), SummaryError> {
     }
 }
 
-/// A walk's summary and how it ended.
-struct Walked {
-    summary: Summary,
-    failure: Option<ApiError>,
-    /// The service cut the walk short (no cursor, a repeated cursor, no progress).
-    ended_early: bool,
-}
-
-impl Walked {
-    /// The walk's error, or the unreadable rows, as the exit status.
-    fn finish(self) -> Result<(), SummaryError> {
-        if let Some(e) = self.failure {
-            return Err(e.into());
-        }
-        if self.ended_early {
-            return Err(ListError::Truncated.into());
-        }
-        let unreadable = self.summary.coverage().unreadable_rows;
-        if unreadable > 0 {
-            return Err(ListError::BadRows(unreadable as usize).into());
-        }
-        Ok(())
-    }
-}
-
 /// Where each walk's counts are kept for the TUI's 24 h trend (the local store, when on).
 struct Samples {
     store: Option<crate::store::Store>,
@@ -298,11 +309,15 @@ struct Samples {
 }
 
 impl Samples {
-    /// Records the counts of a walk that counted something; a store that fails says so on
-    /// stderr and the summary goes on.
+    /// Records the counts of a walk that covered the whole filter (a walk cut short counts
+    /// as far as it got, which is no point of a trend); a store that fails says so on stderr
+    /// and the summary goes on.
     fn record(&self, summary: &crate::summary::Summary, now: jiff::Timestamp, o: &mut Output<'_>) {
         let Some(store) = &self.store else { return };
         let (total, coverage) = (summary.total(), summary.coverage());
+        if !coverage.complete {
+            return;
+        }
         let sample = crate::store::Sample {
             at: now.as_second(),
             loaded: coverage.loaded,
@@ -322,7 +337,7 @@ impl Samples {
 async fn once(
     client: &Client,
     a: &SummaryArgs,
-    base: &ConversationFilter,
+    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
     page_size: Limit,
     stale_after_secs: i64,
     aliases: &Aliases,
@@ -331,18 +346,38 @@ async fn once(
     samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let walked = walk(
-        client,
-        a,
-        base,
-        page_size,
-        stale_after_secs,
-        targets,
-        now,
-        samples.look.as_ref(),
-        o,
-    )
-    .await?;
+    let walked = match prepared {
+        Some(p) => {
+            super::query::walk(
+                client,
+                a,
+                p,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                samples.look.as_ref(),
+                aliases,
+                samples.store.as_ref(),
+                o,
+            )
+            .await?
+        }
+        None => {
+            walk(
+                client,
+                a,
+                base,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                samples.look.as_ref(),
+                o,
+            )
+            .await?
+        }
+    };
     let summary = &walked.summary;
     // Print what was counted, unless nothing was: an error on the first page is only an error.
     if walked.pages > 0 {
@@ -351,6 +386,7 @@ async fn once(
             by: a.by,
             aliases,
             base,
+            query: prepared.map(|p| &p.parsed),
         };
         let text = match a.format {
             SummaryFormat::Table => super::table::table(
@@ -363,7 +399,12 @@ async fn once(
             ),
             SummaryFormat::Json => report::json(summary, &cx),
             SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
-            SummaryFormat::Prometheus => super::prometheus::text(summary, a.by, aliases),
+            SummaryFormat::Prometheus => super::prometheus::text(
+                summary,
+                a.by,
+                aliases,
+                prepared.map(|p| p.parsed.to_string()).as_deref(),
+            ),
         };
         let text = match &walked.since {
             Some(since) => with_since(text, a.format, since, o),
@@ -382,7 +423,7 @@ async fn once(
             let _ = writeln!(o.err, "convo: the summary is partial ({why}): {cov}");
         }
     }
-    walked.finish()
+    Ok(walked.finish()?)
 }
 
 /// Walks the list into a summary, with progress and warnings on stderr.
@@ -526,26 +567,5 @@ fn with_since(
             let _ = writeln!(o.err, "convo: {line}");
             text
         }
-    }
-}
-
-/// [`Walked`] and the number of pages that came back.
-struct WalkedPages {
-    pages: usize,
-    /// `--since-last`: what changed since the look.
-    since: Option<crate::store::looks::SinceLook>,
-    walked: Walked,
-}
-
-impl std::ops::Deref for WalkedPages {
-    type Target = Walked;
-    fn deref(&self) -> &Walked {
-        &self.walked
-    }
-}
-
-impl WalkedPages {
-    fn finish(self) -> Result<(), SummaryError> {
-        self.walked.finish()
     }
 }

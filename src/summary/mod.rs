@@ -17,8 +17,10 @@
 pub mod command;
 pub mod histogram;
 pub mod prometheus;
+pub mod query;
 pub mod report;
 pub mod table;
+mod walked;
 
 use std::collections::HashMap;
 
@@ -97,6 +99,23 @@ impl Key {
             Key::Assignee(Some(id)) => f.assignee = Assignee::Agent(*id),
         }
         Some(f)
+    }
+
+    /// `q` narrowed to this bucket: its terms of the bucket's field replaced by the bucket's
+    /// value, the others kept; `None` for the overflow bucket.
+    pub fn query(&self, q: &crate::query::Query) -> Option<crate::query::Query> {
+        use crate::query::{AssigneeRef, NameRef, Pred, Term};
+        let (field, pred) = match self {
+            Key::Status(s) => ("status", Pred::Status(vec![s.clone()])),
+            Key::Site(id) => ("site", Pred::Site(vec![NameRef::Id(*id)])),
+            Key::Assignee(None) => ("assignee", Pred::Assignee(vec![AssigneeRef::None])),
+            Key::Assignee(Some(id)) => ("assignee", Pred::Assignee(vec![AssigneeRef::Id(*id)])),
+            Key::Overflow => return None,
+        };
+        let mut out = q.clone();
+        out.terms.retain(|t| t.pred.field() != field);
+        out.terms.push(Term::new(false, pred));
+        Some(out)
     }
 
     /// The machine form: the status as sent, the full UUID; `None` for unassigned and overflow.

@@ -91,8 +91,13 @@ fn escape(v: &str) -> String {
     out
 }
 
-/// The summary as exposition text; `aliases` name sites and agents.
-pub fn text(s: &Summary, by: By, aliases: &Aliases) -> String {
+/// The summary as exposition text; `aliases` name sites and agents; with a query (`-q`),
+/// every sample carries it as a `query` label, so that files of several queries do not
+/// collide.
+pub fn text(s: &Summary, by: By, aliases: &Aliases, query: Option<&str>) -> String {
+    let extra = query
+        .map(|q| format!(",query=\"{}\"", escape(q)))
+        .unwrap_or_default();
     let mut gauges = vec![COUNT, WAITING];
     if let Some(t) = s.sla() {
         if t.is_tracked(Target::FirstResponse) {
@@ -116,7 +121,7 @@ pub fn text(s: &Summary, by: By, aliases: &Aliases) -> String {
                     .map(|l| format!(",{l}"))
                     .unwrap_or_default();
                 out.push_str(&format!(
-                    "{}{{{}=\"{}\"{name}}} {v}\n",
+                    "{}{{{}=\"{}\"{name}{extra}}} {v}\n",
                     g.name,
                     by.name(),
                     escape(&label_value(&b.key))
@@ -127,8 +132,15 @@ pub fn text(s: &Summary, by: By, aliases: &Aliases) -> String {
     if !s.coverage().complete {
         out.push_str(
             "# HELP convo_summary_complete 0 when the walk was cut short (--max, an error): the \
-             figures above are partial.\n# TYPE convo_summary_complete gauge\nconvo_summary_complete 0\n",
+             figures above are partial.\n# TYPE convo_summary_complete gauge\n",
         );
+        match query {
+            Some(q) => out.push_str(&format!(
+                "convo_summary_complete{{query=\"{}\"}} 0\n",
+                escape(q)
+            )),
+            None => out.push_str("convo_summary_complete 0\n"),
+        }
     }
     out
 }

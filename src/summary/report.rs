@@ -22,6 +22,9 @@ pub struct Context<'a> {
     pub aliases: &'a Aliases,
     /// The filters the walk used; each bucket's filter narrows them.
     pub base: &'a ConversationFilter,
+    /// `-q`: the query the walk ran (its filters are then not one request's, and each bucket
+    /// carries the query that lists it instead).
+    pub query: Option<&'a crate::query::Query>,
 }
 
 /// An age for people: `2d 4h`, `3h 12m`, `47m`, `30s` (two units at most, rounded down).
@@ -51,7 +54,9 @@ fn filters_text(f: &ConversationFilter) -> String {
 pub(super) fn legend(s: &Summary, cx: &Context<'_>) -> Vec<String> {
     let mut lines = vec![s.coverage().to_string()];
     let f = filters_text(cx.base);
-    if !f.is_empty() {
+    if let Some(q) = cx.query {
+        lines.push(format!("query: {}", crate::text::sanitize(&q.to_string())));
+    } else if !f.is_empty() {
         lines.push(format!("filters: {f}"));
     }
     lines.push(format!(
@@ -186,7 +191,18 @@ fn json_value(s: &Summary, cx: &Context<'_>) -> Value {
                 json!(b.key.label(cx.aliases, |u| u.to_string())),
             );
             m.extend(bucket_json(b, sla, &labels));
-            m.insert("filter".into(), filter_json(&b.key, cx.base));
+            match cx.query {
+                None => {
+                    m.insert("filter".into(), filter_json(&b.key, cx.base));
+                }
+                Some(q) => {
+                    m.insert("filter".into(), Value::Null);
+                    m.insert(
+                        "query".into(),
+                        b.key.query(q).map_or(Value::Null, |q| json!(q.to_string())),
+                    );
+                }
+            }
             Value::Object(m)
         })
         .collect();
@@ -208,6 +224,9 @@ fn json_value(s: &Summary, cx: &Context<'_>) -> Value {
         "buckets": buckets,
         "total": bucket_json(&s.total(), sla, &labels),
     });
+    if let (Some(q), Some(m)) = (cx.query, v.as_object_mut()) {
+        m.insert("query".into(), json!(q.to_string()));
+    }
     if let (Some(t), Some(m)) = (s.sla(), v.as_object_mut()) {
         m.insert(
             "targets".into(),
@@ -324,6 +343,7 @@ mod tests {
             by: By::Status,
             aliases: &al,
             base: &base,
+            query: None,
         };
         let j = json(&s, &cx);
         assert!(!j.contains('\u{1b}'));

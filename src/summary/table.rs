@@ -420,6 +420,7 @@ mod tests {
             by: By::Status,
             aliases: &al,
             base: &base,
+            query: None,
         };
         let t = table(&s, &cx, Fit::default());
         assert!(!t.contains('\u{1b}'), "{t}");
@@ -482,6 +483,7 @@ mod tests {
             by: By::Site,
             aliases: &aliases,
             base: &base,
+            query: None,
         };
         table(&s, &cx, fit)
     }

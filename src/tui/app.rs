@@ -38,6 +38,7 @@ pub fn builtin_view() -> View {
         visitors: VisitorFilter::default(),
         notify: false,
         oldest_first: false,
+        query: None,
     }
 }
 
@@ -156,6 +157,9 @@ pub struct App {
     /// The export path last typed, offered again by `e` until an export to it is written
     /// (after a refusal, a failure or a cancelled question it is not lost).
     pub export_path: Option<String>,
+    /// Conversation exports carry the visitor's name and e-mail and the site's and
+    /// assignee's aliases after the ids (Tab in the path prompt turns it off and on).
+    pub export_names: bool,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
     pub names: super::names::VisitorNames,
     /// "Since you last looked": the walk generation compared with the last look and when
@@ -218,6 +222,7 @@ impl App {
             export_stream: None,
             export_ids: 0,
             export_path: None,
+            export_names: true,
             names: Default::default(),
             since_look: None,
             sla: Default::default(),

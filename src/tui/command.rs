@@ -100,9 +100,9 @@ pub enum Command {
     /// Export `id` has had all its rows: finish the file; or, with `abandon`, remove the
     /// partial file and say why.
     ExportEnd { id: u64, abandon: Option<String> },
-    /// Load the config again for this profile and rebuild the client; answered by
-    /// `Msg::ProfileLoaded`.
-    SwitchProfile { id: u64, name: String },
+    /// Load the config again for this profile (`None`: its top level) and rebuild the
+    /// client; answered by `Msg::ProfileLoaded`.
+    SwitchProfile { id: u64, name: Option<String> },
     /// Ctrl-Z: restore the terminal and stop (job control); on `fg`, take the terminal
     /// again and redraw everything.
     Suspend,

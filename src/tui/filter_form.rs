@@ -7,6 +7,7 @@ use tui_input::backend::crossterm::to_input_request;
 
 use crate::api::filter::parse_uuid;
 use crate::api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
+use crate::config::Aliases;
 
 /// One field of the form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +79,8 @@ pub struct FilterForm {
     pub external_id: Input,
     /// Enter was pressed while a field was invalid: say so in the pane.
     pub refused: bool,
+    /// `[aliases]`: the site and agent fields take a name given there as well as a UUID.
+    pub aliases: Aliases,
 }
 
 fn input(v: Option<String>) -> Input {
@@ -115,7 +118,24 @@ impl FilterForm {
             email: input(f.by_email.as_ref().map(|b| b.email.clone())),
             external_id: Input::default(),
             refused: false,
+            aliases: Aliases::default(),
         }
+    }
+
+    /// The same form, its site and agent fields taking names from `[aliases]` (and showing a
+    /// UUID that has one by its name), as the table shows them.
+    pub fn with_aliases(mut self, aliases: &Aliases) -> FilterForm {
+        for inp in [&mut self.site, &mut self.agent] {
+            let named = uuid::Uuid::parse_str(inp.value().trim())
+                .ok()
+                .and_then(|id| aliases.name(&id))
+                .filter(|n| aliases.ids_named(n).len() == 1);
+            if let Some(name) = named {
+                *inp = Input::new(name.to_string());
+            }
+        }
+        self.aliases = aliases.clone();
+        self
     }
 
     /// A form over the visitors tab's filters.
@@ -131,6 +151,7 @@ impl FilterForm {
             email: input(f.email.clone()),
             external_id: input(f.external_id.clone()),
             refused: false,
+            aliases: Aliases::default(),
         }
     }
 
@@ -182,26 +203,55 @@ impl FilterForm {
         }
     }
 
+    /// The id a site or agent field names: a UUID, or a name in `[aliases]` (exactly, else
+    /// ignoring ASCII case); `Ok(None)` when blank.
+    fn id_of(&self, name: &'static str, v: &str) -> Result<Option<uuid::Uuid>, String> {
+        let t = v.trim();
+        if t.is_empty() {
+            return Ok(None);
+        }
+        if let Ok(id) = parse_uuid(name, t) {
+            return Ok(Some(id));
+        }
+        match self.aliases.ids_named(t).as_slice() {
+            [id] => Ok(Some(*id)),
+            [] if self.aliases.is_empty() => Err(format!(
+                "{name}: not a UUID, e.g. 3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b"
+            )),
+            [] => Err(format!("{name}: not a UUID nor a name in [aliases]")),
+            many => Err(format!(
+                "{name}: {} UUIDs are named this in [aliases]: give the UUID",
+                many.len()
+            )),
+        }
+    }
+
     /// What is wrong with a field as typed so far (checked as you type).
     pub fn error(&self, field: Field) -> Option<String> {
-        let uuid_field = |name: &'static str, v: &str, required: bool| {
+        let named_field = |name: &'static str, v: &str, required: bool| {
             if v.trim().is_empty() {
                 return required.then(|| format!("{name}: enter an agent UUID"));
+            }
+            self.id_of(name, v).err()
+        };
+        let uuid_field = |name: &'static str, v: &str| {
+            if v.trim().is_empty() {
+                return None;
             }
             parse_uuid(name, v)
                 .err()
                 .map(|_| format!("{name}: not a UUID, e.g. 3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b"))
         };
         match field {
-            Field::Site => uuid_field("site id", self.site.value(), false),
-            Field::Visitor => uuid_field("visitor id", self.visitor.value(), false),
+            Field::Site => named_field("site id", self.site.value(), false),
+            Field::Visitor => uuid_field("visitor id", self.visitor.value()),
             Field::VisitorEmail
                 if !self.email.value().trim().is_empty()
                     && !self.visitor.value().trim().is_empty() =>
             {
                 Some("visitor email: clear the visitor id, or this (one of the two)".into())
             }
-            Field::Agent if self.assignee == 3 => uuid_field("agent id", self.agent.value(), true),
+            Field::Agent if self.assignee == 3 => named_field("agent id", self.agent.value(), true),
             _ => None,
         }
     }
@@ -228,11 +278,11 @@ impl FilterForm {
         let assignee = match self.assignee {
             1 => Assignee::Unassigned,
             2 => Assignee::Anyone,
-            3 => Assignee::Agent(Self::opt_uuid(self.agent.value())?),
+            3 => Assignee::Agent(self.id_of("agent id", self.agent.value()).ok()??),
             _ => Assignee::Any,
         };
         Some(ConversationFilter {
-            site_id: Self::opt_uuid(self.site.value()),
+            site_id: self.id_of("site id", self.site.value()).ok()?,
             status: match self.status {
                 1 => Some(Status::Open),
                 2 => Some(Status::Pending),

@@ -6,13 +6,15 @@
 //!   [`update`] (`update(&mut App, Msg) -> Vec<Command>`, no I/O; the order of key dispatch),
 //!   [`runtime`] (the loop, generic over backend and input), [`view`] (drawing only);
 //! - the list: [`tab`] (one tab's walk and selection), [`history`] (Back, one for both tabs),
-//!   [`columns`] (which columns, their text and order), [`format`] (display text),
+//!   [`columns`] (each column declared once: name, widths, text, sort key, cell; which and
+//!   in what order), [`format`] (display text),
 //!   [`layout`] (screen geometry), [`theme`] (colours and `NO_COLOR`);
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
-//!   [`marks`] (change marks), [`notify`], [`summary_pane`], [`filter_form`], [`browser`]
-//!   (`o`), [`clipboard`] (`y`), [`keys`] (the key map, help, and `[keys]` in
-//!   [`keys::config`]), [`message`] (the status line's message and how long it stays true);
+//!   [`marks`] (change marks; `tab::marks` feeds them from a walk), [`notify`],
+//!   [`summary_pane`], [`filter_form`], [`browser`] (`o`), [`clipboard`] (`y`), [`keys`] (the
+//!   key map, help, and `[keys]` in [`keys::config`]), [`message`] (the status line's message
+//!   and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
 //! - the terminal: [`terminal`] (raw mode, alternate screen, mouse; restored on every way out,
 //!   signals included; left and taken again on Ctrl-Z), [`tasks`] (background tasks whose
@@ -113,6 +115,9 @@ pub enum TuiError {
     },
     #[error("the interactive browser needs a terminal; in scripts and pipes use `convo list`")]
     NotATerminal,
+    /// A `[[views]]` query the browser cannot run (the message names the view).
+    #[error("{0}")]
+    View(String),
     #[error("terminal error: {0}")]
     Io(#[from] io::Error),
     #[error("cannot draw: {0}")]
@@ -130,10 +135,22 @@ impl TuiError {
     /// config (as for `convo list`), 1 for the rest.
     pub fn exit_code(&self) -> u8 {
         match self {
-            TuiError::UnknownView { .. } | TuiError::Keys { .. } => 2,
+            TuiError::UnknownView { .. } | TuiError::View(_) | TuiError::Keys { .. } => 2,
             TuiError::NotATerminal | TuiError::Io(_) | TuiError::Draw(_) => 1,
         }
     }
+}
+
+/// The config's views with their queries applied (`crate::query::views`).
+pub fn views_of(config: &Config) -> Result<Vec<crate::config::View>, String> {
+    let mut views = config.views.clone();
+    let names = crate::query::resolve::Names {
+        agent_id: config.query.agent_id,
+        aliases: &config.aliases,
+        sla: &config.sla,
+    };
+    crate::query::views::apply(&mut views, &names, config.query.max_streams)?;
+    Ok(views)
 }
 
 /// Builds the app from the config, resolving `--view` (before the terminal is touched).
@@ -150,7 +167,7 @@ pub fn app_from_config(
     };
     let mut app = App::new(AppInit {
         page_size: config.page_size,
-        views: config.views.clone(),
+        views: views_of(config).map_err(TuiError::View)?,
         aliases: config.aliases.clone(),
         refresh_secs: config.refresh_secs,
         endpoint: crate::text::one_line(&format!("{host} · {}", client.masked_key()), 80),
@@ -205,12 +222,18 @@ pub fn app_from_config(
     Ok(app)
 }
 
-/// What [`app_from_config`] would refuse in the config's look-and-habits part (its `[keys]`),
-/// as `(config key, what is wrong)`; `convo doctor` reports these.
+/// What the TUI's tables refuse in the config's look-and-habits part (`[columns]`, which `main`
+/// refuses for every command, then `[keys]`, which [`app_from_config`] refuses), as
+/// `(config key, what is wrong)`; `convo doctor` reports these.
 pub fn ui_problems(ui: &crate::ui_config::UiConfig) -> Vec<(String, String)> {
-    keys::KeyMap::problems(&ui.keys)
+    columns::check(&ui.columns)
+        .err()
         .into_iter()
-        .map(|e| (e.key, e.message))
+        .chain(
+            keys::KeyMap::problems(&ui.keys)
+                .into_iter()
+                .map(|e| (e.key, e.message)),
+        )
         .collect()
 }
 

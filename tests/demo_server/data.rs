@@ -41,7 +41,33 @@ async fn data_is_deterministic_per_seed_and_looks_real() {
     }
     let share =
         |f: &dyn Fn(&Value) -> bool| convs.iter().filter(|c| f(c)).count() * 100 / convs.len();
-    assert!((22..=38).contains(&share(&|c| c["assigneeId"].is_null())));
+    // Unassigned: pending or closed ones, and the few waiting at the head.
+    assert!((12..=22).contains(&share(&|c| c["assigneeId"].is_null())));
+    // A live queue at the reference time: waiting (open, unassigned) ages spread around the
+    // demo's first-response target, in each state and across the wait histogram's bars; nobody
+    // older waits, as in a real inbox.
+    let target = convo::demo::QUEUE_TARGET_SECS;
+    let waits: Vec<i64> = convs
+        .iter()
+        .filter(|c| c["status"] == "open" && c["assigneeId"].is_null())
+        .map(|c| {
+            let t: jiff::Timestamp = c["createdAt"].as_str().unwrap().parse().unwrap();
+            t.duration_until(reference).as_secs()
+        })
+        .collect();
+    assert!((6..=12).contains(&waits.len()), "{waits:?}");
+    let states: HashSet<_> = waits
+        .iter()
+        .map(|&w| convo::sla::state(w, target, 0.5))
+        .collect();
+    assert_eq!(states.len(), 3, "ok, imminent and breaching: {waits:?}");
+    let edges = convo::sla::wait_edges(Some(target), 0.5);
+    let bars: HashSet<usize> = waits
+        .iter()
+        .map(|&w| convo::sla::wait_bin(w, &edges))
+        .collect();
+    assert!(bars.len() >= 5, "{bars:?} of {waits:?}");
+    assert!(waits.iter().all(|&w| w < 40 * target), "{waits:?}");
     for (st, lo, hi) in [("open", 38, 52), ("pending", 14, 26), ("closed", 28, 42)] {
         assert!((lo..=hi).contains(&share(&|c| c["status"] == st)), "{st}");
     }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crossterm::event::KeyEvent;
 
-use super::{ExportPart, ExportStream, PART_ROWS};
+use super::{ExportPart, ExportStream, PART_ROWS, ScreenNames};
 use crate::api::Resource;
 use crate::tui::app::App;
 use crate::tui::command::{Command, ExportKind};
@@ -23,6 +23,12 @@ pub fn open(app: &mut App) {
 /// A key in the path prompt: Enter asks the runtime whether the path is free
 /// ([`on_checked`] goes on) before any other question.
 pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<Command>) {
+    if k.code == crossterm::event::KeyCode::Tab {
+        // With or without the names beside the ids (conversations only: a visitor's row
+        // has its name already).
+        app.export_names = !app.export_names;
+        return;
+    }
     match edit_line(&mut text, k) {
         LineEdit::Cancel => app.prompt = None,
         LineEdit::Submit => {
@@ -92,33 +98,52 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
         total,
         sent: 0,
         written: 0,
+        names: app.export_names,
     });
     app.message = None;
     send_next(app, cmds);
 }
 
+/// What the screen shows for a conversation's ids: its visitor's name and e-mail as known
+/// (the local store, the sync, the Visitors tab), its site's and assignee's aliases.
+fn screen_names(app: &App, c: &crate::api::Conversation) -> ScreenNames {
+    let label = app.names.get(&c.visitor_id);
+    let text = |s: Option<&str>| s.filter(|s| !s.trim().is_empty()).map(str::to_string);
+    ScreenNames {
+        visitor_name: text(label.and_then(|l| l.name.as_deref())),
+        visitor_email: text(label.and_then(|l| l.email.as_deref())),
+        site: text(app.aliases.name(&c.site_id)),
+        assignee: text(c.assignee_id.as_ref().and_then(|a| app.aliases.name(a))),
+    }
+}
+
 /// Hands the next part of the rows to the writer (and the end after the last part).
 fn send_next(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(s) = app.export_stream.as_mut() else {
+    let Some(s) = app.export_stream.as_ref() else {
         return;
     };
     if s.sent >= s.total {
         return;
     }
-    let range = s.sent..(s.sent + PART_ROWS).min(s.total);
-    let part = match s.tab {
+    let (id, tab, names, total) = (s.id, s.tab, s.names, s.total);
+    let range = s.sent..(s.sent + PART_ROWS).min(total);
+    let part = match tab {
+        Resource::Conversations if names => {
+            let rows = &app.conversations.rows()[range.clone()];
+            let names = rows.iter().map(|c| screen_names(app, c)).collect();
+            ExportPart::ConversationsNamed(rows.to_vec(), names)
+        }
         Resource::Conversations => {
             ExportPart::Conversations(app.conversations.rows()[range.clone()].to_vec())
         }
         Resource::Visitors => ExportPart::Visitors(app.visitors.rows()[range.clone()].to_vec()),
     };
-    s.sent = range.end;
-    cmds.push(Command::ExportRows { id: s.id, part });
-    if s.sent == s.total {
-        cmds.push(Command::ExportEnd {
-            id: s.id,
-            abandon: None,
-        });
+    if let Some(s) = app.export_stream.as_mut() {
+        s.sent = range.end;
+    }
+    cmds.push(Command::ExportRows { id, part });
+    if range.end == total {
+        cmds.push(Command::ExportEnd { id, abandon: None });
     }
 }
 

@@ -9,7 +9,6 @@ use std::sync::mpsc;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::ExportPart;
-use crate::api::Resource;
 use crate::output::file::{ExportError, ExportFile};
 use crate::tui::command::{Command, ExportKind};
 use crate::tui::msg::{Msg, Task};
@@ -98,14 +97,11 @@ fn start(
             Err(e) => return ended(&tx, id, format!("export failed: {e}"), true),
         };
         let mut written = 0usize;
-        let mut tab = None;
+        let mut header = None;
         loop {
             match parts.recv() {
                 Ok(Part::Rows(part)) => {
-                    tab = tab.or(Some(match part {
-                        ExportPart::Conversations(_) => Resource::Conversations,
-                        ExportPart::Visitors(_) => Resource::Visitors,
-                    }));
+                    header = header.or_else(|| Some(part.csv_header()));
                     let (bytes, n) = part.format(jsonl, written == 0);
                     if let Err(e) = file.write_all(bytes.as_bytes()) {
                         return ended(&tx, id, format!("export failed: {e}"), true);
@@ -116,8 +112,8 @@ fn start(
                 Ok(Part::End(None)) => {
                     if written == 0
                         && !jsonl
-                        && let Some(t) = tab
-                        && let Err(e) = file.write_all(super::csv_header(t).as_bytes())
+                        && let Some(h) = &header
+                        && let Err(e) = file.write_all(h.as_bytes())
                     {
                         return ended(&tx, id, format!("export failed: {e}"), true);
                     }

@@ -3,6 +3,7 @@
 
 use super::{Life, Message};
 use crate::tui::app::App;
+use crate::tui::tab::Replacing;
 
 /// Drops the message whose lifetime has ended, re-words a search's count, and remembers the
 /// error on the status line. A notice that covered a search's count gives it back when it
@@ -65,12 +66,24 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
 /// The error the status line shows for the active tab, whole: a failed page, a failed
 /// refresh, a retry's reason, an error message.
 fn shown_error(app: &App) -> Option<String> {
-    let (error, refresh_error, retry) = with_tab!(ref app, app.active, |t| (
+    let (error, refresh_error, retry, next) = with_tab!(ref app, app.active, |t| (
         t.error.clone(),
         t.refresh_error.clone(),
-        t.retry.as_ref().map(|r| r.reason.clone())
+        t.retry.as_ref().map(|r| r.reason.clone()),
+        t.next
+            .as_ref()
+            .and_then(|n| Some((n.why.clone(), n.error.clone()?)))
     ));
-    error
+    // A reload or profile switch read behind the rows that failed: the status line shows it
+    // before any other error.
+    let next = next.map(|(why, e)| match why {
+        Replacing::Reload => format!("reload failed: {e}"),
+        Replacing::Profile(name) => format!(
+            "profile {} not loaded: {e}",
+            crate::text::one_line(&name, 40)
+        ),
+    });
+    next.or(error)
         .or_else(|| retry.map(|r| format!("{r} (retrying)")))
         .or_else(|| {
             app.message

@@ -50,6 +50,22 @@ pub struct ProfileSwitch {
     pub config: Option<Box<crate::config::Config>>,
 }
 
+/// What the picker calls the config's top level (the settings outside every
+/// `[profiles.NAME]`, used when convo starts without `--profile`).
+pub const TOP_LEVEL: &str = "top level";
+
+impl Profiles {
+    /// The picker's lines: the top level, then each profile (none without profiles).
+    pub fn entries(&self) -> Vec<Option<String>> {
+        if self.names.is_empty() {
+            return Vec::new();
+        }
+        std::iter::once(None)
+            .chain(self.names.iter().cloned().map(Some))
+            .collect()
+    }
+}
+
 impl std::fmt::Debug for ProfileSwitch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProfileSwitch")

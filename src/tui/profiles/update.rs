@@ -14,9 +14,9 @@ pub fn open_picker(app: &mut App) {
     } else {
         let cur = app
             .profiles
-            .current
-            .as_ref()
-            .and_then(|p| app.profiles.names.iter().position(|x| x == p))
+            .entries()
+            .iter()
+            .position(|e| *e == app.profiles.current)
             .unwrap_or(0);
         app.prompt = Some(Prompt::Profiles(cur));
     }
@@ -24,20 +24,22 @@ pub fn open_picker(app: &mut App) {
 
 /// A key while the picker is open on line `sel`.
 pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let n = app.profiles.names.len().max(1);
+    let entries = app.profiles.entries();
+    let n = entries.len().max(1);
     match k.code {
         KeyCode::Esc | KeyCode::Char('P') => app.prompt = None,
         KeyCode::Down | KeyCode::Char('j') => app.prompt = Some(Prompt::Profiles((sel + 1) % n)),
         KeyCode::Up | KeyCode::Char('k') => app.prompt = Some(Prompt::Profiles((sel + n - 1) % n)),
         KeyCode::Enter => {
             app.prompt = None;
-            if let Some(name) = app.profiles.names.get(sel).cloned() {
-                app.profiles.switching = Some(name.clone());
+            if let Some(name) = entries.get(sel).cloned() {
+                let label = name.as_deref().unwrap_or(super::TOP_LEVEL);
+                app.profiles.switching = Some(label.to_string());
                 app.profiles.request += 1;
-                app.say(format!(
-                    "loading profile {}…",
-                    crate::text::one_line(&name, 40)
-                ));
+                app.say(match &name {
+                    Some(n) => format!("loading profile {}…", crate::text::one_line(n, 40)),
+                    None => "loading the config's top level (no profile)…".into(),
+                });
                 cmds.push(Command::SwitchProfile {
                     id: app.profiles.request,
                     name,
@@ -74,8 +76,13 @@ pub fn profile_loaded(
     let no_color = app.theme.no_color;
     let mouse_before = app.mouse;
     app.apply_ui(&sw.ui, no_color);
+    // The profile the loaded config is in: none for its top level.
+    let current = sw
+        .config
+        .as_ref()
+        .map_or_else(|| Some(sw.name.clone()), |c| c.profile.clone());
     app.profiles = super::Profiles {
-        current: Some(sw.name.clone()),
+        current: current.clone(),
         names: sw.profiles.clone(),
         switching: None,
         request: id,
@@ -133,9 +140,10 @@ pub fn profile_loaded(
         cmds.push(Command::SetMouse(app.mouse));
     }
     app.history.clear();
-    app.say(format!(
-        "profile {name}{}",
-        walk_dropped.unwrap_or_default()
-    ));
+    let now = match current {
+        Some(_) => format!("profile {name}"),
+        None => "the config's top level (no profile)".into(),
+    };
+    app.say(format!("{now}{}", walk_dropped.unwrap_or_default()));
     cmds
 }

@@ -8,6 +8,7 @@ use super::command::{Command, Query};
 use crate::api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
 use crate::pager::{Merged, Pager, Reread};
 
+pub mod marks;
 mod next;
 pub use next::{NextWalk, Replacing};
 

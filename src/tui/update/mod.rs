@@ -10,11 +10,13 @@ use super::filter_form::{FilterForm, FormOutcome};
 use super::history::{Place, TabPlace};
 use super::keys::Action;
 use super::layout::{Areas, tab_titles};
+use super::marks::Watched;
 use super::message::{Life, after};
 use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
+use super::tab::marks;
 use super::tab::{Retry, ScreenLine};
-use super::{browser, export, marks, notify, profiles, search, sort, summary_pane};
+use super::{browser, export, notify, profiles, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
 /// Rows the mouse wheel moves.
@@ -30,15 +32,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
     // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
-    let sample = match &msg {
-        Msg::HeadLoaded {
-            tab: Resource::Conversations,
-            ..
-        } => Some(true),
+    let mut sample = match &msg {
         Msg::PageLoaded {
             tab: Resource::Conversations,
             ..
-        } => Some(false),
+        } => Some(None),
         _ => None,
     };
     let imminent = match &msg {
@@ -98,7 +96,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             result,
         } => {
             learn_visitors(app, &result, &mut cmds);
-            on_head(app, tab, generation, result, &mut cmds)
+            let merged = on_head(app, tab, generation, result, &mut cmds);
+            if tab == Resource::Conversations && merged.is_some() {
+                sample = Some(merged);
+            }
         }
         Msg::VisitorNames(labels) => {
             app.names.extend(labels);
@@ -209,8 +210,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Some(tab) if with_tab!(ref app, tab, |t| t.head_in_flight) => (None, None),
         _ => (sample, imminent),
     };
-    if let Some(refresh) = sample {
-        take_sample(app, refresh, &mut cmds);
+    if let Some(refreshed) = sample {
+        take_sample(app, refreshed.as_ref(), &mut cmds);
     }
     if let Some(ring) = imminent {
         watch_imminent(app, ring, &mut cmds);
@@ -343,7 +344,7 @@ fn visitors_page(r: Result<Loaded, ApiError>) -> Result<Page<crate::api::Visitor
 /// A page of a walk read behind the rows on screen (a reload, another profile): once it has
 /// read deep enough, it takes their place, a reload's rows compared with them for marks. True
 /// when the page was that walk's.
-fn on_next_page<T: marks::Watched + Clone + PartialEq, F: super::tab::TabFilter>(
+fn on_next_page<T: Watched + Clone + PartialEq, F: super::tab::TabFilter>(
     t: &mut super::tab::TabState<T, F>,
     generation: u64,
     result: Result<Page<T>, ApiError>,
@@ -411,7 +412,7 @@ fn on_head(
     generation: u64,
     result: Result<Loaded, ApiError>,
     cmds: &mut Vec<Command>,
-) {
+) -> Option<crate::pager::Merged> {
     let body = app.body_height();
     if export::update::exporting(app, tab) {
         // A refresh that began before the export: its merge would move the rows being read.
@@ -419,14 +420,14 @@ fn on_head(
             t.drop_reread()
         });
         app.last_refresh = app.now;
-        return;
+        return None;
     }
     let watching = notify::watching(&app.views, &app.conversations.filter);
     let step = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
             if t.generation != generation || !t.head_in_flight {
-                return;
+                return None;
             }
             let before = watching.then(|| notify::unassigned_open(t.rows()));
             let step = marks::merge_head(t, conversations_page(result), body);
@@ -443,19 +444,22 @@ fn on_head(
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.generation != generation || !t.head_in_flight {
-                return;
+                return None;
             }
             marks::merge_head(t, visitors_page(result), body)
         }
     };
     let merged = match step {
-        marks::HeadMerge::Next(c) => return cmds.push(c),
+        marks::HeadMerge::Next(c) => {
+            cmds.push(c);
+            return None;
+        }
         marks::HeadMerge::Done(m) => m,
         marks::HeadMerge::Failed => {
             // The period runs from the end of one re-read to the start of the next.
             app.last_refresh = app.now;
             app.dirty = true;
-            return;
+            return None;
         }
     };
     app.last_refresh = app.now;
@@ -512,6 +516,7 @@ fn on_head(
         });
     }
     app.dirty = true;
+    Some(merged)
 }
 
 fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
@@ -587,14 +592,8 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
             }
         },
         Overlay::Help { scroll } => {
-            match k.code {
-                KeyCode::Esc | KeyCode::Char('?') => app.overlay = Overlay::None,
-                // q quits from an overlay too (the filter pane takes it as text).
-                KeyCode::Char('q') => cmds.push(Command::Quit),
-                KeyCode::Down | KeyCode::Char('j') => *scroll = (*scroll + 1).min(100),
-                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-                _ => {}
-            }
+            let scroll = *scroll;
+            on_help_key(app, scroll, k, cmds);
         }
         Overlay::Views { selected } => {
             let n = app.views.len();
@@ -615,6 +614,36 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
         Overlay::None => return false,
     }
     true
+}
+
+/// The help overlay's keys: Esc or `?` close it, `q` quits; the move keys in effect (and
+/// the arrows, PgUp/PgDn, Home/End) scroll it, never past its last line.
+fn on_help_key(app: &mut App, scroll: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
+    let g = super::view::help_lines::geometry(
+        &super::view::help_lines::Source {
+            keymap: &app.keymap,
+            last_error: app.last_error.as_ref(),
+            tz: &app.tz,
+        },
+        ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1),
+    );
+    let (max, page) = (g.max_scroll(), g.page());
+    let scroll = scroll.min(max);
+    let to = match (k.code, app.keymap.action(&k)) {
+        (KeyCode::Esc | KeyCode::Char('?'), _) => return app.overlay = Overlay::None,
+        // q quits from an overlay too (the filter pane takes it as text).
+        (KeyCode::Char('q'), _) => return cmds.push(Command::Quit),
+        (KeyCode::Down, _) | (_, Some(Action::Down)) => scroll + 1,
+        (KeyCode::Up, _) | (_, Some(Action::Up)) => scroll.saturating_sub(1),
+        (KeyCode::PageDown | KeyCode::Char(' '), _) | (_, Some(Action::PageDown)) => scroll + page,
+        (KeyCode::PageUp, _) | (_, Some(Action::PageUp)) => scroll.saturating_sub(page),
+        (KeyCode::Home, _) | (_, Some(Action::Top)) => 0,
+        (KeyCode::End, _) | (_, Some(Action::Bottom)) => max,
+        _ => scroll,
+    };
+    app.overlay = Overlay::Help {
+        scroll: to.min(max),
+    };
 }
 
 /// While a prompt is open it takes every key; true when one was open.
@@ -697,7 +726,9 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::SecondTab => app.active = Resource::Visitors,
         Action::Filter => {
             let form = match app.active {
-                Resource::Conversations => FilterForm::conversations(&app.conversations.filter),
+                Resource::Conversations => {
+                    FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
+                }
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             app.overlay = Overlay::Filter(Box::new(form));
@@ -850,6 +881,10 @@ fn move_by(app: &mut App, delta: isize) {
 }
 
 fn scroll_detail(app: &mut App, delta: isize) {
+    if app.detail.is_none() {
+        let open = app.keymap.key_of(Action::Detail);
+        return app.say(format!("no detail pane to scroll: {open} opens it"));
+    }
     let lines = super::view::detail::line_count(app);
     let height = Areas::of(app)
         .detail
@@ -1018,15 +1053,23 @@ fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Records the Conversations tab's counts in the local store after a refresh, or once when a
 /// walk ends; the answer brings the last 24 hours for the summary pane's trend.
-fn take_sample(app: &mut App, refresh: bool, cmds: &mut Vec<Command>) {
+///
+/// Only counts that mean the same thing from one sample to the next are kept: the whole
+/// filter (every page loaded), or the top rows a refresh keeps live when it stops at its page
+/// budget (`complete: false`, `loaded` that many; the pane says so). Rows loaded only part of
+/// the way are not a sample: their counts grow with the pages loaded, not with the queue.
+fn take_sample(app: &mut App, refreshed: Option<&crate::pager::Merged>, cmds: &mut Vec<Command>) {
     let t = &app.conversations;
     let ended = t.pager.is_done() && app.sampled != Some(t.generation);
-    if !(refresh || ended) {
-        return;
-    }
+    let rows = match refreshed {
+        Some(m) if m.cut => &t.rows()[..m.live.min(t.rows().len())],
+        Some(_) if t.pager.is_done() => t.rows(),
+        None if ended => t.rows(),
+        _ => return,
+    };
     app.sampled = Some(t.generation);
     let (mut waiting, mut imminent, mut breaching) = (0u64, 0u64, 0u64);
-    for c in t.rows() {
+    for c in rows {
         if crate::sla::is_waiting(c) {
             waiting += 1;
         }
@@ -1036,12 +1079,13 @@ fn take_sample(app: &mut App, refresh: bool, cmds: &mut Vec<Command>) {
             _ => {}
         }
     }
+    let complete = t.pager.is_done() && rows.len() == t.rows().len();
     cmds.push(Command::Samples {
         key: super::names::look_key(&t.filter),
         sample: Some(crate::store::Sample {
             at: app.now.as_second(),
-            loaded: t.rows().len() as u64,
-            complete: t.pager.is_done(),
+            loaded: rows.len() as u64,
+            complete,
             waiting,
             imminent,
             breaching,

@@ -12,9 +12,15 @@ use crate::config::Aliases;
 use crate::text;
 use crate::tui::app::App;
 use crate::tui::format::id_label;
+use crate::tui::names::VisitorNames;
 
-/// The chips of a conversations filter, e.g. `status: open`, `site: Web shop`.
-pub fn conversation_chips(f: &ConversationFilter, aliases: &Aliases) -> Vec<String> {
+/// The chips of a conversations filter, e.g. `status: open`, `site: Web shop`, `visitor: Ana
+/// Souza` (a visitor's name as the screen knows it, else the short id).
+pub fn conversation_chips(
+    f: &ConversationFilter,
+    aliases: &Aliases,
+    names: &VisitorNames,
+) -> Vec<String> {
     let mut v = Vec::new();
     if let Some(s) = &f.status {
         v.push(format!("status: {}", text::sanitize(s.as_str())));
@@ -37,7 +43,12 @@ pub fn conversation_chips(f: &ConversationFilter, aliases: &Aliases) -> Vec<Stri
         Some(b) => v.push(format!("visitor email: {}", text::one_line(&b.email, 40))),
         None => {
             if let Some(id) = f.visitor_id {
-                v.push(format!("visitor: {}", short_id(&id)));
+                // By name, as the table's VISITOR column shows it, with the short id to tell
+                // namesakes apart.
+                v.push(match names.shown(&id) {
+                    Some(n) => format!("visitor: {} ({})", text::one_line(n, 40), short_id(&id)),
+                    None => format!("visitor: {}", short_id(&id)),
+                });
             }
         }
     }
@@ -59,7 +70,9 @@ pub fn visitor_chips(f: &VisitorFilter) -> Vec<String> {
 /// Draws the chips line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let chips = match app.active {
-        Resource::Conversations => conversation_chips(&app.conversations.filter, &app.aliases),
+        Resource::Conversations => {
+            conversation_chips(&app.conversations.filter, &app.aliases, &app.names)
+        }
         Resource::Visitors => visitor_chips(&app.visitors.filter),
     };
     let line = if chips.is_empty() {
@@ -125,6 +138,24 @@ fn breaching_title(app: &App) -> Vec<Span<'static>> {
         Span::styled(format!("{breaching} breaching"), hot(breaching, Color::Red)),
         Span::styled(" · ", Style::new().dim()),
         Span::styled(format!("{imminent} imminent"), hot(imminent, Color::Yellow)),
-        Span::raw(" · oldest first  "),
+        Span::raw(order(app)),
     ]
+}
+
+/// The view's order as shown: oldest first, unless the user chose another sort (`>` `<` `=`)
+/// since it opened; a reload (`r`) gives the oldest first again.
+fn order(app: &App) -> String {
+    use crate::tui::columns::Column;
+    use crate::tui::keys::Action;
+    use crate::tui::sort::Sort;
+    let oldest = Sort {
+        col: Column::Created,
+        desc: false,
+    };
+    let reload = app.keymap.key_of(Action::Reload);
+    match app.sort.get(Resource::Conversations).sort {
+        Some(s) if s == oldest => " · oldest first  ".into(),
+        Some(_) => format!(" · {reload} for oldest first  "),
+        None => format!(" · the service's order ({reload} for oldest first)  "),
+    }
 }

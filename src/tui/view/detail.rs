@@ -51,6 +51,30 @@ fn hint(s: &str) -> Line<'static> {
     Line::from(Span::styled(s.to_string(), Style::new().dim()))
 }
 
+/// Key hints, each whole, as many on a line as the pane's inside holds (joined by " · "):
+/// a hint is never cut at the pane's edge.
+fn hint_lines(app: &App, items: &[String]) -> Vec<Line<'static>> {
+    let room = crate::tui::layout::Areas::of(app)
+        .detail
+        .map_or(MAX_LINE, |r| r.width.saturating_sub(2) as usize)
+        .max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for item in items {
+        if !cur.is_empty() && text::width(&cur) + 3 + text::width(item) > room {
+            lines.push(hint(&std::mem::take(&mut cur)));
+        }
+        if !cur.is_empty() {
+            cur.push_str(" · ");
+        }
+        cur.push_str(item);
+    }
+    if !cur.is_empty() {
+        lines.push(hint(&cur));
+    }
+    lines
+}
+
 fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     let mut v = vec![
         field("id", c.id.to_string()),
@@ -93,18 +117,21 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     v.extend(time_lines(app, "updated", &c.updated_at));
     v.push(Line::default());
     let k = |a| app.keymap.key_of(a);
-    v.push(hint(&format!(
-        "{} visitor's · {} site's · {} assignee's conversations",
-        k(Action::DrillVisitor),
-        k(Action::DrillSite),
-        k(Action::DrillAssignee)
-    )));
-    v.push(hint(&format!(
-        "{} copy id · {}/{} PgUp/PgDn scroll · Esc close",
-        k(Action::Copy),
-        k(Action::DetailDown),
-        k(Action::DetailUp)
-    )));
+    v.extend(hint_lines(
+        app,
+        &[
+            format!("conversations of {} visitor", k(Action::DrillVisitor)),
+            format!("{} site", k(Action::DrillSite)),
+            format!("{} assignee", k(Action::DrillAssignee)),
+            format!("{} copy id", k(Action::Copy)),
+            format!(
+                "{}/{} PgUp/PgDn scroll",
+                k(Action::DetailDown),
+                k(Action::DetailUp)
+            ),
+            "Esc close".to_string(),
+        ],
+    ));
     v
 }
 
@@ -143,16 +170,19 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
     }
     v.push(Line::default());
     let k = |a| app.keymap.key_of(a);
-    v.push(hint(&format!(
-        "{} their conversations · {} copy id",
-        k(Action::DrillVisitor),
-        k(Action::Copy),
-    )));
-    v.push(hint(&format!(
-        "{}/{} PgUp/PgDn scroll · Esc close",
-        k(Action::DetailDown),
-        k(Action::DetailUp)
-    )));
+    v.extend(hint_lines(
+        app,
+        &[
+            format!("{} their conversations", k(Action::DrillVisitor)),
+            format!("{} copy id", k(Action::Copy)),
+            format!(
+                "{}/{} PgUp/PgDn scroll",
+                k(Action::DetailDown),
+                k(Action::DetailUp)
+            ),
+            "Esc close".to_string(),
+        ],
+    ));
     v
 }
 

@@ -26,23 +26,51 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         spans.push(Span::raw(" "));
     }
     let used: usize = spans.iter().map(|s| s.width()).sum();
-    let mut right = String::new();
+    // What the right side says, most important first: the sort, the profile, the host, then
+    // "demo" and the masked key. Pieces that do not fit are left out whole, the least
+    // important first ("sk_…d…" helped nobody); only the last one standing is ever cut.
+    let mut pieces: Vec<(u8, String)> = Vec::new();
     if let Some(mark) = app.sort.get(app.active).mark() {
-        right.push_str(&mark);
-        right.push_str(" · ");
+        pieces.push((0, mark));
     }
     if let Some(p) = &app.profiles.current {
-        right.push_str(&format!("profile {} · ", crate::text::one_line(p, 30)));
+        pieces.push((1, format!("profile {}", crate::text::one_line(p, 30))));
     }
     if app.demo {
-        right.push_str("demo · ");
+        pieces.push((3, "demo".to_string()));
     }
-    right.push_str(&app.endpoint);
-    right.push_str(&format!("  {} help ", app.keymap.key_of(Action::Help)));
+    // The endpoint reads "host · sk_…abcd": the host matters more than the key's tail.
+    for (i, part) in app.endpoint.split(" · ").enumerate() {
+        pieces.push((if i == 0 { 2 } else { 4 }, part.to_string()));
+    }
+    // The help hint stays whole at the right edge: "? he…" helped nobody.
+    let help = format!("  {} help ", app.keymap.key_of(Action::Help));
     let room = (area.width as usize).saturating_sub(used + 1);
-    let right = crate::text::fit(&right, room);
-    let pad = room.saturating_sub(crate::text::width(&right)) + 1;
+    let hint_w = crate::text::width(&help);
+    let joined = |pieces: &[(u8, String)]| {
+        pieces
+            .iter()
+            .map(|(_, s)| s.as_str())
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    let (right, help) = if room >= hint_w + 4 {
+        let room = room - hint_w;
+        while pieces.len() > 1 && crate::text::width(&joined(&pieces)) > room {
+            let least = (0..pieces.len())
+                .max_by_key(|i| (pieces[*i].0, *i))
+                .unwrap_or(0);
+            pieces.remove(least);
+        }
+        (crate::text::fit(&joined(&pieces), room).into_owned(), help)
+    } else {
+        // Too narrow for both: the hint alone, short.
+        let short = format!("{} help ", app.keymap.key_of(Action::Help));
+        (String::new(), crate::text::fit(&short, room).into_owned())
+    };
+    let pad = room.saturating_sub(crate::text::width(&right) + crate::text::width(&help)) + 1;
     spans.push(Span::raw(" ".repeat(pad)));
-    spans.push(Span::styled(right.into_owned(), Style::new().dim()));
+    spans.push(Span::styled(right, Style::new().dim()));
+    spans.push(Span::styled(help, Style::new().dim()));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

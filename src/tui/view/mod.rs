@@ -7,6 +7,7 @@ pub mod filter_pane;
 pub mod footer;
 pub mod header;
 pub mod help;
+pub mod help_lines;
 pub mod marks;
 pub mod picker;
 pub mod prompt;
@@ -45,7 +46,38 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Overlay::Summary(pane) => summary::draw(app, pane, frame),
     }
     prompt::draw(app, frame);
+    mend_wide(frame.buffer_mut());
     app.theme.apply(frame.buffer_mut());
+}
+
+/// A two-cell character (CJK, emoji) whose second cell something else was drawn over (an
+/// overlay's left border over a name in the table) gives way to a space: a terminal gives the
+/// second cell to the character, so what was drawn there would never show (ratatui's diff
+/// assumes no wide character is followed by a non-blank cell).
+fn mend_wide(buf: &mut ratatui::buffer::Buffer) {
+    use unicode_width::UnicodeWidthStr;
+    let area = buf.area;
+    for y in area.y..area.bottom() {
+        let mut x = area.x;
+        while x < area.right() {
+            let symbol = buf[(x, y)].symbol();
+            // ASCII (most cells) is one cell: no width to look up.
+            let w = if symbol.len() == 1 {
+                1
+            } else {
+                symbol.width().max(1) as u16
+            };
+            let covered = (1..w)
+                .filter(|dx| x + dx < area.right())
+                .any(|dx| buf[(x + dx, y)].symbol() != " ");
+            if covered {
+                buf[(x, y)].set_symbol(" ");
+                x += 1;
+            } else {
+                x += w;
+            }
+        }
+    }
 }
 
 /// One line instead of the screen when the terminal is below the minimum: its size and the

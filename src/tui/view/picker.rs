@@ -19,11 +19,16 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     let mut lines = Vec::new();
     for (i, v) in app.views.iter().enumerate() {
         let chips = match v.tab {
-            Resource::Conversations => conversation_chips(&v.conversations, &app.aliases),
+            Resource::Conversations => {
+                conversation_chips(&v.conversations, &app.aliases, &app.names)
+            }
             Resource::Visitors => visitor_chips(&v.visitors),
         };
         let name = text::one_line(&v.name, 30);
-        let mut desc = format!("{} · {}", v.tab.name(), chips.join(", "));
+        let mut desc = match &v.query {
+            Some(q) => format!("{} · {q}", v.tab.name()),
+            None => format!("{} · {}", v.tab.name(), chips.join(", ")),
+        };
         if v.oldest_first {
             desc.push_str(" · every page, oldest first");
         }

@@ -24,21 +24,33 @@ pub fn draw(app: &App, frame: &mut Frame) {
             } else {
                 "search (Enter keeps, Esc clears, ↑ earlier): "
             };
-            line(app, frame, label, text)
+            edit_line(app, frame, label, text)
         }
-        Prompt::Export(text) => line(
-            app,
-            frame,
-            "export to (.csv or .jsonl; Enter writes, never overwrites; Esc cancels): ",
-            text,
-        ),
-        Prompt::ExportExists(text) => line(
-            app,
-            frame,
-            "that file exists and is never overwritten: edit the name (Enter writes, Esc \
-             cancels): ",
-            text,
-        ),
+        Prompt::Export(text) => {
+            let long = format!(
+                "export to (.csv or .jsonl{}; Enter writes, never overwrites; Esc cancels): ",
+                names_note(app)
+            );
+            let short = format!("export to (.csv/.jsonl{}): ", names_note(app));
+            let shorter = match names_note(app) {
+                "" => "export to: ".to_string(),
+                note => format!("export to ({}): ", &note[note.find("Tab").unwrap_or(0)..]),
+            };
+            edit_line(
+                app,
+                frame,
+                fitting(app, &[&long, &short, &shorter], text),
+                text,
+            )
+        }
+        Prompt::ExportExists(text) => {
+            let labels = [
+                "that file exists and is never overwritten: edit the name (Esc cancels): ",
+                "exists, never overwritten; edit the name: ",
+                "exists; edit: ",
+            ];
+            edit_line(app, frame, fitting(app, &labels, text), text)
+        }
         Prompt::ExportScope(path) => {
             let n = with_tab!(ref app, app.active, |t| t.rows().len());
             let label = format!(
@@ -58,12 +70,60 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
 }
 
+/// On the Conversations tab: whether the export carries names beside the ids, and the key
+/// that changes it.
+fn names_note(app: &App) -> &'static str {
+    match (app.active, app.export_names) {
+        (crate::api::Resource::Conversations, true) => "; with names, Tab: ids only",
+        (crate::api::Resource::Conversations, false) => "; ids only, Tab: names too",
+        _ => "",
+    }
+}
+
+/// The first label that leaves room for the whole text typed (else the last, the shortest,
+/// which [`edit_line`] cuts if even it does not fit).
+fn fitting<'a>(app: &App, labels: &[&'a str], text: &str) -> &'a str {
+    let w = Areas::of(app).status.width as usize;
+    let needed = width(&one_line(text, 400)) + 2;
+    labels
+        .iter()
+        .copied()
+        .find(|l| width(l) + 1 + needed <= w)
+        .or(labels.last().copied())
+        .unwrap_or_default()
+}
+
+/// A prompt whose text is being typed (the search, the export path): when the label and the
+/// text do not both fit, the label is cut first, so what is typed stays in view.
+fn edit_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
+    let w = Areas::of(app).status.width as usize;
+    let full = width(label) + 1;
+    let needed = width(&one_line(text, 400)) + 2;
+    let room = if full + needed <= w {
+        full
+    } else {
+        // The label keeps at least a third of the line (its start says what is asked).
+        w.saturating_sub(needed).max(full.min(w / 3))
+    };
+    if room >= full {
+        return line(app, frame, label, text);
+    }
+    let cut = format!("{} ", fit(&format!(" {label}"), room.saturating_sub(1)));
+    draw_line(app, frame, &cut, text);
+}
+
+/// A prompt over the status line: the label, then as much of the text's end as fits.
 fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
+    let w = Areas::of(app).status.width as usize;
+    draw_line(app, frame, &fit(&format!(" {label}"), w), text);
+}
+
+fn draw_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
     let area = Areas::of(app).status;
     let w = area.width as usize;
     let shown = one_line(text, 400);
     // Keep the end of a long text (where the cursor is) on screen.
-    let room = w.saturating_sub(width(label) + 2);
+    let room = w.saturating_sub(width(label) + 1);
     let tail: String = if width(&shown) > room {
         let chars: Vec<char> = shown.chars().collect();
         let mut s = String::new();
@@ -78,10 +138,7 @@ fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
         shown
     };
     let spans = vec![
-        Span::styled(
-            fit(&format!(" {label}"), w).into_owned(),
-            Style::new().fg(Color::Cyan).bold(),
-        ),
+        Span::styled(label.to_string(), Style::new().fg(Color::Cyan).bold()),
         Span::raw(tail),
         Span::styled(" ", Style::new().add_modifier(Modifier::REVERSED)),
     ];
@@ -90,16 +147,20 @@ fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
 }
 
 fn picker(app: &App, selected: usize, frame: &mut Frame) {
-    let names = &app.profiles.names;
-    let lines: Vec<Line> = names
+    let entries = app.profiles.entries();
+    let lines: Vec<Line> = entries
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let current = app.profiles.current.as_deref() == Some(n.as_str());
+            let current = app.profiles.current == *n;
+            let name = match n {
+                Some(n) => one_line(n, 40),
+                None => format!("({})", crate::tui::profiles::TOP_LEVEL),
+            };
             let text = format!(
                 "{} {}{}",
                 if i == selected { ">" } else { " " },
-                one_line(n, 40),
+                name,
                 if current { " (current)" } else { "" }
             );
             if i == selected {

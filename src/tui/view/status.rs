@@ -60,7 +60,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             text = format!(" {} ·{text}", m.text);
         }
         Line::from(Span::styled(
-            fit(&text, width).into_owned(),
+            fit_whole_elsewhere(app, &text, width),
             Style::new().fg(Color::Red),
         ))
     } else if let Some(e) = error {

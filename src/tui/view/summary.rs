@@ -222,26 +222,63 @@ pub fn sparkline(points: &[(i64, u64)], start: i64, end: i64, slots: usize) -> (
 
 /// The filter's last 24 hours from the local store: waiting and, with a first-response
 /// target, breaching, sampled at every refresh (and by `convo summary`).
+///
+/// Only samples that count the same rows as the newest one are drawn together: the whole
+/// filter, or the top rows a refresh keeps live (as many as the newest sample had). The first line says which,
+/// and the window: the last 24 h, or since the first sample when the history is younger.
 fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
     let key = crate::tui::names::look_key(&app.conversations.filter);
-    let samples = match &app.trend {
-        Some((k, s)) if *k == key && !s.is_empty() => s,
-        _ => {
-            return vec![Line::from(Span::styled(
-                "  24 h trend: no samples yet (each refresh adds one to the local store)",
-                Style::new().dim(),
-            ))];
-        }
-    };
-    // The last 24 hours; a younger history (a new filter, a first run) spreads over the
-    // width from its first sample instead of sitting in the last slot.
     let end = app.now.as_second();
     let day = end - crate::store::samples::DAY_SECS;
-    let first = samples.iter().map(|s| s.at).filter(|at| *at >= day).min();
-    let (start, window) = match first {
-        Some(f) if f > day && f < end => (f, format!("{:<4}", crate::sla::short(end - f))),
-        _ => (day, "24 h".to_string()),
+    let in_day = |s: &&crate::store::Sample| s.at >= day;
+    let samples: Vec<&crate::store::Sample> = match &app.trend {
+        Some((k, s)) if *k == key => s.iter().filter(in_day).collect(),
+        _ => Vec::new(),
     };
+    // The scope: the newest sample's (the whole filter, or the top rows a refresh keeps live),
+    // so that the line follows what is sampled now.
+    let whole = samples.last().is_some_and(|s| s.complete);
+    let top = samples.last().map_or(0, |s| s.loaded);
+    let samples: Vec<&crate::store::Sample> = samples
+        .into_iter()
+        .filter(|s| {
+            if whole {
+                s.complete
+            } else {
+                !s.complete && s.loaded == top
+            }
+        })
+        .collect();
+    let Some(first) = samples.iter().map(|s| s.at).min() else {
+        return vec![Line::from(Span::styled(
+            "  last 24 h: no samples yet: L loads the whole list, then each refresh takes one",
+            Style::new().dim(),
+        ))];
+    };
+    // A younger history (a new filter, a first run) spreads over the width from its first
+    // sample instead of sitting in the last slot.
+    let (start, since) = if first > day && first < end {
+        (
+            first,
+            format!(", since {} ago", crate::sla::short(end - first)),
+        )
+    } else {
+        (day, String::new())
+    };
+    let scope = if whole {
+        "the whole list".to_string()
+    } else {
+        format!("the top {} rows a refresh keeps live", thousands(top))
+    };
+    let heading = crate::text::fit(
+        &format!(
+            "  last 24 h{since}: {scope}, {} sample{}",
+            samples.len(),
+            if samples.len() == 1 { "" } else { "s" }
+        ),
+        width,
+    )
+    .into_owned();
     let slots = width.saturating_sub(40).clamp(8, 96);
     // (name, points, colour)
     type Series = (&'static str, Vec<(i64, u64)>, Color);
@@ -257,17 +294,16 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
             Color::Red,
         ));
     }
-    series
-        .into_iter()
-        .map(|(name, points, colour)| {
-            let (line, min, max) = sparkline(&points, start, end, slots);
-            Line::from(vec![
-                Span::raw(format!("  {window} {name:<9} ")),
-                Span::styled(line, Style::new().fg(colour)),
-                Span::raw(format!(" min {} max {}", thousands(min), thousands(max))),
-            ])
-        })
-        .collect()
+    let mut lines = vec![Line::from(Span::styled(heading, Style::new().dim()))];
+    lines.extend(series.into_iter().map(|(name, points, colour)| {
+        let (line, min, max) = sparkline(&points, start, end, slots);
+        Line::from(vec![
+            Span::raw(format!("  {name:<9} ")),
+            Span::styled(line, Style::new().fg(colour)),
+            Span::raw(format!(" min {} max {}", thousands(min), thousands(max))),
+        ])
+    }));
+    lines
 }
 
 /// Draws the pane over the table.

@@ -10,13 +10,10 @@ use ratatui::widgets::{
     TableState,
 };
 
-use crate::api::model::short_id;
-use crate::api::{Conversation, Resource, Status, Visitor};
-use crate::sla::{State, Target};
-use crate::text::fit;
+use crate::api::Resource;
+use crate::sla::State;
 use crate::tui::app::App;
-use crate::tui::columns::{Cells, Column};
-use crate::tui::format::{attributes_summary, id_label, relative_ts};
+use crate::tui::columns::{CellCx, Cells, Column, Look};
 use crate::tui::search::Search;
 use crate::tui::sort::Sorting;
 use crate::tui::tab::{ScreenLine, TabFilter, TabState};
@@ -86,90 +83,20 @@ pub fn widths(cols: &[Col], width: u16) -> Vec<Option<u16>> {
     w
 }
 
-fn dash() -> Cell<'static> {
-    Cell::from(Span::styled("—", Style::new().dim()))
-}
-
-fn status_style(s: &Status) -> Style {
-    match s {
-        Status::Open => Style::new().fg(Color::Green).bold(),
-        Status::Pending => Style::new().fg(Color::Yellow),
-        Status::Closed => Style::new().fg(Color::DarkGray),
-        Status::Other(_) => Style::new().fg(Color::Magenta).italic(),
-    }
-}
-
-/// Time left or overdue against the first-response target, coloured by state; with
-/// `NO_COLOR`, a mark says the state (`!` imminent, `!!` breaching).
-fn due_cell(app: &App, c: &Conversation, which: Target, n: usize) -> Cell<'static> {
-    let Some(d) = app.sla.due(which, c, app.now) else {
-        return dash();
-    };
-    let style = match d.state {
-        State::Ok => Style::new().fg(Color::Green),
-        State::Imminent => Style::new().fg(Color::Yellow).bold(),
-        State::Breaching => Style::new().fg(Color::Red).bold(),
-    };
-    let text = if app.theme.no_color {
-        format!("{} {}", d.state.symbol(), d.label())
-    } else {
-        d.label()
-    };
-    Cell::from(Span::styled(fit(&text, n).into_owned(), style))
-}
-
-fn conversation_cell(app: &App, c: &Conversation, col: Column, n: usize) -> Cell<'static> {
-    match col {
-        Column::Status => Cell::from(Span::styled(
-            fit(c.status.as_str(), n).into_owned(),
-            status_style(&c.status),
-        )),
-        Column::Due => due_cell(app, c, Target::FirstResponse, n),
-        Column::Resolution => due_cell(app, c, Target::Resolution, n),
-        // The name, else e-mail, else external id (cut with … to the column), else the id.
-        Column::Visitor => match app.names.shown(&c.visitor_id) {
-            Some(name) => Cell::from(fit(name, n.max(8)).into_owned()),
-            None => Cell::from(short_id(&c.visitor_id)),
-        },
-        Column::Site => Cell::from(fit(&id_label(&app.aliases, &c.site_id), n).into_owned()),
-        Column::Assignee => match &c.assignee_id {
-            Some(id) => Cell::from(fit(&id_label(&app.aliases, id), n).into_owned()),
-            None => Cell::from(Span::styled(
-                fit("unassigned", n).into_owned(),
-                Style::new().fg(Color::Yellow).italic(),
-            )),
-        },
-        Column::Created => Cell::from(fit(&relative_ts(app.now, &c.created_at), n).into_owned()),
-        Column::Updated => Cell::from(fit(&relative_ts(app.now, &c.updated_at), n).into_owned()),
-        Column::Id if n >= 36 => Cell::from(c.id.to_string()),
-        Column::Id => Cell::from(short_id(&c.id)),
-        _ => dash(),
-    }
-}
-
-fn text_cell(v: Option<&str>, n: usize) -> Cell<'static> {
-    match v.filter(|s| !s.is_empty()) {
-        Some(s) => Cell::from(fit(s, n).into_owned()),
-        None => dash(),
-    }
-}
-
-fn visitor_cell(app: &App, v: &Visitor, col: Column, n: usize) -> Cell<'static> {
-    match col {
-        Column::Name => text_cell(v.name.as_deref(), n),
-        Column::Email => text_cell(v.email.as_deref(), n),
-        Column::ExternalId => text_cell(v.external_id.as_deref(), n),
-        Column::Created => match &v.created_at {
-            Some(t) => Cell::from(fit(&relative_ts(app.now, t), n).into_owned()),
-            None => dash(),
-        },
-        Column::Attributes => match attributes_summary(&v.attributes, n) {
-            Some(s) => Cell::from(s),
-            None => dash(),
-        },
-        Column::Id if n >= 36 => Cell::from(v.id.to_string()),
-        Column::Id => Cell::from(short_id(&v.id)),
-        _ => dash(),
+/// The style of a cell that looks `look` (the column table chooses the look; colours are
+/// the view's).
+fn style(look: Look) -> Style {
+    match look {
+        Look::Plain => Style::new(),
+        Look::Empty => Style::new().dim(),
+        Look::Open => Style::new().fg(Color::Green).bold(),
+        Look::Pending => Style::new().fg(Color::Yellow),
+        Look::Closed => Style::new().fg(Color::DarkGray),
+        Look::OtherStatus => Style::new().fg(Color::Magenta).italic(),
+        Look::Due(State::Ok) => Style::new().fg(Color::Green),
+        Look::Due(State::Imminent) => Style::new().fg(Color::Yellow).bold(),
+        Look::Due(State::Breaching) => Style::new().fg(Color::Red).bold(),
+        Look::Unassigned => Style::new().fg(Color::Yellow).italic(),
     }
 }
 
@@ -178,23 +105,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let cols = app.columns.of(app.active);
     let find = (app.search.get(app.active), app.sort.get(app.active));
     match app.active {
-        Resource::Conversations => draw_tab(
-            app,
-            &app.conversations,
-            cols,
-            find,
-            conversation_cell,
-            frame,
-            area,
-        ),
-        Resource::Visitors => draw_tab(app, &app.visitors, cols, find, visitor_cell, frame, area),
+        Resource::Conversations => draw_tab(app, &app.conversations, cols, find, frame, area),
+        Resource::Visitors => draw_tab(app, &app.visitors, cols, find, frame, area),
     }
 }
 
 /// Before the selected row (ASCII: one cell wide on every terminal).
 const SELECTED: &str = ">";
-
-type CellFn<T> = fn(&App, &T, Column, usize) -> Cell<'static>;
 
 /// A matching cell of the search (underlined and bold: visible without colour too).
 fn match_style() -> Style {
@@ -203,13 +120,11 @@ fn match_style() -> Style {
         .add_modifier(Modifier::UNDERLINED | Modifier::BOLD)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     app: &App,
     tab: &TabState<T, F>,
     columns: &[Column],
     (search, order): (&Search, &Sorting),
-    cell: CellFn<T>,
     frame: &mut Frame,
     area: Rect,
 ) {
@@ -252,13 +167,21 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     // Cells are marked as the search matched them: without regard to case or accents.
     let needle = crate::tui::search::fold::Needle::new(&search.query);
     let scratch = std::cell::RefCell::new(String::new());
+    let cx = CellCx {
+        now: app.now,
+        aliases: &app.aliases,
+        names: &app.names,
+        sla: &app.sla,
+        no_color: app.theme.no_color,
+    };
     let cells = |r: &T, hit: bool| {
         columns
             .iter()
             .zip(&w)
             .filter_map(|(c, w)| w.map(|n| (c, n)))
             .map(|(c, n)| {
-                let cl = cell(app, r, *c, n as usize);
+                let content = r.cell(*c, &cx, n as usize);
+                let cl = Cell::from(Span::styled(content.text, style(content.look)));
                 let matched = hit
                     && r.text(*c, app.now, &app.aliases)
                         .is_some_and(|t| needle.is_in(&t, &mut scratch.borrow_mut()));
@@ -426,6 +349,42 @@ mod tests {
         let w = widths(&cols, 82);
         assert!(at("VISITOR", &w) > at("ASSIGNEE", &w), "{w:?}");
         assert!(total(&w) < 82, "a cell before the scrollbar: {w:?}");
+    }
+
+    #[test]
+    fn an_identifying_column_outlives_the_target_columns_at_every_width() {
+        let mut cols = vec![Column::Status, Column::Due, Column::Resolution];
+        cols.extend(
+            Columns::default()
+                .conversations
+                .iter()
+                .filter(|c| **c != Column::Status),
+        );
+        let specs: Vec<Col> = cols.iter().map(|c| c.spec()).collect();
+        let at = |title: &str, w: &[Option<u16>]| width_of(&specs, title, w);
+        // 50 columns (48 cells for the table): VISITOR, SITE and ID were dropped while DUE
+        // and RESOLVE stayed, and rows could no longer be told apart.
+        let w = widths(&specs, 48);
+        assert!(at("VISITOR", &w).is_some(), "{w:?}");
+        assert!(at("ID", &w).is_some(), "{w:?}");
+        assert!(total(&w) <= 48, "{w:?}");
+        for width in 16..=160 {
+            let w = widths(&specs, width);
+            assert!(at("VISITOR", &w).is_some(), "at {width}: {w:?}");
+            if at("RESOLVE", &w).is_some() {
+                assert!(at("ID", &w).is_some(), "at {width}: {w:?}");
+            }
+            if at("ID", &w).is_none() || at("DUE", &w).is_none() {
+                // Down to who and what state, then the time against the target.
+                let kept: Vec<&str> = specs
+                    .iter()
+                    .zip(&w)
+                    .filter(|(_, w)| w.is_some())
+                    .map(|(c, _)| c.title)
+                    .collect();
+                assert!(kept.len() <= 3, "at {width}: {kept:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,55 @@
+//! The live queue at the head of the demo data: a few conversations waiting for a first
+//! response at ages spread around [`QUEUE_TARGET_SECS`] (most within it, some imminent, a few
+//! breaching) among recent ones agents already took. [`super::data`] lays it over the newest
+//! conversations and gives everyone older who would wait an agent, as in a real inbox; churn
+//! ([`super::churn`]) keeps the mix going with arrivals and pick-ups of the longest waiting.
+
+/// The first-response target (seconds) the live queue is shaped around; `convo --demo` sets
+/// it as its target (with imminent from half of it).
+pub const QUEUE_TARGET_SECS: i64 = 60;
+
+/// What one conversation of the live queue is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Open and unassigned: it waits.
+    Waiting,
+    /// Taken by an agent, with this status.
+    Taken(&'static str),
+}
+
+/// The live queue: a kind and an age range in hundredths of the target each. Interleaved, so
+/// that a small data set (which gets only the first ones) still has each state. With the
+/// demo's target (60 s, imminent from 30 s) the waiting ones are: four within target (one
+/// under the first bar's 7 s), two imminent, three breaching (1m–3m, 3m–12m, over 12m): every
+/// bar of the wait histogram has one.
+const SLOTS: &[(Kind, u64, u64)] = &[
+    (Kind::Waiting, 3, 11),
+    (Kind::Waiting, 55, 70),
+    (Kind::Waiting, 125, 280),
+    (Kind::Taken("open"), 30, 100),
+    (Kind::Waiting, 15, 35),
+    (Kind::Waiting, 75, 92),
+    (Kind::Waiting, 320, 1100),
+    (Kind::Taken("open"), 100, 500),
+    (Kind::Waiting, 25, 45),
+    (Kind::Waiting, 1250, 2000),
+    (Kind::Taken("pending"), 200, 900),
+    (Kind::Waiting, 12, 40),
+    (Kind::Taken("open"), 500, 1500),
+    (Kind::Taken("closed"), 600, 1800),
+    (Kind::Taken("open"), 900, 2200),
+    (Kind::Taken("closed"), 1200, 2400),
+];
+
+/// The live queue for a data set of `n` conversations (at most half of them): what each is
+/// and its age in seconds (at least 1), drawn with `below` (uniform in `0..n`).
+pub(crate) fn plan(n: usize, mut below: impl FnMut(u64) -> u64) -> Vec<(Kind, i64)> {
+    SLOTS
+        .iter()
+        .take(n / 2)
+        .map(|&(kind, lo, hi)| {
+            let hundredths = (lo + below(hi - lo)) as i64;
+            (kind, (hundredths * QUEUE_TARGET_SECS / 100).max(1))
+        })
+        .collect()
+}

@@ -1,0 +1,400 @@
+//! `convo list conversations|visitors -q QUERY` (and `--explain`): the query (with the filter
+//! flags as terms of it) parsed, resolved and planned before any request, then its streams
+//! walked by the union executor and the rows that pass convo's checks printed.
+
+use std::collections::HashMap;
+
+use uuid::Uuid;
+
+use super::{ListError, RowWriter};
+use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor, VisitorFilter};
+use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, VisitorArgs};
+use crate::config::Config;
+use crate::output::{CsvStyle, Output, Printable, stderr};
+use crate::query::eval::{Context, Filter, VisitorInfo};
+use crate::query::exec::{Timed, Union};
+use crate::query::plan::{self, Emails, Plan};
+use crate::query::resolve::{Names, resolve};
+use crate::query::{Query, parse, quote};
+use crate::store::Store;
+
+/// The query's text: `-q` first, then a term for each filter flag given.
+pub fn query_text(q: Option<&str>, flags: Vec<String>) -> String {
+    let mut parts: Vec<String> = q.map(str::to_string).into_iter().collect();
+    parts.extend(flags);
+    parts.join(" ")
+}
+
+/// Parses and resolves `text` (the query as written, and resolved), or the error with its
+/// caret.
+fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<(Query, Query), ListError> {
+    let names = Names {
+        agent_id: cfg.query.agent_id,
+        aliases: &cfg.aliases,
+        sla: &cfg.sla,
+    };
+    understood_with(text, resource, &names)
+}
+
+/// Parses and resolves `text` with the names given (the query as written, and resolved), or
+/// the error with its caret.
+pub fn understood_with(
+    text: &str,
+    resource: Resource,
+    names: &Names<'_>,
+) -> Result<(Query, Query), ListError> {
+    let parsed = parse(text, resource).map_err(|e| ListError::Query(e.render(text)))?;
+    let resolved = resolve(&parsed, names).map_err(|e| ListError::Query(e.render(text)))?;
+    Ok((parsed, resolved))
+}
+
+/// What `--explain` adds to a plan: the query as written, the flags' terms, what `me` is.
+fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Config) {
+    plan.query = parsed.to_string();
+    let mut notes = Vec::new();
+    if !flags.is_empty() {
+        notes.push(format!("from the flags: {}", flags.join(" ")));
+    }
+    let says_me = parsed.terms.iter().any(|t| {
+        matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
+    });
+    if let (true, Some(id)) = (says_me, cfg.query.agent_id) {
+        notes.push(match &cfg.profile {
+            Some(p) => format!("me is agent_id {id} (profile {p})"),
+            None => format!("me is agent_id {id} (config)"),
+        });
+    }
+    notes.append(&mut plan.notes);
+    plan.notes = notes;
+}
+
+/// The terms the conversations filter flags stand for.
+pub fn conversation_flag_terms(f: &ConversationFilterArgs) -> Vec<String> {
+    let mut t = Vec::new();
+    if let Some(s) = &f.status {
+        t.push(format!("status:{}", quote(s)));
+    }
+    if let Some(s) = &f.site_id {
+        t.push(format!("site:{}", quote(s)));
+    }
+    match (&f.assignee, f.unassigned, &f.assignee_id) {
+        (Some(x), _, _) if !x.trim().eq_ignore_ascii_case("any") => {
+            t.push(format!("assignee:{}", quote(x)))
+        }
+        (_, Some(true), _) => t.push("assignee:none".into()),
+        (_, Some(false), _) => t.push("assignee:anyone".into()),
+        (_, _, Some(id)) => t.push(format!("assignee:{}", quote(id))),
+        _ => {}
+    }
+    if let Some(v) = &f.visitor_id {
+        t.push(format!("visitor:{}", quote(v)));
+    }
+    t
+}
+
+/// Runs `convo list conversations -q QUERY`.
+pub async fn conversations(
+    client: &Client,
+    args: &ConversationArgs,
+    cfg: &Config,
+    o: &mut Output<'_>,
+) -> Result<(), ListError> {
+    let flags = conversation_flag_terms(&args.filter);
+    let text = query_text(args.query.text.as_deref(), flags.clone());
+    let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
+    let limit = page_size(&args.common, cfg.page_size)?;
+    let wanted = plan::emails_to_resolve(&q);
+    // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
+    let mut store = if !wanted.is_empty() || needs_visitor(&q) {
+        crate::store::command::open_for_command(cfg, o.err)
+    } else {
+        None
+    };
+    let mut keeper = Keeper::new(store.as_mut());
+    let emails = resolve_emails(client, &wanted, &mut keeper).await;
+    keeper.finish(o.err);
+    let mut plan = plan::conversations(&q, &emails?, cfg.query.max_streams);
+    if args.query.explain {
+        annotate(&mut plan, &parsed, &flags, cfg);
+        return explain(&plan, cfg, o);
+    }
+    let filter = Filter::new(&plan.terms(), context(cfg)?);
+    let mut known: HashMap<Uuid, Option<VisitorInfo>> = HashMap::new();
+    let mut pass = |c: &Conversation| {
+        if !filter.needs_visitor() {
+            return filter.conversation(c, None);
+        }
+        let v = known
+            .entry(c.visitor_id)
+            .or_insert_with(|| lookup(store.as_ref(), c.visitor_id));
+        filter.conversation(c, v.as_ref())
+    };
+    run(client, &plan, limit, &args.common, o, &mut pass).await
+}
+
+/// Runs `convo list visitors -q QUERY`.
+pub async fn visitors(
+    client: &Client,
+    args: &VisitorArgs,
+    cfg: &Config,
+    o: &mut Output<'_>,
+) -> Result<(), ListError> {
+    let mut flags = Vec::new();
+    if let Some(e) = &args.email {
+        flags.push(format!("email:{}", quote(e.trim())));
+    }
+    if let Some(x) = &args.external_id {
+        flags.push(format!("external_id:{}", quote(x.trim())));
+    }
+    let text = query_text(args.query.text.as_deref(), flags.clone());
+    let (parsed, q) = understood(&text, Resource::Visitors, cfg)?;
+    let limit = page_size(&args.common, cfg.page_size)?;
+    let mut plan = plan::visitors(&q, cfg.query.max_streams);
+    if args.query.explain {
+        annotate(&mut plan, &parsed, &flags, cfg);
+        return explain(&plan, cfg, o);
+    }
+    let filter = Filter::new(&plan.terms(), context(cfg)?);
+    // Every visitor received is kept in the local store, as `list visitors` does.
+    let mut store = crate::store::command::open_for_command(cfg, o.err);
+    let mut keeper = Keeper::new(store.as_mut());
+    let r = run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
+        keeper.keep(v);
+        filter.visitor(v)
+    })
+    .await;
+    keeper.finish(o.err);
+    r
+}
+
+/// Whether the query checks a conversation's visitor (its fields, or free text).
+fn needs_visitor(q: &Query) -> bool {
+    use crate::query::Pred;
+    q.terms.iter().any(|t| {
+        matches!(
+            t.pred,
+            Pred::Text(_) | Pred::VisitorName(_) | Pred::VisitorEmail(_) | Pred::VisitorAttr(..)
+        )
+    })
+}
+
+/// Keeps visitor rows in the local store, a batch at a time; a store that fails is said once
+/// and the command goes on without it.
+pub struct Keeper<'a> {
+    store: Option<&'a mut Store>,
+    batch: Vec<Visitor>,
+    failed: Option<crate::store::StoreError>,
+}
+
+impl<'a> Keeper<'a> {
+    const BATCH: usize = 100;
+
+    pub fn new(store: Option<&'a mut Store>) -> Keeper<'a> {
+        Keeper {
+            store,
+            batch: Vec::new(),
+            failed: None,
+        }
+    }
+
+    pub fn keep(&mut self, v: &Visitor) {
+        if self.store.is_some() {
+            self.batch.push(v.clone());
+            if self.batch.len() >= Self::BATCH {
+                self.flush();
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(s) = self.store.as_deref_mut()
+            && !self.batch.is_empty()
+            && let Err(e) = s.upsert_visitors(&self.batch, jiff::Timestamp::now().as_second())
+        {
+            self.failed = Some(e);
+            self.store = None;
+        }
+        self.batch.clear();
+    }
+
+    /// Writes what is left; says on `err` if the store failed.
+    pub fn finish(mut self, err: &mut dyn std::io::Write) {
+        self.flush();
+        if let Some(e) = self.failed {
+            let _ = writeln!(err, "convo: warning: {e}");
+        }
+    }
+}
+
+fn page_size(common: &CommonListArgs, default: Limit) -> Result<Limit, ListError> {
+    Ok(match common.limit {
+        Some(n) => Limit::new(n)?,
+        None => default,
+    })
+}
+
+/// The clock, or in a build with the `testing` feature `CONVO_NOW` when set.
+fn now() -> Result<jiff::Timestamp, ListError> {
+    #[cfg(feature = "testing")]
+    if let Some(now) = crate::testing::now() {
+        return now.map_err(ListError::Usage);
+    }
+    Ok(jiff::Timestamp::now())
+}
+
+fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
+    Ok(Context {
+        now: now()?,
+        tz: jiff::tz::TimeZone::system(),
+        sla: &cfg.sla,
+        stale_after_secs: cfg
+            .ui
+            .stale_after_secs
+            .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS),
+        aliases: &cfg.aliases,
+    })
+}
+
+/// A visitor as the store knows it, for the checks.
+pub fn lookup(store: Option<&Store>, id: Uuid) -> Option<VisitorInfo> {
+    let v = store?.visitor(id).ok()??;
+    Some(VisitorInfo {
+        attributes: v.attributes_json(),
+        name: v.name,
+        email: v.email,
+    })
+}
+
+fn explain<F: ListFilter>(
+    plan: &Plan<F>,
+    cfg: &Config,
+    o: &mut Output<'_>,
+) -> Result<(), ListError> {
+    super::quiet_pipe(o.out.write_all(plan.explain(&cfg.aliases).as_bytes()))?;
+    super::quiet_pipe(o.out.flush())?;
+    Ok(())
+}
+
+/// The visitors the service has for each e-mail (every page of `GET /v1/visitors?email=`),
+/// each one kept by `keeper`.
+pub async fn resolve_emails(
+    client: &Client,
+    emails: &[String],
+    keeper: &mut Keeper<'_>,
+) -> Result<Emails, ListError> {
+    let mut out = Emails::new();
+    if emails.is_empty() {
+        return Ok(out);
+    }
+    let streams: Vec<VisitorFilter> = emails
+        .iter()
+        .map(|e| VisitorFilter {
+            email: Some(e.clone()),
+            external_id: None,
+        })
+        .collect();
+    for e in emails {
+        out.insert(e.clone(), Vec::new());
+    }
+    let mut union: Union<VisitorFilter, Visitor> =
+        Union::new(client.clone(), streams, Limit::MAX, true);
+    while let Some(v) = union.next().await {
+        keeper.keep(&v);
+        if let Some(e) = v.email.as_deref().map(|e| e.trim().to_lowercase())
+            && let Some(ids) = out.get_mut(&e)
+        {
+            ids.push(v.id);
+        }
+    }
+    if let Some((_, e)) = union.failures().first() {
+        return Err(ListError::Api(e.clone()));
+    }
+    Ok(out)
+}
+
+/// Walks the plan's streams and prints the rows that pass, up to `--max` (or one page's worth
+/// without `--all`/`--max`).
+async fn run<F, T>(
+    client: &Client,
+    plan: &Plan<F>,
+    limit: Limit,
+    common: &CommonListArgs,
+    o: &mut Output<'_>,
+    pass: &mut dyn FnMut(&T) -> bool,
+) -> Result<(), ListError>
+where
+    F: ListFilter + Clone,
+    T: Printable + Timed + crate::api::model::WireRow + Clone + Send + 'static,
+{
+    if plan.streams.is_empty() {
+        // Nothing can match (an e-mail no visitor has, values that exclude each other): say
+        // why instead of printing nothing silently.
+        for n in &plan.notes {
+            let _ = writeln!(o.err, "convo: {}", crate::text::one_line(n, 300));
+        }
+    }
+    let one_page = !common.all && common.max.is_none();
+    let max = if common.all {
+        None
+    } else {
+        Some(common.max.unwrap_or(limit.get() as u64))
+    };
+    // A walk of everything asks for each stream's next page as soon as a page arrives; a
+    // screenful (`--max`, one page) asks only when the merge needs a stream's next row.
+    let mut union: Union<F, T> =
+        Union::new(client.clone(), plan.streams.clone(), limit, common.all);
+    let mut writer = RowWriter::new(
+        common.format,
+        CsvStyle::stdout(o.out_is_terminal, common.csv_raw),
+    );
+    if !writer.begin::<T>(o)? {
+        return Ok(());
+    }
+    let mut printed: u64 = 0;
+    let mut open = true;
+    while max.is_none_or(|m| printed < m) {
+        let row = union.next().await;
+        for line in union.take_notices() {
+            let _ = writeln!(o.err, "{line}");
+        }
+        let Some(row) = row else { break };
+        if !pass(&row) {
+            continue;
+        }
+        printed += 1;
+        if !writer.row(o, &row)? {
+            open = false;
+            break;
+        }
+    }
+    if open {
+        super::quiet_pipe(o.out.flush())?;
+        writer.end::<T>(o)?;
+    }
+    for w in union.warnings() {
+        let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
+    }
+    if one_page && open && union.has_more() && max.is_some_and(|m| printed >= m) {
+        let _ = writeln!(
+            o.err,
+            "convo: {printed} rows shown; more may exist (use --all or --max N)"
+        );
+    }
+    let failed = union.failures().len();
+    let of = plan.streams.len();
+    if failed > 0 {
+        // One stream, or all of them: nothing else was shown, so the error says it all.
+        if failed == of {
+            return Err(ListError::Api(union.failures()[0].1.clone()));
+        }
+        return Err(ListError::StreamsFailed { failed, of });
+    }
+    let wanted_more = max.is_none_or(|m| printed < m);
+    if open && wanted_more && union.incomplete() {
+        return Err(ListError::Truncated);
+    }
+    if union.bad_rows() > 0 {
+        return Err(ListError::BadRows(union.bad_rows()));
+    }
+    Ok(())
+}
