@@ -186,7 +186,15 @@ fn main() -> ExitCode {
         return naive_main();
     }
     let full = std::env::args().any(|a| a == "--bench");
-    let s = if full { FULL } else { SMOKE };
+    let mut s = if full { FULL } else { SMOKE };
+    // CONVO_BENCH_RUNS=1: one run of each walker per link (the 150 ms link takes minutes a run).
+    if let Some(n) = std::env::var("CONVO_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        s.runs = n;
+    }
     let pages = s.rows.div_ceil(s.limit);
     let limit = s.limit.to_string();
     let rt = tokio::runtime::Runtime::new().expect("runtime");

@@ -276,7 +276,39 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
             "none needed".into(),
         ));
     }
+    checks.push(compression_check(&client).await);
     checks
+}
+
+/// Whether the service compresses its answers, and how much a page of 100 conversations
+/// shrinks (on a link of a few Mbit/s, most of a page's time is its bytes).
+async fn compression_check(client: &Client) -> Check {
+    let kb = |n: usize| format!("{:.1} KB", n as f64 / 1000.0);
+    match client.probe_compression().await {
+        Ok(c) => match &c.encoding {
+            Some(enc) => Check::Ok(format!(
+                "the service compresses ({enc}): a page of 100 conversations is {} on the wire, \
+                 {} plain ({:.0}% smaller)",
+                kb(c.wire_bytes),
+                kb(c.plain_bytes),
+                100.0 * (1.0 - c.wire_bytes as f64 / c.plain_bytes.max(1) as f64)
+            )),
+            None => Check::Warn(
+                format!(
+                    "the service does not compress its answers: a page of 100 conversations is \
+                     {} on the wire (convo asks for gzip and brotli)",
+                    kb(c.wire_bytes)
+                ),
+                "nothing to do in convo; on a slow link, pages take longer (ask the service \
+                 to enable compression)"
+                    .into(),
+            ),
+        },
+        Err(e) => Check::Warn(
+            format!("compression not checked: {e}"),
+            "none needed".into(),
+        ),
+    }
 }
 
 /// Which proxy is used and why, and (with one) whether it opens a tunnel to the service: a

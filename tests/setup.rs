@@ -550,3 +550,38 @@ fn version_and_doctor_name_the_commit_and_the_build_date() {
         text(&o.stdout)
     );
 }
+
+#[test]
+fn doctor_says_whether_the_service_compresses_and_how_much_a_page_shrinks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = Demo::start(300, 50, Faults::default());
+    let (code, out) = doctor_with(&d, tmp.path(), "");
+    assert_eq!(code, Some(0), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("compress"))
+        .unwrap_or_else(|| panic!("no compression line: {out}"));
+    assert!(line.starts_with("ok    the service compresses ("), "{line}");
+    assert!(line.contains("% smaller"), "{line}");
+    // The same service, plain: said, and not a failure.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let plain = rt
+        .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            conversations: 300,
+            visitors: 50,
+            compress: false,
+            ..Default::default()
+        }))
+        .unwrap();
+    let d = common::Demo {
+        server: Some(plain),
+        rt,
+    };
+    let (code, out) = doctor_with(&d, tmp.path(), "");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("the service does not compress its answers"),
+        "{out}"
+    );
+}

@@ -142,6 +142,50 @@ pub struct Client {
     /// What every request to the service shares: the `max_parallel` permits, and the pause a
     /// 429 asks for (one stream rate limited slows them all, as the service meant).
     pacing: Arc<Pacing>,
+    /// How the pool was built, to build `convo doctor`'s undecoded client the same way.
+    wire: Arc<Wire>,
+}
+
+/// The transport settings a pool is built from.
+struct Wire {
+    plain_http: bool,
+    /// `ca_file`'s certificates (https only).
+    ca: Option<Vec<reqwest::Certificate>>,
+    proxy: Option<reqwest::Proxy>,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+}
+
+impl Wire {
+    fn builder(&self) -> reqwest::ClientBuilder {
+        let mut builder = http_builder();
+        if self.plain_http {
+            // Plain http, and redirects stay on this origin (scheme included): TLS is never
+            // used, so the system's root certificates are not loaded (a few ms at start-up).
+            builder = builder.tls_certs_only(Vec::new());
+        } else if let Some(ca) = &self.ca {
+            builder = builder.tls_certs_merge(ca.clone());
+        }
+        if let Some(p) = &self.proxy {
+            builder = builder.proxy(p.clone());
+        }
+        builder
+            .redirect(redirect_policy())
+            .connect_timeout(self.connect_timeout)
+            .timeout(self.request_timeout)
+    }
+}
+
+/// What `convo doctor` learns of the service's compression from one page of 100 rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compression {
+    /// `Content-Encoding` of the answer to a request that accepts gzip and brotli; `None`
+    /// when the service sent it plain.
+    pub encoding: Option<String>,
+    /// Bytes on the wire of that answer.
+    pub wire_bytes: usize,
+    /// Bytes of the same page asked for plain (`Accept-Encoding: identity`).
+    pub plain_bytes: usize,
 }
 
 /// See [`Client::pacing`].
@@ -322,6 +366,19 @@ enum Failure {
     Fatal(ApiError),
 }
 
+impl Failure {
+    /// The error, when there is no retrying it (`convo doctor`'s probes).
+    fn into_error(self) -> ApiError {
+        match self {
+            Failure::Fatal(e) | Failure::Retry { error: e, .. } => e,
+            Failure::RateLimited { detail, .. } => ApiError::RateLimited {
+                attempts: 1,
+                detail,
+            },
+        }
+    }
+}
+
 impl Client {
     /// Checks the settings (transport rule, header) and builds the pool. No I/O.
     pub fn new(settings: ClientSettings) -> Result<Client, ApiError> {
@@ -359,25 +416,25 @@ impl Client {
             .map_err(|_| bad("the auth scheme cannot be sent in a header".into()))?;
         auth_value.set_sensitive(true);
         let route = proxy::route(&base, &settings.proxy, env).map_err(ApiError::Setup)?;
-        let mut builder = http_builder();
-        if base.scheme() == "http" {
-            // Plain http, and redirects stay on this origin (scheme included): TLS is never
-            // used, so the system's root certificates are not loaded (a few ms at start-up).
-            builder = builder.tls_certs_only(Vec::new());
-        } else if let Some(path) = &settings.ca_file {
-            builder = builder.tls_certs_merge(read_ca_file(path)?);
-        }
-        if let Some(p) = route.proxy() {
-            // One service per client and redirects stay on its origin, so one proxy for all.
-            let proxy = reqwest::Proxy::all(p.expose().clone()).map_err(|e| {
-                ApiError::Setup(format!("the proxy {p} cannot be used: {}", innermost(&e)))
-            })?;
-            builder = builder.proxy(proxy);
-        }
-        let http = builder
-            .redirect(redirect_policy())
-            .connect_timeout(settings.connect_timeout)
-            .timeout(settings.request_timeout)
+        let wire = Wire {
+            plain_http: base.scheme() == "http",
+            ca: match &settings.ca_file {
+                Some(path) if base.scheme() != "http" => Some(read_ca_file(path)?),
+                _ => None,
+            },
+            proxy: match route.proxy() {
+                // One service per client and redirects stay on its origin, so one proxy for
+                // all.
+                Some(p) => Some(reqwest::Proxy::all(p.expose().clone()).map_err(|e| {
+                    ApiError::Setup(format!("the proxy {p} cannot be used: {}", innermost(&e)))
+                })?),
+                None => None,
+            },
+            connect_timeout: settings.connect_timeout,
+            request_timeout: settings.request_timeout,
+        };
+        let http = wire
+            .builder()
             .build()
             .map_err(|e| bad(format!("cannot build the HTTP client: {e}")))?;
         Ok(Client {
@@ -393,6 +450,7 @@ impl Client {
             route,
             first: Arc::default(),
             pacing: Arc::new(Pacing::new(settings.max_parallel)),
+            wire: Arc::new(wire),
         })
     }
 
@@ -539,6 +597,63 @@ impl Client {
         }
     }
 
+    /// `convo doctor`: one page of 100 conversations asked for compressed, as convo asks, and
+    /// again plain, both read undecoded, to say whether the service compresses and how much
+    /// a page shrinks. No retries.
+    pub async fn probe_compression(&self) -> Result<Compression, ApiError> {
+        let http = self
+            .wire
+            .builder()
+            .no_gzip()
+            .no_brotli()
+            .build()
+            .map_err(|e| ApiError::Setup(format!("cannot build the HTTP client: {e}")))?;
+        let url = self.page_url(Resource::Conversations, &[], Limit::new(100)?, None);
+        let get = |accept: &'static str| {
+            let (http, url) = (&http, url.clone());
+            async move {
+                let resp = http
+                    .get(url)
+                    .header(self.auth_name.clone(), self.auth_value.clone())
+                    .header(reqwest::header::ACCEPT, "application/json")
+                    .header(reqwest::header::ACCEPT_ENCODING, accept)
+                    .send()
+                    .await
+                    .map_err(|e| {
+                        self.redact
+                            .error(self.transport_failure(&e, 1).into_error())
+                    })?;
+                if !resp.status().is_success() {
+                    return Err(ApiError::Http {
+                        status: resp.status().as_u16(),
+                        detail: String::new(),
+                    });
+                }
+                let encoding = resp
+                    .headers()
+                    .get(reqwest::header::CONTENT_ENCODING)
+                    .and_then(|v| v.to_str().ok())
+                    .map(|v| text::one_line(v, 40))
+                    .filter(|v| !v.eq_ignore_ascii_case("identity"));
+                let body = read_body(resp, MAX_BODY_BYTES)
+                    .await
+                    .map_err(|e| {
+                        self.redact
+                            .error(self.transport_failure(&e, 1).into_error())
+                    })?
+                    .unwrap_or_default();
+                Ok::<_, ApiError>((encoding, body.len()))
+            }
+        };
+        let (encoding, wire_bytes) = get("gzip, br").await?;
+        let (_, plain_bytes) = get("identity").await?;
+        Ok(Compression {
+            encoding,
+            wire_bytes,
+            plain_bytes,
+        })
+    }
+
     /// One request without retries, for `convo doctor`: its time, the server's clock and the
     /// rows of a one-row page.
     pub async fn probe(&self, resource: Resource) -> Result<Probe, ApiError> {
@@ -550,13 +665,10 @@ impl Client {
     async fn probe_as_sent(&self, resource: Resource) -> Result<Probe, ApiError> {
         let url = self.page_url(resource, &[], Limit::new(1)?, None);
         let started = std::time::Instant::now();
-        let (body, date) = self.attempt_with_date(&url, 1).await.map_err(|f| match f {
-            Failure::Fatal(e) | Failure::Retry { error: e, .. } => e,
-            Failure::RateLimited { detail, .. } => ApiError::RateLimited {
-                attempts: 1,
-                detail,
-            },
-        })?;
+        let (body, date) = self
+            .attempt_with_date(&url, 1)
+            .await
+            .map_err(Failure::into_error)?;
         let elapsed = started.elapsed();
         let rows = match resource {
             Resource::Conversations => {
