@@ -67,12 +67,13 @@ fn build_name() {
             .filter(|s| !s.is_empty())
     };
     let commit = git(&["rev-parse", "--short=7", "HEAD"]);
-    if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
-        // A new commit or checkout changes HEAD or the branch it names (or packed-refs).
-        println!("cargo:rerun-if-changed={dir}/HEAD");
-        println!("cargo:rerun-if-changed={dir}/packed-refs");
-        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={dir}/{head}");
+    // A new commit or checkout changes HEAD or the branch it names (or packed-refs); in a
+    // worktree they live in different directories, which --git-path resolves.
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
+            println!("cargo:rerun-if-changed={path}");
         }
     }
     let secs = env::var("SOURCE_DATE_EPOCH")
