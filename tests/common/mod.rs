@@ -32,6 +32,19 @@ impl Demo {
         faults: Faults,
         anchor: Option<jiff::Timestamp>,
     ) -> Demo {
+        Demo::with(DemoOptions {
+            seed: 7,
+            conversations,
+            visitors,
+            latency: Duration::ZERO,
+            faults,
+            anchor,
+            ..DemoOptions::default()
+        })
+    }
+
+    /// A demo server with `options`, on a random loopback port whatever `options.addr` says.
+    pub fn with(options: DemoOptions) -> Demo {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -40,13 +53,7 @@ impl Demo {
         let server = rt
             .block_on(DemoServer::start(DemoOptions {
                 addr: ([127, 0, 0, 1], 0).into(),
-                seed: 7,
-                conversations,
-                visitors,
-                latency: Duration::ZERO,
-                faults,
-                anchor,
-                ..DemoOptions::default()
+                ..options
             }))
             .expect("demo server starts");
         Demo {
@@ -78,6 +85,14 @@ impl Demo {
 
     pub fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
         self.rt.block_on(f)
+    }
+}
+
+/// A `Demo` is its server: `demo.base_url()`, `demo.data()`, ….
+impl std::ops::Deref for Demo {
+    type Target = DemoServer;
+    fn deref(&self) -> &DemoServer {
+        self.s()
     }
 }
 
