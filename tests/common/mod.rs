@@ -45,17 +45,30 @@ impl Demo {
 
     /// A demo server with `options`, on a random loopback port whatever `options.addr` says.
     pub fn with(options: DemoOptions) -> Demo {
+        Demo::launch(options, false)
+    }
+
+    /// [`Demo::with`] over HTTPS, with a CA of its own (`ca_pem()`).
+    pub fn with_tls(options: DemoOptions) -> Demo {
+        Demo::launch(options, true)
+    }
+
+    fn launch(options: DemoOptions, tls: bool) -> Demo {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .expect("runtime");
-        let server = rt
-            .block_on(DemoServer::start(DemoOptions {
-                addr: ([127, 0, 0, 1], 0).into(),
-                ..options
-            }))
-            .expect("demo server starts");
+        let options = DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            ..options
+        };
+        let server = if tls {
+            rt.block_on(DemoServer::start_tls(options))
+        } else {
+            rt.block_on(DemoServer::start(options))
+        }
+        .expect("demo server starts");
         Demo {
             server: Some(server),
             rt,
