@@ -248,29 +248,21 @@ mod common;
 /// leaves the screen within a refresh, and `S` counts one fewer waiting.
 #[test]
 fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
-    use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
+    use convo::demo::{Churn, DemoOptions, Faults};
     use std::time::Duration;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 9,
-            conversations: 300,
-            visitors: 20,
-            faults: Faults {
-                churn: Churn {
-                    scripted: true,
-                    ..Churn::default()
-                },
-                ..Faults::default()
+    let server = common::Demo::with(DemoOptions {
+        seed: 9,
+        conversations: 300,
+        visitors: 20,
+        faults: Faults {
+            churn: Churn {
+                scripted: true,
+                ..Churn::default()
             },
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    });
     let queue: Vec<_> = server
         .conversations_now()
         .into_iter()
