@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod pty;
+pub mod runtime;
 
 use std::time::Duration;
 
