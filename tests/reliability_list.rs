@@ -13,32 +13,20 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::{Demo, convo_cmd};
-use convo::demo::{DemoOptions, DemoServer, Faults};
+use convo::demo::{DemoOptions, Faults};
 use serde_json::Value;
 
 /// A demo server with `latency` before every answer (common::Demo has none).
 fn start_slow(conversations: usize, visitors: usize, latency: Duration, faults: Faults) -> Demo {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 7,
-            conversations,
-            visitors,
-            latency,
-            faults,
-            anchor: None,
-            ..DemoOptions::default()
-        }))
-        .unwrap();
-    Demo {
-        server: Some(server),
-        rt,
-    }
+    Demo::with(DemoOptions {
+        seed: 7,
+        conversations,
+        visitors,
+        latency,
+        faults,
+        anchor: None,
+        ..DemoOptions::default()
+    })
 }
 
 fn faults(f: impl FnOnce(&mut Faults)) -> Faults {

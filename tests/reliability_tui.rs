@@ -483,7 +483,6 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
     // own: tests/tui_reload.rs).
     update(&mut app, Msg::Resize(W, H));
     assert!(app.conversations.pager.is_loading(), "the first page");
-    let generation = app.conversations.generation;
     // An error whose detail came from the server unsanitised (defence in depth: the client
     // sanitises, the tab and the view must not rely on it): characters ratatui keeps first,
     // then C1 and escape sequences.
@@ -491,18 +490,7 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
         .iter()
         .map(|(raw, _)| format!("{raw}x "))
         .collect();
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Server {
-                status: 500,
-                detail: format!(": {kept}{}", HOSTILE.concat()),
-                attempts: 4,
-            }),
-        },
-    );
+    common::app::page_fails(&mut app, 500, format!(": {kept}{}", HOSTILE.concat()));
     assert!(app.conversations.error.is_some(), "the error is shown");
     assert_only_csi(&terminal_bytes(&app));
     let screen = testing::render(&app);

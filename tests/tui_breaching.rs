@@ -10,15 +10,8 @@ use convo::tui::command::Command;
 use convo::tui::msg::Msg;
 use convo::tui::testing::{self, FakeServer, ch, key};
 
-fn first_response(mins: i64) -> convo::sla::Sla {
-    convo::sla::Sla {
-        base: convo::sla::Policy {
-            first_response: Some(mins * 60),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
+mod common;
+use common::app::{assign, first_response};
 
 /// The open unassigned conversations of `server`, oldest first.
 fn queue_oldest_first(server: &FakeServer) -> Vec<uuid::Uuid> {
@@ -134,15 +127,6 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
     let screen = testing::render(&app);
     assert!(screen.contains("Breaching "), "{screen}");
     assert!(screen.contains("oldest first"), "{screen}");
-}
-
-fn assign(server: &mut FakeServer, id: uuid::Uuid) {
-    let c = server
-        .conversations
-        .iter_mut()
-        .find(|c| c.id == id)
-        .expect("on the server");
-    c.assignee_id = Some(testing::AGENT_A);
 }
 
 /// With more pages than `refresh_max_pages`, the refresh of the Breaching view re-reads the

@@ -18,6 +18,8 @@ use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 use convo::ui_config::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
 
+mod common;
+
 fn loaded(w: u16, h: u16, conversations: usize) -> (App, FakeServer) {
     let mut app = testing::app(w, h, 50);
     let server = FakeServer::new(conversations, 30);
@@ -566,21 +568,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
         "{cmds:?}"
     );
     let (gc, gv) = (app.conversations.generation, app.visitors.generation);
-    let sw = ProfileSwitch {
-        name: "staging".into(),
-        page_size: Limit::new(20).unwrap(),
-        views: Vec::new(),
-        aliases: Default::default(),
-        refresh_secs: None,
-        endpoint: "staging.example · sk_…wxyz".into(),
-        ui: UiConfig::default(),
-        profiles: vec!["prod".into(), "staging".into()],
-        keymap: KeyMap::default(),
-        sla: Default::default(),
-        columns_configured: false,
-        client: None,
-        config: None,
-    };
+    let sw = common::app::staging();
     let cmds = update(
         &mut app,
         Msg::ProfileLoaded {

@@ -298,16 +298,7 @@ fn a_notify_view_rings_once_per_conversation_that_becomes_imminent() {
         server.conversations.push(c);
     }
     let mut app = refreshing(&server);
-    app.set_sla(
-        convo::sla::Sla {
-            base: convo::sla::Policy {
-                first_response: Some(25 * 60),
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-        false,
-    );
+    app.set_sla(common::app::first_response(25), false);
     let mut view = convo::tui::app::builtin_view();
     view.name = "Watch".into();
     view.notify = true;

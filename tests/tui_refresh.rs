@@ -9,8 +9,11 @@ use convo::api::{Assignee, Resource};
 use convo::tui::app::{App, Overlay};
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
-use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now};
+use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;
+
+mod common;
+use common::app::assign;
 
 fn at(secs: i64) -> Msg {
     Msg::Tick(
@@ -48,15 +51,6 @@ fn waiting_in_s(app: &mut App, server: &FakeServer) -> u64 {
     };
     update(app, key(KeyCode::Esc));
     n
-}
-
-fn assign(server: &mut FakeServer, id: uuid::Uuid) {
-    let c = server
-        .conversations
-        .iter_mut()
-        .find(|c| c.id == id)
-        .expect("on the server");
-    c.assignee_id = Some(AGENT_A);
 }
 
 #[test]
@@ -240,8 +234,6 @@ fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     assert_eq!(unique.len(), all.len());
     assert_eq!(app.active, Resource::Conversations);
 }
-
-mod common;
 
 /// The real binary in a pty on the built-in "Unassigned open" view, refreshing every second,
 /// against a demo server whose data the test changes: a conversation picked up by a colleague

@@ -4,8 +4,8 @@
 use crossterm::event::KeyCode;
 
 use convo::api::{
-    ApiError, Assignee, Conversation, ConversationFilter, Resource, RetryNotice, Status, Timestamp,
-    Visitor, VisitorFilter,
+    Assignee, Conversation, ConversationFilter, Resource, RetryNotice, Status, Timestamp, Visitor,
+    VisitorFilter,
 };
 use convo::config::View;
 use convo::tui::app::App;
@@ -13,6 +13,9 @@ use convo::tui::command::Command;
 use convo::tui::msg::{Loaded, Msg};
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
+
+mod common;
+use common::app::first_response;
 
 fn loaded(w: u16, h: u16, conversations: usize, visitors: usize) -> (App, FakeServer) {
     let mut app = testing::app(w, h, 50);
@@ -64,19 +67,7 @@ fn loading_next_page_row() {
 fn error_status_keeps_rows() {
     let (mut app, _s) = loaded(100, 20, 300, 10);
     update(&mut app, key(KeyCode::End));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Server {
-                status: 502,
-                detail: ": bad gateway \u{1b}[2J".into(),
-                attempts: 4,
-            }),
-        },
-    );
+    common::app::page_fails(&mut app, 502, ": bad gateway \u{1b}[2J".to_string());
     insta::assert_snapshot!(testing::render(&app));
 }
 
@@ -326,17 +317,6 @@ fn help_overlay_narrow_scrolled() {
 }
 
 // ---- response-time targets (issue 13) ----
-
-/// A first-response target of `mins` minutes (imminent at 80 %).
-fn first_response(mins: i64) -> convo::sla::Sla {
-    convo::sla::Sla {
-        base: convo::sla::Policy {
-            first_response: Some(mins * 60),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
 
 /// The cells of the screen's row `y` whose symbols spell `text`, and their colour.
 fn colour_of(buf: &ratatui::buffer::Buffer, text: &str) -> Option<ratatui::style::Color> {

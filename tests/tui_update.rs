@@ -11,6 +11,8 @@ use convo::tui::msg::{Loaded, Msg, Task};
 use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;
 
+mod common;
+
 fn fetches(cmds: &[Command]) -> Vec<(Resource, Option<String>, Query)> {
     cmds.iter()
         .filter_map(|c| match c {
@@ -504,19 +506,7 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     let _ = cmds;
     // find the fetch that is in flight: the page after 100
     assert!(app.conversations.pager.is_loading());
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Server {
-                status: 503,
-                detail: ": unavailable".into(),
-                attempts: 4,
-            }),
-        },
-    );
+    common::app::page_fails(&mut app, 503, ": unavailable".to_string());
     assert_eq!(app.conversations.rows().len(), 100);
     assert!(app.conversations.error.is_some());
     let screen = testing::render(&app);

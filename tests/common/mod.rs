@@ -1,6 +1,7 @@
 //! Shared test support: a real demo server on a random loopback port, and clients for it.
 #![allow(dead_code)]
 
+pub mod app;
 pub mod pty;
 pub mod runtime;
 

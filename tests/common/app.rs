@@ -1,0 +1,69 @@
+//! Pieces for tests that drive `update()` directly (no I/O): SLA targets, a colleague
+//! picking a conversation up, a failed page, another profile.
+
+use convo::api::{ApiError, Limit, Resource};
+use convo::tui::app::App;
+use convo::tui::command::Command;
+use convo::tui::keys::KeyMap;
+use convo::tui::msg::Msg;
+use convo::tui::profiles::ProfileSwitch;
+use convo::tui::testing::{self, FakeServer};
+use convo::tui::update::update;
+use convo::ui_config::UiConfig;
+
+/// An SLA with only a first-response target of `mins` minutes.
+pub fn first_response(mins: i64) -> convo::sla::Sla {
+    convo::sla::Sla {
+        base: convo::sla::Policy {
+            first_response: Some(mins * 60),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// A colleague (AGENT_A) picks conversation `id` up on the server.
+pub fn assign(server: &mut FakeServer, id: uuid::Uuid) {
+    let c = server
+        .conversations
+        .iter_mut()
+        .find(|c| c.id == id)
+        .expect("on the server");
+    c.assignee_id = Some(testing::AGENT_A);
+}
+
+/// The conversations page in flight fails with HTTP `status` and `detail` after 4 attempts.
+pub fn page_fails(app: &mut App, status: u16, detail: String) -> Vec<Command> {
+    let generation = app.conversations.generation;
+    update(
+        app,
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            generation,
+            result: Err(ApiError::Server {
+                status,
+                detail,
+                attempts: 4,
+            }),
+        },
+    )
+}
+
+/// The "staging" profile as loading it would give it (pages of 20, defaults otherwise).
+pub fn staging() -> ProfileSwitch {
+    ProfileSwitch {
+        name: "staging".into(),
+        page_size: Limit::new(20).unwrap(),
+        views: Vec::new(),
+        aliases: Default::default(),
+        refresh_secs: None,
+        endpoint: "staging.example · sk_…wxyz".into(),
+        ui: UiConfig::default(),
+        profiles: vec!["prod".into(), "staging".into()],
+        keymap: KeyMap::default(),
+        sla: Default::default(),
+        columns_configured: false,
+        client: None,
+        config: None,
+    }
+}
