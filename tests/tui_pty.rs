@@ -12,17 +12,31 @@ use common::pty::Pty;
 const ROWS: u16 = 30;
 const COLS: u16 = 120;
 
-/// convo on `base_url` with `key`, no config file, its home (store, log) in `tmp`.
-fn spawn(base_url: &str, key: &str, tmp: &std::path::Path) -> Pty {
+/// convo on `server`, no config file, its home (store, log) in `tmp`.
+fn spawn(server: &Demo, tmp: &std::path::Path) -> Pty {
     let mut cmd = common::pty::command(tmp);
-    cmd.env("CONVO_API_KEY", key);
-    cmd.args([
-        "--config",
-        "/nonexistent-dir/none.toml",
-        "--base-url",
-        base_url,
-    ]);
+    cmd.env("CONVO_API_KEY", server.api_key());
+    let url = server.base_url();
+    cmd.args(["--config", "/nonexistent-dir/none.toml", "--base-url", &url]);
     Pty::run(cmd, COLS, ROWS)
+}
+
+/// 60 conversations; every first-page request after the first: 3 new on top, 2 reassigned.
+fn churning() -> Demo {
+    Demo::with(DemoOptions {
+        seed: 9,
+        conversations: 60,
+        visitors: 20,
+        faults: convo::demo::Faults {
+            churn: convo::demo::Churn {
+                new_per_head: 3,
+                reassign_per_head: 2,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        ..DemoOptions::default()
+    })
 }
 
 #[test]
@@ -33,14 +47,9 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
         visitors: 60,
         ..DemoOptions::default()
     });
-    let open = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open")
-        .count();
+    let open = common::count(&server, |c| c.status == "open");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
 
     // first rows appear
     let screen = s.wait_for("loaded · more available");
@@ -63,12 +72,7 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
     }
 
     // S: the summary of what is loaded, its waiting count from the server's own data
-    let waiting = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open" && c.assignee_id.is_none())
-        .count();
+    let waiting = common::count(&server, |c| c.status == "open" && c.assignee_id.is_none());
     s.send("S");
     let screen = s.wait_for("Summary of loaded conversations");
     assert!(screen.contains(&format!("all {open} loaded")), "{screen}");
@@ -128,14 +132,14 @@ fn visitor_names_replace_ids_within_seconds_and_stay_for_the_next_start() {
         .map(|s| convo::text::fit(s, 8).trim_end_matches('…').to_string())
         .expect("a visitor with an ASCII name on the first screen");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     // The background sync walks 3 pages at 2 requests/s: names within seconds.
     let screen = s.wait_for(&shown);
     assert!(screen.contains("STATUS"), "{screen}");
     s.send("q");
     drop(s);
     // The next start shows them from the store (the last walk is minutes old: no new one).
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     let screen = s.wait_for(&shown);
     assert!(screen.contains("STATUS"), "{screen}");
     s.send("q");
@@ -143,29 +147,14 @@ fn visitor_names_replace_ids_within_seconds_and_stay_for_the_next_start() {
 
 #[test]
 fn since_you_last_looked_marks_what_changed_between_two_runs() {
-    // Every first-page request after the first: 3 new conversations on top, 2 reassigned.
-    let faults = convo::demo::Faults {
-        churn: convo::demo::Churn {
-            new_per_head: 3,
-            reassign_per_head: 2,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let server = Demo::with(DemoOptions {
-        seed: 9,
-        conversations: 60,
-        visitors: 20,
-        faults,
-        ..DemoOptions::default()
-    });
+    let server = churning();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     // Rows on screen (not just a status line): then quit keeps them.
     s.wait_for("all 60 loaded");
     s.send("q");
     drop(s);
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     let screen = s.wait_for("3 new, 2 changed since");
     assert!(screen.contains("STATUS"), "{screen}");
     s.send("q");
@@ -176,30 +165,16 @@ fn since_you_last_looked_marks_what_changed_between_two_runs() {
 /// before it switched.
 #[test]
 fn a_view_left_for_another_keeps_its_look_for_the_next_start() {
-    let faults = convo::demo::Faults {
-        churn: convo::demo::Churn {
-            new_per_head: 3,
-            reassign_per_head: 2,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let server = Demo::with(DemoOptions {
-        seed: 9,
-        conversations: 60,
-        visitors: 20,
-        faults,
-        ..DemoOptions::default()
-    });
+    let server = churning();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     s.wait_for("all 60 loaded");
     s.send("u");
     s.wait_for("unassigned ");
     s.wait_for(" loaded");
     s.send("q");
     drop(s);
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     let screen = s.wait_for(" changed since");
     assert!(screen.contains(" new, "), "{screen}");
     assert!(
@@ -225,7 +200,7 @@ fn keys_are_answered_while_l_loads_everything() {
         ..DemoOptions::default()
     });
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     s.wait_for("loaded · more available");
     s.send("L");
     let screen = s.wait_for("loading all…");
@@ -259,14 +234,9 @@ fn the_summary_pane_draws_the_trend_from_the_local_store() {
         ..DemoOptions::default()
     });
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     s.wait_for("all 30 loaded");
-    let waiting = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open" && c.assignee_id.is_none())
-        .count();
+    let waiting = common::count(&server, |c| c.status == "open" && c.assignee_id.is_none());
     s.send("S");
     // One sample so far (the walk's end): its window label is "24 h" or its age.
     let screen = s.wait_for(&format!("min {waiting} max {waiting}"));

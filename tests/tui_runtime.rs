@@ -43,12 +43,7 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
     assert!(!screen.contains("loading…"), "{screen}");
 
     // a status filter applies
-    let open = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open")
-        .count();
+    let open = common::count(&server, |c| c.status == "open");
     h.phase(vec![KeyCode::Char('s')], 50).await;
     let screen = h
         .until(vec![KeyCode::End], &format!("all {open} loaded"))

@@ -119,6 +119,16 @@ impl Drop for Demo {
     }
 }
 
+/// How many of `server`'s conversations `keep` holds for (`|c| c.status == "open"`).
+pub fn count(server: &DemoServer, keep: impl Fn(&convo::demo::DemoConversation) -> bool) -> usize {
+    server
+        .data()
+        .conversations
+        .iter()
+        .filter(|c| keep(c))
+        .count()
+}
+
 pub fn fast_settings(s: &mut ClientSettings) {
     s.retry = RetryPolicy {
         backoff: vec![Duration::from_millis(10); 3],
