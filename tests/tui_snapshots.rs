@@ -220,25 +220,11 @@ fn hostile_strings_from_the_server() {
     let mut conv: Vec<Conversation> = (0..3).map(testing::conversation).collect();
     conv[0].status = Status::Other("\u{1b}[5msnoozed\u{202e}".into());
     conv[1].created_at = Timestamp::Raw("yesterday\u{1b}[H".into());
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Ok(Loaded::Conversations(testing::page(&conv, 0, 50))),
-        },
-    );
+    let result = Ok(Loaded::Conversations(testing::page(&conv, 0, 50)));
+    common::app::page_loaded(&mut app, Resource::Conversations, result);
     let conversations = testing::render(&app);
-    let generation = app.visitors.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Visitors,
-            generation,
-            result: Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50))),
-        },
-    );
+    let result = Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50)));
+    common::app::page_loaded(&mut app, Resource::Visitors, result);
     update(&mut app, ch('2'));
     let visitors = testing::render(&app);
     update(&mut app, key(KeyCode::Enter));
@@ -276,15 +262,8 @@ fn assert_clean(_app: &App, screen: &str) {
 fn cjk_and_emoji_keep_columns_aligned() {
     let mut app = testing::app(120, 12, 50);
     update(&mut app, Msg::Resize(120, 12));
-    let generation = app.visitors.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Visitors,
-            generation,
-            result: Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50))),
-        },
-    );
+    let result = Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50)));
+    common::app::page_loaded(&mut app, Resource::Visitors, result);
     update(&mut app, ch('2'));
     let buf = testing::render_buffer(&app);
     // the EMAIL column starts at the same cell on every row: its title's x

@@ -535,18 +535,11 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
 fn scrolling_to_the_end_retries_after_an_error() {
     let (mut app, _server) = loaded(300);
     update(&mut app, key(KeyCode::End));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Timeout {
-                timeout: std::time::Duration::from_secs(15),
-                attempts: 4,
-            }),
-        },
-    );
+    let result = Err(ApiError::Timeout {
+        timeout: std::time::Duration::from_secs(15),
+        attempts: 4,
+    });
+    common::app::page_loaded(&mut app, Resource::Conversations, result);
     assert!(app.conversations.error.is_some());
     let cmds = update(&mut app, key(KeyCode::End));
     assert_eq!(conv_fetches(&cmds).len(), 1);
@@ -623,19 +616,12 @@ fn ctrl_c_and_q_quit() {
 fn wrong_page_kind_is_an_error_not_a_panic() {
     let mut app = testing::app(120, 40, 50);
     update(&mut app, Msg::Resize(120, 40));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Ok(Loaded::Visitors(testing::page(
-                &[testing::visitor(0)],
-                0,
-                50,
-            ))),
-        },
-    );
+    let result = Ok(Loaded::Visitors(testing::page(
+        &[testing::visitor(0)],
+        0,
+        50,
+    )));
+    common::app::page_loaded(&mut app, Resource::Conversations, result);
     assert!(app.conversations.error.is_some());
 }
 

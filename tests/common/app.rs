@@ -5,7 +5,7 @@ use convo::api::{ApiError, Limit, Resource};
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::keys::KeyMap;
-use convo::tui::msg::Msg;
+use convo::tui::msg::{Loaded, Msg};
 use convo::tui::profiles::ProfileSwitch;
 use convo::tui::testing::{self, FakeServer};
 use convo::tui::update::update;
@@ -32,21 +32,30 @@ pub fn assign(server: &mut FakeServer, id: uuid::Uuid) {
     c.assignee_id = Some(testing::AGENT_A);
 }
 
-/// The conversations page in flight fails with HTTP `status` and `detail` after 4 attempts.
-pub fn page_fails(app: &mut App, status: u16, detail: String) -> Vec<Command> {
-    let generation = app.conversations.generation;
+/// The page in flight on `tab` (its current generation) answers `result`.
+pub fn page_loaded(app: &mut App, tab: Resource, result: Result<Loaded, ApiError>) -> Vec<Command> {
+    let generation = match tab {
+        Resource::Conversations => app.conversations.generation,
+        Resource::Visitors => app.visitors.generation,
+    };
     update(
         app,
         Msg::PageLoaded {
-            tab: Resource::Conversations,
+            tab,
             generation,
-            result: Err(ApiError::Server {
-                status,
-                detail,
-                attempts: 4,
-            }),
+            result,
         },
     )
+}
+
+/// The conversations page in flight fails with HTTP `status` and `detail` after 4 attempts.
+pub fn page_fails(app: &mut App, status: u16, detail: String) -> Vec<Command> {
+    let result = Err(ApiError::Server {
+        status,
+        detail,
+        attempts: 4,
+    });
+    page_loaded(app, Resource::Conversations, result)
 }
 
 /// The "staging" profile as loading it would give it (pages of 20, defaults otherwise).
