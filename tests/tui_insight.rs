@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::KeyCode;
 
 use convo::api::Status;
-use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
+use convo::demo::{Churn, DemoOptions, Faults};
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::marks::Mark;
@@ -16,7 +16,7 @@ use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now, render};
 use convo::tui::update::update;
 
 mod common;
-use common::runtime::{Harness, runtime};
+use common::runtime::{Harness, demo};
 
 fn at(secs: i64) -> Msg {
     Msg::Tick(
@@ -170,8 +170,7 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         seed: 11,
         conversations: 300,
         visitors: 50,
@@ -185,13 +184,8 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         },
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
-    let mut h = Harness::new(
-        runtime(&server, |_| {}),
-        (120, 30),
-        testing::app(120, 30, 25),
-    );
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 25);
     // a view of everything that notifies (the tab starts with no filters)
     h.app.views.push(convo::config::View {
         name: "All".into(),

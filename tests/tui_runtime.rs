@@ -9,25 +9,19 @@ use convo::demo::{DemoOptions, DemoServer};
 use convo::tui::testing;
 
 mod common;
-use common::runtime::{Harness, runtime};
+use common::runtime::{Harness, demo, runtime};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         seed: 7,
         conversations: 230,
         visitors: 60,
         latency: Duration::from_millis(20),
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
-    let mut h = Harness::new(
-        runtime(&server, |_| {}),
-        (120, 30),
-        testing::app(120, 30, 50),
-    );
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 50);
 
     // first rows appear
     let screen = h.until(vec![], "100 loaded · more available").await;
@@ -89,8 +83,7 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         conversations: 30,
         visitors: 5,
         faults: convo::demo::Faults {
@@ -99,8 +92,7 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
         },
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
+    .await;
     let rt = runtime(&server, |s| {
         s.retry.backoff = vec![Duration::from_millis(10); 2]
     });
@@ -117,18 +109,14 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_everything() {
     let start = |seed| {
-        DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
+        demo(DemoOptions {
             seed,
             conversations: 300,
             visitors: 20,
             ..DemoOptions::default()
         })
     };
-    let (prod, staging) = (
-        start(21).await.expect("prod"),
-        start(22).await.expect("staging"),
-    );
+    let (prod, staging) = (start(21).await, start(22).await);
     let tmp = tempfile::tempdir().expect("tmp");
     let cfg = tmp.path().join("config.toml");
     std::fs::write(
@@ -224,15 +212,13 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
 /// a typo says so and keeps the rows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         seed: 7,
         conversations: 400,
         visitors: 60,
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
+    .await;
     let mut by_email: std::collections::BTreeMap<String, Vec<uuid::Uuid>> = Default::default();
     for v in &server.data().visitors {
         if let Some(e) = &v.email {
@@ -256,11 +242,7 @@ async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
     let want: Vec<uuid::Uuid> = want.into_iter().map(|(_, id)| id).collect();
     assert!(!want.is_empty());
 
-    let mut h = Harness::new(
-        runtime(&server, |_| {}),
-        (160, 30),
-        testing::app(160, 30, 50),
-    );
+    let mut h = Harness::on(&server, (160, 30), 50);
     h.until(vec![], "loaded · more available").await;
 
     let type_email = |email: &str, erase: usize| {

@@ -1,6 +1,6 @@
 //! The real runtime loop (`convo::tui::runtime::Runtime`) on a ratatui `TestBackend`, fed
-//! scripted keys: `Harness::new(runtime(&server, |_| {}), (120, 30), testing::app(120, 30, 50))`,
-//! then `h.phase(keys, idle_ms)` or `h.until(keys, "text on screen")`.
+//! scripted keys: `Harness::on(&demo(options).await, (120, 30), 50)` (or `Harness::new` with a
+//! runtime and app of your own), then `h.phase(keys, idle_ms)` or `h.until(keys, "text on screen")`.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -11,7 +11,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use convo::api::ClientSettings;
-use convo::demo::DemoServer;
+use convo::demo::{DemoOptions, DemoServer};
 use convo::tui::app::App;
 use convo::tui::runtime::Runtime;
 
@@ -40,6 +40,15 @@ pub fn script(keys: Vec<KeyCode>, idle: Duration) -> impl Stream<Item = io::Resu
     ))
 }
 
+/// A demo server with `options` on a random loopback port, from inside an async test.
+pub async fn demo(options: DemoOptions) -> DemoServer {
+    let options = DemoOptions {
+        addr: ([127, 0, 0, 1], 0).into(),
+        ..options
+    };
+    DemoServer::start(options).await.expect("demo server")
+}
+
 /// A runtime with a client of `server` (settings as `tweak` leaves them).
 pub fn runtime(server: &DemoServer, tweak: impl FnOnce(&mut ClientSettings)) -> Runtime {
     Runtime::new(super::client_for(
@@ -66,6 +75,12 @@ impl Harness {
             app,
             out: Vec::new(),
         }
+    }
+
+    /// A client of `server` running `testing::app(cols, rows, page)` on a `size` backend.
+    pub fn on(server: &DemoServer, size: (u16, u16), page: i64) -> Harness {
+        let app = convo::tui::testing::app(size.0, size.1, page);
+        Harness::new(runtime(server, |_| {}), size, app)
     }
 
     /// Runs the loop on `keys`, then `idle_ms` of nothing; the screen then.
