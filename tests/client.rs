@@ -244,15 +244,10 @@ fn wrong_key_is_401_unauthorized_without_the_key_in_the_message() {
 
 #[test]
 fn rate_limit_waits_retry_after_then_continues() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            rate_limit_first: 1,
-            retry_after: "1".into(),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| {
+        f.rate_limit_first = 1;
+        f.retry_after = "1".into();
+    });
     let c = d.client();
     let notices = Mutex::new(Vec::new());
     let on_retry = |n| notices.lock().unwrap().push(n);
@@ -274,15 +269,10 @@ fn rate_limit_waits_retry_after_then_continues() {
 
 #[test]
 fn server_errors_then_success_are_retried() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            fail_first: 2,
-            fail_status: 503,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| {
+        f.fail_first = 2;
+        f.fail_status = 503;
+    });
     let c = d.client();
     let page: Page<Conversation> = d
         .block_on(c.list(&ConversationFilter::default(), lim(10), None, &ignore_retry))
@@ -293,14 +283,7 @@ fn server_errors_then_success_are_retried() {
 
 #[test]
 fn server_errors_forever_give_up_after_three_retries() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            fail_always: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.fail_always = true);
     let c = d.client();
     let err = d
         .block_on(c.list::<_, Conversation>(
@@ -326,14 +309,7 @@ fn server_errors_forever_give_up_after_three_retries() {
 
 #[test]
 fn a_hanging_server_times_out() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            hang: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.hang = true);
     let c = client_for(&d.url(), &d.key(), |s| {
         fast_settings(s);
         s.request_timeout = Duration::from_millis(300);
@@ -356,14 +332,7 @@ fn a_hanging_server_times_out() {
 
 #[test]
 fn malformed_json_is_a_decode_error() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            malformed_page: Some(1),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.malformed_page = Some(1));
     let err = d
         .block_on(d.client().list::<_, Conversation>(
             &ConversationFilter::default(),
@@ -378,14 +347,7 @@ fn malformed_json_is_a_decode_error() {
 
 #[test]
 fn wrong_shape_is_a_decode_error() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            wrong_shape: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.wrong_shape = true);
     let err = d
         .block_on(d.client().list::<_, Visitor>(
             &VisitorFilter::default(),
@@ -425,14 +387,7 @@ fn connection_refused_is_a_connect_error() {
 #[test]
 fn redirect_to_another_origin_is_not_followed() {
     let target = Demo::start(30, 10, Faults::default());
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            redirect_to: Some(target.url()),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.redirect_to = Some(target.url()));
     let err = d
         .block_on(d.client().list::<_, Visitor>(
             &VisitorFilter::default(),

@@ -205,14 +205,7 @@ fn wrong_key_prefix_refused_locally_exits_2() {
 
 #[test]
 fn server_failure_exits_4_after_retries() {
-    let d = Demo::start(
-        10,
-        10,
-        Faults {
-            fail_always: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(10, 10, |f| f.fail_always = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(&d, &tmp, &["visitors"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
@@ -223,14 +216,7 @@ fn server_failure_exits_4_after_retries() {
 
 #[test]
 fn malformed_page_exits_5() {
-    let d = Demo::start(
-        10,
-        10,
-        Faults {
-            malformed_page: Some(1),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(10, 10, |f| f.malformed_page = Some(1));
     let tmp = tempfile::tempdir().unwrap();
     let o = run(&d, &tmp, &["visitors", "--format", "jsonl"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
@@ -238,14 +224,7 @@ fn malformed_page_exits_5() {
 
 #[test]
 fn bad_row_reported_good_rows_kept_exit_5() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            bad_row: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.bad_row = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,
@@ -275,14 +254,7 @@ fn no_config_says_where_it_looked_and_how_to_start() {
 
 #[test]
 fn hostile_text_in_table_never_reaches_the_terminal_raw() {
-    let d = Demo::start(
-        10,
-        60,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(10, 60, |f| f.hostile = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(&d, &tmp, &["visitors", "--limit", "100"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -303,14 +275,7 @@ fn hostile_text_in_table_never_reaches_the_terminal_raw() {
 
 #[test]
 fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
-    let d = Demo::start(
-        100,
-        40,
-        Faults {
-            fail_after: Some(2),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(100, 40, |f| f.fail_after = Some(2));
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,
@@ -350,14 +315,7 @@ fn formula_like(s: &str) -> bool {
 
 #[test]
 fn csv_cells_a_spreadsheet_would_run_get_a_quote_unless_csv_raw() {
-    let d = Demo::start(
-        40,
-        60,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(40, 60, |f| f.hostile = true);
     let tmp = tempfile::tempdir().unwrap();
     let exact: Vec<Value> = stdout(&run(&d, &tmp, &["visitors", "--all", "--format", "jsonl"]))
         .lines()
@@ -526,15 +484,10 @@ fn a_401_or_403_mid_walk_keeps_the_printed_rows_and_says_which() {
             "was rejected",
         ),
     ] {
-        let d = Demo::start(
-            100,
-            40,
-            Faults {
-                fail_after: Some(2),
-                fail_after_status: status,
-                ..Faults::default()
-            },
-        );
+        let d = Demo::faulty(100, 40, |f| {
+            f.fail_after = Some(2);
+            f.fail_after_status = status;
+        });
         let tmp = tempfile::tempdir().unwrap();
         let o = run(
             &d,

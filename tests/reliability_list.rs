@@ -29,12 +29,6 @@ fn start_slow(conversations: usize, visitors: usize, latency: Duration, faults: 
     })
 }
 
-fn faults(f: impl FnOnce(&mut Faults)) -> Faults {
-    let mut x = Faults::default();
-    f(&mut x);
-    x
-}
-
 struct Run {
     code: Option<i32>,
     out: String,
@@ -105,14 +99,10 @@ const ALL_JSONL: [&str; 5] = ["conversations", "--all", "--format", "jsonl", "--
 #[test]
 fn a_5xx_once_is_retried_and_no_row_is_lost_or_doubled() {
     for status in [500u16, 502, 503] {
-        let d = Demo::start(
-            90,
-            20,
-            faults(|f| {
-                f.fail_first = 1;
-                f.fail_status = status;
-            }),
-        );
+        let d = Demo::faulty(90, 20, |f| {
+            f.fail_first = 1;
+            f.fail_status = status;
+        });
         let r = list(&d, &[&ALL_JSONL[..], &["25"]].concat());
         assert_eq!(r.code, Some(0), "{status}: {}", r.err);
         assert_eq!(jsonl_ids(&r.out), conversation_ids(&d), "{status}");
@@ -127,7 +117,7 @@ fn a_5xx_once_is_retried_and_no_row_is_lost_or_doubled() {
 
 #[test]
 fn a_503_every_third_request_mid_walk_loses_nothing() {
-    let d = Demo::start(100, 20, faults(|f| f.fail_every = 3));
+    let d = Demo::faulty(100, 20, |f| f.fail_every = 3);
     let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
@@ -137,14 +127,10 @@ fn a_503_every_third_request_mid_walk_loses_nothing() {
 
 #[test]
 fn a_5xx_forever_is_a_clear_error_after_three_retries() {
-    let d = Demo::start(
-        30,
-        10,
-        faults(|f| {
-            f.fail_first = 1000;
-            f.fail_status = 502;
-        }),
-    );
+    let d = Demo::faulty(30, 10, |f| {
+        f.fail_first = 1000;
+        f.fail_status = 502;
+    });
     let r = list(&d, &ALL_JSONL[..4]);
     assert_eq!(r.code, Some(4), "{}", r.err);
     assert!(r.out.is_empty());
@@ -162,14 +148,10 @@ fn a_5xx_forever_is_a_clear_error_after_three_retries() {
 
 #[test]
 fn a_429_with_retry_after_2_waits_then_continues() {
-    let d = Demo::start(
-        60,
-        10,
-        faults(|f| {
-            f.rate_limit_first = 1;
-            f.retry_after = "2".into();
-        }),
-    );
+    let d = Demo::faulty(60, 10, |f| {
+        f.rate_limit_first = 1;
+        f.retry_after = "2".into();
+    });
     let r = list(&d, &[&ALL_JSONL[..], &["25"]].concat());
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
@@ -238,7 +220,7 @@ fn latency_beyond_the_timeout_is_a_timeout_error() {
 }
 
 fn a_server_that_never_answers_times_out() {
-    let d = Demo::start(10, 10, faults(|f| f.hang = true));
+    let d = Demo::faulty(10, 10, |f| f.hang = true);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = short_timeout_config(tmp.path());
     let r = list_at(&d.url(), &d.key(), Some(&cfg), &["conversations"]);
@@ -269,7 +251,7 @@ fn connection_refused_is_a_clear_error() {
 }
 
 fn a_connection_reset_mid_body_is_retried_then_reported() {
-    let d = Demo::start(30, 10, faults(|f| f.reset_mid_body = true));
+    let d = Demo::faulty(30, 10, |f| f.reset_mid_body = true);
     let r = list(&d, &ALL_JSONL[..4]);
     assert_eq!(r.code, Some(4), "{}", r.err);
     assert!(r.out.is_empty(), "half a page is never printed: {}", r.out);
@@ -281,7 +263,7 @@ fn a_connection_reset_mid_body_is_retried_then_reported() {
 
 #[test]
 fn malformed_json_on_a_later_page_keeps_the_printed_rows() {
-    let d = Demo::start(60, 10, faults(|f| f.malformed_page = Some(2)));
+    let d = Demo::faulty(60, 10, |f| f.malformed_page = Some(2));
     let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
     assert_eq!(r.code, Some(5), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..20]);
@@ -291,7 +273,7 @@ fn malformed_json_on_a_later_page_keeps_the_printed_rows() {
 
 #[test]
 fn valid_json_of_the_wrong_shape_is_bad_data() {
-    let d = Demo::start(10, 10, faults(|f| f.wrong_shape = true));
+    let d = Demo::faulty(10, 10, |f| f.wrong_shape = true);
     let r = list(&d, &["visitors", "--format", "csv"]);
     assert_eq!(r.code, Some(5), "{}", r.err);
     assert!(r.err.contains("not a list page"), "{}", r.err);
@@ -301,7 +283,7 @@ fn valid_json_of_the_wrong_shape_is_bad_data() {
 
 #[test]
 fn a_bad_row_on_every_page_keeps_every_good_row_of_the_walk() {
-    let d = Demo::start(50, 10, faults(|f| f.bad_row = true));
+    let d = Demo::faulty(50, 10, |f| f.bad_row = true);
     let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
     assert_eq!(r.code, Some(5), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
@@ -326,7 +308,7 @@ fn a_row_with_bytes_json_refuses_loses_only_itself() {
         (convo::demo::BadBytes::Utf8, "not valid UTF-8"),
         (convo::demo::BadBytes::Control, "control character"),
     ] {
-        let d = Demo::start(50, 10, faults(|f| f.bad_bytes_row = Some(kind)));
+        let d = Demo::faulty(50, 10, |f| f.bad_bytes_row = Some(kind));
         let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
         assert_eq!(r.code, Some(5), "{kind:?}: {}", r.err);
         assert_eq!(jsonl_ids(&r.out), conversation_ids(&d), "{kind:?}");
@@ -346,7 +328,7 @@ fn a_row_with_bytes_json_refuses_loses_only_itself() {
 
 #[test]
 fn a_2mb_attribute_is_kept_in_jsonl_and_cut_in_the_table() {
-    let d = Demo::start(0, 5, faults(|f| f.big_attribute = true));
+    let d = Demo::faulty(0, 5, |f| f.big_attribute = true);
     let r = list(&d, &["visitors", "--format", "jsonl"]);
     assert_eq!(r.code, Some(0), "{}", r.err);
     let first: Value = serde_json::from_str(r.out.lines().next().unwrap()).unwrap();
@@ -363,7 +345,7 @@ fn a_2mb_attribute_is_kept_in_jsonl_and_cut_in_the_table() {
 
 #[test]
 fn pages_larger_than_the_limit_are_kept_with_a_warning() {
-    let d = Demo::start(60, 10, faults(|f| f.oversize_page = true));
+    let d = Demo::faulty(60, 10, |f| f.oversize_page = true);
     let r = list(&d, &[&ALL_JSONL[..], &["10"]].concat());
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
@@ -377,7 +359,7 @@ fn pages_larger_than_the_limit_are_kept_with_a_warning() {
 
 #[test]
 fn has_more_with_a_null_cursor_ends_the_list_with_a_warning_and_exit_5() {
-    let d = Demo::start(60, 10, faults(|f| f.null_cursor_with_more = true));
+    let d = Demo::faulty(60, 10, |f| f.null_cursor_with_more = true);
     let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
     // Every row it got, then exit 5: a script can tell this from a complete list.
     assert_eq!(r.code, Some(5), "{}", r.err);
@@ -393,7 +375,7 @@ fn has_more_with_a_null_cursor_ends_the_list_with_a_warning_and_exit_5() {
 
 #[test]
 fn a_cursor_loop_stops_the_walk_with_a_warning_and_exit_5() {
-    let d = Demo::start(100, 10, faults(|f| f.cursor_loop = true));
+    let d = Demo::faulty(100, 10, |f| f.cursor_loop = true);
     let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
     assert_eq!(r.code, Some(5), "{}", r.err);
     assert!(r.err.contains("the list is incomplete"), "{}", r.err);
@@ -404,7 +386,7 @@ fn a_cursor_loop_stops_the_walk_with_a_warning_and_exit_5() {
 
 #[test]
 fn duplicate_ids_across_pages_are_dropped_and_counted() {
-    let d = Demo::start(50, 10, faults(|f| f.duplicate_ids = true));
+    let d = Demo::faulty(50, 10, |f| f.duplicate_ids = true);
     let r = list(&d, &[&ALL_JSONL[..], &["10"]].concat());
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
@@ -414,7 +396,7 @@ fn duplicate_ids_across_pages_are_dropped_and_counted() {
 
 #[test]
 fn unknown_statuses_are_shown_verbatim() {
-    let d = Demo::start(40, 10, faults(|f| f.unknown_status = true));
+    let d = Demo::faulty(40, 10, |f| f.unknown_status = true);
     let snoozed = d
         .s()
         .data()
@@ -473,7 +455,7 @@ fn null_and_missing_visitor_fields_keep_the_row() {
 // --- hostile text --------------------------------------------------------------------------
 
 fn hostile_demo() -> Demo {
-    Demo::start(0, 24, faults(|f| f.hostile = true))
+    Demo::faulty(0, 24, |f| f.hostile = true)
 }
 
 /// The hostile visitors as the server sends them.

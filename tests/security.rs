@@ -56,14 +56,7 @@ fn assert_no_leak(what: &str, text: &str, secrets: &[&str]) {
 /// A demo server that answers every request with `status` and an error body quoting the
 /// Authorization header it received.
 fn echo(status: u16) -> Demo {
-    Demo::start(
-        10,
-        10,
-        Faults {
-            echo_key: Some(status),
-            ..Faults::default()
-        },
-    )
+    Demo::faulty(10, 10, |f| f.echo_key = Some(status))
 }
 
 #[test]
@@ -225,14 +218,7 @@ fn debug_output_never_shows_the_key() {
 #[test]
 fn a_redirect_to_another_origin_never_carries_the_key() {
     let other = Demo::start(10, 10, Faults::default());
-    let d = Demo::start(
-        10,
-        10,
-        Faults {
-            redirect_to: Some(other.url()),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(10, 10, |f| f.redirect_to = Some(other.url()));
     let tmp = tempfile::tempdir().unwrap();
     // reqwest forwards custom headers across origins by itself; a custom key header is the
     // dangerous case, so it is tested as well as the default Authorization.

@@ -275,14 +275,7 @@ fn stale_after_comes_from_the_config_and_the_flag_wins() {
 
 #[test]
 fn a_service_dying_mid_walk_prints_what_was_counted_and_fails() {
-    let d = Demo::start(
-        N,
-        40,
-        Faults {
-            fail_after: Some(3),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(N, 40, |f| f.fail_after = Some(3));
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,
@@ -320,14 +313,7 @@ fn bad_filters_are_refused_before_any_request() {
 
 #[test]
 fn csv_bucket_named_by_the_server_with_a_formula_gets_a_quote() {
-    let d = Demo::start(
-        300,
-        40,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(300, 40, |f| f.hostile = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,
@@ -672,14 +658,7 @@ fn watch_prints_one_json_line_per_sample_when_stdout_is_not_a_terminal() {
 
 #[test]
 fn a_walk_the_service_cuts_short_prints_what_it_counted_as_partial_and_exits_5() {
-    let d = Demo::start(
-        300,
-        40,
-        Faults {
-            cursor_loop: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(300, 40, |f| f.cursor_loop = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,

@@ -459,14 +459,7 @@ fn an_existing_file_is_said_at_once_and_its_name_kept_for_editing() {
 
 #[test]
 fn an_export_of_hostile_visitors_guards_formulas_and_is_for_the_owner_only() {
-    let mut dr = Driver::new(Demo::start(
-        10,
-        30,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    ));
+    let mut dr = Driver::new(Demo::faulty(10, 30, |f| f.hostile = true));
     let mut app = testing::app(W, H, 50);
     dr.drive(&mut app, Msg::Resize(W, H), None);
     dr.drive(&mut app, key(KeyCode::Tab), None);

@@ -22,6 +22,11 @@ impl Demo {
         Demo::start_with(conversations, visitors, faults, None)
     }
 
+    /// [`Demo::start`] with the faults `set` gives (`|f| f.fail_always = true`).
+    pub fn faulty(conversations: usize, visitors: usize, set: impl FnOnce(&mut Faults)) -> Demo {
+        Demo::start(conversations, visitors, faults(set))
+    }
+
     /// [`Demo::start`] with the newest row at `anchor` (as `convo --demo` has it: the clock,
     /// so times carry fractions of a second).
     pub fn start_at(conversations: usize, visitors: usize, anchor: jiff::Timestamp) -> Demo {
@@ -127,6 +132,13 @@ pub fn count(server: &DemoServer, keep: impl Fn(&convo::demo::DemoConversation) 
         .iter()
         .filter(|c| keep(c))
         .count()
+}
+
+/// No faults but those `set` gives.
+pub fn faults(set: impl FnOnce(&mut Faults)) -> Faults {
+    let mut f = Faults::default();
+    set(&mut f);
+    f
 }
 
 pub fn fast_settings(s: &mut ClientSettings) {
