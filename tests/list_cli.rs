@@ -47,14 +47,7 @@ fn jsonl_all_walks_every_page_in_order() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "conversations",
-            "--all",
-            "--limit",
-            "50",
-            "--format",
-            "jsonl",
-        ],
+        &common::words("conversations --all --limit 50 --format jsonl"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let ids: Vec<String> = stdout(&o)
@@ -92,15 +85,7 @@ fn json_max_is_one_array_of_n() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "conversations",
-            "--max",
-            "7",
-            "--format",
-            "json",
-            "--status",
-            "open",
-        ],
+        &common::words("conversations --max 7 --format json --status open"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();
@@ -138,13 +123,9 @@ fn invalid_filter_exits_2_without_a_request() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "conversations",
-            "--unassigned",
-            "true",
-            "--assignee-id",
-            "3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b",
-        ],
+        &common::words(
+            "conversations --unassigned true --assignee-id 3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b",
+        ),
     );
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(d.requests(), 0);
@@ -157,14 +138,7 @@ fn spec_assignee_params_are_accepted() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "conversations",
-            "--unassigned",
-            "true",
-            "--all",
-            "--format",
-            "jsonl",
-        ],
+        &common::words("conversations --unassigned true --all --format jsonl"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: Vec<Value> = stdout(&o)
@@ -280,14 +254,7 @@ fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "conversations",
-            "--all",
-            "--limit",
-            "10",
-            "--format",
-            "jsonl",
-        ],
+        &common::words("conversations --all --limit 10 --format jsonl"),
     );
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     let ids: Vec<String> = stdout(&o)
@@ -492,14 +459,7 @@ fn a_401_or_403_mid_walk_keeps_the_printed_rows_and_says_which() {
         let o = run(
             &d,
             &tmp,
-            &[
-                "conversations",
-                "--all",
-                "--limit",
-                "10",
-                "--format",
-                "jsonl",
-            ],
+            &common::words("conversations --all --limit 10 --format jsonl"),
         );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(3), "{status}: {err}");

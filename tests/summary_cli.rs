@@ -170,14 +170,7 @@ fn max_makes_a_partial_summary_that_claims_no_total() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--max",
-            "120",
-            "--format",
-            "json",
-        ],
+        &common::words("summary conversations --max 120 --format json"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).unwrap();
@@ -214,14 +207,7 @@ fn table_and_csv_formats() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--by",
-            "status",
-            "--format",
-            "csv",
-        ],
+        &common::words("summary conversations --by status --format csv"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let csv = out(&o);
@@ -280,14 +266,7 @@ fn a_service_dying_mid_walk_prints_what_was_counted_and_fails() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--limit",
-            "100",
-            "--format",
-            "json",
-        ],
+        &common::words("summary conversations --limit 100 --format json"),
     );
     assert_eq!(o.status.code(), Some(4), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).expect("the partial summary");
@@ -318,14 +297,7 @@ fn csv_bucket_named_by_the_server_with_a_formula_gets_a_quote() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--by",
-            "status",
-            "--format",
-            "csv",
-        ],
+        &common::words("summary conversations --by status --format csv"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let rows = common::parse_csv(&out(&o));
@@ -663,14 +635,7 @@ fn a_walk_the_service_cuts_short_prints_what_it_counted_as_partial_and_exits_5()
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--limit",
-            "50",
-            "--format",
-            "json",
-        ],
+        &common::words("summary conversations --limit 50 --format json"),
     );
     assert_eq!(o.status.code(), Some(5), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).expect("the summary is printed");
@@ -700,14 +665,7 @@ fn each_summary_keeps_a_sample_for_the_trend() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--status",
-            "open",
-            "--unassigned",
-            "true",
-        ],
+        &common::words("summary conversations --status open --unassigned true"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let store = convo::store::Store::open(&path).expect("the store");

@@ -170,6 +170,11 @@ pub fn convo_cmd(tmp: &std::path::Path) -> assert_cmd::Command {
     c
 }
 
+/// A command line's words: `words("list conversations --limit 10")`.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 pub fn ignore_retry(_: convo::api::RetryNotice) {}
 
 /// Parses RFC 4180 CSV (quoted fields may hold `,`, `"` doubled, CR and LF) into records.
