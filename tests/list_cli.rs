@@ -19,6 +19,12 @@ fn run(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output
         .expect("runs")
 }
 
+/// [`run`] in a home of its own.
+fn list(d: &Demo, args: &[&str]) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    run(d, &tmp, args)
+}
+
 fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -43,10 +49,8 @@ fn want_ids(n: usize) -> Vec<String> {
 #[test]
 fn jsonl_all_walks_every_page_in_order() {
     let d = Demo::start(230, 40, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
+    let o = list(
         &d,
-        &tmp,
         &common::words("conversations --all --limit 50 --format jsonl"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -66,8 +70,7 @@ fn jsonl_all_walks_every_page_in_order() {
 #[test]
 fn default_is_one_page_table_with_a_hint() {
     let d = Demo::start(230, 40, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["conversations"]);
+    let o = list(&d, &["conversations"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -81,10 +84,8 @@ fn default_is_one_page_table_with_a_hint() {
 #[test]
 fn json_max_is_one_array_of_n() {
     let d = Demo::start(230, 40, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
+    let o = list(
         &d,
-        &tmp,
         &common::words("conversations --max 7 --format json --status open"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -96,8 +97,7 @@ fn json_max_is_one_array_of_n() {
 #[test]
 fn csv_all_visitors_has_header_and_every_row() {
     let d = Demo::start(10, 130, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["visitors", "--all", "--format", "csv"]);
+    let o = list(&d, &["visitors", "--all", "--format", "csv"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("id,externalId,email,name,attributes,createdAt\n"));
@@ -134,10 +134,8 @@ fn invalid_filter_exits_2_without_a_request() {
 #[test]
 fn spec_assignee_params_are_accepted() {
     let d = Demo::start(120, 20, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
+    let o = list(
         &d,
-        &tmp,
         &common::words("conversations --unassigned true --all --format jsonl"),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -180,8 +178,7 @@ fn wrong_key_prefix_refused_locally_exits_2() {
 #[test]
 fn server_failure_exits_4_after_retries() {
     let d = Demo::faulty(10, 10, |f| f.fail_always = true);
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["visitors"]);
+    let o = list(&d, &["visitors"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("HTTP 500"), "{}", stderr(&o));
     assert!(stderr(&o).contains("retrying"), "{}", stderr(&o));
@@ -191,20 +188,14 @@ fn server_failure_exits_4_after_retries() {
 #[test]
 fn malformed_page_exits_5() {
     let d = Demo::faulty(10, 10, |f| f.malformed_page = Some(1));
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["visitors", "--format", "jsonl"]);
+    let o = list(&d, &["visitors", "--format", "jsonl"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
 }
 
 #[test]
 fn bad_row_reported_good_rows_kept_exit_5() {
     let d = Demo::faulty(30, 10, |f| f.bad_row = true);
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &["conversations", "--format", "jsonl", "--limit", "10"],
-    );
+    let o = list(&d, &["conversations", "--format", "jsonl", "--limit", "10"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 10, "the good rows are printed");
     assert!(stderr(&o).contains("could not be read"), "{}", stderr(&o));
@@ -250,10 +241,8 @@ fn hostile_text_in_table_never_reaches_the_terminal_raw() {
 #[test]
 fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
     let d = Demo::faulty(100, 40, |f| f.fail_after = Some(2));
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
+    let o = list(
         &d,
-        &tmp,
         &common::words("conversations --all --limit 10 --format jsonl"),
     );
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
