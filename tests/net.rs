@@ -96,26 +96,14 @@ fn text(b: &[u8]) -> String {
 
 /// The ids `list conversations --format jsonl` printed.
 fn ids(out: &Output) -> Vec<String> {
-    text(&out.stdout)
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            v["id"].as_str().expect("an id").to_string()
-        })
-        .collect()
+    common::jsonl_ids(&text(&out.stdout))
 }
 
 const LIST: &[&str] = &["list", "conversations", "--all", "--format", "jsonl"];
 
 fn assert_all_rows(f: &Field, out: &Output) {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
-    let want: Vec<String> = f
-        .s()
-        .data()
-        .conversations
-        .iter()
-        .map(|c| c.id.to_string())
-        .collect();
+    let want = common::conversation_ids(f.s());
     let mut got = ids(out);
     let mut want_sorted = want.clone();
     got.sort();

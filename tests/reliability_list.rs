@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Demo, convo_cmd};
+use common::{Demo, conversation_ids, convo_cmd, jsonl_ids};
 use convo::demo::{DemoOptions, Faults};
 use serde_json::Value;
 
@@ -63,26 +63,6 @@ fn list_at(url: &str, key: &str, cfg: Option<&Path>, args: &[&str]) -> Run {
 
 fn list(d: &Demo, args: &[&str]) -> Run {
     list_at(&d.url(), &d.key(), None, args)
-}
-
-fn jsonl_ids(out: &str) -> Vec<String> {
-    out.lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).expect("each line is JSON")["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
-
-fn conversation_ids(d: &Demo) -> Vec<String> {
-    d.s()
-        .data()
-        .conversations
-        .iter()
-        .map(|c| c.id.to_string())
-        .collect()
 }
 
 /// A config file that only shortens the request timeout (key and URL come from env/flags).

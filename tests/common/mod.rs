@@ -170,6 +170,26 @@ pub fn convo_cmd(tmp: &std::path::Path) -> assert_cmd::Command {
     c
 }
 
+/// The `id` of every line of JSON Lines output, in order.
+pub fn jsonl_ids(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("each line is JSON");
+            v["id"].as_str().expect("an id").to_string()
+        })
+        .collect()
+}
+
+/// The ids of `server`'s conversations, in API order.
+pub fn conversation_ids(server: &DemoServer) -> Vec<String> {
+    server
+        .data()
+        .conversations
+        .iter()
+        .map(|c| c.id.to_string())
+        .collect()
+}
+
 /// A command line's words: `words("list conversations --limit 10")`.
 pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
