@@ -48,6 +48,20 @@ fn type_text(app: &mut App, s: &str) -> Vec<Command> {
     cmds
 }
 
+/// `e`, the path prompt cleared (Ctrl-U) and `path` typed, Enter: the export's commands.
+fn export_to(app: &mut App, path: &std::path::Path) -> Vec<Command> {
+    update(app, ch('e'));
+    update(
+        app,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            KeyCode::Char('u'),
+            crossterm::event::KeyModifiers::CONTROL,
+        )),
+    );
+    type_text(app, path.to_str().unwrap());
+    convo::tui::testing::update_checked(app, key(KeyCode::Enter))
+}
+
 // ---- keys ----
 
 #[test]
@@ -500,18 +514,7 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     let _ = std::fs::remove_file(&path);
     let (mut app, _s) = loaded(120, 30, 3);
     assert_eq!(app.conversations.rows().len(), 3);
-    let start = |app: &mut App| {
-        update(app, ch('e'));
-        update(
-            app,
-            Msg::Key(crossterm::event::KeyEvent::new(
-                KeyCode::Char('u'),
-                crossterm::event::KeyModifiers::CONTROL,
-            )),
-        );
-        type_text(app, path.to_str().unwrap());
-        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
-    };
+    let start = |app: &mut App| export_to(app, &path);
     let cmds = start(&mut app);
     let (text, error, parts) = convo::tui::testing::run_export(&mut app, &cmds).await;
     assert!(!error && text.contains("all 3 rows"), "{text}");
@@ -828,18 +831,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     app.profiles.current = Some("prod".into());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.csv");
-    let start = |app: &mut App| {
-        update(app, ch('e'));
-        update(
-            app,
-            Msg::Key(crossterm::event::KeyEvent::new(
-                KeyCode::Char('u'),
-                crossterm::event::KeyModifiers::CONTROL,
-            )),
-        );
-        type_text(app, path.to_str().unwrap());
-        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
-    };
+    let start = |app: &mut App| export_to(app, &path);
     let parts = |cmds: &[Command]| {
         cmds.iter()
             .filter_map(|c| match c {

@@ -4,8 +4,7 @@
 use crossterm::event::KeyCode;
 
 use convo::api::{
-    Assignee, Conversation, ConversationFilter, Resource, RetryNotice, Status, Timestamp, Visitor,
-    VisitorFilter,
+    Assignee, Conversation, ConversationFilter, Resource, Status, Timestamp, Visitor, VisitorFilter,
 };
 use convo::config::View;
 use convo::tui::app::App;
@@ -75,20 +74,8 @@ fn error_status_keeps_rows() {
 fn rate_limited_countdown() {
     let (mut app, _s) = loaded(100, 20, 300, 10);
     update(&mut app, key(KeyCode::End));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::Retrying {
-            tab: Resource::Conversations,
-            generation,
-            notice: RetryNotice {
-                attempt: 2,
-                wait: std::time::Duration::from_secs(3),
-                reason: "rate limited (HTTP 429)".into(),
-                rate_limited: true,
-            },
-        },
-    );
+    let wait = std::time::Duration::from_secs(3);
+    common::app::retrying(&mut app, 2, wait, "rate limited (HTTP 429)", true);
     insta::assert_snapshot!(testing::render(&app));
 }
 

@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use uuid::Uuid;
 
-use convo::api::{ApiError, Assignee, ConversationFilter, Resource, RetryNotice, Status};
+use convo::api::{ApiError, Assignee, ConversationFilter, Resource, Status};
 use convo::tui::app::Overlay;
 use convo::tui::command::{Command, Query};
 use convo::tui::filter_form::Field;
@@ -470,20 +470,8 @@ fn mouse_selects_rows_and_switches_tabs() {
 fn retry_countdown_shows_and_counts_down() {
     let mut app = testing::app(120, 30, 50);
     update(&mut app, Msg::Resize(120, 30));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::Retrying {
-            tab: Resource::Conversations,
-            generation,
-            notice: RetryNotice {
-                attempt: 1,
-                wait: std::time::Duration::from_secs(3),
-                reason: "rate limited (HTTP 429)".into(),
-                rate_limited: true,
-            },
-        },
-    );
+    let wait = std::time::Duration::from_secs(3);
+    common::app::retrying(&mut app, 1, wait, "rate limited (HTTP 429)", true);
     let screen = testing::render(&app);
     assert!(screen.contains("retrying in 3s"), "{screen}");
     assert!(screen.contains("rate limited"), "{screen}");

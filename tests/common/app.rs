@@ -1,7 +1,7 @@
 //! Pieces for tests that drive `update()` directly (no I/O): SLA targets, a colleague
 //! picking a conversation up, a failed page, another profile.
 
-use convo::api::{ApiError, Limit, Resource};
+use convo::api::{ApiError, Limit, Resource, RetryNotice};
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::keys::KeyMap;
@@ -56,6 +56,32 @@ pub fn page_fails(app: &mut App, status: u16, detail: String) -> Vec<Command> {
         attempts: 4,
     });
     page_loaded(app, Resource::Conversations, result)
+}
+
+/// The client says it retries the conversations page in flight: attempt `attempt`, in
+/// `wait`, because `reason` (`rate_limited` for an HTTP 429).
+pub fn retrying(
+    app: &mut App,
+    attempt: u32,
+    wait: std::time::Duration,
+    reason: &str,
+    rate_limited: bool,
+) -> Vec<Command> {
+    let generation = app.conversations.generation;
+    let notice = RetryNotice {
+        attempt,
+        wait,
+        reason: reason.into(),
+        rate_limited,
+    };
+    update(
+        app,
+        Msg::Retrying {
+            tab: Resource::Conversations,
+            generation,
+            notice,
+        },
+    )
 }
 
 /// The "staging" profile as loading it would give it (pages of 20, defaults otherwise).
