@@ -16,15 +16,8 @@ use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now, render};
 use convo::tui::update::update;
 
 mod common;
+use common::app::at;
 use common::runtime::{Harness, demo};
-
-fn at(secs: i64) -> Msg {
-    Msg::Tick(
-        now()
-            .checked_add(jiff::SignedDuration::from_secs(secs))
-            .unwrap_or(now()),
-    )
-}
 
 fn mark(app: &App, i: usize) -> Option<Mark> {
     let t = &app.conversations;

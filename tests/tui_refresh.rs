@@ -9,19 +9,12 @@ use convo::api::{Assignee, Resource};
 use convo::tui::app::{App, Overlay};
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
-use convo::tui::testing::{self, FakeServer, ch, key, now};
+use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 
 mod common;
 use common::app::assign;
-
-fn at(secs: i64) -> Msg {
-    Msg::Tick(
-        now()
-            .checked_add(jiff::SignedDuration::from_secs(secs))
-            .unwrap_or(now()),
-    )
-}
+use common::app::at;
 
 /// An app on the unassigned conversations of `server`, refreshing every 10 s, `pages` pages
 /// loaded (page size 50).

@@ -11,6 +11,15 @@ use convo::tui::testing::{self, FakeServer};
 use convo::tui::update::update;
 use convo::ui_config::UiConfig;
 
+/// A clock tick `secs` seconds after the fixed test clock (`testing::now()`).
+pub fn at(secs: i64) -> Msg {
+    Msg::Tick(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_secs(secs))
+            .unwrap_or(testing::now()),
+    )
+}
+
 /// An SLA with only a first-response target of `mins` minutes.
 pub fn first_response(mins: i64) -> convo::sla::Sla {
     convo::sla::Sla {
