@@ -335,8 +335,11 @@ fn csv_cells_a_spreadsheet_would_run_get_a_quote_unless_csv_raw() {
 
 /// `convo list conversations` with `[sla]` targets and a fixed "now".
 fn run_sla(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
-    let cfg = tmp.path().join("sla.toml");
-    std::fs::write(&cfg, "[sla]\nfirst_response = \"20d\"\nwarn_at = 0.5\n").unwrap();
+    let cfg = common::file(
+        tmp.path(),
+        "sla.toml",
+        "[sla]\nfirst_response = \"20d\"\nwarn_at = 0.5\n",
+    );
     let mut all = vec!["--config", cfg.to_str().unwrap(), "list", "conversations"];
     all.extend_from_slice(args);
     convo_cmd(tmp.path())
@@ -578,8 +581,7 @@ fn an_e_mail_that_matches_nothing_says_the_service_matches_whole_addresses() {
 fn the_breaching_table_on_a_narrow_terminal_keeps_its_due_column() {
     let d = Demo::start(60, 10, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, "[sla]\nfirst_response = \"1m\"\n").unwrap();
+    let cfg = common::file(tmp.path(), "c.toml", "[sla]\nfirst_response = \"1m\"\n");
     let home = tmp.path().to_str().unwrap().to_string();
     let log = tmp.path().join("convo.log");
     let (key, url) = (d.key(), d.url());

@@ -52,8 +52,11 @@ impl Field {
 
     /// Writes a config file (no key in it: the key comes from CONVO_API_KEY) and returns it.
     fn config(&self, body: &str) -> PathBuf {
-        let p = self.tmp.path().join("config.toml");
-        std::fs::write(&p, format!("base_url = {:?}\n{body}", self.s().base_url())).expect("cfg");
+        let p = common::file(
+            self.tmp.path(),
+            "config.toml",
+            format!("base_url = {:?}\n{body}", self.s().base_url()),
+        );
         p
     }
 

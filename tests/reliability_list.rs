@@ -67,8 +67,11 @@ fn list(d: &Demo, args: &[&str]) -> Run {
 
 /// A config file that only shortens the request timeout (key and URL come from env/flags).
 fn short_timeout_config(dir: &Path) -> PathBuf {
-    let p = dir.join("timeout.toml");
-    std::fs::write(&p, "request_timeout_secs = 1\nconnect_timeout_secs = 1\n").unwrap();
+    let p = common::file(
+        &dir,
+        "timeout.toml",
+        "request_timeout_secs = 1\nconnect_timeout_secs = 1\n",
+    );
     p
 }
 

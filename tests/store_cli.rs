@@ -232,8 +232,11 @@ fn visitor_email_walks_each_visitor_and_merges_newest_first() {
 fn store_false_keeps_nothing_on_disk() {
     let d = Demo::start(30, 30, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, format!("base_url = \"{}\"\nstore = false\n", d.url())).unwrap();
+    let cfg = common::file(
+        tmp.path(),
+        "c.toml",
+        format!("base_url = \"{}\"\nstore = false\n", d.url()),
+    );
     let run_cfg = |args: &[&str]| {
         convo_cmd(tmp.path())
             .env("CONVO_API_KEY", d.key())

@@ -225,8 +225,7 @@ fn table_and_csv_formats() {
 fn stale_after_comes_from_the_config_and_the_flag_wins() {
     let d = Demo::start(300, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("convo.toml");
-    std::fs::write(&cfg, "stale_after = \"30m\"\n").unwrap();
+    let cfg = common::file(tmp.path(), "convo.toml", "stale_after = \"30m\"\n");
     let with_cfg = |extra: &[&str]| {
         let mut args = vec![
             "--config",
@@ -326,8 +325,7 @@ const SLA: &str = "[sla]\nfirst_response = \"20d\"\nresolution = \"60d\"\nwarn_a
 
 /// A config file with `text`; returns its path.
 fn config_file(tmp: &tempfile::TempDir, text: &str) -> String {
-    let cfg = tmp.path().join("sla.toml");
-    std::fs::write(&cfg, text).unwrap();
+    let cfg = common::file(tmp.path(), "sla.toml", text);
     cfg.to_str().unwrap().to_string()
 }
 
@@ -822,12 +820,11 @@ fn summary_in_pty(
     cols: u16,
     rows: u16,
 ) -> common::pty::Pty {
-    let cfg = tmp.join("c.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = common::file(
+        &tmp,
+        "c.toml",
         "[sla]\nfirst_response = \"5m\"\nresolution = \"4h\"\n",
-    )
-    .unwrap();
+    );
     let home = tmp.display().to_string();
     let log = tmp.join("convo.log").display().to_string();
     let (url, key) = (d.url(), d.key());

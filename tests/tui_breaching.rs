@@ -88,13 +88,12 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
     let server = FakeServer::new(1000, 10);
     let want = queue_oldest_first(&server);
     let tmp = tempfile::tempdir().expect("tmp");
-    let path = tmp.path().join("config.toml");
-    std::fs::write(
-        &path,
+    let path = common::file(
+        tmp.path(),
+        "config.toml",
         "base_url = \"http://127.0.0.1:9\"\npage_size = 50\nstore = false\n\
          [sla]\nfirst_response = \"25m\"\n",
-    )
-    .expect("config");
+    );
     let cfg = Config::load_with(
         &Overrides {
             config_path: Some(path),

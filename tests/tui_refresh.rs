@@ -256,15 +256,14 @@ fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
     let n = queue.len();
     assert!(n > 5 && n < 100, "one page of queue: {n}");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let cfg = tmp.path().join("config.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = common::file(
+        tmp.path(),
+        "config.toml",
         format!(
             "base_url = {:?}\nrefresh_secs = 1\nstore = false\n",
             server.base_url()
         ),
-    )
-    .expect("config");
+    );
     let home = tmp.path().to_string_lossy().to_string();
     let log = tmp.path().join("convo.log").to_string_lossy().to_string();
     let key = server.api_key();

@@ -118,9 +118,9 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
     };
     let (prod, staging) = (start(21).await, start(22).await);
     let tmp = tempfile::tempdir().expect("tmp");
-    let cfg = tmp.path().join("config.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = common::file(
+        tmp.path(),
+        "config.toml",
         format!(
             "store = false\n\
              [profiles.prod]\nbase_url = {:?}\napi_key = {:?}\n\
@@ -132,8 +132,7 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
             staging.api_key(),
             staging.base_url(),
         ),
-    )
-    .expect("config");
+    );
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).expect("0600");

@@ -46,12 +46,11 @@ fn convo_env(cmd: &mut CommandBuilder, server: &DemoServer, tmp: &Path, extra: &
 /// Starts convo itself as the pty's process, with a config file holding `config` (plus the
 /// demo server's URL).
 fn start(server: &DemoServer, tmp: &Path, config: &str, extra: &[(&str, &str)]) -> Pty {
-    let file = tmp.join("convo.toml");
-    std::fs::write(
-        &file,
+    let file = common::file(
+        &tmp,
+        "convo.toml",
         format!("base_url = \"{}\"\n{config}", server.base_url()),
-    )
-    .expect("config");
+    );
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
     convo_env(&mut cmd, server, tmp, extra);
     cmd.arg("--config");
@@ -208,8 +207,11 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
     }
     let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
-    let file = tmp.path().join("convo.toml");
-    std::fs::write(&file, format!("base_url = \"{}\"\n", server.base_url())).expect("config");
+    let file = common::file(
+        tmp.path(),
+        "convo.toml",
+        format!("base_url = \"{}\"\n", server.base_url()),
+    );
     // A real interactive shell with job control owns the terminal; convo is its job.
     let mut cmd = CommandBuilder::new("bash");
     cmd.args(["--norc", "--noprofile", "-i"]);
@@ -459,8 +461,11 @@ fn closing_the_terminal_ends_convo_with_129() {
 fn a_hang_up_without_sighup_still_ends_convo_with_129() {
     let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
-    let file = tmp.path().join("convo.toml");
-    std::fs::write(&file, format!("base_url = \"{}\"\n", server.base_url())).expect("config");
+    let file = common::file(
+        tmp.path(),
+        "convo.toml",
+        format!("base_url = \"{}\"\n", server.base_url()),
+    );
     let code = tmp.path().join("code");
     let mut cmd = CommandBuilder::new("sh");
     convo_env(&mut cmd, &server, tmp.path(), &[]);
@@ -535,15 +540,14 @@ fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
     let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let opened = tmp.path().join("opened.txt");
-    let script = tmp.path().join("browser.sh");
-    std::fs::write(
-        &script,
+    let script = common::file(
+        tmp.path(),
+        "browser.sh",
         format!(
             "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n",
             opened.display()
         ),
-    )
-    .expect("script");
+    );
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("+x");

@@ -162,8 +162,7 @@ fn a_decompression_bomb_is_refused_by_its_decoded_size_with_memory_bounded() {
 fn http2_carries_concurrent_requests_on_one_connection() {
     let srv = serve(small(None, true), true);
     let tmp = tempfile::tempdir().expect("tmp");
-    let ca = tmp.path().join("ca.pem");
-    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let ca = common::file(tmp.path(), "ca.pem", srv.s().ca_pem().expect("CA"));
     let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), |s| {
         fast_settings(s);
         s.ca_file = Some(ca.clone());

@@ -170,6 +170,13 @@ pub fn convo_cmd(tmp: &std::path::Path) -> assert_cmd::Command {
     c
 }
 
+/// Writes `text` to `dir/name`; the path.
+pub fn file(dir: &std::path::Path, name: &str, text: impl AsRef<[u8]>) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write a test file");
+    path
+}
+
 /// The `id` of every line of JSON Lines output, in order.
 pub fn jsonl_ids(out: &str) -> Vec<String> {
     out.lines()
