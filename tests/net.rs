@@ -62,22 +62,16 @@ impl Field {
 
     /// Runs `convo ARGS` with only `env` (and a private HOME) in its environment.
     fn run(&self, config: Option<&Path>, env: &[(&str, &str)], args: &[&str]) -> Output {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_convo"));
         let home = self.tmp.path();
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", home)
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("CONVO_LOG_FILE", home.join("convo.log"))
-            .env("CONVO_API_KEY", self.s().api_key())
+        let mut cmd = common::convo_cmd(home);
+        cmd.env("CONVO_API_KEY", self.s().api_key())
             .arg("--config")
             .arg(config.map_or_else(|| home.join("none.toml"), Path::to_path_buf));
         if config.is_none() {
             cmd.arg("--base-url").arg(self.s().base_url());
         }
         cmd.envs(env.iter().copied()).args(args);
-        cmd.stdin(std::process::Stdio::null());
+        cmd.write_stdin("");
         let out = cmd.output().expect("run convo");
         // Nothing convo writes may hold the key, whatever happened.
         let log = std::fs::read_to_string(home.join("convo.log")).unwrap_or_default();
