@@ -11,7 +11,7 @@ use convo::tui::msg::Msg;
 use convo::tui::testing::{self, FakeServer, ch, key};
 
 mod common;
-use common::app::{assign, first_response};
+use common::app::{assign, first_response, footer};
 
 /// The open unassigned conversations of `server`, oldest first.
 fn queue_oldest_first(server: &FakeServer) -> Vec<uuid::Uuid> {
@@ -26,13 +26,6 @@ fn queue_oldest_first(server: &FakeServer) -> Vec<uuid::Uuid> {
 
 fn selected_id(app: &App) -> Option<uuid::Uuid> {
     app.conversations.selected_row().map(|c| c.id)
-}
-
-/// The footer line (the screen's last line but one).
-fn footer(app: &App) -> String {
-    let screen = testing::render(app);
-    let lines: Vec<&str> = screen.lines().collect();
-    lines[lines.len() - 2].to_string()
 }
 
 fn app_on(server: &FakeServer) -> App {

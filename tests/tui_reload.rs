@@ -13,7 +13,7 @@ use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;
 
 mod common;
-use common::app::staging;
+use common::app::{footer, staging};
 
 fn ids(app: &App) -> Vec<uuid::Uuid> {
     app.conversations.rows().iter().map(|c| c.id).collect()
@@ -62,12 +62,6 @@ fn status_line(app: &App) -> String {
         .last()
         .unwrap_or_default()
         .to_string()
-}
-
-fn footer(app: &App) -> String {
-    let screen = testing::render(app);
-    let lines: Vec<&str> = screen.lines().collect();
-    lines[lines.len() - 2].to_string()
 }
 
 /// 2,000 rows loaded with `L`, the selection on row 1,990.

@@ -20,6 +20,13 @@ pub fn at(secs: i64) -> Msg {
     )
 }
 
+/// The footer line (the screen's last line but one).
+pub fn footer(app: &App) -> String {
+    let screen = testing::render(app);
+    let lines: Vec<&str> = screen.lines().collect();
+    lines[lines.len() - 2].to_string()
+}
+
 /// An SLA with only a first-response target of `mins` minutes.
 pub fn first_response(mins: i64) -> convo::sla::Sla {
     convo::sla::Sla {
