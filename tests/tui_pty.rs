@@ -21,6 +21,14 @@ fn spawn(server: &Demo, tmp: &std::path::Path) -> Pty {
     Pty::run(cmd, COLS, ROWS)
 }
 
+/// One more run in the home `tmp`: the screen once it shows `want`; then it quits.
+fn run_again(server: &Demo, tmp: &std::path::Path, want: &str) -> String {
+    let mut s = spawn(server, tmp);
+    let screen = s.wait_for(want);
+    s.send("q");
+    screen
+}
+
 /// 60 conversations; every first-page request after the first: 3 new on top, 2 reassigned.
 fn churning() -> Demo {
     Demo::with(DemoOptions {
@@ -139,10 +147,8 @@ fn visitor_names_replace_ids_within_seconds_and_stay_for_the_next_start() {
     s.send("q");
     drop(s);
     // The next start shows them from the store (the last walk is minutes old: no new one).
-    let mut s = spawn(&server, tmp.path());
-    let screen = s.wait_for(&shown);
+    let screen = run_again(&server, tmp.path(), &shown);
     assert!(screen.contains("STATUS"), "{screen}");
-    s.send("q");
 }
 
 #[test]
@@ -154,10 +160,8 @@ fn since_you_last_looked_marks_what_changed_between_two_runs() {
     s.wait_for("all 60 loaded");
     s.send("q");
     drop(s);
-    let mut s = spawn(&server, tmp.path());
-    let screen = s.wait_for("3 new, 2 changed since");
+    let screen = run_again(&server, tmp.path(), "3 new, 2 changed since");
     assert!(screen.contains("STATUS"), "{screen}");
-    s.send("q");
 }
 
 /// A view left for another keeps its look too (not only at quit): run 1 leaves the unfiltered
@@ -174,14 +178,12 @@ fn a_view_left_for_another_keeps_its_look_for_the_next_start() {
     s.wait_for(" loaded");
     s.send("q");
     drop(s);
-    let mut s = spawn(&server, tmp.path());
-    let screen = s.wait_for(" changed since");
+    let screen = run_again(&server, tmp.path(), " changed since");
     assert!(screen.contains(" new, "), "{screen}");
     assert!(
         !screen.contains("unassigned  x clears"),
         "run 2 starts unfiltered: {screen}"
     );
-    s.send("q");
 }
 
 /// The row marked as selected (`>` at the start of a table line), by its line on screen.
