@@ -19,10 +19,10 @@ fn run(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output
         .expect("runs")
 }
 
-/// [`run`] in a home of its own.
-fn list(d: &Demo, args: &[&str]) -> std::process::Output {
+/// `convo list LINE` (its words) in a home of its own.
+fn list(d: &Demo, line: &str) -> std::process::Output {
     let tmp = tempfile::tempdir().unwrap();
-    run(d, &tmp, args)
+    run(d, &tmp, &common::words(line))
 }
 
 fn stdout(o: &std::process::Output) -> String {
@@ -49,10 +49,7 @@ fn want_ids(n: usize) -> Vec<String> {
 #[test]
 fn jsonl_all_walks_every_page_in_order() {
     let d = Demo::start(230, 40, Faults::default());
-    let o = list(
-        &d,
-        &common::words("conversations --all --limit 50 --format jsonl"),
-    );
+    let o = list(&d, "conversations --all --limit 50 --format jsonl");
     assert!(o.status.success(), "{}", stderr(&o));
     let ids: Vec<String> = stdout(&o)
         .lines()
@@ -70,7 +67,7 @@ fn jsonl_all_walks_every_page_in_order() {
 #[test]
 fn default_is_one_page_table_with_a_hint() {
     let d = Demo::start(230, 40, Faults::default());
-    let o = list(&d, &["conversations"]);
+    let o = list(&d, "conversations");
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -84,10 +81,7 @@ fn default_is_one_page_table_with_a_hint() {
 #[test]
 fn json_max_is_one_array_of_n() {
     let d = Demo::start(230, 40, Faults::default());
-    let o = list(
-        &d,
-        &common::words("conversations --max 7 --format json --status open"),
-    );
+    let o = list(&d, "conversations --max 7 --format json --status open");
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v.len(), 7);
@@ -97,7 +91,7 @@ fn json_max_is_one_array_of_n() {
 #[test]
 fn csv_all_visitors_has_header_and_every_row() {
     let d = Demo::start(10, 130, Faults::default());
-    let o = list(&d, &["visitors", "--all", "--format", "csv"]);
+    let o = list(&d, "visitors --all --format csv");
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("id,externalId,email,name,attributes,createdAt\n"));
@@ -134,10 +128,7 @@ fn invalid_filter_exits_2_without_a_request() {
 #[test]
 fn spec_assignee_params_are_accepted() {
     let d = Demo::start(120, 20, Faults::default());
-    let o = list(
-        &d,
-        &common::words("conversations --unassigned true --all --format jsonl"),
-    );
+    let o = list(&d, "conversations --unassigned true --all --format jsonl");
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: Vec<Value> = stdout(&o)
         .lines()
@@ -178,7 +169,7 @@ fn wrong_key_prefix_refused_locally_exits_2() {
 #[test]
 fn server_failure_exits_4_after_retries() {
     let d = Demo::faulty(10, 10, |f| f.fail_always = true);
-    let o = list(&d, &["visitors"]);
+    let o = list(&d, "visitors");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("HTTP 500"), "{}", stderr(&o));
     assert!(stderr(&o).contains("retrying"), "{}", stderr(&o));
@@ -188,14 +179,14 @@ fn server_failure_exits_4_after_retries() {
 #[test]
 fn malformed_page_exits_5() {
     let d = Demo::faulty(10, 10, |f| f.malformed_page = Some(1));
-    let o = list(&d, &["visitors", "--format", "jsonl"]);
+    let o = list(&d, "visitors --format jsonl");
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
 }
 
 #[test]
 fn bad_row_reported_good_rows_kept_exit_5() {
     let d = Demo::faulty(30, 10, |f| f.bad_row = true);
-    let o = list(&d, &["conversations", "--format", "jsonl", "--limit", "10"]);
+    let o = list(&d, "conversations --format jsonl --limit 10");
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 10, "the good rows are printed");
     assert!(stderr(&o).contains("could not be read"), "{}", stderr(&o));
@@ -241,10 +232,7 @@ fn hostile_text_in_table_never_reaches_the_terminal_raw() {
 #[test]
 fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
     let d = Demo::faulty(100, 40, |f| f.fail_after = Some(2));
-    let o = list(
-        &d,
-        &common::words("conversations --all --limit 10 --format jsonl"),
-    );
+    let o = list(&d, "conversations --all --limit 10 --format jsonl");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     let ids: Vec<String> = stdout(&o)
         .lines()
