@@ -85,6 +85,20 @@ fn page(items: Vec<Conversation>, has_more: bool, cursor: Option<&str>) -> Page<
     }
 }
 
+/// Answers every conversations fetch with `page`.
+fn every_page(page: Page<Conversation>) -> impl FnMut(usize, &Command) -> Option<Msg> {
+    move |_n, c| Some(conversations_answer(c, page.clone()))
+}
+
+/// A 12-row app with pages of 20, started (its first fetches answered by `answer`); the app
+/// and how many fetches were answered.
+fn started(answer: &mut dyn FnMut(usize, &Command) -> Option<Msg>) -> (App, usize) {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, answer);
+    (app, fetches)
+}
+
 /// Presses End (G) `n` times, answering fetches as `answer` says.
 fn press_end(
     app: &mut App,
@@ -167,8 +181,6 @@ fn conversation_ids_of(server: &FakeServer, r: std::ops::Range<usize>) -> Vec<uu
 #[test]
 fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk() {
     let server = FakeServer::new(60, 5);
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let fail = std::cell::Cell::new(true);
     // Page 2 fails (after the client's retries) while `fail` is set; the rest answers.
     let mut answer = |_n: usize, c: &Command| {
@@ -192,7 +204,7 @@ fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk
         }
         server.answer(c)
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 3, &mut fetches, &mut answer);
     assert_eq!(conversation_ids(&app).len(), 20, "the first page stays");
     let screen = testing::render(&app);
@@ -212,15 +224,8 @@ fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk
 
 #[test]
 fn has_more_with_a_null_cursor_ends_the_walk_with_a_footer_warning() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
-    let mut answer = |_n: usize, c: &Command| {
-        Some(conversations_answer(
-            c,
-            page(conversations(0..20), true, None),
-        ))
-    };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let mut answer = every_page(page(conversations(0..20), true, None));
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 10, &mut fetches, &mut answer);
     assert_eq!(fetches, 2, "one page of each tab, nothing more");
     let screen = testing::render(&app);
@@ -230,8 +235,6 @@ fn has_more_with_a_null_cursor_ends_the_walk_with_a_footer_warning() {
 
 #[test]
 fn a_cursor_loop_stops_the_walk_with_a_footer_warning() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |n: usize, c: &Command| {
         // Every page hands back the same cursor, with new rows so nothing else stops it.
         let start = n * 20;
@@ -240,7 +243,7 @@ fn a_cursor_loop_stops_the_walk_with_a_footer_warning() {
             page(conversations(start..start + 20), true, Some("same")),
         ))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 20, &mut fetches, &mut answer);
     assert!(fetches <= 4, "{fetches} fetches for a looping cursor");
     let screen = testing::render(&app);
@@ -249,8 +252,6 @@ fn a_cursor_loop_stops_the_walk_with_a_footer_warning() {
 
 #[test]
 fn duplicate_ids_across_pages_are_dropped_and_counted_in_the_footer() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |_n: usize, c: &Command| {
         let Command::Fetch { cursor, .. } = c else {
             unreachable!()
@@ -269,7 +270,7 @@ fn duplicate_ids_across_pages_are_dropped_and_counted_in_the_footer() {
             ),
         ))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 10, &mut fetches, &mut answer);
     let ids = conversation_ids(&app);
     assert_eq!(
@@ -285,8 +286,6 @@ fn duplicate_ids_across_pages_are_dropped_and_counted_in_the_footer() {
 
 #[test]
 fn a_bad_row_among_good_ones_is_reported_and_the_good_rows_are_shown() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |_n: usize, c: &Command| {
         let mut p = page(conversations(0..19), false, None);
         p.bad_rows.push(BadRow {
@@ -296,7 +295,7 @@ fn a_bad_row_among_good_ones_is_reported_and_the_good_rows_are_shown() {
         });
         Some(conversations_answer(c, p))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (app, _) = started(&mut answer);
     assert_eq!(conversation_ids(&app).len(), 19);
     let screen = testing::render(&app);
     assert!(screen.contains("1 unreadable rows skipped"), "{screen}");
@@ -304,14 +303,12 @@ fn a_bad_row_among_good_ones_is_reported_and_the_good_rows_are_shown() {
 
 #[test]
 fn unknown_statuses_are_shown_verbatim() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |_n: usize, c: &Command| {
         let mut rows = conversations(0..5);
         rows[0].status = Status::from_wire("snoozed");
         Some(conversations_answer(c, page(rows, false, None)))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (app, _) = started(&mut answer);
     assert!(testing::render(&app).contains("snoozed"));
 }
 
@@ -635,15 +632,8 @@ fn a_panic_inside_the_app_restores_the_terminal() {
 
 #[test]
 fn a_page_larger_than_the_limit_is_kept_with_a_footer_warning() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
-    let mut answer = |_n: usize, c: &Command| {
-        Some(conversations_answer(
-            c,
-            page(conversations(0..25), false, None),
-        ))
-    };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let mut answer = every_page(page(conversations(0..25), false, None));
+    let (app, _) = started(&mut answer);
     assert_eq!(conversation_ids(&app).len(), 25, "every row is kept");
     let screen = testing::render(&app);
     assert!(
