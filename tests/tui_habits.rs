@@ -1,5 +1,6 @@
-//! Issue 6 in the TUI: `[keys]`, theme and NO_COLOR, search, display sort, export, `o`,
-//! profile switching, columns. `update` fed with messages, plus snapshots.
+//! The TUI's settings and table tools: `[keys]` remapping and help's bindings, theme and
+//! NO_COLOR, configured columns, profile switching (and the mouse a profile turns on); search,
+//! display sort, export and `o`. `update` fed with messages, plus snapshots.
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
-//! Issue 7, "what changed": marks on new and changed rows across refreshes, at the `update`
-//! level (a fake server whose rows change) and through the real loop against a churning demo
-//! server.
+//! Marks on new and changed rows across refreshes and reloads, and notify views ringing
+//! (more unassigned open, a conversation about to breach), at the `update` level (a fake
+//! server whose rows change) and through the real loop against a churning demo server.
 
 use std::time::{Duration, Instant};
 
