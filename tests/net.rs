@@ -52,12 +52,11 @@ impl Field {
 
     /// Writes a config file (no key in it: the key comes from CONVO_API_KEY) and returns it.
     fn config(&self, body: &str) -> PathBuf {
-        let p = common::file(
+        common::file(
             self.tmp.path(),
             "config.toml",
             format!("base_url = {:?}\n{body}", self.s().base_url()),
-        );
-        p
+        )
     }
 
     /// Runs `convo ARGS` with only `env` (and a private HOME) in its environment.

@@ -79,12 +79,11 @@ fn list(d: &Demo, args: &[&str]) -> Run {
 
 /// A config file that only shortens the request timeout (key and URL come from env/flags).
 fn short_timeout_config(dir: &Path) -> PathBuf {
-    let p = common::file(
-        &dir,
+    common::file(
+        dir,
         "timeout.toml",
         "request_timeout_secs = 1\nconnect_timeout_secs = 1\n",
-    );
-    p
+    )
 }
 
 const ALL_JSONL: [&str; 5] = ["conversations", "--all", "--format", "jsonl", "--limit"];

@@ -67,7 +67,7 @@ fn doctor_reports_a_broken_config() {
 
 /// `convo doctor` against the demo server with this config text (after `base_url`).
 fn doctor_with(d: &Demo, tmp: &std::path::Path, extra: &str) -> (Option<i32>, String) {
-    let cfg = common::file(&tmp, "c.toml", format!("base_url = {:?}\n{extra}", d.url()));
+    let cfg = common::file(tmp, "c.toml", format!("base_url = {:?}\n{extra}", d.url()));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

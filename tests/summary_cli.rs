@@ -821,7 +821,7 @@ fn summary_in_pty(
     rows: u16,
 ) -> common::pty::Pty {
     let cfg = common::file(
-        &tmp,
+        tmp,
         "c.toml",
         "[sla]\nfirst_response = \"5m\"\nresolution = \"4h\"\n",
     );

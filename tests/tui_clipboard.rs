@@ -28,7 +28,7 @@ fn script(dir: &Path, name: &str, body: &str) {
 /// page on screen.
 fn start(demo: &Demo, tmp: &Path, env: &[(&str, &str)]) -> Pty {
     let cfg = common::file(
-        &tmp,
+        tmp,
         "config.toml",
         format!("base_url = {:?}\nstore = false\n", demo.url()),
     );

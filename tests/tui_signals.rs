@@ -47,7 +47,7 @@ fn convo_env(cmd: &mut CommandBuilder, server: &DemoServer, tmp: &Path, extra: &
 /// demo server's URL).
 fn start(server: &DemoServer, tmp: &Path, config: &str, extra: &[(&str, &str)]) -> Pty {
     let file = common::file(
-        &tmp,
+        tmp,
         "convo.toml",
         format!("base_url = \"{}\"\n{config}", server.base_url()),
     );
