@@ -9,7 +9,6 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use convo::api::{ApiError, BadRow, Conversation, Page, Resource, RetryNotice, Status, Visitor};
-use convo::demo::DemoOptions;
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::msg::{Loaded, Msg};
@@ -559,18 +558,7 @@ mod pty {
 
 /// A demo server that accepts requests and never answers, on its own runtime.
 fn hanging_demo() -> common::Demo {
-    common::Demo::with(DemoOptions {
-        seed: 7,
-        conversations: 10,
-        visitors: 10,
-        latency: Duration::ZERO,
-        faults: convo::demo::Faults {
-            hang: true,
-            ..Default::default()
-        },
-        anchor: None,
-        ..DemoOptions::default()
-    })
+    common::Demo::faulty(10, 10, |f| f.hang = true)
 }
 
 #[test]
@@ -680,15 +668,7 @@ fn a_2mb_attribute_is_cut_on_screen_and_drawn_quickly() {
 
 #[test]
 fn the_screen_shows_only_the_masked_key() {
-    let server = common::Demo::with(DemoOptions {
-        seed: 7,
-        conversations: 30,
-        visitors: 10,
-        latency: Duration::ZERO,
-        faults: Default::default(),
-        anchor: None,
-        ..DemoOptions::default()
-    });
+    let server = common::Demo::start(30, 10, Default::default());
     let key = server.api_key();
     let mut s = pty::start(&server.base_url(), &key, &[]);
     s.wait_for_in("all 30 loaded", Duration::from_secs(10));
@@ -707,18 +687,7 @@ fn the_screen_shows_only_the_masked_key() {
 
 #[test]
 fn a_server_that_echoes_the_key_never_gets_it_onto_the_screen_or_into_the_log() {
-    let server = common::Demo::with(DemoOptions {
-        seed: 7,
-        conversations: 30,
-        visitors: 10,
-        latency: Duration::ZERO,
-        faults: convo::demo::Faults {
-            echo_key: Some(403),
-            ..Default::default()
-        },
-        anchor: None,
-        ..DemoOptions::default()
-    });
+    let server = common::Demo::faulty(30, 10, |f| f.echo_key = Some(403));
     let key = server.api_key();
     let secret = &key[8..key.len() - 4];
     // Wide enough for the whole error line: without the redaction the key would be on it.
@@ -749,18 +718,7 @@ fn a_server_that_echoes_the_key_never_gets_it_onto_the_screen_or_into_the_log() 
 #[test]
 fn a_row_with_bytes_json_refuses_loses_only_itself_on_screen() {
     for kind in [convo::demo::BadBytes::Utf8, convo::demo::BadBytes::Control] {
-        let server = common::Demo::with(DemoOptions {
-            seed: 7,
-            conversations: 30,
-            visitors: 10,
-            latency: Duration::ZERO,
-            faults: convo::demo::Faults {
-                bad_bytes_row: Some(kind),
-                ..Default::default()
-            },
-            anchor: None,
-            ..DemoOptions::default()
-        });
+        let server = common::Demo::faulty(30, 10, |f| f.bad_bytes_row = Some(kind));
         let mut s = pty::start(&server.base_url(), &server.api_key(), &[]);
         s.wait_for_in("all 30 loaded", Duration::from_secs(10));
         let screen = s.screen();
@@ -783,20 +741,11 @@ fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
         (403, "not allowed to list this", "rejected"),
         (401, "the key was rejected", "not allowed"),
     ] {
-        let server = common::Demo::with(DemoOptions {
-            seed: 7,
-            conversations: 300,
-            visitors: 10,
-            latency: Duration::ZERO,
-            faults: convo::demo::Faults {
-                // Counted over every request (the first pages of both lists, names): the
-                // walk of 300 rows in pages of 50 meets it after its first page or two.
-                fail_after: Some(3),
-                fail_after_status: status,
-                ..Default::default()
-            },
-            anchor: None,
-            ..DemoOptions::default()
+        let server = common::Demo::faulty(300, 10, |f| {
+            // Counted over every request (the first pages of both lists, names): the
+            // walk of 300 rows in pages of 50 meets it after its first page or two.
+            f.fail_after = Some(3);
+            f.fail_after_status = status;
         });
         // No background visitor sync: its requests would count towards --fail-after and
         // could take the first page's turn.
