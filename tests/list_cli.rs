@@ -25,6 +25,17 @@ fn list(d: &Demo, line: &str) -> std::process::Output {
     run(d, &tmp, &common::words(line))
 }
 
+/// [`list`] with `key` in CONVO_API_KEY instead of the demo's.
+fn list_with_key(d: &Demo, key: &str, line: &str) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", key)
+        .args(["--base-url", &d.url(), "list"])
+        .args(common::words(line))
+        .output()
+        .unwrap()
+}
+
 fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -141,12 +152,7 @@ fn spec_assignee_params_are_accepted() {
 #[test]
 fn wrong_key_exits_3() {
     let d = Demo::start(10, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "sk_demo_notthekey123456")
-        .args(["--base-url", &d.url(), "list", "visitors"])
-        .output()
-        .unwrap();
+    let o = list_with_key(&d, "sk_demo_notthekey123456", "visitors");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(!stderr(&o).contains("notthekey"));
 }
@@ -154,12 +160,7 @@ fn wrong_key_exits_3() {
 #[test]
 fn wrong_key_prefix_refused_locally_exits_2() {
     let d = Demo::start(10, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "pk_live_publishable123")
-        .args(["--base-url", &d.url(), "list", "visitors"])
-        .output()
-        .unwrap();
+    let o = list_with_key(&d, "pk_live_publishable123", "visitors");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("sk_"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("publishable123"));
