@@ -62,15 +62,7 @@ fn jsonl_all_walks_every_page_in_order() {
     let d = Demo::start(230, 40, Faults::default());
     let o = list(&d, "conversations --all --limit 50 --format jsonl");
     assert!(o.status.success(), "{}", stderr(&o));
-    let ids: Vec<String> = stdout(&o)
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
+    let ids = common::jsonl_ids(&stdout(&o));
     assert_eq!(ids, want_ids(230));
     assert_eq!(d.requests(), 5);
 }
@@ -235,15 +227,7 @@ fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
     let d = Demo::faulty(100, 40, |f| f.fail_after = Some(2));
     let o = list(&d, "conversations --all --limit 10 --format jsonl");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    let ids: Vec<String> = stdout(&o)
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
+    let ids = common::jsonl_ids(&stdout(&o));
     assert_eq!(
         ids,
         want_ids(100)[..20].to_vec(),
