@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::{Demo, client_for, fast_settings, ignore_retry};
 use convo::api::{
-    ApiError, Assignee, Conversation, ConversationFilter, Limit, Page, Status, Visitor,
+    ApiError, Assignee, Client, Conversation, ConversationFilter, Limit, Page, Status, Visitor,
     VisitorFilter,
 };
 use convo::demo::{Faults, dataset};
@@ -35,6 +35,21 @@ fn walk_conversations(d: &Demo, f: &ConversationFilter, limit: i64) -> Vec<Uuid>
     });
     assert!(p.warnings().is_empty(), "{:?}", p.warnings());
     p.rows().iter().map(|r| r.id).collect()
+}
+
+/// The first page of conversations (`limit` rows, no filter) through `c`, retries unheard.
+fn first_conversations(d: &Demo, c: &Client, limit: i64) -> Result<Page<Conversation>, ApiError> {
+    d.block_on(c.list(
+        &ConversationFilter::default(),
+        lim(limit),
+        None,
+        &ignore_retry,
+    ))
+}
+
+/// [`first_conversations`] for visitors.
+fn first_visitors(d: &Demo, c: &Client, limit: i64) -> Result<Page<Visitor>, ApiError> {
+    d.block_on(c.list(&VisitorFilter::default(), lim(limit), None, &ignore_retry))
 }
 
 /// The dataset's conversations as wire JSON, in API order.
@@ -227,14 +242,7 @@ fn limit_outside_bounds_is_a_400_naming_the_parameter() {
 fn wrong_key_is_401_unauthorized_without_the_key_in_the_message() {
     let d = Demo::start(30, 10, Faults::default());
     let c = client_for(&d.url(), "sk_demo_wrongwrongwrong", fast_settings);
-    let err = d
-        .block_on(c.list::<_, Conversation>(
-            &ConversationFilter::default(),
-            lim(5),
-            None,
-            &ignore_retry,
-        ))
-        .unwrap_err();
+    let err = first_conversations(&d, &c, 5).unwrap_err();
     assert!(
         matches!(err, ApiError::Unauthorized { status: 401, .. }),
         "{err:?}"
@@ -251,15 +259,10 @@ fn wrong_key_is_401_unauthorized_without_the_key_in_the_message() {
 
 #[test]
 fn rate_limit_waits_retry_after_then_continues() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            rate_limit_first: 1,
-            retry_after: "1".into(),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| {
+        f.rate_limit_first = 1;
+        f.retry_after = "1".into();
+    });
     let c = d.client();
     let notices = Mutex::new(Vec::new());
     let on_retry = |n| notices.lock().unwrap().push(n);
@@ -281,42 +284,21 @@ fn rate_limit_waits_retry_after_then_continues() {
 
 #[test]
 fn server_errors_then_success_are_retried() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            fail_first: 2,
-            fail_status: 503,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| {
+        f.fail_first = 2;
+        f.fail_status = 503;
+    });
     let c = d.client();
-    let page: Page<Conversation> = d
-        .block_on(c.list(&ConversationFilter::default(), lim(10), None, &ignore_retry))
-        .unwrap();
+    let page = first_conversations(&d, &c, 10).unwrap();
     assert_eq!(page.items.len(), 10);
     assert_eq!(d.requests(), 3);
 }
 
 #[test]
 fn server_errors_forever_give_up_after_three_retries() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            fail_always: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.fail_always = true);
     let c = d.client();
-    let err = d
-        .block_on(c.list::<_, Conversation>(
-            &ConversationFilter::default(),
-            lim(10),
-            None,
-            &ignore_retry,
-        ))
-        .unwrap_err();
+    let err = first_conversations(&d, &c, 10).unwrap_err();
     assert!(
         matches!(
             err,
@@ -333,27 +315,13 @@ fn server_errors_forever_give_up_after_three_retries() {
 
 #[test]
 fn a_hanging_server_times_out() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            hang: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(30, 10, |f| f.hang = true);
     let c = client_for(&d.url(), &d.key(), |s| {
         fast_settings(s);
         s.request_timeout = Duration::from_millis(300);
     });
     let t = Instant::now();
-    let err = d
-        .block_on(c.list::<_, Conversation>(
-            &ConversationFilter::default(),
-            lim(10),
-            None,
-            &ignore_retry,
-        ))
-        .unwrap_err();
+    let err = first_conversations(&d, &c, 10).unwrap_err();
     assert!(
         matches!(err, ApiError::Timeout { attempts: 4, .. }),
         "{err:?}"
@@ -363,44 +331,16 @@ fn a_hanging_server_times_out() {
 
 #[test]
 fn malformed_json_is_a_decode_error() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            malformed_page: Some(1),
-            ..Faults::default()
-        },
-    );
-    let err = d
-        .block_on(d.client().list::<_, Conversation>(
-            &ConversationFilter::default(),
-            lim(10),
-            None,
-            &ignore_retry,
-        ))
-        .unwrap_err();
+    let d = Demo::faulty(30, 10, |f| f.malformed_page = Some(1));
+    let err = first_conversations(&d, &d.client(), 10).unwrap_err();
     assert!(matches!(err, ApiError::Decode { .. }), "{err:?}");
     assert!(err.to_string().contains("not valid JSON"), "{err}");
 }
 
 #[test]
 fn wrong_shape_is_a_decode_error() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            wrong_shape: true,
-            ..Faults::default()
-        },
-    );
-    let err = d
-        .block_on(d.client().list::<_, Visitor>(
-            &VisitorFilter::default(),
-            lim(10),
-            None,
-            &ignore_retry,
-        ))
-        .unwrap_err();
+    let d = Demo::faulty(30, 10, |f| f.wrong_shape = true);
+    let err = first_visitors(&d, &d.client(), 10).unwrap_err();
     assert!(err.to_string().contains("not a list page"), "{err}");
 }
 
@@ -432,22 +372,8 @@ fn connection_refused_is_a_connect_error() {
 #[test]
 fn redirect_to_another_origin_is_not_followed() {
     let target = Demo::start(30, 10, Faults::default());
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            redirect_to: Some(target.url()),
-            ..Faults::default()
-        },
-    );
-    let err = d
-        .block_on(d.client().list::<_, Visitor>(
-            &VisitorFilter::default(),
-            lim(10),
-            None,
-            &ignore_retry,
-        ))
-        .unwrap_err();
+    let d = Demo::faulty(30, 10, |f| f.redirect_to = Some(target.url()));
+    let err = first_visitors(&d, &d.client(), 10).unwrap_err();
     assert!(matches!(err, ApiError::Redirect { .. }), "{err:?}");
     assert!(err.to_string().contains(&target.url()), "{err}");
     assert_eq!(

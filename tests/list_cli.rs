@@ -19,6 +19,23 @@ fn run(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output
         .expect("runs")
 }
 
+/// `convo list LINE` (its words) in a home of its own.
+fn list(d: &Demo, line: &str) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    run(d, &tmp, &common::words(line))
+}
+
+/// [`list`] with `key` in CONVO_API_KEY instead of the demo's.
+fn list_with_key(d: &Demo, key: &str, line: &str) -> std::process::Output {
+    let tmp = tempfile::tempdir().unwrap();
+    convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", key)
+        .args(["--base-url", &d.url(), "list"])
+        .args(common::words(line))
+        .output()
+        .unwrap()
+}
+
 fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -43,29 +60,9 @@ fn want_ids(n: usize) -> Vec<String> {
 #[test]
 fn jsonl_all_walks_every_page_in_order() {
     let d = Demo::start(230, 40, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &[
-            "conversations",
-            "--all",
-            "--limit",
-            "50",
-            "--format",
-            "jsonl",
-        ],
-    );
+    let o = list(&d, "conversations --all --limit 50 --format jsonl");
     assert!(o.status.success(), "{}", stderr(&o));
-    let ids: Vec<String> = stdout(&o)
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
+    let ids = common::jsonl_ids(&stdout(&o));
     assert_eq!(ids, want_ids(230));
     assert_eq!(d.requests(), 5);
 }
@@ -73,8 +70,7 @@ fn jsonl_all_walks_every_page_in_order() {
 #[test]
 fn default_is_one_page_table_with_a_hint() {
     let d = Demo::start(230, 40, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["conversations"]);
+    let o = list(&d, "conversations");
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -88,20 +84,7 @@ fn default_is_one_page_table_with_a_hint() {
 #[test]
 fn json_max_is_one_array_of_n() {
     let d = Demo::start(230, 40, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &[
-            "conversations",
-            "--max",
-            "7",
-            "--format",
-            "json",
-            "--status",
-            "open",
-        ],
-    );
+    let o = list(&d, "conversations --max 7 --format json --status open");
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v.len(), 7);
@@ -111,8 +94,7 @@ fn json_max_is_one_array_of_n() {
 #[test]
 fn csv_all_visitors_has_header_and_every_row() {
     let d = Demo::start(10, 130, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["visitors", "--all", "--format", "csv"]);
+    let o = list(&d, "visitors --all --format csv");
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.starts_with("id,externalId,email,name,attributes,createdAt\n"));
@@ -138,13 +120,9 @@ fn invalid_filter_exits_2_without_a_request() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "conversations",
-            "--unassigned",
-            "true",
-            "--assignee-id",
-            "3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b",
-        ],
+        &common::words(
+            "conversations --unassigned true --assignee-id 3f2b8c1e-0a4d-4e5f-9b6a-1c2d3e4f5a6b",
+        ),
     );
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(d.requests(), 0);
@@ -153,19 +131,7 @@ fn invalid_filter_exits_2_without_a_request() {
 #[test]
 fn spec_assignee_params_are_accepted() {
     let d = Demo::start(120, 20, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &[
-            "conversations",
-            "--unassigned",
-            "true",
-            "--all",
-            "--format",
-            "jsonl",
-        ],
-    );
+    let o = list(&d, "conversations --unassigned true --all --format jsonl");
     assert!(o.status.success(), "{}", stderr(&o));
     let rows: Vec<Value> = stdout(&o)
         .lines()
@@ -178,12 +144,7 @@ fn spec_assignee_params_are_accepted() {
 #[test]
 fn wrong_key_exits_3() {
     let d = Demo::start(10, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "sk_demo_notthekey123456")
-        .args(["--base-url", &d.url(), "list", "visitors"])
-        .output()
-        .unwrap();
+    let o = list_with_key(&d, "sk_demo_notthekey123456", "visitors");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(!stderr(&o).contains("notthekey"));
 }
@@ -191,12 +152,7 @@ fn wrong_key_exits_3() {
 #[test]
 fn wrong_key_prefix_refused_locally_exits_2() {
     let d = Demo::start(10, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "pk_live_publishable123")
-        .args(["--base-url", &d.url(), "list", "visitors"])
-        .output()
-        .unwrap();
+    let o = list_with_key(&d, "pk_live_publishable123", "visitors");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("sk_"), "{}", stderr(&o));
     assert!(!stderr(&o).contains("publishable123"));
@@ -205,16 +161,8 @@ fn wrong_key_prefix_refused_locally_exits_2() {
 
 #[test]
 fn server_failure_exits_4_after_retries() {
-    let d = Demo::start(
-        10,
-        10,
-        Faults {
-            fail_always: true,
-            ..Faults::default()
-        },
-    );
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["visitors"]);
+    let d = Demo::faulty(10, 10, |f| f.fail_always = true);
+    let o = list(&d, "visitors");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(stderr(&o).contains("HTTP 500"), "{}", stderr(&o));
     assert!(stderr(&o).contains("retrying"), "{}", stderr(&o));
@@ -223,35 +171,15 @@ fn server_failure_exits_4_after_retries() {
 
 #[test]
 fn malformed_page_exits_5() {
-    let d = Demo::start(
-        10,
-        10,
-        Faults {
-            malformed_page: Some(1),
-            ..Faults::default()
-        },
-    );
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["visitors", "--format", "jsonl"]);
+    let d = Demo::faulty(10, 10, |f| f.malformed_page = Some(1));
+    let o = list(&d, "visitors --format jsonl");
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
 }
 
 #[test]
 fn bad_row_reported_good_rows_kept_exit_5() {
-    let d = Demo::start(
-        30,
-        10,
-        Faults {
-            bad_row: true,
-            ..Faults::default()
-        },
-    );
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &["conversations", "--format", "jsonl", "--limit", "10"],
-    );
+    let d = Demo::faulty(30, 10, |f| f.bad_row = true);
+    let o = list(&d, "conversations --format jsonl --limit 10");
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 10, "the good rows are printed");
     assert!(stderr(&o).contains("could not be read"), "{}", stderr(&o));
@@ -275,14 +203,7 @@ fn no_config_says_where_it_looked_and_how_to_start() {
 
 #[test]
 fn hostile_text_in_table_never_reaches_the_terminal_raw() {
-    let d = Demo::start(
-        10,
-        60,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(10, 60, |f| f.hostile = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(&d, &tmp, &["visitors", "--limit", "100"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -303,37 +224,10 @@ fn hostile_text_in_table_never_reaches_the_terminal_raw() {
 
 #[test]
 fn a_service_dying_mid_walk_keeps_the_printed_rows_and_exits_4() {
-    let d = Demo::start(
-        100,
-        40,
-        Faults {
-            fail_after: Some(2),
-            ..Faults::default()
-        },
-    );
-    let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &[
-            "conversations",
-            "--all",
-            "--limit",
-            "10",
-            "--format",
-            "jsonl",
-        ],
-    );
+    let d = Demo::faulty(100, 40, |f| f.fail_after = Some(2));
+    let o = list(&d, "conversations --all --limit 10 --format jsonl");
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    let ids: Vec<String> = stdout(&o)
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect();
+    let ids = common::jsonl_ids(&stdout(&o));
     assert_eq!(
         ids,
         want_ids(100)[..20].to_vec(),
@@ -350,14 +244,7 @@ fn formula_like(s: &str) -> bool {
 
 #[test]
 fn csv_cells_a_spreadsheet_would_run_get_a_quote_unless_csv_raw() {
-    let d = Demo::start(
-        40,
-        60,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(40, 60, |f| f.hostile = true);
     let tmp = tempfile::tempdir().unwrap();
     let exact: Vec<Value> = stdout(&run(&d, &tmp, &["visitors", "--all", "--format", "jsonl"]))
         .lines()
@@ -421,8 +308,11 @@ fn csv_cells_a_spreadsheet_would_run_get_a_quote_unless_csv_raw() {
 
 /// `convo list conversations` with `[sla]` targets and a fixed "now".
 fn run_sla(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
-    let cfg = tmp.path().join("sla.toml");
-    std::fs::write(&cfg, "[sla]\nfirst_response = \"40m\"\nwarn_at = 0.5\n").unwrap();
+    let cfg = common::file(
+        tmp.path(),
+        "sla.toml",
+        "[sla]\nfirst_response = \"40m\"\nwarn_at = 0.5\n",
+    );
     let mut all = vec!["--config", cfg.to_str().unwrap(), "list", "conversations"];
     all.extend_from_slice(args);
     convo_cmd(tmp.path())
@@ -525,27 +415,15 @@ fn a_401_or_403_mid_walk_keeps_the_printed_rows_and_says_which() {
             "was rejected",
         ),
     ] {
-        let d = Demo::start(
-            100,
-            40,
-            Faults {
-                fail_after: Some(2),
-                fail_after_status: status,
-                ..Faults::default()
-            },
-        );
+        let d = Demo::faulty(100, 40, |f| {
+            f.fail_after = Some(2);
+            f.fail_after_status = status;
+        });
         let tmp = tempfile::tempdir().unwrap();
         let o = run(
             &d,
             &tmp,
-            &[
-                "conversations",
-                "--all",
-                "--limit",
-                "10",
-                "--format",
-                "jsonl",
-            ],
+            &common::words("conversations --all --limit 10 --format jsonl"),
         );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(3), "{status}: {err}");
@@ -675,8 +553,7 @@ fn an_e_mail_that_matches_nothing_says_the_service_matches_whole_addresses() {
 fn the_breaching_table_on_a_narrow_terminal_keeps_its_due_column() {
     let d = Demo::start(60, 10, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, "[sla]\nfirst_response = \"1m\"\n").unwrap();
+    let cfg = common::file(tmp.path(), "c.toml", "[sla]\nfirst_response = \"1m\"\n");
     let home = tmp.path().to_str().unwrap().to_string();
     let log = tmp.path().join("convo.log");
     let (key, url) = (d.key(), d.url());

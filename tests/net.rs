@@ -3,6 +3,7 @@
 //! only. The environment of each run is cleared, so a developer's own proxy variables or
 //! SSL_CERT_FILE do not leak in.
 
+mod common;
 #[path = "net/proxy.rs"]
 mod proxy;
 
@@ -15,8 +16,7 @@ use proxy::Proxy;
 
 /// A TLS demo server and a proxy on one runtime, a temp dir with the CA file.
 struct Field {
-    rt: tokio::runtime::Runtime,
-    server: Option<DemoServer>,
+    demo: common::Demo,
     tmp: tempfile::TempDir,
 }
 
@@ -27,35 +27,23 @@ impl Field {
 
     /// A TLS demo server with these faults (`bad_cert` among them).
     fn start_with(faults: convo::demo::Faults) -> Field {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let server = rt
-            .block_on(DemoServer::start_tls(DemoOptions {
-                addr: ([127, 0, 0, 1], 0).into(),
-                conversations: 30,
-                visitors: 10,
-                faults,
-                ..DemoOptions::default()
-            }))
-            .expect("TLS demo server starts");
+        let demo = common::Demo::with_tls(DemoOptions {
+            conversations: 30,
+            visitors: 10,
+            faults,
+            ..DemoOptions::default()
+        });
         let tmp = tempfile::tempdir().expect("tmp");
-        std::fs::write(tmp.path().join("ca.pem"), server.ca_pem().expect("a CA")).expect("ca");
-        Field {
-            rt,
-            server: Some(server),
-            tmp,
-        }
+        std::fs::write(tmp.path().join("ca.pem"), demo.ca_pem().expect("a CA")).expect("ca");
+        Field { demo, tmp }
     }
 
     fn s(&self) -> &DemoServer {
-        self.server.as_ref().expect("server")
+        &self.demo
     }
 
     fn proxy(&self, auth: Option<&str>) -> Proxy {
-        self.rt.block_on(Proxy::start(auth))
+        self.demo.block_on(Proxy::start(auth))
     }
 
     fn ca(&self) -> PathBuf {
@@ -64,29 +52,25 @@ impl Field {
 
     /// Writes a config file (no key in it: the key comes from CONVO_API_KEY) and returns it.
     fn config(&self, body: &str) -> PathBuf {
-        let p = self.tmp.path().join("config.toml");
-        std::fs::write(&p, format!("base_url = {:?}\n{body}", self.s().base_url())).expect("cfg");
-        p
+        common::file(
+            self.tmp.path(),
+            "config.toml",
+            format!("base_url = {:?}\n{body}", self.s().base_url()),
+        )
     }
 
     /// Runs `convo ARGS` with only `env` (and a private HOME) in its environment.
     fn run(&self, config: Option<&Path>, env: &[(&str, &str)], args: &[&str]) -> Output {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_convo"));
         let home = self.tmp.path();
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", home)
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("CONVO_LOG_FILE", home.join("convo.log"))
-            .env("CONVO_API_KEY", self.s().api_key())
+        let mut cmd = common::convo_cmd(home);
+        cmd.env("CONVO_API_KEY", self.s().api_key())
             .arg("--config")
             .arg(config.map_or_else(|| home.join("none.toml"), Path::to_path_buf));
         if config.is_none() {
             cmd.arg("--base-url").arg(self.s().base_url());
         }
         cmd.envs(env.iter().copied()).args(args);
-        cmd.stdin(std::process::Stdio::null());
+        cmd.write_stdin("");
         let out = cmd.output().expect("run convo");
         // Nothing convo writes may hold the key, whatever happened.
         let log = std::fs::read_to_string(home.join("convo.log")).unwrap_or_default();
@@ -102,40 +86,20 @@ impl Field {
     }
 }
 
-impl Drop for Field {
-    fn drop(&mut self) {
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
-    }
-}
-
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
 /// The ids `list conversations --format jsonl` printed.
 fn ids(out: &Output) -> Vec<String> {
-    text(&out.stdout)
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            v["id"].as_str().expect("an id").to_string()
-        })
-        .collect()
+    common::jsonl_ids(&text(&out.stdout))
 }
 
 const LIST: &[&str] = &["list", "conversations", "--all", "--format", "jsonl"];
 
 fn assert_all_rows(f: &Field, out: &Output) {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
-    let want: Vec<String> = f
-        .s()
-        .data()
-        .conversations
-        .iter()
-        .map(|c| c.id.to_string())
-        .collect();
+    let want = common::conversation_ids(f.s());
     let mut got = ids(out);
     let mut want_sorted = want.clone();
     got.sort();
@@ -570,107 +534,16 @@ fn a_ca_file_that_is_missing_or_not_pem_is_a_clear_usage_error() {
 
 /// The real binary in a pseudo-terminal, its screen read with vt100.
 mod pty {
-    use std::io::{Read, Write};
-    use std::sync::{Arc, Mutex};
-    use std::time::{Duration, Instant};
+    use super::common::pty::{Pty, command};
 
-    use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-
-    pub struct Session {
-        screen: Arc<Mutex<vt100::Parser>>,
-        writer: Box<dyn Write + Send>,
-        child: Box<dyn portable_pty::Child + Send + Sync>,
-        _master: Box<dyn portable_pty::MasterPty + Send>,
-    }
-
-    pub fn spawn(args: &[&str], env: &[(&str, String)], home: &std::path::Path) -> Session {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 30,
-                cols: 120,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("openpty");
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
-        cmd.env_clear();
-        cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("HOME", home);
-        cmd.env("XDG_CONFIG_HOME", home.join("config"));
-        cmd.env("XDG_DATA_HOME", home.join("data"));
-        cmd.env("CONVO_LOG_FILE", home.join("convo.log"));
+    /// `convo ARGS` in a 120x30 terminal, its home (store, log) in `home`, with `env`.
+    pub fn spawn(args: &[&str], env: &[(&str, String)], home: &std::path::Path) -> Pty {
+        let mut cmd = command(home);
         for (k, v) in env {
             cmd.env(k, v);
         }
         cmd.args(args);
-        cmd.cwd(home);
-        let child = pair.slave.spawn_command(cmd).expect("spawn convo");
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().expect("reader");
-        let writer = pair.master.take_writer().expect("writer");
-        let screen = Arc::new(Mutex::new(vt100::Parser::new(
-            std::num::NonZeroU16::new(30).expect("rows"),
-            std::num::NonZeroU16::new(120).expect("cols"),
-            0,
-        )));
-        let feed = screen.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            loop {
-                let n = reader.read(&mut buf).unwrap_or(0);
-                if n == 0 {
-                    break;
-                }
-                let Ok(mut s) = feed.lock() else { break };
-                s.process(&buf[..n]);
-            }
-        });
-        Session {
-            screen,
-            writer,
-            child,
-            _master: pair.master,
-        }
-    }
-
-    impl Session {
-        pub fn contents(&self) -> String {
-            self.screen
-                .lock()
-                .map(|s| s.screen().contents())
-                .unwrap_or_default()
-        }
-
-        pub fn wait_for(&self, want: &str) -> String {
-            let deadline = Instant::now() + Duration::from_secs(20);
-            loop {
-                let s = self.contents();
-                if s.contains(want) {
-                    return s;
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "never saw {want:?}; screen:\n{s}"
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-
-        /// Quits with `q` and waits for the exit.
-        pub fn quit(mut self) {
-            let _ = self.writer.write_all(b"q");
-            let _ = self.writer.flush();
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline {
-                if let Ok(Some(_)) = self.child.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = self.child.kill();
-            panic!("convo did not quit on q");
-        }
+        Pty::run(cmd, 120, 30)
     }
 }
 
@@ -708,7 +581,7 @@ fn the_tui_shows_an_untrusted_certificate_as_an_error_without_a_retry_countdown(
     let attempts = p.connects().len();
     // A retried error would be tried again after 0.5 s, 1 s and 2 s.
     std::thread::sleep(Duration::from_millis(1500));
-    let screen = s.contents();
+    let screen = s.screen();
     assert!(!screen.contains("retrying"), "{screen}");
     assert_eq!(p.connects().len(), attempts, "no retry: {screen}");
     // One request per tab that loads at start (conversations, and visitors ahead).

@@ -106,8 +106,7 @@ fn a_config_that_is_not_toml_names_the_line() {
         let e = refused(&d, tmp.path(), &cfg, Some(&d.key()));
         assert!(e.contains(&format!("line {line}")), "{name}: {e}");
     }
-    let cfg = tmp.path().join("binary.toml");
-    std::fs::write(&cfg, b"\xff\xfe\x00b\x00").unwrap();
+    let cfg = common::file(tmp.path(), "binary.toml", b"\xff\xfe\x00b\x00");
     let e = refused(&d, tmp.path(), &cfg, Some(&d.key()));
     assert!(e.contains("not UTF-8"), "{e}");
     let e = refused(&d, tmp.path(), tmp.path(), Some(&d.key()));

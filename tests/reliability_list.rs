@@ -12,39 +12,21 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Demo, convo_cmd};
-use convo::demo::{DemoOptions, DemoServer, Faults};
+use common::{Demo, conversation_ids, convo_cmd, jsonl_ids};
+use convo::demo::{DemoOptions, Faults};
 use serde_json::Value;
 
 /// A demo server with `latency` before every answer (common::Demo has none).
 fn start_slow(conversations: usize, visitors: usize, latency: Duration, faults: Faults) -> Demo {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 7,
-            conversations,
-            visitors,
-            latency,
-            faults,
-            anchor: None,
-            ..DemoOptions::default()
-        }))
-        .unwrap();
-    Demo {
-        server: Some(server),
-        rt,
-    }
-}
-
-fn faults(f: impl FnOnce(&mut Faults)) -> Faults {
-    let mut x = Faults::default();
-    f(&mut x);
-    x
+    Demo::with(DemoOptions {
+        seed: 7,
+        conversations,
+        visitors,
+        latency,
+        faults,
+        anchor: None,
+        ..DemoOptions::default()
+    })
 }
 
 struct Run {
@@ -79,35 +61,29 @@ fn list_at(url: &str, key: &str, cfg: Option<&Path>, args: &[&str]) -> Run {
     r
 }
 
+impl Run {
+    /// Asserts that what it said (stderr) holds `text`.
+    fn says(&self, text: &str) {
+        assert!(self.err.contains(text), "{}", self.err);
+    }
+}
+
+/// `convo list conversations --all --format jsonl --limit LIMIT`.
+fn walk(d: &Demo, limit: u32) -> Run {
+    list(d, &[&ALL_JSONL[..], &[&limit.to_string()]].concat())
+}
+
 fn list(d: &Demo, args: &[&str]) -> Run {
     list_at(&d.url(), &d.key(), None, args)
 }
 
-fn jsonl_ids(out: &str) -> Vec<String> {
-    out.lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).expect("each line is JSON")["id"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
-
-fn conversation_ids(d: &Demo) -> Vec<String> {
-    d.s()
-        .data()
-        .conversations
-        .iter()
-        .map(|c| c.id.to_string())
-        .collect()
-}
-
 /// A config file that only shortens the request timeout (key and URL come from env/flags).
 fn short_timeout_config(dir: &Path) -> PathBuf {
-    let p = dir.join("timeout.toml");
-    std::fs::write(&p, "request_timeout_secs = 1\nconnect_timeout_secs = 1\n").unwrap();
-    p
+    common::file(
+        dir,
+        "timeout.toml",
+        "request_timeout_secs = 1\nconnect_timeout_secs = 1\n",
+    )
 }
 
 const ALL_JSONL: [&str; 5] = ["conversations", "--all", "--format", "jsonl", "--limit"];
@@ -117,15 +93,11 @@ const ALL_JSONL: [&str; 5] = ["conversations", "--all", "--format", "jsonl", "--
 #[test]
 fn a_5xx_once_is_retried_and_no_row_is_lost_or_doubled() {
     for status in [500u16, 502, 503] {
-        let d = Demo::start(
-            90,
-            20,
-            faults(|f| {
-                f.fail_first = 1;
-                f.fail_status = status;
-            }),
-        );
-        let r = list(&d, &[&ALL_JSONL[..], &["25"]].concat());
+        let d = Demo::faulty(90, 20, |f| {
+            f.fail_first = 1;
+            f.fail_status = status;
+        });
+        let r = walk(&d, 25);
         assert_eq!(r.code, Some(0), "{status}: {}", r.err);
         assert_eq!(jsonl_ids(&r.out), conversation_ids(&d), "{status}");
         assert!(
@@ -139,8 +111,8 @@ fn a_5xx_once_is_retried_and_no_row_is_lost_or_doubled() {
 
 #[test]
 fn a_503_every_third_request_mid_walk_loses_nothing() {
-    let d = Demo::start(100, 20, faults(|f| f.fail_every = 3));
-    let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
+    let d = Demo::faulty(100, 20, |f| f.fail_every = 3);
+    let r = walk(&d, 20);
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
     // 5 pages; requests 3, 6 fail and are retried (the empty last page is not asked for).
@@ -149,14 +121,10 @@ fn a_503_every_third_request_mid_walk_loses_nothing() {
 
 #[test]
 fn a_5xx_forever_is_a_clear_error_after_three_retries() {
-    let d = Demo::start(
-        30,
-        10,
-        faults(|f| {
-            f.fail_first = 1000;
-            f.fail_status = 502;
-        }),
-    );
+    let d = Demo::faulty(30, 10, |f| {
+        f.fail_first = 1000;
+        f.fail_status = 502;
+    });
     let r = list(&d, &ALL_JSONL[..4]);
     assert_eq!(r.code, Some(4), "{}", r.err);
     assert!(r.out.is_empty());
@@ -174,15 +142,11 @@ fn a_5xx_forever_is_a_clear_error_after_three_retries() {
 
 #[test]
 fn a_429_with_retry_after_2_waits_then_continues() {
-    let d = Demo::start(
-        60,
-        10,
-        faults(|f| {
-            f.rate_limit_first = 1;
-            f.retry_after = "2".into();
-        }),
-    );
-    let r = list(&d, &[&ALL_JSONL[..], &["25"]].concat());
+    let d = Demo::faulty(60, 10, |f| {
+        f.rate_limit_first = 1;
+        f.retry_after = "2".into();
+    });
+    let r = walk(&d, 25);
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
     assert!(
@@ -242,20 +206,20 @@ fn latency_beyond_the_timeout_is_a_timeout_error() {
     let cfg = short_timeout_config(tmp.path());
     let r = list_at(&d.url(), &d.key(), Some(&cfg), &["visitors"]);
     assert_eq!(r.code, Some(4), "{}", r.err);
-    assert!(r.err.contains("no answer within 1s"), "{}", r.err);
-    assert!(r.err.contains("request_timeout_secs"), "{}", r.err);
+    r.says("no answer within 1s");
+    r.says("request_timeout_secs");
     // 4 attempts of 1 s and 3.5 s of backoff: well under the 3 s × 4 the server would take.
     assert!(r.took < Duration::from_secs(14), "{:?}", r.took);
     assert_eq!(d.requests(), 4);
 }
 
 fn a_server_that_never_answers_times_out() {
-    let d = Demo::start(10, 10, faults(|f| f.hang = true));
+    let d = Demo::faulty(10, 10, |f| f.hang = true);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = short_timeout_config(tmp.path());
     let r = list_at(&d.url(), &d.key(), Some(&cfg), &["conversations"]);
     assert_eq!(r.code, Some(4), "{}", r.err);
-    assert!(r.err.contains("no answer within 1s"), "{}", r.err);
+    r.says("no answer within 1s");
     assert!(r.took < Duration::from_secs(14), "{:?}", r.took);
     assert_eq!(d.requests(), 4);
 }
@@ -281,11 +245,11 @@ fn connection_refused_is_a_clear_error() {
 }
 
 fn a_connection_reset_mid_body_is_retried_then_reported() {
-    let d = Demo::start(30, 10, faults(|f| f.reset_mid_body = true));
+    let d = Demo::faulty(30, 10, |f| f.reset_mid_body = true);
     let r = list(&d, &ALL_JSONL[..4]);
     assert_eq!(r.code, Some(4), "{}", r.err);
     assert!(r.out.is_empty(), "half a page is never printed: {}", r.out);
-    assert!(r.err.contains("connection failed"), "{}", r.err);
+    r.says("connection failed");
     assert_eq!(d.requests(), 4);
 }
 
@@ -293,28 +257,28 @@ fn a_connection_reset_mid_body_is_retried_then_reported() {
 
 #[test]
 fn malformed_json_on_a_later_page_keeps_the_printed_rows() {
-    let d = Demo::start(60, 10, faults(|f| f.malformed_page = Some(2)));
-    let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
+    let d = Demo::faulty(60, 10, |f| f.malformed_page = Some(2));
+    let r = walk(&d, 20);
     assert_eq!(r.code, Some(5), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..20]);
-    assert!(r.err.contains("not valid JSON"), "{}", r.err);
+    r.says("not valid JSON");
     assert_eq!(d.requests(), 2, "bad data is not retried");
 }
 
 #[test]
 fn valid_json_of_the_wrong_shape_is_bad_data() {
-    let d = Demo::start(10, 10, faults(|f| f.wrong_shape = true));
+    let d = Demo::faulty(10, 10, |f| f.wrong_shape = true);
     let r = list(&d, &["visitors", "--format", "csv"]);
     assert_eq!(r.code, Some(5), "{}", r.err);
-    assert!(r.err.contains("not a list page"), "{}", r.err);
+    r.says("not a list page");
     assert_eq!(r.out.lines().count(), 1, "the header only: {}", r.out);
     assert_eq!(d.requests(), 1);
 }
 
 #[test]
 fn a_bad_row_on_every_page_keeps_every_good_row_of_the_walk() {
-    let d = Demo::start(50, 10, faults(|f| f.bad_row = true));
-    let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
+    let d = Demo::faulty(50, 10, |f| f.bad_row = true);
+    let r = walk(&d, 20);
     assert_eq!(r.code, Some(5), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
     let warnings: Vec<&str> = r
@@ -338,8 +302,8 @@ fn a_row_with_bytes_json_refuses_loses_only_itself() {
         (convo::demo::BadBytes::Utf8, "not valid UTF-8"),
         (convo::demo::BadBytes::Control, "control character"),
     ] {
-        let d = Demo::start(50, 10, faults(|f| f.bad_bytes_row = Some(kind)));
-        let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
+        let d = Demo::faulty(50, 10, |f| f.bad_bytes_row = Some(kind));
+        let r = walk(&d, 20);
         assert_eq!(r.code, Some(5), "{kind:?}: {}", r.err);
         assert_eq!(jsonl_ids(&r.out), conversation_ids(&d), "{kind:?}");
         let warnings = r
@@ -358,7 +322,7 @@ fn a_row_with_bytes_json_refuses_loses_only_itself() {
 
 #[test]
 fn a_2mb_attribute_is_kept_in_jsonl_and_cut_in_the_table() {
-    let d = Demo::start(0, 5, faults(|f| f.big_attribute = true));
+    let d = Demo::faulty(0, 5, |f| f.big_attribute = true);
     let r = list(&d, &["visitors", "--format", "jsonl"]);
     assert_eq!(r.code, Some(0), "{}", r.err);
     let first: Value = serde_json::from_str(r.out.lines().next().unwrap()).unwrap();
@@ -375,58 +339,50 @@ fn a_2mb_attribute_is_kept_in_jsonl_and_cut_in_the_table() {
 
 #[test]
 fn pages_larger_than_the_limit_are_kept_with_a_warning() {
-    let d = Demo::start(60, 10, faults(|f| f.oversize_page = true));
-    let r = list(&d, &[&ALL_JSONL[..], &["10"]].concat());
+    let d = Demo::faulty(60, 10, |f| f.oversize_page = true);
+    let r = walk(&d, 10);
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
-    assert!(
-        r.err.contains("pages larger than the requested limit"),
-        "{}",
-        r.err
-    );
+    r.says("pages larger than the requested limit");
     assert_eq!(d.requests(), 4, "15 + 15 + 15 + 15");
 }
 
 #[test]
 fn has_more_with_a_null_cursor_ends_the_list_with_a_warning_and_exit_5() {
-    let d = Demo::start(60, 10, faults(|f| f.null_cursor_with_more = true));
-    let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
+    let d = Demo::faulty(60, 10, |f| f.null_cursor_with_more = true);
+    let r = walk(&d, 20);
     // Every row it got, then exit 5: a script can tell this from a complete list.
     assert_eq!(r.code, Some(5), "{}", r.err);
-    assert!(r.err.contains("the list is incomplete"), "{}", r.err);
+    r.says("the list is incomplete");
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..20]);
-    assert!(
-        r.err.contains("gave no cursor: list ends here"),
-        "{}",
-        r.err
-    );
+    r.says("gave no cursor: list ends here");
     assert_eq!(d.requests(), 1);
 }
 
 #[test]
 fn a_cursor_loop_stops_the_walk_with_a_warning_and_exit_5() {
-    let d = Demo::start(100, 10, faults(|f| f.cursor_loop = true));
-    let r = list(&d, &[&ALL_JSONL[..], &["20"]].concat());
+    let d = Demo::faulty(100, 10, |f| f.cursor_loop = true);
+    let r = walk(&d, 20);
     assert_eq!(r.code, Some(5), "{}", r.err);
-    assert!(r.err.contains("the list is incomplete"), "{}", r.err);
+    r.says("the list is incomplete");
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..40]);
-    assert!(r.err.contains("repeated a cursor"), "{}", r.err);
+    r.says("repeated a cursor");
     assert_eq!(d.requests(), 2, "the repeated cursor is never asked for");
 }
 
 #[test]
 fn duplicate_ids_across_pages_are_dropped_and_counted() {
-    let d = Demo::start(50, 10, faults(|f| f.duplicate_ids = true));
-    let r = list(&d, &[&ALL_JSONL[..], &["10"]].concat());
+    let d = Demo::faulty(50, 10, |f| f.duplicate_ids = true);
+    let r = walk(&d, 10);
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
-    assert!(r.err.contains("12 duplicate rows dropped"), "{}", r.err);
+    r.says("12 duplicate rows dropped");
     assert_eq!(d.requests(), 5);
 }
 
 #[test]
 fn unknown_statuses_are_shown_verbatim() {
-    let d = Demo::start(40, 10, faults(|f| f.unknown_status = true));
+    let d = Demo::faulty(40, 10, |f| f.unknown_status = true);
     let snoozed = d
         .s()
         .data()
@@ -435,7 +391,7 @@ fn unknown_statuses_are_shown_verbatim() {
         .filter(|c| c.status == "snoozed")
         .count();
     assert!(snoozed > 0);
-    let r = list(&d, &[&ALL_JSONL[..], &["100"]].concat());
+    let r = walk(&d, 100);
     assert_eq!(r.code, Some(0), "{}", r.err);
     let rows: Vec<Value> = r
         .out
@@ -485,7 +441,7 @@ fn null_and_missing_visitor_fields_keep_the_row() {
 // --- hostile text --------------------------------------------------------------------------
 
 fn hostile_demo() -> Demo {
-    Demo::start(0, 24, faults(|f| f.hostile = true))
+    Demo::faulty(0, 24, |f| f.hostile = true)
 }
 
 /// The hostile visitors as the server sends them.

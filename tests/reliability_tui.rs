@@ -5,7 +5,7 @@
 //! tests/tui_update.rs already covers the retry countdown, an error keeping the rows and `r`
 //! retrying, and scrolling retrying after an error; this file adds the rest of the matrix.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use convo::api::{ApiError, BadRow, Conversation, Page, Resource, RetryNotice, Status, Visitor};
@@ -18,6 +18,8 @@ use crossterm::event::KeyCode;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
+
+mod common;
 
 const W: u16 = 120;
 const H: u16 = 30;
@@ -80,6 +82,20 @@ fn page(items: Vec<Conversation>, has_more: bool, cursor: Option<&str>) -> Page<
         next_cursor: cursor.map(str::to_string),
         bad_rows: Vec::new(),
     }
+}
+
+/// Answers every conversations fetch with `page`.
+fn every_page(page: Page<Conversation>) -> impl FnMut(usize, &Command) -> Option<Msg> {
+    move |_n, c| Some(conversations_answer(c, page.clone()))
+}
+
+/// A 12-row app with pages of 20, started (its first fetches answered by `answer`); the app
+/// and how many fetches were answered.
+fn started(answer: &mut dyn FnMut(usize, &Command) -> Option<Msg>) -> (App, usize) {
+    let mut app = testing::app(W, 12, 20);
+    let mut fetches = 0;
+    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, answer);
+    (app, fetches)
 }
 
 /// Presses End (G) `n` times, answering fetches as `answer` says.
@@ -164,8 +180,6 @@ fn conversation_ids_of(server: &FakeServer, r: std::ops::Range<usize>) -> Vec<uu
 #[test]
 fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk() {
     let server = FakeServer::new(60, 5);
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let fail = std::cell::Cell::new(true);
     // Page 2 fails (after the client's retries) while `fail` is set; the rest answers.
     let mut answer = |_n: usize, c: &Command| {
@@ -189,7 +203,7 @@ fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk
         }
         server.answer(c)
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 3, &mut fetches, &mut answer);
     assert_eq!(conversation_ids(&app).len(), 20, "the first page stays");
     let screen = testing::render(&app);
@@ -209,15 +223,8 @@ fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk
 
 #[test]
 fn has_more_with_a_null_cursor_ends_the_walk_with_a_footer_warning() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
-    let mut answer = |_n: usize, c: &Command| {
-        Some(conversations_answer(
-            c,
-            page(conversations(0..20), true, None),
-        ))
-    };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let mut answer = every_page(page(conversations(0..20), true, None));
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 10, &mut fetches, &mut answer);
     assert_eq!(fetches, 2, "one page of each tab, nothing more");
     let screen = testing::render(&app);
@@ -227,8 +234,6 @@ fn has_more_with_a_null_cursor_ends_the_walk_with_a_footer_warning() {
 
 #[test]
 fn a_cursor_loop_stops_the_walk_with_a_footer_warning() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |n: usize, c: &Command| {
         // Every page hands back the same cursor, with new rows so nothing else stops it.
         let start = n * 20;
@@ -237,7 +242,7 @@ fn a_cursor_loop_stops_the_walk_with_a_footer_warning() {
             page(conversations(start..start + 20), true, Some("same")),
         ))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 20, &mut fetches, &mut answer);
     assert!(fetches <= 4, "{fetches} fetches for a looping cursor");
     let screen = testing::render(&app);
@@ -246,8 +251,6 @@ fn a_cursor_loop_stops_the_walk_with_a_footer_warning() {
 
 #[test]
 fn duplicate_ids_across_pages_are_dropped_and_counted_in_the_footer() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |_n: usize, c: &Command| {
         let Command::Fetch { cursor, .. } = c else {
             unreachable!()
@@ -266,7 +269,7 @@ fn duplicate_ids_across_pages_are_dropped_and_counted_in_the_footer() {
             ),
         ))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (mut app, mut fetches) = started(&mut answer);
     press_end(&mut app, 10, &mut fetches, &mut answer);
     let ids = conversation_ids(&app);
     assert_eq!(
@@ -282,8 +285,6 @@ fn duplicate_ids_across_pages_are_dropped_and_counted_in_the_footer() {
 
 #[test]
 fn a_bad_row_among_good_ones_is_reported_and_the_good_rows_are_shown() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |_n: usize, c: &Command| {
         let mut p = page(conversations(0..19), false, None);
         p.bad_rows.push(BadRow {
@@ -293,7 +294,7 @@ fn a_bad_row_among_good_ones_is_reported_and_the_good_rows_are_shown() {
         });
         Some(conversations_answer(c, p))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (app, _) = started(&mut answer);
     assert_eq!(conversation_ids(&app).len(), 19);
     let screen = testing::render(&app);
     assert!(screen.contains("1 unreadable rows skipped"), "{screen}");
@@ -301,14 +302,12 @@ fn a_bad_row_among_good_ones_is_reported_and_the_good_rows_are_shown() {
 
 #[test]
 fn unknown_statuses_are_shown_verbatim() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
     let mut answer = |_n: usize, c: &Command| {
         let mut rows = conversations(0..5);
         rows[0].status = Status::from_wire("snoozed");
         Some(conversations_answer(c, page(rows, false, None)))
     };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let (app, _) = started(&mut answer);
     assert!(testing::render(&app).contains("snoozed"));
 }
 
@@ -480,7 +479,6 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
     // own: tests/tui_reload.rs).
     update(&mut app, Msg::Resize(W, H));
     assert!(app.conversations.pager.is_loading(), "the first page");
-    let generation = app.conversations.generation;
     // An error whose detail came from the server unsanitised (defence in depth: the client
     // sanitises, the tab and the view must not rely on it): characters ratatui keeps first,
     // then C1 and escape sequences.
@@ -488,18 +486,7 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
         .iter()
         .map(|(raw, _)| format!("{raw}x "))
         .collect();
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Server {
-                status: 500,
-                detail: format!(": {kept}{}", HOSTILE.concat()),
-                attempts: 4,
-            }),
-        },
-    );
+    common::app::page_fails(&mut app, 500, format!(": {kept}{}", HOSTILE.concat()));
     assert!(app.conversations.error.is_some(), "the error is shown");
     assert_only_csi(&terminal_bytes(&app));
     let screen = testing::render(&app);
@@ -548,192 +535,42 @@ fn the_csi_check_itself_catches_raw_sequences() {
 // --- end to end in a pseudo-terminal --------------------------------------------------------
 
 mod pty {
-    use super::*;
-    use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
-    use std::sync::{Arc, Mutex};
-
-    pub struct Session {
-        pub child: Box<dyn Child + Send + Sync>,
-        pub out: Arc<Mutex<Vec<u8>>>,
-        /// Set by the reader thread at the end of output.
-        eof: Arc<std::sync::atomic::AtomicBool>,
-        pub writer: Box<dyn Write + Send>,
-        _master: Box<dyn MasterPty + Send>,
-        tmp: tempfile::TempDir,
-        cols: u16,
-    }
+    use super::common::pty::{Pty, command};
 
     /// Starts `convo --base-url URL` (the TUI) in a 100x30 pseudo-terminal.
-    pub fn start(url: &str, key: &str, extra_env: &[(&str, &str)]) -> Session {
+    pub fn start(url: &str, key: &str, extra_env: &[(&str, &str)]) -> Pty {
         start_wide(url, key, extra_env, 100)
     }
 
-    /// [`start`] in a pseudo-terminal `cols` wide.
-    pub fn start_wide(url: &str, key: &str, extra_env: &[(&str, &str)], cols: u16) -> Session {
+    /// [`start`] in a pseudo-terminal `cols` wide, with a home of its own and no config file.
+    pub fn start_wide(url: &str, key: &str, extra_env: &[(&str, &str)], cols: u16) -> Pty {
         let tmp = tempfile::tempdir().unwrap();
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 30,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
-        cmd.env_clear();
-        cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
-        cmd.env("HOME", tmp.path());
-        cmd.env("TERM", "xterm-256color");
+        let mut cmd = command(tmp.path());
         cmd.env("CONVO_CONFIG", tmp.path().join("none.toml"));
-        cmd.env("CONVO_LOG_FILE", tmp.path().join("convo.log"));
         cmd.env("CONVO_API_KEY", key);
         for (k, v) in extra_env {
             cmd.env(k, v);
         }
         cmd.args(["--base-url", url]);
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer = pair.master.take_writer().unwrap();
-        let out = Arc::new(Mutex::new(Vec::new()));
-        let sink = out.clone();
-        let eof = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let eof_set = eof.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            // The read error at child exit is the end of output.
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().extend_from_slice(&buf[..n]);
-            }
-            eof_set.store(true, std::sync::atomic::Ordering::SeqCst);
-        });
-        Session {
-            child,
-            out,
-            eof,
-            writer,
-            _master: pair.master,
-            tmp,
-            cols,
-        }
-    }
-
-    impl Session {
-        /// The log file the run wrote (empty when none).
-        pub fn log(&self) -> String {
-            std::fs::read_to_string(self.tmp.path().join("convo.log")).unwrap_or_default()
-        }
-
-        /// The screen as a vt100 terminal shows it now.
-        pub fn screen(&self) -> String {
-            let mut p = vt100::Parser::new(
-                std::num::NonZeroU16::new(30).unwrap(),
-                std::num::NonZeroU16::new(self.cols).unwrap(),
-                0,
-            );
-            p.process(&self.out.lock().unwrap());
-            p.screen().contents()
-        }
-
-        /// Waits until the screen holds `what`; panics with the screen after `within`.
-        pub fn wait_for(&self, what: &str, within: Duration) {
-            let start = Instant::now();
-            while start.elapsed() < within {
-                if self.screen().contains(what) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            panic!(
-                "{what:?} not on screen after {within:?}:\n{}",
-                self.screen()
-            );
-        }
-
-        /// Waits until the screen no longer holds `what`.
-        pub fn wait_until_gone(&self, what: &str, within: Duration) {
-            let start = Instant::now();
-            while start.elapsed() < within {
-                if !self.screen().contains(what) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            panic!(
-                "{what:?} still on screen after {within:?}:\n{}",
-                self.screen()
-            );
-        }
-
-        pub fn send(&mut self, bytes: &[u8]) {
-            self.writer.write_all(bytes).unwrap();
-            self.writer.flush().unwrap();
-        }
-
-        /// Waits for the exit; `None` if it did not exit in time (the child is then killed).
-        pub fn wait_exit(&mut self, within: Duration) -> Option<u32> {
-            let start = Instant::now();
-            while start.elapsed() < within {
-                if let Some(s) = self.child.try_wait().unwrap() {
-                    // Everything the child wrote is read before anyone looks at it.
-                    let drained = Instant::now();
-                    while !self.eof.load(std::sync::atomic::Ordering::SeqCst)
-                        && drained.elapsed() < Duration::from_secs(3)
-                    {
-                        std::thread::sleep(Duration::from_millis(10));
-                    }
-                    return Some(s.exit_code());
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = self.child.kill();
-            None
-        }
-
-        pub fn bytes(&self) -> Vec<u8> {
-            self.out.lock().unwrap().clone()
-        }
+        Pty::run(cmd, cols, 30).owning(tmp)
     }
 }
 
 /// A demo server that accepts requests and never answers, on its own runtime.
-fn hanging_demo() -> (tokio::runtime::Runtime, convo::demo::DemoServer) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt
-        .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 7,
-            conversations: 10,
-            visitors: 10,
-            latency: Duration::ZERO,
-            faults: convo::demo::Faults {
-                hang: true,
-                ..Default::default()
-            },
-            anchor: None,
-            ..convo::demo::DemoOptions::default()
-        }))
-        .unwrap();
-    (rt, server)
+fn hanging_demo() -> common::Demo {
+    common::Demo::faulty(10, 10, |f| f.hang = true)
 }
 
 #[test]
 fn the_ui_keeps_answering_keys_while_the_service_hangs() {
-    let (_rt, server) = hanging_demo();
+    let server = hanging_demo();
     let mut s = pty::start(&server.base_url(), &server.api_key(), &[]);
-    s.wait_for("loading", Duration::from_secs(10));
+    s.wait_for_in("loading", Duration::from_secs(10));
     // Help opens and closes while both first pages hang.
     s.send(b"?");
-    s.wait_for("Esc closes", Duration::from_secs(3));
+    s.wait_for_in("Esc closes", Duration::from_secs(3));
     s.send(b"\x1b");
-    s.wait_until_gone("Esc closes", Duration::from_secs(3));
+    s.wait_gone("Esc closes", Duration::from_secs(3));
     let asked = Instant::now();
     s.send(b"q");
     let code = s.wait_exit(Duration::from_secs(5));
@@ -743,7 +580,7 @@ fn the_ui_keeps_answering_keys_while_the_service_hangs() {
         "{:?}",
         asked.elapsed()
     );
-    let bytes = s.bytes();
+    let bytes = s.raw();
     let tail = String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(200)..]).into_owned();
     assert!(
         tail.contains("\u{1b}[?1049l"),
@@ -760,7 +597,7 @@ fn a_panic_inside_the_app_restores_the_terminal() {
         &[("CONVO_TEST_PANIC", "1")],
     );
     let code = s.wait_exit(Duration::from_secs(10));
-    let out = String::from_utf8_lossy(&s.bytes()).into_owned();
+    let out = String::from_utf8_lossy(&s.raw()).into_owned();
     assert!(matches!(code, Some(c) if c != 0), "exit {code:?}: {out}");
     let entered = out
         .find("\u{1b}[?1049h")
@@ -783,15 +620,8 @@ fn a_panic_inside_the_app_restores_the_terminal() {
 
 #[test]
 fn a_page_larger_than_the_limit_is_kept_with_a_footer_warning() {
-    let mut app = testing::app(W, 12, 20);
-    let mut fetches = 0;
-    let mut answer = |_n: usize, c: &Command| {
-        Some(conversations_answer(
-            c,
-            page(conversations(0..25), false, None),
-        ))
-    };
-    settle_with(&mut app, Msg::Resize(W, 12), &mut fetches, &mut answer);
+    let mut answer = every_page(page(conversations(0..25), false, None));
+    let (app, _) = started(&mut answer);
     assert_eq!(conversation_ids(&app).len(), 25, "every row is kept");
     let screen = testing::render(&app);
     assert!(
@@ -838,33 +668,17 @@ fn a_2mb_attribute_is_cut_on_screen_and_drawn_quickly() {
 
 #[test]
 fn the_screen_shows_only_the_masked_key() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt
-        .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 7,
-            conversations: 30,
-            visitors: 10,
-            latency: Duration::ZERO,
-            faults: Default::default(),
-            anchor: None,
-            ..convo::demo::DemoOptions::default()
-        }))
-        .unwrap();
+    let server = common::Demo::start(30, 10, Default::default());
     let key = server.api_key();
     let mut s = pty::start(&server.base_url(), &key, &[]);
-    s.wait_for("all 30 loaded", Duration::from_secs(10));
+    s.wait_for_in("all 30 loaded", Duration::from_secs(10));
     let masked = format!("sk_…{}", &key[key.len() - 4..]);
     assert!(s.screen().contains(&masked), "{}", s.screen());
     s.send(b"?");
-    s.wait_for("Esc closes", Duration::from_secs(3));
+    s.wait_for_in("Esc closes", Duration::from_secs(3));
     s.send(b"q");
     assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
-    let all = String::from_utf8_lossy(&s.bytes()).into_owned();
+    let all = String::from_utf8_lossy(&s.raw()).into_owned();
     assert!(
         !all.contains(&key[8..key.len() - 4]),
         "the key's secret part reached the terminal"
@@ -873,35 +687,16 @@ fn the_screen_shows_only_the_masked_key() {
 
 #[test]
 fn a_server_that_echoes_the_key_never_gets_it_onto_the_screen_or_into_the_log() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt
-        .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 7,
-            conversations: 30,
-            visitors: 10,
-            latency: Duration::ZERO,
-            faults: convo::demo::Faults {
-                echo_key: Some(403),
-                ..Default::default()
-            },
-            anchor: None,
-            ..convo::demo::DemoOptions::default()
-        }))
-        .unwrap();
+    let server = common::Demo::faulty(30, 10, |f| f.echo_key = Some(403));
     let key = server.api_key();
     let secret = &key[8..key.len() - 4];
     // Wide enough for the whole error line: without the redaction the key would be on it.
     let mut s = pty::start_wide(&server.base_url(), &key, &[("CONVO_LOG", "trace")], 240);
-    s.wait_for("is not accepted for this request", Duration::from_secs(10));
+    s.wait_for_in("is not accepted for this request", Duration::from_secs(10));
     let screen = s.screen();
     s.send(b"q");
     assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
-    let all = String::from_utf8_lossy(&s.bytes()).into_owned();
+    let all = String::from_utf8_lossy(&s.raw()).into_owned();
     assert!(
         !all.contains(secret),
         "the key reached the terminal:\n{screen}"
@@ -922,29 +717,10 @@ fn a_server_that_echoes_the_key_never_gets_it_onto_the_screen_or_into_the_log() 
 /// demo server's `--bad-bytes-row`).
 #[test]
 fn a_row_with_bytes_json_refuses_loses_only_itself_on_screen() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
     for kind in [convo::demo::BadBytes::Utf8, convo::demo::BadBytes::Control] {
-        let server = rt
-            .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
-                addr: ([127, 0, 0, 1], 0).into(),
-                seed: 7,
-                conversations: 30,
-                visitors: 10,
-                latency: Duration::ZERO,
-                faults: convo::demo::Faults {
-                    bad_bytes_row: Some(kind),
-                    ..Default::default()
-                },
-                anchor: None,
-                ..convo::demo::DemoOptions::default()
-            }))
-            .unwrap();
+        let server = common::Demo::faulty(30, 10, |f| f.bad_bytes_row = Some(kind));
         let mut s = pty::start(&server.base_url(), &server.api_key(), &[]);
-        s.wait_for("all 30 loaded", Duration::from_secs(10));
+        s.wait_for_in("all 30 loaded", Duration::from_secs(10));
         let screen = s.screen();
         assert!(
             screen.contains("unreadable rows skipped"),
@@ -953,7 +729,6 @@ fn a_row_with_bytes_json_refuses_loses_only_itself_on_screen() {
         assert!(!screen.contains("not valid JSON"), "{kind:?}:\n{screen}");
         s.send(b"q");
         assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
-        rt.block_on(server.shutdown());
     }
 }
 
@@ -962,33 +737,16 @@ fn a_row_with_bytes_json_refuses_loses_only_itself_on_screen() {
 /// demo server's `--fail-after 3 --fail-after-status`).
 #[test]
 fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
     for (status, says, not) in [
         (403, "not allowed to list this", "rejected"),
         (401, "the key was rejected", "not allowed"),
     ] {
-        let server = rt
-            .block_on(convo::demo::DemoServer::start(convo::demo::DemoOptions {
-                addr: ([127, 0, 0, 1], 0).into(),
-                seed: 7,
-                conversations: 300,
-                visitors: 10,
-                latency: Duration::ZERO,
-                faults: convo::demo::Faults {
-                    // Counted over every request (the first pages of both lists, names): the
-                    // walk of 300 rows in pages of 50 meets it after its first page or two.
-                    fail_after: Some(3),
-                    fail_after_status: status,
-                    ..Default::default()
-                },
-                anchor: None,
-                ..convo::demo::DemoOptions::default()
-            }))
-            .unwrap();
+        let server = common::Demo::faulty(300, 10, |f| {
+            // Counted over every request (the first pages of both lists, names): the
+            // walk of 300 rows in pages of 50 meets it after its first page or two.
+            f.fail_after = Some(3);
+            f.fail_after_status = status;
+        });
         // No background visitor sync: its requests would count towards --fail-after and
         // could take the first page's turn.
         let cfg = tempfile::NamedTempFile::new().unwrap();
@@ -1002,13 +760,13 @@ fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
         // Rows on screen first, not the status line before them. G goes to the last loaded
         // row and loads the next page; pressed while the second page is still on its way it
         // stops at row 50, so it is pressed until a page fails.
-        s.wait_for("loaded · more available", Duration::from_secs(10));
+        s.wait_for_in("loaded · more available", Duration::from_secs(10));
         let start = std::time::Instant::now();
         while !s.screen().contains(says) && start.elapsed() < Duration::from_secs(10) {
             s.send(b"G");
             std::thread::sleep(Duration::from_millis(300));
         }
-        s.wait_for(says, Duration::from_secs(1));
+        s.wait_for_in(says, Duration::from_secs(1));
         let screen = s.screen();
         assert!(!screen.contains(not), "{status}:\n{screen}");
         let loaded = screen
@@ -1029,6 +787,5 @@ fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
         );
         s.send(b"q");
         assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
-        rt.block_on(server.shutdown());
     }
 }

@@ -56,14 +56,7 @@ fn assert_no_leak(what: &str, text: &str, secrets: &[&str]) {
 /// A demo server that answers every request with `status` and an error body quoting the
 /// Authorization header it received.
 fn echo(status: u16) -> Demo {
-    Demo::start(
-        10,
-        10,
-        Faults {
-            echo_key: Some(status),
-            ..Faults::default()
-        },
-    )
+    Demo::faulty(10, 10, |f| f.echo_key = Some(status))
 }
 
 #[test]
@@ -225,19 +218,15 @@ fn debug_output_never_shows_the_key() {
 #[test]
 fn a_redirect_to_another_origin_never_carries_the_key() {
     let other = Demo::start(10, 10, Faults::default());
-    let d = Demo::start(
-        10,
-        10,
-        Faults {
-            redirect_to: Some(other.url()),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(10, 10, |f| f.redirect_to = Some(other.url()));
     let tmp = tempfile::tempdir().unwrap();
     // reqwest forwards custom headers across origins by itself; a custom key header is the
     // dangerous case, so it is tested as well as the default Authorization.
-    let custom = tmp.path().join("custom.toml");
-    std::fs::write(&custom, "auth_header = \"X-Api-Key\"\nauth_scheme = \"\"\n").unwrap();
+    let custom = common::file(
+        tmp.path(),
+        "custom.toml",
+        "auth_header = \"X-Api-Key\"\nauth_scheme = \"\"\n",
+    );
     let url = d.url();
     for cfg in [None, Some(&custom)] {
         let mut args = vec!["--base-url", url.as_str()];
@@ -310,14 +299,16 @@ fn a_config_holding_a_key_readable_by_others_warns() {
     use std::os::unix::fs::PermissionsExt;
     let d = Demo::start(5, 5, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let with_key = tmp.path().join("with-key.toml");
-    std::fs::write(
-        &with_key,
+    let with_key = common::file(
+        tmp.path(),
+        "with-key.toml",
         format!("base_url = \"{}\"\napi_key = \"{}\"\n", d.url(), d.key()),
-    )
-    .unwrap();
-    let without_key = tmp.path().join("without-key.toml");
-    std::fs::write(&without_key, format!("base_url = \"{}\"\n", d.url())).unwrap();
+    );
+    let without_key = common::file(
+        tmp.path(),
+        "without-key.toml",
+        format!("base_url = \"{}\"\n", d.url()),
+    );
     let key = d.key();
     for (file, mode, env_key, warns) in [
         (&with_key, 0o644, None, true),
@@ -350,24 +341,22 @@ fn api_key_command_in_a_file_others_can_write_is_refused_and_never_run() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = tmp.path().join("the-command-ran");
     let command = format!("touch {}; echo {}", marker.display(), d.key());
-    let top = tmp.path().join("top.toml");
-    std::fs::write(
-        &top,
+    let top = common::file(
+        tmp.path(),
+        "top.toml",
         format!(
             "base_url = \"{}\"\napi_key_command = \"{command}\"\n",
             d.url()
         ),
-    )
-    .unwrap();
-    let profile = tmp.path().join("profile.toml");
-    std::fs::write(
-        &profile,
+    );
+    let profile = common::file(
+        tmp.path(),
+        "profile.toml",
         format!(
             "base_url = \"{}\"\n[profiles.work]\napi_key_command = \"{command}\"\n",
             d.url()
         ),
-    )
-    .unwrap();
+    );
     for (file, args, mode, refused) in [
         (&top, &[][..], 0o664, true),
         (&top, &[][..], 0o646, true),

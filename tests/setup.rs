@@ -52,8 +52,7 @@ fn doctor_fails_with_a_fix_when_the_key_is_refused() {
 #[test]
 fn doctor_reports_a_broken_config() {
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, "base_url = 3\n").unwrap();
+    let cfg = common::file(tmp.path(), "c.toml", "base_url = 3\n");
     let o = convo_cmd(tmp.path())
         .args(["--config", cfg.to_str().unwrap(), "doctor"])
         .output()
@@ -68,8 +67,7 @@ fn doctor_reports_a_broken_config() {
 
 /// `convo doctor` against the demo server with this config text (after `base_url`).
 fn doctor_with(d: &Demo, tmp: &std::path::Path, extra: &str) -> (Option<i32>, String) {
-    let cfg = tmp.join("c.toml");
-    std::fs::write(&cfg, format!("base_url = {:?}\n{extra}", d.url())).unwrap();
+    let cfg = common::file(tmp, "c.toml", format!("base_url = {:?}\n{extra}", d.url()));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -429,8 +427,7 @@ fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("no saved view named \"nope\""), "{err}");
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, "[keys]\nquit = \"r\"\n").unwrap();
+    let cfg = common::file(tmp.path(), "c.toml", "[keys]\nquit = \"r\"\n");
     let o = convo_cmd(tmp.path())
         .args(["--config", cfg.to_str().unwrap(), "--demo"])
         .output()
@@ -490,8 +487,7 @@ fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
     );
     assert!(!out.contains("fix the file"), "{out}");
     // a bad CONVO_API_KEY beside a good file: the variable is named, not the file
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, format!("base_url = {:?}\n", d.url())).unwrap();
+    let cfg = common::file(tmp.path(), "c.toml", format!("base_url = {:?}\n", d.url()));
     let o = convo_cmd(tmp.path())
         .env("CONVO_API_KEY", "pk_live_0123456789")
         .args(["--config", cfg.to_str().unwrap(), "doctor"])

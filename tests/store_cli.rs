@@ -147,15 +147,7 @@ fn with_visitor_adds_the_stored_fields_and_says_which_rows_had_none() {
     let o = run(
         &d,
         tmp.path(),
-        &[
-            "list",
-            "conversations",
-            "--max",
-            "5",
-            "--with-visitor",
-            "--format",
-            "csv",
-        ],
+        &common::words("list conversations --max 5 --with-visitor --format csv"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let recs = common::parse_csv(&out(&o));
@@ -229,12 +221,7 @@ fn visitor_email_walks_each_visitor_and_merges_newest_first() {
     let o = run(
         &d,
         tmp.path(),
-        &[
-            "list",
-            "conversations",
-            "--visitor-email",
-            "nobody-here@example.invalid",
-        ],
+        &common::words("list conversations --visitor-email nobody-here@example.invalid"),
     );
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("no visitor has the e-mail"), "{}", err(&o));
@@ -245,8 +232,11 @@ fn visitor_email_walks_each_visitor_and_merges_newest_first() {
 fn store_false_keeps_nothing_on_disk() {
     let d = Demo::start(30, 30, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(&cfg, format!("base_url = \"{}\"\nstore = false\n", d.url())).unwrap();
+    let cfg = common::file(
+        tmp.path(),
+        "c.toml",
+        format!("base_url = \"{}\"\nstore = false\n", d.url()),
+    );
     let run_cfg = |args: &[&str]| {
         convo_cmd(tmp.path())
             .env("CONVO_API_KEY", d.key())
@@ -257,13 +247,9 @@ fn store_false_keeps_nothing_on_disk() {
     };
     let o = run_cfg(&["list", "visitors", "--all", "--format", "jsonl"]);
     assert!(o.status.success(), "{}", err(&o));
-    let o = run_cfg(&[
-        "list",
-        "conversations",
-        "--with-visitor",
-        "--format",
-        "jsonl",
-    ]);
+    let o = run_cfg(&common::words(
+        "list conversations --with-visitor --format jsonl",
+    ));
     assert!(o.status.success(), "{}", err(&o));
     assert!(jsonl(&o).iter().all(|r| r["visitor"].is_null()));
     let o = run_cfg(&["store", "path"]);

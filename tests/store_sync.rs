@@ -19,15 +19,10 @@ fn task(tmp: &tempfile::TempDir) -> StoreTask {
 /// spacing doubles to a second, then halves page by page) and still finishes the walk.
 #[test]
 fn the_sync_backs_off_on_429_and_finishes() {
-    let limited = Demo::start(
-        5,
-        350,
-        Faults {
-            rate_limit_first: 2,
-            retry_after: "0".into(),
-            ..Faults::default()
-        },
-    );
+    let limited = Demo::faulty(5, 350, |f| {
+        f.rate_limit_first = 2;
+        f.retry_after = "0".into();
+    });
     let plain = Demo::start(5, 350, Faults::default());
     let run = |d: &Demo| {
         let tmp = tempfile::tempdir().unwrap();

@@ -170,14 +170,7 @@ fn max_makes_a_partial_summary_that_claims_no_total() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--max",
-            "120",
-            "--format",
-            "json",
-        ],
+        &common::words("summary conversations --max 120 --format json"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).unwrap();
@@ -214,14 +207,7 @@ fn table_and_csv_formats() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--by",
-            "status",
-            "--format",
-            "csv",
-        ],
+        &common::words("summary conversations --by status --format csv"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let csv = out(&o);
@@ -239,8 +225,7 @@ fn table_and_csv_formats() {
 fn stale_after_comes_from_the_config_and_the_flag_wins() {
     let d = Demo::start(300, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("convo.toml");
-    std::fs::write(&cfg, "stale_after = \"30m\"\n").unwrap();
+    let cfg = common::file(tmp.path(), "convo.toml", "stale_after = \"30m\"\n");
     let with_cfg = |extra: &[&str]| {
         let mut args = vec![
             "--config",
@@ -275,26 +260,12 @@ fn stale_after_comes_from_the_config_and_the_flag_wins() {
 
 #[test]
 fn a_service_dying_mid_walk_prints_what_was_counted_and_fails() {
-    let d = Demo::start(
-        N,
-        40,
-        Faults {
-            fail_after: Some(3),
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(N, 40, |f| f.fail_after = Some(3));
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--limit",
-            "100",
-            "--format",
-            "json",
-        ],
+        &common::words("summary conversations --limit 100 --format json"),
     );
     assert_eq!(o.status.code(), Some(4), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).expect("the partial summary");
@@ -320,26 +291,12 @@ fn bad_filters_are_refused_before_any_request() {
 
 #[test]
 fn csv_bucket_named_by_the_server_with_a_formula_gets_a_quote() {
-    let d = Demo::start(
-        300,
-        40,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(300, 40, |f| f.hostile = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--by",
-            "status",
-            "--format",
-            "csv",
-        ],
+        &common::words("summary conversations --by status --format csv"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let rows = common::parse_csv(&out(&o));
@@ -370,8 +327,7 @@ const SLA: &str = "[sla]\nfirst_response = \"40m\"\nresolution = \"60d\"\nwarn_a
 
 /// A config file with `text`; returns its path.
 fn config_file(tmp: &tempfile::TempDir, text: &str) -> String {
-    let cfg = tmp.path().join("sla.toml");
-    std::fs::write(&cfg, text).unwrap();
+    let cfg = common::file(tmp.path(), "sla.toml", text);
     cfg.to_str().unwrap().to_string()
 }
 
@@ -674,26 +630,12 @@ fn watch_prints_one_json_line_per_sample_when_stdout_is_not_a_terminal() {
 
 #[test]
 fn a_walk_the_service_cuts_short_prints_what_it_counted_as_partial_and_exits_5() {
-    let d = Demo::start(
-        300,
-        40,
-        Faults {
-            cursor_loop: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(300, 40, |f| f.cursor_loop = true);
     let tmp = tempfile::tempdir().unwrap();
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--limit",
-            "50",
-            "--format",
-            "json",
-        ],
+        &common::words("summary conversations --limit 50 --format json"),
     );
     assert!(err(&o).contains("partial"), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).expect("the summary is printed");
@@ -723,14 +665,7 @@ fn each_summary_keeps_a_sample_for_the_trend() {
     let o = run(
         &d,
         &tmp,
-        &[
-            "summary",
-            "conversations",
-            "--status",
-            "open",
-            "--unassigned",
-            "true",
-        ],
+        &common::words("summary conversations --status open --unassigned true"),
     );
     assert!(o.status.success(), "{}", err(&o));
     let store = convo::store::Store::open(&path).expect("the store");
@@ -906,12 +841,11 @@ fn summary_in_pty(
     cols: u16,
     rows: u16,
 ) -> common::pty::Pty {
-    let cfg = tmp.join("c.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = common::file(
+        tmp,
+        "c.toml",
         "[sla]\nfirst_response = \"5m\"\nresolution = \"4h\"\n",
-    )
-    .unwrap();
+    );
     let home = tmp.display().to_string();
     let log = tmp.join("convo.log").display().to_string();
     let (url, key) = (d.url(), d.key());

@@ -10,15 +10,8 @@ use convo::tui::command::Command;
 use convo::tui::msg::Msg;
 use convo::tui::testing::{self, FakeServer, ch, key};
 
-fn first_response(mins: i64) -> convo::sla::Sla {
-    convo::sla::Sla {
-        base: convo::sla::Policy {
-            first_response: Some(mins * 60),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
+mod common;
+use common::app::{assign, first_response, footer};
 
 /// The open unassigned conversations of `server`, oldest first.
 fn queue_oldest_first(server: &FakeServer) -> Vec<uuid::Uuid> {
@@ -33,13 +26,6 @@ fn queue_oldest_first(server: &FakeServer) -> Vec<uuid::Uuid> {
 
 fn selected_id(app: &App) -> Option<uuid::Uuid> {
     app.conversations.selected_row().map(|c| c.id)
-}
-
-/// The footer line (the screen's last line but one).
-fn footer(app: &App) -> String {
-    let screen = testing::render(app);
-    let lines: Vec<&str> = screen.lines().collect();
-    lines[lines.len() - 2].to_string()
 }
 
 fn app_on(server: &FakeServer) -> App {
@@ -95,13 +81,12 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
     let server = FakeServer::new(1000, 10);
     let want = queue_oldest_first(&server);
     let tmp = tempfile::tempdir().expect("tmp");
-    let path = tmp.path().join("config.toml");
-    std::fs::write(
-        &path,
+    let path = common::file(
+        tmp.path(),
+        "config.toml",
         "base_url = \"http://127.0.0.1:9\"\npage_size = 50\nstore = false\n\
          [sla]\nfirst_response = \"25m\"\n",
-    )
-    .expect("config");
+    );
     let cfg = Config::load_with(
         &Overrides {
             config_path: Some(path),
@@ -134,15 +119,6 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
     let screen = testing::render(&app);
     assert!(screen.contains("Breaching "), "{screen}");
     assert!(screen.contains("oldest first"), "{screen}");
-}
-
-fn assign(server: &mut FakeServer, id: uuid::Uuid) {
-    let c = server
-        .conversations
-        .iter_mut()
-        .find(|c| c.id == id)
-        .expect("on the server");
-    c.assignee_id = Some(testing::AGENT_A);
 }
 
 /// With more pages than `refresh_max_pages`, the refresh of the Breaching view re-reads the

@@ -27,12 +27,11 @@ fn script(dir: &Path, name: &str, body: &str) {
 /// convo at 200x30 with only `env` (and HOME, the key, a log file) against `demo`, its first
 /// page on screen.
 fn start(demo: &Demo, tmp: &Path, env: &[(&str, &str)]) -> Pty {
-    let cfg = tmp.join("config.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = common::file(
+        tmp,
+        "config.toml",
         format!("base_url = {:?}\nstore = false\n", demo.url()),
-    )
-    .expect("cfg");
+    );
     let home = tmp.to_string_lossy().to_string();
     let log = tmp.join("convo.log").to_string_lossy().to_string();
     let key = demo.key();

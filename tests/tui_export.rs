@@ -442,8 +442,7 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
 fn an_existing_file_is_said_at_once_and_its_name_kept_for_editing() {
     let (mut dr, mut app) = open_conversations(400, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let taken = tmp.path().join("taken.csv");
-    std::fs::write(&taken, "mine\n").unwrap();
+    let taken = common::file(tmp.path(), "taken.csv", "mine\n");
     let typed = taken.to_str().unwrap().to_string();
     // Enter on a name that exists: said at once, the name kept in the prompt, no question
     let cmds = export_to(&mut dr, &mut app, &taken);
@@ -479,14 +478,7 @@ fn an_existing_file_is_said_at_once_and_its_name_kept_for_editing() {
 
 #[test]
 fn an_export_of_hostile_visitors_guards_formulas_and_is_for_the_owner_only() {
-    let mut dr = Driver::new(Demo::start(
-        10,
-        30,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    ));
+    let mut dr = Driver::new(Demo::faulty(10, 30, |f| f.hostile = true));
     let mut app = testing::app(W, H, 50);
     dr.drive(&mut app, Msg::Resize(W, H), None);
     dr.drive(&mut app, key(KeyCode::Tab), None);

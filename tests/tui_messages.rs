@@ -8,16 +8,11 @@ use crossterm::event::KeyCode;
 use convo::api::Resource;
 use convo::tui::app::App;
 use convo::tui::msg::Msg;
-use convo::tui::testing::{self, FakeServer, ch, key, now};
+use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 
-fn at(secs: i64) -> Msg {
-    Msg::Tick(
-        now()
-            .checked_add(jiff::SignedDuration::from_secs(secs))
-            .unwrap_or(now()),
-    )
-}
+mod common;
+use common::app::at;
 
 /// An app refreshing every 10 s with `pages` pages of `server`'s conversations loaded.
 fn refreshing(server: &FakeServer, pages: usize) -> App {

@@ -1,165 +1,63 @@
 //! End to end: the real binary in a pseudo-terminal against a demo server on a random
 //! loopback port; the screen is read with `vt100`.
 
-use std::io::{Read, Write};
-use std::num::NonZeroU16;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use convo::demo::DemoOptions;
 
-use convo::demo::{DemoOptions, DemoServer};
+mod common;
+use common::Demo;
+use common::pty::Pty;
 
 const ROWS: u16 = 30;
 const COLS: u16 = 120;
 
-struct Screen {
-    parser: vt100::Parser,
-    raw: Vec<u8>,
-    eof: bool,
+/// convo on `server`, no config file, its home (store, log) in `tmp`.
+fn spawn(server: &Demo, tmp: &std::path::Path) -> Pty {
+    let mut cmd = common::pty::command(tmp);
+    cmd.env("CONVO_API_KEY", server.api_key());
+    let url = server.base_url();
+    cmd.args(["--config", "/nonexistent-dir/none.toml", "--base-url", &url]);
+    Pty::run(cmd, COLS, ROWS)
 }
 
-struct Session {
-    screen: Arc<Mutex<Screen>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    /// Kept open for the whole session: dropping it hangs up the child.
-    _master: Box<dyn portable_pty::MasterPty + Send>,
+/// One more run in the home `tmp`: the screen once it shows `want`; then it quits.
+fn run_again(server: &Demo, tmp: &std::path::Path, want: &str) -> String {
+    let mut s = spawn(server, tmp);
+    let screen = s.wait_for(want);
+    s.send("q");
+    screen
 }
 
-impl Session {
-    fn contents(&self) -> String {
-        self.screen
-            .lock()
-            .map(|s| s.parser.screen().contents())
-            .unwrap_or_default()
-    }
-
-    /// Polls the screen every 50 ms until it contains `want` (at most 20 s).
-    fn wait_for(&mut self, want: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let s = self.contents();
-            if s.contains(want) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "never saw {want:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).expect("write keys");
-        self.writer.flush().expect("flush keys");
-    }
-
-    /// Sends `keys` every 300 ms until the screen contains `want` (at most 20 s).
-    fn press_until(&mut self, keys: &str, want: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            self.send(keys);
-            let step = Instant::now() + Duration::from_millis(300);
-            while Instant::now() < step {
-                let s = self.contents();
-                if s.contains(want) {
-                    return s;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            assert!(
-                Instant::now() < deadline,
-                "never saw {want:?}; screen:\n{}",
-                self.contents()
-            );
-        }
-    }
-}
-
-fn spawn(base_url: &str, key: &str, tmp: &std::path::Path) -> Session {
-    let pty = native_pty_system();
-    let pair = pty
-        .openpty(PtySize {
-            rows: ROWS,
-            cols: COLS,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("openpty");
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
-    cmd.env_clear();
-    cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("HOME", tmp);
-    cmd.env("XDG_CONFIG_HOME", tmp.join("config"));
-    cmd.env("XDG_DATA_HOME", tmp.join("data"));
-    cmd.env("CONVO_LOG_FILE", tmp.join("convo.log"));
-    cmd.env("CONVO_API_KEY", key);
-    cmd.arg("--config");
-    cmd.arg("/nonexistent-dir/none.toml");
-    cmd.arg("--base-url");
-    cmd.arg(base_url);
-    cmd.cwd(tmp);
-    let child = pair.slave.spawn_command(cmd).expect("spawn convo");
-    drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().expect("reader");
-    let writer = pair.master.take_writer().expect("writer");
-    let rows = NonZeroU16::new(ROWS).expect("rows");
-    let cols = NonZeroU16::new(COLS).expect("cols");
-    let screen = Arc::new(Mutex::new(Screen {
-        parser: vt100::Parser::new(rows, cols, 0),
-        raw: Vec::new(),
-        eof: false,
-    }));
-    let feed = screen.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        loop {
-            // A read error once the child has exited is the end of output.
-            let n = reader.read(&mut buf).unwrap_or(0);
-            let Ok(mut s) = feed.lock() else { break };
-            if n == 0 {
-                s.eof = true;
-                break;
-            }
-            s.parser.process(&buf[..n]);
-            s.raw.extend_from_slice(&buf[..n]);
-        }
-    });
-    Session {
-        screen,
-        writer,
-        child,
-        _master: pair.master,
-    }
+/// 60 conversations; every first-page request after the first: 3 new on top, 2 reassigned.
+fn churning() -> Demo {
+    Demo::with(DemoOptions {
+        seed: 9,
+        conversations: 60,
+        visitors: 20,
+        faults: convo::demo::Faults {
+            churn: convo::demo::Churn {
+                new_per_head: 3,
+                reassign_per_head: 2,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        ..DemoOptions::default()
+    })
 }
 
 #[test]
 fn the_binary_browses_the_demo_server_in_a_terminal() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 11,
-            conversations: 230,
-            visitors: 60,
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
-    let open = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open")
-        .count();
+    let server = Demo::with(DemoOptions {
+        seed: 11,
+        conversations: 230,
+        visitors: 60,
+        ..DemoOptions::default()
+    });
+    let open = common::count(&server, |c| c.status == "open");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
 
     // first rows appear
     let screen = s.wait_for("loaded · more available");
@@ -182,12 +80,7 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
     }
 
     // S: the summary of what is loaded, its waiting count from the server's own data
-    let waiting = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open" && c.assignee_id.is_none())
-        .count();
+    let waiting = common::count(&server, |c| c.status == "open" && c.assignee_id.is_none());
     s.send("S");
     let screen = s.wait_for("Summary of loaded conversations");
     assert!(screen.contains(&format!("all {open} loaded")), "{screen}");
@@ -199,11 +92,7 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
     s.send("\u{1b}");
     // Wait until the pane is gone: a key sent right behind Esc can reach the terminal in the
     // same read and be taken as Alt-key (and "/ filter" shows under the pane too).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while s.contents().contains("Summary of loaded conversations") {
-        assert!(Instant::now() < deadline, "Esc did not close the summary");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    s.wait_gone("Summary of loaded conversations", Duration::from_secs(20));
     s.wait_for("/ filter");
 
     // the Visitors tab loads
@@ -211,49 +100,27 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
     let screen = s.wait_for("all 60 loaded");
     assert!(screen.contains("EMAIL"), "{screen}");
 
-    // q quits and restores the terminal
+    // q quits and restores the terminal (its output read to the end)
     s.send("q");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(st) = s.child.try_wait().expect("try_wait") {
-            break st;
-        }
-        assert!(Instant::now() < deadline, "convo did not quit on q");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "exit status {status:?}");
-    // wait for the reader to drain the output
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if s.screen.lock().map(|x| x.eof).unwrap_or(true) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let raw = s.screen.lock().map(|x| x.raw.clone()).unwrap_or_default();
-    let text = String::from_utf8_lossy(&raw);
+    assert_eq!(
+        s.wait_exit(Duration::from_secs(20)),
+        Some(0),
+        "convo quits on q"
+    );
+    let text = s.text();
     assert!(text.contains("\u{1b}[?1049h"), "alternate screen entered");
     assert!(text.contains("\u{1b}[?1049l"), "alternate screen left");
     assert!(text.contains("\u{1b}[?25h"), "cursor shown again");
-    rt.block_on(server.shutdown());
 }
 
 #[test]
 fn visitor_names_replace_ids_within_seconds_and_stay_for_the_next_start() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 5,
-            conversations: 40,
-            visitors: 250,
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
+    let server = Demo::with(DemoOptions {
+        seed: 5,
+        conversations: 40,
+        visitors: 250,
+        ..DemoOptions::default()
+    });
     // Among the first screen's conversations, a visitor with a plain ASCII name, and what
     // the VISITOR column must show for them (cut to its 8 cells).
     let data = server.data();
@@ -273,55 +140,28 @@ fn visitor_names_replace_ids_within_seconds_and_stay_for_the_next_start() {
         .map(|s| convo::text::fit(s, 8).trim_end_matches('…').to_string())
         .expect("a visitor with an ASCII name on the first screen");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     // The background sync walks 3 pages at 2 requests/s: names within seconds.
     let screen = s.wait_for(&shown);
     assert!(screen.contains("STATUS"), "{screen}");
     s.send("q");
     drop(s);
     // The next start shows them from the store (the last walk is minutes old: no new one).
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
-    let screen = s.wait_for(&shown);
+    let screen = run_again(&server, tmp.path(), &shown);
     assert!(screen.contains("STATUS"), "{screen}");
-    s.send("q");
 }
 
 #[test]
 fn since_you_last_looked_marks_what_changed_between_two_runs() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    // Every first-page request after the first: 3 new conversations on top, 2 reassigned.
-    let faults = convo::demo::Faults {
-        churn: convo::demo::Churn {
-            new_per_head: 3,
-            reassign_per_head: 2,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 9,
-            conversations: 60,
-            visitors: 20,
-            faults,
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
+    let server = churning();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     // Rows on screen (not just a status line): then quit keeps them.
     s.wait_for("all 60 loaded");
     s.send("q");
     drop(s);
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
-    let screen = s.wait_for("3 new, 2 changed since");
+    let screen = run_again(&server, tmp.path(), "3 new, 2 changed since");
     assert!(screen.contains("STATUS"), "{screen}");
-    s.send("q");
 }
 
 /// A view left for another keeps its look too (not only at quit): run 1 leaves the unfiltered
@@ -329,45 +169,21 @@ fn since_you_last_looked_marks_what_changed_between_two_runs() {
 /// before it switched.
 #[test]
 fn a_view_left_for_another_keeps_its_look_for_the_next_start() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let faults = convo::demo::Faults {
-        churn: convo::demo::Churn {
-            new_per_head: 3,
-            reassign_per_head: 2,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 9,
-            conversations: 60,
-            visitors: 20,
-            faults,
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
+    let server = churning();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     s.wait_for("all 60 loaded");
     s.send("u");
     s.wait_for("unassigned ");
     s.wait_for(" loaded");
     s.send("q");
     drop(s);
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
-    let screen = s.wait_for(" changed since");
+    let screen = run_again(&server, tmp.path(), " changed since");
     assert!(screen.contains(" new, "), "{screen}");
     assert!(
         !screen.contains("unassigned  x clears"),
         "run 2 starts unfiltered: {screen}"
     );
-    s.send("q");
 }
 
 /// The row marked as selected (`>` at the start of a table line), by its line on screen.
@@ -377,24 +193,16 @@ fn selected_line(screen: &str) -> Option<usize> {
 
 #[test]
 fn keys_are_answered_while_l_loads_everything() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
     // 30,000 rows, 5 ms a page: `L` takes seconds, so the keys below land while it loads.
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 12,
-            conversations: 30_000,
-            visitors: 50,
-            latency: Duration::from_millis(5),
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
+    let server = Demo::with(DemoOptions {
+        seed: 12,
+        conversations: 30_000,
+        visitors: 50,
+        latency: Duration::from_millis(5),
+        ..DemoOptions::default()
+    });
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     s.wait_for("loaded · more available");
     s.send("L");
     let screen = s.wait_for("loading all…");
@@ -402,18 +210,10 @@ fn keys_are_answered_while_l_loads_everything() {
         selected_line(&screen).unwrap_or_else(|| panic!("a selected row; screen:\n{screen}"));
     for _ in 0..3 {
         s.send("j");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let screen = loop {
-            let screen = s.contents();
-            if selected_line(&screen).is_some_and(|l| l > at) {
-                break screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "j was not answered; screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        };
+        // j was answered: the selection went down.
+        let screen = s.wait_until(Duration::from_secs(20), |screen| {
+            selected_line(screen).is_some_and(|l| l > at)
+        });
         // Answered while the walk goes on, not queued behind it.
         assert!(
             screen.contains("loading all…"),
@@ -423,40 +223,25 @@ fn keys_are_answered_while_l_loads_everything() {
     }
     s.wait_for("all 30000 loaded");
     s.send("q");
-    rt.block_on(server.shutdown());
 }
 
 /// The trend end to end: the walk's end is sampled into the real local store (under HOME), and
 /// `S` reads the last 24 hours back and draws them.
 #[test]
 fn the_summary_pane_draws_the_trend_from_the_local_store() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 13,
-            conversations: 30,
-            visitors: 10,
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
+    let server = Demo::with(DemoOptions {
+        seed: 13,
+        conversations: 30,
+        visitors: 10,
+        ..DemoOptions::default()
+    });
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut s = spawn(&server.base_url(), &server.api_key(), tmp.path());
+    let mut s = spawn(&server, tmp.path());
     s.wait_for("all 30 loaded");
-    let waiting = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open" && c.assignee_id.is_none())
-        .count();
+    let waiting = common::count(&server, |c| c.status == "open" && c.assignee_id.is_none());
     s.send("S");
     // One sample so far (the walk's end): its window label is "24 h" or its age.
     let screen = s.wait_for(&format!("min {waiting} max {waiting}"));
     assert!(screen.contains(" waiting "), "{screen}");
     s.send("q");
-    rt.block_on(server.shutdown());
 }

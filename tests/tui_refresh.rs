@@ -9,16 +9,12 @@ use convo::api::{Assignee, Resource};
 use convo::tui::app::{App, Overlay};
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
-use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now};
+use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 
-fn at(secs: i64) -> Msg {
-    Msg::Tick(
-        now()
-            .checked_add(jiff::SignedDuration::from_secs(secs))
-            .unwrap_or(now()),
-    )
-}
+mod common;
+use common::app::assign;
+use common::app::at;
 
 /// An app on the unassigned conversations of `server`, refreshing every 10 s, `pages` pages
 /// loaded (page size 50).
@@ -48,15 +44,6 @@ fn waiting_in_s(app: &mut App, server: &FakeServer) -> u64 {
     };
     update(app, key(KeyCode::Esc));
     n
-}
-
-fn assign(server: &mut FakeServer, id: uuid::Uuid) {
-    let c = server
-        .conversations
-        .iter_mut()
-        .find(|c| c.id == id)
-        .expect("on the server");
-    c.assignee_id = Some(AGENT_A);
 }
 
 #[test]
@@ -241,36 +228,26 @@ fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     assert_eq!(app.active, Resource::Conversations);
 }
 
-mod common;
-
 /// The real binary in a pty on the built-in "Unassigned open" view, refreshing every second,
 /// against a demo server whose data the test changes: a conversation picked up by a colleague
 /// leaves the screen within a refresh, and `S` counts one fewer waiting.
 #[test]
 fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
-    use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
+    use convo::demo::{Churn, DemoOptions, Faults};
     use std::time::Duration;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 9,
-            conversations: 300,
-            visitors: 20,
-            faults: Faults {
-                churn: Churn {
-                    scripted: true,
-                    ..Churn::default()
-                },
-                ..Faults::default()
+    let server = common::Demo::with(DemoOptions {
+        seed: 9,
+        conversations: 300,
+        visitors: 20,
+        faults: Faults {
+            churn: Churn {
+                scripted: true,
+                ..Churn::default()
             },
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    });
     let queue: Vec<_> = server
         .conversations_now()
         .into_iter()
@@ -279,15 +256,14 @@ fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
     let n = queue.len();
     assert!(n > 5 && n < 100, "one page of queue: {n}");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let cfg = tmp.path().join("config.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = common::file(
+        tmp.path(),
+        "config.toml",
         format!(
             "base_url = {:?}\nrefresh_secs = 1\nstore = false\n",
             server.base_url()
         ),
-    )
-    .expect("config");
+    );
     let home = tmp.path().to_string_lossy().to_string();
     let log = tmp.path().join("convo.log").to_string_lossy().to_string();
     let key = server.api_key();

@@ -5,15 +5,15 @@
 
 use crossterm::event::KeyCode;
 
-use convo::api::{ApiError, Limit, Resource, RetryNotice};
+use convo::api::{ApiError, Resource, RetryNotice};
 use convo::tui::app::App;
 use convo::tui::command::Command;
-use convo::tui::keys::KeyMap;
 use convo::tui::msg::Msg;
-use convo::tui::profiles::ProfileSwitch;
 use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;
-use convo::ui_config::UiConfig;
+
+mod common;
+use common::app::{footer, staging};
 
 fn ids(app: &App) -> Vec<uuid::Uuid> {
     app.conversations.rows().iter().map(|c| c.id).collect()
@@ -62,12 +62,6 @@ fn status_line(app: &App) -> String {
         .last()
         .unwrap_or_default()
         .to_string()
-}
-
-fn footer(app: &App) -> String {
-    let screen = testing::render(app);
-    let lines: Vec<&str> = screen.lines().collect();
-    lines[lines.len() - 2].to_string()
 }
 
 /// 2,000 rows loaded with `L`, the selection on row 1,990.
@@ -217,24 +211,6 @@ fn the_periodic_refresh_tries_a_failed_reload_again() {
     let fetch = conversation_fetch(&update(&mut app, at(22)));
     server.settle(&mut app, server.answer(&fetch).expect("answer"));
     assert_eq!(app.conversations.generation, generation_of(&fetch));
-}
-
-fn staging() -> ProfileSwitch {
-    ProfileSwitch {
-        name: "staging".into(),
-        page_size: Limit::new(20).unwrap(),
-        views: Vec::new(),
-        aliases: Default::default(),
-        refresh_secs: None,
-        endpoint: "staging.example · sk_…wxyz".into(),
-        ui: UiConfig::default(),
-        profiles: vec!["prod".into(), "staging".into()],
-        keymap: KeyMap::default(),
-        sla: Default::default(),
-        columns_configured: false,
-        client: None,
-        config: None,
-    }
 }
 
 /// Another profile whose service cannot be reached: the rows shown stay (said to be the

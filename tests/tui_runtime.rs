@@ -1,99 +1,27 @@
 //! The real runtime loop on a `TestBackend` with scripted keys, against the demo server on a
 //! random loopback port (real HTTP).
 
-use std::io;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use futures::Stream;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 
-use convo::api::{ApiKey, Client, ClientSettings, KeySource};
 use convo::demo::{DemoOptions, DemoServer};
-use convo::tui::app::App;
-use convo::tui::runtime::Runtime;
 use convo::tui::testing;
 
-/// Keys 30 ms apart, then `idle` of nothing, then the end of input (which ends the loop).
-fn script(keys: Vec<KeyCode>, idle: Duration) -> impl Stream<Item = io::Result<Event>> + Unpin {
-    let mut items: Vec<Option<KeyCode>> = keys.into_iter().map(Some).collect();
-    items.push(None);
-    Box::pin(futures::stream::unfold(
-        (items.into_iter(), idle),
-        |(mut it, idle)| async move {
-            match it.next()? {
-                Some(code) => {
-                    tokio::time::sleep(Duration::from_millis(30)).await;
-                    let mods = match code {
-                        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
-                        _ => KeyModifiers::NONE,
-                    };
-                    Some((Ok(Event::Key(KeyEvent::new(code, mods))), (it, idle)))
-                }
-                None => {
-                    tokio::time::sleep(idle).await;
-                    None
-                }
-            }
-        },
-    ))
-}
-
-struct Harness {
-    rt: Runtime,
-    terminal: Terminal<TestBackend>,
-    app: App,
-    osc: Vec<u8>,
-}
-
-impl Harness {
-    async fn phase(&mut self, keys: Vec<KeyCode>, idle_ms: u64) -> String {
-        self.rt
-            .run(
-                &mut self.terminal,
-                &mut self.app,
-                script(keys, Duration::from_millis(idle_ms)),
-                &mut self.osc,
-            )
-            .await
-            .expect("loop runs");
-        self.terminal.backend().to_string()
-    }
-
-    /// Repeats `keys` until the screen contains `want` (at most ~20 s).
-    async fn until(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.phase(keys.clone(), 100).await;
-            if screen.contains(want) {
-                return screen;
-            }
-            assert!(Instant::now() < deadline, "never saw {want:?}:\n{screen}");
-        }
-    }
-}
+mod common;
+use common::runtime::{Harness, demo, runtime};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         seed: 7,
         conversations: 230,
         visitors: 60,
         latency: Duration::from_millis(20),
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
-    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
-    let client = Client::new(ClientSettings::new(server.base_url(), key)).expect("client");
-    let mut h = Harness {
-        rt: Runtime::new(client),
-        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
-        app: testing::app(120, 30, 50),
-        osc: Vec::new(),
-    };
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 50);
 
     // first rows appear
     let screen = h.until(vec![], "100 loaded · more available").await;
@@ -109,12 +37,7 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
     assert!(!screen.contains("loading…"), "{screen}");
 
     // a status filter applies
-    let open = server
-        .data()
-        .conversations
-        .iter()
-        .filter(|c| c.status == "open")
-        .count();
+    let open = common::count(&server, |c| c.status == "open");
     h.phase(vec![KeyCode::Char('s')], 50).await;
     let screen = h
         .until(vec![KeyCode::End], &format!("all {open} loaded"))
@@ -135,7 +58,7 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
 
     // y copies the id with OSC 52
     h.phase(vec![KeyCode::Char('y')], 50).await;
-    let osc = String::from_utf8_lossy(&h.osc).to_string();
+    let osc = String::from_utf8_lossy(&h.out).to_string();
     let payload = osc
         .strip_prefix("\u{1b}]52;c;")
         .and_then(|p| p.strip_suffix('\u{7}'))
@@ -160,8 +83,7 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         conversations: 30,
         visitors: 5,
         faults: convo::demo::Faults {
@@ -170,18 +92,11 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
         },
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
-    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
-    let mut settings = ClientSettings::new(server.base_url(), key);
-    settings.retry.backoff = vec![Duration::from_millis(10); 2];
-    let client = Client::new(settings).expect("client");
-    let mut h = Harness {
-        rt: Runtime::new(client),
-        terminal: Terminal::new(TestBackend::new(100, 20)).expect("terminal"),
-        app: testing::app(100, 20, 50),
-        osc: Vec::new(),
-    };
+    .await;
+    let rt = runtime(&server, |s| {
+        s.retry.backoff = vec![Duration::from_millis(10); 2]
+    });
+    let mut h = Harness::new(rt, (100, 20), testing::app(100, 20, 50));
     // The cause first (" error: CAUSE · r retries; loaded rows stay"): at 100 columns the
     // hint is what is cut, and the line says where to read it whole.
     let screen = h.until(vec![], " error: the service failed").await;
@@ -197,22 +112,18 @@ async fn a_failing_server_shows_the_error_and_keeps_the_loop_alive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_everything() {
     let start = |seed| {
-        DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
+        demo(DemoOptions {
             seed,
             conversations: 300,
             visitors: 20,
             ..DemoOptions::default()
         })
     };
-    let (prod, staging) = (
-        start(21).await.expect("prod"),
-        start(22).await.expect("staging"),
-    );
+    let (prod, staging) = (start(21).await, start(22).await);
     let tmp = tempfile::tempdir().expect("tmp");
-    let cfg = tmp.path().join("config.toml");
-    std::fs::write(
-        &cfg,
+    let cfg = common::file(
+        tmp.path(),
+        "config.toml",
         format!(
             "store = false\n\
              [profiles.prod]\nbase_url = {:?}\napi_key = {:?}\n\
@@ -224,25 +135,17 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
             staging.api_key(),
             staging.base_url(),
         ),
-    )
-    .expect("config");
+    );
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).expect("0600");
     }
-    let key = ApiKey::new(&prod.api_key(), KeySource::Env, "sk_").expect("key");
-    let client = Client::new(ClientSettings::new(prod.base_url(), key)).expect("client");
-    let mut rt = Runtime::new(client);
+    let mut rt = runtime(&prod, |_| {});
     rt.config_path = Some(cfg.clone());
     let mut app = testing::app(120, 30, 50);
     app.profiles.names = vec!["prod".into(), "staging".into(), "broken".into()];
     app.profiles.current = Some("prod".into());
-    let mut h = Harness {
-        rt,
-        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
-        app,
-        osc: Vec::new(),
-    };
+    let mut h = Harness::new(rt, (120, 30), app);
     let short = |s: &DemoServer| s.data().conversations[0].id.simple().to_string()[..8].to_string();
     let screen = h.until(vec![], "loaded · more available").await;
     assert!(screen.contains(&short(&prod)), "{screen}");
@@ -342,18 +245,11 @@ async fn the_profile_picker_switches_back_to_the_configs_top_level() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).expect("0600");
     }
-    let key = ApiKey::new(&main.api_key(), KeySource::Env, "sk_").expect("key");
-    let client = Client::new(ClientSettings::new(main.base_url(), key)).expect("client");
-    let mut rt = Runtime::new(client);
+    let mut rt = runtime(&main, |_| {});
     rt.config_path = Some(cfg.clone());
     let mut app = testing::app(120, 30, 50);
     app.profiles.names = vec!["staging".into()];
-    let mut h = Harness {
-        rt,
-        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
-        app,
-        osc: Vec::new(),
-    };
+    let mut h = Harness::new(rt, (120, 30), app);
     let short = |s: &DemoServer| s.data().conversations[0].id.simple().to_string()[..8].to_string();
     let screen = h.until(vec![], "loaded · more available").await;
     assert!(screen.contains(&short(&main)), "{screen}");
@@ -394,15 +290,13 @@ async fn the_profile_picker_switches_back_to_the_configs_top_level() {
 /// a typo says so and keeps the rows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         seed: 7,
         conversations: 400,
         visitors: 60,
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
+    .await;
     let mut by_email: std::collections::BTreeMap<String, Vec<uuid::Uuid>> = Default::default();
     for v in &server.data().visitors {
         if let Some(e) = &v.email {
@@ -426,14 +320,7 @@ async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
     let want: Vec<uuid::Uuid> = want.into_iter().map(|(_, id)| id).collect();
     assert!(!want.is_empty());
 
-    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
-    let client = Client::new(ClientSettings::new(server.base_url(), key)).expect("client");
-    let mut h = Harness {
-        rt: Runtime::new(client),
-        terminal: Terminal::new(TestBackend::new(160, 30)).expect("terminal"),
-        app: testing::app(160, 30, 50),
-        osc: Vec::new(),
-    };
+    let mut h = Harness::on(&server, (160, 30), 50);
     h.until(vec![], "loaded · more available").await;
 
     let type_email = |email: &str, erase: usize| {
@@ -483,16 +370,10 @@ async fn r_with_the_service_stopped_keeps_every_loaded_row() {
     let server = DemoServer::start(options.clone())
         .await
         .expect("demo server");
-    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
-    let mut settings = ClientSettings::new(server.base_url(), key);
-    settings.retry.backoff = vec![Duration::from_millis(20); 3];
-    let client = Client::new(settings).expect("client");
-    let mut h = Harness {
-        rt: Runtime::new(client),
-        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
-        app: testing::app(120, 30, 50),
-        osc: Vec::new(),
-    };
+    let rt = runtime(&server, |s| {
+        s.retry.backoff = vec![Duration::from_millis(20); 3]
+    });
+    let mut h = Harness::new(rt, (120, 30), testing::app(120, 30, 50));
     h.until(vec![KeyCode::Char('L')], "all 700 loaded").await;
     h.phase(vec![KeyCode::End, KeyCode::Up, KeyCode::Up], 100)
         .await;

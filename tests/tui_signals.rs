@@ -5,209 +5,57 @@
 //! termios for raw mode).
 #![cfg(unix)]
 
-use std::io::{Read, Write};
-use std::num::NonZeroU16;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::sys::termios::LocalFlags;
 use nix::unistd::Pid;
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use portable_pty::CommandBuilder;
 
 use convo::demo::{DemoOptions, DemoServer};
 
+mod common;
+use common::Demo;
+use common::pty::{Pty, WAIT, clean_env};
+
 const ROWS: u16 = 30;
 const COLS: u16 = 120;
-const WAIT: Duration = Duration::from_secs(20);
 
 /// Mouse modes crossterm's `EnableMouseCapture` turns on (and `DisableMouseCapture` off).
 const MOUSE_MODES: [&str; 5] = ["?1000", "?1002", "?1003", "?1015", "?1006"];
 
-struct Pty {
-    out: Arc<Mutex<Vec<u8>>>,
-    eof: Arc<std::sync::atomic::AtomicBool>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn portable_pty::Child + Send + Sync>,
-    master: Box<dyn portable_pty::MasterPty + Send>,
-    /// The pty's local modes before the child started.
-    initial: LocalFlags,
-    /// Set, the reader thread lets go of its copy of the master after its next read.
-    stop: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Pty {
-    /// Runs `cmd` in a new pty of ROWS x COLS.
-    fn spawn(cmd: CommandBuilder) -> Pty {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("openpty");
-        let initial = pair.master.get_termios().expect("termios").local_flags;
-        let child = pair.slave.spawn_command(cmd).expect("spawn");
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().expect("reader");
-        let writer = pair.master.take_writer().expect("writer");
-        let out = Arc::new(Mutex::new(Vec::new()));
-        let eof = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (sink, eof_set, stopped) = (out.clone(), eof.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 8192];
-            // The read error at child exit is the end of output.
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().expect("lock").extend_from_slice(&buf[..n]);
-                if stopped.load(std::sync::atomic::Ordering::SeqCst) {
-                    break;
-                }
-            }
-            eof_set.store(true, std::sync::atomic::Ordering::SeqCst);
-        });
-        Pty {
-            out,
-            eof,
-            writer,
-            child,
-            master: pair.master,
-            initial,
-            stop,
-        }
-    }
-
-    fn bytes(&self) -> Vec<u8> {
-        self.out.lock().expect("lock").clone()
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.bytes()).into_owned()
-    }
-
-    /// The screen as a terminal shows it after `bytes`.
-    fn screen_of(bytes: &[u8]) -> String {
-        let rows = NonZeroU16::new(ROWS).expect("rows");
-        let cols = NonZeroU16::new(COLS).expect("cols");
-        let mut p = vt100::Parser::new(rows, cols, 0);
-        p.process(bytes);
-        p.screen().contents()
-    }
-
-    fn screen(&self) -> String {
-        Pty::screen_of(&self.bytes())
-    }
-
-    fn wait_for(&self, what: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if s.contains(what) {
-                return s;
-            }
-            assert!(start.elapsed() < WAIT, "never saw {what:?}; screen:\n{s}");
-            std::thread::sleep(Duration::from_millis(30));
-        }
-    }
-
-    /// Waits until the screen satisfies `ok`.
-    fn wait_until(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            assert!(start.elapsed() < WAIT, "never saw {what}; screen:\n{s}");
-            std::thread::sleep(Duration::from_millis(30));
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).expect("write");
-        self.writer.flush().expect("flush");
-    }
-
-    /// Waits for the exit code (and for the output to be read to its end).
-    fn wait_exit(&mut self) -> u32 {
-        let start = Instant::now();
-        loop {
-            if let Some(st) = self.child.try_wait().expect("try_wait") {
-                let drained = Instant::now();
-                while !self.eof.load(std::sync::atomic::Ordering::SeqCst)
-                    && drained.elapsed() < Duration::from_secs(3)
-                {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                return st.exit_code();
-            }
-            if start.elapsed() > WAIT {
-                let _ = self.child.kill();
-                panic!("the child did not exit; screen:\n{}", self.screen());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// The pty's local modes now (ICANON, ECHO, ISIG are off in raw mode).
-    fn local_flags(&self) -> LocalFlags {
-        self.master.get_termios().expect("termios").local_flags
-    }
-}
-
-fn demo() -> (tokio::runtime::Runtime, DemoServer) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let server = rt
-        .block_on(DemoServer::start(DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            seed: 5,
-            conversations: 120,
-            visitors: 30,
-            ..DemoOptions::default()
-        }))
-        .expect("demo server");
-    (rt, server)
+fn demo() -> Demo {
+    Demo::with(DemoOptions {
+        seed: 5,
+        conversations: 120,
+        visitors: 30,
+        ..DemoOptions::default()
+    })
 }
 
 /// The environment and arguments of a convo run against `server` with `config` as its file.
 fn convo_env(cmd: &mut CommandBuilder, server: &DemoServer, tmp: &Path, extra: &[(&str, &str)]) {
-    cmd.env_clear();
-    cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("HOME", tmp);
-    cmd.env("XDG_CONFIG_HOME", tmp.join("config"));
-    cmd.env("XDG_DATA_HOME", tmp.join("data"));
-    cmd.env("CONVO_LOG_FILE", tmp.join("convo.log"));
+    clean_env(cmd, tmp);
     cmd.env("CONVO_API_KEY", server.api_key());
     for (k, v) in extra {
         cmd.env(k, v);
     }
-    cmd.cwd(tmp);
 }
 
 /// Starts convo itself as the pty's process, with a config file holding `config` (plus the
 /// demo server's URL).
 fn start(server: &DemoServer, tmp: &Path, config: &str, extra: &[(&str, &str)]) -> Pty {
-    let file = tmp.join("convo.toml");
-    std::fs::write(
-        &file,
+    let file = common::file(
+        tmp,
+        "convo.toml",
         format!("base_url = \"{}\"\n{config}", server.base_url()),
-    )
-    .expect("config");
+    );
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
     convo_env(&mut cmd, server, tmp, extra);
     cmd.arg("--config");
     cmd.arg(&file);
-    Pty::spawn(cmd)
+    Pty::run(cmd, COLS, ROWS)
 }
 
 fn raw_mode_is_on(flags: LocalFlags) -> bool {
@@ -232,7 +80,7 @@ fn wait_flags(p: &Pty, ok: fn(LocalFlags) -> bool) -> LocalFlags {
 
 #[test]
 fn sigterm_sighup_and_sigquit_restore_the_terminal_and_exit_128_plus_the_signal() {
-    let (_rt, server) = demo();
+    let server = demo();
     for (signal, code) in [
         (Signal::SIGTERM, 143),
         (Signal::SIGHUP, 129),
@@ -240,15 +88,15 @@ fn sigterm_sighup_and_sigquit_restore_the_terminal_and_exit_128_plus_the_signal(
     ] {
         let tmp = tempfile::tempdir().expect("tmp");
         let mut p = start(&server, tmp.path(), "mouse = true\n", &[]);
-        assert!(sane(p.initial), "a new pty starts in cooked mode");
+        assert!(sane(p.initial_flags()), "a new pty starts in cooked mode");
         p.wait_for("more available");
         assert!(
             raw_mode_is_on(wait_flags(&p, raw_mode_is_on)),
             "{signal}: raw mode is on while convo runs"
         );
-        let pid = Pid::from_raw(p.child.process_id().expect("pid") as i32);
+        let pid = Pid::from_raw(p.pid() as i32);
         kill(pid, signal).expect("kill");
-        assert_eq!(p.wait_exit(), code, "{signal}: exit status 128 + signal");
+        assert_eq!(p.exit_code(), code, "{signal}: exit status 128 + signal");
         let out = p.text();
         // Mouse reporting off after it was turned on, then the main screen and the cursor,
         // and nothing after that.
@@ -283,7 +131,7 @@ fn sigterm_sighup_and_sigquit_restore_the_terminal_and_exit_128_plus_the_signal(
 /// on a terminal that hung up), the signal's own task restores the terminal and exits.
 #[test]
 fn a_stop_signal_ends_convo_even_when_the_loop_does_not_answer() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let mut p = start(&server, tmp.path(), "", &[("CONVO_TEST_PANIC", "stall")]);
     p.wait_for("STATUS");
@@ -300,9 +148,9 @@ fn a_stop_signal_ends_convo_even_when_the_loop_does_not_answer() {
         assert!(start.elapsed() < WAIT, "the loop never stalled");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let pid = Pid::from_raw(p.child.process_id().expect("pid") as i32);
+    let pid = Pid::from_raw(p.pid() as i32);
     kill(pid, Signal::SIGTERM).expect("kill");
-    assert_eq!(p.wait_exit(), 143, "exit status 128 + SIGTERM");
+    assert_eq!(p.exit_code(), 143, "exit status 128 + SIGTERM");
     let out = p.text();
     assert!(
         out.ends_with("\u{1b}[?1049l\u{1b}[?25h"),
@@ -357,17 +205,20 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
         eprintln!("skipped: needs /proc to see the stopped state");
         return;
     }
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
-    let file = tmp.path().join("convo.toml");
-    std::fs::write(&file, format!("base_url = \"{}\"\n", server.base_url())).expect("config");
+    let file = common::file(
+        tmp.path(),
+        "convo.toml",
+        format!("base_url = \"{}\"\n", server.base_url()),
+    );
     // A real interactive shell with job control owns the terminal; convo is its job.
     let mut cmd = CommandBuilder::new("bash");
     cmd.args(["--norc", "--noprofile", "-i"]);
     convo_env(&mut cmd, &server, tmp.path(), &[("PS1", "shell$ ")]);
-    let mut p = Pty::spawn(cmd);
+    let mut p = Pty::run(cmd, COLS, ROWS);
     p.wait_for("shell$");
-    let bash = p.child.process_id().expect("bash pid");
+    let bash = p.pid();
     p.send(
         format!(
             "{} --config {}\r",
@@ -407,7 +258,7 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
     assert!(raw_mode_is_on(wait_flags(&p, raw_mode_is_on)));
 
     // Ctrl-Z: the terminal is restored, then the process stops and the shell takes over.
-    let mark = p.bytes().len();
+    let mark = p.raw().len();
     p.send(b"\x1a");
     p.wait_for("Stopped");
     let start = Instant::now();
@@ -419,7 +270,7 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let suspend = String::from_utf8_lossy(&p.bytes()[mark..]).into_owned();
+    let suspend = String::from_utf8_lossy(&p.raw()[mark..]).into_owned();
     let left = suspend
         .find("\u{1b}[?1049l")
         .expect("the alternate screen is left before stopping");
@@ -435,13 +286,13 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
     );
 
     // fg: convo takes the terminal again, in raw mode, and draws everything anew.
-    let mark = p.bytes().len();
+    let mark = p.raw().len();
     p.send(b"fg\r");
     p.wait_for("status: open");
     let start = Instant::now();
     loop {
         // Only what convo wrote after fg, on a blank terminal: a full frame, same state.
-        let redrawn = Pty::screen_of(&p.bytes()[mark..]);
+        let redrawn = p.screen_of(&p.raw()[mark..]);
         if redrawn.contains("STATUS") && selected_line(&redrawn).is_some() {
             assert!(redrawn.contains("Conversations"), "{redrawn}");
             assert!(redrawn.contains("status: open"), "filters kept:\n{redrawn}");
@@ -481,12 +332,12 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
     p.send(b"echo convo-exit=$?\r");
     p.wait_for("convo-exit=0");
     p.send(b"exit\r");
-    p.wait_exit();
+    p.exit_code();
 }
 
 #[test]
 fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let mut p = start(&server, tmp.path(), "", &[("CONVO_TEST_PANIC", "fetch")]);
     let screen = p.wait_for("internal error (a bug in convo)");
@@ -494,10 +345,7 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
         screen.contains("CONVO_TEST_PANIC=fetch"),
         "the panic's message is shown:\n{screen}"
     );
-    assert!(
-        p.child.try_wait().expect("try_wait").is_none(),
-        "convo goes on"
-    );
+    assert!(p.running(), "convo goes on");
     let out = p.text();
     assert!(
         !out.contains("panicked"),
@@ -510,12 +358,12 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
     assert!(raw_mode_is_on(p.local_flags()));
     // r retries the page that failed: the rows arrive and the error goes.
     p.send(b"r");
-    let screen = p.wait_until("rows and no error", |s| {
+    let screen = p.wait_until(WAIT, |s| {
         s.contains("0 loaded · more available") && !s.contains("internal error")
     });
     assert!(screen.contains("STATUS"), "{screen}");
     p.send(b"q");
-    assert_eq!(p.wait_exit(), 0);
+    assert_eq!(p.exit_code(), 0);
     let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
     assert!(
         log.contains("CONVO_TEST_PANIC=fetch"),
@@ -525,12 +373,12 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
 
 #[test]
 fn without_mouse_true_no_mouse_capture_sequence_is_sent() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let mut p = start(&server, tmp.path(), "", &[]);
     p.wait_for("more available");
     p.send(b"q");
-    assert_eq!(p.wait_exit(), 0);
+    assert_eq!(p.exit_code(), 0);
     let out = p.text();
     assert!(out.contains("\u{1b}[?1049h"), "it did draw: {out:?}");
     for mode in MOUSE_MODES {
@@ -543,7 +391,7 @@ fn without_mouse_true_no_mouse_capture_sequence_is_sent() {
 
 #[test]
 fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let mut p = start(&server, tmp.path(), "mouse = true\n", &[]);
     p.wait_for("more available");
@@ -570,30 +418,16 @@ fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
         std::thread::sleep(Duration::from_millis(30));
     }
     p.send(b"q");
-    assert_eq!(p.wait_exit(), 0);
+    assert_eq!(p.exit_code(), 0);
 }
 
 /// Closes every copy of the pty's master (a closed window, a dropped SSH connection) once
 /// convo shows its table, and waits for the pty's process to end.
-fn close_the_terminal(mut p: Pty, tmp: &Path) -> portable_pty::ExitStatus {
+fn close_the_terminal(p: Pty, tmp: &Path) -> portable_pty::ExitStatus {
     p.wait_for("more available");
     // Every copy of the master must go for the terminal to hang up: the reader thread lets go
     // of its copy after the next read (a key makes convo draw).
-    p.stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    p.send(b"j");
-    let start = Instant::now();
-    while !p.eof.load(std::sync::atomic::Ordering::SeqCst) {
-        assert!(start.elapsed() < WAIT, "the reader did not stop");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let Pty {
-        mut child,
-        master,
-        writer,
-        ..
-    } = p;
-    drop(writer);
-    drop(master);
+    let mut child = p.hang_up(b"j");
     let start = Instant::now();
     loop {
         if let Some(st) = child.try_wait().expect("try_wait") {
@@ -611,7 +445,7 @@ fn close_the_terminal(mut p: Pty, tmp: &Path) -> portable_pty::ExitStatus {
 
 #[test]
 fn closing_the_terminal_ends_convo_with_129() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let p = start(&server, tmp.path(), "", &[]);
     // convo leads the pty's session: the kernel hangs the session up and sends it SIGHUP.
@@ -625,10 +459,13 @@ fn closing_the_terminal_ends_convo_with_129() {
 /// hang-up itself and ends as if SIGHUP had come, instead of running on with nobody to see.
 #[test]
 fn a_hang_up_without_sighup_still_ends_convo_with_129() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
-    let file = tmp.path().join("convo.toml");
-    std::fs::write(&file, format!("base_url = \"{}\"\n", server.base_url())).expect("config");
+    let file = common::file(
+        tmp.path(),
+        "convo.toml",
+        format!("base_url = \"{}\"\n", server.base_url()),
+    );
     let code = tmp.path().join("code");
     let mut cmd = CommandBuilder::new("sh");
     convo_env(&mut cmd, &server, tmp.path(), &[]);
@@ -641,7 +478,7 @@ fn a_hang_up_without_sighup_still_ends_convo_with_129() {
         file.display(),
         code.display()
     ));
-    let status = close_the_terminal(Pty::spawn(cmd), tmp.path());
+    let status = close_the_terminal(Pty::run(cmd, COLS, ROWS), tmp.path());
     assert!(status.success(), "the shell: {status:?}");
     let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
     assert_eq!(
@@ -657,11 +494,11 @@ fn a_hang_up_without_sighup_still_ends_convo_with_129() {
 #[test]
 fn ctrl_z_without_a_shell_to_return_to_says_so_and_keeps_the_screen() {
     // Started directly in the pty, convo leads its own session: no shell could resume it.
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let mut p = start(&server, tmp.path(), "", &[]);
     p.wait_for("more available");
-    let pid = p.child.process_id().expect("pid");
+    let pid = p.pid();
     p.send(b"\x1a");
     let screen = p.wait_for("cannot suspend");
     assert!(screen.contains("STATUS"), "the table stays:\n{screen}");
@@ -672,14 +509,14 @@ fn ctrl_z_without_a_shell_to_return_to_says_so_and_keeps_the_screen() {
     );
     assert!(raw_mode_is_on(p.local_flags()));
     p.send(b"q");
-    assert_eq!(p.wait_exit(), 0);
+    assert_eq!(p.exit_code(), 0);
 }
 
 /// Bracketed paste: text pasted into the search prompt arrives as one piece (its line break
 /// does not submit the search), and the mode is turned off at quit.
 #[test]
 fn a_paste_into_the_search_prompt_is_one_piece_and_the_mode_is_restored() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let mut p = start(&server, tmp.path(), "", &[]);
     p.wait_for("more available");
@@ -690,7 +527,7 @@ fn a_paste_into_the_search_prompt_is_one_piece_and_the_mode_is_restored() {
     p.send(b"\x1b");
     p.wait_for("search cleared");
     p.send(b"q");
-    assert_eq!(p.wait_exit(), 0);
+    assert_eq!(p.exit_code(), 0);
     let out = p.text();
     let on = out.find("\u{1b}[?2004h").expect("bracketed paste on");
     assert!(out.rfind("\u{1b}[?2004l").is_some_and(|off| off > on));
@@ -700,18 +537,17 @@ fn a_paste_into_the_search_prompt_is_one_piece_and_the_mode_is_restored() {
 /// `webbrowser` crate honours it; xdg-open, macOS and WSL otherwise), the URL one argument.
 #[test]
 fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
-    let (_rt, server) = demo();
+    let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
     let opened = tmp.path().join("opened.txt");
-    let script = tmp.path().join("browser.sh");
-    std::fs::write(
-        &script,
+    let script = common::file(
+        tmp.path(),
+        "browser.sh",
         format!(
             "#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n",
             opened.display()
         ),
-    )
-    .expect("script");
+    );
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("+x");
@@ -724,7 +560,7 @@ fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
         &[("BROWSER", &browser)],
     );
     p.wait_for("more available");
-    let screen = p.wait_until("a selected row", |s| {
+    let screen = p.wait_until(WAIT, |s| {
         selected_line(s).and_then(|l| row_id(&l)).is_some()
     });
     let id = selected_line(&screen)
@@ -748,7 +584,7 @@ fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
         "{got:?} is not the selected row {id}"
     );
     p.send(b"q");
-    assert_eq!(p.wait_exit(), 0);
+    assert_eq!(p.exit_code(), 0);
 }
 
 /// What a process that did not end is doing: its signal masks and each thread's state and

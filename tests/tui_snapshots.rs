@@ -4,8 +4,7 @@
 use crossterm::event::KeyCode;
 
 use convo::api::{
-    ApiError, Assignee, Conversation, ConversationFilter, Resource, RetryNotice, Status, Timestamp,
-    Visitor, VisitorFilter,
+    Assignee, Conversation, ConversationFilter, Resource, Status, Timestamp, Visitor, VisitorFilter,
 };
 use convo::config::View;
 use convo::tui::app::App;
@@ -13,6 +12,9 @@ use convo::tui::command::Command;
 use convo::tui::msg::{Loaded, Msg};
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
+
+mod common;
+use common::app::first_response;
 
 fn loaded(w: u16, h: u16, conversations: usize, visitors: usize) -> (App, FakeServer) {
     let mut app = testing::app(w, h, 50);
@@ -64,19 +66,7 @@ fn loading_next_page_row() {
 fn error_status_keeps_rows() {
     let (mut app, _s) = loaded(100, 20, 300, 10);
     update(&mut app, key(KeyCode::End));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Server {
-                status: 502,
-                detail: ": bad gateway \u{1b}[2J".into(),
-                attempts: 4,
-            }),
-        },
-    );
+    common::app::page_fails(&mut app, 502, ": bad gateway \u{1b}[2J".to_string());
     insta::assert_snapshot!(testing::render(&app));
 }
 
@@ -84,20 +74,8 @@ fn error_status_keeps_rows() {
 fn rate_limited_countdown() {
     let (mut app, _s) = loaded(100, 20, 300, 10);
     update(&mut app, key(KeyCode::End));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::Retrying {
-            tab: Resource::Conversations,
-            generation,
-            notice: RetryNotice {
-                attempt: 2,
-                wait: std::time::Duration::from_secs(3),
-                reason: "rate limited (HTTP 429)".into(),
-                rate_limited: true,
-            },
-        },
-    );
+    let wait = std::time::Duration::from_secs(3);
+    common::app::retrying(&mut app, 2, wait, "rate limited (HTTP 429)", true);
     insta::assert_snapshot!(testing::render(&app));
 }
 
@@ -231,25 +209,11 @@ fn hostile_strings_from_the_server() {
     let mut conv: Vec<Conversation> = (0..3).map(testing::conversation).collect();
     conv[0].status = Status::Other("\u{1b}[5msnoozed\u{202e}".into());
     conv[1].created_at = Timestamp::Raw("yesterday\u{1b}[H".into());
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Ok(Loaded::Conversations(testing::page(&conv, 0, 50))),
-        },
-    );
+    let result = Ok(Loaded::Conversations(testing::page(&conv, 0, 50)));
+    common::app::page_loaded(&mut app, Resource::Conversations, result);
     let conversations = testing::render(&app);
-    let generation = app.visitors.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Visitors,
-            generation,
-            result: Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50))),
-        },
-    );
+    let result = Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50)));
+    common::app::page_loaded(&mut app, Resource::Visitors, result);
     update(&mut app, ch('2'));
     let visitors = testing::render(&app);
     update(&mut app, key(KeyCode::Enter));
@@ -287,15 +251,8 @@ fn assert_clean(_app: &App, screen: &str) {
 fn cjk_and_emoji_keep_columns_aligned() {
     let mut app = testing::app(120, 12, 50);
     update(&mut app, Msg::Resize(120, 12));
-    let generation = app.visitors.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Visitors,
-            generation,
-            result: Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50))),
-        },
-    );
+    let result = Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50)));
+    common::app::page_loaded(&mut app, Resource::Visitors, result);
     update(&mut app, ch('2'));
     let buf = testing::render_buffer(&app);
     // the EMAIL column starts at the same cell on every row: its title's x
@@ -440,17 +397,6 @@ fn overlay_borders_are_not_hidden_behind_wide_characters() {
 }
 
 // ---- response-time targets (issue 13) ----
-
-/// A first-response target of `mins` minutes (imminent at 80 %).
-fn first_response(mins: i64) -> convo::sla::Sla {
-    convo::sla::Sla {
-        base: convo::sla::Policy {
-            first_response: Some(mins * 60),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
 
 /// The cells of the screen's row `y` whose symbols spell `text`, and their colour.
 fn colour_of(buf: &ratatui::buffer::Buffer, text: &str) -> Option<ratatui::style::Color> {

@@ -15,6 +15,8 @@ use convo::tui::msg::Msg;
 use convo::tui::summary_pane::SummaryPane;
 use convo::tui::testing::{self, FakeServer, ch, key, render};
 
+mod common;
+
 /// The demo dataset's conversations as the client parses them.
 fn demo_rows(n: usize) -> Vec<Conversation> {
     dataset(42, n, 100)
@@ -214,16 +216,7 @@ fn summary_pane_with_a_first_response_target() {
     let mut app = testing::app(120, 40, 50);
     let server = FakeServer::new(40, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
-    app.set_sla(
-        convo::sla::Sla {
-            base: convo::sla::Policy {
-                first_response: Some(25 * 60),
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-        false,
-    );
+    app.set_sla(common::app::first_response(25), false);
     server.settle(&mut app, ch('S'));
     let p = pane(&app);
     let all = p.all();
@@ -269,16 +262,7 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     app.refresh_secs = Some(10);
     app.refresh_on = true;
     let server = FakeServer::new(120, 5);
-    app.set_sla(
-        convo::sla::Sla {
-            base: convo::sla::Policy {
-                first_response: Some(25 * 60),
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-        false,
-    );
+    app.set_sla(common::app::first_response(25), false);
     let key = convo::tui::names::look_key(&app.conversations.filter);
     // The first page: the walk goes on, no sample yet.
     let cmds = server.settle(&mut app, Msg::Resize(120, 40));

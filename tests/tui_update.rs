@@ -3,13 +3,15 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use uuid::Uuid;
 
-use convo::api::{ApiError, Assignee, ConversationFilter, Resource, RetryNotice, Status};
+use convo::api::{ApiError, Assignee, ConversationFilter, Resource, Status};
 use convo::tui::app::Overlay;
 use convo::tui::command::{Command, Query};
 use convo::tui::filter_form::Field;
 use convo::tui::msg::{Loaded, Msg, Task};
 use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;
+
+mod common;
 
 fn fetches(cmds: &[Command]) -> Vec<(Resource, Option<String>, Query)> {
     cmds.iter()
@@ -580,20 +582,8 @@ fn mouse_selects_rows_and_switches_tabs() {
 fn retry_countdown_shows_and_counts_down() {
     let mut app = testing::app(120, 30, 50);
     update(&mut app, Msg::Resize(120, 30));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::Retrying {
-            tab: Resource::Conversations,
-            generation,
-            notice: RetryNotice {
-                attempt: 1,
-                wait: std::time::Duration::from_secs(3),
-                reason: "rate limited (HTTP 429)".into(),
-                rate_limited: true,
-            },
-        },
-    );
+    let wait = std::time::Duration::from_secs(3);
+    common::app::retrying(&mut app, 1, wait, "rate limited (HTTP 429)", true);
     let screen = testing::render(&app);
     assert!(screen.contains("retrying in 3s"), "{screen}");
     assert!(screen.contains("rate limited"), "{screen}");
@@ -616,19 +606,7 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     let _ = cmds;
     // find the fetch that is in flight: the page after 100
     assert!(app.conversations.pager.is_loading());
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Server {
-                status: 503,
-                detail: ": unavailable".into(),
-                attempts: 4,
-            }),
-        },
-    );
+    common::app::page_fails(&mut app, 503, ": unavailable".to_string());
     assert_eq!(app.conversations.rows().len(), 100);
     assert!(app.conversations.error.is_some());
     let screen = testing::render(&app);
@@ -659,18 +637,11 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
 fn scrolling_to_the_end_retries_after_an_error() {
     let (mut app, _server) = loaded(300);
     update(&mut app, key(KeyCode::End));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Err(ApiError::Timeout {
-                timeout: std::time::Duration::from_secs(15),
-                attempts: 4,
-            }),
-        },
-    );
+    let result = Err(ApiError::Timeout {
+        timeout: std::time::Duration::from_secs(15),
+        attempts: 4,
+    });
+    common::app::page_loaded(&mut app, Resource::Conversations, result);
     assert!(app.conversations.error.is_some());
     let cmds = update(&mut app, key(KeyCode::End));
     assert_eq!(conv_fetches(&cmds).len(), 1);
@@ -772,19 +743,12 @@ fn ctrl_c_and_q_quit() {
 fn wrong_page_kind_is_an_error_not_a_panic() {
     let mut app = testing::app(120, 40, 50);
     update(&mut app, Msg::Resize(120, 40));
-    let generation = app.conversations.generation;
-    update(
-        &mut app,
-        Msg::PageLoaded {
-            tab: Resource::Conversations,
-            generation,
-            result: Ok(Loaded::Visitors(testing::page(
-                &[testing::visitor(0)],
-                0,
-                50,
-            ))),
-        },
-    );
+    let result = Ok(Loaded::Visitors(testing::page(
+        &[testing::visitor(0)],
+        0,
+        50,
+    )));
+    common::app::page_loaded(&mut app, Resource::Conversations, result);
     assert!(app.conversations.error.is_some());
 }
 

@@ -6,52 +6,16 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{convo_cmd, fast_settings};
+use common::{Demo, convo_cmd, fast_settings};
 use convo::api::client::http_builder;
 use convo::demo::{DemoOptions, DemoServer, Faults, Link};
 
-/// A demo server on its own runtime, with these options.
-struct Server {
-    rt: tokio::runtime::Runtime,
-    server: Option<DemoServer>,
-}
-
-impl Server {
-    fn start(opts: DemoOptions, tls: bool) -> Server {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let opts = DemoOptions {
-            addr: ([127, 0, 0, 1], 0).into(),
-            ..opts
-        };
-        let server = rt
-            .block_on(async {
-                if tls {
-                    DemoServer::start_tls(opts).await
-                } else {
-                    DemoServer::start(opts).await
-                }
-            })
-            .expect("demo server starts");
-        Server {
-            rt,
-            server: Some(server),
-        }
-    }
-
-    fn s(&self) -> &DemoServer {
-        self.server.as_ref().expect("running")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
+/// A demo server on its own runtime, with these options (over HTTPS with `tls`).
+fn serve(opts: DemoOptions, tls: bool) -> Demo {
+    if tls {
+        Demo::with_tls(opts)
+    } else {
+        Demo::with(opts)
     }
 }
 
@@ -85,7 +49,7 @@ fn a_known_body_over_a_known_link_takes_the_time_the_link_says() {
         rtt: Duration::from_millis(120),
         kbps: Some(1_000),
     };
-    let srv = Server::start(small(Some(link), false), false);
+    let srv = serve(small(Some(link), false), false);
     let http = http_builder().build().expect("client");
     let (first, size) = srv.rt.block_on(timed_get(&http, srv.s()));
     // As between two user actions: the pool has taken the connection back.
@@ -116,7 +80,7 @@ fn a_known_body_over_a_known_link_takes_the_time_the_link_says() {
 }
 
 /// `convo list conversations --all` against `srv`: its exit code, stdout and stderr.
-fn list_all(srv: &Server, tmp: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
+fn list_all(srv: &Demo, tmp: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
     let mut cmd = convo_cmd(tmp);
     cmd.env("CONVO_API_KEY", srv.s().api_key())
         .args(["--base-url", &srv.s().base_url()])
@@ -140,23 +104,11 @@ fn convo_asks_for_compressed_answers_and_decodes_them() {
     });
     let mut bytes = Vec::new();
     for compress in [true, false] {
-        let srv = Server::start(small(counted, compress), false);
+        let srv = serve(small(counted, compress), false);
         let (code, out, err) = list_all(&srv, tmp.path(), &[]);
         assert_eq!(code, 0, "{err}");
-        let ids: Vec<String> = out
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).expect("a JSON row");
-                v["id"].as_str().expect("id").to_string()
-            })
-            .collect();
-        let want: Vec<String> = srv
-            .s()
-            .data()
-            .conversations
-            .iter()
-            .map(|c| c.id.to_string())
-            .collect();
+        let ids = common::jsonl_ids(&out);
+        let want = common::conversation_ids(&srv);
         assert_eq!(ids, want, "every row, decoded, in order");
         let raw = out.len() as u64;
         let (_, down) = srv.s().link_bytes().expect("counted");
@@ -179,7 +131,7 @@ fn a_decompression_bomb_is_refused_by_its_decoded_size_with_memory_bounded() {
         gzip_bomb: true,
         ..Faults::default()
     };
-    let srv = Server::start(
+    let srv = serve(
         DemoOptions {
             faults,
             ..small(None, true)
@@ -208,10 +160,9 @@ fn a_decompression_bomb_is_refused_by_its_decoded_size_with_memory_bounded() {
 
 #[test]
 fn http2_carries_concurrent_requests_on_one_connection() {
-    let srv = Server::start(small(None, true), true);
+    let srv = serve(small(None, true), true);
     let tmp = tempfile::tempdir().expect("tmp");
-    let ca = tmp.path().join("ca.pem");
-    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let ca = common::file(tmp.path(), "ca.pem", srv.s().ca_pem().expect("CA"));
     let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), |s| {
         fast_settings(s);
         s.ca_file = Some(ca.clone());
@@ -246,7 +197,7 @@ type PageResult = Result<convo::api::Page<convo::api::Conversation>, convo::api:
 
 /// `n` first pages at once through one client; each one's result and when it came.
 fn concurrent_pages(
-    srv: &Server,
+    srv: &Demo,
     client: &convo::api::Client,
     n: usize,
 ) -> Vec<(PageResult, Duration)> {
@@ -273,7 +224,7 @@ fn concurrent_pages(
 #[test]
 fn at_most_max_parallel_requests_are_in_flight_at_once() {
     for (max_parallel, want) in [(2, 2), (4, 4)] {
-        let srv = Server::start(
+        let srv = serve(
             DemoOptions {
                 latency: Duration::from_millis(150),
                 ..small(None, true)
@@ -297,7 +248,7 @@ fn at_most_max_parallel_requests_are_in_flight_at_once() {
 
 #[test]
 fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
-    let srv = Server::start(
+    let srv = serve(
         DemoOptions {
             faults: Faults {
                 rate_limit_first: 1,

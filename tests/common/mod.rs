@@ -1,7 +1,13 @@
-//! Shared test support: a real demo server on a random loopback port, and clients for it.
+//! Shared test support, `mod common;` in a test file. Here: a real demo server on a random
+//! loopback port (`Demo`), clients for it, the real binary with a clean environment
+//! (`convo_cmd`), and small helpers (`file`, `words`, `jsonl_ids`, `parse_csv`, `SmallDisk`).
+//! Beside it: `pty` (the binary in a pseudo-terminal), `runtime` (the real loop on a
+//! `TestBackend`) and `app` (pieces for tests that feed `update()` directly).
 #![allow(dead_code)]
 
+pub mod app;
 pub mod pty;
+pub mod runtime;
 
 use std::time::Duration;
 
@@ -20,6 +26,11 @@ impl Demo {
         Demo::start_with(conversations, visitors, faults, None)
     }
 
+    /// [`Demo::start`] with the faults `set` gives (`|f| f.fail_always = true`).
+    pub fn faulty(conversations: usize, visitors: usize, set: impl FnOnce(&mut Faults)) -> Demo {
+        Demo::start(conversations, visitors, faults(set))
+    }
+
     /// [`Demo::start`] with the newest row at `anchor` (as `convo --demo` has it: the clock,
     /// so times carry fractions of a second).
     pub fn start_at(conversations: usize, visitors: usize, anchor: jiff::Timestamp) -> Demo {
@@ -32,23 +43,43 @@ impl Demo {
         faults: Faults,
         anchor: Option<jiff::Timestamp>,
     ) -> Demo {
+        Demo::with(DemoOptions {
+            seed: 7,
+            conversations,
+            visitors,
+            latency: Duration::ZERO,
+            faults,
+            anchor,
+            ..DemoOptions::default()
+        })
+    }
+
+    /// A demo server with `options`, on a random loopback port whatever `options.addr` says.
+    pub fn with(options: DemoOptions) -> Demo {
+        Demo::launch(options, false)
+    }
+
+    /// [`Demo::with`] over HTTPS, with a CA of its own (`ca_pem()`).
+    pub fn with_tls(options: DemoOptions) -> Demo {
+        Demo::launch(options, true)
+    }
+
+    fn launch(options: DemoOptions, tls: bool) -> Demo {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
             .expect("runtime");
-        let server = rt
-            .block_on(DemoServer::start(DemoOptions {
-                addr: ([127, 0, 0, 1], 0).into(),
-                seed: 7,
-                conversations,
-                visitors,
-                latency: Duration::ZERO,
-                faults,
-                anchor,
-                ..DemoOptions::default()
-            }))
-            .expect("demo server starts");
+        let options = DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            ..options
+        };
+        let server = if tls {
+            rt.block_on(DemoServer::start_tls(options))
+        } else {
+            rt.block_on(DemoServer::start(options))
+        }
+        .expect("demo server starts");
         Demo {
             server: Some(server),
             rt,
@@ -81,12 +112,37 @@ impl Demo {
     }
 }
 
+/// A `Demo` is its server: `demo.base_url()`, `demo.data()`, ….
+impl std::ops::Deref for Demo {
+    type Target = DemoServer;
+    fn deref(&self) -> &DemoServer {
+        self.s()
+    }
+}
+
 impl Drop for Demo {
     fn drop(&mut self) {
         if let Some(s) = self.server.take() {
             self.rt.block_on(s.shutdown());
         }
     }
+}
+
+/// How many of `server`'s conversations `keep` holds for (`|c| c.status == "open"`).
+pub fn count(server: &DemoServer, keep: impl Fn(&convo::demo::DemoConversation) -> bool) -> usize {
+    server
+        .data()
+        .conversations
+        .iter()
+        .filter(|c| keep(c))
+        .count()
+}
+
+/// No faults but those `set` gives.
+pub fn faults(set: impl FnOnce(&mut Faults)) -> Faults {
+    let mut f = Faults::default();
+    set(&mut f);
+    f
 }
 
 pub fn fast_settings(s: &mut ClientSettings) {
@@ -116,6 +172,38 @@ pub fn convo_cmd(tmp: &std::path::Path) -> assert_cmd::Command {
         .env("CONVO_CONFIG", tmp.join("no-config.toml"))
         .timeout(Duration::from_secs(60));
     c
+}
+
+/// Writes `text` to `dir/name`; the path.
+pub fn file(dir: &std::path::Path, name: &str, text: impl AsRef<[u8]>) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write a test file");
+    path
+}
+
+/// The `id` of every line of JSON Lines output, in order.
+pub fn jsonl_ids(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("each line is JSON");
+            v["id"].as_str().expect("an id").to_string()
+        })
+        .collect()
+}
+
+/// The ids of `server`'s conversations, in API order.
+pub fn conversation_ids(server: &DemoServer) -> Vec<String> {
+    server
+        .data()
+        .conversations
+        .iter()
+        .map(|c| c.id.to_string())
+        .collect()
+}
+
+/// A command line's words: `words("list conversations --limit 10")`.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
 }
 
 pub fn ignore_retry(_: convo::api::RetryNotice) {}

@@ -1,32 +1,23 @@
-//! Issue 7, "what changed": marks on new and changed rows across refreshes, at the `update`
-//! level (a fake server whose rows change) and through the real loop against a churning demo
-//! server.
+//! Marks on new and changed rows across refreshes and reloads, and notify views ringing
+//! (more unassigned open, a conversation about to breach), at the `update` level (a fake
+//! server whose rows change) and through the real loop against a churning demo server.
 
-use std::io;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use futures::Stream;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 
-use convo::api::{ApiKey, Client, ClientSettings, KeySource, Status};
-use convo::demo::{Churn, DemoOptions, DemoServer, Faults};
+use convo::api::Status;
+use convo::demo::{Churn, DemoOptions, Faults};
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::marks::Mark;
 use convo::tui::msg::Msg;
-use convo::tui::runtime::Runtime;
 use convo::tui::testing::{self, AGENT_A, FakeServer, ch, key, now, render};
 use convo::tui::update::update;
 
-fn at(secs: i64) -> Msg {
-    Msg::Tick(
-        now()
-            .checked_add(jiff::SignedDuration::from_secs(secs))
-            .unwrap_or(now()),
-    )
-}
+mod common;
+use common::app::at;
+use common::runtime::{Harness, demo};
 
 fn mark(app: &App, i: usize) -> Option<Mark> {
     let t = &app.conversations;
@@ -170,69 +161,9 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
     );
 }
 
-/// Keys 30 ms apart, then `idle` of nothing, then the end of input (which ends the loop).
-fn script(keys: Vec<KeyCode>, idle: Duration) -> impl Stream<Item = io::Result<Event>> + Unpin {
-    let mut items: Vec<Option<KeyCode>> = keys.into_iter().map(Some).collect();
-    items.push(None);
-    Box::pin(futures::stream::unfold(
-        (items.into_iter(), idle),
-        |(mut it, idle)| async move {
-            match it.next()? {
-                Some(code) => {
-                    tokio::time::sleep(Duration::from_millis(30)).await;
-                    let mods = match code {
-                        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
-                        _ => KeyModifiers::NONE,
-                    };
-                    Some((Ok(Event::Key(KeyEvent::new(code, mods))), (it, idle)))
-                }
-                None => {
-                    tokio::time::sleep(idle).await;
-                    None
-                }
-            }
-        },
-    ))
-}
-
-struct Harness {
-    rt: Runtime,
-    terminal: Terminal<TestBackend>,
-    app: App,
-    out: Vec<u8>,
-}
-
-impl Harness {
-    async fn phase(&mut self, keys: Vec<KeyCode>, idle_ms: u64) -> String {
-        self.rt
-            .run(
-                &mut self.terminal,
-                &mut self.app,
-                script(keys, Duration::from_millis(idle_ms)),
-                &mut self.out,
-            )
-            .await
-            .expect("loop runs");
-        self.terminal.backend().to_string()
-    }
-
-    /// Repeats `keys` until the screen contains `want` (at most ~20 s).
-    async fn until(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.phase(keys.clone(), 100).await;
-            if screen.contains(want) {
-                return screen;
-            }
-            assert!(Instant::now() < deadline, "never saw {want:?}:\n{screen}");
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh() {
-    let server = DemoServer::start(DemoOptions {
-        addr: ([127, 0, 0, 1], 0).into(),
+    let server = demo(DemoOptions {
         seed: 11,
         conversations: 300,
         visitors: 50,
@@ -246,16 +177,8 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         },
         ..DemoOptions::default()
     })
-    .await
-    .expect("demo server");
-    let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
-    let client = Client::new(ClientSettings::new(server.base_url(), key)).expect("client");
-    let mut h = Harness {
-        rt: Runtime::new(client),
-        terminal: Terminal::new(TestBackend::new(120, 30)).expect("terminal"),
-        app: testing::app(120, 30, 25),
-        out: Vec::new(),
-    };
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 25);
     // a view of everything that notifies (the tab starts with no filters)
     h.app.views.push(convo::config::View {
         name: "All".into(),
@@ -363,16 +286,7 @@ fn a_notify_view_rings_once_per_conversation_that_becomes_imminent() {
         server.conversations.push(c);
     }
     let mut app = refreshing(&server);
-    app.set_sla(
-        convo::sla::Sla {
-            base: convo::sla::Policy {
-                first_response: Some(25 * 60),
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-        false,
-    );
+    app.set_sla(common::app::first_response(25), false);
     let mut view = convo::tui::app::builtin_view();
     view.name = "Watch".into();
     view.notify = true;

@@ -1,5 +1,6 @@
-//! Issue 6 in the TUI: `[keys]`, theme and NO_COLOR, search, display sort, export, `o`,
-//! profile switching, columns. `update` fed with messages, plus snapshots.
+//! The TUI's settings and table tools: `[keys]` remapping and help's bindings, theme and
+//! NO_COLOR, configured columns, profile switching (and the mouse a profile turns on); search,
+//! display sort, export and `o`. `update` fed with messages, plus snapshots.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +18,8 @@ use convo::tui::prompt::Prompt;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 use convo::ui_config::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
+
+mod common;
 
 fn loaded(w: u16, h: u16, conversations: usize) -> (App, FakeServer) {
     let mut app = testing::app(w, h, 50);
@@ -44,6 +47,20 @@ fn type_text(app: &mut App, s: &str) -> Vec<Command> {
         ));
     }
     cmds
+}
+
+/// `e`, the path prompt cleared (Ctrl-U) and `path` typed, Enter: the export's commands.
+fn export_to(app: &mut App, path: &std::path::Path) -> Vec<Command> {
+    update(app, ch('e'));
+    update(
+        app,
+        Msg::Key(crossterm::event::KeyEvent::new(
+            KeyCode::Char('u'),
+            crossterm::event::KeyModifiers::CONTROL,
+        )),
+    );
+    type_text(app, path.to_str().unwrap());
+    convo::tui::testing::update_checked(app, key(KeyCode::Enter))
 }
 
 // ---- keys ----
@@ -501,18 +518,7 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     let _ = std::fs::remove_file(&path);
     let (mut app, _s) = loaded(120, 30, 3);
     assert_eq!(app.conversations.rows().len(), 3);
-    let start = |app: &mut App| {
-        update(app, ch('e'));
-        update(
-            app,
-            Msg::Key(crossterm::event::KeyEvent::new(
-                KeyCode::Char('u'),
-                crossterm::event::KeyModifiers::CONTROL,
-            )),
-        );
-        type_text(app, path.to_str().unwrap());
-        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
-    };
+    let start = |app: &mut App| export_to(app, &path);
     let cmds = start(&mut app);
     let (text, error, parts) = convo::tui::testing::run_export(&mut app, &cmds).await;
     assert!(!error && text.contains("all 3 rows"), "{text}");
@@ -660,21 +666,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
         "{cmds:?}"
     );
     let (gc, gv) = (app.conversations.generation, app.visitors.generation);
-    let sw = ProfileSwitch {
-        name: "staging".into(),
-        page_size: Limit::new(20).unwrap(),
-        views: Vec::new(),
-        aliases: Default::default(),
-        refresh_secs: None,
-        endpoint: "staging.example · sk_…wxyz".into(),
-        ui: UiConfig::default(),
-        profiles: vec!["prod".into(), "staging".into()],
-        keymap: KeyMap::default(),
-        sla: Default::default(),
-        columns_configured: false,
-        client: None,
-        config: None,
-    };
+    let sw = common::app::staging();
     let cmds = update(
         &mut app,
         Msg::ProfileLoaded {
@@ -934,18 +926,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     app.profiles.current = Some("prod".into());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.csv");
-    let start = |app: &mut App| {
-        update(app, ch('e'));
-        update(
-            app,
-            Msg::Key(crossterm::event::KeyEvent::new(
-                KeyCode::Char('u'),
-                crossterm::event::KeyModifiers::CONTROL,
-            )),
-        );
-        type_text(app, path.to_str().unwrap());
-        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
-    };
+    let start = |app: &mut App| export_to(app, &path);
     let parts = |cmds: &[Command]| {
         cmds.iter()
             .filter_map(|c| match c {
