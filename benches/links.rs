@@ -22,9 +22,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use convo::demo::{DemoOptions, DemoServer, Link};
-use measure::{ROLE, Run, have, measure_main, measured, median, ms};
-
-const NAIVE: &str = "naive-walk";
+use measure::{NAIVE, ROLE, Run, have, measure_main, measured, median, ms, naive_main};
 
 struct Sizes {
     rows: usize,
@@ -91,45 +89,6 @@ while True:
         break
     params["cursor"] = page["next_cursor"]
 "#;
-
-/// The naive Rust loop: reqwest's defaults (which, with this crate's features, include
-/// gzip and brotli) and `serde_json::Value`.
-fn naive_main() -> ExitCode {
-    use std::io::Write;
-    let var = |k: &str| std::env::var(k).expect(k);
-    let (base, key, limit) = (var("BASE"), var("KEY"), var("LIMIT"));
-    convo::api::client::install_crypto_provider();
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
-        let client = reqwest::Client::new();
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        let mut cursor: Option<String> = None;
-        loop {
-            let mut url = format!("{base}/v1/conversations?limit={limit}");
-            if let Some(c) = &cursor {
-                url.push_str(&format!("&cursor={c}"));
-            }
-            let resp = client
-                .get(&url)
-                .bearer_auth(&key)
-                .send()
-                .await
-                .expect("send");
-            let page: serde_json::Value =
-                serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
-            for row in page["data"].as_array().expect("data") {
-                serde_json::to_writer(&mut out, row).expect("write");
-                out.write_all(b"\n").expect("write");
-            }
-            match (page["has_more"].as_bool(), page["next_cursor"].as_str()) {
-                (Some(true), Some(c)) => cursor = Some(c.to_string()),
-                _ => break,
-            }
-        }
-        out.flush().expect("flush");
-    });
-    ExitCode::SUCCESS
-}
 
 /// One page's time on a kept connection: curl's `time_total` for the 2nd..5th fetch of one URL
 /// in one invocation (compressed), median; `None` without curl.

@@ -16,7 +16,6 @@
 //! `cargo bench --bench walk` measures (release build). `cargo test --benches` runs the same
 //! code on a few hundred rows in the debug build, as a smoke test, so the bench cannot rot.
 
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -25,10 +24,7 @@ use serde::Deserialize;
 
 #[path = "common/measure.rs"]
 mod measure;
-use measure::{ROLE, Run, have, measure_main, measured, median, ms};
-
-/// The first argument of the naive Rust rival (this binary again).
-const NAIVE: &str = "naive-walk";
+use measure::{NAIVE, ROLE, Run, have, measure_main, measured, median, ms, naive_main};
 
 struct Sizes {
     rows: usize,
@@ -90,44 +86,6 @@ async fn raw_walk(http: &reqwest::Client, base: &str, key: &str, limit: usize) -
             _ => return rows,
         }
     }
-}
-
-/// The naive Rust rival, as most would write it: the default runtime and client, each page a
-/// `serde_json::Value`, each row written back as JSON to a buffered stdout.
-fn naive_main() -> ExitCode {
-    let var = |k: &str| std::env::var(k).expect(k);
-    let (base, key, limit) = (var("BASE"), var("KEY"), var("LIMIT"));
-    convo::api::client::install_crypto_provider();
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
-        let client = reqwest::Client::new();
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        let mut cursor: Option<String> = None;
-        loop {
-            let mut url = format!("{base}/v1/conversations?limit={limit}");
-            if let Some(c) = &cursor {
-                url.push_str(&format!("&cursor={c}"));
-            }
-            let resp = client
-                .get(&url)
-                .bearer_auth(&key)
-                .send()
-                .await
-                .expect("send");
-            let page: serde_json::Value =
-                serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
-            for row in page["data"].as_array().expect("data") {
-                serde_json::to_writer(&mut out, row).expect("write");
-                out.write_all(b"\n").expect("write");
-            }
-            match (page["has_more"].as_bool(), page["next_cursor"].as_str()) {
-                (Some(true), Some(c)) => cursor = Some(c.to_string()),
-                _ => break,
-            }
-        }
-        out.flush().expect("flush");
-    });
-    ExitCode::SUCCESS
 }
 
 fn list(v: &[Duration]) -> String {

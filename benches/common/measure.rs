@@ -3,12 +3,14 @@
 //! time from `getrusage(RUSAGE_CHILDREN)` (the whole process tree).
 #![allow(dead_code)]
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 /// Set for the measuring child process of a bench binary.
 pub const ROLE: &str = "CONVO_WALK_ROLE";
+/// The first argument of the naive Rust rival (the bench binary again).
+pub const NAIVE: &str = "naive-walk";
 
 /// Runs the command in its arguments, counts the lines it writes, and prints
 /// `lines wall_ns cpu_ns max_rss_kib` (CPU and RSS of the child's whole process tree).
@@ -92,4 +94,43 @@ pub fn have(tool: &str) -> bool {
 
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+/// The naive Rust rival, as most would write it: the default runtime and client (with this
+/// crate's reqwest features: gzip and brotli), each page a `serde_json::Value`, each row written
+/// back as JSON to a buffered stdout.
+pub fn naive_main() -> ExitCode {
+    let var = |k: &str| std::env::var(k).expect(k);
+    let (base, key, limit) = (var("BASE"), var("KEY"), var("LIMIT"));
+    convo::api::client::install_crypto_provider();
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut url = format!("{base}/v1/conversations?limit={limit}");
+            if let Some(c) = &cursor {
+                url.push_str(&format!("&cursor={c}"));
+            }
+            let resp = client
+                .get(&url)
+                .bearer_auth(&key)
+                .send()
+                .await
+                .expect("send");
+            let page: serde_json::Value =
+                serde_json::from_slice(&resp.bytes().await.expect("body")).expect("json");
+            for row in page["data"].as_array().expect("data") {
+                serde_json::to_writer(&mut out, row).expect("write");
+                out.write_all(b"\n").expect("write");
+            }
+            match (page["has_more"].as_bool(), page["next_cursor"].as_str()) {
+                (Some(true), Some(c)) => cursor = Some(c.to_string()),
+                _ => break,
+            }
+        }
+        out.flush().expect("flush");
+    });
+    ExitCode::SUCCESS
 }
