@@ -321,3 +321,77 @@ fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
         assert!(at < Duration::from_millis(900), "the pause is over: {at:?}");
     }
 }
+
+/// Process start to the first row of `convo list conversations --limit 20` on stdout, over
+/// TLS (the CA trusted through `SSL_CERT_FILE`, as a user with a private CA would).
+fn start_to_first_row(srv: &Server, tmp: &std::path::Path) -> Duration {
+    use std::io::BufRead;
+    let ca = tmp.join("ca.pem");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_convo"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", tmp)
+        .env("XDG_CONFIG_HOME", tmp.join("config"))
+        .env("XDG_DATA_HOME", tmp.join("data"))
+        .env("CONVO_LOG_FILE", tmp.join("convo.log"))
+        .env("CONVO_CONFIG", tmp.join("no-config.toml"))
+        .env("SSL_CERT_FILE", &ca)
+        .env("CONVO_API_KEY", srv.s().api_key())
+        .args(["--base-url", &srv.s().base_url()])
+        .args([
+            "list",
+            "conversations",
+            "--limit",
+            "20",
+            "--format",
+            "jsonl",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let t = Instant::now();
+    let mut child = cmd.spawn().expect("runs");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a row");
+    let at = t.elapsed();
+    assert!(first.starts_with('{'), "first line: {first:?}");
+    assert!(child.wait().expect("exits").success());
+    at
+}
+
+/// The best of three runs: a busy machine only ever adds time.
+fn best_start_to_first_row(srv: &Server, tmp: &std::path::Path) -> Duration {
+    (0..3)
+        .map(|_| start_to_first_row(srv, tmp))
+        .min()
+        .expect("three runs")
+}
+
+#[test]
+fn start_to_first_row_over_tls_is_within_a_tenth_of_three_round_trips() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // The allowance: the process's own start and its request on loopback, no link.
+    let local = Server::start(small(None, true), true);
+    let allowance = best_start_to_first_row(&local, tmp.path());
+    drop(local);
+    let link = Link {
+        rtt: Duration::from_millis(100),
+        kbps: None,
+    };
+    let srv = Server::start(small(Some(link), true), true);
+    let took = best_start_to_first_row(&srv, tmp.path());
+    // The floor, as curl measures it: TCP's handshake, TLS 1.3's, then the request.
+    let floor = 3 * link.rtt;
+    assert!(
+        took >= floor,
+        "{took:?} under the floor {floor:?}: no link?"
+    );
+    let bound = floor.mul_f64(1.1) + allowance;
+    eprintln!("start to first row: {took:?} on the link, {allowance:?} on loopback");
+    assert!(
+        took <= bound,
+        "start to first row {took:?} > 1.1 x {floor:?} + {allowance:?} (process start on loopback)"
+    );
+}
