@@ -395,3 +395,40 @@ fn start_to_first_row_over_tls_is_within_a_tenth_of_three_round_trips() {
         "start to first row {took:?} > 1.1 x {floor:?} + {allowance:?} (process start on loopback)"
     );
 }
+
+#[test]
+fn a_second_connection_resumes_the_tls_session_of_the_first() {
+    // HTTP/1.1 only: concurrent requests after the first answer need connections of their own.
+    let srv = Server::start(
+        DemoOptions {
+            latency: Duration::from_millis(100),
+            faults: Faults {
+                http1_only: true,
+                ..Faults::default()
+            },
+            ..small(None, true)
+        },
+        true,
+    );
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ca = tmp.path().join("ca.pem");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), |s| {
+        fast_settings(s);
+        s.ca_file = Some(ca.clone());
+    });
+    for (p, _) in concurrent_pages(&srv, &client, 4) {
+        p.expect("a page");
+    }
+    let connections = srv.s().connection_count();
+    assert!(
+        connections >= 2,
+        "{connections} connection(s): no second one"
+    );
+    let (full, resumed) = srv.s().tls_handshakes();
+    assert_eq!(
+        (full, resumed),
+        (1, connections - 1),
+        "one full handshake, the later connections resumed its session"
+    );
+}
