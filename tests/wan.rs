@@ -1,6 +1,8 @@
 //! The real network: the demo server's simulated link (`--link-rtt-ms`, `--link-kbps`),
-//! compression asked for and decoded, a decompression bomb refused by its decoded size, and
-//! HTTP/2 sharing one connection. Loopback only, with the real binary where a user would run it.
+//! compression asked for and decoded, a decompression bomb refused by its decoded size,
+//! HTTP/2 sharing one connection, start to first row over TLS against its floor (TCP + TLS +
+//! one request), the browser's connection opened during its start-up, and TLS session
+//! resumption. Loopback only, with the real binary where a user would run it.
 
 mod common;
 
