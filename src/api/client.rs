@@ -364,8 +364,16 @@ impl Client {
             // Plain http, and redirects stay on this origin (scheme included): TLS is never
             // used, so the system's root certificates are not loaded (a few ms at start-up).
             builder = builder.tls_certs_only(Vec::new());
-        } else if let Some(path) = &settings.ca_file {
-            builder = builder.tls_certs_merge(read_ca_file(path)?);
+        } else {
+            // reqwest's own TLS set-up, but the system's roots load while the first
+            // connection's handshakes go on, not before the client exists (see `super::tls`).
+            let extra = match &settings.ca_file {
+                Some(path) => read_ca_file(path)?,
+                None => Vec::new(),
+            };
+            let tls = super::tls::client_config(extra)
+                .map_err(|e| bad(format!("cannot set up TLS: {e}")))?;
+            builder = builder.tls_backend_preconfigured(tls);
         }
         if let Some(p) = route.proxy() {
             // One service per client and redirects stay on its origin, so one proxy for all.
@@ -810,16 +818,20 @@ async fn read_body(
 }
 
 /// Reads `ca_file`: every certificate of a PEM bundle; none is an error.
-fn read_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, ApiError> {
+fn read_ca_file(
+    path: &std::path::Path,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, ApiError> {
+    use rustls::pki_types::pem::PemObject as _;
     let shown = path.display();
     let bytes = std::fs::read(path)
         .map_err(|e| ApiError::Setup(format!("ca_file {shown} cannot be read: {e}")))?;
-    let certs = reqwest::Certificate::from_pem_bundle(&bytes).map_err(|e| {
-        ApiError::Setup(format!(
-            "ca_file {shown} is not a PEM bundle of certificates: {}",
-            innermost(&e)
-        ))
-    })?;
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            ApiError::Setup(format!(
+                "ca_file {shown} is not a PEM bundle of certificates: {e}"
+            ))
+        })?;
     if certs.is_empty() {
         return Err(ApiError::Setup(format!(
             "ca_file {shown} holds no certificate (expected -----BEGIN CERTIFICATE----- blocks)"
