@@ -57,6 +57,17 @@ impl Drop for Server {
     }
 }
 
+/// Held by the tests that time a whole process (start to first row) and by the CPU-heavy
+/// bomb test, so that the test harness's threads do not run them side by side on a machine of
+/// two cores.
+static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn timed() -> std::sync::MutexGuard<'static, ()> {
+    TIMED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn small(link: Option<Link>, compress: bool) -> DemoOptions {
     DemoOptions {
         conversations: 500,
@@ -176,6 +187,7 @@ fn convo_asks_for_compressed_answers_and_decodes_them() {
 
 #[test]
 fn a_decompression_bomb_is_refused_by_its_decoded_size_with_memory_bounded() {
+    let _timed = timed();
     let tmp = tempfile::tempdir().expect("tmp");
     let faults = Faults {
         gzip_bomb: true,
@@ -380,6 +392,7 @@ fn best_start_to_first_row_with(srv: &Server, tmp: &std::path::Path, more: &[u8]
 
 #[test]
 fn start_to_first_row_over_tls_is_within_a_tenth_of_three_round_trips() {
+    let _timed = timed();
     let tmp = tempfile::tempdir().expect("tmp");
     // The allowance: the process's own start and its request on loopback, no link.
     let local = Server::start(small(None, true), true);
@@ -472,6 +485,7 @@ fn tui_first_row(srv: &Server, tmp: &std::path::Path, slow_start_ms: &str) -> Du
 
 #[test]
 fn the_browser_opens_its_connection_while_the_terminal_is_set_up_not_after() {
+    let _timed = timed();
     let link = Link {
         rtt: Duration::from_millis(100),
         kbps: None,
@@ -498,6 +512,7 @@ fn the_browser_opens_its_connection_while_the_terminal_is_set_up_not_after() {
 
 #[test]
 fn trusted_roots_load_while_the_first_connection_is_handshaken() {
+    let _timed = timed();
     // A large trust store (as a company's bundle can be): the system's roots twenty times.
     let system = std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap_or_default();
     if system.is_empty() {
