@@ -8,11 +8,23 @@
 //!   To check that the terminal is restored, that a panicking task becomes an error on screen,
 //!   and that a stop signal ends convo even when the loop does not answer.
 //! - `CONVO_NOW`: the clock of `convo summary` (RFC 3339), for stable ages.
+//! - `CONVO_TEST_SLOW_START`: milliseconds the browser's local start-up (terminal set-up,
+//!   store, first frame) is made to take longer, as on a slow terminal or disk: to check that
+//!   the first page's connection is opened during it, not after.
 
 /// The variable of [`panic_at`].
 pub const PANIC_ENV: &str = "CONVO_TEST_PANIC";
 /// The variable of [`now`].
 pub const NOW_ENV: &str = "CONVO_NOW";
+/// The variable of [`slow_start`].
+pub const SLOW_START_ENV: &str = "CONVO_TEST_SLOW_START";
+
+/// How much longer `CONVO_TEST_SLOW_START` makes the browser's local start-up (unset, empty
+/// or not a number of milliseconds: none).
+pub fn slow_start() -> Option<std::time::Duration> {
+    let ms: u64 = std::env::var(SLOW_START_ENV).ok()?.trim().parse().ok()?;
+    Some(std::time::Duration::from_millis(ms))
+}
 
 /// Where `CONVO_TEST_PANIC` makes the binary panic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,8 @@
 //! The real network: the demo server's simulated link (`--link-rtt-ms`, `--link-kbps`),
-//! compression asked for and decoded, a decompression bomb refused by its decoded size, and
-//! HTTP/2 sharing one connection. Loopback only, with the real binary where a user would run it.
+//! compression asked for and decoded, a decompression bomb refused by its decoded size,
+//! HTTP/2 sharing one connection, start to first row over TLS against its floor (TCP + TLS +
+//! one request), the browser's connection opened during its start-up, and TLS session
+//! resumption. Loopback only, with the real binary where a user would run it.
 
 mod common;
 
@@ -17,6 +19,17 @@ fn serve(opts: DemoOptions, tls: bool) -> Demo {
     } else {
         Demo::with(opts)
     }
+}
+
+/// Held by the tests that time a whole process (start to first row) and by the CPU-heavy
+/// bomb test, so that the test harness's threads do not run them side by side on a machine of
+/// two cores.
+static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn timed() -> std::sync::MutexGuard<'static, ()> {
+    TIMED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn small(link: Option<Link>, compress: bool) -> DemoOptions {
@@ -126,6 +139,7 @@ fn convo_asks_for_compressed_answers_and_decodes_them() {
 
 #[test]
 fn a_decompression_bomb_is_refused_by_its_decoded_size_with_memory_bounded() {
+    let _timed = timed();
     let tmp = tempfile::tempdir().expect("tmp");
     let faults = Faults {
         gzip_bomb: true,
@@ -271,4 +285,213 @@ fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
         p.expect("a page");
         assert!(at < Duration::from_millis(900), "the pause is over: {at:?}");
     }
+}
+
+/// Process start to the first row of `convo list conversations --limit 20` on stdout, over
+/// TLS (the CA trusted through `SSL_CERT_FILE`, as a user with a private CA would).
+/// `more`: PEM trusted besides the server's CA (appended to it).
+fn start_to_first_row_with(srv: &Demo, tmp: &std::path::Path, more: &[u8]) -> Duration {
+    use std::io::BufRead;
+    let ca = tmp.join("ca.pem");
+    let mut pem = srv.s().ca_pem().expect("CA").as_bytes().to_vec();
+    pem.extend_from_slice(more);
+    std::fs::write(&ca, pem).expect("write CA");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_convo"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", tmp)
+        .env("XDG_CONFIG_HOME", tmp.join("config"))
+        .env("XDG_DATA_HOME", tmp.join("data"))
+        .env("CONVO_LOG_FILE", tmp.join("convo.log"))
+        .env("CONVO_CONFIG", tmp.join("no-config.toml"))
+        .env("SSL_CERT_FILE", &ca)
+        .env("CONVO_API_KEY", srv.s().api_key())
+        .args(["--base-url", &srv.s().base_url()])
+        .args([
+            "list",
+            "conversations",
+            "--limit",
+            "20",
+            "--format",
+            "jsonl",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let t = Instant::now();
+    let mut child = cmd.spawn().expect("runs");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a row");
+    let at = t.elapsed();
+    assert!(first.starts_with('{'), "first line: {first:?}");
+    assert!(child.wait().expect("exits").success());
+    at
+}
+
+/// The best of three runs: a busy machine only ever adds time.
+fn best_start_to_first_row(srv: &Demo, tmp: &std::path::Path) -> Duration {
+    best_start_to_first_row_with(srv, tmp, &[])
+}
+
+fn best_start_to_first_row_with(srv: &Demo, tmp: &std::path::Path, more: &[u8]) -> Duration {
+    (0..3)
+        .map(|_| start_to_first_row_with(srv, tmp, more))
+        .min()
+        .expect("three runs")
+}
+
+#[test]
+fn start_to_first_row_over_tls_is_within_a_tenth_of_three_round_trips() {
+    let _timed = timed();
+    let tmp = tempfile::tempdir().expect("tmp");
+    // The allowance: the process's own start and its request on loopback, no link.
+    let local = serve(small(None, true), true);
+    let allowance = best_start_to_first_row(&local, tmp.path());
+    drop(local);
+    let link = Link {
+        rtt: Duration::from_millis(100),
+        kbps: None,
+    };
+    let srv = serve(small(Some(link), true), true);
+    let took = best_start_to_first_row(&srv, tmp.path());
+    // The floor, as curl measures it: TCP's handshake, TLS 1.3's, then the request.
+    let floor = 3 * link.rtt;
+    assert!(
+        took >= floor,
+        "{took:?} under the floor {floor:?}: no link?"
+    );
+    let bound = floor.mul_f64(1.1) + allowance;
+    eprintln!("start to first row: {took:?} on the link, {allowance:?} on loopback");
+    assert!(
+        took <= bound,
+        "start to first row {took:?} > 1.1 x {floor:?} + {allowance:?} (process start on loopback)"
+    );
+}
+
+#[test]
+fn a_second_connection_resumes_the_tls_session_of_the_first() {
+    // HTTP/1.1 only: concurrent requests after the first answer need connections of their own.
+    let srv = serve(
+        DemoOptions {
+            latency: Duration::from_millis(100),
+            faults: Faults {
+                http1_only: true,
+                ..Faults::default()
+            },
+            ..small(None, true)
+        },
+        true,
+    );
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ca = tmp.path().join("ca.pem");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), |s| {
+        fast_settings(s);
+        s.ca_file = Some(ca.clone());
+    });
+    for (p, _) in concurrent_pages(&srv, &client, 4) {
+        p.expect("a page");
+    }
+    let connections = srv.s().connection_count();
+    assert!(
+        connections >= 2,
+        "{connections} connection(s): no second one"
+    );
+    let (full, resumed) = srv.s().tls_handshakes();
+    assert_eq!(full + resumed, connections, "every connection handshaken");
+    // The server hands out two single-use TLS 1.3 tickets a handshake (as OpenSSL's servers
+    // do): connections opened at once may outnumber them, and those do a full handshake.
+    assert!(
+        resumed >= 1 && full < connections,
+        "{full} full, {resumed} resumed handshakes of {connections} connections: no resumption"
+    );
+}
+
+/// The browser in a pty against `srv` (TLS, its CA in `SSL_CERT_FILE`): from spawn to the
+/// first conversation's row on screen.
+fn tui_first_row(srv: &Demo, tmp: &std::path::Path, slow_start_ms: &str) -> Duration {
+    let ca = tmp.join("ca.pem");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let (home, ca) = (tmp.to_str().expect("utf-8"), ca.to_str().expect("utf-8"));
+    let (cfg, log) = (tmp.join("none.toml"), tmp.join("convo.log"));
+    let (key, url) = (srv.s().api_key(), srv.s().base_url());
+    let env = [
+        ("HOME", home),
+        ("CONVO_CONFIG", cfg.to_str().expect("utf-8")),
+        ("CONVO_LOG_FILE", log.to_str().expect("utf-8")),
+        ("CONVO_API_KEY", key.as_str()),
+        ("SSL_CERT_FILE", ca),
+        ("CONVO_TEST_SLOW_START", slow_start_ms),
+    ];
+    let first_id = srv.s().data().conversations[0].id.to_string();
+    let t = Instant::now();
+    let mut p = common::pty::Pty::spawn(&["--base-url", &url], &env, 120, 30);
+    p.wait_until(Duration::from_secs(20), |s| s.contains(&first_id[..8]));
+    let took = t.elapsed();
+    p.send(b"q");
+    assert_eq!(p.wait_exit(Duration::from_secs(10)), Some(0));
+    took
+}
+
+#[test]
+fn the_browser_opens_its_connection_while_the_terminal_is_set_up_not_after() {
+    let _timed = timed();
+    let link = Link {
+        rtt: Duration::from_millis(100),
+        kbps: None,
+    };
+    let srv = serve(small(Some(link), true), true);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let floor = 3 * link.rtt;
+    let plain = tui_first_row(&srv, tmp.path(), "");
+    // Local start-up made 300 ms slower (a slow terminal or disk): the first page's
+    // handshakes and request (300 ms over this link) go on meanwhile, so the first row
+    // comes well before the two one after the other would allow.
+    let slow = Duration::from_millis(300);
+    let slowed = tui_first_row(&srv, tmp.path(), "300");
+    eprintln!("browser start to first row: {plain:?}; with start-up 300 ms slower: {slowed:?}");
+    assert!(
+        plain >= floor,
+        "{plain:?} under the floor {floor:?}: no link?"
+    );
+    assert!(
+        slowed < slow + floor,
+        "first row after {slowed:?}: the connection waited for the 300 ms start-up"
+    );
+}
+
+#[test]
+fn trusted_roots_load_while_the_first_connection_is_handshaken() {
+    let _timed = timed();
+    // A large trust store (as a company's bundle can be): the system's roots twenty times.
+    let system = std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap_or_default();
+    if system.is_empty() {
+        eprintln!("no /etc/ssl/certs/ca-certificates.crt here: nothing to load slowly");
+        return;
+    }
+    let bundle = system.repeat(20);
+    let tmp = tempfile::tempdir().expect("tmp");
+    // On loopback: the process's start with the roots loaded, and its request.
+    let local = serve(small(None, true), true);
+    let alone = best_start_to_first_row_with(&local, tmp.path(), &bundle);
+    drop(local);
+    let link = Link {
+        rtt: Duration::from_millis(100),
+        kbps: None,
+    };
+    let srv = serve(small(Some(link), true), true);
+    let took = best_start_to_first_row_with(&srv, tmp.path(), &bundle);
+    let floor = 3 * link.rtt;
+    eprintln!(
+        "start to first row with the large store: {alone:?} on loopback, {took:?} on the link"
+    );
+    // The roots are needed when the server's certificate comes, two round trips after the
+    // connection starts: loaded meanwhile, at least half a round trip of their time is hidden
+    // (loaded first, the link adds its whole floor on top of them).
+    assert!(
+        took + link.rtt / 2 < alone + floor,
+        "{took:?} on the link >= {alone:?} + {floor:?} - {:?}: the roots were loaded before connecting",
+        link.rtt / 2
+    );
 }

@@ -148,9 +148,9 @@ pub struct Client {
 
 /// The transport settings a pool is built from.
 struct Wire {
-    plain_http: bool,
-    /// `ca_file`'s certificates (https only).
-    ca: Option<Vec<reqwest::Certificate>>,
+    /// TLS (https only): reqwest's set-up with `ca_file`'s roots added, the system's loading
+    /// in the background (`super::tls`); `None` for plain http.
+    tls: Option<rustls::ClientConfig>,
     proxy: Option<reqwest::Proxy>,
     connect_timeout: Duration,
     request_timeout: Duration,
@@ -159,13 +159,12 @@ struct Wire {
 impl Wire {
     fn builder(&self) -> reqwest::ClientBuilder {
         let mut builder = http_builder();
-        if self.plain_http {
+        builder = match &self.tls {
+            Some(tls) => builder.tls_backend_preconfigured(tls.clone()),
             // Plain http, and redirects stay on this origin (scheme included): TLS is never
             // used, so the system's root certificates are not loaded (a few ms at start-up).
-            builder = builder.tls_certs_only(Vec::new());
-        } else if let Some(ca) = &self.ca {
-            builder = builder.tls_certs_merge(ca.clone());
-        }
+            None => builder.tls_certs_only(Vec::new()),
+        };
         if let Some(p) = &self.proxy {
             builder = builder.proxy(p.clone());
         }
@@ -416,12 +415,22 @@ impl Client {
             .map_err(|_| bad("the auth scheme cannot be sent in a header".into()))?;
         auth_value.set_sensitive(true);
         let route = proxy::route(&base, &settings.proxy, env).map_err(ApiError::Setup)?;
+        let tls = if base.scheme() == "http" {
+            None
+        } else {
+            // reqwest's own TLS set-up, but the system's roots load while the first
+            // connection's handshakes go on, not before the client exists (see `super::tls`).
+            let extra = match &settings.ca_file {
+                Some(path) => read_ca_file(path)?,
+                None => Vec::new(),
+            };
+            Some(
+                super::tls::client_config(extra)
+                    .map_err(|e| bad(format!("cannot set up TLS: {e}")))?,
+            )
+        };
         let wire = Wire {
-            plain_http: base.scheme() == "http",
-            ca: match &settings.ca_file {
-                Some(path) if base.scheme() != "http" => Some(read_ca_file(path)?),
-                _ => None,
-            },
+            tls,
             proxy: match route.proxy() {
                 // One service per client and redirects stay on its origin, so one proxy for
                 // all.
@@ -922,16 +931,20 @@ async fn read_body(
 }
 
 /// Reads `ca_file`: every certificate of a PEM bundle; none is an error.
-fn read_ca_file(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, ApiError> {
+fn read_ca_file(
+    path: &std::path::Path,
+) -> Result<Vec<rustls::pki_types::CertificateDer<'static>>, ApiError> {
+    use rustls::pki_types::pem::PemObject as _;
     let shown = path.display();
     let bytes = std::fs::read(path)
         .map_err(|e| ApiError::Setup(format!("ca_file {shown} cannot be read: {e}")))?;
-    let certs = reqwest::Certificate::from_pem_bundle(&bytes).map_err(|e| {
-        ApiError::Setup(format!(
-            "ca_file {shown} is not a PEM bundle of certificates: {}",
-            innermost(&e)
-        ))
-    })?;
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&bytes)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            ApiError::Setup(format!(
+                "ca_file {shown} is not a PEM bundle of certificates: {e}"
+            ))
+        })?;
     if certs.is_empty() {
         return Err(ApiError::Setup(format!(
             "ca_file {shown} holds no certificate (expected -----BEGIN CERTIFICATE----- blocks)"

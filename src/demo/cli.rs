@@ -257,6 +257,7 @@ impl DemoServerArgs {
                 bad_row: self.bad_row,
                 bad_bytes_row: self.bad_bytes_row,
                 bad_cert: self.bad_cert,
+                http1_only: false,
                 hang: self.hang,
                 reset_mid_body: self.reset_mid_body,
                 gzip_bomb: self.gzip_bomb,

@@ -74,6 +74,9 @@ pub struct Faults {
     pub order: ServeOrder,
     /// With TLS: the certificate is wrong in this way (signed by the same CA).
     pub bad_cert: Option<BadCert>,
+    /// With TLS: offer only HTTP/1.1 by ALPN, as a service (or a proxy in front of it) that
+    /// does not speak HTTP/2; concurrent requests then need connections of their own.
+    pub http1_only: bool,
 }
 
 /// What is wrong inside the row of the `bad_bytes_row` fault.

@@ -85,6 +85,8 @@ pub struct DemoServer {
     ca_pem: Option<String>,
     /// TCP connections accepted (TLS only; failed handshakes included).
     connections: Arc<AtomicU64>,
+    /// TLS handshakes finished, full and resumed.
+    handshakes: Arc<tls::Handshakes>,
 }
 
 /// The demo key for a seed: `sk_demo_` and 24 hex digits.
@@ -211,13 +213,19 @@ impl DemoServer {
             _ => (None, None),
         };
         let connections = Arc::new(AtomicU64::new(0));
+        let handshakes = Arc::new(tls::Handshakes::default());
         let (task, ca_pem) = if with_tls {
-            let bad = opts.faults.bad_cert;
-            let certs = tokio::task::spawn_blocking(move || tls::generate(bad))
+            let (bad, h2) = (opts.faults.bad_cert, !opts.faults.http1_only);
+            let certs = tokio::task::spawn_blocking(move || tls::generate(bad, h2))
                 .await
                 .map_err(io::Error::other)??;
-            let tls_listener =
-                tls::TlsListener::new(listener, &certs, cancel.clone(), connections.clone())?;
+            let tls_listener = tls::TlsListener::new(
+                listener,
+                &certs,
+                cancel.clone(),
+                connections.clone(),
+                handshakes.clone(),
+            )?;
             let task = tokio::spawn(async move {
                 let _ = axum::serve(tls_listener, app)
                     .with_graceful_shutdown(async move { cancel.cancelled().await })
@@ -225,6 +233,10 @@ impl DemoServer {
             });
             (task, Some(certs.ca_pem))
         } else {
+            // As real services do (see `tls::TlsListener`): no Nagle delay on small writes.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let task = tokio::spawn(async move {
                 let _ = axum::serve(listener, app)
                     .with_graceful_shutdown(async move { cancel.cancelled().await })
@@ -240,6 +252,7 @@ impl DemoServer {
             link_lanes,
             ca_pem,
             connections,
+            handshakes,
         })
     }
 
@@ -260,6 +273,11 @@ impl DemoServer {
     /// With TLS, how many TCP connections were accepted (failed handshakes included).
     pub fn connection_count(&self) -> u64 {
         self.connections.load(Ordering::SeqCst)
+    }
+
+    /// With TLS, the handshakes finished so far: (full, resumed from an earlier session).
+    pub fn tls_handshakes(&self) -> (u64, u64) {
+        self.handshakes.counts()
     }
 
     /// With a simulated link: the bytes that crossed it, (to the server, from the server).

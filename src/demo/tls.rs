@@ -24,8 +24,8 @@ pub struct Certs {
 }
 
 /// Makes a fresh CA ("convo demo CA") and a leaf for `localhost` and `127.0.0.1` it signs;
-/// with `bad`, a leaf wrong in that way instead.
-pub fn generate(bad: Option<super::BadCert>) -> io::Result<Certs> {
+/// with `bad`, a leaf wrong in that way instead. `h2`: offer HTTP/2 by ALPN (besides 1.1).
+pub fn generate(bad: Option<super::BadCert>, h2: bool) -> io::Result<Certs> {
     use rcgen::{
         BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
         KeyPair, KeyUsagePurpose,
@@ -76,11 +76,46 @@ pub fn generate(bad: Option<super::BadCert>) -> io::Result<Certs> {
     .with_single_cert(chain, key)
     .map_err(io::Error::other)?;
     // HTTP/2 and HTTP/1.1, chosen by ALPN as real services offer them.
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config.alpn_protocols = if h2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
+    // Session resumption as real services allow it: rustls' defaults, said here so that it
+    // is seen (a cache of 256 sessions, and two TLS 1.3 tickets sent after each handshake,
+    // each naming a cached session). A resumed handshake skips the certificate and its
+    // signature check (CPU, not round trips: TLS 1.3 takes one either way).
+    config.session_storage = rustls::server::ServerSessionMemoryCache::new(256);
+    config.send_tls13_tickets = 2;
     Ok(Certs {
         ca_pem: ca_cert.pem(),
         config: Arc::new(config),
     })
+}
+
+/// Handshakes finished, counted by kind (full, or resumed from an earlier session).
+#[derive(Debug, Default)]
+pub struct Handshakes {
+    full: AtomicU64,
+    resumed: AtomicU64,
+}
+
+impl Handshakes {
+    /// (full, resumed) handshakes so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.full.load(Ordering::SeqCst),
+            self.resumed.load(Ordering::SeqCst),
+        )
+    }
+
+    fn count(&self, kind: Option<rustls::HandshakeKind>) {
+        match kind {
+            Some(rustls::HandshakeKind::Resumed) => &self.resumed,
+            _ => &self.full,
+        }
+        .fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 /// A TCP listener whose connections are TLS handshaken off the accept loop (a slow or failed
@@ -92,12 +127,13 @@ pub struct TlsListener {
 
 impl TlsListener {
     /// Starts accepting on `tcp` until `cancel`; `connections` counts accepted TCP connections
-    /// (handshakes that fail included).
+    /// (handshakes that fail included), `handshakes` the finished ones by kind.
     pub fn new(
         tcp: TcpListener,
         certs: &Certs,
         cancel: CancellationToken,
         connections: Arc<AtomicU64>,
+        handshakes: Arc<Handshakes>,
     ) -> io::Result<TlsListener> {
         let addr = tcp.local_addr()?;
         let acceptor = TlsAcceptor::from(certs.config.clone());
@@ -115,10 +151,15 @@ impl TlsListener {
                     },
                 };
                 connections.fetch_add(1, Ordering::SeqCst);
+                // As real services do: without it, a small write after an unacknowledged one
+                // (a body's last frame after its first) waits for a delayed ACK (40 ms).
+                let _ = stream.set_nodelay(true);
                 let (acceptor, tx) = (acceptor.clone(), tx.clone());
+                let handshakes = handshakes.clone();
                 tokio::spawn(async move {
                     let hs = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream));
                     if let Ok(Ok(tls)) = hs.await {
+                        handshakes.count(tls.get_ref().1.handshake_kind());
                         let _ = tx.send((tls, peer)).await;
                     }
                 });

@@ -294,15 +294,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
-    let signals = StopSignals::catch()?;
-    let guard = TerminalGuard::enter(config.ui.mouse)?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     let mut rt = Runtime::new(client);
-    rt.start_store(
-        &config,
-        opts.demo,
-        names::look_key(&app.conversations.filter),
-    );
     rt.config_path = config.path.clone();
     rt.modes = Some(Box::new(terminal::Crossterm));
     rt.clipboard = clipboard::Setup::from_env();
@@ -316,6 +308,24 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     if std::env::var_os("CONVO_NO_SCROLL_REGION").is_some_and(|v| !v.is_empty()) {
         rt.frames = frames::Frames::plain();
     }
+    // The config, the key and the views have passed their checks: the first page is asked for
+    // now, so that its connection's handshakes (a round trip for TCP, one for TLS) overlap
+    // the terminal's set-up, the store's opening and the first frame. The panic hook first:
+    // a fetch task that panics is an error on screen, never text over it.
+    terminal::install_panic_hook();
+    rt.start(&mut app, crossterm::terminal::size()?)?;
+    #[cfg(feature = "testing")]
+    if let Some(wait) = crate::testing::slow_start() {
+        tokio::time::sleep(wait).await;
+    }
+    let signals = StopSignals::catch()?;
+    let guard = TerminalGuard::enter(config.ui.mouse)?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    rt.start_store(
+        &config,
+        opts.demo,
+        names::look_key(&app.conversations.filter),
+    );
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();
     let mut result = tokio::select! {

@@ -140,6 +140,17 @@ impl Runtime {
         }
     }
 
+    /// Asks for what the first screen needs (its first page) at once, before the terminal is
+    /// set up, the store opened and the first frame drawn: the page's connection (TCP, then
+    /// TLS) is being opened while that local work is done, not after it. `size` is the
+    /// terminal's size as read before raw mode; [`Runtime::run`] reads it again. True means
+    /// quit (never, at start).
+    pub fn start(&mut self, app: &mut App, size: (u16, u16)) -> Result<bool, TuiError> {
+        // Nothing is written to the terminal before it is set up: the first update asks only
+        // for fetches.
+        self.handle(app, Msg::Resize(size.0, size.1), &mut io::sink())
+    }
+
     /// Runs until a quit command or the end of `input`. Key and terminal errors end it with
     /// an error; request errors never do (they are shown).
     pub async fn run<B, S>(

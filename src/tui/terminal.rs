@@ -65,8 +65,9 @@ fn enter(mouse: bool) -> io::Result<()> {
 /// [`super::tasks`]) is only logged here: the task turns it into a message on screen and the
 /// program goes on. Any other panic restores the terminal, prints the usual message on the
 /// normal screen, and ends the program (a panic off the main thread would otherwise leave
-/// convo running with the terminal restored underneath it).
-fn install_panic_hook() {
+/// convo running with the terminal restored underneath it). Installed before the first fetch
+/// task is spawned (which is before the terminal is entered).
+pub fn install_panic_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let prev = std::panic::take_hook();
