@@ -656,6 +656,25 @@ fn an_error_on_the_status_line_says_the_cause_then_one_hint() {
     );
 }
 
+/// `x` with no filters set says there was nothing to clear (not "filters unchanged"), on
+/// either tab, and fetches nothing; with a filter set it clears it.
+#[test]
+fn x_with_no_filters_says_there_are_none_to_clear() {
+    let (mut app, _server) = loaded(300);
+    for tab in ['1', '2'] {
+        update(&mut app, ch(tab));
+        let cmds = update(&mut app, ch('x'));
+        assert!(conv_fetches(&cmds).is_empty(), "{cmds:?}");
+        let said = app.message.as_ref().map(|m| m.text.clone());
+        assert_eq!(said.as_deref(), Some("no filters to clear"), "tab {tab}");
+    }
+    update(&mut app, ch('1'));
+    update(&mut app, ch('s'));
+    assert!(app.conversations.filter.status.is_some());
+    update(&mut app, ch('x'));
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+}
+
 #[test]
 fn scrolling_to_the_end_retries_after_an_error() {
     let (mut app, _server) = loaded(300);
