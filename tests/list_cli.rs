@@ -439,7 +439,7 @@ fn a_401_or_403_mid_walk_keeps_the_printed_rows_and_says_which() {
 }
 
 #[test]
-fn a_table_that_is_not_on_a_terminal_is_never_cut() {
+fn a_table_that_is_not_on_a_terminal_is_never_cut_and_shows_seconds() {
     let d = Demo::start_at(30, 10, "2026-11-25T12:36:19.123Z".parse().unwrap());
     let tmp = tempfile::tempdir().unwrap();
     let json = run(
@@ -474,8 +474,12 @@ fn a_table_that_is_not_on_a_terminal_is_never_cut() {
     let out = stdout(&o);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!out.contains('…'), "{out}");
+    // A human table shows the second (`…T12:36:19Z`); JSON keeps the exact string.
+    assert!(created.iter().any(|c| c.contains('.')), "{created:?}");
     for (line, c) in out.lines().skip(1).zip(&created) {
-        assert!(line.contains(c.as_str()), "{c} in {line}");
+        let seconds = format!("{}Z", &c[..19]);
+        assert!(line.contains(&seconds), "{seconds} in {line}");
+        assert!(!line.contains(c.as_str()), "no fraction in {line}");
     }
     assert!(!stderr(&o).contains("left out"), "{}", stderr(&o));
 }

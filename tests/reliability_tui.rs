@@ -208,7 +208,7 @@ fn an_error_mid_walk_keeps_every_loaded_row_and_a_later_retry_completes_the_walk
     assert_eq!(conversation_ids(&app).len(), 20, "the first page stays");
     let screen = testing::render(&app);
     assert!(
-        screen.contains("HTTP 500") && screen.contains("rows already loaded are kept"),
+        screen.contains("HTTP 500") && screen.contains("loaded rows stay"),
         "{screen}"
     );
     let after_error = fetches;

@@ -27,6 +27,10 @@ fn script(dir: &Path, name: &str, body: &str) {
 /// convo at 200x30 with only `env` (and HOME, the key, a log file) against `demo`, its first
 /// page on screen.
 fn start(demo: &Demo, tmp: &Path, env: &[(&str, &str)]) -> Pty {
+    start_sized(demo, tmp, env, (200, 30))
+}
+
+fn start_sized(demo: &Demo, tmp: &Path, env: &[(&str, &str)], (w, h): (u16, u16)) -> Pty {
     let cfg = common::file(
         tmp,
         "config.toml",
@@ -41,7 +45,7 @@ fn start(demo: &Demo, tmp: &Path, env: &[(&str, &str)]) -> Pty {
         ("CONVO_LOG_FILE", log.as_str()),
     ];
     all.extend_from_slice(env);
-    let p = Pty::spawn(&["--config", cfg.to_str().expect("path")], &all, 200, 30);
+    let p = Pty::spawn(&["--config", cfg.to_str().expect("path")], &all, w, h);
     p.wait_until(WITHIN, |s| s.contains("more available"));
     p
 }
@@ -102,7 +106,7 @@ fn y_copies_with_xclip_when_there_is_a_display_and_says_so() {
     let screen = p.wait_until(WITHIN, |s| status_line(s).contains("system clipboard"));
     assert_eq!(
         status_line(&screen),
-        format!("copied {id} to the system clipboard (xclip)")
+        format!("copied {}… to the system clipboard (xclip)", &id[..8])
     );
     assert!(osc52_payloads(&p.raw()).is_empty());
     p.send(b"q");
@@ -131,8 +135,8 @@ fn y_falls_back_to_osc52_when_xclip_fails_and_says_why() {
     assert_eq!(
         status_line(&screen),
         format!(
-            "xclip failed (Error: Can't open display: :0): {} sent to the terminal's clipboard (OSC 52) instead",
-            sent[0]
+            "xclip failed (Error: Can't open display: :0): {}… sent to the terminal's clipboard (OSC 52) instead",
+            &sent[0][..8]
         )
     );
     p.send(b"q");
@@ -165,11 +169,58 @@ fn y_without_a_clipboard_program_says_it_was_sent_to_the_terminal() {
     assert_eq!(
         status_line(&screen),
         format!(
-            "{} sent to the terminal's clipboard (OSC 52; tmux passes it on only with `set-clipboard on`)",
-            sent[0]
+            "{}… sent by OSC 52; tmux passes it on only with `set-clipboard on`",
+            &sent[0][..8]
         )
     );
     assert!(!screen.contains("copied"), "{screen}");
+    p.send(b"q");
+    assert_eq!(p.wait_exit(WITHIN), Some(0));
+}
+
+/// Inside tmux with no display, at 80 columns: `y` gives tmux's buffer the whole id, and the
+/// status line says so whole, naming the id short (notices are not kept for the help overlay,
+/// so a cut one could not be read).
+#[test]
+fn y_inside_tmux_at_80_columns_says_it_whole_with_the_short_id() {
+    let demo = Demo::start(300, 20, Faults::default());
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).expect("bin");
+    let got = tmp.path().join("tmux.txt");
+    script(
+        &bin,
+        "tmux",
+        &format!(
+            "{{ printf '%s\\n' \"$*\"; cat; printf '\\n<end>\\n'; }} > '{}'",
+            got.display()
+        ),
+    );
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let mut p = start_sized(
+        &demo,
+        tmp.path(),
+        &[("PATH", &path), ("TMUX", "/tmp/tmux-1000/default,1,0")],
+        (80, 24),
+    );
+    p.send(b"y");
+    let text = wait_file(&got);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("load-buffer -w -"), "{text:?}");
+    let id = lines.next().unwrap_or_default().to_string();
+    assert!(
+        uuid::Uuid::parse_str(&id).is_ok(),
+        "the whole id is copied: {text:?}"
+    );
+    let screen = p.wait_until(WITHIN, |s| status_line(s).contains("paste buffer"));
+    assert_eq!(
+        status_line(&screen),
+        format!(
+            "put {}… in tmux's paste buffer; tmux sends it on to the terminal",
+            &id[..8]
+        ),
+        "{screen}"
+    );
     p.send(b"q");
     assert_eq!(p.wait_exit(WITHIN), Some(0));
 }

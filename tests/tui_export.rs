@@ -175,8 +175,8 @@ fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) 
     assert!(matches!(app.prompt, Some(Prompt::ExportConfirm(_))));
     let screen = testing::render(app);
     assert!(
-        screen
-            .contains("whole walk: fetches EVERY remaining page of the current filters (y starts"),
+        screen.contains("whole walk: fetches EVERY remaining page")
+            && screen.contains("y starts · Esc cancels"),
         "{screen}"
     );
     assert!(
@@ -289,6 +289,38 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     assert_eq!(
         std::fs::read(&jsonl).unwrap(),
         convo_list(&dr, tmp.path(), "jsonl")
+    );
+}
+
+/// At 80 columns the scope prompt and the confirmation say their keys whole, Esc included
+/// (the long labels cut "· Esc cancels" and "(y starts · Esc cancels)").
+#[test]
+fn the_scope_and_confirm_prompts_say_their_keys_whole_at_80_columns() {
+    let (mut dr, mut app) = open_conversations(300, Faults::default());
+    dr.drive(&mut app, Msg::Resize(80, 24), None);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("open-conversations.csv");
+    export_to(&mut dr, &mut app, &path);
+    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    let screen = testing::render(&app);
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    for keys in ["l the 100 loaded rows", "w all pages", "Esc cancels"] {
+        assert!(status.contains(keys), "{keys:?} in {status}");
+    }
+    assert!(
+        status.contains(".csv"),
+        "the file's name is in view: {status}"
+    );
+    dr.drive(&mut app, ch('w'), Some(0));
+    assert!(matches!(app.prompt, Some(Prompt::ExportConfirm(_))));
+    let screen = testing::render(&app);
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    for keys in ["EVERY", "y starts", "Esc cancels"] {
+        assert!(status.contains(keys), "{keys:?} in {status}");
+    }
+    assert!(
+        status.contains(".csv"),
+        "the file's name is in view: {status}"
     );
 }
 

@@ -128,6 +128,23 @@ fn detail_pane_of_a_visitor_scrolled() {
     insta::assert_snapshot!(testing::render(&app));
 }
 
+/// On a small terminal (60x15) the pane holds a few lines: its border says how many more are
+/// below and how to scroll to them; scrolled to the end, how many are above.
+#[test]
+fn detail_pane_on_a_small_terminal_says_more_is_below() {
+    let (mut app, _s) = loaded(60, 15, 300, 10);
+    update(&mut app, key(KeyCode::Enter));
+    let top = testing::render(&app);
+    assert!(top.contains("more · J/K scroll"), "{top}");
+    for _ in 0..40 {
+        update(&mut app, ch('J'));
+    }
+    let end = testing::render(&app);
+    assert!(!end.contains("more · J/K"), "{end}");
+    assert!(end.contains("above"), "{end}");
+    insta::assert_snapshot!(format!("{top}\n{end}"));
+}
+
 /// Beside the table on a wide terminal, the pane's key hints fit its width (two lines).
 #[test]
 fn detail_pane_of_a_visitor_beside_the_table() {

@@ -606,7 +606,9 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     let _ = cmds;
     // find the fetch that is in flight: the page after 100
     assert!(app.conversations.pager.is_loading());
-    common::app::page_fails(&mut app, 503, ": unavailable".to_string());
+    // A cause longer than the 120 columns.
+    let detail = ": unavailable while the primary database fails over to its replica elsewhere";
+    common::app::page_fails(&mut app, 503, detail.to_string());
     assert_eq!(app.conversations.rows().len(), 100);
     assert!(app.conversations.error.is_some());
     let screen = testing::render(&app);
@@ -631,6 +633,46 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     update(&mut app, answer);
     assert_eq!(app.conversations.rows().len(), 150);
     assert!(app.conversations.error.is_none());
+}
+
+/// The status line says each thing once: the cause, then one hint (the service's error text
+/// alone would add "rows already loaded are kept, retry later" before the TUI's own hint).
+#[test]
+fn an_error_on_the_status_line_says_the_cause_then_one_hint() {
+    let (mut app, _server) = loaded(300);
+    update(&mut app, Msg::Resize(200, 40));
+    update(&mut app, key(KeyCode::End));
+    common::app::page_fails(&mut app, 503, ": unavailable".to_string());
+    let screen = testing::render(&app);
+    let line = screen
+        .lines()
+        .find(|l| l.contains(" error: "))
+        .unwrap_or_else(|| panic!("no error line: {screen}"));
+    assert_eq!(
+        line.trim_matches(|c| c == '"' || c == ' '),
+        "error: the service failed (HTTP 503: unavailable) 4 times in a row · r retries; \
+         loaded rows stay",
+        "{screen}"
+    );
+}
+
+/// `x` with no filters set says there was nothing to clear (not "filters unchanged"), on
+/// either tab, and fetches nothing; with a filter set it clears it.
+#[test]
+fn x_with_no_filters_says_there_are_none_to_clear() {
+    let (mut app, _server) = loaded(300);
+    for tab in ['1', '2'] {
+        update(&mut app, ch(tab));
+        let cmds = update(&mut app, ch('x'));
+        assert!(conv_fetches(&cmds).is_empty(), "{cmds:?}");
+        let said = app.message.as_ref().map(|m| m.text.clone());
+        assert_eq!(said.as_deref(), Some("no filters to clear"), "tab {tab}");
+    }
+    update(&mut app, ch('1'));
+    update(&mut app, ch('s'));
+    assert!(app.conversations.filter.status.is_some());
+    update(&mut app, ch('x'));
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
 }
 
 #[test]

@@ -140,6 +140,25 @@ fn unauthorized_text(status: u16, detail: &str, origin: &KeySource) -> String {
 }
 
 impl ApiError {
+    /// What happened, without the advice to retry later that the whole message ends with: for
+    /// a screen that gives its own retry hint (the TUI's status line: "r retries; loaded rows
+    /// stay"), so each thing is said once. Advice that is not about retrying (check the base
+    /// URL, the key, a setting) stays.
+    pub fn cause(&self) -> String {
+        match self {
+            ApiError::Server {
+                status,
+                detail,
+                attempts,
+            } => format!("the service failed (HTTP {status}{detail}) {attempts} times in a row"),
+            ApiError::RateLimited { attempts, detail } => format!(
+                "the service is rate limiting (HTTP 429{detail}) and still was after {attempts} \
+                 attempts"
+            ),
+            other => other.to_string(),
+        }
+    }
+
     /// True for failures worth trying again with the same request (5xx, timeouts, network).
     pub fn is_transient(&self) -> bool {
         matches!(

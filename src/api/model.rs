@@ -121,6 +121,20 @@ impl Timestamp {
     pub fn to_wire(&self) -> String {
         self.to_string()
     }
+
+    /// For a human table: RFC 3339 in UTC to the second (`2026-11-25T14:00:12Z`, the
+    /// fraction dropped), the raw text otherwise. The machine formats keep [`to_wire`].
+    ///
+    /// [`to_wire`]: Timestamp::to_wire
+    pub fn to_seconds(&self) -> String {
+        match self {
+            Timestamp::Parsed(t) => match jiff::Timestamp::from_second(t.as_second()) {
+                Ok(s) => Timestamp::Parsed(s).to_string(),
+                Err(_) => self.to_string(),
+            },
+            Timestamp::Raw(s) => s.to_string(),
+        }
+    }
 }
 
 impl fmt::Display for Timestamp {

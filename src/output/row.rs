@@ -50,6 +50,11 @@ fn ts(t: &crate::api::Timestamp) -> String {
     t.to_wire()
 }
 
+/// A table's timestamp: to the second (the machine formats keep the exact string).
+fn table_ts(t: &crate::api::Timestamp) -> String {
+    t.to_seconds()
+}
+
 impl Printable for Conversation {
     const CSV_HEADER: &'static [&'static str] = &[
         "id",
@@ -92,8 +97,8 @@ impl Printable for Conversation {
             self.assignee_id
                 .map(|a| short_id(&a))
                 .unwrap_or_else(|| "unassigned".into()),
-            ts(&self.created_at),
-            ts(&self.updated_at),
+            table_ts(&self.created_at),
+            table_ts(&self.updated_at),
         ]
     }
 }
@@ -135,7 +140,7 @@ impl Printable for Visitor {
             self.name.clone().unwrap_or_else(dash),
             self.email.clone().unwrap_or_else(dash),
             self.external_id.clone().unwrap_or_else(dash),
-            self.created_at.as_ref().map(ts).unwrap_or_else(dash),
+            self.created_at.as_ref().map(table_ts).unwrap_or_else(dash),
         ]
     }
 }

@@ -53,40 +53,46 @@ pub enum Copied {
 }
 
 impl Copied {
-    /// The status line's words for copying `text` this way, and whether it is an error.
+    /// The status line's words for copying `text` this way, and whether it is an error. The
+    /// id is named short (`2c1c719d…`; the whole id was copied) so that each of these fits
+    /// 80 columns: a notice is not kept for the help overlay, so a cut one could not be read.
     pub fn words(&self, text: &str) -> (String, bool) {
-        let osc = |tmux: bool| {
-            if tmux {
-                "sent to the terminal's clipboard (OSC 52; tmux passes it on only with \
-                 `set-clipboard on`)"
-            } else {
-                "sent to the terminal's clipboard (OSC 52)"
-            }
-        };
+        let id = shown(text);
         match self {
             // tmux's buffer is not the system clipboard: `load-buffer -w` asks tmux to pass
             // it on to the terminal's.
             Copied::Tool("tmux") => (
-                format!(
-                    "put {text} in tmux's paste buffer; tmux sends it on to the terminal's \
-                     clipboard (load-buffer -w)"
-                ),
+                format!("put {id} in tmux's paste buffer; tmux sends it on to the terminal"),
                 false,
             ),
             Copied::Tool(name) => (
-                format!("copied {text} to the system clipboard ({name})"),
+                format!("copied {id} to the system clipboard ({name})"),
                 false,
             ),
             Copied::ToolFailed(name, why) => (
                 format!(
-                    "{name} failed ({}): {text} {} instead",
+                    "{name} failed ({}): {id} sent to the terminal's clipboard (OSC 52) instead",
                     crate::text::one_line(why, 120),
-                    osc(false)
                 ),
                 true,
             ),
-            Copied::Terminal { tmux } => (format!("{text} {}", osc(*tmux)), false),
+            Copied::Terminal { tmux: false } => (
+                format!("{id} sent to the terminal's clipboard (OSC 52)"),
+                false,
+            ),
+            Copied::Terminal { tmux: true } => (
+                format!("{id} sent by OSC 52; tmux passes it on only with `set-clipboard on`"),
+                false,
+            ),
         }
+    }
+}
+
+/// How the status line names a copied id: its first 8 hex digits and `…`.
+fn shown(text: &str) -> String {
+    match uuid::Uuid::parse_str(text) {
+        Ok(id) => format!("{}…", crate::api::short_id(&id)),
+        Err(_) => crate::text::one_line(text, 40),
     }
 }
 
@@ -202,19 +208,33 @@ mod tests {
 
     #[test]
     fn the_words_say_where_the_text_went() {
-        let w = |c: Copied| c.words("ID").0;
+        let id = "2c1c719d-2c17-4759-8001-000000000042";
+        let w = |c: Copied| c.words(id).0;
         assert_eq!(
             w(Copied::Tool("xclip")),
-            "copied ID to the system clipboard (xclip)"
+            "copied 2c1c719d… to the system clipboard (xclip)"
         );
         // tmux's buffer is not the system clipboard
         let tmux = w(Copied::Tool("tmux"));
-        assert!(tmux.starts_with("put ID in tmux's paste buffer"), "{tmux}");
+        assert!(
+            tmux.starts_with("put 2c1c719d… in tmux's paste buffer"),
+            "{tmux}"
+        );
         assert!(!tmux.contains("system clipboard"), "{tmux}");
         assert_eq!(
             w(Copied::Terminal { tmux: false }),
-            "ID sent to the terminal's clipboard (OSC 52)"
+            "2c1c719d… sent to the terminal's clipboard (OSC 52)"
         );
+        // Each notice fits the 79 cells an 80-column status line has after its space.
+        for c in [
+            Copied::Tool("tmux"),
+            Copied::Tool("wl-copy"),
+            Copied::Terminal { tmux: false },
+            Copied::Terminal { tmux: true },
+        ] {
+            let words = w(c);
+            assert!(crate::text::width(&words) <= 79, "{words}");
+        }
     }
 
     #[cfg(unix)]

@@ -380,7 +380,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 self.pager.apply(page);
                 self.after_page(body);
             }
-            Err(e) => self.fail(e.to_string()),
+            Err(e) => self.fail(e.cause()),
         }
     }
 
@@ -431,7 +431,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             Err(e) => {
                 self.head_in_flight = false;
                 self.reread = None;
-                self.refresh_error = Some(crate::text::one_line(&e.to_string(), 2000));
+                self.refresh_error = Some(crate::text::one_line(&e.cause(), 2000));
                 HeadStep::Failed
             }
         }

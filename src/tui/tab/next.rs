@@ -136,7 +136,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             }
             Err(e) => {
                 n.pager.failed();
-                n.error = Some(crate::text::one_line(&e.to_string(), 2000));
+                n.error = Some(crate::text::one_line(&e.cause(), 2000));
                 false
             }
         }

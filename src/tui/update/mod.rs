@@ -734,6 +734,14 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             app.overlay = Overlay::Filter(Box::new(form));
         }
         Action::ClearFilters => match app.active {
+            Resource::Conversations
+                if app.conversations.filter == ConversationFilter::default() =>
+            {
+                app.say("no filters to clear")
+            }
+            Resource::Visitors if app.visitors.filter == VisitorFilter::default() => {
+                app.say("no filters to clear")
+            }
             Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
             Resource::Visitors => set_visitors(app, VisitorFilter::default(), cmds),
         },

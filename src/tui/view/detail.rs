@@ -220,7 +220,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             .map(|v| format!(" Visitor {} ", short_id(&v.id))),
     }
     .unwrap_or_else(|| " Detail ".into());
-    let block = Block::default()
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(Style::new().fg(Color::Cyan))
         .title(title);
@@ -229,6 +229,28 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         body.push(hint("no row selected"));
     }
     let scroll = app.detail.unwrap_or(0).min(u16::MAX as usize) as u16;
+    // A pane shorter than its lines says so in its border (as the help overlay does): how
+    // many are below and the keys that reach them; at the end, how many are above.
+    let inside = area.height.saturating_sub(2) as usize;
+    let below = body.len().saturating_sub(scroll as usize + inside);
+    let k = |a| app.keymap.key_of(a);
+    let more = if below > 0 {
+        Some(format!(
+            " ↓ {below} more · {}/{} scroll ",
+            k(Action::DetailDown),
+            k(Action::DetailUp)
+        ))
+    } else if scroll > 0 {
+        Some(format!(
+            " ↑ {scroll} above · {} scrolls up ",
+            k(Action::DetailUp)
+        ))
+    } else {
+        None
+    };
+    if let Some(more) = more {
+        block = block.title_bottom(Line::from(more).right_aligned());
+    }
     frame.render_widget(Clear, area);
     frame.render_widget(Paragraph::new(body).block(block).scroll((scroll, 0)), area);
 }

@@ -53,19 +53,30 @@ pub fn draw(app: &App, frame: &mut Frame) {
         }
         Prompt::ExportScope(path) => {
             let n = with_tab!(ref app, app.active, |t| t.rows().len());
-            let label = format!(
-                "export: l the {n} loaded rows · w the whole walk (all pages of the current \
-                 filters) · Esc cancels "
-            );
-            line(app, frame, &label, path)
+            let labels = [
+                format!(
+                    "export: l the {n} loaded rows · w the whole walk (all pages of the current \
+                     filters) · Esc cancels "
+                ),
+                format!(
+                    "export: l the {n} loaded rows · w all pages of the filters · Esc cancels "
+                ),
+                format!("export: l the {n} loaded rows · w all pages · Esc cancels "),
+                format!("l {n} loaded rows · w all pages · Esc cancels "),
+            ];
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            line(app, frame, keys_whole(app, &labels, path), path)
         }
-        Prompt::ExportConfirm(path) => line(
-            app,
-            frame,
-            "whole walk: fetches EVERY remaining page of the current filters (y starts · Esc \
-             cancels), then writes them all to ",
-            path,
-        ),
+        Prompt::ExportConfirm(path) => {
+            let labels = [
+                "whole walk: fetches EVERY remaining page of the current filters (y starts · Esc \
+                 cancels), then writes them all to ",
+                "whole walk: fetches EVERY remaining page (y starts · Esc cancels), then writes to ",
+                "fetch EVERY remaining page? y starts · Esc cancels · writes to ",
+                "EVERY page? y starts · Esc cancels · to ",
+            ];
+            line(app, frame, keys_whole(app, &labels, path), path)
+        }
         Prompt::Profiles(sel) => picker(app, *sel, frame),
     }
 }
@@ -85,6 +96,20 @@ fn names_note(app: &App) -> &'static str {
 fn fitting<'a>(app: &App, labels: &[&'a str], text: &str) -> &'a str {
     let w = Areas::of(app).status.width as usize;
     let needed = width(&one_line(text, 400)) + 2;
+    labels
+        .iter()
+        .copied()
+        .find(|l| width(l) + 1 + needed <= w)
+        .or(labels.last().copied())
+        .unwrap_or_default()
+}
+
+/// For a prompt that asks for a key: the first label that fits whole with the path after it,
+/// or at least with its last 16 cells (`…` and the file's name); else the last, the shortest.
+/// Its keys (Esc cancels) are never cut while a shorter label would show them.
+fn keys_whole<'a>(app: &App, labels: &[&'a str], path: &str) -> &'a str {
+    let w = Areas::of(app).status.width as usize;
+    let needed = (width(&one_line(path, 400)) + 2).min(16);
     labels
         .iter()
         .copied()

@@ -22,7 +22,8 @@ use crate::tui::view::marks;
 pub use crate::tui::columns::Col;
 
 /// Column widths for `width` cells (spacing of 1 between columns); `None` for a dropped
-/// column. Columns shrink to their minimum before any is dropped.
+/// column. Columns shrink to their minimum before any is dropped. Every cell is given out
+/// but the one before the scrollbar: past every column's stretch, to the free-text columns.
 pub fn widths(cols: &[Col], width: u16) -> Vec<Option<u16>> {
     let mut keep: Vec<bool> = vec![true; cols.len()];
     let need = |keep: &[bool]| {
@@ -78,6 +79,22 @@ pub fn widths(cols: &[Col], width: u16) -> Vec<Option<u16>> {
             };
             *cur += grow;
             spare -= grow;
+        }
+    }
+    // Room still to spare once every column has stretched (a wide terminal): shared by the
+    // free-text columns (names, sites, agents, attributes: those that stretch past their
+    // `pref` and have no short form), so that long values show whole rather than the room
+    // lying blank; left first within a turn for what does not divide evenly.
+    let mut text: Vec<usize> = (0..cols.len())
+        .filter(|i| w[*i].is_some() && cols[*i].stretch > cols[*i].pref && !cols[*i].whole)
+        .collect();
+    text.sort_by_key(|i| cols[*i].turn);
+    if let Some(n) = u16::try_from(text.len()).ok().filter(|n| *n > 0) {
+        let (each, rest) = (spare / n, spare % n);
+        for (k, i) in text.into_iter().enumerate() {
+            if let Some(cur) = w[i].as_mut() {
+                *cur += each + u16::from((k as u16) < rest);
+            }
         }
     }
     w
@@ -197,7 +214,10 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         })
         .collect();
     let constraints: Vec<Constraint> = w.iter().flatten().map(|w| Constraint::Length(*w)).collect();
+    // The widths are [`widths`]'s exactly: none grows past it (ratatui's default gives the
+    // rest of the line to the last column, a wide ID column of blanks).
     let table = Table::new(table_rows, constraints)
+        .flex(ratatui::layout::Flex::Start)
         .header(header)
         .column_spacing(1)
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
@@ -313,7 +333,8 @@ mod tests {
         // 160 columns: every column stretches, the ID shows whole.
         let wide = widths(&cols, 158);
         assert_eq!(at("ID", &wide), Some(36));
-        assert_eq!(at("VISITOR", &wide), Some(32));
+        // Its 32, and a share of what is left once every column has stretched.
+        assert!(at("VISITOR", &wide).is_some_and(|w| w >= 32), "{wide:?}");
         assert!(total(&wide) < 158, "a cell before the scrollbar");
         // 120 columns: names before the whole id, and the id keeps its short form rather than
         // a wide column of blanks.
@@ -325,6 +346,36 @@ mod tests {
         let narrow = widths(&cols, 78);
         assert!(total(&narrow) <= 78, "{narrow:?}");
         assert!(at("VISITOR", &narrow).is_none_or(|w| w <= 15));
+    }
+
+    #[test]
+    fn on_a_wide_terminal_the_room_left_goes_to_the_free_text_columns_not_blanks() {
+        let cols = conversation_cols();
+        let at = |title: &str, w: &[Option<u16>]| width_of(&cols, title, w);
+        // 200x50: 197 cells. Every column had stretched with 50 cells still to spare, which
+        // were left to the end of the line (drawn as blanks after the ID).
+        let w = widths(&cols, 197);
+        assert_eq!(
+            total(&w),
+            196,
+            "all but the cell before the scrollbar: {w:?}"
+        );
+        assert_eq!(at("ID", &w), Some(36), "{w:?}");
+        assert_eq!(at("STATUS", &w), Some(8), "{w:?}");
+        assert_eq!(at("CREATED", &w), Some(8), "{w:?}");
+        for (title, stretch) in [("VISITOR", 32), ("SITE", 24), ("ASSIGNEE", 24)] {
+            assert!(at(title, &w).is_some_and(|n| n > stretch), "{title}: {w:?}");
+        }
+        // Between the whole id and a wider screen, the same: the id keeps its short form and
+        // the room goes to names, never to blanks.
+        for width in 118..=400 {
+            let w = widths(&cols, width);
+            assert_eq!(total(&w), width - 1, "at {width}: {w:?}");
+            assert!(
+                matches!(at("ID", &w), Some(8) | Some(36)),
+                "at {width}: {w:?}"
+            );
+        }
     }
 
     #[test]
