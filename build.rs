@@ -72,7 +72,10 @@ fn build_name() {
     let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
     watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
     for name in watched {
-        if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
+        // A path that does not exist (a packed branch) would make cargo run this every time.
+        if let Some(path) = git(&["rev-parse", "--git-path", &name])
+            && Path::new(&path).exists()
+        {
             println!("cargo:rerun-if-changed={path}");
         }
     }
