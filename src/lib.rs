@@ -35,6 +35,7 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod exit;
 pub mod list;
 pub mod logging;
 pub mod output;

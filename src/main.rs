@@ -26,7 +26,8 @@ use convo::api::{ApiKey, Client, KeySource};
 use convo::cli::{Cli, Command, ConfigCommand, ListCommand};
 use convo::config::{Config, Overrides};
 use convo::demo::{DemoOptions, DemoServer};
-use convo::list::{self, exit};
+use convo::exit;
+use convo::list;
 use convo::output::Output;
 use convo::setup::{self, client_for};
 
@@ -162,7 +163,7 @@ async fn run(cli: Cli) -> u8 {
     }
     let client = match client_for(&cfg) {
         Ok(c) => c,
-        Err(e) => return report(&e, list::exit_code(&e)),
+        Err(e) => return report(&e, exit::exit_code(&e)),
     };
     tracing::info!(base = %client.base_url(), key = %client.masked_key(), "starting");
 

@@ -15,7 +15,8 @@ use crate::output::{
 use crate::pager::Pager;
 use crate::sla::{Sla, State};
 
-use super::{ListError, conversation_filter};
+use super::conversation_filter;
+use crate::exit::ListError;
 
 /// Test-only, as for `convo summary`: the instant states are measured at (RFC 3339).
 const NOW_ENV: &str = "CONVO_NOW";

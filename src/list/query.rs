@@ -6,10 +6,11 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use super::{ListError, RowWriter};
+use super::RowWriter;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor, VisitorFilter};
 use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, VisitorArgs};
 use crate::config::Config;
+use crate::exit::{ListError, quiet_pipe};
 use crate::output::{CsvStyle, Output, Printable, stderr};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
@@ -270,8 +271,8 @@ fn explain<F: ListFilter>(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    super::quiet_pipe(o.out.write_all(plan.explain(&cfg.aliases).as_bytes()))?;
-    super::quiet_pipe(o.out.flush())?;
+    quiet_pipe(o.out.write_all(plan.explain(&cfg.aliases).as_bytes()))?;
+    quiet_pipe(o.out.flush())?;
     Ok(())
 }
 
@@ -368,7 +369,7 @@ where
         }
     }
     if open {
-        super::quiet_pipe(o.out.flush())?;
+        quiet_pipe(o.out.flush())?;
         writer.end::<T>(o)?;
     }
     for w in union.warnings() {

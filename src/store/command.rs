@@ -8,7 +8,7 @@ use super::sync::{self, Pace, Progress};
 use super::{Store, StoreError, StoreTask};
 use crate::api::Client;
 use crate::config::Config;
-use crate::list::exit;
+use crate::exit;
 use crate::output::{Output, stderr};
 use crate::summary::thousands;
 
@@ -229,7 +229,7 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
                     }
                     let _ = writeln!(o.err, "convo: error: {e}");
                     match e {
-                        sync::SyncError::Api(e) => crate::list::exit_code(&e),
+                        sync::SyncError::Api(e) => exit::exit_code(&e),
                         _ => 1,
                     }
                 }

@@ -13,7 +13,7 @@ use super::walked::{Walked, WalkedPages};
 use crate::api::{Client, Conversation, ConversationFilter, Limit, Resource};
 use crate::cli::SummaryArgs;
 use crate::config::{Aliases, QuerySettings};
-use crate::list::ListError;
+use crate::exit::ListError;
 use crate::list::query::{
     Keeper, conversation_flag_terms, lookup, query_text, resolve_emails, understood_with,
 };

@@ -521,7 +521,7 @@ impl Runtime {
                 ))
             })
             .await
-            .unwrap_or_else(|e| Err(crate::list::ListError::Usage(e.to_string())));
+            .unwrap_or_else(|e| Err(crate::exit::ListError::Usage(e.to_string())));
             let result = match result {
                 Ok((items, bad)) => Ok(Loaded::Conversations(crate::api::Page {
                     items,
@@ -535,7 +535,7 @@ impl Runtime {
                         })
                         .collect(),
                 })),
-                Err(crate::list::ListError::Api(e)) => Err(e),
+                Err(crate::exit::ListError::Api(e)) => Err(e),
                 Err(e) => Err(ApiError::Decode {
                     detail: e.to_string(),
                 }),

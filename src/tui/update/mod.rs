@@ -123,7 +123,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                     crate::text::one_line(&e, 200)
                 )),
                 Ok(ids) if ids.is_empty() => {
-                    app.say_error(crate::list::no_visitor_with_email(&email))
+                    app.say_error(crate::exit::no_visitor_with_email(&email))
                 }
                 Ok(ids) => {
                     let f = ConversationFilter {
