@@ -38,6 +38,7 @@ pub mod demo;
 pub mod exit;
 pub mod list;
 pub mod logging;
+pub mod options;
 pub mod output;
 pub mod pager;
 pub mod query;

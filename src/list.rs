@@ -4,12 +4,10 @@
 //! jsonl, csv and json stream page by page through the pager's `drain_rows`, so memory stays
 //! flat on long walks; the table is aligned, so it is written at the end.
 
-use crate::api::{
-    ApiError, Assignee, Client, Conversation, ConversationFilter, FilterError, Limit, ListFilter,
-    Status, Visitor, VisitorFilter, filter::parse_uuid,
-};
-use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, Format, VisitorArgs};
+use crate::api::{ApiError, Client, Conversation, Limit, ListFilter, Visitor};
 use crate::exit::{ListError, no_visitor_with_email, quiet_pipe};
+use crate::options::{CommonListArgs, ConversationArgs, Format, VisitorArgs};
+use crate::options::{conversation_filter, visitor_filter};
 use crate::output::{CsvStyle, Output, Printable, bad_row_line, retry_line, stderr};
 use crate::pager::Pager;
 
@@ -18,36 +16,6 @@ pub mod query;
 mod rows;
 
 pub(crate) use rows::RowWriter;
-
-/// Builds the conversations filter from the command line, validating every value.
-pub fn conversation_filter(a: &ConversationFilterArgs) -> Result<ConversationFilter, FilterError> {
-    let opt_uuid =
-        |field, v: &Option<String>| v.as_deref().map(|s| parse_uuid(field, s)).transpose();
-    let assignee = match &a.assignee {
-        Some(s) => Assignee::parse(s)?,
-        None => Assignee::from_spec_params(a.unassigned, opt_uuid("assignee_id", &a.assignee_id)?)?
-            .unwrap_or_default(),
-    };
-    Ok(ConversationFilter {
-        site_id: opt_uuid("site_id", &a.site_id)?,
-        status: a
-            .status
-            .as_deref()
-            .map(|s| Status::parse_filter(s).ok_or_else(|| FilterError::BadStatus(s.into())))
-            .transpose()?,
-        assignee,
-        visitor_id: opt_uuid("visitor_id", &a.visitor_id)?,
-        by_email: None,
-    })
-}
-
-/// Builds the visitors filter from the command line.
-pub fn visitor_filter(a: &VisitorArgs) -> VisitorFilter {
-    VisitorFilter {
-        email: a.email.clone(),
-        external_id: a.external_id.clone(),
-    }
-}
 
 /// Runs `convo list conversations` (with `--breaching` / `--imminent`: [`by_state`]).
 pub async fn conversations(

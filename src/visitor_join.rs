@@ -13,9 +13,8 @@ use std::io::Write;
 use uuid::Uuid;
 
 use crate::api::{Client, Conversation, ConversationFilter, Limit, Visitor, VisitorFilter};
-use crate::cli::{ConversationArgs, Format};
 use crate::exit::ListError;
-use crate::list::conversation_filter;
+use crate::options::{ConversationArgs, Format, conversation_filter};
 use crate::output::{
     CsvStyle, Output, Printable, bad_row_line, csv, has_byte_from_7f, json_terminal_safe,
     retry_line,

@@ -8,9 +8,9 @@ use uuid::Uuid;
 
 use super::RowWriter;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor, VisitorFilter};
-use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, VisitorArgs};
 use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
+use crate::options::{CommonListArgs, ConversationArgs, ConversationFilterArgs, VisitorArgs};
 use crate::output::{CsvStyle, Output, Printable, stderr};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};

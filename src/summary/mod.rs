@@ -16,6 +16,7 @@
 
 pub mod command;
 pub mod histogram;
+pub mod options;
 pub mod prometheus;
 pub mod query;
 pub mod report;

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::Summary;
+use super::options::SummaryArgs;
 use super::walked::{Walked, WalkedPages};
 use crate::api::{Client, Conversation, ConversationFilter, Limit, Resource};
-use crate::cli::SummaryArgs;
 use crate::config::{Aliases, QuerySettings};
 use crate::exit::ListError;
 use crate::list::query::{
