@@ -45,6 +45,7 @@ pub mod query;
 pub mod setup;
 pub mod sla;
 pub mod store;
+pub mod store_command;
 pub mod summary;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -107,7 +107,7 @@ pub async fn conversations(
     let wanted = plan::emails_to_resolve(&q);
     // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
     let mut store = if !wanted.is_empty() || needs_visitor(&q) {
-        crate::store::command::open_for_command(cfg, o.err)
+        crate::store::open_for_command(cfg, o.err)
     } else {
         None
     };
@@ -157,7 +157,7 @@ pub async fn visitors(
     }
     let filter = Filter::new(&plan.terms(), context(cfg)?);
     // Every visitor received is kept in the local store, as `list visitors` does.
-    let mut store = crate::store::command::open_for_command(cfg, o.err);
+    let mut store = crate::store::open_for_command(cfg, o.err);
     let mut keeper = Keeper::new(store.as_mut());
     let r = run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
         keeper.keep(v);

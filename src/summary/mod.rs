@@ -14,6 +14,8 @@
 //! new status on every row cannot grow it either. The summary never claims a total it has not
 //! seen: [`Coverage`] says "all N" only after the caller has said the walk is complete.
 
+pub use crate::text::thousands;
+
 pub mod command;
 pub mod histogram;
 pub mod options;
@@ -335,19 +337,6 @@ impl std::fmt::Display for Coverage {
         }
         Ok(())
     }
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Counts conversations by status, site and assignee at once (so a UI can switch grouping
