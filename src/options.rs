@@ -4,6 +4,8 @@
 
 use clap::{Args, ValueEnum};
 
+use crate::query::quote;
+
 use crate::api::{
     Assignee, ConversationFilter, FilterError, Status, VisitorFilter, filter::parse_uuid,
 };
@@ -186,4 +188,28 @@ pub fn visitor_filter(a: &VisitorArgs) -> VisitorFilter {
         email: a.email.clone(),
         external_id: a.external_id.clone(),
     }
+}
+
+/// The terms the conversations filter flags stand for.
+pub fn conversation_flag_terms(f: &ConversationFilterArgs) -> Vec<String> {
+    let mut t = Vec::new();
+    if let Some(s) = &f.status {
+        t.push(format!("status:{}", quote(s)));
+    }
+    if let Some(s) = &f.site_id {
+        t.push(format!("site:{}", quote(s)));
+    }
+    match (&f.assignee, f.unassigned, &f.assignee_id) {
+        (Some(x), _, _) if !x.trim().eq_ignore_ascii_case("any") => {
+            t.push(format!("assignee:{}", quote(x)))
+        }
+        (_, Some(true), _) => t.push("assignee:none".into()),
+        (_, Some(false), _) => t.push("assignee:anyone".into()),
+        (_, _, Some(id)) => t.push(format!("assignee:{}", quote(id))),
+        _ => {}
+    }
+    if let Some(v) = &f.visitor_id {
+        t.push(format!("visitor:{}", quote(v)));
+    }
+    t
 }

@@ -17,6 +17,7 @@ mod parse;
 pub mod plan;
 mod print;
 pub mod resolve;
+pub mod run;
 pub mod views;
 
 use std::ops::Range;

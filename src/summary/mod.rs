@@ -36,8 +36,7 @@ use crate::config::Aliases;
 use crate::sla::{Sla, State};
 pub use histogram::AgeHistogram;
 
-/// The default `stale_after`: 2 hours without an update.
-pub const DEFAULT_STALE_AFTER_SECS: i64 = 2 * 3600;
+pub use crate::ui_config::DEFAULT_STALE_AFTER_SECS;
 
 /// Buckets kept per grouping; rows with further values are counted in [`Key::Overflow`].
 pub const MAX_BUCKETS: usize = 256;
