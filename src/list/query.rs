@@ -12,12 +12,12 @@ use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
 use crate::options::{CommonListArgs, ConversationArgs, VisitorArgs, conversation_flag_terms};
 use crate::output::{CsvStyle, Output, Printable, stderr};
-use crate::query::{Query, quote};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
 use crate::query::run::{Keeper, lookup, query_text, resolve_emails, understood_with};
+use crate::query::{Query, quote};
 
 /// Parses and resolves `text` (the query as written, and resolved), or the error with its
 /// caret.

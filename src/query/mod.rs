@@ -10,6 +10,7 @@
 //! - [`eval`]: those predicates, applied to a row.
 //! - [`exec`]: the streams walked concurrently and merged in the service's order.
 
+pub mod by_email;
 mod error;
 pub mod eval;
 pub mod exec;

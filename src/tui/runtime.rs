@@ -394,7 +394,7 @@ impl Runtime {
                         // a blocking thread of its own.
                         let e = email.clone();
                         let result = tokio::task::spawn_blocking(move || {
-                            handle.block_on(crate::visitor_join::visitors_by_email(
+                            handle.block_on(crate::query::by_email::visitors_by_email(
                                 &client,
                                 &e,
                                 None,
@@ -516,7 +516,7 @@ impl Runtime {
             let _busy = busy;
             // The walks report through a `dyn Write` (not Send): on a blocking thread.
             let result = tokio::task::spawn_blocking(move || {
-                handle.block_on(crate::visitor_join::merged_conversations(
+                handle.block_on(crate::query::by_email::merged_conversations(
                     &client, &base, &visitors, limit,
                 ))
             })
