@@ -9,7 +9,7 @@ use super::command::Command;
 use super::filter_form::{FilterForm, FormOutcome};
 use super::history::{Place, TabPlace};
 use super::keys::Action;
-use super::layout::{Areas, tab_titles};
+use super::layout::tab_titles;
 use super::marks::Watched;
 use super::message::{Life, after};
 use super::msg::{Loaded, Msg, Task};
@@ -23,8 +23,6 @@ use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status,
 const WHEEL_ROWS: isize = 3;
 /// The refresh period `R` uses when the config sets none.
 pub const DEFAULT_REFRESH_SECS: u64 = 30;
-/// Pages a refresh re-reads from the top when the config sets no `refresh_max_pages`.
-pub const DEFAULT_REFRESH_MAX_PAGES: usize = 10;
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
@@ -885,8 +883,9 @@ fn scroll_detail(app: &mut App, delta: isize) {
         let open = app.keymap.key_of(Action::Detail);
         return app.say(format!("no detail pane to scroll: {open} opens it"));
     }
-    let lines = super::view::detail::line_count(app);
-    let height = Areas::of(app)
+    let lines = super::detail::line_count(app);
+    let height = app
+        .areas()
         .detail
         .map_or(1, |r| r.height.saturating_sub(2) as usize);
     if let Some(s) = app.detail.as_mut() {
@@ -1196,7 +1195,7 @@ fn on_mouse(app: &mut App, m: MouseEvent) {
         MouseEventKind::ScrollDown => move_by(app, WHEEL_ROWS),
         MouseEventKind::ScrollUp => move_by(app, -WHEEL_ROWS),
         MouseEventKind::Down(MouseButton::Left) => {
-            let areas = Areas::of(app);
+            let areas = app.areas();
             if m.row == areas.header.y {
                 if let Some(t) = tab_titles()
                     .into_iter()
