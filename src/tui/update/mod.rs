@@ -74,7 +74,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
         Msg::ExportPathChecked { path, exists } => {
-            export::update::on_checked(app, path, exists, &mut cmds)
+            export::walk::on_checked(app, path, exists, &mut cmds)
         }
         Msg::Paste(text) => {
             on_paste(app, &text);
