@@ -7,7 +7,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use super::app::{App, Message, Overlay};
 use super::command::Command;
 use super::filter_form::{FilterForm, FormOutcome};
-use super::history::{Place, TabPlace};
 use super::keys::Action;
 use super::layout::tab_titles;
 use super::marks::Watched;
@@ -18,6 +17,10 @@ use super::tab::marks;
 use super::tab::{Retry, ScreenLine};
 use super::{browser, export, notify, profiles, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
+
+pub mod place;
+pub use place::{here, leaving_look, set_conversations_from};
+use place::{set_conversations, set_visitors, set_visitors_from};
 
 /// Rows the mouse wheel moves.
 const WHEEL_ROWS: isize = 3;
@@ -891,73 +894,6 @@ fn scroll_detail(app: &mut App, delta: isize) {
     if let Some(s) = app.detail.as_mut() {
         let max = lines.saturating_sub(height);
         *s = (*s as isize).saturating_add(delta).clamp(0, max as isize) as usize;
-    }
-}
-
-/// The look of the Conversations view being left for other filters (see [`marks::look_of`]).
-pub fn leaving_look(app: &App) -> Option<Command> {
-    marks::look_of(
-        &app.conversations,
-        super::names::look_key(&app.conversations.filter),
-    )
-}
-
-/// Where the user is now (the tab on screen, each tab's filters and selected row), for Back.
-pub(crate) fn here(app: &App) -> Place {
-    Place {
-        active: app.active,
-        conversations: TabPlace {
-            filter: app.conversations.filter.clone(),
-            selected: app.conversations.selection(),
-        },
-        visitors: TabPlace {
-            filter: app.visitors.filter.clone(),
-            selected: app.visitors.selection(),
-        },
-        oldest_first: app.oldest_first.is_some(),
-    }
-}
-
-fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
-    let from = here(app);
-    set_conversations_from(app, from, f, cmds);
-}
-
-/// Shows `f` on the Conversations tab; `from` (where the user was before, perhaps on the
-/// other tab) is remembered for Back when something changed.
-pub(crate) fn set_conversations_from(
-    app: &mut App,
-    from: Place,
-    f: ConversationFilter,
-    cmds: &mut Vec<Command>,
-) {
-    if f != app.conversations.filter {
-        cmds.extend(leaving_look(app));
-    }
-    match app.conversations.set_filter(f) {
-        Some(c) => {
-            app.history.push(from);
-            cmds.push(c);
-        }
-        // The same filters, reached from the other tab: going back is still a move.
-        None if from.active != app.active => app.history.push(from),
-        None => app.say("filters unchanged"),
-    }
-}
-
-fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
-    let from = here(app);
-    set_visitors_from(app, from, f, cmds);
-}
-
-fn set_visitors_from(app: &mut App, from: Place, f: VisitorFilter, cmds: &mut Vec<Command>) {
-    match app.visitors.set_filter(f) {
-        Some(c) => {
-            app.history.push(from);
-            cmds.push(c);
-        }
-        None if from.active != app.active => app.history.push(from),
-        None => app.say("filters unchanged"),
     }
 }
 
