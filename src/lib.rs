@@ -1,26 +1,33 @@
 //! convo: a keyboard-driven terminal browser for a customer-chat service's conversations and
 //! visitors.
 //!
-//! Layers, top to bottom (arrows point down only):
+//! Layers, top to bottom (arrows point down only; `python3 ../shared/tools/circles.py src 1`
+//! finds no import circle):
 //! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing only).
-//! - [`list`]: the non-interactive `convo list` command; [`visitor_join`]: its conversations
-//!   with their visitors (`--with-visitor`, `--visitor-email`).
-//! - [`summary`]: `convo summary` (counts by status, site, assignee; ages, staleness, SLA) and
-//!   the counting the TUI's `S` shares.
-//! - [`cli`]: the clap definitions of the command line.
-//! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page.
-//! - [`logging`]: tracing to a file in the data dir.
-//! - [`output`]: what `list`, `summary` and `tui` write: CSV, JSON, the table, stderr lines.
-//! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
-//! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
-//!   theme, columns and `web_url` parts.
-//! - [`sla`]: response-time targets and a conversation's state against them (pure).
+//! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page (from [`cli`]);
+//!   the TUI takes its client set-up.
+//! - [`cli`]: the clap definitions of the command line, the top of the commands: it flattens
+//!   the commands' options ([`options`], [`summary::options`]); `main.rs` dispatches on it.
+//! - The commands: [`list`] (`convo list`) with [`visitor_join`] (`--with-visitor`,
+//!   `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S` shares),
+//!   [`store_command`] (`convo store`). None imports another, nor `cli`.
+//! - [`options`]: the options `list` and `summary` share (filters, `-q`, paging, formats), with
+//!   the API filters and query terms they stand for.
 //! - [`query`]: the query language (parse, print, resolve names), the planner (streams of
-//!   requests + checks done in convo) and the union executor that walks and merges streams.
+//!   requests + checks done in convo), the union executor that walks and merges streams, what
+//!   the query commands share ([`query::run`]) and the e-mail merge ([`query::by_email`]).
+//! - [`exit`]: exit codes and the error a command's walk ends with.
+//! - [`output`]: what `list`, `summary`, `store` and `tui` write: CSV, JSON, the table, stderr
+//!   lines.
 //! - [`store`]: the local SQLite store (visitors, last looks, summary samples).
+//! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
+//!   theme, columns, `stale_after` and `web_url` parts.
+//! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
+//! - [`sla`]: response-time targets and a conversation's state against them (pure).
 //! - [`pager`]: the cursor walk, a pure state machine.
 //! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.
-//! - [`text`]: sanitising untrusted text and fitting it to terminal cells.
+//! - [`text`]: sanitising untrusted text, fitting it to terminal cells, `1,234` numbers.
+//! - [`logging`]: tracing to a file in the data dir.
 //! - `testing` (only with the `testing` cargo feature, which `cargo test` turns on): the
 //!   binary's test-only switches (`CONVO_TEST_PANIC`, `CONVO_NOW`).
 //!
@@ -35,14 +42,17 @@ pub mod api;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod exit;
 pub mod list;
 pub mod logging;
+pub mod options;
 pub mod output;
 pub mod pager;
 pub mod query;
 pub mod setup;
 pub mod sla;
 pub mod store;
+pub mod store_command;
 pub mod summary;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -26,7 +26,8 @@ use convo::api::{ApiKey, Client, KeySource};
 use convo::cli::{Cli, Command, ConfigCommand, ListCommand};
 use convo::config::{Config, Overrides};
 use convo::demo::{DemoOptions, DemoServer};
-use convo::list::{self, exit};
+use convo::exit;
+use convo::list;
 use convo::output::Output;
 use convo::setup::{self, client_for};
 
@@ -162,7 +163,7 @@ async fn run(cli: Cli) -> u8 {
     }
     let client = match client_for(&cfg) {
         Ok(c) => c,
-        Err(e) => return report(&e, list::exit_code(&e)),
+        Err(e) => return report(&e, exit::exit_code(&e)),
     };
     tracing::info!(base = %client.base_url(), key = %client.masked_key(), "starting");
 
@@ -243,14 +244,14 @@ async fn run(cli: Cli) -> u8 {
                 err: &mut err,
             };
             use convo::cli::StoreCommand as S;
-            use convo::store::command::Action;
+            use convo::store_command::Action;
             let action = match cmd {
                 S::Path => Action::Path,
                 S::Stats => Action::Stats,
                 S::Clear => Action::Clear,
                 S::Sync { rps, unpaced } => Action::Sync { rps, unpaced },
             };
-            convo::store::command::run(action, &cfg, &client, &mut o).await
+            convo::store_command::run(action, &cfg, &client, &mut o).await
         }
         Some(_) => exit::OK,
         None => run_tui(cfg, client, cli.view, cli.query, cli.demo).await,
@@ -263,7 +264,7 @@ async fn run(cli: Cli) -> u8 {
 
 /// The store for a command, or `None` (off, or unusable: said once on stderr).
 fn open_store(cfg: &Config, o: &mut Output<'_>) -> Option<convo::store::Store> {
-    convo::store::command::open_for_command(cfg, o.err)
+    convo::store::open_for_command(cfg, o.err)
 }
 
 async fn run_tui(

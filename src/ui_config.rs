@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+/// The default `stale_after`: 2 hours without an update.
+pub const DEFAULT_STALE_AFTER_SECS: i64 = 2 * 3600;
+
 /// Colour roles a `[theme]` can override.
 pub const THEME_ROLES: &[&str] = &[
     "accent",

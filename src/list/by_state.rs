@@ -7,7 +7,7 @@
 use std::io;
 
 use crate::api::{Assignee, Client, Conversation, ConversationFilter, Limit, Status};
-use crate::cli::ConversationArgs;
+use crate::options::ConversationArgs;
 use crate::output::{
     CsvStyle, Output, Printable, TableCol, bad_row_line, csv::push_record, json_terminal_safe,
     retry_line, stderr,
@@ -15,7 +15,8 @@ use crate::output::{
 use crate::pager::Pager;
 use crate::sla::{Sla, State};
 
-use super::{ListError, conversation_filter};
+use crate::exit::ListError;
+use crate::options::conversation_filter;
 
 /// Test-only, as for `convo summary`: the instant states are measured at (RFC 3339).
 const NOW_ENV: &str = "CONVO_NOW";
@@ -103,7 +104,7 @@ pub async fn conversations(
     };
     let max = args.common.max;
     let fmt = args.common.format;
-    use crate::cli::Format;
+    use crate::options::Format;
     let mut pager: Pager<Conversation> = Pager::new(limit.get());
     let progress = o.err_is_terminal;
     let clear = stderr::clear(progress);

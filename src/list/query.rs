@@ -6,24 +6,18 @@ use std::collections::HashMap;
 
 use uuid::Uuid;
 
-use super::{ListError, RowWriter};
-use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor, VisitorFilter};
-use crate::cli::{CommonListArgs, ConversationArgs, ConversationFilterArgs, VisitorArgs};
+use super::RowWriter;
+use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor};
 use crate::config::Config;
+use crate::exit::{ListError, quiet_pipe};
+use crate::options::{CommonListArgs, ConversationArgs, VisitorArgs, conversation_flag_terms};
 use crate::output::{CsvStyle, Output, Printable, stderr};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
-use crate::query::plan::{self, Emails, Plan};
-use crate::query::resolve::{Names, resolve};
-use crate::query::{Query, parse, quote};
-use crate::store::Store;
-
-/// The query's text: `-q` first, then a term for each filter flag given.
-pub fn query_text(q: Option<&str>, flags: Vec<String>) -> String {
-    let mut parts: Vec<String> = q.map(str::to_string).into_iter().collect();
-    parts.extend(flags);
-    parts.join(" ")
-}
+use crate::query::plan::{self, Plan};
+use crate::query::resolve::Names;
+use crate::query::run::{Keeper, lookup, query_text, resolve_emails, understood_with};
+use crate::query::{Query, quote};
 
 /// Parses and resolves `text` (the query as written, and resolved), or the error with its
 /// caret.
@@ -34,18 +28,6 @@ fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<(Query, Qu
         sla: &cfg.sla,
     };
     understood_with(text, resource, &names)
-}
-
-/// Parses and resolves `text` with the names given (the query as written, and resolved), or
-/// the error with its caret.
-pub fn understood_with(
-    text: &str,
-    resource: Resource,
-    names: &Names<'_>,
-) -> Result<(Query, Query), ListError> {
-    let parsed = parse(text, resource).map_err(|e| ListError::Query(e.render(text)))?;
-    let resolved = resolve(&parsed, names).map_err(|e| ListError::Query(e.render(text)))?;
-    Ok((parsed, resolved))
 }
 
 /// What `--explain` adds to a plan: the query as written, the flags' terms, what `me` is.
@@ -68,30 +50,6 @@ fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Confi
     plan.notes = notes;
 }
 
-/// The terms the conversations filter flags stand for.
-pub fn conversation_flag_terms(f: &ConversationFilterArgs) -> Vec<String> {
-    let mut t = Vec::new();
-    if let Some(s) = &f.status {
-        t.push(format!("status:{}", quote(s)));
-    }
-    if let Some(s) = &f.site_id {
-        t.push(format!("site:{}", quote(s)));
-    }
-    match (&f.assignee, f.unassigned, &f.assignee_id) {
-        (Some(x), _, _) if !x.trim().eq_ignore_ascii_case("any") => {
-            t.push(format!("assignee:{}", quote(x)))
-        }
-        (_, Some(true), _) => t.push("assignee:none".into()),
-        (_, Some(false), _) => t.push("assignee:anyone".into()),
-        (_, _, Some(id)) => t.push(format!("assignee:{}", quote(id))),
-        _ => {}
-    }
-    if let Some(v) = &f.visitor_id {
-        t.push(format!("visitor:{}", quote(v)));
-    }
-    t
-}
-
 /// Runs `convo list conversations -q QUERY`.
 pub async fn conversations(
     client: &Client,
@@ -106,7 +64,7 @@ pub async fn conversations(
     let wanted = plan::emails_to_resolve(&q);
     // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
     let mut store = if !wanted.is_empty() || needs_visitor(&q) {
-        crate::store::command::open_for_command(cfg, o.err)
+        crate::store::open_for_command(cfg, o.err)
     } else {
         None
     };
@@ -156,7 +114,7 @@ pub async fn visitors(
     }
     let filter = Filter::new(&plan.terms(), context(cfg)?);
     // Every visitor received is kept in the local store, as `list visitors` does.
-    let mut store = crate::store::command::open_for_command(cfg, o.err);
+    let mut store = crate::store::open_for_command(cfg, o.err);
     let mut keeper = Keeper::new(store.as_mut());
     let r = run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
         keeper.keep(v);
@@ -176,54 +134,6 @@ fn needs_visitor(q: &Query) -> bool {
             Pred::Text(_) | Pred::VisitorName(_) | Pred::VisitorEmail(_) | Pred::VisitorAttr(..)
         )
     })
-}
-
-/// Keeps visitor rows in the local store, a batch at a time; a store that fails is said once
-/// and the command goes on without it.
-pub struct Keeper<'a> {
-    store: Option<&'a mut Store>,
-    batch: Vec<Visitor>,
-    failed: Option<crate::store::StoreError>,
-}
-
-impl<'a> Keeper<'a> {
-    const BATCH: usize = 100;
-
-    pub fn new(store: Option<&'a mut Store>) -> Keeper<'a> {
-        Keeper {
-            store,
-            batch: Vec::new(),
-            failed: None,
-        }
-    }
-
-    pub fn keep(&mut self, v: &Visitor) {
-        if self.store.is_some() {
-            self.batch.push(v.clone());
-            if self.batch.len() >= Self::BATCH {
-                self.flush();
-            }
-        }
-    }
-
-    fn flush(&mut self) {
-        if let Some(s) = self.store.as_deref_mut()
-            && !self.batch.is_empty()
-            && let Err(e) = s.upsert_visitors(&self.batch, jiff::Timestamp::now().as_second())
-        {
-            self.failed = Some(e);
-            self.store = None;
-        }
-        self.batch.clear();
-    }
-
-    /// Writes what is left; says on `err` if the store failed.
-    pub fn finish(mut self, err: &mut dyn std::io::Write) {
-        self.flush();
-        if let Some(e) = self.failed {
-            let _ = writeln!(err, "convo: warning: {e}");
-        }
-    }
 }
 
 fn page_size(common: &CommonListArgs, default: Limit) -> Result<Limit, ListError> {
@@ -250,18 +160,8 @@ fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
         stale_after_secs: cfg
             .ui
             .stale_after_secs
-            .unwrap_or(crate::summary::DEFAULT_STALE_AFTER_SECS),
+            .unwrap_or(crate::ui_config::DEFAULT_STALE_AFTER_SECS),
         aliases: &cfg.aliases,
-    })
-}
-
-/// A visitor as the store knows it, for the checks.
-pub fn lookup(store: Option<&Store>, id: Uuid) -> Option<VisitorInfo> {
-    let v = store?.visitor(id).ok()??;
-    Some(VisitorInfo {
-        attributes: v.attributes_json(),
-        name: v.name,
-        email: v.email,
     })
 }
 
@@ -270,46 +170,9 @@ fn explain<F: ListFilter>(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    super::quiet_pipe(o.out.write_all(plan.explain(&cfg.aliases).as_bytes()))?;
-    super::quiet_pipe(o.out.flush())?;
+    quiet_pipe(o.out.write_all(plan.explain(&cfg.aliases).as_bytes()))?;
+    quiet_pipe(o.out.flush())?;
     Ok(())
-}
-
-/// The visitors the service has for each e-mail (every page of `GET /v1/visitors?email=`),
-/// each one kept by `keeper`.
-pub async fn resolve_emails(
-    client: &Client,
-    emails: &[String],
-    keeper: &mut Keeper<'_>,
-) -> Result<Emails, ListError> {
-    let mut out = Emails::new();
-    if emails.is_empty() {
-        return Ok(out);
-    }
-    let streams: Vec<VisitorFilter> = emails
-        .iter()
-        .map(|e| VisitorFilter {
-            email: Some(e.clone()),
-            external_id: None,
-        })
-        .collect();
-    for e in emails {
-        out.insert(e.clone(), Vec::new());
-    }
-    let mut union: Union<VisitorFilter, Visitor> =
-        Union::new(client.clone(), streams, Limit::MAX, true);
-    while let Some(v) = union.next().await {
-        keeper.keep(&v);
-        if let Some(e) = v.email.as_deref().map(|e| e.trim().to_lowercase())
-            && let Some(ids) = out.get_mut(&e)
-        {
-            ids.push(v.id);
-        }
-    }
-    if let Some((_, e)) = union.failures().first() {
-        return Err(ListError::Api(e.clone()));
-    }
-    Ok(out)
 }
 
 /// Walks the plan's streams and prints the rows that pass, up to `--max` (or one page's worth
@@ -368,7 +231,7 @@ where
         }
     }
     if open {
-        super::quiet_pipe(o.out.flush())?;
+        quiet_pipe(o.out.flush())?;
         writer.end::<T>(o)?;
     }
     for w in union.warnings() {

@@ -2,8 +2,8 @@
 
 use std::io;
 
-use super::{ListError, quiet_pipe};
-use crate::cli::Format;
+use crate::exit::{ListError, quiet_pipe};
+use crate::options::Format;
 use crate::output::{CsvStyle, Output, Printable, csv, has_byte_from_7f, json_terminal_safe};
 
 /// Writes rows in one of the formats: header, rows, end. Table rows are kept and aligned at

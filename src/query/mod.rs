@@ -10,6 +10,7 @@
 //! - [`eval`]: those predicates, applied to a row.
 //! - [`exec`]: the streams walked concurrently and merged in the service's order.
 
+pub mod by_email;
 mod error;
 pub mod eval;
 pub mod exec;
@@ -17,6 +18,7 @@ mod parse;
 pub mod plan;
 mod print;
 pub mod resolve;
+pub mod run;
 pub mod views;
 
 use std::ops::Range;

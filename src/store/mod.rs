@@ -12,13 +12,13 @@
 //! - [`looks`]: what was loaded per view at the last look.
 //! - [`samples`]: summary counts over time (the 24 h sparkline).
 //! - [`sync`]: the paced walk of the visitors list into the store.
-//! - [`command`]: `convo store path|stats|clear|sync`.
+//! - `stats`: opening the store for a command, and its sizes and counts.
 //! - [`worker`]: a thread that owns the connection, so the UI never waits on SQLite.
 
-pub mod command;
 pub mod looks;
 pub mod samples;
 mod schema;
+mod stats;
 pub mod sync;
 pub mod visitors;
 pub mod worker;
@@ -31,6 +31,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 pub use looks::{LookDiff, LookRow, Snapshot};
 pub use samples::Sample;
 pub use schema::VERSION as SCHEMA_VERSION;
+pub use stats::{Stats, open_for_command};
 pub use visitors::{NameRow, StoredVisitor, SyncState};
 pub use worker::StoreTask;
 

@@ -109,14 +109,14 @@ impl Progress {
     /// "names: 12,400 of ≥20,000 visitors" (or "names: 12,400 visitors so far" before any
     /// walk has finished; "names: all 20,113 visitors" when done).
     pub fn line(&self) -> String {
-        let n = crate::summary::thousands(self.walked);
+        let n = crate::text::thousands(self.walked);
         let mut s = if self.done {
             format!("names: all {n} visitors")
         } else {
             match self.last_total {
                 Some(t) => format!(
                     "names: {n} of ≥{} visitors",
-                    crate::summary::thousands(t.max(self.walked))
+                    crate::text::thousands(t.max(self.walked))
                 ),
                 None => format!("names: {n} visitors so far"),
             }

@@ -8,12 +8,13 @@
 use std::sync::Arc;
 
 use super::Summary;
+use super::options::{SummaryArgs, SummaryFormat};
 use super::report::{self, Context};
 use super::walked::{Walked, WalkedPages};
 use crate::api::{ApiError, Client, Conversation, ConversationFilter, FilterError, Limit};
-use crate::cli::{SummaryArgs, SummaryFormat};
 use crate::config::Aliases;
-use crate::list::{ListError, conversation_filter, exit};
+use crate::exit::{self, ListError};
+use crate::options::conversation_filter;
 use crate::output::{Output, bad_row_line, retry_line, stderr};
 use crate::pager::Pager;
 use crate::sla::Sla;

@@ -14,8 +14,11 @@
 //! new status on every row cannot grow it either. The summary never claims a total it has not
 //! seen: [`Coverage`] says "all N" only after the caller has said the walk is complete.
 
+pub use crate::text::thousands;
+
 pub mod command;
 pub mod histogram;
+pub mod options;
 pub mod prometheus;
 pub mod query;
 pub mod report;
@@ -33,8 +36,7 @@ use crate::config::Aliases;
 use crate::sla::{Sla, State};
 pub use histogram::AgeHistogram;
 
-/// The default `stale_after`: 2 hours without an update.
-pub const DEFAULT_STALE_AFTER_SECS: i64 = 2 * 3600;
+pub use crate::ui_config::DEFAULT_STALE_AFTER_SECS;
 
 /// Buckets kept per grouping; rows with further values are counted in [`Key::Overflow`].
 pub const MAX_BUCKETS: usize = 256;
@@ -334,19 +336,6 @@ impl std::fmt::Display for Coverage {
         }
         Ok(())
     }
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Counts conversations by status, site and assignee at once (so a UI can switch grouping

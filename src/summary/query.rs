@@ -9,20 +9,19 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::Summary;
+use super::options::SummaryArgs;
 use super::walked::{Walked, WalkedPages};
 use crate::api::{Client, Conversation, ConversationFilter, Limit, Resource};
-use crate::cli::SummaryArgs;
 use crate::config::{Aliases, QuerySettings};
-use crate::list::ListError;
-use crate::list::query::{
-    Keeper, conversation_flag_terms, lookup, query_text, resolve_emails, understood_with,
-};
+use crate::exit::ListError;
+use crate::options::conversation_flag_terms;
 use crate::output::{Output, stderr};
 use crate::query::Query;
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::Union;
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
+use crate::query::run::{Keeper, lookup, query_text, resolve_emails, understood_with};
 use crate::sla::Sla;
 
 /// A query ready to walk: as written (for the output) and planned.

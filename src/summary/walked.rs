@@ -3,7 +3,7 @@
 
 use super::Summary;
 use crate::api::ApiError;
-use crate::list::ListError;
+use crate::exit::ListError;
 
 /// A walk's summary and how it ended.
 pub struct Walked {

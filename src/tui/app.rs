@@ -59,6 +59,9 @@ pub fn breaching_view() -> View {
 
 pub use super::message::Message;
 
+/// Pages a refresh re-reads from the top when the config sets no `refresh_max_pages`.
+pub const DEFAULT_REFRESH_MAX_PAGES: usize = 10;
+
 /// Everything `App::new` needs; `run` fills it from the config, tests by hand.
 #[derive(Debug, Clone)]
 pub struct AppInit {
@@ -203,7 +206,7 @@ impl App {
             refresh_secs,
             refresh_on: refresh_secs.is_some(),
             last_refresh: init.now,
-            refresh_max_pages: super::update::DEFAULT_REFRESH_MAX_PAGES,
+            refresh_max_pages: DEFAULT_REFRESH_MAX_PAGES,
             keymap: KeyMap::default(),
             endpoint: init.endpoint,
             demo: init.demo,
@@ -235,9 +238,7 @@ impl App {
         self.columns = Columns::from_config(&ui.columns);
         self.web_url = ui.web_url.clone();
         self.mouse = ui.mouse;
-        self.refresh_max_pages = ui
-            .refresh_max_pages
-            .unwrap_or(super::update::DEFAULT_REFRESH_MAX_PAGES);
+        self.refresh_max_pages = ui.refresh_max_pages.unwrap_or(DEFAULT_REFRESH_MAX_PAGES);
     }
 
     /// Takes the response-time targets: with a first-response target the Conversations tab
@@ -293,9 +294,17 @@ impl App {
         }
     }
 
+    /// The areas for the terminal's size and the open panes.
+    pub fn areas(&self) -> super::layout::Areas {
+        super::layout::Areas::new(
+            ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1),
+            self.detail.is_some(),
+        )
+    }
+
     /// Rows of the table body on screen now.
     pub fn body_height(&self) -> usize {
-        super::layout::Areas::of(self).body_height()
+        self.areas().body_height()
     }
 
     /// Says something on the status line for a while (a notice).

@@ -15,7 +15,6 @@ use ratatui::buffer::{Buffer, Cell};
 use ratatui::{Frame, Terminal};
 
 use super::app::App;
-use super::layout::Areas;
 use super::overlay::Overlay;
 use crate::api::Resource;
 
@@ -86,7 +85,7 @@ struct TableView {
 
 impl TableView {
     fn of(app: &App) -> Option<TableView> {
-        let areas = Areas::of(app);
+        let areas = app.areas();
         if !matches!(app.overlay, Overlay::None)
             || super::layout::too_small(app.size)
             || areas.table.x != 0

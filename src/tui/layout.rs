@@ -3,7 +3,6 @@
 
 use ratatui::layout::Rect;
 
-use super::app::App;
 use crate::api::Resource;
 
 /// The brand at the left of the header.
@@ -31,14 +30,6 @@ pub struct Areas {
 }
 
 impl Areas {
-    /// The areas for the app's terminal size and open panes.
-    pub fn of(app: &App) -> Areas {
-        Areas::new(
-            Rect::new(0, 0, app.size.0, app.size.1),
-            app.detail.is_some(),
-        )
-    }
-
     /// The areas of `full` with or without the detail pane.
     pub fn new(full: Rect, detail: bool) -> Areas {
         let line = |y: u16| Rect::new(full.x, y, full.width, 1.min(full.height));

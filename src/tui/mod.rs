@@ -54,6 +54,7 @@ pub mod browser;
 pub mod clipboard;
 pub mod columns;
 pub mod command;
+pub mod detail;
 pub mod export;
 pub mod filter_form;
 pub mod format;

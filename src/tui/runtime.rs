@@ -405,7 +405,7 @@ impl Runtime {
                         // a blocking thread of its own.
                         let e = email.clone();
                         let result = tokio::task::spawn_blocking(move || {
-                            handle.block_on(crate::visitor_join::visitors_by_email(
+                            handle.block_on(crate::query::by_email::visitors_by_email(
                                 &client,
                                 &e,
                                 None,
@@ -527,12 +527,12 @@ impl Runtime {
             let _busy = busy;
             // The walks report through a `dyn Write` (not Send): on a blocking thread.
             let result = tokio::task::spawn_blocking(move || {
-                handle.block_on(crate::visitor_join::merged_conversations(
+                handle.block_on(crate::query::by_email::merged_conversations(
                     &client, &base, &visitors, limit,
                 ))
             })
             .await
-            .unwrap_or_else(|e| Err(crate::list::ListError::Usage(e.to_string())));
+            .unwrap_or_else(|e| Err(crate::exit::ListError::Usage(e.to_string())));
             let result = match result {
                 Ok((items, bad)) => Ok(Loaded::Conversations(crate::api::Page {
                     items,
@@ -546,7 +546,7 @@ impl Runtime {
                         })
                         .collect(),
                 })),
-                Err(crate::list::ListError::Api(e)) => Err(e),
+                Err(crate::exit::ListError::Api(e)) => Err(e),
                 Err(e) => Err(ApiError::Decode {
                     detail: e.to_string(),
                 }),

@@ -21,7 +21,7 @@ pub fn open(app: &mut App) {
 }
 
 /// A key in the path prompt: Enter asks the runtime whether the path is free
-/// ([`on_checked`] goes on) before any other question.
+/// ([`super::walk::on_checked`] goes on) before any other question.
 pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<Command>) {
     if k.code == crossterm::event::KeyCode::Tab {
         // With or without the names beside the ids (conversations only: a visitor's row
@@ -42,21 +42,6 @@ pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<
         }
         LineEdit::Changed => app.prompt = Some(Prompt::Export(text)),
         LineEdit::Ignored => {}
-    }
-}
-
-/// The runtime looked at the path typed: taken, the prompt opens again at once with the path
-/// to edit; free, the export goes on (the scope question, or the file). An answer for a path
-/// no longer wanted (another prompt open meanwhile) is dropped.
-pub fn on_checked(app: &mut App, path: String, exists: bool, cmds: &mut Vec<Command>) {
-    if app.prompt.is_some() || app.export_path.as_deref() != Some(path.as_str()) {
-        return;
-    }
-    app.dirty = true;
-    if exists {
-        app.prompt = Some(Prompt::ExportExists(path));
-    } else {
-        super::walk::after_path(app, &path, cmds);
     }
 }
 

@@ -3,7 +3,8 @@
 //! (it fetches every remaining page), then runs as `L` does: the tab's own walk, so every
 //! fetch carries the tab and its generation and an answer of an older walk is dropped. When
 //! the walk ends, the rows are written in one go through the same CSV/JSONL formatting as
-//! `convo list` ([`super::format_rows`]), to a new file (never overwritten).
+//! `convo list` ([`super::format_rows`]), to a new file (never overwritten). The runtime's answer
+//! on the path typed ([`on_checked`]: taken or free) leads here.
 //!
 //! Esc stops the walk and writes the rows fetched so far, said to be partial. A failed page,
 //! or a walk that starts over (new filters, reload, another profile), writes nothing: no file
@@ -48,6 +49,21 @@ fn fail(app: &mut App, text: String) {
 
 fn shown(path: &str) -> String {
     one_line(path, 200)
+}
+
+/// The runtime looked at the path typed: taken, the prompt opens again at once with the path
+/// to edit; free, the export goes on (the scope question, or the file). An answer for a path
+/// no longer wanted (another prompt open meanwhile) is dropped.
+pub fn on_checked(app: &mut App, path: String, exists: bool, cmds: &mut Vec<Command>) {
+    if app.prompt.is_some() || app.export_path.as_deref() != Some(path.as_str()) {
+        return;
+    }
+    app.dirty = true;
+    if exists {
+        app.prompt = Some(Prompt::ExportExists(path));
+    } else {
+        after_path(app, &path, cmds);
+    }
 }
 
 /// The export path was entered: when the whole walk is loaded already, write it; otherwise

@@ -87,8 +87,8 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 )),
                 Some(f) => {
                     app.overlay = Overlay::None;
-                    let from = crate::tui::update::here(app);
-                    crate::tui::update::set_conversations_from(app, from, f, cmds);
+                    let from = crate::tui::update::place::here(app);
+                    crate::tui::update::place::set_conversations_from(app, from, f, cmds);
                 }
             }
         }

@@ -7,9 +7,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use super::app::{App, Message, Overlay};
 use super::command::Command;
 use super::filter_form::{FilterForm, FormOutcome};
-use super::history::{Place, TabPlace};
 use super::keys::Action;
-use super::layout::{Areas, tab_titles};
+use super::layout::tab_titles;
 use super::marks::Watched;
 use super::message::{Life, after};
 use super::msg::{Loaded, Msg, Task};
@@ -19,12 +18,14 @@ use super::tab::{Retry, ScreenLine};
 use super::{browser, export, notify, profiles, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
+pub mod place;
+pub use place::{here, leaving_look, set_conversations_from};
+use place::{set_conversations, set_visitors, set_visitors_from};
+
 /// Rows the mouse wheel moves.
 const WHEEL_ROWS: isize = 3;
 /// The refresh period `R` uses when the config sets none.
 pub const DEFAULT_REFRESH_SECS: u64 = 30;
-/// Pages a refresh re-reads from the top when the config sets no `refresh_max_pages`.
-pub const DEFAULT_REFRESH_MAX_PAGES: usize = 10;
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
@@ -76,7 +77,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
         Msg::ExportPathChecked { path, exists } => {
-            export::update::on_checked(app, path, exists, &mut cmds)
+            export::walk::on_checked(app, path, exists, &mut cmds)
         }
         Msg::Paste(text) => {
             on_paste(app, &text);
@@ -123,7 +124,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                     crate::text::one_line(&e, 200)
                 )),
                 Ok(ids) if ids.is_empty() => {
-                    app.say_error(crate::list::no_visitor_with_email(&email))
+                    app.say_error(crate::exit::no_visitor_with_email(&email))
                 }
                 Ok(ids) => {
                     let f = ConversationFilter {
@@ -893,80 +894,14 @@ fn scroll_detail(app: &mut App, delta: isize) {
         let open = app.keymap.key_of(Action::Detail);
         return app.say(format!("no detail pane to scroll: {open} opens it"));
     }
-    let lines = super::view::detail::line_count(app);
-    let height = Areas::of(app)
+    let lines = super::detail::line_count(app);
+    let height = app
+        .areas()
         .detail
         .map_or(1, |r| r.height.saturating_sub(2) as usize);
     if let Some(s) = app.detail.as_mut() {
         let max = lines.saturating_sub(height);
         *s = (*s as isize).saturating_add(delta).clamp(0, max as isize) as usize;
-    }
-}
-
-/// The look of the Conversations view being left for other filters (see [`marks::look_of`]).
-pub fn leaving_look(app: &App) -> Option<Command> {
-    marks::look_of(
-        &app.conversations,
-        super::names::look_key(&app.conversations.filter),
-    )
-}
-
-/// Where the user is now (the tab on screen, each tab's filters and selected row), for Back.
-pub(crate) fn here(app: &App) -> Place {
-    Place {
-        active: app.active,
-        conversations: TabPlace {
-            filter: app.conversations.filter.clone(),
-            selected: app.conversations.selection(),
-        },
-        visitors: TabPlace {
-            filter: app.visitors.filter.clone(),
-            selected: app.visitors.selection(),
-        },
-        oldest_first: app.oldest_first.is_some(),
-    }
-}
-
-fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
-    let from = here(app);
-    set_conversations_from(app, from, f, cmds);
-}
-
-/// Shows `f` on the Conversations tab; `from` (where the user was before, perhaps on the
-/// other tab) is remembered for Back when something changed.
-pub(crate) fn set_conversations_from(
-    app: &mut App,
-    from: Place,
-    f: ConversationFilter,
-    cmds: &mut Vec<Command>,
-) {
-    if f != app.conversations.filter {
-        cmds.extend(leaving_look(app));
-    }
-    match app.conversations.set_filter(f) {
-        Some(c) => {
-            app.history.push(from);
-            cmds.push(c);
-        }
-        // The same filters, reached from the other tab: going back is still a move.
-        None if from.active != app.active => app.history.push(from),
-        None => app.say("filters unchanged"),
-    }
-}
-
-fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
-    let from = here(app);
-    set_visitors_from(app, from, f, cmds);
-}
-
-fn set_visitors_from(app: &mut App, from: Place, f: VisitorFilter, cmds: &mut Vec<Command>) {
-    match app.visitors.set_filter(f) {
-        Some(c) => {
-            app.history.push(from);
-            cmds.push(c);
-        }
-        None if from.active != app.active => app.history.push(from),
-        None => app.say("filters unchanged"),
     }
 }
 
@@ -1204,7 +1139,7 @@ fn on_mouse(app: &mut App, m: MouseEvent) {
         MouseEventKind::ScrollDown => move_by(app, WHEEL_ROWS),
         MouseEventKind::ScrollUp => move_by(app, -WHEEL_ROWS),
         MouseEventKind::Down(MouseButton::Left) => {
-            let areas = Areas::of(app);
+            let areas = app.areas();
             if m.row == areas.header.y {
                 if let Some(t) = tab_titles()
                     .into_iter()

@@ -19,7 +19,6 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
 use super::app::{App, Overlay};
-use super::layout::Areas;
 
 /// Draws the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {
@@ -29,7 +28,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         app.theme.apply(frame.buffer_mut());
         return;
     }
-    let areas = Areas::of(app);
+    let areas = app.areas();
     header::draw(app, frame, areas.header);
     chips::draw(app, frame, areas.chips);
     table::draw(app, frame, areas.table);

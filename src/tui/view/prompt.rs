@@ -9,7 +9,6 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::text::{fit, one_line, width};
 use crate::tui::app::App;
-use crate::tui::layout::Areas;
 use crate::tui::prompt::Prompt;
 
 /// Draws the open prompt, if any.
@@ -94,7 +93,7 @@ fn names_note(app: &App) -> &'static str {
 /// The first label that leaves room for the whole text typed (else the last, the shortest,
 /// which [`edit_line`] cuts if even it does not fit).
 fn fitting<'a>(app: &App, labels: &[&'a str], text: &str) -> &'a str {
-    let w = Areas::of(app).status.width as usize;
+    let w = app.areas().status.width as usize;
     let needed = width(&one_line(text, 400)) + 2;
     labels
         .iter()
@@ -121,7 +120,7 @@ fn keys_whole<'a>(app: &App, labels: &[&'a str], path: &str) -> &'a str {
 /// A prompt whose text is being typed (the search, the export path): when the label and the
 /// text do not both fit, the label is cut first, so what is typed stays in view.
 fn edit_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
-    let w = Areas::of(app).status.width as usize;
+    let w = app.areas().status.width as usize;
     let full = width(label) + 1;
     let needed = width(&one_line(text, 400)) + 2;
     let room = if full + needed <= w {
@@ -139,12 +138,12 @@ fn edit_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
 
 /// A prompt over the status line: the label, then as much of the text's end as fits.
 fn line(app: &App, frame: &mut Frame, label: &str, text: &str) {
-    let w = Areas::of(app).status.width as usize;
+    let w = app.areas().status.width as usize;
     draw_line(app, frame, &fit(&format!(" {label}"), w), text);
 }
 
 fn draw_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
-    let area = Areas::of(app).status;
+    let area = app.areas().status;
     let w = area.width as usize;
     let shown = one_line(text, 400);
     // Keep the end of a long text (where the cursor is) on screen.

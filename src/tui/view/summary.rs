@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Clear, HighlightSpacing, Paragraph, Row, Table};
 
 use crate::summary::report::age;
-use crate::summary::thousands;
 use crate::text::fit;
+use crate::text::thousands;
 use crate::tui::app::App;
 use crate::tui::summary_pane::{By, SummaryPane};
 

@@ -1,16 +1,15 @@
 //! `convo store path|stats|clear|sync`: where the store is, what it holds, wiping it, and the
 //! visitor walk from the command line (with a progress bar on a terminal).
 
-use std::io::Write;
 use std::path::Path;
 
-use super::sync::{self, Pace, Progress};
-use super::{Store, StoreError, StoreTask};
 use crate::api::Client;
 use crate::config::Config;
-use crate::list::exit;
+use crate::exit;
 use crate::output::{Output, stderr};
-use crate::summary::thousands;
+use crate::store::sync::{self, Pace, Progress};
+use crate::store::{self, Store, StoreError, StoreTask, open_for_command};
+use crate::text::thousands;
 
 /// What `convo store` was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,31 +22,6 @@ pub enum Action {
         rps: Option<u32>,
         unpaced: bool,
     },
-}
-
-/// Opens this config's store for a command, saying on stderr why not (once) or that a
-/// damaged file was moved aside. `None`: run without it.
-pub fn open_for_command(cfg: &Config, err: &mut dyn Write) -> Option<Store> {
-    let path = match super::path_for(cfg) {
-        Ok(p) => p,
-        Err(StoreError::Disabled) => return None,
-        Err(e) => {
-            let _ = writeln!(err, "convo: warning: {e}");
-            return None;
-        }
-    };
-    match Store::open(&path) {
-        Ok(s) => {
-            if let Some(n) = &s.notice {
-                let _ = writeln!(err, "convo: warning: {n}");
-            }
-            Some(s)
-        }
-        Err(e) => {
-            let _ = writeln!(err, "convo: warning: {e}");
-            None
-        }
-    }
 }
 
 fn human_bytes(n: u64) -> String {
@@ -87,7 +61,7 @@ fn remove_asides(path: &Path) -> std::io::Result<usize> {
 
 /// Runs `convo store ACTION`; returns the exit code.
 pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'_>) -> u8 {
-    let path = match super::path_for(cfg) {
+    let path = match store::path_for(cfg) {
         Ok(p) => p,
         Err(e) => {
             let _ = writeln!(o.err, "convo: {e}");
@@ -139,7 +113,7 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
             let _ = writeln!(o.out, "sync:      {walk}");
             let _ = writeln!(o.out, "last looks: {} views", thousands(st.looks));
             let _ = writeln!(o.out, "samples:   {}", thousands(st.samples));
-            let _ = writeln!(o.out, "schema:    version {}", super::SCHEMA_VERSION);
+            let _ = writeln!(o.out, "schema:    version {}", store::SCHEMA_VERSION);
             exit::OK
         }
         Action::Clear => {
@@ -154,7 +128,7 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
                     return 1;
                 }
                 Err(_) => {
-                    super::remove_files(&path)
+                    store::remove_files(&path)
                         .map(|()| "removed")
                         .map_err(|e| StoreError::Other {
                             path: path.display().to_string(),
@@ -229,7 +203,7 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
                     }
                     let _ = writeln!(o.err, "convo: error: {e}");
                     match e {
-                        sync::SyncError::Api(e) => crate::list::exit_code(&e),
+                        sync::SyncError::Api(e) => exit::exit_code(&e),
                         _ => 1,
                     }
                 }
@@ -250,33 +224,4 @@ fn progress_bar(p: &Progress) -> String {
         ));
     }
     s
-}
-
-/// What `convo store stats` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stats {
-    pub bytes: u64,
-    pub visitors: u64,
-    pub looks: u64,
-    pub samples: u64,
-}
-
-impl Store {
-    /// Sizes and counts of the store.
-    pub fn stats(&self) -> Result<Stats, StoreError> {
-        let count = |table: &str| {
-            self.conn
-                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
-                    r.get::<_, i64>(0)
-                })
-                .map(|n| n.max(0) as u64)
-                .map_err(|e| self.error(&e))
-        };
-        Ok(Stats {
-            bytes: self.size_on_disk(),
-            visitors: count("visitors")?,
-            looks: count("looks")?,
-            samples: count("samples")?,
-        })
-    }
 }
