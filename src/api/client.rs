@@ -4,7 +4,7 @@
 use std::error::Error as _;
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
@@ -276,15 +276,8 @@ impl std::fmt::Debug for Client {
     }
 }
 
-/// Installs the rustls crypto provider once; every reqwest client of the program (tests too)
-/// must be built after it, which [`http_builder`] guarantees.
-pub fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // Err means a provider is already installed, which is just as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
+/// Installs the rustls crypto provider once (it lives with the TLS set-up, below the client).
+pub use super::tls::install_crypto_provider;
 
 /// A reqwest builder with the crypto provider installed, no proxy and no redirects.
 /// Tests that talk to the demo server directly use this too.

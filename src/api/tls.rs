@@ -117,7 +117,7 @@ pub fn client_config(
     for cert in &extra_roots {
         check.add(cert.clone())?;
     }
-    super::client::install_crypto_provider();
+    install_crypto_provider();
     let provider = CryptoProvider::get_default()
         .cloned()
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
@@ -129,4 +129,14 @@ pub fn client_config(
         .with_no_client_auth();
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)
+}
+
+/// Installs the rustls crypto provider once; every reqwest client of the program (tests too)
+/// must be built after it, which `client::http_builder` guarantees.
+pub fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Err means a provider is already installed, which is just as good.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }

@@ -4,12 +4,14 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
+use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::api::Resource;
 use crate::api::model::short_id;
 use crate::tui::app::App;
 use crate::tui::detail::{hint, lines};
+use crate::tui::keys::Action;
 
 /// Draws the pane.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {

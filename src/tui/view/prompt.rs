@@ -107,7 +107,7 @@ fn fitting<'a>(app: &App, labels: &[&'a str], text: &str) -> &'a str {
 /// or at least with its last 16 cells (`…` and the file's name); else the last, the shortest.
 /// Its keys (Esc cancels) are never cut while a shorter label would show them.
 fn keys_whole<'a>(app: &App, labels: &[&'a str], path: &str) -> &'a str {
-    let w = Areas::of(app).status.width as usize;
+    let w = app.areas().status.width as usize;
     let needed = (width(&one_line(path, 400)) + 2).min(16);
     labels
         .iter()
