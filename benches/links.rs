@@ -22,7 +22,9 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use convo::demo::{DemoOptions, DemoServer, Link};
-use measure::{NAIVE, ROLE, Run, have, measure_main, measured, median, ms, naive_main};
+use measure::{
+    NAIVE, PYTHON_STDLIB, ROLE, Run, have, measure_main, measured, median, ms, naive_main,
+};
 
 struct Sizes {
     rows: usize,
@@ -50,28 +52,6 @@ const SMOKE: Sizes = Sizes {
     runs: 1,
     links: &[("loopback", 0, None), ("5 ms / 20 Mbit/s", 5, Some(20_000))],
 };
-
-const PYTHON_STDLIB: &str = r#"
-import http.client, json, os, sys, urllib.parse
-base = urllib.parse.urlsplit(os.environ["BASE"])
-conn = http.client.HTTPConnection(base.hostname, base.port)
-headers = {"Authorization": "Bearer " + os.environ["KEY"]}
-cursor = None
-while True:
-    q = {"limit": os.environ["LIMIT"]}
-    if cursor:
-        q["cursor"] = cursor
-    conn.request("GET", "/v1/conversations?" + urllib.parse.urlencode(q), headers=headers)
-    r = conn.getresponse()
-    if r.status != 200:
-        sys.exit("HTTP %d" % r.status)
-    page = json.loads(r.read())
-    for row in page["data"]:
-        sys.stdout.write(json.dumps(row) + "\n")
-    if not page.get("has_more") or not page.get("next_cursor"):
-        break
-    cursor = page["next_cursor"]
-"#;
 
 /// The fifteen-line script a user would write: `requests` asks for gzip by itself.
 const PYTHON_REQUESTS: &str = r#"

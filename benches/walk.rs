@@ -24,7 +24,9 @@ use serde::Deserialize;
 
 #[path = "common/measure.rs"]
 mod measure;
-use measure::{NAIVE, ROLE, Run, have, measure_main, measured, median, ms, naive_main};
+use measure::{
+    NAIVE, PYTHON_STDLIB, ROLE, Run, have, measure_main, measured, median, ms, naive_main,
+};
 
 struct Sizes {
     rows: usize,
@@ -94,28 +96,6 @@ fn list(v: &[Duration]) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
-
-const PYTHON: &str = r#"
-import http.client, json, os, sys, urllib.parse
-base = urllib.parse.urlsplit(os.environ["BASE"])
-conn = http.client.HTTPConnection(base.hostname, base.port)
-headers = {"Authorization": "Bearer " + os.environ["KEY"]}
-cursor = None
-while True:
-    q = {"limit": os.environ["LIMIT"]}
-    if cursor:
-        q["cursor"] = cursor
-    conn.request("GET", "/v1/conversations?" + urllib.parse.urlencode(q), headers=headers)
-    r = conn.getresponse()
-    if r.status != 200:
-        sys.exit("HTTP %d" % r.status)
-    page = json.loads(r.read())
-    for row in page["data"]:
-        sys.stdout.write(json.dumps(row) + "\n")
-    if not page.get("has_more") or not page.get("next_cursor"):
-        break
-    cursor = page["next_cursor"]
-"#;
 
 const CURL_JQ: &str = r#"c=""
 while :; do
@@ -276,7 +256,7 @@ fn main() -> ExitCode {
     if have("python3") {
         table.push((
             "Python, standard library, keep-alive",
-            runs(&["python3", "-c", PYTHON], &env, s.rival_runs),
+            runs(&["python3", "-c", PYTHON_STDLIB], &env, s.rival_runs),
         ));
     } else {
         println!("  Python rival skipped: python3 is not installed");

@@ -134,3 +134,26 @@ pub fn naive_main() -> ExitCode {
     });
     ExitCode::SUCCESS
 }
+
+/// The standard-library Python rival: http.client with keep-alive, no compression asked for.
+pub const PYTHON_STDLIB: &str = r#"
+import http.client, json, os, sys, urllib.parse
+base = urllib.parse.urlsplit(os.environ["BASE"])
+conn = http.client.HTTPConnection(base.hostname, base.port)
+headers = {"Authorization": "Bearer " + os.environ["KEY"]}
+cursor = None
+while True:
+    q = {"limit": os.environ["LIMIT"]}
+    if cursor:
+        q["cursor"] = cursor
+    conn.request("GET", "/v1/conversations?" + urllib.parse.urlencode(q), headers=headers)
+    r = conn.getresponse()
+    if r.status != 200:
+        sys.exit("HTTP %d" % r.status)
+    page = json.loads(r.read())
+    for row in page["data"]:
+        sys.stdout.write(json.dumps(row) + "\n")
+    if not page.get("has_more") or not page.get("next_cursor"):
+        break
+    cursor = page["next_cursor"]
+"#;
