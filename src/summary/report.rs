@@ -297,12 +297,14 @@ pub fn csv(s: &Summary, cx: &Context<'_>, to_terminal: bool) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::api::{Conversation, Status, Timestamp};
     use uuid::Uuid;
 
-    fn summary() -> Summary {
+    /// Three conversations, one with an unknown status full of control characters (shared
+    /// with the table's tests).
+    pub(in crate::summary) fn summary() -> Summary {
         let now: jiff::Timestamp = "2026-11-22T12:00:00Z".parse().unwrap();
         let mut s = Summary::new(now, 7200);
         for (i, (st, mins)) in [("open", 47), ("open", 3000), ("x\u{1b}[2J,y", 5)]

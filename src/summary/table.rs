@@ -392,23 +392,7 @@ mod tests {
 
     /// Three conversations, one with an unknown status full of control characters.
     fn three() -> Summary {
-        let now = now();
-        let mut s = Summary::new(now, 7200);
-        for (i, (st, mins)) in [("open", 47), ("open", 3000), ("x\u{1b}[2J,y", 5)]
-            .into_iter()
-            .enumerate()
-        {
-            s.add(&Conversation {
-                id: Uuid::from_u128(i as u128 + 1),
-                site_id: Uuid::from_u128(9),
-                visitor_id: Uuid::from_u128(8),
-                status: Status::from_wire(st),
-                assignee_id: None,
-                created_at: Timestamp::Parsed(now - jiff::SignedDuration::from_mins(mins)),
-                updated_at: Timestamp::Parsed(now - jiff::SignedDuration::from_mins(mins)),
-            });
-        }
-        s
+        crate::summary::report::tests::summary()
     }
 
     #[test]
