@@ -225,38 +225,20 @@ async fn watch_once(
     samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let walked = match prepared {
-        Some(p) => {
-            super::query::walk(
-                client,
-                a,
-                p,
-                page_size,
-                stale_after_secs,
-                targets,
-                now,
-                None,
-                aliases,
-                samples.store.as_ref(),
-                o,
-            )
-            .await?
-        }
-        None => {
-            walk(
-                client,
-                a,
-                base,
-                page_size,
-                stale_after_secs,
-                targets,
-                now,
-                None,
-                o,
-            )
-            .await?
-        }
-    };
+    let walked = walk_either(
+        client,
+        a,
+        (base, prepared),
+        page_size,
+        stale_after_secs,
+        aliases,
+        targets,
+        now,
+        None,
+        samples,
+        o,
+    )
+    .await?;
     if walked.pages > 0 {
         samples.record(&walked.summary, now, o);
     }
@@ -347,38 +329,20 @@ async fn once(
     samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let walked = match prepared {
-        Some(p) => {
-            super::query::walk(
-                client,
-                a,
-                p,
-                page_size,
-                stale_after_secs,
-                targets,
-                now,
-                samples.look.as_ref(),
-                aliases,
-                samples.store.as_ref(),
-                o,
-            )
-            .await?
-        }
-        None => {
-            walk(
-                client,
-                a,
-                base,
-                page_size,
-                stale_after_secs,
-                targets,
-                now,
-                samples.look.as_ref(),
-                o,
-            )
-            .await?
-        }
-    };
+    let walked = walk_either(
+        client,
+        a,
+        (base, prepared),
+        page_size,
+        stale_after_secs,
+        aliases,
+        targets,
+        now,
+        samples.look.as_ref(),
+        samples,
+        o,
+    )
+    .await?;
     let summary = &walked.summary;
     // Print what was counted, unless nothing was: an error on the first page is only an error.
     if walked.pages > 0 {
@@ -425,6 +389,55 @@ async fn once(
         }
     }
     Ok(walked.finish()?)
+}
+
+/// The walk of the filters, or of the query when there is one (`-q`).
+#[allow(clippy::too_many_arguments)]
+async fn walk_either(
+    client: &Client,
+    a: &SummaryArgs,
+    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
+    page_size: Limit,
+    stale_after_secs: i64,
+    aliases: &Aliases,
+    targets: Option<Arc<Sla>>,
+    now: jiff::Timestamp,
+    look: Option<&crate::store::Snapshot>,
+    samples: &Samples,
+    o: &mut Output<'_>,
+) -> Result<WalkedPages, SummaryError> {
+    Ok(match prepared {
+        Some(p) => {
+            super::query::walk(
+                client,
+                a,
+                p,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                look,
+                aliases,
+                samples.store.as_ref(),
+                o,
+            )
+            .await?
+        }
+        None => {
+            walk(
+                client,
+                a,
+                base,
+                page_size,
+                stale_after_secs,
+                targets,
+                now,
+                look,
+                o,
+            )
+            .await?
+        }
+    })
 }
 
 /// Walks the list into a summary, with progress and warnings on stderr.
