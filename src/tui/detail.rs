@@ -115,22 +115,30 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     v.extend(time_lines(app, "updated", &c.updated_at));
     v.push(Line::default());
     let k = |a| app.keymap.key_of(a);
-    v.extend(hint_lines(
+    v.extend(pane_hints(
         app,
-        &[
+        vec![
             format!("conversations of {} visitor", k(Action::DrillVisitor)),
             format!("{} site", k(Action::DrillSite)),
             format!("{} assignee", k(Action::DrillAssignee)),
-            format!("{} copy id", k(Action::Copy)),
-            format!(
-                "{}/{} PgUp/PgDn scroll",
-                k(Action::DetailDown),
-                k(Action::DetailUp)
-            ),
-            "Esc close".to_string(),
         ],
     ));
     v
+}
+
+/// The pane's key hints: the row's own, then copy, scroll and close, which every row has.
+fn pane_hints(app: &App, mut hints: Vec<String>) -> Vec<Line<'static>> {
+    let k = |a| app.keymap.key_of(a);
+    hints.extend([
+        format!("{} copy id", k(Action::Copy)),
+        format!(
+            "{}/{} PgUp/PgDn scroll",
+            k(Action::DetailDown),
+            k(Action::DetailUp)
+        ),
+        "Esc close".to_string(),
+    ]);
+    hint_lines(app, &hints)
 }
 
 /// Free-form attributes as indented JSON lines, each made terminal-safe and cut.
@@ -168,18 +176,9 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
     }
     v.push(Line::default());
     let k = |a| app.keymap.key_of(a);
-    v.extend(hint_lines(
+    v.extend(pane_hints(
         app,
-        &[
-            format!("{} their conversations", k(Action::DrillVisitor)),
-            format!("{} copy id", k(Action::Copy)),
-            format!(
-                "{}/{} PgUp/PgDn scroll",
-                k(Action::DetailDown),
-                k(Action::DetailUp)
-            ),
-            "Esc close".to_string(),
-        ],
+        vec![format!("{} their conversations", k(Action::DrillVisitor))],
     ));
     v
 }
