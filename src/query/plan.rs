@@ -364,26 +364,10 @@ pub fn visitors(q: &Query, max_streams: usize) -> Plan<VisitorFilter> {
     }
     let mut streams = vec![VisitorFilter::default()];
     if let Some((v, _)) = &email {
-        streams = streams
-            .into_iter()
-            .flat_map(|s| {
-                v.iter().map(move |e| VisitorFilter {
-                    email: Some(e.clone()),
-                    ..s.clone()
-                })
-            })
-            .collect();
+        streams = times(streams, v, |f, e| f.email = Some(e));
     }
     if let Some((v, _)) = &external {
-        streams = streams
-            .into_iter()
-            .flat_map(|s| {
-                v.iter().map(move |x| VisitorFilter {
-                    external_id: Some(x.clone()),
-                    ..s.clone()
-                })
-            })
-            .collect();
+        streams = times(streams, v, |f, x| f.external_id = Some(x));
     }
     Plan {
         resource: Resource::Visitors,
@@ -475,4 +459,21 @@ impl<F: ListFilter> Plan<F> {
         }
         out
     }
+}
+
+/// Each stream once per value, the value set by `set`: the product a multi-valued field makes.
+fn times<F: Clone>(streams: Vec<F>, values: &[String], set: impl Fn(&mut F, String)) -> Vec<F> {
+    streams
+        .into_iter()
+        .flat_map(|s| {
+            values.iter().map({
+                let set = &set;
+                move |v| {
+                    let mut f = s.clone();
+                    set(&mut f, v.clone());
+                    f
+                }
+            })
+        })
+        .collect()
 }
