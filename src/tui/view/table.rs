@@ -378,8 +378,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn with_targets_a_140_column_table_gives_names_their_room_and_the_id_its_short_form() {
+    /// The default conversation columns with DUE and RESOLVE after STATUS, as with targets.
+    fn with_targets() -> Vec<Col> {
         let mut cols = vec![Column::Status, Column::Due, Column::Resolution];
         cols.extend(
             Columns::default()
@@ -387,7 +387,12 @@ mod tests {
                 .iter()
                 .filter(|c| **c != Column::Status),
         );
-        let cols: Vec<Col> = cols.iter().map(|c| c.spec()).collect();
+        cols.iter().map(|c| c.spec()).collect()
+    }
+
+    #[test]
+    fn with_targets_a_140_column_table_gives_names_their_room_and_the_id_its_short_form() {
+        let cols = with_targets();
         let at = |title: &str, w: &[Option<u16>]| width_of(&cols, title, w);
         // It used to give the id 35 cells that showed 8 and left 27 blank, while names were
         // cut at 15 ("José Łukasiewi…").
@@ -404,14 +409,7 @@ mod tests {
 
     #[test]
     fn an_identifying_column_outlives_the_target_columns_at_every_width() {
-        let mut cols = vec![Column::Status, Column::Due, Column::Resolution];
-        cols.extend(
-            Columns::default()
-                .conversations
-                .iter()
-                .filter(|c| **c != Column::Status),
-        );
-        let specs: Vec<Col> = cols.iter().map(|c| c.spec()).collect();
+        let specs = with_targets();
         let at = |title: &str, w: &[Option<u16>]| width_of(&specs, title, w);
         // 50 columns (48 cells for the table): VISITOR, SITE and ID were dropped while DUE
         // and RESOLVE stayed, and rows could no longer be told apart.
