@@ -62,6 +62,14 @@ fn list_at(url: &str, key: &str, cfg: Option<&Path>, args: &[&str]) -> Run {
 }
 
 impl Run {
+    /// What it printed, one JSON value a line (`--format jsonl`).
+    fn rows(&self) -> Vec<Value> {
+        self.out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+            .collect()
+    }
+
     /// Asserts that what it said (stderr) holds `text`.
     fn says(&self, text: &str) {
         assert!(self.err.contains(text), "{}", self.err);
@@ -107,16 +115,6 @@ fn a_5xx_once_is_retried_and_no_row_is_lost_or_doubled() {
         );
         assert_eq!(d.requests(), 4 + 1, "4 pages and one retry");
     }
-}
-
-#[test]
-fn a_503_every_third_request_mid_walk_loses_nothing() {
-    let d = Demo::faulty(100, 20, |f| f.fail_every = 3);
-    let r = walk(&d, 20);
-    assert_eq!(r.code, Some(0), "{}", r.err);
-    assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
-    // 5 pages; requests 3, 6 fail and are retried (the empty last page is not asked for).
-    assert_eq!(d.requests(), 7);
 }
 
 #[test]
@@ -255,14 +253,61 @@ fn a_connection_reset_mid_body_is_retried_then_reported() {
 
 // --- bad data ------------------------------------------------------------------------------
 
+/// A walk (`--all --format jsonl`) under one fault: the exit code, the rows it printed (the
+/// first `rows` of the demo's, in order), what it said and how many requests it made.
+struct WalkFault {
+    name: &'static str,
+    conversations: usize,
+    fault: fn(&mut Faults),
+    limit: u32,
+    code: i32,
+    rows: usize,
+    says: &'static [&'static str],
+    requests: u64,
+    why: &'static str,
+}
+
+/// Faults a walk survives (exit 0, every row) or stops at with exit 5 and every row it got, so
+/// a script can tell an incomplete list from a complete one.
 #[test]
-fn malformed_json_on_a_later_page_keeps_the_printed_rows() {
-    let d = Demo::faulty(60, 10, |f| f.malformed_page = Some(2));
-    let r = walk(&d, 20);
-    assert_eq!(r.code, Some(5), "{}", r.err);
-    assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..20]);
-    r.says("not valid JSON");
-    assert_eq!(d.requests(), 2, "bad data is not retried");
+fn walks_under_a_fault_keep_every_row_they_got() {
+    #[rustfmt::skip]
+    let cases = [
+        WalkFault { name: "a 503 every third request mid-walk loses nothing",
+            conversations: 100, fault: |f| f.fail_every = 3, limit: 20, code: 0, rows: 100, says: &[],
+            requests: 7, why: "5 pages; requests 3, 6 fail and are retried (the empty last page is not asked for)" },
+        WalkFault { name: "malformed JSON on a later page keeps the printed rows",
+            conversations: 60, fault: |f| f.malformed_page = Some(2), limit: 20, code: 5, rows: 20,
+            says: &["not valid JSON"], requests: 2, why: "bad data is not retried" },
+        WalkFault { name: "pages larger than the limit are kept with a warning",
+            conversations: 60, fault: |f| f.oversize_page = true, limit: 10, code: 0, rows: 60,
+            says: &["pages larger than the requested limit"], requests: 4, why: "15 + 15 + 15 + 15" },
+        WalkFault { name: "has_more with a null cursor ends the list with a warning and exit 5",
+            conversations: 60, fault: |f| f.null_cursor_with_more = true, limit: 20, code: 5, rows: 20,
+            says: &["the list is incomplete", "gave no cursor: list ends here"], requests: 1, why: "one page" },
+        WalkFault { name: "a cursor loop stops the walk with a warning and exit 5",
+            conversations: 100, fault: |f| f.cursor_loop = true, limit: 20, code: 5, rows: 40,
+            says: &["the list is incomplete", "repeated a cursor"], requests: 2,
+            why: "the repeated cursor is never asked for" },
+        WalkFault { name: "duplicate ids across pages are dropped and counted",
+            conversations: 50, fault: |f| f.duplicate_ids = true, limit: 10, code: 0, rows: 50,
+            says: &["12 duplicate rows dropped"], requests: 5, why: "5 pages" },
+    ];
+    for c in cases {
+        let d = Demo::faulty(c.conversations, 10, c.fault);
+        let r = walk(&d, c.limit);
+        assert_eq!(r.code, Some(c.code), "{}: {}", c.name, r.err);
+        assert_eq!(
+            jsonl_ids(&r.out),
+            conversation_ids(&d)[..c.rows],
+            "{}",
+            c.name
+        );
+        for text in c.says {
+            assert!(r.err.contains(text), "{}: no {text:?} in {}", c.name, r.err);
+        }
+        assert_eq!(d.requests(), c.requests, "{}: {}", c.name, c.why);
+    }
 }
 
 #[test]
@@ -338,49 +383,6 @@ fn a_2mb_attribute_is_kept_in_jsonl_and_cut_in_the_table() {
 }
 
 #[test]
-fn pages_larger_than_the_limit_are_kept_with_a_warning() {
-    let d = Demo::faulty(60, 10, |f| f.oversize_page = true);
-    let r = walk(&d, 10);
-    assert_eq!(r.code, Some(0), "{}", r.err);
-    assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
-    r.says("pages larger than the requested limit");
-    assert_eq!(d.requests(), 4, "15 + 15 + 15 + 15");
-}
-
-#[test]
-fn has_more_with_a_null_cursor_ends_the_list_with_a_warning_and_exit_5() {
-    let d = Demo::faulty(60, 10, |f| f.null_cursor_with_more = true);
-    let r = walk(&d, 20);
-    // Every row it got, then exit 5: a script can tell this from a complete list.
-    assert_eq!(r.code, Some(5), "{}", r.err);
-    r.says("the list is incomplete");
-    assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..20]);
-    r.says("gave no cursor: list ends here");
-    assert_eq!(d.requests(), 1);
-}
-
-#[test]
-fn a_cursor_loop_stops_the_walk_with_a_warning_and_exit_5() {
-    let d = Demo::faulty(100, 10, |f| f.cursor_loop = true);
-    let r = walk(&d, 20);
-    assert_eq!(r.code, Some(5), "{}", r.err);
-    r.says("the list is incomplete");
-    assert_eq!(jsonl_ids(&r.out), conversation_ids(&d)[..40]);
-    r.says("repeated a cursor");
-    assert_eq!(d.requests(), 2, "the repeated cursor is never asked for");
-}
-
-#[test]
-fn duplicate_ids_across_pages_are_dropped_and_counted() {
-    let d = Demo::faulty(50, 10, |f| f.duplicate_ids = true);
-    let r = walk(&d, 10);
-    assert_eq!(r.code, Some(0), "{}", r.err);
-    assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));
-    r.says("12 duplicate rows dropped");
-    assert_eq!(d.requests(), 5);
-}
-
-#[test]
 fn unknown_statuses_are_shown_verbatim() {
     let d = Demo::faulty(40, 10, |f| f.unknown_status = true);
     let snoozed = d
@@ -393,11 +395,7 @@ fn unknown_statuses_are_shown_verbatim() {
     assert!(snoozed > 0);
     let r = walk(&d, 100);
     assert_eq!(r.code, Some(0), "{}", r.err);
-    let rows: Vec<Value> = r
-        .out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = r.rows();
     assert_eq!(rows.len(), 40, "no row dropped for its status");
     assert_eq!(
         rows.iter().filter(|r| r["status"] == "snoozed").count(),
@@ -423,11 +421,7 @@ fn null_and_missing_visitor_fields_keep_the_row() {
     assert!(missing > 0 && null > 0, "the demo data has both forms");
     let r = list(&d, &["visitors", "--all", "--format", "jsonl"]);
     assert_eq!(r.code, Some(0), "{}", r.err);
-    let rows: Vec<Value> = r
-        .out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = r.rows();
     assert_eq!(rows.len(), 120);
     assert_eq!(
         rows.iter().filter(|v| v["email"].is_null()).count(),
