@@ -10,8 +10,8 @@ use convo::demo::{DemoConversation, Faults, ServeOrder};
 use serde_json::Value;
 use uuid::Uuid;
 
-/// Runs `convo list ARGS` against `d`, with `agent_id` set to `me` in a config file.
-fn run(d: &Demo, me: Uuid, args: &[&str]) -> std::process::Output {
+/// Runs `convo ARGS` against `d`, with `agent_id` set to `me` in a config file.
+fn convo(d: &Demo, me: Uuid, args: &[&str]) -> std::process::Output {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = tmp.path().join("config.toml");
     std::fs::write(&cfg, format!("agent_id = \"{me}\"\nstore = false\n")).unwrap();
@@ -20,10 +20,23 @@ fn run(d: &Demo, me: Uuid, args: &[&str]) -> std::process::Output {
         .env("CONVO_CONFIG", &cfg)
         .arg("--base-url")
         .arg(d.url())
-        .arg("list")
         .args(args)
         .output()
         .expect("runs")
+}
+
+/// `convo list ARGS` (see [`convo`]).
+fn run(d: &Demo, me: Uuid, args: &[&str]) -> std::process::Output {
+    convo(d, me, &[&["list"][..], args].concat())
+}
+
+/// `convo list conversations -q QUERY FLAGS` (FLAGS: words split at spaces).
+fn list_q(d: &Demo, me: Uuid, query: &str, flags: &str) -> std::process::Output {
+    run(
+        d,
+        me,
+        &[&["conversations", "-q", query][..], &common::words(flags)].concat(),
+    )
 }
 
 fn ids(o: &std::process::Output) -> Vec<String> {
@@ -40,6 +53,26 @@ fn err(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A demo of `conversations` and `visitors`, and its first agent (`me` in the config).
+fn demo(conversations: usize, visitors: usize) -> (Demo, Uuid) {
+    let d = Demo::start(conversations, visitors, Faults::default());
+    let me = d.s().data().agents[0];
+    (d, me)
+}
+
+/// Four streams: open and pending, each unassigned and mine.
+const FOUR: &str = "status:open,pending assignee:none,me";
+
+/// Asserts that `o` exited 0.
+fn ok(o: &std::process::Output) {
+    assert!(o.status.success(), "{}", err(o));
+}
+
+/// Asserts that what `o` said (stderr) holds `text`.
+fn says(o: &std::process::Output, text: &str) {
+    assert!(err(o).contains(text), "no {text:?} in {}", err(o));
+}
+
 fn served(d: &Demo) -> Vec<DemoConversation> {
     d.s().data().conversations.clone()
 }
@@ -53,14 +86,7 @@ fn pages(n: usize, limit: usize) -> u64 {
 #[test]
 fn a_union_gives_every_matching_row_once_in_the_served_order() {
     for order in [ServeOrder::Newest, ServeOrder::Oldest, ServeOrder::Updated] {
-        let d = Demo::start(
-            700,
-            60,
-            Faults {
-                order,
-                ..Faults::default()
-            },
-        );
+        let d = Demo::faulty(700, 60, |f| f.order = order);
         let rows = served(&d);
         let me = d.s().data().agents[0];
         let wanted = |c: &DemoConversation| {
@@ -92,20 +118,7 @@ fn a_union_gives_every_matching_row_once_in_the_served_order() {
         }
         assert!(want.len() > 40, "enough rows to span pages: {}", want.len());
         let before = d.requests();
-        let o = run(
-            &d,
-            me,
-            &[
-                "conversations",
-                "-q",
-                "status:open,pending assignee:none,me",
-                "--all",
-                "--limit",
-                "9",
-                "--format",
-                "jsonl",
-            ],
-        );
+        let o = list_q(&d, me, FOUR, "--all --limit 9 --format jsonl");
         assert!(o.status.success(), "{order:?}: {}", err(&o));
         let got = ids(&o);
         assert_eq!(got.len(), want.len(), "{order:?}: every matching row once");
@@ -123,31 +136,16 @@ fn a_union_gives_every_matching_row_once_in_the_served_order() {
 /// statuses convo does not know.
 #[test]
 fn flags_mix_with_a_query_and_a_negation_keeps_unknown_statuses() {
-    let d = Demo::start(
-        300,
-        40,
-        Faults {
-            unknown_status: true,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(300, 40, |f| f.unknown_status = true);
     let rows = served(&d);
     let me = d.s().data().agents[0];
-    let o = run(
+    let o = list_q(
         &d,
         me,
-        &[
-            "conversations",
-            "-q",
-            "-status:closed",
-            "--unassigned",
-            "true",
-            "--all",
-            "--format",
-            "jsonl",
-        ],
+        "-status:closed",
+        "--unassigned true --all --format jsonl",
     );
-    assert!(o.status.success(), "{}", err(&o));
+    ok(&o);
     let want: Vec<String> = rows
         .iter()
         .filter(|c| c.status != "closed" && c.assignee_id.is_none())
@@ -164,23 +162,10 @@ fn flags_mix_with_a_query_and_a_negation_keeps_unknown_statuses() {
 /// costs one request a stream.
 #[test]
 fn max_counts_passing_rows_and_a_screenful_is_one_request_a_stream() {
-    let d = Demo::start(400, 40, Faults::default());
-    let me = d.s().data().agents[0];
+    let (d, me) = demo(400, 40);
     let before = d.requests();
-    let o = run(
-        &d,
-        me,
-        &[
-            "conversations",
-            "-q",
-            "status:open,pending assignee:none,me",
-            "--max",
-            "5",
-            "--format",
-            "jsonl",
-        ],
-    );
-    assert!(o.status.success(), "{}", err(&o));
+    let o = list_q(&d, me, FOUR, "--max 5 --format jsonl");
+    ok(&o);
     assert_eq!(ids(&o).len(), 5);
     assert_eq!(d.requests() - before, 4, "four first pages, nothing more");
     // A check in convo: --max counts what passes, however many pages that takes.
@@ -191,30 +176,15 @@ fn max_counts_passing_rows_and_a_screenful_is_one_request_a_stream() {
         .take(30)
         .map(|c| c.id.to_string())
         .collect();
-    let o = run(
-        &d,
-        me,
-        &[
-            "conversations",
-            "-q",
-            "-status:open",
-            "--max",
-            "30",
-            "--limit",
-            "7",
-            "--format",
-            "jsonl",
-        ],
-    );
-    assert!(o.status.success(), "{}", err(&o));
+    let o = list_q(&d, me, "-status:open", "--max 30 --limit 7 --format jsonl");
+    ok(&o);
     assert_eq!(ids(&o), want);
 }
 
 /// A bad query exits 2 with the query, a caret and the message, before any request.
 #[test]
 fn a_bad_query_exits_2_before_any_request() {
-    let d = Demo::start(50, 10, Faults::default());
-    let me = d.s().data().agents[0];
+    let (d, me) = demo(50, 10);
     for (q, caret) in [
         ("status:open status:pending", "              ^^^^^^^^^^^^^^"),
         ("site:Nowhere", "       ^^^^^^^"),
@@ -232,7 +202,7 @@ fn a_bad_query_exits_2_before_any_request() {
         me,
         &["conversations", "-q", "status:open status:pending"],
     );
-    assert!(err(&o).contains("use status:open,pending"), "{}", err(&o));
+    says(&o, "use status:open,pending");
     // `me` without agent_id names the key.
     let tmp = tempfile::tempdir().unwrap();
     let o = convo_cmd(tmp.path())
@@ -248,35 +218,19 @@ fn a_bad_query_exits_2_before_any_request() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("agent_id"), "{}", err(&o));
+    says(&o, "agent_id");
 }
 
 /// A stream that fails does not hide the others: their rows are printed, the failed one is
 /// named, and the exit code is 5.
 #[test]
 fn a_failed_stream_is_named_and_the_others_rows_shown() {
-    let d = Demo::start(
-        300,
-        40,
-        Faults {
-            fail_first: 1,
-            fail_status: 403,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(300, 40, |f| {
+        f.fail_first = 1;
+        f.fail_status = 403;
+    });
     let me = d.s().data().agents[0];
-    let o = run(
-        &d,
-        me,
-        &[
-            "conversations",
-            "-q",
-            "status:open,pending,closed",
-            "--all",
-            "--format",
-            "jsonl",
-        ],
-    );
+    let o = list_q(&d, me, "status:open,pending,closed", "--all --format jsonl");
     assert_eq!(o.status.code(), Some(5), "{}", err(&o));
     let e = err(&o);
     assert!(e.contains("of 3 (GET /v1/conversations?status="), "{e}");
@@ -297,20 +251,15 @@ fn a_failed_stream_is_named_and_the_others_rows_shown() {
 /// `--explain` prints the plan and sends no list request.
 #[test]
 fn explain_prints_each_stream_and_the_checks() {
-    let d = Demo::start(50, 10, Faults::default());
-    let me = d.s().data().agents[0];
+    let (d, me) = demo(50, 10);
     let before = d.requests();
-    let o = run(
+    let o = list_q(
         &d,
         me,
-        &[
-            "conversations",
-            "-q",
-            "status:open,pending assignee:none,me age:>10m",
-            "--explain",
-        ],
+        "status:open,pending assignee:none,me age:>10m",
+        "--explain",
     );
-    assert!(o.status.success(), "{}", err(&o));
+    ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("streams: 4"), "{out}");
     assert!(
@@ -326,8 +275,7 @@ fn explain_prints_each_stream_and_the_checks() {
 /// Visitors: e-mails are streams, attributes are checked in convo.
 #[test]
 fn visitors_query() {
-    let d = Demo::start(50, 80, Faults::default());
-    let me = d.s().data().agents[0];
+    let (d, me) = demo(50, 80);
     let vs = &d.s().data().visitors;
     let emails: Vec<String> = vs.iter().filter_map(|v| v.email.clone()).take(3).collect();
     let q = format!("email:{}", emails.join(","));
@@ -336,7 +284,7 @@ fn visitors_query() {
         me,
         &["visitors", "-q", &q, "--all", "--format", "jsonl"],
     );
-    assert!(o.status.success(), "{}", err(&o));
+    ok(&o);
     let want: Vec<String> = vs
         .iter()
         .filter(|v| v.email.as_ref().is_some_and(|e| emails.contains(e)))
@@ -345,32 +293,20 @@ fn visitors_query() {
     assert_eq!(ids(&o), want);
 }
 
-/// Runs `convo summary conversations ARGS` against `d`, with `agent_id` = `me`.
+/// `convo summary conversations ARGS` (see [`convo`]).
 fn summary(d: &Demo, me: Uuid, args: &[&str]) -> std::process::Output {
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("config.toml");
-    std::fs::write(&cfg, format!("agent_id = \"{me}\"\nstore = false\n")).unwrap();
-    convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", d.key())
-        .env("CONVO_CONFIG", &cfg)
-        .arg("--base-url")
-        .arg(d.url())
-        .args(["summary", "conversations"])
-        .args(args)
-        .output()
-        .expect("runs")
+    convo(d, me, &[&["summary", "conversations"][..], args].concat())
 }
 
 /// `summary -q` counts exactly the rows the query lists; its JSON carries the query and each
 /// bucket the query that lists it; Prometheus labels every sample with the query.
 #[test]
 fn summary_counts_a_query_and_carries_it() {
-    let d = Demo::start(500, 40, Faults::default());
-    let me = d.s().data().agents[0];
+    let (d, me) = demo(500, 40);
     let rows = served(&d);
     let q = "status:open,pending assignee:none,me -site:00000000-0000-0000-0000-000000000000";
     let o = summary(&d, me, &["-q", q, "--by", "status", "--format", "json"]);
-    assert!(o.status.success(), "{}", err(&o));
+    ok(&o);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["query"], q);
     let count = |st: &str| {
@@ -389,11 +325,7 @@ fn summary_counts_a_query_and_carries_it() {
             bq,
             format!("assignee:none,me -site:00000000-0000-0000-0000-000000000000 status:{st}")
         );
-        let l = run(
-            &d,
-            me,
-            &["conversations", "-q", bq, "--all", "--format", "jsonl"],
-        );
+        let l = list_q(&d, me, bq, "--all --format jsonl");
         assert_eq!(ids(&l).len() as u64, count(st), "{bq}");
     }
     let o = summary(
@@ -401,7 +333,7 @@ fn summary_counts_a_query_and_carries_it() {
         me,
         &["-q", "status:open,pending", "--format", "prometheus"],
     );
-    assert!(o.status.success(), "{}", err(&o));
+    ok(&o);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains(&format!(
@@ -414,7 +346,7 @@ fn summary_counts_a_query_and_carries_it() {
     let before = d.requests();
     let o = summary(&d, me, &["-q", "is:busy"]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(err(&o).contains("  is:busy\n     ^^^^\n"), "{}", err(&o));
+    says(&o, "  is:busy\n     ^^^^\n");
     assert_eq!(d.requests(), before);
 }
 
@@ -422,14 +354,7 @@ fn summary_counts_a_query_and_carries_it() {
 /// first): each stream's rows in turn, every row once, and stderr says so.
 #[test]
 fn streams_that_disagree_are_given_in_turn() {
-    let d = Demo::start(
-        400,
-        40,
-        Faults {
-            order: ServeOrder::Mixed,
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(400, 40, |f| f.order = ServeOrder::Mixed);
     let me = d.s().data().agents[0];
     let rows = served(&d);
     let open: Vec<String> = rows
@@ -443,27 +368,15 @@ fn streams_that_disagree_are_given_in_turn() {
         .filter(|c| c.status == "pending")
         .map(|c| c.id.to_string())
         .collect();
-    let o = run(
+    let o = list_q(
         &d,
         me,
-        &[
-            "conversations",
-            "-q",
-            "status:open,pending",
-            "--all",
-            "--limit",
-            "20",
-            "--format",
-            "jsonl",
-        ],
+        "status:open,pending",
+        "--all --limit 20 --format jsonl",
     );
-    assert!(o.status.success(), "{}", err(&o));
+    ok(&o);
     assert_eq!(ids(&o), [open, pending].concat());
-    assert!(
-        err(&o).contains("order: as the service sends each part"),
-        "{}",
-        err(&o)
-    );
+    says(&o, "order: as the service sends each part");
 }
 
 /// A row that two streams return (it moved from one to the other mid-walk) is given once.
@@ -472,17 +385,12 @@ fn a_row_two_streams_return_is_given_once() {
     use convo::api::{Assignee, Conversation, ConversationFilter, Limit};
     use convo::demo::Churn;
     use convo::query::exec::Union;
-    let d = Demo::start(
-        1000,
-        40,
-        Faults {
-            churn: Churn {
-                scripted: true,
-                ..Churn::default()
-            },
-            ..Faults::default()
-        },
-    );
+    let d = Demo::faulty(1000, 40, |f| {
+        f.churn = Churn {
+            scripted: true,
+            ..Churn::default()
+        }
+    });
     let me = d.s().data().agents[0];
     let rows = d.s().conversations_now();
     let unassigned: Vec<&DemoConversation> =
@@ -526,45 +434,22 @@ fn a_row_two_streams_return_is_given_once() {
 /// A query nothing can match sends no list request and says why.
 #[test]
 fn a_query_nothing_can_match_says_why() {
-    let d = Demo::start(50, 10, Faults::default());
-    let me = d.s().data().agents[0];
+    let (d, me) = demo(50, 10);
     let before = d.requests();
-    let o = run(
-        &d,
-        me,
-        &[
-            "conversations",
-            "-q",
-            "visitor:nobody@nowhere.example",
-            "--all",
-        ],
-    );
-    assert!(o.status.success(), "{}", err(&o));
-    assert!(
-        err(&o).contains("no visitor has the e-mail nobody@nowhere.example"),
-        "{}",
-        err(&o)
-    );
+    let o = list_q(&d, me, "visitor:nobody@nowhere.example", "--all");
+    ok(&o);
+    says(&o, "no visitor has the e-mail nobody@nowhere.example");
     // One request: the e-mail's lookup; no list request.
     assert_eq!(d.requests() - before, 1);
-    let o = run(
-        &d,
-        me,
-        &["conversations", "-q", "is:waiting status:closed", "--all"],
-    );
-    assert!(
-        err(&o).contains("no combination of values can match"),
-        "{}",
-        err(&o)
-    );
+    let o = list_q(&d, me, "is:waiting status:closed", "--all");
+    says(&o, "no combination of values can match");
 }
 
 /// `[[views]] query = "…"`: the browser opens on the view with the query's filter; a query it
 /// cannot run is refused with exit 2, naming the view, before the terminal is touched.
 #[test]
 fn a_saved_view_written_as_a_query() {
-    let d = Demo::start(50, 10, Faults::default());
-    let me = d.s().data().agents[0];
+    let (d, me) = demo(50, 10);
     let site = d.s().data().sites[0];
     let tmp = tempfile::tempdir().unwrap();
     let cfg_path = tmp.path().join("config.toml");
@@ -601,43 +486,32 @@ fn a_saved_view_written_as_a_query() {
         v.query.as_deref(),
         Some("assignee:me status:open site:\"web shop\"")
     );
-    // The binary: a view query the browser cannot run.
-    std::fs::write(
-        &cfg_path,
-        format!(
+    // The binary refuses a config it cannot run with exit 2 and a message naming what.
+    let refused = |config: &str, args: &[&str], says: &str| {
+        std::fs::write(&cfg_path, config).unwrap();
+        let o = convo_cmd(tmp.path())
+            .env("CONVO_API_KEY", d.key())
+            .env("CONVO_CONFIG", &cfg_path)
+            .args(["--base-url", &d.url()])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{config}: {}", err(&o));
+        assert!(err(&o).contains(says), "{config}: {}", err(&o));
+    };
+    // A view query the browser cannot run.
+    refused(
+        &format!(
             "agent_id = \"{me}\"\n[[views]]\nname = \"Queue\"\nquery = \"status:open,pending\"\n"
         ),
-    )
-    .unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", d.key())
-        .env("CONVO_CONFIG", &cfg_path)
-        .args(["--base-url", &d.url(), "--view", "Queue"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(
-        err(&o).contains("view \"Queue\": query \"status:open,pending\" needs 2 requests"),
-        "{}",
-        err(&o)
+        &["--view", "Queue"],
+        "view \"Queue\": query \"status:open,pending\" needs 2 requests",
     );
     // Both a query and filter keys: a config error.
-    std::fs::write(
-        &cfg_path,
+    refused(
         "[[views]]\nname = \"Both\"\nquery = \"status:open\"\nstatus = \"open\"\n",
-    )
-    .unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", d.key())
-        .env("CONVO_CONFIG", &cfg_path)
-        .args(["--base-url", &d.url(), "list", "conversations"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(
-        err(&o).contains("either query or the filter keys"),
-        "{}",
-        err(&o)
+        &["list", "conversations"],
+        "either query or the filter keys",
     );
 }
 
@@ -718,24 +592,8 @@ fn union_timing_at_20ms_latency() {
 #[test]
 fn the_browser_opens_on_a_query() {
     let d = Demo::start(300, 40, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().display().to_string();
-    let (url, key) = (d.url(), d.key());
-    let mut t = common::pty::Pty::spawn(
-        &[
-            "--base-url",
-            &url,
-            "--query",
-            "status:pending assignee:none",
-        ],
-        &[
-            ("CONVO_API_KEY", &key),
-            ("HOME", &home),
-            ("CONVO_CONFIG", "/nonexistent/convo.toml"),
-        ],
-        120,
-        30,
-    );
+    let mut t =
+        common::pty::Pty::against(&d, &["--query", "status:pending assignee:none"], 120, 30);
     let screen = t.wait_until(std::time::Duration::from_secs(20), |s| {
         s.contains("status: pending") && s.contains(">pending")
     });

@@ -713,26 +713,8 @@ fn each_summary_keeps_a_sample_for_the_trend() {
 #[test]
 fn watch_on_a_terminal_redraws_the_table_in_place() {
     let d = Demo::start(N, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().display().to_string();
-    let (url, key) = (d.url(), d.key());
-    let mut t = common::pty::Pty::spawn(
-        &[
-            "--base-url",
-            &url,
-            "summary",
-            "conversations",
-            "--watch",
-            "1s",
-        ],
-        &[
-            ("CONVO_API_KEY", &key),
-            ("HOME", &home),
-            ("CONVO_CONFIG", "/nonexistent/convo.toml"),
-        ],
-        120,
-        40,
-    );
+    let mut t =
+        common::pty::Pty::against(&d, &["summary", "conversations", "--watch", "1s"], 120, 40);
     let clear = b"\x1b[H\x1b[2J";
     let samples = |raw: &[u8]| raw.windows(clear.len()).filter(|w| *w == clear).count();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
