@@ -109,19 +109,11 @@ fn json_value() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
             prop::collection::btree_map(
-                prop::sample::select(vec![
-                    "data",
-                    "has_more",
-                    "next_cursor",
-                    "id",
-                    "name",
-                    "email",
-                    "status",
-                    "error",
-                    "message",
-                    "attributes",
-                    "x",
-                ]),
+                prop::sample::select(
+                    "data has_more next_cursor id name email status error message attributes x"
+                        .split(' ')
+                        .collect::<Vec<_>>(),
+                ),
                 inner,
                 0..6,
             )

@@ -296,15 +296,8 @@ fn start_to_first_row_with(srv: &Demo, tmp: &std::path::Path, more: &[u8]) -> Du
     let mut pem = srv.s().ca_pem().expect("CA").as_bytes().to_vec();
     pem.extend_from_slice(more);
     std::fs::write(&ca, pem).expect("write CA");
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_convo"));
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", tmp)
-        .env("XDG_CONFIG_HOME", tmp.join("config"))
-        .env("XDG_DATA_HOME", tmp.join("data"))
-        .env("CONVO_LOG_FILE", tmp.join("convo.log"))
-        .env("CONVO_CONFIG", tmp.join("no-config.toml"))
-        .env("SSL_CERT_FILE", &ca)
+    let mut cmd = common::convo_std_cmd(tmp);
+    cmd.env("SSL_CERT_FILE", &ca)
         .env("CONVO_API_KEY", srv.s().api_key())
         .args(["--base-url", &srv.s().base_url()])
         .args([

@@ -162,15 +162,21 @@ pub fn client_for(url: &str, key: &str, tweak: impl FnOnce(&mut ClientSettings))
 
 /// The real binary with a clean environment: no config file, a temp log, no inherited key.
 pub fn convo_cmd(tmp: &std::path::Path) -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("convo").expect("binary built");
+    let mut c = assert_cmd::Command::from_std(convo_std_cmd(tmp));
+    c.timeout(Duration::from_secs(60));
+    c
+}
+
+/// [`convo_cmd`] as a `std::process::Command` (to spawn and read as it runs), no timeout.
+pub fn convo_std_cmd(tmp: &std::path::Path) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_convo"));
     c.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", tmp)
         .env("XDG_CONFIG_HOME", tmp.join("config"))
         .env("XDG_DATA_HOME", tmp.join("data"))
         .env("CONVO_LOG_FILE", tmp.join("convo.log"))
-        .env("CONVO_CONFIG", tmp.join("no-config.toml"))
-        .timeout(Duration::from_secs(60));
+        .env("CONVO_CONFIG", tmp.join("no-config.toml"));
     c
 }
 
