@@ -43,19 +43,42 @@ fn convo_env(cmd: &mut CommandBuilder, server: &DemoServer, tmp: &Path, extra: &
     }
 }
 
+/// `tmp/convo.toml` holding the demo server's URL and `config`.
+fn config_file(server: &DemoServer, tmp: &Path, config: &str) -> std::path::PathBuf {
+    let text = format!("base_url = \"{}\"\n{config}", server.base_url());
+    common::file(tmp, "convo.toml", text)
+}
+
 /// Starts convo itself as the pty's process, with a config file holding `config` (plus the
 /// demo server's URL).
 fn start(server: &DemoServer, tmp: &Path, config: &str, extra: &[(&str, &str)]) -> Pty {
-    let file = common::file(
-        tmp,
-        "convo.toml",
-        format!("base_url = \"{}\"\n{config}", server.base_url()),
-    );
+    let file = config_file(server, tmp, config);
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_convo"));
     convo_env(&mut cmd, server, tmp, extra);
     cmd.arg("--config");
     cmd.arg(&file);
     Pty::run(cmd, COLS, ROWS)
+}
+
+/// [`start`] against a new [`demo`] in a new home, once the table shows; the demo and home
+/// live as long as the caller keeps them.
+fn started(config: &str) -> (Pty, Demo, tempfile::TempDir) {
+    let server = demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = start(&server, tmp.path(), config, &[]);
+    p.wait_for("more available");
+    (p, server, tmp)
+}
+
+/// Quits with `q` and asserts exit code 0.
+fn quits_with_0(p: &mut Pty) {
+    p.send(b"q");
+    assert_eq!(p.exit_code(), 0);
+}
+
+/// The log convo wrote in `home` (empty when none).
+fn log(home: &Path) -> String {
+    std::fs::read_to_string(home.join("convo.log")).unwrap_or_default()
 }
 
 fn raw_mode_is_on(flags: LocalFlags) -> bool {
@@ -207,11 +230,7 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
     }
     let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
-    let file = common::file(
-        tmp.path(),
-        "convo.toml",
-        format!("base_url = \"{}\"\n", server.base_url()),
-    );
+    let file = config_file(&server, tmp.path(), "");
     // A real interactive shell with job control owns the terminal; convo is its job.
     let mut cmd = CommandBuilder::new("bash");
     cmd.args(["--norc", "--noprofile", "-i"]);
@@ -271,13 +290,17 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
         std::thread::sleep(Duration::from_millis(20));
     }
     let suspend = String::from_utf8_lossy(&p.raw()[mark..]).into_owned();
-    let left = suspend
-        .find("\u{1b}[?1049l")
-        .expect("the alternate screen is left before stopping");
-    let shown = suspend
-        .find("\u{1b}[?25h")
-        .expect("the cursor is shown before stopping");
-    let stopped = suspend.find("Stopped").expect("the shell's job message");
+    let at = |what: &str, seq: &str| {
+        suspend
+            .find(seq)
+            .unwrap_or_else(|| panic!("{what}: {suspend:?}"))
+    };
+    let left = at(
+        "the alternate screen is left before stopping",
+        "\u{1b}[?1049l",
+    );
+    let shown = at("the cursor is shown before stopping", "\u{1b}[?25h");
+    let stopped = at("the shell's job message", "Stopped");
     assert!(left < stopped && shown < stopped, "{suspend:?}");
     let screen = p.screen();
     assert!(
@@ -362,9 +385,8 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
         s.contains("0 loaded · more available") && !s.contains("internal error")
     });
     assert!(screen.contains("STATUS"), "{screen}");
-    p.send(b"q");
-    assert_eq!(p.exit_code(), 0);
-    let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+    quits_with_0(&mut p);
+    let log = log(tmp.path());
     assert!(
         log.contains("CONVO_TEST_PANIC=fetch"),
         "the panic is in the log: {log}"
@@ -373,12 +395,8 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
 
 #[test]
 fn without_mouse_true_no_mouse_capture_sequence_is_sent() {
-    let server = demo();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let mut p = start(&server, tmp.path(), "", &[]);
-    p.wait_for("more available");
-    p.send(b"q");
-    assert_eq!(p.exit_code(), 0);
+    let (mut p, _server, _tmp) = started("");
+    quits_with_0(&mut p);
     let out = p.text();
     assert!(out.contains("\u{1b}[?1049h"), "it did draw: {out:?}");
     for mode in MOUSE_MODES {
@@ -391,10 +409,7 @@ fn without_mouse_true_no_mouse_capture_sequence_is_sent() {
 
 #[test]
 fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
-    let server = demo();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let mut p = start(&server, tmp.path(), "mouse = true\n", &[]);
-    p.wait_for("more available");
+    let (mut p, _server, _tmp) = started("mouse = true\n");
     let screen = p.wait_for("ago");
     let out = p.text();
     for mode in MOUSE_MODES {
@@ -417,8 +432,7 @@ fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
         assert!(start.elapsed() < WAIT, "the click did not select:\n{s}");
         std::thread::sleep(Duration::from_millis(30));
     }
-    p.send(b"q");
-    assert_eq!(p.exit_code(), 0);
+    quits_with_0(&mut p);
 }
 
 /// Closes every copy of the pty's master (a closed window, a dropped SSH connection) once
@@ -436,7 +450,7 @@ fn close_the_terminal(p: Pty, tmp: &Path) -> portable_pty::ExitStatus {
         if start.elapsed() > WAIT {
             let why = process_report(child.process_id());
             let _ = child.kill();
-            let log = std::fs::read_to_string(tmp.join("convo.log")).unwrap_or_default();
+            let log = log(tmp);
             panic!("convo kept running after its terminal was closed\n{why}\nlog:\n{log}");
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -450,7 +464,7 @@ fn closing_the_terminal_ends_convo_with_129() {
     let p = start(&server, tmp.path(), "", &[]);
     // convo leads the pty's session: the kernel hangs the session up and sends it SIGHUP.
     let status = close_the_terminal(p, tmp.path());
-    let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+    let log = log(tmp.path());
     assert_eq!(status.exit_code(), 129, "{status:?}; log:\n{log}");
 }
 
@@ -461,11 +475,7 @@ fn closing_the_terminal_ends_convo_with_129() {
 fn a_hang_up_without_sighup_still_ends_convo_with_129() {
     let server = demo();
     let tmp = tempfile::tempdir().expect("tmp");
-    let file = common::file(
-        tmp.path(),
-        "convo.toml",
-        format!("base_url = \"{}\"\n", server.base_url()),
-    );
+    let file = config_file(&server, tmp.path(), "");
     let code = tmp.path().join("code");
     let mut cmd = CommandBuilder::new("sh");
     convo_env(&mut cmd, &server, tmp.path(), &[]);
@@ -480,7 +490,7 @@ fn a_hang_up_without_sighup_still_ends_convo_with_129() {
     ));
     let status = close_the_terminal(Pty::run(cmd, COLS, ROWS), tmp.path());
     assert!(status.success(), "the shell: {status:?}");
-    let log = std::fs::read_to_string(tmp.path().join("convo.log")).unwrap_or_default();
+    let log = log(tmp.path());
     assert_eq!(
         std::fs::read_to_string(&code)
             .expect("convo's exit code")
@@ -494,10 +504,7 @@ fn a_hang_up_without_sighup_still_ends_convo_with_129() {
 #[test]
 fn ctrl_z_without_a_shell_to_return_to_says_so_and_keeps_the_screen() {
     // Started directly in the pty, convo leads its own session: no shell could resume it.
-    let server = demo();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let mut p = start(&server, tmp.path(), "", &[]);
-    p.wait_for("more available");
+    let (mut p, _server, _tmp) = started("");
     let pid = p.pid();
     p.send(b"\x1a");
     let screen = p.wait_for("cannot suspend");
@@ -508,26 +515,21 @@ fn ctrl_z_without_a_shell_to_return_to_says_so_and_keeps_the_screen() {
         "the terminal was not left"
     );
     assert!(raw_mode_is_on(p.local_flags()));
-    p.send(b"q");
-    assert_eq!(p.exit_code(), 0);
+    quits_with_0(&mut p);
 }
 
 /// Bracketed paste: text pasted into the search prompt arrives as one piece (its line break
 /// does not submit the search), and the mode is turned off at quit.
 #[test]
 fn a_paste_into_the_search_prompt_is_one_piece_and_the_mode_is_restored() {
-    let server = demo();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let mut p = start(&server, tmp.path(), "", &[]);
-    p.wait_for("more available");
+    let (mut p, _server, _tmp) = started("");
     p.send(b"\\");
     p.send(b"\x1b[200~pending\r\n\x1b[201~");
     // Still in the prompt (the pasted line break did not submit), the text in one line.
     p.wait_for("search (Enter keeps, Esc clears): pending");
     p.send(b"\x1b");
     p.wait_for("search cleared");
-    p.send(b"q");
-    assert_eq!(p.exit_code(), 0);
+    quits_with_0(&mut p);
     let out = p.text();
     let on = out.find("\u{1b}[?2004h").expect("bracketed paste on");
     assert!(out.rfind("\u{1b}[?2004l").is_some_and(|off| off > on));
@@ -583,8 +585,7 @@ fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
         tail.starts_with(&id),
         "{got:?} is not the selected row {id}"
     );
-    p.send(b"q");
-    assert_eq!(p.exit_code(), 0);
+    quits_with_0(&mut p);
 }
 
 /// What a process that did not end is doing: its signal masks and each thread's state and
