@@ -5,7 +5,7 @@
 
 use crossterm::event::KeyCode;
 
-use convo::api::{ApiError, Resource, RetryNotice};
+use convo::api::{ApiError, Resource};
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
@@ -13,7 +13,7 @@ use convo::tui::testing::{self, FakeServer, ch, key, now};
 use convo::tui::update::update;
 
 mod common;
-use common::app::{footer, staging};
+use common::app::{footer, retry_of, staging};
 
 fn ids(app: &App) -> Vec<uuid::Uuid> {
     app.conversations.rows().iter().map(|c| c.id).collect()
@@ -97,19 +97,8 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
     assert_eq!(app.conversations.offset, offset);
     assert!(footer(&app).contains("reloading"), "{}", footer(&app));
     // The client retries: the countdown, over the rows.
-    update(
-        &mut app,
-        Msg::Retrying {
-            tab: Resource::Conversations,
-            generation: g,
-            notice: RetryNotice {
-                attempt: 2,
-                wait: std::time::Duration::from_secs(1),
-                reason: "cannot connect".into(),
-                rate_limited: false,
-            },
-        },
-    );
+    let wait = std::time::Duration::from_secs(1);
+    update(&mut app, retry_of(g, 2, wait, "cannot connect", false));
     assert!(
         status_line(&app).contains("retrying in 1s"),
         "{}",
@@ -123,9 +112,9 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
     assert_eq!(selected_id(&app), sel, "the selection kept");
     assert_eq!(app.conversations.offset, offset);
     let status = status_line(&app);
-    assert!(status.contains("reload failed (r tries again"), "{status}");
-    assert!(status.contains("2000 rows shown are kept"), "{status}");
-    assert!(status.contains("cannot connect"), "{status}");
+    common::assert_has(&status, "reload failed (r tries again");
+    common::assert_has(&status, "2000 rows shown are kept");
+    common::assert_has(&status, "cannot connect");
     assert!(footer(&app).contains("reload failed"), "{}", footer(&app));
     let screen = testing::render(&app);
     assert!(!screen.contains("nothing loaded yet"), "{screen}");
@@ -169,8 +158,7 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
 fn a_reload_that_fails_part_way_keeps_every_row() {
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
-    let before = ids(&app);
-    let sel = selected_id(&app);
+    let (before, sel) = (ids(&app), selected_id(&app));
     let mut fetch = conversation_fetch(&update(&mut app, ch('r')));
     for _ in 0..3 {
         let cmds = update(&mut app, server.answer(&fetch).expect("answer"));
@@ -219,8 +207,7 @@ fn the_periodic_refresh_tries_a_failed_reload_again() {
 fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() {
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
-    let before = ids(&app);
-    let sel = selected_id(&app);
+    let (before, sel) = (ids(&app), selected_id(&app));
     app.profiles.names = vec!["prod".into(), "staging".into()];
     app.profiles.current = Some("prod".into());
     let cmds = update(
@@ -237,11 +224,8 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     update(&mut app, down(generation_of(&fetch)));
     assert_eq!(ids(&app), before);
     let status = status_line(&app);
-    assert!(
-        status.contains("profile staging not loaded (r tries again"),
-        "{status}"
-    );
-    assert!(status.contains("previous profile's"), "{status}");
+    common::assert_has(&status, "profile staging not loaded (r tries again");
+    common::assert_has(&status, "previous profile's");
     // r: its walk again (unfiltered, pages of 20), whose first page replaces the rows.
     let fetch = conversation_fetch(&update(&mut app, ch('r')));
     update(&mut app, server.answer(&fetch).expect("answer"));
@@ -278,7 +262,7 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     let cmds = update(&mut app, ch('y'));
     assert!(app.walk_export.is_none(), "{cmds:?}");
     let m = app.message.as_ref().expect("said").text.clone();
-    assert!(m.contains("whole-walk export not started"), "{m}");
+    common::assert_has(&m, "whole-walk export not started");
     assert_eq!(app.conversations.rows().len(), loaded);
 }
 
@@ -292,29 +276,15 @@ fn a_failed_reload_cut_at_80_columns_is_read_whole_in_the_help() {
     server.settle(&mut app, Msg::Resize(80, 24));
     let cmds = update(&mut app, ch('r'));
     let g = generation_of(&conversation_fetch(&cmds));
-    update(
-        &mut app,
-        Msg::Retrying {
-            tab: Resource::Conversations,
-            generation: g,
-            notice: RetryNotice {
-                attempt: 2,
-                wait: std::time::Duration::from_secs(1),
-                reason: "cannot connect".into(),
-                rate_limited: false,
-            },
-        },
-    );
+    let wait = std::time::Duration::from_secs(1);
+    update(&mut app, retry_of(g, 2, wait, "cannot connect", false));
     update(&mut app, down(g));
     let status = status_line(&app);
-    assert!(status.contains("reload failed (r tries again"), "{status}");
-    assert!(status.contains("(? shows all)"), "{status}");
+    common::assert_has(&status, "reload failed (r tries again");
+    common::assert_has(&status, "(? shows all)");
     update(&mut app, ch('?'));
     let help = testing::render(&app);
-    assert!(
-        help.contains(" reload failed: the connection failed"),
-        "{help}"
-    );
+    common::assert_has(&help, " reload failed: the connection failed");
     assert!(
         help.contains("connection refused"),
         "the cause whole: {help}"

@@ -585,8 +585,8 @@ fn retry_countdown_shows_and_counts_down() {
     let wait = std::time::Duration::from_secs(3);
     common::app::retrying(&mut app, 1, wait, "rate limited (HTTP 429)", true);
     let screen = testing::render(&app);
-    assert!(screen.contains("retrying in 3s"), "{screen}");
-    assert!(screen.contains("rate limited"), "{screen}");
+    common::assert_has(&screen, "retrying in 3s");
+    common::assert_has(&screen, "rate limited");
     app.dirty = false;
     let t = now()
         .checked_add(jiff::SignedDuration::from_secs(1))
@@ -612,10 +612,10 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     assert_eq!(app.conversations.rows().len(), 100);
     assert!(app.conversations.error.is_some());
     let screen = testing::render(&app);
-    assert!(screen.contains("the service failed (HTTP 503"), "{screen}");
+    common::assert_has(&screen, "the service failed (HTTP 503");
     // The cause first (" error: CAUSE · r retries; loaded rows stay"), whole in the help.
-    assert!(screen.contains(" error: "), "{screen}");
-    assert!(screen.contains("(? shows all)"), "{screen}");
+    common::assert_has(&screen, " error: ");
+    common::assert_has(&screen, "(? shows all)");
     // no automatic retry while scrolling in the middle
     assert!(conv_fetches(&update(&mut app, key(KeyCode::Down))).is_empty());
     let cmds = update(&mut app, ch('r'));
@@ -940,14 +940,14 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
     assert_eq!(app.conversations.rows().len(), 100, "rows kept");
     assert!(!app.conversations.pager.is_loading());
     let screen = testing::render(&app);
-    assert!(
-        screen.contains("internal error (a bug in convo): index out of bounds"),
-        "{screen}"
+    common::assert_has(
+        &screen,
+        "internal error (a bug in convo): index out of bounds",
     );
     // The cause first, then what to do.
-    assert!(
-        screen.contains(" error: internal error (a bug in convo): index out of bounds · r retries"),
-        "{screen}"
+    common::assert_has(
+        &screen,
+        " error: internal error (a bug in convo): index out of bounds · r retries",
     );
     let cmds = update(&mut app, ch('r'));
     let f = conv_fetches(&cmds);
@@ -980,10 +980,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
     assert!(!app.conversations.head_in_flight, "the next refresh can go");
     assert_eq!(app.conversations.rows().len(), 100);
     let screen = testing::render(&app);
-    assert!(
-        screen.contains("refresh failed: internal error"),
-        "{screen}"
-    );
+    common::assert_has(&screen, "refresh failed: internal error");
 
     update(
         &mut app,
@@ -1187,8 +1184,8 @@ fn a_visitors_email_filter_that_finds_nobody_says_the_service_matches_whole_addr
     server.settle(&mut app, key(KeyCode::Enter));
     assert_eq!(app.visitors.filter.email.as_deref(), Some("fatima"));
     let screen = testing::render(&app);
-    assert!(
-        screen.contains("no rows (the service matches whole e-mail addresses)"),
-        "{screen}"
+    common::assert_has(
+        &screen,
+        "no rows (the service matches whole e-mail addresses)",
     );
 }

@@ -84,20 +84,32 @@ pub fn retrying(
     rate_limited: bool,
 ) -> Vec<Command> {
     let generation = app.conversations.generation;
+    update(
+        app,
+        retry_of(generation, attempt, wait, reason, rate_limited),
+    )
+}
+
+/// [`retrying`]'s message for the conversations walk `generation` (a reload's new walk, say,
+/// while the rows on screen are still the old walk's).
+pub fn retry_of(
+    generation: u64,
+    attempt: u32,
+    wait: std::time::Duration,
+    reason: &str,
+    rate_limited: bool,
+) -> Msg {
     let notice = RetryNotice {
         attempt,
         wait,
         reason: reason.into(),
         rate_limited,
     };
-    update(
-        app,
-        Msg::Retrying {
-            tab: Resource::Conversations,
-            generation,
-            notice,
-        },
-    )
+    Msg::Retrying {
+        tab: Resource::Conversations,
+        generation,
+        notice,
+    }
 }
 
 /// The "staging" profile as loading it would give it (pages of 20, defaults otherwise).

@@ -180,6 +180,13 @@ pub fn convo_std_cmd(tmp: &std::path::Path) -> std::process::Command {
     c
 }
 
+/// Asserts that `text` (a screen, a line, what a run said) holds `part`; the failure shows
+/// `text` whole and points at the caller.
+#[track_caller]
+pub fn assert_has(text: &str, part: &str) {
+    assert!(text.contains(part), "no {part:?} in:\n{text}");
+}
+
 /// Writes `text` to `dir/name`; the path.
 pub fn file(dir: &std::path::Path, name: &str, text: impl AsRef<[u8]>) -> std::path::PathBuf {
     let path = dir.join(name);
