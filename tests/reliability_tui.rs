@@ -489,11 +489,7 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
     common::app::page_fails(&mut app, 500, format!(": {kept}{}", HOSTILE.concat()));
     assert!(app.conversations.error.is_some(), "the error is shown");
     assert_only_csi(&terminal_bytes(&app));
-    let screen = testing::render(&app);
-    let status = screen
-        .lines()
-        .find(|l| l.contains(" error: "))
-        .unwrap_or_else(|| panic!("no error line: {screen}"));
+    let status = common::app::error_line(&app);
     // The status line cuts the error at its edge (and says "(? shows all)"); the help
     // overlay shows it whole: sanitised there too.
     assert!(

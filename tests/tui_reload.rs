@@ -239,8 +239,7 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
 #[test]
 fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     let server = FakeServer::new(2000, 5);
-    let mut app = testing::app(120, 30, 50);
-    server.settle(&mut app, Msg::Resize(120, 30));
+    let mut app = common::app::on_screen(&server, 120, 30);
     let loaded = app.conversations.rows().len();
     assert!(loaded < 2000);
     let g = generation_of(&conversation_fetch(&update(&mut app, ch('r'))));
@@ -272,8 +271,7 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
 #[test]
 fn a_failed_reload_cut_at_80_columns_is_read_whole_in_the_help() {
     let server = FakeServer::new(300, 5);
-    let mut app = testing::app(80, 24, 50);
-    server.settle(&mut app, Msg::Resize(80, 24));
+    let mut app = common::app::on_screen(&server, 80, 24);
     let cmds = update(&mut app, ch('r'));
     let g = generation_of(&conversation_fetch(&cmds));
     let wait = std::time::Duration::from_secs(1);

@@ -631,19 +631,16 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
 /// row's visitor is asked for in turn, and never shown with the first one's attributes.
 #[test]
 fn detail_pane_shows_the_visitor_from_the_store_with_attributes() {
-    use convo::tui::names::VisitorLabel;
     let (mut app, s) = loaded(140, 30, 40, 5);
     let visitor = app.conversations.rows()[0].visitor_id;
     update(
         &mut app,
-        Msg::VisitorNames(vec![(
+        common::app::visitor_named(
             visitor,
-            VisitorLabel {
-                name: Some("Ana Sousa".into()),
-                email: Some("ana@example.com".into()),
-                external_id: Some("crm-4411".into()),
-            },
-        )]),
+            Some("Ana Sousa"),
+            Some("ana@example.com"),
+            Some("crm-4411"),
+        ),
     );
     let cmds = s.settle(&mut app, key(KeyCode::Enter));
     let asked: Vec<&Command> = cmds

@@ -8,10 +8,11 @@ use convo::tui::app::Overlay;
 use convo::tui::command::{Command, Query};
 use convo::tui::filter_form::Field;
 use convo::tui::msg::{Loaded, Msg, Task};
-use convo::tui::testing::{self, FakeServer, ch, key, now};
+use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 
 mod common;
+use common::app::at;
 
 fn fetches(cmds: &[Command]) -> Vec<(Resource, Option<String>, Query)> {
     cmds.iter()
@@ -227,26 +228,26 @@ fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
     assert!(app.detail.is_some());
 }
 
-/// After `V` the chip named the visitor by the first 8 hex digits of their id while the table
-/// below showed their name: it names them as the table does, the short id after.
+/// After `V` the chips name the visitor as the table does, not by a short id nobody knows
+/// (they showed the first 8 hex digits of the id): the name, then the short id. On the first
+/// row and on another.
 #[test]
 fn the_visitor_chip_names_the_visitor_the_table_names() {
-    let (mut app, server) = loaded(300);
-    update(&mut app, key(KeyCode::Down));
-    let row = app.conversations.selected_row().cloned().expect("row");
-    let name = app
-        .names
-        .shown(&row.visitor_id)
-        .expect("the fake server's visitors are named")
-        .to_string();
-    server.settle(&mut app, ch('V'));
-    let screen = testing::render(&app);
-    let chips = screen.lines().nth(1).unwrap_or_default();
-    let short = &row.visitor_id.simple().to_string()[..8];
-    assert!(
-        chips.contains(&format!(" visitor: {name} ({short}) ")),
-        "{chips}"
-    );
+    for downs in [0, 1] {
+        let (mut app, server) = loaded(300);
+        for _ in 0..downs {
+            update(&mut app, key(KeyCode::Down));
+        }
+        let row = app.conversations.selected_row().cloned().expect("row");
+        let name = app.names.shown(&row.visitor_id).expect("a known name");
+        let name = name.to_string();
+        server.settle(&mut app, ch('V'));
+        let screen = testing::render(&app);
+        let chips = screen.lines().nth(1).unwrap_or_default();
+        let short = &row.visitor_id.simple().to_string()[..8];
+        let want = format!(" visitor: {name} ({short}) ");
+        assert!(chips.contains(&want), "row {downs}: no {want:?} in {chips}");
+    }
 }
 
 #[test]
@@ -450,7 +451,6 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     );
 }
 
-/// After `V` the chips name the visitor as the table does, not by a short id nobody knows.
 #[test]
 fn a_visitor_filter_chip_names_the_visitor() {
     let (mut app, server) = loaded(300);
@@ -498,24 +498,15 @@ fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
             .insert(0, testing::conversation(9000 + i));
     }
     // not yet due
-    let early = now()
-        .checked_add(jiff::SignedDuration::from_secs(5))
-        .unwrap();
-    assert!(update(&mut app, Msg::Tick(early)).is_empty());
-    let due = now()
-        .checked_add(jiff::SignedDuration::from_secs(10))
-        .unwrap();
-    let cmds = server.settle(&mut app, Msg::Tick(due));
+    assert!(update(&mut app, at(5)).is_empty());
+    let cmds = server.settle(&mut app, at(10));
     assert!(cmds.iter().any(|c| matches!(c, Command::FetchHead { .. })));
     assert_eq!(app.selected_id(), Some(id));
     assert_eq!(app.conversations.selected, 13);
     assert_eq!(app.conversations.rows()[0].id, server.conversations[0].id);
     // R turns it off: no more refreshes
     update(&mut app, ch('R'));
-    let later = now()
-        .checked_add(jiff::SignedDuration::from_secs(100))
-        .unwrap();
-    assert!(update(&mut app, Msg::Tick(later)).is_empty());
+    assert!(update(&mut app, at(100)).is_empty());
 }
 
 #[test]
@@ -524,10 +515,7 @@ fn refresh_interval_zero_means_never() {
     assert!(!app.refresh_on);
     let server = FakeServer::new(100, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
-    let later = now()
-        .checked_add(jiff::SignedDuration::from_secs(3600))
-        .unwrap();
-    assert!(update(&mut app, Msg::Tick(later)).is_empty());
+    assert!(update(&mut app, at(3600)).is_empty());
 }
 
 #[test]
@@ -588,10 +576,7 @@ fn retry_countdown_shows_and_counts_down() {
     common::assert_has(&screen, "retrying in 3s");
     common::assert_has(&screen, "rate limited");
     app.dirty = false;
-    let t = now()
-        .checked_add(jiff::SignedDuration::from_secs(1))
-        .unwrap();
-    update(&mut app, Msg::Tick(t));
+    update(&mut app, at(1));
     assert!(app.dirty, "a countdown redraws every second");
     assert!(testing::render(&app).contains("retrying in 2s"));
 }
@@ -643,16 +628,13 @@ fn an_error_on_the_status_line_says_the_cause_then_one_hint() {
     update(&mut app, Msg::Resize(200, 40));
     update(&mut app, key(KeyCode::End));
     common::app::page_fails(&mut app, 503, ": unavailable".to_string());
-    let screen = testing::render(&app);
-    let line = screen
-        .lines()
-        .find(|l| l.contains(" error: "))
-        .unwrap_or_else(|| panic!("no error line: {screen}"));
+    let line = common::app::error_line(&app);
     assert_eq!(
         line.trim_matches(|c| c == '"' || c == ' '),
         "error: the service failed (HTTP 503: unavailable) 4 times in a row · r retries; \
          loaded rows stay",
-        "{screen}"
+        "{}",
+        testing::render(&app)
     );
 }
 
@@ -1013,10 +995,8 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
 /// column shows them), case-insensitively; names that arrive while a search is on count at once.
 #[test]
 fn quick_search_matches_visitor_names_and_emails() {
-    use convo::tui::names::VisitorLabel;
     let server = FakeServer::new(200, 5);
-    let mut app = testing::app(120, 30, 50);
-    server.settle(&mut app, Msg::Resize(120, 30));
+    let mut app = common::app::on_screen(&server, 120, 30);
     let rows = app.conversations.rows().to_vec();
     let target = rows[37].visitor_id;
     let theirs: Vec<usize> = rows
@@ -1035,14 +1015,12 @@ fn quick_search_matches_visitor_names_and_emails() {
     // The name arrives: the rows of that visitor match at once.
     update(
         &mut app,
-        Msg::VisitorNames(vec![(
+        common::app::visitor_named(
             target,
-            VisitorLabel {
-                name: Some("Zélia Quintanilha".into()),
-                email: Some("ZQ@Example.org".into()),
-                external_id: None,
-            },
-        )]),
+            Some("Zélia Quintanilha"),
+            Some("ZQ@Example.org"),
+            None,
+        ),
     );
     assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
     // By e-mail, case-insensitive; n jumps to the first of them.

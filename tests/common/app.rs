@@ -112,6 +112,38 @@ pub fn retry_of(
     }
 }
 
+/// The app `server` shows in a `cols` x `rows` terminal once its first pages are in.
+pub fn on_screen(server: &FakeServer, cols: u16, rows: u16) -> App {
+    let mut app = testing::app(cols, rows, 50);
+    server.settle(&mut app, Msg::Resize(cols, rows));
+    app
+}
+
+/// The local store names visitor `id`: `name`, `email`, `external_id`.
+pub fn visitor_named(
+    id: uuid::Uuid,
+    name: Option<&str>,
+    email: Option<&str>,
+    external_id: Option<&str>,
+) -> Msg {
+    let label = convo::tui::names::VisitorLabel {
+        name: name.map(Into::into),
+        email: email.map(Into::into),
+        external_id: external_id.map(Into::into),
+    };
+    Msg::VisitorNames(vec![(id, label)])
+}
+
+/// The screen's error line (the status line while an error shows); panics with the screen
+/// when there is none.
+pub fn error_line(app: &App) -> String {
+    let screen = testing::render(app);
+    match screen.lines().find(|l| l.contains(" error: ")) {
+        Some(line) => line.to_string(),
+        None => panic!("no error line: {screen}"),
+    }
+}
+
 /// The "staging" profile as loading it would give it (pages of 20, defaults otherwise).
 pub fn staging() -> ProfileSwitch {
     ProfileSwitch {
