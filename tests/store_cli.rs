@@ -11,6 +11,9 @@ use common::{Demo, convo_cmd};
 use convo::demo::Faults;
 use serde_json::Value;
 
+/// `convo list visitors --all --format jsonl`.
+const ALL_VISITORS: [&str; 5] = ["list", "visitors", "--all", "--format", "jsonl"];
+
 fn cmd(d: &Demo, tmp: &Path) -> assert_cmd::Command {
     let mut c = convo_cmd(tmp);
     c.env("CONVO_API_KEY", d.key())
@@ -52,6 +55,18 @@ fn visitor_count(d: &Demo, tmp: &Path) -> u64 {
         .unwrap()
 }
 
+/// `convo list WHAT ARGS --all --format jsonl`, which must succeed: the ids it printed.
+fn listed_ids(d: &Demo, tmp: &Path, what: &str, args: &[&str]) -> Vec<String> {
+    let head = ["list", what];
+    let all = head
+        .iter()
+        .chain(args)
+        .chain(&["--all", "--format", "jsonl"]);
+    let o = cmd(d, tmp).args(all).output().expect("runs");
+    assert!(o.status.success(), "{what} {args:?}: {}", err(&o));
+    common::jsonl_ids(&out(&o))
+}
+
 fn jsonl(o: &std::process::Output) -> Vec<Value> {
     out(o)
         .lines()
@@ -69,11 +84,7 @@ fn list_visitors_fills_the_store_and_stats_path_clear_tell_about_it() {
         "{}",
         path.display()
     );
-    let o = run(
-        &d,
-        tmp.path(),
-        &["list", "visitors", "--all", "--format", "jsonl"],
-    );
+    let o = run(&d, tmp.path(), &ALL_VISITORS);
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(jsonl(&o).len(), 230);
     assert_eq!(visitor_count(&d, tmp.path()), 230);
@@ -192,26 +203,8 @@ fn visitor_email_walks_each_visitor_and_merges_newest_first() {
         })
         .collect();
     want.sort_by(|a, b| b.cmp(a));
-    let o = run(
-        &d,
-        tmp.path(),
-        &[
-            "list",
-            "conversations",
-            "--visitor-email",
-            email,
-            "--all",
-            "--limit",
-            "3",
-            "--format",
-            "jsonl",
-        ],
-    );
-    assert!(o.status.success(), "{}", err(&o));
-    let got: Vec<String> = jsonl(&o)
-        .iter()
-        .map(|r| r["id"].as_str().unwrap().to_string())
-        .collect();
+    let by_email = ["--visitor-email", email, "--limit", "3"];
+    let got = listed_ids(&d, tmp.path(), "conversations", &by_email);
     let want_ids: Vec<String> = want.into_iter().map(|(_, id)| id).collect();
     assert!(!want_ids.is_empty());
     assert_eq!(got, want_ids);
@@ -232,11 +225,8 @@ fn visitor_email_walks_each_visitor_and_merges_newest_first() {
 fn store_false_keeps_nothing_on_disk() {
     let d = Demo::start(30, 30, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = common::file(
-        tmp.path(),
-        "c.toml",
-        format!("base_url = \"{}\"\nstore = false\n", d.url()),
-    );
+    let text = format!("base_url = \"{}\"\nstore = false\n", d.url());
+    let cfg = common::file(tmp.path(), "c.toml", text);
     let run_cfg = |args: &[&str]| {
         convo_cmd(tmp.path())
             .env("CONVO_API_KEY", d.key())
@@ -245,7 +235,7 @@ fn store_false_keeps_nothing_on_disk() {
             .output()
             .unwrap()
     };
-    let o = run_cfg(&["list", "visitors", "--all", "--format", "jsonl"]);
+    let o = run_cfg(&ALL_VISITORS);
     assert!(o.status.success(), "{}", err(&o));
     let o = run_cfg(&common::words(
         "list conversations --with-visitor --format jsonl",
@@ -300,11 +290,7 @@ fn a_corrupt_store_is_moved_aside_and_the_command_goes_on() {
     let path = store_path(&d, tmp.path());
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, b"not sqlite at all".repeat(100)).unwrap();
-    let o = run(
-        &d,
-        tmp.path(),
-        &["list", "visitors", "--all", "--format", "jsonl"],
-    );
+    let o = run(&d, tmp.path(), &ALL_VISITORS);
     assert!(o.status.success(), "{}", err(&o));
     assert_eq!(jsonl(&o).len(), 20);
     assert_eq!(
@@ -383,21 +369,8 @@ fn the_sync_keeps_its_pace() {
 fn queries_keep_visitors_and_check_visitor_fields_from_the_store() {
     let d = Demo::start(300, 50, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        tmp.path(),
-        &[
-            "list",
-            "visitors",
-            "-q",
-            "name:\"no such name\"",
-            "--all",
-            "--format",
-            "jsonl",
-        ],
-    );
-    assert!(o.status.success(), "{}", err(&o));
-    assert_eq!(jsonl(&o).len(), 0);
+    let none = listed_ids(&d, tmp.path(), "visitors", &["-q", "name:\"no such name\""]);
+    assert_eq!(none.len(), 0);
     assert_eq!(visitor_count(&d, tmp.path()), 50);
     let data = d.s().data();
     let v = data
@@ -428,23 +401,6 @@ fn queries_keep_visitors_and_check_visitor_fields_from_the_store() {
         .collect();
     assert!(!want.is_empty());
     let q = format!("visitor.name:\"{name}\"");
-    let o = run(
-        &d,
-        tmp.path(),
-        &[
-            "list",
-            "conversations",
-            "-q",
-            &q,
-            "--all",
-            "--format",
-            "jsonl",
-        ],
-    );
-    assert!(o.status.success(), "{}", err(&o));
-    let got: Vec<String> = jsonl(&o)
-        .iter()
-        .map(|r| r["id"].as_str().unwrap().to_string())
-        .collect();
+    let got = listed_ids(&d, tmp.path(), "conversations", &["-q", &q]);
     assert_eq!(got, want);
 }
