@@ -216,12 +216,12 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     let n = app.conversations.rows().len();
     assert!(n >= 150, "{n}");
     let screen = testing::render(&app);
-    assert!(
-        screen.contains(&format!(
+    common::assert_has(
+        &screen,
+        &format!(
             "exporting the whole walk of conversations to {}: {n} rows fetched · more available · Esc stops",
             path.display()
-        )),
-        "{screen}"
+        ),
     );
     assert!(!path.exists(), "nothing written before the walk ends");
     // `e` while it runs says so and starts nothing
@@ -239,10 +239,7 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     assert_eq!(*kind, ExportKind::WholeWalk { warnings: vec![] });
     let (text, error) = dr.write(&mut app, &cmds);
     assert!(!error, "{text}");
-    assert!(
-        text.contains(&format!("exported the whole walk, all {rows} rows")),
-        "{text}"
-    );
+    common::assert_has(&text, &format!("exported the whole walk, all {rows} rows"));
     let written = std::fs::read_to_string(&path).unwrap();
     // every open conversation of the server, once
     let want = convo::demo::dataset(7, 900, 40)
@@ -481,9 +478,9 @@ fn an_existing_file_is_said_at_once_and_its_name_kept_for_editing() {
     assert!(exports(&cmds).is_empty() && dr.pending.is_empty());
     assert_eq!(app.prompt, Some(Prompt::ExportExists(typed.clone())));
     let screen = testing::render(&app);
-    assert!(
-        screen.contains("that file exists and is never overwritten: edit the name"),
-        "{screen}"
+    common::assert_has(
+        &screen,
+        "that file exists and is never overwritten: edit the name",
     );
     // editing it: the plain prompt again with the edited name; a free name goes on to the
     // scope question
@@ -567,8 +564,8 @@ async fn an_export_onto_a_full_disk_removes_the_partial_file_says_so_and_the_pat
     let cmds = export_cmds(&mut app, &path);
     let (text, error, _) = testing::run_export(&mut app, &cmds).await;
     assert!(error, "{text}");
-    assert!(text.contains("No space left on device"), "{text}");
-    assert!(text.contains("the partial file was removed"), "{text}");
+    common::assert_has(&text, "No space left on device");
+    common::assert_has(&text, "the partial file was removed");
     assert!(!path.exists(), "no partial file left");
     assert!(app.export_stream.is_none());
     // the same path works again with fewer rows

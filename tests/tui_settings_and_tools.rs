@@ -63,6 +63,21 @@ fn export_to(app: &mut App, path: &std::path::Path) -> Vec<Command> {
     convo::tui::testing::update_checked(app, key(KeyCode::Enter))
 }
 
+/// The parts of rows an export's commands hand to the writer, in order.
+fn export_parts(cmds: &[Command]) -> Vec<&convo::tui::export::ExportPart> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Command::ExportRows { part, .. } => Some(part),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The header of a conversation export: `convo list`'s columns, then the names the screen
+/// shows.
+const CONVERSATION_HEADER: &str = "id,siteId,visitorId,status,assigneeId,createdAt,updatedAt,\
+                                   visitorName,visitorEmail,siteName,assigneeName";
+
 // ---- keys ----
 
 #[test]
@@ -150,7 +165,7 @@ fn no_color_leaves_no_colour_in_the_buffer_and_the_meaning_in_text() {
     }
     let screen = testing::render(&app);
     // the selected row keeps its marker, unassigned and statuses their words
-    assert!(screen.contains(">"), "{screen}");
+    common::assert_has(&screen, ">");
     assert!(
         screen.contains("unassigned") && screen.contains("open"),
         "{screen}"
@@ -319,10 +334,7 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     assert!(sort.desc);
     assert_eq!(app.selected_id(), id, "the selected row stays selected");
     let screen = testing::render(&app);
-    assert!(
-        screen.contains("sorted by status ↓ (display only)"),
-        "{screen}"
-    );
+    common::assert_has(&screen, "sorted by status ↓ (display only)");
     // display order: statuses descending (pending, open, closed)
     let f = &app.sort.conversations;
     let rows = app.conversations.rows();
@@ -363,6 +375,15 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     assert_eq!(app.selected_id(), id);
 }
 
+/// CREATED is the 5th column: `>` five times picks it, `=` sorts by it ascending (oldest
+/// first).
+fn sort_by_created_ascending(app: &mut App) {
+    for _ in 0..5 {
+        update(app, ch('>'));
+    }
+    update(app, ch('='));
+}
+
 /// `L` with a sort on: the rows are not sorted again on every page (rows that arrive are
 /// shown after the sorted ones until they are a quarter more), and once loading ends every
 /// row is in order.
@@ -370,10 +391,7 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
 fn l_does_not_sort_on_every_page_and_ends_fully_sorted() {
     let (mut app, s) = loaded(120, 30, 3000);
     // CREATED ascending: the server sends newest first, so every page changes the order
-    for _ in 0..5 {
-        update(&mut app, ch('>'));
-    }
-    update(&mut app, ch('='));
+    sort_by_created_ascending(&mut app);
     assert_eq!(
         app.sort.conversations.sort.map(|s| (s.col, s.desc)),
         Some((Column::Created, false))
@@ -408,11 +426,7 @@ fn l_does_not_sort_on_every_page_and_ends_fully_sorted() {
 #[test]
 fn sorted_screen_snapshot() {
     let (mut app, _s) = loaded(120, 20, 60);
-    // CREATED is the 5th column: sort by it, ascending (oldest first)
-    for _ in 0..5 {
-        update(&mut app, ch('>'));
-    }
-    update(&mut app, ch('='));
+    sort_by_created_ascending(&mut app);
     insta::assert_snapshot!("sorted_by_created", testing::render(&app));
 }
 
@@ -454,13 +468,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     assert_eq!(*rows, app.conversations.rows().len());
     // the rows go to the writer in parts, none formatted here: one part (fewer rows than a
     // part holds), then the end
-    let parts: Vec<_> = cmds
-        .iter()
-        .filter_map(|c| match c {
-            Command::ExportRows { part, .. } => Some(part.clone()),
-            _ => None,
-        })
-        .collect();
+    let parts = export_parts(&cmds);
     assert_eq!(parts.len(), 1);
     assert_eq!(parts[0].len(), *rows);
     assert!(
@@ -469,13 +477,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     );
     let (contents, _) = parts[0].format(false, true);
     let mut lines = contents.lines();
-    assert_eq!(
-        lines.next(),
-        Some(
-            "id,siteId,visitorId,status,assigneeId,createdAt,updatedAt,\
-             visitorName,visitorEmail,siteName,assigneeName"
-        )
-    );
+    assert_eq!(lines.next(), Some(CONVERSATION_HEADER));
     assert_eq!(lines.count(), *rows);
     // the export is written: the next one may start
     update(
@@ -541,46 +543,26 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
 /// the screen knows nothing better than the id; formulas guarded; JSONL gets the same keys.
 #[tokio::test]
 async fn a_conversation_export_carries_the_names_the_screen_shows() {
-    use convo::tui::names::VisitorLabel;
     let dir = tempfile::tempdir().unwrap();
     let (mut app, _s) = loaded(120, 30, 8);
     let rows = app.conversations.rows().to_vec();
     // A name typed by a stranger that a spreadsheet would run.
     update(
         &mut app,
-        Msg::VisitorNames(vec![(
+        common::app::visitor_named(
             rows[1].visitor_id,
-            VisitorLabel {
-                name: Some("=HYPERLINK(\"x\")".into()),
-                email: Some("mal@example.org".into()),
-                external_id: None,
-            },
-        )]),
+            Some("=HYPERLINK(\"x\")"),
+            Some("mal@example.org"),
+            None,
+        ),
     );
-    let export = |app: &mut App, name: &str| {
-        update(app, ch('e'));
-        update(
-            app,
-            Msg::Key(crossterm::event::KeyEvent::new(
-                KeyCode::Char('u'),
-                crossterm::event::KeyModifiers::CONTROL,
-            )),
-        );
-        type_text(app, dir.path().join(name).to_str().unwrap());
-        convo::tui::testing::update_checked(app, key(KeyCode::Enter))
-    };
+    let export = |app: &mut App, name: &str| export_to(app, &dir.path().join(name));
     let cmds = export(&mut app, "named.csv");
     let (text, error, _) = convo::tui::testing::run_export(&mut app, &cmds).await;
     assert!(!error, "{text}");
     let csv = std::fs::read_to_string(dir.path().join("named.csv")).unwrap();
     let mut lines = csv.lines();
-    assert_eq!(
-        lines.next(),
-        Some(
-            "id,siteId,visitorId,status,assigneeId,createdAt,updatedAt,\
-             visitorName,visitorEmail,siteName,assigneeName"
-        )
-    );
+    assert_eq!(lines.next(), Some(CONVERSATION_HEADER));
     for (c, line) in rows.iter().zip(lines) {
         let ids = format!("{},{},{},", c.id, c.site_id, c.visitor_id);
         assert!(line.starts_with(&ids), "{line}");
@@ -705,8 +687,8 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     assert!(app.conversations.generation > gc && app.visitors.generation == gv);
     assert_eq!(app.conversations.rows().len(), 20);
     let screen = testing::render(&app);
-    assert!(screen.contains("profile staging"), "{screen}");
-    assert!(screen.contains("staging.example"), "{screen}");
+    common::assert_has(&screen, "profile staging");
+    common::assert_has(&screen, "staging.example");
     // a failed load says why and changes nothing
     let id = app.profiles.request;
     update(
@@ -928,11 +910,9 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     let path = dir.path().join("big.csv");
     let start = |app: &mut App| export_to(app, &path);
     let parts = |cmds: &[Command]| {
-        cmds.iter()
-            .filter_map(|c| match c {
-                Command::ExportRows { part, .. } => Some(part.len()),
-                _ => None,
-            })
+        export_parts(cmds)
+            .iter()
+            .map(|p| p.len())
             .collect::<Vec<_>>()
     };
 
@@ -951,12 +931,12 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     assert_eq!(parts(&cmds), vec![PART_ROWS]);
     // progress on the status line
     let screen = testing::render(&app);
-    assert!(
-        screen.contains(&format!(
+    common::assert_has(
+        &screen,
+        &format!(
             "exporting to {}: {PART_ROWS} of {n} rows written",
             path.display()
-        )),
-        "{screen}"
+        ),
     );
     // no refresh starts while the rows are being read
     let due = testing::now()
