@@ -5,27 +5,60 @@ mod common;
 use common::{Demo, convo_cmd};
 use convo::demo::Faults;
 
+/// A small demo server and a clean home to run convo in.
+fn demo_and_home() -> (Demo, tempfile::TempDir) {
+    let d = Demo::start(20, 10, Faults::default());
+    (d, tempfile::tempdir().expect("a home"))
+}
+
+/// `convo ARGS` in the clean home `home` with `env` set.
+fn convo(home: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
+    let mut c = convo_cmd(home);
+    c.envs(env.iter().copied());
+    c.args(args).output().expect("runs")
+}
+
+/// [`convo`], which must exit with `code`: what it printed on stdout and on stderr.
+fn exits(
+    code: i32,
+    home: &std::path::Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (String, String) {
+    let o = convo(home, env, args);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {out}{err}");
+    (out, err)
+}
+
+/// Writes `text` to `dir/name` readable by its owner only (a config that may hold a key).
+fn private_file(dir: &std::path::Path, name: &str, text: String) -> std::path::PathBuf {
+    let path = common::file(dir, name, text);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    path
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
 #[test]
 fn doctor_passes_against_a_working_service() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", d.key())
-        .args(["--base-url", &d.url(), "doctor"])
-        .output()
-        .unwrap();
+    let (d, tmp) = demo_and_home();
+    let o = convo(
+        tmp.path(),
+        &[("CONVO_API_KEY", &d.key())],
+        &["--base-url", &d.url(), "doctor"],
+    );
     let out = text(&o.stdout);
     assert!(o.status.success(), "{out}");
-    assert!(
-        out.contains("ok    GET /v1/conversations answered in"),
-        "{out}"
-    );
-    assert!(out.contains("ok    GET /v1/visitors answered in"), "{out}");
-    assert!(out.contains("clock within"), "{out}");
+    common::assert_has(&out, "ok    GET /v1/conversations answered in");
+    common::assert_has(&out, "ok    GET /v1/visitors answered in");
+    common::assert_has(&out, "clock within");
     assert!(
         out.contains("sk_…") && !out.contains(&d.key()),
         "key masked: {out}"
@@ -35,17 +68,15 @@ fn doctor_passes_against_a_working_service() {
 
 #[test]
 fn doctor_fails_with_a_fix_when_the_key_is_refused() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "sk_demo_wrongkey00000000")
-        .args(["--base-url", &d.url(), "doctor"])
-        .output()
-        .unwrap();
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("FAIL  GET /v1/conversations"), "{out}");
-    assert!(out.contains("fix: check the key"), "{out}");
+    let (d, tmp) = demo_and_home();
+    let (out, _) = exits(
+        1,
+        tmp.path(),
+        &[("CONVO_API_KEY", "sk_demo_wrongkey00000000")],
+        &["--base-url", &d.url(), "doctor"],
+    );
+    common::assert_has(&out, "FAIL  GET /v1/conversations");
+    common::assert_has(&out, "fix: check the key");
     assert!(!out.contains("wrongkey0000"), "{out}");
 }
 
@@ -53,84 +84,73 @@ fn doctor_fails_with_a_fix_when_the_key_is_refused() {
 fn doctor_reports_a_broken_config() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = common::file(tmp.path(), "c.toml", "base_url = 3\n");
-    let o = convo_cmd(tmp.path())
-        .args(["--config", cfg.to_str().unwrap(), "doctor"])
-        .output()
-        .unwrap();
+    let o = convo(
+        tmp.path(),
+        &[],
+        &["--config", cfg.to_str().unwrap(), "doctor"],
+    );
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        out.contains("FAIL  config") && out.contains("line 1"),
-        "{out}"
-    );
+    common::assert_has_all(&out, &["FAIL  config", "line 1"]);
 }
 
-/// `convo doctor` against the demo server with this config text (after `base_url`).
-fn doctor_with(d: &Demo, tmp: &std::path::Path, extra: &str) -> (Option<i32>, String) {
-    let cfg = common::file(tmp, "c.toml", format!("base_url = {:?}\n{extra}", d.url()));
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
-    let o = convo_cmd(tmp)
-        .env("CONVO_API_KEY", d.key())
-        .args(["--config", cfg.to_str().unwrap(), "doctor"])
-        .output()
-        .unwrap();
-    (o.status.code(), text(&o.stdout))
+/// `convo doctor` against the demo server with this config text (after `base_url`); asserts
+/// that it exits with `code`, and gives what it printed.
+fn doctor_with(d: &Demo, tmp: &std::path::Path, extra: &str, code: i32) -> String {
+    let cfg = private_file(tmp, "c.toml", format!("base_url = {:?}\n{extra}", d.url()));
+    let o = convo(
+        tmp,
+        &[("CONVO_API_KEY", &d.key())],
+        &["--config", cfg.to_str().unwrap(), "doctor"],
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(code), "{extra}: {out}");
+    out
 }
 
 #[test]
 fn doctor_reports_what_the_tui_would_refuse_in_keys_with_the_fix() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home();
     // accepted remaps: an ok line, the rest of the checks still run
-    let (code, out) = doctor_with(&d, tmp.path(), "[keys]\nreload = [\"F5\"]\ncopy = []\n");
-    assert_eq!(code, Some(0), "{out}");
-    assert!(
-        out.contains("ok    [keys] (2 actions rebound), [theme], [columns] and web_url"),
-        "{out}"
+    let out = doctor_with(&d, tmp.path(), "[keys]\nreload = [\"F5\"]\ncopy = []\n", 0);
+    common::assert_has(
+        &out,
+        "ok    [keys] (2 actions rebound), [theme], [columns] and web_url",
     );
     // a key on two actions: named, with the fix, and the exit code says it failed
-    let (code, out) = doctor_with(&d, tmp.path(), "[keys]\nquit = \"r\"\n");
-    assert_eq!(code, Some(1), "{out}");
-    assert!(
-        out.contains("FAIL") && out.contains("\"r\" is bound to both reload and quit"),
-        "{out}"
-    );
-    assert!(out.contains("the TUI would refuse to start"), "{out}");
-    assert!(
-        out.contains("fix: give one of the two actions another key"),
-        "{out}"
-    );
-    assert!(out.contains("ok    GET /v1/conversations"), "{out}");
+    let out = doctor_with(&d, tmp.path(), "[keys]\nquit = \"r\"\n", 1);
+    common::assert_has_all(&out, &["FAIL", "\"r\" is bound to both reload and quit"]);
+    common::assert_has(&out, "the TUI would refuse to start");
+    common::assert_has(&out, "fix: give one of the two actions another key");
+    common::assert_has(&out, "ok    GET /v1/conversations");
     // an unknown action and a bad key: each reported on its own
-    let (code, out) = doctor_with(
+    let out = doctor_with(
         &d,
         tmp.path(),
         "[keys]\nreloda = \"F5\"\ncopy = \"Hyper-c\"\n",
+        1,
     );
-    assert_eq!(code, Some(1), "{out}");
     // each with its line (base_url is line 1, [keys] line 2)
-    assert!(out.contains("c.toml, line 3: keys.reloda"), "{out}");
-    assert!(out.contains("c.toml, line 4: keys.copy"), "{out}");
+    common::assert_has(&out, "c.toml, line 3: keys.reloda");
+    common::assert_has(&out, "c.toml, line 4: keys.copy");
     assert!(
         out.contains("keys.reloda: no action named \"reloda\"")
             && out.contains("fix: rename keys.reloda to one of the actions listed"),
         "{out}"
     );
-    assert!(
-        out.contains("keys.copy: \"Hyper-c\" is not a key") && out.contains("fix: write keys.copy"),
-        "{out}"
+    common::assert_has_all(
+        &out,
+        &[
+            "keys.copy: \"Hyper-c\" is not a key",
+            "fix: write keys.copy",
+        ],
     );
     assert_eq!(out.matches("FAIL").count(), 2, "{out}");
 }
 
 #[test]
 fn doctor_reports_a_bad_theme_or_columns_by_key() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home();
     for (extra, key) in [
         ("[theme]\npreset = \"neon\"\n", "theme.preset"),
         ("[theme]\naccent = \"blurple\"\n", "theme.accent"),
@@ -139,10 +159,9 @@ fn doctor_reports_a_bad_theme_or_columns_by_key() {
             "columns.conversations",
         ),
     ] {
-        let (code, out) = doctor_with(&d, tmp.path(), extra);
-        assert_eq!(code, Some(1), "{out}");
+        let out = doctor_with(&d, tmp.path(), extra, 1);
         assert!(out.contains("FAIL  config") && out.contains(key), "{out}");
-        assert!(out.contains("fix: "), "{out}");
+        common::assert_has(&out, "fix: ");
     }
 }
 
@@ -150,22 +169,12 @@ fn doctor_reports_a_bad_theme_or_columns_by_key() {
 /// the config's own checks refuse a value: file, line, key, and the names the tab has.
 #[test]
 fn every_command_refuses_an_unknown_column_with_the_file_line_and_key() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = tmp.path().join("c.toml");
-    std::fs::write(
-        &cfg,
-        format!(
-            "base_url = {:?}\n[columns]\nvisitors = [\"name\", \"site\"]\n",
-            d.url()
-        ),
-    )
-    .unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
+    let (d, tmp) = demo_and_home();
+    let config = format!(
+        "base_url = {:?}\n[columns]\nvisitors = [\"name\", \"site\"]\n",
+        d.url()
+    );
+    let cfg = private_file(tmp.path(), "c.toml", config);
     for args in [
         &["list", "conversations"][..],
         &["summary", "conversations"][..],
@@ -192,8 +201,7 @@ fn every_command_refuses_an_unknown_column_with_the_file_line_and_key() {
 
 #[test]
 fn config_init_checks_writes_0600_and_never_overwrites_silently() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home();
     let cfg = tmp.path().join("sub").join("config.toml");
     let init = |force: bool, key: &str| {
         let mut c = convo_cmd(tmp.path());
@@ -235,17 +243,18 @@ fn config_init_checks_writes_0600_and_never_overwrites_silently() {
     assert!(std::fs::read_to_string(&cfg).unwrap().contains("base_url"));
 
     // The written file works as a config.
-    let o = convo_cmd(tmp.path())
-        .args([
+    let o = convo(
+        tmp.path(),
+        &[],
+        &[
             "--config",
             cfg.to_str().unwrap(),
             "list",
             "visitors",
             "--limit",
             "3",
-        ])
-        .output()
-        .unwrap();
+        ],
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
@@ -253,10 +262,7 @@ fn config_init_checks_writes_0600_and_never_overwrites_silently() {
 fn completions_and_man_page_come_from_the_cli_definitions() {
     let tmp = tempfile::tempdir().unwrap();
     for shell in ["bash", "zsh", "fish"] {
-        let o = convo_cmd(tmp.path())
-            .args(["completions", shell])
-            .output()
-            .unwrap();
+        let o = convo(tmp.path(), &[], &["completions", shell]);
         assert!(o.status.success());
         let s = text(&o.stdout);
         assert!(
@@ -271,30 +277,21 @@ fn completions_and_man_page_come_from_the_cli_definitions() {
 
 #[test]
 fn doctor_checks_the_response_time_targets() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let (code, out) = doctor_with(&d, tmp.path(), "");
-    assert_eq!(code, Some(0), "{out}");
-    assert!(
-        out.contains("ok    [sla]: no response-time targets"),
-        "{out}"
-    );
-    let (code, out) = doctor_with(
+    let (d, tmp) = demo_and_home();
+    let out = doctor_with(&d, tmp.path(), "", 0);
+    common::assert_has(&out, "ok    [sla]: no response-time targets");
+    let out = doctor_with(
         &d,
         tmp.path(),
         "[sla]\nfirst_response = \"5m\"\nbusiness_hours = \"Mon-Fri 09:00-18:00\"\ntimezone = \"Europe/Lisbon\"\n",
+        0,
     );
-    assert_eq!(code, Some(0), "{out}");
-    assert!(
-        out.contains("ok    [sla]: first response 5m, resolution not tracked, imminent at 80 %, business hours Mon-Fri 09:00-18:00 (Europe/Lisbon)"),
-        "{out}"
+    common::assert_has(
+        &out,
+        "ok    [sla]: first response 5m, resolution not tracked, imminent at 80 %, business hours Mon-Fri 09:00-18:00 (Europe/Lisbon)",
     );
-    let (code, out) = doctor_with(&d, tmp.path(), "[sla]\nfirst_response = \"5 parsecs\"\n");
-    assert_eq!(code, Some(1), "{out}");
-    assert!(
-        out.contains("FAIL  config") && out.contains("line 3: sla.first_response"),
-        "{out}"
-    );
+    let out = doctor_with(&d, tmp.path(), "[sla]\nfirst_response = \"5 parsecs\"\n", 1);
+    common::assert_has_all(&out, &["FAIL  config", "line 3: sla.first_response"]);
 }
 
 #[test]
@@ -314,9 +311,9 @@ fn with_no_config_the_error_suggests_config_init_and_the_example() {
         .unwrap();
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("run `convo config init`"), "{err}");
-    assert!(err.contains("config.example.toml"), "{err}");
-    assert!(err.contains("convo --demo"), "{err}");
+    common::assert_has(&err, "run `convo config init`");
+    common::assert_has(&err, "config.example.toml");
+    common::assert_has(&err, "convo --demo");
 }
 
 /// `convo config init` with standard input (not a terminal) answering its prompts.
@@ -335,8 +332,7 @@ fn init_with_stdin(
 
 #[test]
 fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home();
     let cfg = tmp.path().join("config.toml");
     let wrong = "sk_demo_wrongkey00000000";
     // two refused keys, then the right one: the URL was typed once
@@ -348,13 +344,10 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(err.matches("Base URL of the service").count(), 1, "{err}");
     assert_eq!(err.matches("API key (sk_…)").count(), 3, "{err}");
-    assert!(
-        err.contains("did not accept the key from standard input"),
-        "{err}"
-    );
-    assert!(
-        err.contains("the API key from standard input does not start with \"sk_\""),
-        "{err}"
+    common::assert_has(&err, "did not accept the key from standard input");
+    common::assert_has(
+        &err,
+        "the API key from standard input does not start with \"sk_\"",
     );
     assert!(!err.contains("CONVO_API_KEY environment variable"), "{err}");
     // there is no config to set key_prefix in yet
@@ -384,13 +377,12 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
     // input that ends: said, not asked forever
     let (code, err) = init_with_stdin(tmp.path(), &cfg, format!("{}\n{wrong}\n", d.url()));
     assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("standard input ended"), "{err}");
+    common::assert_has(&err, "standard input ended");
 }
 
 #[test]
 fn config_init_at_a_terminal_asks_for_the_key_again_after_a_refusal() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home();
     let cfg = tmp.path().join("config.toml");
     let home = tmp.path().to_str().unwrap().to_string();
     let log = tmp.path().join("convo.log");
@@ -406,7 +398,7 @@ fn config_init_at_a_terminal_asks_for_the_key_again_after_a_refusal() {
     p.wait_until(wait, |s| s.contains("not shown"));
     p.send(b"sk_demo_wrongkey00000000\r");
     let s = p.wait_until(wait, |s| s.contains("Try again (2 of 3"));
-    assert!(s.contains("did not accept the key from the prompt"), "{s}");
+    common::assert_has(&s, "did not accept the key from the prompt");
     assert!(
         !s.contains("CONVO_API_KEY") && !s.contains("wrongkey"),
         "{s}"
@@ -420,36 +412,30 @@ fn config_init_at_a_terminal_asks_for_the_key_again_after_a_refusal() {
 #[test]
 fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let o = convo_cmd(tmp.path())
-        .args(["--demo", "--view", "nope"])
-        .output()
-        .unwrap();
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("no saved view named \"nope\""), "{err}");
+    let (_, err) = exits(2, tmp.path(), &[], &["--demo", "--view", "nope"]);
+    common::assert_has(&err, "no saved view named \"nope\"");
     let cfg = common::file(tmp.path(), "c.toml", "[keys]\nquit = \"r\"\n");
-    let o = convo_cmd(tmp.path())
-        .args(["--config", cfg.to_str().unwrap(), "--demo"])
-        .output()
-        .unwrap();
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("bound to both"), "{err}");
+    let (_, err) = exits(
+        2,
+        tmp.path(),
+        &[],
+        &["--config", cfg.to_str().unwrap(), "--demo"],
+    );
+    common::assert_has(&err, "bound to both");
     // the demo read [keys] from the file: it names the file and the line
-    assert!(err.contains("c.toml, line 1: keys"), "{err}");
+    common::assert_has(&err, "c.toml, line 1: keys");
     // Not the demo (which reads only parts of the file): the file and the line of [keys].
     std::fs::write(
         &cfg,
         "base_url = \"http://127.0.0.1:9\"\n[keys]\nquit = \"r\"\n",
     )
     .unwrap();
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "sk_test_0123456789")
-        .args(["--config", cfg.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let (_, err) = exits(
+        2,
+        tmp.path(),
+        &[("CONVO_API_KEY", "sk_test_0123456789")],
+        &["--config", cfg.to_str().unwrap()],
+    );
     assert!(
         err.contains("c.toml, line 2: keys"),
         "the line of [keys]: {err}"
@@ -458,28 +444,27 @@ fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
 
 #[test]
 fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
-    let d = Demo::start(20, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home();
     // a value refused after parsing: its line, as for parse errors
-    let (code, out) = doctor_with(
+    let out = doctor_with(
         &d,
         tmp.path(),
         "page_size = 10\n\n[theme]\npreset = \"neon\"\n",
+        1,
     );
-    assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("line 5: theme.preset"), "{out}");
+    common::assert_has(&out, "line 5: theme.preset");
     // no file: the fix is `convo config init`, not "fix the file"
-    let o = convo_cmd(tmp.path())
-        .args([
+    let (out, _) = exits(
+        1,
+        tmp.path(),
+        &[],
+        &[
             "--config",
             tmp.path().join("none.toml").to_str().unwrap(),
             "doctor",
-        ])
-        .output()
-        .unwrap();
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("fix: run `convo config init`"), "{out}");
+        ],
+    );
+    common::assert_has(&out, "fix: run `convo config init`");
     assert_eq!(
         out.matches("convo config init").count(),
         1,
@@ -488,27 +473,25 @@ fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
     assert!(!out.contains("fix the file"), "{out}");
     // a bad CONVO_API_KEY beside a good file: the variable is named, not the file
     let cfg = common::file(tmp.path(), "c.toml", format!("base_url = {:?}\n", d.url()));
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "pk_live_0123456789")
-        .args(["--config", cfg.to_str().unwrap(), "doctor"])
-        .output()
-        .unwrap();
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(
-        out.contains("FAIL  the API key from the CONVO_API_KEY environment variable"),
-        "{out}"
+    let (out, _) = exits(
+        1,
+        tmp.path(),
+        &[("CONVO_API_KEY", "pk_live_0123456789")],
+        &["--config", cfg.to_str().unwrap(), "doctor"],
+    );
+    common::assert_has(
+        &out,
+        "FAIL  the API key from the CONVO_API_KEY environment variable",
     );
     assert!(!out.contains("config error in"), "{out}");
-    assert!(out.contains("fix: fix CONVO_API_KEY, or unset it"), "{out}");
+    common::assert_has(&out, "fix: fix CONVO_API_KEY, or unset it");
     // and the same for `convo list` (exit 2, a usage error)
-    let o = convo_cmd(tmp.path())
-        .env("CONVO_API_KEY", "pk_live_0123456789")
-        .args(["--config", cfg.to_str().unwrap(), "list", "visitors"])
-        .output()
-        .unwrap();
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let (_, err) = exits(
+        2,
+        tmp.path(),
+        &[("CONVO_API_KEY", "pk_live_0123456789")],
+        &["--config", cfg.to_str().unwrap(), "list", "visitors"],
+    );
     assert!(
         err.starts_with("convo: error: the API key from the CONVO_API_KEY environment variable"),
         "{err}"
@@ -551,14 +534,13 @@ fn version_and_doctor_name_the_commit_and_the_build_date() {
 fn doctor_says_whether_the_service_compresses_and_how_much_a_page_shrinks() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Demo::start(300, 50, Faults::default());
-    let (code, out) = doctor_with(&d, tmp.path(), "");
-    assert_eq!(code, Some(0), "{out}");
+    let out = doctor_with(&d, tmp.path(), "", 0);
     let line = out
         .lines()
         .find(|l| l.contains("compress"))
         .unwrap_or_else(|| panic!("no compression line: {out}"));
     assert!(line.starts_with("ok    the service compresses ("), "{line}");
-    assert!(line.contains("% smaller"), "{line}");
+    common::assert_has(&line, "% smaller");
     // The same service, plain: said, and not a failure.
     let rt = tokio::runtime::Runtime::new().unwrap();
     let plain = rt
@@ -574,10 +556,6 @@ fn doctor_says_whether_the_service_compresses_and_how_much_a_page_shrinks() {
         server: Some(plain),
         rt,
     };
-    let (code, out) = doctor_with(&d, tmp.path(), "");
-    assert_eq!(code, Some(0), "{out}");
-    assert!(
-        out.contains("the service does not compress its answers"),
-        "{out}"
-    );
+    let out = doctor_with(&d, tmp.path(), "", 0);
+    common::assert_has(&out, "the service does not compress its answers");
 }

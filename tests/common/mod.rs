@@ -187,6 +187,14 @@ pub fn assert_has(text: &str, part: &str) {
     assert!(text.contains(part), "no {part:?} in:\n{text}");
 }
 
+/// [`assert_has`] for each of `parts`.
+#[track_caller]
+pub fn assert_has_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert_has(text, part);
+    }
+}
+
 /// Writes `text` to `dir/name`; the path.
 pub fn file(dir: &std::path::Path, name: &str, text: impl AsRef<[u8]>) -> std::path::PathBuf {
     let path = dir.join(name);
