@@ -98,14 +98,9 @@ fn doctor_reports_a_broken_config() {
 /// that it exits with `code`, and gives what it printed.
 fn doctor_with(d: &Demo, tmp: &std::path::Path, extra: &str, code: i32) -> String {
     let cfg = private_file(tmp, "c.toml", format!("base_url = {:?}\n{extra}", d.url()));
-    let o = convo(
-        tmp,
-        &[("CONVO_API_KEY", &d.key())],
-        &["--config", cfg.to_str().unwrap(), "doctor"],
-    );
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(code), "{extra}: {out}");
-    out
+    let key = d.key();
+    let doctor = ["--config", cfg.to_str().unwrap(), "doctor"];
+    exits(code, tmp, &[("CONVO_API_KEY", &key)], &doctor).0
 }
 
 #[test]
@@ -316,18 +311,22 @@ fn with_no_config_the_error_suggests_config_init_and_the_example() {
     common::assert_has(&err, "convo --demo");
 }
 
-/// `convo config init` with standard input (not a terminal) answering its prompts.
+/// `convo config init` with standard input (not a terminal) answering its prompts, one
+/// line each; asserts that it exits with `code`, and gives what it said (stderr).
 fn init_with_stdin(
     tmp: &std::path::Path,
     cfg: &std::path::Path,
-    input: String,
-) -> (Option<i32>, String) {
+    lines: &[&str],
+    code: i32,
+) -> String {
     let o = convo_cmd(tmp)
         .args(["--config", cfg.to_str().unwrap(), "config", "init"])
-        .write_stdin(input)
+        .write_stdin(lines.iter().map(|l| format!("{l}\n")).collect::<String>())
         .output()
         .unwrap();
-    (o.status.code(), text(&o.stderr))
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "{lines:?}: {err}");
+    err
 }
 
 #[test]
@@ -336,12 +335,13 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
     let cfg = tmp.path().join("config.toml");
     let wrong = "sk_demo_wrongkey00000000";
     // two refused keys, then the right one: the URL was typed once
-    let (code, err) = init_with_stdin(
+    let (url, key) = (d.url(), d.key());
+    let err = init_with_stdin(
         tmp.path(),
         &cfg,
-        format!("{}\n{wrong}\nnot-a-secret-key\n{}\n", d.url(), d.key()),
+        &[&url, wrong, "not-a-secret-key", &key],
+        0,
     );
-    assert_eq!(code, Some(0), "{err}");
     assert_eq!(err.matches("Base URL of the service").count(), 1, "{err}");
     assert_eq!(err.matches("API key (sk_…)").count(), 3, "{err}");
     common::assert_has(&err, "did not accept the key from standard input");
@@ -361,12 +361,7 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
 
     // three refused keys: nothing written, and the last error names the source
     std::fs::remove_file(&cfg).unwrap();
-    let (code, err) = init_with_stdin(
-        tmp.path(),
-        &cfg,
-        format!("{}\n{wrong}\n{wrong}\n{wrong}\n{}\n", d.url(), d.key()),
-    );
-    assert_eq!(code, Some(2), "{err}");
+    let err = init_with_stdin(tmp.path(), &cfg, &[&url, wrong, wrong, wrong, &key], 2);
     assert_eq!(err.matches("API key (sk_…)").count(), 3, "{err}");
     assert!(
         err.contains("nothing was written") && err.contains("from standard input"),
@@ -375,8 +370,7 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
     assert!(!cfg.exists());
 
     // input that ends: said, not asked forever
-    let (code, err) = init_with_stdin(tmp.path(), &cfg, format!("{}\n{wrong}\n", d.url()));
-    assert_eq!(code, Some(2), "{err}");
+    let err = init_with_stdin(tmp.path(), &cfg, &[&url, wrong], 2);
     common::assert_has(&err, "standard input ended");
 }
 
