@@ -8,8 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Demo, convo_cmd};
-use convo::demo::Faults;
+use common::{Demo, convo_cmd, demo_and_home};
 
 struct Out {
     code: Option<i32>,
@@ -57,42 +56,35 @@ fn refused(d: &Demo, tmp: &Path, cfg: &Path, env_key: Option<&str>) -> String {
     o.err
 }
 
+/// [`refused`] with a config `name` holding the demo's base URL, then `rest`; with the demo's
+/// key in CONVO_API_KEY if `env_key`.
+fn refused_with(d: &Demo, tmp: &Path, name: &str, rest: &str, env_key: bool) -> String {
+    let cfg = write(tmp, name, &format!("base_url = \"{}\"\n{rest}", d.url()));
+    refused(d, tmp, &cfg, env_key.then(|| d.key()).as_deref())
+}
+
 #[test]
 fn a_config_given_with_config_that_does_not_exist_says_where_it_looked() {
-    let d = Demo::start(5, 5, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home(5, 5);
     let e = refused(&d, tmp.path(), &tmp.path().join("nowhere.toml"), None);
-    assert!(
-        e.contains("no config file at") && e.contains("(from --config)"),
-        "{e}"
-    );
-    assert!(
-        e.contains("config.example.toml") && e.contains("--demo"),
-        "{e}"
-    );
+    common::assert_has_all(&e, &["no config file at", "(from --config)"]);
+    common::assert_has_all(&e, &["config.example.toml", "--demo"]);
 }
 
 #[test]
 fn an_empty_config_says_what_is_missing() {
-    let d = Demo::start(5, 5, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home(5, 5);
     let cfg = write(tmp.path(), "empty.toml", "");
     let e = refused(&d, tmp.path(), &cfg, Some(&d.key()));
-    assert!(e.contains("base_url") && e.contains("not set"), "{e}");
+    common::assert_has_all(&e, &["base_url", "not set"]);
     // With a base URL but no key anywhere, the key is what is missing.
-    let cfg = write(
-        tmp.path(),
-        "no-key.toml",
-        &format!("base_url = \"{}\"\n", d.url()),
-    );
-    let e = refused(&d, tmp.path(), &cfg, None);
-    assert!(e.contains("api_key") && e.contains("CONVO_API_KEY"), "{e}");
+    let e = refused_with(&d, tmp.path(), "no-key.toml", "", false);
+    common::assert_has_all(&e, &["api_key", "CONVO_API_KEY"]);
 }
 
 #[test]
 fn a_config_that_is_not_toml_names_the_line() {
-    let d = Demo::start(5, 5, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home(5, 5);
     for (name, text, line) in [
         ("json.toml", "{\"base_url\": \"http://127.0.0.1:1\"}\n", 1),
         (
@@ -113,72 +105,43 @@ fn a_config_that_is_not_toml_names_the_line() {
     assert!(e.contains("cannot read config"), "{e}");
 }
 
+/// Keys with a value of the wrong type.
+const WRONG_TYPES: [(&str, &str); 4] = [
+    ("page_size", "\"ten\""),
+    ("request_timeout_secs", "-3"),
+    ("allow_insecure_http", "\"yes\""),
+    ("auth_header", "42"),
+];
+
 #[test]
 fn wrong_types_name_the_line_and_the_key() {
-    let d = Demo::start(5, 5, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let url = d.url();
-    for (key, value) in [
-        ("page_size", "\"ten\""),
-        ("request_timeout_secs", "-3"),
-        ("allow_insecure_http", "\"yes\""),
-        ("auth_header", "42"),
-    ] {
-        let cfg = write(
-            tmp.path(),
-            &format!("{key}.toml"),
-            &format!("base_url = \"{url}\"\n\n{key} = {value}\n"),
-        );
-        let e = refused(&d, tmp.path(), &cfg, Some(&d.key()));
+    let (d, tmp) = demo_and_home(5, 5);
+    for (key, value) in WRONG_TYPES {
+        let (name, rest) = (format!("{key}.toml"), format!("\n{key} = {value}\n"));
+        let e = refused_with(&d, tmp.path(), &name, &rest, true);
         assert!(e.contains("line 3"), "{key}: {e}");
         assert!(e.contains(key), "the message names the key {key}: {e}");
     }
     // In range but out of bounds: the value's rule is named.
-    let cfg = write(
-        tmp.path(),
-        "limit.toml",
-        &format!("base_url = \"{url}\"\npage_size = 500\n"),
-    );
-    let e = refused(&d, tmp.path(), &cfg, Some(&d.key()));
-    assert!(e.contains("page_size") && e.contains("1..=100"), "{e}");
+    let e = refused_with(&d, tmp.path(), "limit.toml", "page_size = 500\n", true);
+    common::assert_has_all(&e, &["page_size", "1..=100"]);
 }
 
 #[test]
 fn unknown_keys_are_named() {
-    let d = Demo::start(5, 5, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = write(
-        tmp.path(),
-        "typo.toml",
-        &format!("base_url = \"{}\"\npagesize = 20\n", d.url()),
-    );
-    let e = refused(&d, tmp.path(), &cfg, Some(&d.key()));
-    assert!(e.contains("line 2") && e.contains("pagesize"), "{e}");
-    let cfg = write(
-        tmp.path(),
-        "view-typo.toml",
-        &format!(
-            "base_url = \"{}\"\n[[views]]\nname = \"mine\"\nstatuss = \"open\"\n",
-            d.url()
-        ),
-    );
-    let e = refused(&d, tmp.path(), &cfg, Some(&d.key()));
+    let (d, tmp) = demo_and_home(5, 5);
+    let e = refused_with(&d, tmp.path(), "typo.toml", "pagesize = 20\n", true);
+    common::assert_has_all(&e, &["line 2", "pagesize"]);
+    let view = "[[views]]\nname = \"mine\"\nstatuss = \"open\"\n";
+    let e = refused_with(&d, tmp.path(), "view-typo.toml", view, true);
     assert!(e.contains("statuss"), "{e}");
 }
 
 #[test]
 fn a_key_with_the_wrong_prefix_in_the_file_is_never_sent() {
-    let d = Demo::start(5, 5, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = write(
-        tmp.path(),
-        "pk.toml",
-        &format!(
-            "base_url = \"{}\"\napi_key = \"pk_live_publishable9876\"\n",
-            d.url()
-        ),
-    );
-    let e = refused(&d, tmp.path(), &cfg, None);
+    let (d, tmp) = demo_and_home(5, 5);
+    let key = "api_key = \"pk_live_publishable9876\"\n";
+    let e = refused_with(&d, tmp.path(), "pk.toml", key, false);
     assert!(
         e.contains("api_key in") && e.contains("\"sk_\"") && e.contains("key_prefix"),
         "says where the key came from, what was expected and how to turn the check off: {e}"
@@ -188,8 +151,7 @@ fn a_key_with_the_wrong_prefix_in_the_file_is_never_sent() {
 
 #[test]
 fn a_key_command_that_fails_or_prints_nothing_is_named() {
-    let d = Demo::start(5, 5, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
+    let (d, tmp) = demo_and_home(5, 5);
     let url = d.url();
     for (name, cmd, says) in [
         (
@@ -201,12 +163,8 @@ fn a_key_command_that_fails_or_prints_nothing_is_named() {
         ("blank.toml", "printf '  \\n\\n'", "printed nothing"),
         ("missing.toml", "/nonexistent/convo-key-helper", "127"),
     ] {
-        let cfg = write(
-            tmp.path(),
-            name,
-            &format!("base_url = \"{url}\"\napi_key_command = \"{cmd}\"\n"),
-        );
-        let e = refused(&d, tmp.path(), &cfg, None);
+        let command = format!("api_key_command = \"{cmd}\"\n");
+        let e = refused_with(&d, tmp.path(), name, &command, false);
         assert!(
             e.contains("api_key_command") && e.contains("failed") && e.contains(says),
             "{name}: {e}"

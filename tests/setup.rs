@@ -2,14 +2,8 @@
 
 mod common;
 
-use common::{Demo, convo_cmd};
+use common::{Demo, convo_cmd, demo_and_home};
 use convo::demo::Faults;
-
-/// A small demo server and a clean home to run convo in.
-fn demo_and_home() -> (Demo, tempfile::TempDir) {
-    let d = Demo::start(20, 10, Faults::default());
-    (d, tempfile::tempdir().expect("a home"))
-}
 
 /// `convo ARGS` in the clean home `home` with `env` set.
 fn convo(home: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
@@ -48,7 +42,7 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn doctor_passes_against_a_working_service() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     let o = convo(
         tmp.path(),
         &[("CONVO_API_KEY", &d.key())],
@@ -68,7 +62,7 @@ fn doctor_passes_against_a_working_service() {
 
 #[test]
 fn doctor_fails_with_a_fix_when_the_key_is_refused() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     let (out, _) = exits(
         1,
         tmp.path(),
@@ -105,7 +99,7 @@ fn doctor_with(d: &Demo, tmp: &std::path::Path, extra: &str, code: i32) -> Strin
 
 #[test]
 fn doctor_reports_what_the_tui_would_refuse_in_keys_with_the_fix() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     // accepted remaps: an ok line, the rest of the checks still run
     let out = doctor_with(&d, tmp.path(), "[keys]\nreload = [\"F5\"]\ncopy = []\n", 0);
     common::assert_has(
@@ -145,17 +139,19 @@ fn doctor_reports_what_the_tui_would_refuse_in_keys_with_the_fix() {
 
 #[test]
 fn doctor_reports_a_bad_theme_or_columns_by_key() {
-    let (d, tmp) = demo_and_home();
-    for (extra, key) in [
+    let (d, tmp) = demo_and_home(20, 10);
+    // Each config (after base_url) and the key doctor names.
+    let bad = [
         ("[theme]\npreset = \"neon\"\n", "theme.preset"),
         ("[theme]\naccent = \"blurple\"\n", "theme.accent"),
         (
             "[columns]\nconversations = [\"status\", \"colour\"]\n",
             "columns.conversations",
         ),
-    ] {
+    ];
+    for (extra, key) in bad {
         let out = doctor_with(&d, tmp.path(), extra, 1);
-        assert!(out.contains("FAIL  config") && out.contains(key), "{out}");
+        common::assert_has_all(&out, &["FAIL  config", key]);
         common::assert_has(&out, "fix: ");
     }
 }
@@ -164,7 +160,7 @@ fn doctor_reports_a_bad_theme_or_columns_by_key() {
 /// the config's own checks refuse a value: file, line, key, and the names the tab has.
 #[test]
 fn every_command_refuses_an_unknown_column_with_the_file_line_and_key() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     let config = format!(
         "base_url = {:?}\n[columns]\nvisitors = [\"name\", \"site\"]\n",
         d.url()
@@ -196,7 +192,7 @@ fn every_command_refuses_an_unknown_column_with_the_file_line_and_key() {
 
 #[test]
 fn config_init_checks_writes_0600_and_never_overwrites_silently() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     let cfg = tmp.path().join("sub").join("config.toml");
     let init = |force: bool, key: &str| {
         let mut c = convo_cmd(tmp.path());
@@ -272,7 +268,7 @@ fn completions_and_man_page_come_from_the_cli_definitions() {
 
 #[test]
 fn doctor_checks_the_response_time_targets() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     let out = doctor_with(&d, tmp.path(), "", 0);
     common::assert_has(&out, "ok    [sla]: no response-time targets");
     let out = doctor_with(
@@ -331,7 +327,7 @@ fn init_with_stdin(
 
 #[test]
 fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     let cfg = tmp.path().join("config.toml");
     let wrong = "sk_demo_wrongkey00000000";
     // two refused keys, then the right one: the URL was typed once
@@ -376,7 +372,7 @@ fn config_init_names_the_key_it_was_given_and_asks_again_keeping_the_url() {
 
 #[test]
 fn config_init_at_a_terminal_asks_for_the_key_again_after_a_refusal() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     let cfg = tmp.path().join("config.toml");
     let home = tmp.path().to_str().unwrap().to_string();
     let log = tmp.path().join("convo.log");
@@ -438,7 +434,7 @@ fn an_unknown_view_or_a_bad_keys_table_exits_2_as_a_config_error() {
 
 #[test]
 fn doctor_gives_the_line_of_a_config_error_and_the_fix_that_fits_its_cause() {
-    let (d, tmp) = demo_and_home();
+    let (d, tmp) = demo_and_home(20, 10);
     // a value refused after parsing: its line, as for parse errors
     let out = doctor_with(
         &d,

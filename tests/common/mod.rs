@@ -160,6 +160,13 @@ pub fn client_for(url: &str, key: &str, tweak: impl FnOnce(&mut ClientSettings))
     Client::new(s).expect("client")
 }
 
+/// A demo server with `conversations` and `visitors` and no faults, and a clean home to run
+/// convo in (removed when dropped).
+pub fn demo_and_home(conversations: usize, visitors: usize) -> (Demo, tempfile::TempDir) {
+    let d = Demo::start(conversations, visitors, Faults::default());
+    (d, tempfile::tempdir().expect("a home"))
+}
+
 /// The real binary with a clean environment: no config file, a temp log, no inherited key.
 pub fn convo_cmd(tmp: &std::path::Path) -> assert_cmd::Command {
     let mut c = assert_cmd::Command::from_std(convo_std_cmd(tmp));
