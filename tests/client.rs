@@ -177,11 +177,8 @@ fn visitor_filters() {
         .collect();
     let with_email = vis.iter().find(|v| v["email"].is_string()).unwrap();
     let email = with_email["email"].as_str().unwrap().to_string();
-    let ext = vis
-        .iter()
-        .find_map(|v| v["externalId"].as_str())
-        .unwrap()
-        .to_string();
+    let ext = vis.iter().find_map(|v| v["externalId"].as_str());
+    let ext = ext.expect("a visitor with an external id").to_string();
     let c = d.client();
     for (f, key, val) in [
         (
@@ -259,10 +256,7 @@ fn wrong_key_is_401_unauthorized_without_the_key_in_the_message() {
 
 #[test]
 fn rate_limit_waits_retry_after_then_continues() {
-    let d = Demo::faulty(30, 10, |f| {
-        f.rate_limit_first = 1;
-        f.retry_after = "1".into();
-    });
+    let d = Demo::faulty(30, 10, common::rate_limited_once("1"));
     let c = d.client();
     let notices = Mutex::new(Vec::new());
     let on_retry = |n| notices.lock().unwrap().push(n);

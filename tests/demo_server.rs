@@ -24,6 +24,32 @@ fn http(timeout: Duration) -> reqwest::Client {
         .expect("client")
 }
 
+/// [`start`] with no faults but those `set` gives (`|f| f.hang = true`).
+async fn start_faulty(
+    conversations: usize,
+    visitors: usize,
+    set: impl FnOnce(&mut Faults),
+) -> DemoServer {
+    let mut faults = Faults::default();
+    set(&mut faults);
+    start(conversations, visitors, faults).await
+}
+
+/// `METHOD path` with the demo's key, given up after `timeout`.
+async fn send(
+    s: &DemoServer,
+    method: reqwest::Method,
+    path: &str,
+    timeout: Duration,
+) -> reqwest::Result<reqwest::Response> {
+    let url = format!("{}{path}", s.base_url());
+    http(timeout)
+        .request(method, url)
+        .bearer_auth(s.api_key())
+        .send()
+        .await
+}
+
 async fn start(conversations: usize, visitors: usize, faults: Faults) -> DemoServer {
     DemoServer::start(DemoOptions {
         addr: ([127, 0, 0, 1], 0).into(),
@@ -449,12 +475,14 @@ async fn strict_parameter_validation() {
     assert_eq!(a.status, 404);
     assert_eq!(a.json()["error"]["code"], "not_found");
     assert_eq!(get(&s, "/v1/conversations/").await.status, 404);
-    let r = http(Duration::from_secs(5))
-        .post(format!("{}/v1/conversations", s.base_url()))
-        .bearer_auth(s.api_key())
-        .send()
-        .await
-        .unwrap();
+    let r = send(
+        &s,
+        reqwest::Method::POST,
+        "/v1/conversations",
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
     assert_eq!(r.status().as_u16(), 405);
     let body: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
     assert_eq!(body["error"]["code"], "method_not_allowed");

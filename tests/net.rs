@@ -60,6 +60,13 @@ impl Field {
     }
 
     /// Runs `convo ARGS` with only `env` (and a private HOME) in its environment.
+    /// [`Field::run`] with the environment variable `var` naming `proxy` and SSL_CERT_FILE
+    /// trusting the field's CA, as curl users set them.
+    fn run_via(&self, proxy: &Proxy, var: &str, args: &[&str]) -> Output {
+        let ca = self.ca().display().to_string();
+        self.run(None, &[(var, &proxy.url()), ("SSL_CERT_FILE", &ca)], args)
+    }
+
     fn run(&self, config: Option<&Path>, env: &[(&str, &str)], args: &[&str]) -> Output {
         let home = self.tmp.path();
         let mut cmd = common::convo_cmd(home);
@@ -148,12 +155,7 @@ fn list_through_a_proxy_with_ca_file_sends_the_key_only_inside_the_tunnel() {
 fn ssl_cert_file_and_lower_case_https_proxy_work_as_with_curl() {
     let f = Field::start();
     let p = f.proxy(None);
-    let ca = f.ca().display().to_string();
-    let out = f.run(
-        None,
-        &[("https_proxy", &p.url()), ("SSL_CERT_FILE", &ca)],
-        LIST,
-    );
+    let out = f.run_via(&p, "https_proxy", LIST);
     assert_all_rows(&f, &out);
     assert_key_only_in_tunnel(&f, &p);
 }
@@ -381,12 +383,8 @@ fn proxy_credentials_are_sent_to_the_proxy_and_never_shown() {
 fn doctor_says_which_proxy_and_why_and_reports_a_dead_one() {
     let f = Field::start();
     let p = f.proxy(None);
+    let out = f.run_via(&p, "ALL_PROXY", &["doctor"]);
     let ca = f.ca().display().to_string();
-    let out = f.run(
-        None,
-        &[("ALL_PROXY", &p.url()), ("SSL_CERT_FILE", &ca)],
-        &["doctor"],
-    );
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{report}");
     assert!(

@@ -140,10 +140,7 @@ fn a_5xx_forever_is_a_clear_error_after_three_retries() {
 
 #[test]
 fn a_429_with_retry_after_2_waits_then_continues() {
-    let d = Demo::faulty(60, 10, |f| {
-        f.rate_limit_first = 1;
-        f.retry_after = "2".into();
-    });
+    let d = Demo::faulty(60, 10, common::rate_limited_once("2"));
     let r = walk(&d, 25);
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(jsonl_ids(&r.out), conversation_ids(&d));

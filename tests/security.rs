@@ -179,16 +179,20 @@ fn the_key_never_appears_in_config_errors() {
     }
 }
 
-#[test]
-fn debug_output_never_shows_the_key() {
-    let text = format!("base_url = \"https://chat.example.com\"\napi_key = \"{SECRET}\"\n");
-    let cfg = Config::from_toml_str(
-        &text,
+/// `text` as the file /etc/convo.toml, with no flags and no environment.
+fn parse_etc(text: &str) -> Result<Config, convo::config::ConfigError> {
+    Config::from_toml_str(
+        text,
         Path::new("/etc/convo.toml"),
         &Overrides::default(),
         &|_| None,
     )
-    .unwrap();
+}
+
+#[test]
+fn debug_output_never_shows_the_key() {
+    let text = format!("base_url = \"https://chat.example.com\"\napi_key = \"{SECRET}\"\n");
+    let cfg = parse_etc(&text).unwrap();
     assert_eq!(cfg.key.expose(), SECRET, "the key was read");
     let key = cfg.key.clone();
     let settings = ClientSettings::new(cfg.base_url.clone(), key.clone());
@@ -420,13 +424,7 @@ fn a_key_pasted_into_the_wrong_field_is_not_echoed() {
         format!("api_key_command = \"{SECRET}\""),
     ] {
         let text = format!("base_url = \"https://chat.example.com\"\n{line}\n");
-        let e = Config::from_toml_str(
-            &text,
-            Path::new("/etc/convo.toml"),
-            &Overrides::default(),
-            &|_| None,
-        )
-        .unwrap_err();
+        let e = parse_etc(&text).unwrap_err();
         assert_no_leak(&line, &e.to_string(), &[SECRET_PART]);
     }
 }

@@ -530,7 +530,7 @@ fn doctor_says_whether_the_service_compresses_and_how_much_a_page_shrinks() {
         .find(|l| l.contains("compress"))
         .unwrap_or_else(|| panic!("no compression line: {out}"));
     assert!(line.starts_with("ok    the service compresses ("), "{line}");
-    common::assert_has(&line, "% smaller");
+    common::assert_has(line, "% smaller");
     // The same service, plain: said, and not a failure.
     let rt = tokio::runtime::Runtime::new().unwrap();
     let plain = rt

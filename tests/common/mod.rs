@@ -138,6 +138,14 @@ pub fn count(server: &DemoServer, keep: impl Fn(&convo::demo::DemoConversation) 
         .count()
 }
 
+/// Faults where the first request is answered 429 with `Retry-After: retry_after`.
+pub fn rate_limited_once(retry_after: &str) -> impl FnOnce(&mut Faults) + '_ {
+    move |f| {
+        f.rate_limit_first = 1;
+        f.retry_after = retry_after.into();
+    }
+}
+
 /// No faults but those `set` gives.
 pub fn faults(set: impl FnOnce(&mut Faults)) -> Faults {
     let mut f = Faults::default();

@@ -2,23 +2,19 @@
 
 use std::time::{Duration, Instant};
 
-use convo::demo::{DemoOptions, DemoServer, Faults};
+use convo::demo::{DemoOptions, DemoServer};
+use reqwest::Method;
 use serde_json::Value;
 
-use super::{get, get_as, http, ids, start, walk};
+use super::{get, get_as, ids, send, start_faulty, walk};
 
 #[tokio::test]
 async fn status_faults_fail_then_recover() {
-    let s = start(
-        20,
-        5,
-        Faults {
-            fail_first: 2,
-            fail_status: 502,
-            fail_every: 5,
-            ..Faults::default()
-        },
-    )
+    let s = start_faulty(20, 5, |f| {
+        f.fail_first = 2;
+        f.fail_status = 502;
+        f.fail_every = 5;
+    })
     .await;
     let mut statuses = Vec::new();
     for _ in 0..10 {
@@ -31,15 +27,7 @@ async fn status_faults_fail_then_recover() {
     assert_eq!(statuses, [502, 502, 200, 200, 503, 200, 200, 200, 200, 503]);
     assert_eq!(s.request_count(), 10);
 
-    let s = start(
-        5,
-        5,
-        Faults {
-            fail_always: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(5, 5, |f| f.fail_always = true).await;
     for _ in 0..3 {
         assert_eq!(get(&s, "/v1/visitors").await.status, 500);
     }
@@ -49,15 +37,10 @@ async fn status_faults_fail_then_recover() {
 
 #[tokio::test]
 async fn rate_limit_sends_retry_after() {
-    let s = start(
-        5,
-        5,
-        Faults {
-            rate_limit_first: 2,
-            retry_after: "7".into(),
-            ..Faults::default()
-        },
-    )
+    let s = start_faulty(5, 5, |f| {
+        f.rate_limit_first = 2;
+        f.retry_after = "7".into();
+    })
     .await;
     for _ in 0..2 {
         let a = get(&s, "/v1/conversations").await;
@@ -67,30 +50,17 @@ async fn rate_limit_sends_retry_after() {
     }
     assert_eq!(get(&s, "/v1/conversations").await.status, 200);
     // An invalid value falls back to 1 s rather than failing.
-    let s = start(
-        5,
-        5,
-        Faults {
-            rate_limit_first: 1,
-            retry_after: "\n".into(),
-            ..Faults::default()
-        },
-    )
+    let s = start_faulty(5, 5, |f| {
+        f.rate_limit_first = 1;
+        f.retry_after = "\n".into();
+    })
     .await;
     assert_eq!(get(&s, "/v1/visitors").await.headers["retry-after"], "1");
 }
 
 #[tokio::test]
 async fn body_faults_malformed_wrong_shape_bad_row() {
-    let s = start(
-        30,
-        5,
-        Faults {
-            malformed_page: Some(2),
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(30, 5, |f| f.malformed_page = Some(2)).await;
     assert_eq!(
         get(&s, "/v1/conversations").await.json()["data"]
             .as_array()
@@ -107,28 +77,12 @@ async fn body_faults_malformed_wrong_shape_bad_row() {
     );
     assert!(get(&s, "/v1/conversations").await.json()["data"].is_array());
 
-    let s = start(
-        5,
-        5,
-        Faults {
-            wrong_shape: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(5, 5, |f| f.wrong_shape = true).await;
     let a = get(&s, "/v1/visitors").await;
     assert_eq!(a.status, 200);
     assert!(a.json().get("data").is_none());
 
-    let s = start(
-        30,
-        30,
-        Faults {
-            bad_row: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(30, 30, |f| f.bad_row = true).await;
     for path in ["/v1/conversations?limit=10", "/v1/visitors?limit=10"] {
         let rows = get(&s, path).await.json()["data"]
             .as_array()
@@ -144,20 +98,10 @@ async fn body_faults_malformed_wrong_shape_bad_row() {
 
 #[tokio::test]
 async fn transport_faults_hang_reset_redirect() {
-    let s = start(
-        5,
-        5,
-        Faults {
-            hang: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(5, 5, |f| f.hang = true).await;
     let t = Instant::now();
-    let err = http(Duration::from_millis(300))
-        .get(format!("{}/v1/visitors", s.base_url()))
-        .bearer_auth(s.api_key())
-        .send()
+    let quick = Duration::from_millis(300);
+    let err = send(&s, Method::GET, "/v1/visitors", quick)
         .await
         .unwrap_err();
     assert!(err.is_timeout(), "{err:?}");
@@ -171,20 +115,14 @@ async fn transport_faults_hang_reset_redirect() {
         t.elapsed()
     );
 
-    let s = start(
-        50,
-        5,
-        Faults {
-            reset_mid_body: true,
-            ..Faults::default()
-        },
+    let s = start_faulty(50, 5, |f| f.reset_mid_body = true).await;
+    let r = send(
+        &s,
+        Method::GET,
+        "/v1/conversations?limit=50",
+        Duration::from_secs(5),
     )
     .await;
-    let r = http(Duration::from_secs(5))
-        .get(format!("{}/v1/conversations?limit=50", s.base_url()))
-        .bearer_auth(s.api_key())
-        .send()
-        .await;
     let failed = match r {
         Err(_) => true,
         Ok(r) => {
@@ -195,15 +133,7 @@ async fn transport_faults_hang_reset_redirect() {
     assert!(failed, "the body must not arrive whole");
 
     let target = "http://127.0.0.1:9";
-    let s = start(
-        5,
-        5,
-        Faults {
-            redirect_to: Some(format!("{target}/")),
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(5, 5, |f| f.redirect_to = Some(format!("{target}/"))).await;
     let a = get(&s, "/v1/visitors?limit=3&email=a%40b.example").await;
     assert_eq!(a.status, 307);
     assert_eq!(
@@ -215,15 +145,7 @@ async fn transport_faults_hang_reset_redirect() {
 #[tokio::test]
 async fn pagination_faults() {
     let n = 40;
-    let s = start(
-        n,
-        5,
-        Faults {
-            oversize_page: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(n, 5, |f| f.oversize_page = true).await;
     assert_eq!(
         get(&s, "/v1/conversations?limit=10").await.json()["data"]
             .as_array()
@@ -232,30 +154,14 @@ async fn pagination_faults() {
         15
     );
 
-    let s = start(
-        n,
-        5,
-        Faults {
-            null_cursor_with_more: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(n, 5, |f| f.null_cursor_with_more = true).await;
     let p = get(&s, "/v1/conversations?limit=10").await.json();
     assert_eq!(
         (p["has_more"].as_bool(), p["next_cursor"].is_null()),
         (Some(true), true)
     );
 
-    let s = start(
-        n,
-        5,
-        Faults {
-            cursor_loop: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(n, 5, |f| f.cursor_loop = true).await;
     let p1 = get(&s, "/v1/conversations?limit=10").await.json();
     let c1 = p1["next_cursor"].as_str().unwrap();
     let p2 = get(&s, &format!("/v1/conversations?limit=10&cursor={c1}"))
@@ -264,15 +170,7 @@ async fn pagination_faults() {
     assert_eq!(p2["next_cursor"], p1["next_cursor"]);
     assert_eq!(p2["has_more"], true);
 
-    let s = start(
-        n,
-        5,
-        Faults {
-            duplicate_ids: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(n, 5, |f| f.duplicate_ids = true).await;
     let p1 = get(&s, "/v1/conversations?limit=10&status=open")
         .await
         .json();
@@ -296,27 +194,11 @@ async fn pagination_faults() {
 
 #[tokio::test]
 async fn data_faults_unknown_status_hostile_big_attribute() {
-    let s = start(
-        50,
-        5,
-        Faults {
-            unknown_status: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(50, 5, |f| f.unknown_status = true).await;
     let rows = walk(&s, "/v1/conversations", "", 100).await;
     assert!(rows.iter().any(|r| r["status"] == "snoozed"));
 
-    let s = start(
-        5,
-        60,
-        Faults {
-            hostile: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(5, 60, |f| f.hostile = true).await;
     let rows = walk(&s, "/v1/visitors", "", 100).await;
     assert_eq!(rows.len(), 60);
     let text: String = rows.iter().map(Value::to_string).collect();
@@ -348,15 +230,7 @@ async fn data_faults_unknown_status_hostile_big_attribute() {
     );
     assert!(!text.is_empty());
 
-    let s = start(
-        5,
-        5,
-        Faults {
-            big_attribute: true,
-            ..Faults::default()
-        },
-    )
-    .await;
+    let s = start_faulty(5, 5, |f| f.big_attribute = true).await;
     let a = get(&s, "/v1/visitors?limit=1").await;
     assert!(a.text.len() > 2_000_000);
     assert!(a.json()["data"][0]["attributes"].to_string().len() > 2_000_000);
