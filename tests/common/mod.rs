@@ -1,6 +1,7 @@
 //! Shared test support, `mod common;` in a test file. Here: a real demo server on a random
 //! loopback port (`Demo`), clients for it, the real binary with a clean environment
-//! (`convo_cmd`), and small helpers (`file`, `words`, `jsonl_ids`, `parse_csv`, `SmallDisk`).
+//! (`convo_cmd`, `convo_std_cmd`), and small helpers (`demo_and_home`, `assert_has`, `file`,
+//! `words`, `jsonl_ids`, `parse_csv`, `SmallDisk`).
 //! Beside it: `pty` (the binary in a pseudo-terminal), `runtime` (the real loop on a
 //! `TestBackend`) and `app` (pieces for tests that feed `update()` directly).
 #![allow(dead_code)]
