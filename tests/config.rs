@@ -44,6 +44,11 @@ fn set_mode(p: &Path, mode: u32) {
 #[cfg(not(unix))]
 fn set_mode(_: &Path, _: u32) {}
 
+/// A config with the base URL `https://HOST` and [`SECRET`] as its key.
+fn keyed(host: &str) -> String {
+    format!("base_url = \"https://{host}\"\napi_key = \"{SECRET}\"\n")
+}
+
 fn with_path(p: &Path) -> Overrides {
     Overrides {
         config_path: Some(p.to_path_buf()),
@@ -61,6 +66,13 @@ fn load_text(text: &str, env: &[(&str, &str)]) -> (tempfile::TempDir, Result<Con
 
 /// The error message, checked for the promises every error keeps: it names the file and never
 /// shows a key.
+/// [`load_text`] of `base_url = "https://x.example"` then `rest`, with a key in the
+/// environment.
+fn load_at_x(rest: &str) -> (tempfile::TempDir, Result<Config, ConfigError>) {
+    let text = format!("base_url = \"https://x.example\"\n{rest}");
+    load_text(&text, &[("CONVO_API_KEY", ENV_KEY)])
+}
+
 fn err(r: Result<Config, ConfigError>, file: &str) -> String {
     let e = match r {
         Ok(c) => panic!("expected an error, got {c:?}"),
@@ -99,10 +111,7 @@ fn uuid(s: &str) -> Uuid {
 
 #[test]
 fn a_minimal_file_gets_every_default() {
-    let (tmp, r) = load_text(
-        &format!("base_url = \"https://chat.example.com\"\napi_key = \"{SECRET}\"\n"),
-        &[],
-    );
+    let (tmp, r) = load_text(&keyed("chat.example.com"), &[]);
     let c = ok(r);
     assert_eq!(
         c.path.as_deref(),
@@ -152,11 +161,7 @@ fn refresh_zero_means_never() {
 #[test]
 fn base_url_flag_beats_env_beats_file() {
     let tmp = tempfile::tempdir().unwrap();
-    let p = write(
-        tmp.path(),
-        "c.toml",
-        format!("base_url = \"https://file.example\"\napi_key = \"{SECRET}\"\n"),
-    );
+    let p = write(tmp.path(), "c.toml", keyed("file.example"));
     let env = env_of(&[("CONVO_BASE_URL", "https://env.example")]);
     let c = ok(Config::load_with(&with_path(&p), &env_of(&[])));
     assert_eq!(c.base_url, "https://file.example");
@@ -188,11 +193,7 @@ fn key_env_beats_command_beats_file() {
     let c = ok(Config::load_with(&with_path(&both), &env_of(&[])));
     assert_eq!(c.key.expose(), cmd_key, "the command's output, trimmed");
     assert!(matches!(c.key.source, KeySource::Command(_)));
-    let file_only = write(
-        tmp.path(),
-        "file.toml",
-        format!("base_url = \"https://x.example\"\napi_key = \"{SECRET}\"\n"),
-    );
+    let file_only = write(tmp.path(), "file.toml", keyed("x.example"));
     let c = ok(Config::load_with(&with_path(&file_only), &env_of(&[])));
     assert_eq!(c.key.expose(), SECRET);
     assert!(matches!(c.key.source, KeySource::File(ref f) if f.contains("file.toml")));
@@ -201,16 +202,8 @@ fn key_env_beats_command_beats_file() {
 #[test]
 fn the_config_path_comes_from_the_flag_then_convo_config() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = write(
-        tmp.path(),
-        "a.toml",
-        format!("base_url = \"https://a.example\"\napi_key = \"{SECRET}\"\n"),
-    );
-    let b = write(
-        tmp.path(),
-        "b.toml",
-        format!("base_url = \"https://b.example\"\napi_key = \"{SECRET}\"\n"),
-    );
+    let a = write(tmp.path(), "a.toml", keyed("a.example"));
+    let b = write(tmp.path(), "b.toml", keyed("b.example"));
     let b_str = b.to_str().unwrap();
     let env = env_of(&[("CONVO_CONFIG", b_str)]);
     let c = ok(Config::load_with(&Overrides::default(), &env));
@@ -383,10 +376,7 @@ fn no_file_is_needed_when_env_and_flags_give_url_and_key() {
 
 #[test]
 fn an_unknown_key_names_file_line_and_key() {
-    let (_tmp, r) = load_text(
-        "base_url = \"https://x.example\"\n\npagesize = 3\n",
-        &[("CONVO_API_KEY", ENV_KEY)],
-    );
+    let (_tmp, r) = load_at_x("\npagesize = 3\n");
     let e = err(r, "config.toml");
     assert!(
         e.contains("line 3, column 1") && e.contains("`pagesize`"),
@@ -400,10 +390,7 @@ fn an_unknown_key_names_file_line_and_key() {
         "[themes]",
         "[key]",
     ] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\n{key}\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("{key}\n"));
         let e = err(r, "config.toml");
         assert!(
             e.contains("line 2") && e.contains("unknown field"),
@@ -421,18 +408,12 @@ fn a_wrong_type_names_line_and_key() {
         ("auth_header", "42"),
         ("refresh_secs", "1.5"),
     ] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\n\n{key} = {value}\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("\n{key} = {value}\n"));
         let e = err(r, "config.toml");
         assert!(e.contains("line 3"), "{key}: {e}");
         assert!(e.contains(&format!("`{key}`")), "names the key {key}: {e}");
     }
-    let (_tmp, r) = load_text(
-        "base_url = \"https://x.example\"\n[[views]]\nname = \"a\"\nstatus = 3\n",
-        &[("CONVO_API_KEY", ENV_KEY)],
-    );
+    let (_tmp, r) = load_at_x("[[views]]\nname = \"a\"\nstatus = 3\n");
     let e = err(r, "config.toml");
     assert!(e.contains("line 4") && e.contains("status"), "{e}");
 }
@@ -553,10 +534,7 @@ fn page_size_must_be_1_to_100() {
         (101, false),
         (-1, false),
     ] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\npage_size = {n}\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("page_size = {n}\n"));
         if fine {
             assert_eq!(ok(r).page_size.get(), n as usize);
         } else {
@@ -569,10 +547,7 @@ fn page_size_must_be_1_to_100() {
 #[test]
 fn timeouts_of_zero_are_refused() {
     for key in ["request_timeout_secs", "connect_timeout_secs"] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\n{key} = 0\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("{key} = 0\n"));
         assert!(err(r, "config.toml").contains(key));
     }
 }
@@ -625,10 +600,7 @@ fn auth_header_and_scheme_must_fit_in_a_header() {
         "auth_scheme = \"Bear er\"",
         "auth_scheme = \"Bé\"",
     ] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\n{line}\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("{line}\n"));
         let e = err(r, "config.toml");
         assert!(e.contains(line.split(' ').next().unwrap()), "{line}: {e}");
     }
@@ -638,9 +610,8 @@ fn auth_header_and_scheme_must_fit_in_a_header() {
 
 #[test]
 fn aliases_map_uuids_to_names() {
-    let (_tmp, r) = load_text(
-        "base_url = \"https://x.example\"\n[aliases]\n\"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90\" = \"Web shop\"\n\"5D2E8F17-3C4B-4A69-8E0D-1B2C3D4E5F60\" = \"Ana\"\n",
-        &[("CONVO_API_KEY", ENV_KEY)],
+    let (_tmp, r) = load_at_x(
+        "[aliases]\n\"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90\" = \"Web shop\"\n\"5D2E8F17-3C4B-4A69-8E0D-1B2C3D4E5F60\" = \"Ana\"\n",
     );
     let c = ok(r);
     assert_eq!(
@@ -658,10 +629,7 @@ fn aliases_map_uuids_to_names() {
 
 #[test]
 fn an_alias_with_a_bad_uuid_is_named() {
-    let (_tmp, r) = load_text(
-        "base_url = \"https://x.example\"\n[aliases]\n\"shop-1\" = \"Web shop\"\n",
-        &[("CONVO_API_KEY", ENV_KEY)],
-    );
+    let (_tmp, r) = load_at_x("[aliases]\n\"shop-1\" = \"Web shop\"\n");
     let e = err(r, "config.toml");
     assert!(
         e.contains("aliases") && e.contains("shop-1") && e.contains("UUID"),
@@ -738,19 +706,13 @@ fn bad_views_name_the_view_and_the_key() {
             &["line 4", "statuss", "(in `views`)"],
         ),
     ] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\n[[views]]\n{body}\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("[[views]]\n{body}\n"));
         let e = err(r, "config.toml");
         for n in names {
             assert!(e.contains(n), "{body:?} should name {n:?}: {e}");
         }
     }
-    let (_tmp, r) = load_text(
-        "base_url = \"https://x.example\"\n[[views]]\nname = \"a\"\n[[views]]\nname = \"a\"\n",
-        &[("CONVO_API_KEY", ENV_KEY)],
-    );
+    let (_tmp, r) = load_at_x("[[views]]\nname = \"a\"\n[[views]]\nname = \"a\"\n");
     let e = err(r, "config.toml");
     assert!(e.contains("views[\"a\"]") && e.contains("two views"), "{e}");
 }
@@ -765,16 +727,10 @@ fn stale_after_takes_text_or_seconds_and_a_profile_may_change_it() {
         ("600", 600),
         ("\"1d\"", 86_400),
     ] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\nstale_after = {given}\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("stale_after = {given}\n"));
         assert_eq!(ok(r).ui.stale_after_secs, Some(secs), "{given}");
     }
-    let (_tmp, r) = load_text(
-        "base_url = \"https://x.example\"\n",
-        &[("CONVO_API_KEY", ENV_KEY)],
-    );
+    let (_tmp, r) = load_at_x("");
     assert_eq!(
         ok(r).ui.stale_after_secs,
         None,
@@ -786,10 +742,7 @@ fn stale_after_takes_text_or_seconds_and_a_profile_may_change_it() {
     );
     assert_eq!(ok(r).ui.stale_after_secs, Some(1800), "the profile's wins");
     for bad in ["\"2 fortnights\"", "-5", "0", "\"\"", "true", "\"400d\""] {
-        let (_tmp, r) = load_text(
-            &format!("base_url = \"https://x.example\"\nstale_after = {bad}\n"),
-            &[("CONVO_API_KEY", ENV_KEY)],
-        );
+        let (_tmp, r) = load_at_x(&format!("stale_after = {bad}\n"));
         let e = err(r, "config.toml");
         assert!(e.contains("stale_after"), "{bad}: {e}");
     }
@@ -857,11 +810,7 @@ fn the_example_config_parses_with_all_its_views() {
 #[test]
 fn a_key_in_a_file_readable_by_others_warns() {
     let tmp = tempfile::tempdir().unwrap();
-    let with_key = write(
-        tmp.path(),
-        "with-key.toml",
-        format!("base_url = \"https://x.example\"\napi_key = \"{SECRET}\"\n"),
-    );
+    let with_key = write(tmp.path(), "with-key.toml", keyed("x.example"));
     let with_cmd = write(
         tmp.path(),
         "with-cmd.toml",
