@@ -25,6 +25,13 @@ fn list(d: &Demo, line: &str) -> std::process::Output {
     run(d, &tmp, &common::words(line))
 }
 
+/// [`list`], which must succeed.
+fn list_ok(d: &Demo, line: &str) -> std::process::Output {
+    let o = list(d, line);
+    assert!(o.status.success(), "{line}: {}", stderr(&o));
+    o
+}
+
 /// [`list`] with `key` in CONVO_API_KEY instead of the demo's.
 fn list_with_key(d: &Demo, key: &str, line: &str) -> std::process::Output {
     let tmp = tempfile::tempdir().unwrap();
@@ -60,8 +67,7 @@ fn want_ids(n: usize) -> Vec<String> {
 #[test]
 fn jsonl_all_walks_every_page_in_order() {
     let d = Demo::start(230, 40, Faults::default());
-    let o = list(&d, "conversations --all --limit 50 --format jsonl");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = list_ok(&d, "conversations --all --limit 50 --format jsonl");
     let ids = common::jsonl_ids(&stdout(&o));
     assert_eq!(ids, want_ids(230));
     assert_eq!(d.requests(), 5);
@@ -70,8 +76,7 @@ fn jsonl_all_walks_every_page_in_order() {
 #[test]
 fn default_is_one_page_table_with_a_hint() {
     let d = Demo::start(230, 40, Faults::default());
-    let o = list(&d, "conversations");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = list_ok(&d, "conversations");
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("ID"), "{out}");
@@ -84,8 +89,7 @@ fn default_is_one_page_table_with_a_hint() {
 #[test]
 fn json_max_is_one_array_of_n() {
     let d = Demo::start(230, 40, Faults::default());
-    let o = list(&d, "conversations --max 7 --format json --status open");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = list_ok(&d, "conversations --max 7 --format json --status open");
     let v: Vec<Value> = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v.len(), 7);
     assert!(v.iter().all(|c| c["status"] == "open"));
@@ -94,8 +98,7 @@ fn json_max_is_one_array_of_n() {
 #[test]
 fn csv_all_visitors_has_header_and_every_row() {
     let d = Demo::start(10, 130, Faults::default());
-    let o = list(&d, "visitors --all --format csv");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = list_ok(&d, "visitors --all --format csv");
     let out = stdout(&o);
     assert!(out.starts_with("id,externalId,email,name,attributes,createdAt\n"));
     let ids: HashSet<&str> = out
@@ -131,8 +134,7 @@ fn invalid_filter_exits_2_without_a_request() {
 #[test]
 fn spec_assignee_params_are_accepted() {
     let d = Demo::start(120, 20, Faults::default());
-    let o = list(&d, "conversations --unassigned true --all --format jsonl");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = list_ok(&d, "conversations --unassigned true --all --format jsonl");
     let rows: Vec<Value> = stdout(&o)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -484,36 +486,23 @@ fn a_table_that_is_not_on_a_terminal_is_never_cut_and_shows_seconds() {
     assert!(!stderr(&o).contains("left out"), "{}", stderr(&o));
 }
 
-#[test]
-fn a_table_on_a_terminal_fits_its_width_and_says_what_it_left_out() {
-    let d = Demo::start(30, 10, Faults::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().to_str().unwrap().to_string();
-    let cfg = tmp.path().join("none.toml");
-    let log = tmp.path().join("convo.log");
-    let key = d.key();
-    let url = d.url();
-    let env = [
-        ("HOME", home.as_str()),
-        ("CONVO_CONFIG", cfg.to_str().unwrap()),
-        ("CONVO_LOG_FILE", log.to_str().unwrap()),
-        ("CONVO_API_KEY", key.as_str()),
-    ];
-    let args = [
-        "--base-url",
-        &url,
-        "list",
-        "conversations",
-        "--limit",
-        "5",
-        "--format",
-        "table",
-    ];
-    let mut p = common::pty::Pty::spawn(&args, &env, 80, 24);
+/// `convo --base-url URL ARGS` in an 80 x 24 terminal (a table fitted to it), once it said
+/// what it left out and exited with 0: everything it wrote.
+fn in_80_columns(d: &Demo, args: &[&str]) -> String {
+    let mut p = common::pty::Pty::against(d, args, 80, 24);
     let wait = std::time::Duration::from_secs(20);
     p.wait_until(wait, |s| s.contains("columns (a wider"));
     assert_eq!(p.wait_exit(wait), Some(0));
-    let raw = String::from_utf8_lossy(&p.raw()).into_owned();
+    String::from_utf8_lossy(&p.raw()).into_owned()
+}
+
+#[test]
+fn a_table_on_a_terminal_fits_its_width_and_says_what_it_left_out() {
+    let d = Demo::start(30, 10, Faults::default());
+    let raw = in_80_columns(
+        &d,
+        &common::words("list conversations --limit 5 --format table"),
+    );
     let lines: Vec<&str> = raw.split("\r\n").filter(|l| !l.is_empty()).collect();
     let table: Vec<&&str> = lines.iter().filter(|l| !l.starts_with("convo:")).collect();
     assert_eq!(table.len(), 6, "{raw}");
@@ -558,28 +547,11 @@ fn the_breaching_table_on_a_narrow_terminal_keeps_its_due_column() {
     let d = Demo::start(60, 10, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
     let cfg = common::file(tmp.path(), "c.toml", "[sla]\nfirst_response = \"1m\"\n");
-    let home = tmp.path().to_str().unwrap().to_string();
-    let log = tmp.path().join("convo.log");
-    let (key, url) = (d.key(), d.url());
-    let env = [
-        ("HOME", home.as_str()),
-        ("CONVO_LOG_FILE", log.to_str().unwrap()),
-        ("CONVO_API_KEY", key.as_str()),
-    ];
-    let args = [
-        "--base-url",
-        &url,
-        "--config",
-        cfg.to_str().unwrap(),
-        "list",
-        "conversations",
-        "--breaching",
-    ];
-    let mut p = common::pty::Pty::spawn(&args, &env, 80, 24);
-    let wait = std::time::Duration::from_secs(20);
-    p.wait_until(wait, |s| s.contains("columns (a wider"));
-    assert_eq!(p.wait_exit(wait), Some(0));
-    let raw = String::from_utf8_lossy(&p.raw()).into_owned();
+    let cfg = cfg.to_str().unwrap();
+    let raw = in_80_columns(
+        &d,
+        &["--config", cfg, "list", "conversations", "--breaching"],
+    );
     let lines: Vec<&str> = raw
         .split("\r\n")
         .map(|l| l.rsplit('\r').next().unwrap_or(l))
