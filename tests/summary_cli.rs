@@ -23,6 +23,12 @@ fn run(d: &Demo, tmp: &tempfile::TempDir, args: &[&str]) -> std::process::Output
         .expect("runs")
 }
 
+/// `convo summary conversations LINE` (its words).
+fn summarize(d: &Demo, tmp: &tempfile::TempDir, line: &str) -> std::process::Output {
+    let words = format!("summary conversations {line}");
+    run(d, tmp, &common::words(&words))
+}
+
 fn out(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -167,19 +173,15 @@ fn a_bucket_filter_lists_exactly_its_bucket() {
 fn max_makes_a_partial_summary_that_claims_no_total() {
     let d = Demo::start(N, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &common::words("summary conversations --max 120 --format json"),
-    );
+    let o = summarize(&d, &tmp, "--max 120 --format json");
     assert!(o.status.success(), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).unwrap();
     assert_eq!(v["loaded"], 120);
     assert_eq!(v["complete"], false);
     assert_eq!(v["coverage"], "120 of ≥120 loaded; more available");
-    assert!(err(&o).contains("partial"), "{}", err(&o));
+    common::assert_has(&err(&o), "partial");
     // a table says it too
-    let o = run(&d, &tmp, &["summary", "conversations", "--max", "120"]);
+    let o = summarize(&d, &tmp, "--max 120");
     assert!(
         out(&o).contains("120 of ≥120 loaded; more available"),
         "{}",
@@ -192,7 +194,7 @@ fn max_makes_a_partial_summary_that_claims_no_total() {
 fn table_and_csv_formats() {
     let d = Demo::start(300, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(&d, &tmp, &["summary", "conversations", "--by", "status"]);
+    let o = summarize(&d, &tmp, "--by status");
     assert!(o.status.success(), "{}", err(&o));
     let t = out(&o);
     for word in [
@@ -204,11 +206,7 @@ fn table_and_csv_formats() {
     ] {
         assert!(t.contains(word), "{word}: {t}");
     }
-    let o = run(
-        &d,
-        &tmp,
-        &common::words("summary conversations --by status --format csv"),
-    );
+    let o = summarize(&d, &tmp, "--by status --format csv");
     assert!(o.status.success(), "{}", err(&o));
     let csv = out(&o);
     let lines: Vec<&str> = csv.lines().collect();
@@ -249,29 +247,21 @@ fn stale_after_comes_from_the_config_and_the_flag_wins() {
         v["total"]["stale"].as_u64().unwrap() < short,
         "fewer are stale after a day"
     );
-    let o = run(
-        &d,
-        &tmp,
-        &["summary", "conversations", "--stale-after", "soon"],
-    );
+    let o = summarize(&d, &tmp, "--stale-after soon");
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(err(&o).contains("not a duration"), "{}", err(&o));
+    common::assert_has(&err(&o), "not a duration");
 }
 
 #[test]
 fn a_service_dying_mid_walk_prints_what_was_counted_and_fails() {
     let d = Demo::faulty(N, 40, |f| f.fail_after = Some(3));
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &common::words("summary conversations --limit 100 --format json"),
-    );
+    let o = summarize(&d, &tmp, "--limit 100 --format json");
     assert_eq!(o.status.code(), Some(4), "{}", err(&o));
     let v: Value = serde_json::from_str(&out(&o)).expect("the partial summary");
     assert_eq!(v["complete"], false);
     assert_eq!(v["loaded"], 300, "three pages, then the failure");
-    assert!(err(&o).contains("partial (the walk failed)"), "{}", err(&o));
+    common::assert_has(&err(&o), "partial (the walk failed)");
 }
 
 #[test]
@@ -279,13 +269,9 @@ fn bad_filters_are_refused_before_any_request() {
     let d = Demo::start(10, 5, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
     let before = d.requests();
-    let o = run(
-        &d,
-        &tmp,
-        &["summary", "conversations", "--site-id", "not-a-uuid"],
-    );
+    let o = summarize(&d, &tmp, "--site-id not-a-uuid");
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
-    assert!(err(&o).contains("site"), "{}", err(&o));
+    common::assert_has(&err(&o), "site");
     assert_eq!(d.requests(), before);
 }
 
@@ -293,11 +279,7 @@ fn bad_filters_are_refused_before_any_request() {
 fn csv_bucket_named_by_the_server_with_a_formula_gets_a_quote() {
     let d = Demo::faulty(300, 40, |f| f.hostile = true);
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &common::words("summary conversations --by status --format csv"),
-    );
+    let o = summarize(&d, &tmp, "--by status --format csv");
     assert!(o.status.success(), "{}", err(&o));
     let rows = common::parse_csv(&out(&o));
     let formula = convo::demo::data::HOSTILE_STATUS;
@@ -442,9 +424,9 @@ fn sla_counts_match_an_independent_count_per_bucket_with_a_site_override() {
             .contains("IMMINENT  BREACHING  LONGEST OVERDUE  RES IMMINENT  RES BREACHING"),
         "{t}"
     );
-    assert!(
-        t.contains("targets: first response 40m, resolution 60d, imminent at 50 %"),
-        "{t}"
+    common::assert_has(
+        &t,
+        "targets: first response 40m, resolution 60d, imminent at 50 %",
     );
     let o = run_with(
         &d,
@@ -572,7 +554,7 @@ fn prometheus_output_passes_the_prometheus_parser_and_matches_the_json() {
             }
         }
         if by == "assignee" {
-            assert!(text.contains("{assignee=\"unassigned\"}"), "{text}");
+            common::assert_has(&text, "{assignee=\"unassigned\"}");
         }
         assert!(!text.contains("convo_summary_complete"), "{text}");
     }
@@ -632,22 +614,15 @@ fn watch_prints_one_json_line_per_sample_when_stdout_is_not_a_terminal() {
 fn a_walk_the_service_cuts_short_prints_what_it_counted_as_partial_and_exits_5() {
     let d = Demo::faulty(300, 40, |f| f.cursor_loop = true);
     let tmp = tempfile::tempdir().unwrap();
-    let o = run(
-        &d,
-        &tmp,
-        &common::words("summary conversations --limit 50 --format json"),
-    );
-    assert!(err(&o).contains("partial"), "{}", err(&o));
+    let o = summarize(&d, &tmp, "--limit 50 --format json");
+    common::assert_has(&err(&o), "partial");
     let v: Value = serde_json::from_str(&out(&o)).expect("the summary is printed");
     assert_eq!(v["loaded"], 100, "two pages counted");
     assert_eq!(v["complete"], false);
     let e = err(&o);
-    assert!(e.contains("repeated a cursor"), "{e}");
-    assert!(
-        e.contains("partial (the service ended the walk early)"),
-        "{e}"
-    );
-    assert!(e.contains("the list is incomplete"), "{e}");
+    common::assert_has(&e, "repeated a cursor");
+    common::assert_has(&e, "partial (the service ended the walk early)");
+    common::assert_has(&e, "the list is incomplete");
 }
 
 /// Every `convo summary` run keeps a sample of its counts in the local store, under the key the
@@ -662,11 +637,7 @@ fn each_summary_keeps_a_sample_for_the_trend() {
         std::path::PathBuf::from(out(&o).trim())
     };
     let j = summary_json(&d, &tmp, &["--status", "open", "--unassigned", "true"]);
-    let o = run(
-        &d,
-        &tmp,
-        &common::words("summary conversations --status open --unassigned true"),
-    );
+    let o = summarize(&d, &tmp, "--status open --unassigned true");
     assert!(o.status.success(), "{}", err(&o));
     let store = convo::store::Store::open(&path).expect("the store");
     let key = convo::store::samples::filter_key(&convo::api::ConversationFilter {
@@ -700,7 +671,7 @@ fn each_summary_keeps_a_sample_for_the_trend() {
             "5",
         ],
     );
-    assert!(err(&o).contains("partial"), "{}", err(&o));
+    common::assert_has(&err(&o), "partial");
     let closed = convo::store::samples::filter_key(&convo::api::ConversationFilter {
         status: Some(convo::api::Status::Closed),
         ..Default::default()
@@ -715,23 +686,14 @@ fn watch_on_a_terminal_redraws_the_table_in_place() {
     let d = Demo::start(N, 10, Faults::default());
     let mut t =
         common::pty::Pty::against(&d, &["summary", "conversations", "--watch", "1s"], 120, 40);
-    let clear = b"\x1b[H\x1b[2J";
-    let samples = |raw: &[u8]| raw.windows(clear.len()).filter(|w| *w == clear).count();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while samples(&t.raw()) < 3 {
-        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let screen = t.wait_until(std::time::Duration::from_secs(5), |s| {
-        s.contains("Ctrl-C to stop")
-    });
+    let screen = watched(&t, 3);
     // One table on the screen, from the first line: redrawn, not scrolled.
     assert_eq!(screen.matches("Ctrl-C to stop").count(), 1, "{screen}");
     assert!(
         screen.lines().next().unwrap_or_default().contains("STATUS"),
         "{screen}"
     );
-    assert!(screen.contains("every 1s"), "{screen}");
+    common::assert_has(&screen, "every 1s");
     t.send(b"\x03");
     assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
 }
@@ -753,7 +715,7 @@ fn since_last_counts_what_is_new_or_changed_since_the_last_look() {
     // No look yet: said, and the summary still comes.
     let o = run(&d, &tmp, &args);
     assert!(o.status.success(), "{}", err(&o));
-    assert!(err(&o).contains("no earlier look"), "{}", err(&o));
+    common::assert_has(&err(&o), "no earlier look");
     assert!(!out(&o).contains("since the last look"));
     // A look of the open conversations as the browser would keep it, minus the 3 newest
     // (they are new since) and with 2 rows' assignee different (they changed since).
@@ -807,15 +769,26 @@ fn since_last_counts_what_is_new_or_changed_since_the_last_look() {
         out(&o)
     );
     // Not with --watch.
-    let o = run(
-        &d,
-        &tmp,
-        &["summary", "conversations", "--since-last", "--watch", "5s"],
-    );
+    let o = summarize(&d, &tmp, "--since-last --watch 5s");
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
 }
 
 /// The summary in a `cols` x `rows` pty with response-time targets (every column there).
+/// Waits (at most 20 s) until `--watch` has drawn `samples` samples (each clears the screen
+/// first), then until its footer shows; the screen then.
+fn watched(t: &common::pty::Pty, samples: usize) -> String {
+    let clear = b"\x1b[H\x1b[2J";
+    let drawn = |raw: &[u8]| raw.windows(clear.len()).filter(|w| *w == clear).count();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while drawn(&t.raw()) < samples {
+        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    t.wait_until(std::time::Duration::from_secs(5), |s| {
+        s.contains("Ctrl-C to stop")
+    })
+}
+
 fn summary_in_pty(
     d: &Demo,
     tmp: &std::path::Path,
@@ -881,7 +854,7 @@ fn the_table_on_a_terminal_fits_its_width_and_never_wraps() {
             && header.contains("LONGEST OVERDUE"),
         "{screen}"
     );
-    assert!(screen.contains("left out to fit 120 columns:"), "{screen}");
+    common::assert_has(&screen, "left out to fit 120 columns:");
 }
 
 #[test]
@@ -895,16 +868,7 @@ fn watch_on_a_small_terminal_keeps_its_header_and_counts_the_rows_it_cut() {
         80,
         12,
     );
-    let clear = b"\x1b[H\x1b[2J";
-    let samples = |raw: &[u8]| raw.windows(clear.len()).filter(|w| *w == clear).count();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while samples(&t.raw()) < 2 {
-        assert!(std::time::Instant::now() < deadline, "{}", t.screen());
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let screen = t.wait_until(std::time::Duration::from_secs(5), |s| {
-        s.contains("Ctrl-C to stop")
-    });
+    let screen = watched(&t, 2);
     let lines: Vec<&str> = screen.lines().collect();
     assert!(
         lines[0].starts_with("ASSIGNEE"),
