@@ -24,6 +24,41 @@ fn script(dir: &Path, name: &str, body: &str) {
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).expect("+x");
 }
 
+/// A fake `name` in `dir` that writes its arguments, what it reads and `<end>` into the file
+/// `dir/name.txt`; that file's path.
+fn recorder(dir: &Path, name: &str) -> std::path::PathBuf {
+    let into = dir.join(format!("{name}.txt"));
+    let body = format!(
+        "{{ printf '%s\\n' \"$*\"; cat; printf '\\n<end>\\n'; }} > '{}'",
+        into.display()
+    );
+    script(dir, name, &body);
+    into
+}
+
+/// `y`, then the screen once the status line says `said`, and the one id sent by OSC 52.
+fn y_by_osc52(p: &mut Pty, said: &str) -> (String, String) {
+    p.send(b"y");
+    let screen = p.wait_until(WITHIN, |s| status_line(s).contains(said));
+    let mut sent = osc52_payloads(&p.raw());
+    assert_eq!(sent.len(), 1, "one OSC 52 sequence: {sent:?}");
+    (screen, sent.remove(0))
+}
+
+/// A demo server, a home, and an empty `bin` directory in it for fake programs.
+fn demo_home_bin() -> (Demo, tempfile::TempDir, std::path::PathBuf) {
+    let demo = Demo::start(300, 20, Faults::default());
+    let tmp = tempfile::tempdir().expect("tmp");
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).expect("bin");
+    (demo, tmp, bin)
+}
+
+/// A PATH that finds the programs in `bin` first, then the system's.
+fn path_first(bin: &Path) -> String {
+    format!("{}:/usr/bin:/bin", bin.display())
+}
+
 /// convo at 200x30 with only `env` (and HOME, the key, a log file) against `demo`, its first
 /// page on screen.
 fn start(demo: &Demo, tmp: &Path, env: &[(&str, &str)]) -> Pty {
@@ -82,20 +117,9 @@ fn wait_file(path: &Path) -> String {
 /// so; no OSC 52 goes to the terminal.
 #[test]
 fn y_copies_with_xclip_when_there_is_a_display_and_says_so() {
-    let demo = Demo::start(300, 20, Faults::default());
-    let tmp = tempfile::tempdir().expect("tmp");
-    let bin = tmp.path().join("bin");
-    std::fs::create_dir(&bin).expect("bin");
-    let got = tmp.path().join("xclip.txt");
-    script(
-        &bin,
-        "xclip",
-        &format!(
-            "{{ printf '%s\\n' \"$*\"; cat; printf '\\n<end>\\n'; }} > '{}'",
-            got.display()
-        ),
-    );
-    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let (demo, tmp, bin) = demo_home_bin();
+    let got = recorder(&bin, "xclip");
+    let path = path_first(&bin);
     let mut p = start(&demo, tmp.path(), &[("PATH", &path), ("DISPLAY", ":0")]);
     p.send(b"y");
     let text = wait_file(&got);
@@ -109,48 +133,37 @@ fn y_copies_with_xclip_when_there_is_a_display_and_says_so() {
         format!("copied {}… to the system clipboard (xclip)", &id[..8])
     );
     assert!(osc52_payloads(&p.raw()).is_empty());
-    p.send(b"q");
-    assert_eq!(p.wait_exit(WITHIN), Some(0));
+    p.quit_with_0();
 }
 
 /// xclip that cannot reach the display: the id goes by OSC 52 instead, and the status line
 /// says both.
 #[test]
 fn y_falls_back_to_osc52_when_xclip_fails_and_says_why() {
-    let demo = Demo::start(300, 20, Faults::default());
-    let tmp = tempfile::tempdir().expect("tmp");
-    let bin = tmp.path().join("bin");
-    std::fs::create_dir(&bin).expect("bin");
+    let (demo, tmp, bin) = demo_home_bin();
     script(
         &bin,
         "xclip",
         "cat > /dev/null; echo \"Error: Can't open display: :0\" >&2; exit 1",
     );
-    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let path = path_first(&bin);
     let mut p = start(&demo, tmp.path(), &[("PATH", &path), ("DISPLAY", ":0")]);
-    p.send(b"y");
-    let screen = p.wait_until(WITHIN, |s| status_line(s).contains("instead"));
-    let sent = osc52_payloads(&p.raw());
-    assert_eq!(sent.len(), 1, "{sent:?}");
+    let (screen, sent) = y_by_osc52(&mut p, "instead");
     assert_eq!(
         status_line(&screen),
         format!(
             "xclip failed (Error: Can't open display: :0): {}… sent to the terminal's clipboard (OSC 52) instead",
-            &sent[0][..8]
+            &sent[..8]
         )
     );
-    p.send(b"q");
-    assert_eq!(p.wait_exit(WITHIN), Some(0));
+    p.quit_with_0();
 }
 
 /// No clipboard program reachable, inside tmux: OSC 52, and the status line says that it was
 /// sent to the terminal and what tmux needs to pass it on, not "copied".
 #[test]
 fn y_without_a_clipboard_program_says_it_was_sent_to_the_terminal() {
-    let demo = Demo::start(300, 20, Faults::default());
-    let tmp = tempfile::tempdir().expect("tmp");
-    let empty = tmp.path().join("bin");
-    std::fs::create_dir(&empty).expect("bin");
+    let (demo, tmp, empty) = demo_home_bin();
     let path = empty.display().to_string();
     let mut p = start(
         &demo,
@@ -161,21 +174,17 @@ fn y_without_a_clipboard_program_says_it_was_sent_to_the_terminal() {
             ("TMUX", "/tmp/tmux-1000/default,1,0"),
         ],
     );
-    p.send(b"y");
-    let screen = p.wait_until(WITHIN, |s| status_line(s).contains("OSC 52"));
-    let sent = osc52_payloads(&p.raw());
-    assert_eq!(sent.len(), 1, "{sent:?}");
-    assert!(uuid::Uuid::parse_str(&sent[0]).is_ok());
+    let (screen, sent) = y_by_osc52(&mut p, "OSC 52");
+    assert!(uuid::Uuid::parse_str(&sent).is_ok());
     assert_eq!(
         status_line(&screen),
         format!(
             "{}… sent by OSC 52; tmux passes it on only with `set-clipboard on`",
-            &sent[0][..8]
+            &sent[..8]
         )
     );
     assert!(!screen.contains("copied"), "{screen}");
-    p.send(b"q");
-    assert_eq!(p.wait_exit(WITHIN), Some(0));
+    p.quit_with_0();
 }
 
 /// Inside tmux with no display, at 80 columns: `y` gives tmux's buffer the whole id, and the
@@ -183,20 +192,9 @@ fn y_without_a_clipboard_program_says_it_was_sent_to_the_terminal() {
 /// so a cut one could not be read).
 #[test]
 fn y_inside_tmux_at_80_columns_says_it_whole_with_the_short_id() {
-    let demo = Demo::start(300, 20, Faults::default());
-    let tmp = tempfile::tempdir().expect("tmp");
-    let bin = tmp.path().join("bin");
-    std::fs::create_dir(&bin).expect("bin");
-    let got = tmp.path().join("tmux.txt");
-    script(
-        &bin,
-        "tmux",
-        &format!(
-            "{{ printf '%s\\n' \"$*\"; cat; printf '\\n<end>\\n'; }} > '{}'",
-            got.display()
-        ),
-    );
-    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let (demo, tmp, bin) = demo_home_bin();
+    let got = recorder(&bin, "tmux");
+    let path = path_first(&bin);
     let mut p = start_sized(
         &demo,
         tmp.path(),
@@ -221,6 +219,5 @@ fn y_inside_tmux_at_80_columns_says_it_whole_with_the_short_id() {
         ),
         "{screen}"
     );
-    p.send(b"q");
-    assert_eq!(p.wait_exit(WITHIN), Some(0));
+    p.quit_with_0();
 }

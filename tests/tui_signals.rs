@@ -70,12 +70,6 @@ fn started(config: &str) -> (Pty, Demo, tempfile::TempDir) {
     (p, server, tmp)
 }
 
-/// Quits with `q` and asserts exit code 0.
-fn quits_with_0(p: &mut Pty) {
-    p.send(b"q");
-    assert_eq!(p.exit_code(), 0);
-}
-
 /// The log convo wrote in `home` (empty when none).
 fn log(home: &Path) -> String {
     std::fs::read_to_string(home.join("convo.log")).unwrap_or_default()
@@ -385,7 +379,7 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
         s.contains("0 loaded · more available") && !s.contains("internal error")
     });
     assert!(screen.contains("STATUS"), "{screen}");
-    quits_with_0(&mut p);
+    p.quit_with_0();
     let log = log(tmp.path());
     assert!(
         log.contains("CONVO_TEST_PANIC=fetch"),
@@ -396,7 +390,7 @@ fn a_panic_in_a_fetch_task_is_an_error_on_screen_and_r_recovers() {
 #[test]
 fn without_mouse_true_no_mouse_capture_sequence_is_sent() {
     let (mut p, _server, _tmp) = started("");
-    quits_with_0(&mut p);
+    p.quit_with_0();
     let out = p.text();
     assert!(out.contains("\u{1b}[?1049h"), "it did draw: {out:?}");
     for mode in MOUSE_MODES {
@@ -432,7 +426,7 @@ fn with_mouse_true_capture_is_on_and_a_click_selects_a_row() {
         assert!(start.elapsed() < WAIT, "the click did not select:\n{s}");
         std::thread::sleep(Duration::from_millis(30));
     }
-    quits_with_0(&mut p);
+    p.quit_with_0();
 }
 
 /// Closes every copy of the pty's master (a closed window, a dropped SSH connection) once
@@ -515,7 +509,7 @@ fn ctrl_z_without_a_shell_to_return_to_says_so_and_keeps_the_screen() {
         "the terminal was not left"
     );
     assert!(raw_mode_is_on(p.local_flags()));
-    quits_with_0(&mut p);
+    p.quit_with_0();
 }
 
 /// Bracketed paste: text pasted into the search prompt arrives as one piece (its line break
@@ -529,7 +523,7 @@ fn a_paste_into_the_search_prompt_is_one_piece_and_the_mode_is_restored() {
     p.wait_for("search (Enter keeps, Esc clears): pending");
     p.send(b"\x1b");
     p.wait_for("search cleared");
-    quits_with_0(&mut p);
+    p.quit_with_0();
     let out = p.text();
     let on = out.find("\u{1b}[?2004h").expect("bracketed paste on");
     assert!(out.rfind("\u{1b}[?2004l").is_some_and(|off| off > on));
@@ -585,7 +579,7 @@ fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
         tail.starts_with(&id),
         "{got:?} is not the selected row {id}"
     );
-    quits_with_0(&mut p);
+    p.quit_with_0();
 }
 
 /// What a process that did not end is doing: its signal masks and each thread's state and

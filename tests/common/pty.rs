@@ -282,6 +282,12 @@ impl Pty {
         }
     }
 
+    /// Quits with `q` and asserts that it exits with 0 (waiting at most [`WAIT`]).
+    pub fn quit_with_0(&mut self) {
+        self.send(b"q");
+        assert_eq!(self.exit_code(), 0, "the exit code after q");
+    }
+
     /// Quits with `q` and waits (at most 10 s) for the exit.
     pub fn quit(mut self) {
         self.send(b"q");
