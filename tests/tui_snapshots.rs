@@ -447,16 +447,21 @@ fn due_column_shows_time_left_or_overdue_coloured_by_state() {
     assert!(!testing::render(&app).contains("DUE"));
 }
 
+/// Sets a first response target of 25 minutes and a resolution target of an hour; the screen.
+fn with_both_targets(app: &mut App) -> String {
+    let mut sla = first_response(25);
+    sla.base.resolution = Some(60 * 60);
+    app.set_sla(sla, false);
+    testing::render(app)
+}
+
 /// A resolution target adds a RESOLVE column after DUE: every conversation not closed has
 /// one, coloured by state; closed ones show `—`. Without the target the column goes.
 #[test]
 fn resolution_column_shows_the_resolution_target_beside_due() {
     use ratatui::style::Color;
     let (mut app, _s) = loaded(140, 22, 40, 5);
-    let mut sla = first_response(25);
-    sla.base.resolution = Some(60 * 60);
-    app.set_sla(sla, false);
-    let screen = testing::render(&app);
+    let screen = with_both_targets(&mut app);
     let header = screen.lines().nth(2).unwrap_or_default();
     let (due, resolve) = (header.find(" DUE "), header.find(" RESOLVE "));
     assert!(
@@ -697,10 +702,7 @@ fn detail_pane_shows_the_visitor_from_the_store_with_attributes() {
 #[test]
 fn narrow_terminal_50x12_keeps_who_before_the_targets() {
     let (mut app, _s) = loaded(50, 12, 40, 5);
-    let mut sla = first_response(25);
-    sla.base.resolution = Some(60 * 60);
-    app.set_sla(sla, false);
-    let screen = testing::render(&app);
+    let screen = with_both_targets(&mut app);
     let header = screen.lines().nth(2).unwrap_or_default();
     assert!(
         header.contains(" VISITOR ") && header.contains(" ID "),
