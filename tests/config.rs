@@ -73,6 +73,21 @@ fn load_at_x(rest: &str) -> (tempfile::TempDir, Result<Config, ConfigError>) {
     load_text(&text, &[("CONVO_API_KEY", ENV_KEY)])
 }
 
+/// The error of loading `text` with CONVO_BASE_URL = `url` (and a key) in the environment,
+/// which must not blame the file.
+fn env_url_refused(text: &str, url: &str) -> String {
+    let (_tmp, r) = load_text(text, &[("CONVO_API_KEY", ENV_KEY), ("CONVO_BASE_URL", url)]);
+    let e = r.unwrap_err().to_string();
+    assert!(!e.contains("config.toml"), "the file is not at fault: {e}");
+    e
+}
+
+/// The error of [`load_at_x`], which must name config.toml.
+fn refused_at_x(rest: &str) -> String {
+    let (_tmp, r) = load_at_x(rest);
+    err(r, "config.toml")
+}
+
 fn err(r: Result<Config, ConfigError>, file: &str) -> String {
     let e = match r {
         Ok(c) => panic!("expected an error, got {c:?}"),
@@ -376,8 +391,7 @@ fn no_file_is_needed_when_env_and_flags_give_url_and_key() {
 
 #[test]
 fn an_unknown_key_names_file_line_and_key() {
-    let (_tmp, r) = load_at_x("\npagesize = 3\n");
-    let e = err(r, "config.toml");
+    let e = refused_at_x("\npagesize = 3\n");
     assert!(
         e.contains("line 3, column 1") && e.contains("`pagesize`"),
         "{e}"
@@ -390,8 +404,7 @@ fn an_unknown_key_names_file_line_and_key() {
         "[themes]",
         "[key]",
     ] {
-        let (_tmp, r) = load_at_x(&format!("{key}\n"));
-        let e = err(r, "config.toml");
+        let e = refused_at_x(&format!("{key}\n"));
         assert!(
             e.contains("line 2") && e.contains("unknown field"),
             "{key}: {e}"
@@ -408,13 +421,11 @@ fn a_wrong_type_names_line_and_key() {
         ("auth_header", "42"),
         ("refresh_secs", "1.5"),
     ] {
-        let (_tmp, r) = load_at_x(&format!("\n{key} = {value}\n"));
-        let e = err(r, "config.toml");
+        let e = refused_at_x(&format!("\n{key} = {value}\n"));
         assert!(e.contains("line 3"), "{key}: {e}");
         assert!(e.contains(&format!("`{key}`")), "names the key {key}: {e}");
     }
-    let (_tmp, r) = load_at_x("[[views]]\nname = \"a\"\nstatus = 3\n");
-    let e = err(r, "config.toml");
+    let e = refused_at_x("[[views]]\nname = \"a\"\nstatus = 3\n");
     assert!(e.contains("line 4") && e.contains("status"), "{e}");
 }
 
@@ -547,8 +558,7 @@ fn page_size_must_be_1_to_100() {
 #[test]
 fn timeouts_of_zero_are_refused() {
     for key in ["request_timeout_secs", "connect_timeout_secs"] {
-        let (_tmp, r) = load_at_x(&format!("{key} = 0\n"));
-        assert!(err(r, "config.toml").contains(key));
+        assert!(refused_at_x(&format!("{key} = 0\n")).contains(key));
     }
 }
 
@@ -571,18 +581,8 @@ fn base_url_needs_a_scheme_and_a_host() {
     }
     // The same rule for a URL from the environment, which the message names (and not the
     // file, which is not at fault).
-    let (_tmp, r) = load_text(
-        "",
-        &[
-            ("CONVO_API_KEY", ENV_KEY),
-            ("CONVO_BASE_URL", "chat.example.com"),
-        ],
-    );
-    let e = r.unwrap_err().to_string();
-    assert!(
-        e.contains("CONVO_BASE_URL") && !e.contains("config.toml"),
-        "{e}"
-    );
+    let e = env_url_refused("", "chat.example.com");
+    assert!(e.contains("CONVO_BASE_URL"), "{e}");
     // http to a non-loopback host parses here; the client applies the transport rule.
     let (_tmp, r) = load_text(
         "base_url = \"http://chat.example.com/\"\n",
@@ -600,8 +600,7 @@ fn auth_header_and_scheme_must_fit_in_a_header() {
         "auth_scheme = \"Bear er\"",
         "auth_scheme = \"Bé\"",
     ] {
-        let (_tmp, r) = load_at_x(&format!("{line}\n"));
-        let e = err(r, "config.toml");
+        let e = refused_at_x(&format!("{line}\n"));
         assert!(e.contains(line.split(' ').next().unwrap()), "{line}: {e}");
     }
 }
@@ -629,8 +628,7 @@ fn aliases_map_uuids_to_names() {
 
 #[test]
 fn an_alias_with_a_bad_uuid_is_named() {
-    let (_tmp, r) = load_at_x("[aliases]\n\"shop-1\" = \"Web shop\"\n");
-    let e = err(r, "config.toml");
+    let e = refused_at_x("[aliases]\n\"shop-1\" = \"Web shop\"\n");
     assert!(
         e.contains("aliases") && e.contains("shop-1") && e.contains("UUID"),
         "{e}"
@@ -706,14 +704,12 @@ fn bad_views_name_the_view_and_the_key() {
             &["line 4", "statuss", "(in `views`)"],
         ),
     ] {
-        let (_tmp, r) = load_at_x(&format!("[[views]]\n{body}\n"));
-        let e = err(r, "config.toml");
+        let e = refused_at_x(&format!("[[views]]\n{body}\n"));
         for n in names {
             assert!(e.contains(n), "{body:?} should name {n:?}: {e}");
         }
     }
-    let (_tmp, r) = load_at_x("[[views]]\nname = \"a\"\n[[views]]\nname = \"a\"\n");
-    let e = err(r, "config.toml");
+    let e = refused_at_x("[[views]]\nname = \"a\"\n[[views]]\nname = \"a\"\n");
     assert!(e.contains("views[\"a\"]") && e.contains("two views"), "{e}");
 }
 
@@ -742,8 +738,7 @@ fn stale_after_takes_text_or_seconds_and_a_profile_may_change_it() {
     );
     assert_eq!(ok(r).ui.stale_after_secs, Some(1800), "the profile's wins");
     for bad in ["\"2 fortnights\"", "-5", "0", "\"\"", "true", "\"400d\""] {
-        let (_tmp, r) = load_at_x(&format!("stale_after = {bad}\n"));
-        let e = err(r, "config.toml");
+        let e = refused_at_x(&format!("stale_after = {bad}\n"));
         assert!(e.contains("stale_after"), "{bad}: {e}");
     }
 }
@@ -940,13 +935,9 @@ fn a_bad_key_or_url_from_the_environment_is_not_called_a_file_error() {
         msg.contains("the API key from the CONVO_API_KEY environment variable"),
         "{msg}"
     );
-    let (_tmp, r) = load_text(
-        text,
-        &[("CONVO_API_KEY", ENV_KEY), ("CONVO_BASE_URL", "ftp://x")],
-    );
-    let msg = r.unwrap_err().to_string();
+    let msg = env_url_refused(text, "ftp://x");
     assert!(
-        msg.starts_with("CONVO_BASE_URL must start with https://") && !msg.contains("config.toml"),
+        msg.starts_with("CONVO_BASE_URL must start with https://"),
         "{msg}"
     );
     // the same key in the file is the file's error
