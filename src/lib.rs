@@ -4,10 +4,11 @@
 //! Layers, top to bottom (arrows point down only; `python3 ../shared/tools/circles.py src 1`
 //! finds no import circle):
 //! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing only).
-//! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page (from [`cli`]);
-//!   the TUI takes its client set-up.
-//! - [`cli`]: the clap definitions of the command line, the top of the commands: it flattens
-//!   the commands' options ([`options`], [`summary::options`]); `main.rs` dispatches on it.
+//! - [`cli`]: the clap definitions of the command line (and completions, the man page), the
+//!   top of the commands: it builds their own options ([`options`], [`summary::options`],
+//!   the store's action, the demo's options); `main.rs` dispatches on it. The only module
+//!   that imports clap.
+//! - [`setup`]: `convo doctor`, `convo config init`; the TUI takes its client set-up.
 //! - The commands: [`list`] (`convo list`) with [`visitor_join`] (`--with-visitor`,
 //!   `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S` shares),
 //!   [`store_command`] (`convo store`). None imports another, nor `cli`.

@@ -6,7 +6,7 @@
 
 use crate::api::{ApiError, Client, Conversation, Limit, ListFilter, Visitor};
 use crate::exit::{ListError, no_visitor_with_email, quiet_pipe};
-use crate::options::{CommonListArgs, ConversationArgs, Format, VisitorArgs};
+use crate::options::{CommonOptions, ConversationOptions, Format, VisitorOptions};
 use crate::options::{conversation_filter, visitor_filter};
 use crate::output::{CsvStyle, Output, Printable, bad_row_line, retry_line, stderr};
 use crate::pager::Pager;
@@ -20,7 +20,7 @@ pub(crate) use rows::RowWriter;
 /// Runs `convo list conversations` (with `--breaching` / `--imminent`: [`by_state`]).
 pub async fn conversations(
     client: &Client,
-    args: &ConversationArgs,
+    args: &ConversationOptions,
     page_size: Limit,
     sla: &crate::sla::Sla,
     o: &mut Output<'_>,
@@ -39,7 +39,7 @@ pub async fn conversations(
 /// Runs `convo list visitors`.
 pub async fn visitors(
     client: &Client,
-    args: &VisitorArgs,
+    args: &VisitorOptions,
     page_size: Limit,
     store: Option<crate::store::Store>,
     o: &mut Output<'_>,
@@ -84,7 +84,7 @@ pub async fn visitors(
 async fn walk<F: ListFilter, T: Printable>(
     client: &Client,
     filter: &F,
-    common: &CommonListArgs,
+    common: &CommonOptions,
     page_size: Limit,
     o: &mut Output<'_>,
     on_rows: &mut dyn FnMut(&[T]),

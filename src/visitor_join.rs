@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::api::{Client, Conversation, ConversationFilter, Limit};
 use crate::exit::ListError;
-use crate::options::{ConversationArgs, Format, conversation_filter};
+use crate::options::{ConversationOptions, Format, conversation_filter};
 use crate::output::{CsvStyle, Output, Printable, csv, has_byte_from_7f, json_terminal_safe};
 use crate::query::by_email::{newest_first, visitors_by_email, walk_one};
 use crate::store::{Store, StoredVisitor};
@@ -207,7 +207,7 @@ impl Printer<'_> {
 /// `convo list conversations` with `--with-visitor` and/or `--visitor-email`.
 pub async fn conversations(
     client: &Client,
-    args: &ConversationArgs,
+    args: &ConversationOptions,
     page_size: Limit,
     mut store: Option<Store>,
     o: &mut Output<'_>,

@@ -37,7 +37,7 @@ const MAX_TIMEOUT_SECS: u64 = 3600;
 /// Most requests in flight at once that `max_parallel` may ask for.
 const MAX_PARALLEL: i64 = 32;
 
-/// Command-line overrides, filled by main from clap.
+/// Command-line overrides, filled by main from the command line.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     /// `--config PATH`: the file to read instead of `CONVO_CONFIG` or the default path.

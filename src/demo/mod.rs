@@ -3,7 +3,6 @@
 //! new user see convo work in one command and lets tests talk real HTTP.
 
 mod churn;
-pub mod cli;
 mod cursor;
 pub mod data;
 mod faults;

@@ -7,7 +7,7 @@
 use std::io;
 
 use crate::api::{Assignee, Client, Conversation, ConversationFilter, Limit, Status};
-use crate::options::ConversationArgs;
+use crate::options::ConversationOptions;
 use crate::output::{
     CsvStyle, Output, Printable, TableCol, bad_row_line, csv::push_record, json_terminal_safe,
     retry_line, stderr,
@@ -40,7 +40,7 @@ fn usage(m: String) -> ListError {
 
 /// The filter: the one given, narrowed to waiting conversations; anything that contradicts
 /// waiting is refused.
-fn waiting_filter(args: &ConversationArgs) -> Result<ConversationFilter, ListError> {
+fn waiting_filter(args: &ConversationOptions) -> Result<ConversationFilter, ListError> {
     let mut f = conversation_filter(&args.filter)?;
     if f.status.as_ref().is_some_and(|s| *s != Status::Open) {
         return Err(usage(
@@ -83,7 +83,7 @@ fn pipe(r: io::Result<()>) -> Result<bool, ListError> {
 /// server's order) until `--max` rows were printed.
 pub async fn conversations(
     client: &Client,
-    args: &ConversationArgs,
+    args: &ConversationOptions,
     page_size: Limit,
     sla: &Sla,
     wanted: Wanted,

@@ -10,7 +10,7 @@ use super::RowWriter;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor};
 use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
-use crate::options::{CommonListArgs, ConversationArgs, VisitorArgs, conversation_flag_terms};
+use crate::options::{CommonOptions, ConversationOptions, VisitorOptions, conversation_flag_terms};
 use crate::output::{CsvStyle, Output, Printable, stderr};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
@@ -53,7 +53,7 @@ fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Confi
 /// Runs `convo list conversations -q QUERY`.
 pub async fn conversations(
     client: &Client,
-    args: &ConversationArgs,
+    args: &ConversationOptions,
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
@@ -93,7 +93,7 @@ pub async fn conversations(
 /// Runs `convo list visitors -q QUERY`.
 pub async fn visitors(
     client: &Client,
-    args: &VisitorArgs,
+    args: &VisitorOptions,
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
@@ -136,7 +136,7 @@ fn needs_visitor(q: &Query) -> bool {
     })
 }
 
-fn page_size(common: &CommonListArgs, default: Limit) -> Result<Limit, ListError> {
+fn page_size(common: &CommonOptions, default: Limit) -> Result<Limit, ListError> {
     Ok(match common.limit {
         Some(n) => Limit::new(n)?,
         None => default,
@@ -181,7 +181,7 @@ async fn run<F, T>(
     client: &Client,
     plan: &Plan<F>,
     limit: Limit,
-    common: &CommonListArgs,
+    common: &CommonOptions,
     o: &mut Output<'_>,
     pass: &mut dyn FnMut(&T) -> bool,
 ) -> Result<(), ListError>

@@ -42,8 +42,9 @@ pub use crate::ui_config::DEFAULT_STALE_AFTER_SECS;
 pub const MAX_BUCKETS: usize = 256;
 
 /// What the buckets group by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum By {
+    #[default]
     Status,
     Site,
     Assignee,
