@@ -5,7 +5,7 @@
 use crate::query::quote;
 
 use crate::api::{
-    Assignee, ConversationFilter, FilterError, Status, VisitorFilter, filter::parse_uuid,
+    Assignee, ConversationFilter, FilterError, Limit, Status, VisitorFilter, filter::parse_uuid,
 };
 
 /// The conversation filters, as `list conversations` and `summary conversations` take them:
@@ -81,6 +81,37 @@ pub struct CommonOptions {
     pub format: Format,
     /// CSV cells exactly as sent (no leading `'` on formula-like cells).
     pub csv_raw: bool,
+}
+
+impl CommonOptions {
+    /// Rows per request: `--limit` when given (1 to 100), else the config's `page_size`.
+    pub fn limit_or(&self, page_size: Limit) -> Result<Limit, FilterError> {
+        match self.limit {
+            Some(n) => Limit::new(n),
+            None => Ok(page_size),
+        }
+    }
+
+    /// Whether one page is printed (neither `--all` nor `--max`).
+    pub fn one_page(&self) -> bool {
+        !self.all && self.max.is_none()
+    }
+
+    /// The rows to print at most: none with `--all`, else `--max` or one page of `limit`.
+    pub fn cap(&self, limit: Limit) -> Option<u64> {
+        (!self.all).then(|| self.max.unwrap_or(limit.get() as u64))
+    }
+
+    /// The rows per request and the cap of a walk that asks for no more than it prints: the
+    /// limit is lowered to a smaller cap.
+    pub fn paging(&self, page_size: Limit) -> Result<(Limit, Option<u64>), FilterError> {
+        let limit = self.limit_or(page_size)?;
+        let cap = self.cap(limit);
+        match cap {
+            Some(m) if m < limit.get() as u64 => Ok((Limit::new(m.max(1) as i64)?, cap)),
+            _ => Ok((limit, cap)),
+        }
+    }
 }
 
 /// The output formats of `convo list`.

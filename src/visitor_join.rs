@@ -214,19 +214,7 @@ pub async fn conversations(
 ) -> Result<(), ListError> {
     let filter = conversation_filter(&args.filter)?;
     let common = &args.common;
-    let mut limit = match common.limit {
-        Some(n) => Limit::new(n)?,
-        None => page_size,
-    };
-    let cap = if common.all {
-        None
-    } else {
-        let m = common.max.unwrap_or(limit.get() as u64);
-        if m < limit.get() as u64 {
-            limit = Limit::new(m.max(1) as i64)?;
-        }
-        Some(m)
-    };
+    let (limit, cap) = common.paging(page_size)?;
     let ids = match args.visitor_email.as_deref() {
         Some(email) => {
             let ids = visitors_by_email(client, email, store.as_mut(), o.err).await?;

@@ -60,7 +60,7 @@ pub async fn conversations(
     let flags = conversation_flag_terms(&args.filter);
     let text = query_text(args.query.text.as_deref(), flags.clone());
     let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
-    let limit = page_size(&args.common, cfg.page_size)?;
+    let limit = args.common.limit_or(cfg.page_size)?;
     let wanted = plan::emails_to_resolve(&q);
     // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
     let mut store = if !wanted.is_empty() || needs_visitor(&q) {
@@ -106,7 +106,7 @@ pub async fn visitors(
     }
     let text = query_text(args.query.text.as_deref(), flags.clone());
     let (parsed, q) = understood(&text, Resource::Visitors, cfg)?;
-    let limit = page_size(&args.common, cfg.page_size)?;
+    let limit = args.common.limit_or(cfg.page_size)?;
     let mut plan = plan::visitors(&q, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
@@ -133,13 +133,6 @@ fn needs_visitor(q: &Query) -> bool {
             t.pred,
             Pred::Text(_) | Pred::VisitorName(_) | Pred::VisitorEmail(_) | Pred::VisitorAttr(..)
         )
-    })
-}
-
-fn page_size(common: &CommonOptions, default: Limit) -> Result<Limit, ListError> {
-    Ok(match common.limit {
-        Some(n) => Limit::new(n)?,
-        None => default,
     })
 }
 
@@ -196,12 +189,8 @@ where
             let _ = writeln!(o.err, "convo: {}", crate::text::one_line(n, 300));
         }
     }
-    let one_page = !common.all && common.max.is_none();
-    let max = if common.all {
-        None
-    } else {
-        Some(common.max.unwrap_or(limit.get() as u64))
-    };
+    let one_page = common.one_page();
+    let max = common.cap(limit);
     // A walk of everything asks for each stream's next page as soon as a page arrives; a
     // screenful (`--max`, one page) asks only when the merge needs a stream's next row.
     let mut union: Union<F, T> =
