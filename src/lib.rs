@@ -21,7 +21,7 @@
 //! - [`output`]: what `list`, `summary`, `store` and `tui` write: CSV, JSON, the table, stderr
 //!   lines.
 //! - [`store`]: the local SQLite store (visitors, last looks, summary samples).
-//! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
+//! - [`config`]: the TOML config file, env and flag overrides; [`config::ui`]: its keys,
 //!   theme, columns, `stale_after` and `web_url` parts.
 //! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
 //! - [`sla`]: response-time targets and a conversation's state against them (pure).
@@ -59,5 +59,4 @@ pub mod summary;
 pub mod testing;
 pub mod text;
 pub mod tui;
-pub mod ui_config;
 pub mod visitor_join;

@@ -9,7 +9,7 @@
 //! - `logging`: tracing to a file in the data dir, never to the screen.
 //! - `output`: the writers `list`, `summary` and `tui` share (CSV, JSON, table, stderr lines).
 //! - `demo`: the embedded demo server (`convo demo-server`, `--demo`).
-//! - `config`: the config file with env and flag overrides; `ui_config`: its look-and-keys part.
+//! - `config`: the config file with env and flag overrides; `config::ui`: its look-and-keys part.
 //! - `sla`: response-time targets (pure); `store`: the local SQLite store.
 //! - `pager`: the cursor walk (pure).
 //! - `api`: models, filters, key, errors, HTTP client (no UI).
@@ -137,7 +137,8 @@ async fn run(cli: Cli) -> u8 {
         };
         // The demo's sites and agents get names, as in the README's screens (the user's own
         // aliases for the same ids win).
-        let cfg = Config::for_demo(server.base_url(), key, &ov).map(|mut c| {
+        let targets = convo::demo::targets();
+        let cfg = Config::for_demo(server.base_url(), key, targets, &ov).map(|mut c| {
             for (id, name) in convo::demo::aliases(server.data()) {
                 if c.aliases.name(&id).is_none() {
                     c.aliases.insert(id, name);

@@ -62,7 +62,7 @@ fn fix_for(e: &ApiError) -> String {
 /// names only the TUI's tables know): `(config key, what is wrong)` per problem, none when the
 /// TUI would start. `main` passes the TUI's check in; `setup` sits below `tui`. A `[columns]`
 /// problem is reported as the config's own (every command refuses it, see `main`).
-pub type UiCheck = fn(&crate::ui_config::UiConfig) -> Vec<(String, String)>;
+pub type UiCheck = fn(&crate::config::ui::UiConfig) -> Vec<(String, String)>;
 
 /// The fix `doctor` prints for a `[keys]` problem.
 fn keys_fix(key: &str, message: &str) -> String {

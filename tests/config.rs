@@ -918,6 +918,7 @@ fn demo_keeps_views_and_aliases_from_a_valid_file() {
     let c = ok(Config::for_demo(
         "http://127.0.0.1:9".into(),
         key.clone(),
+        Default::default(),
         &with_path(&tmp.path().join("none.toml")),
     ));
     assert_eq!(c.path, None);
@@ -934,6 +935,7 @@ fn demo_keeps_views_and_aliases_from_a_valid_file() {
     let c = ok(Config::for_demo(
         "http://127.0.0.1:9".into(),
         key.clone(),
+        Default::default(),
         &with_path(&p),
     ));
     assert_eq!(c.page_size.get(), 7);
@@ -946,6 +948,7 @@ fn demo_keeps_views_and_aliases_from_a_valid_file() {
     let c = ok(Config::for_demo(
         "http://127.0.0.1:9".into(),
         key,
+        Default::default(),
         &with_path(&p),
     ));
     assert!(c.views.is_empty());

@@ -28,7 +28,7 @@ pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use link::Link;
 pub use names::aliases;
-pub use queue::QUEUE_TARGET_SECS;
+pub use queue::{QUEUE_TARGET_SECS, targets};
 pub use server::OPENAPI_YAML;
 
 /// How to run the demo server.

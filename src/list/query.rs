@@ -153,7 +153,7 @@ fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
         stale_after_secs: cfg
             .ui
             .stale_after_secs
-            .unwrap_or(crate::ui_config::DEFAULT_STALE_AFTER_SECS),
+            .unwrap_or(crate::config::ui::DEFAULT_STALE_AFTER_SECS),
         aliases: &cfg.aliases,
     })
 }
