@@ -1,5 +1,5 @@
 //! The options of `convo list` and `convo summary` (filters, `-q`, paging, formats), as plain
-//! values the commands take, and the API filters and query terms they stand for. `cli.rs`, the
+//! values the commands take, and the API filters and query terms they stand for. `cli`, the
 //! top, builds them from the command line. Below the commands, above `query` and `api`.
 
 use crate::query::quote;

@@ -1,4 +1,4 @@
-//! The options of `convo summary conversations`, as plain values; `cli.rs` builds them from
+//! The options of `convo summary conversations`, as plain values; `cli` builds them from
 //! the command line.
 
 use crate::options::{ConversationFilterOptions, QueryOptions};
