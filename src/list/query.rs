@@ -183,11 +183,7 @@ where
     T: Printable + Timed + crate::api::model::WireRow + Clone + Send + 'static,
 {
     if plan.streams.is_empty() {
-        // Nothing can match (an e-mail no visitor has, values that exclude each other): say
-        // why instead of printing nothing silently.
-        for n in &plan.notes {
-            let _ = writeln!(o.err, "convo: {}", crate::text::one_line(n, 300));
-        }
+        say_why_nothing(plan, o);
     }
     let one_page = common.one_page();
     let max = common.cap(limit);
@@ -232,17 +228,42 @@ where
             "convo: {printed} rows shown; more may exist (use --all or --max N)"
         );
     }
+    let cut_short_matters = open && max.is_none_or(|m| printed < m);
+    outcome(&union, plan.streams.len(), cut_short_matters)
+}
+
+/// Nothing can match (an e-mail no visitor has, values that exclude each other): says why
+/// instead of printing nothing silently.
+fn say_why_nothing<F>(plan: &Plan<F>, o: &mut Output<'_>) {
+    for n in &plan.notes {
+        let _ = writeln!(o.err, "convo: {}", crate::text::one_line(n, 300));
+    }
+}
+
+/// How a query's walk ended: some or all of its `streams` failed, the service cut it short
+/// (when that matters: stdout open and fewer rows printed than wanted), or some rows could
+/// not be read.
+fn outcome<F, T>(
+    union: &Union<F, T>,
+    streams: usize,
+    cut_short_matters: bool,
+) -> Result<(), ListError>
+where
+    F: ListFilter + Clone,
+    T: Printable + Timed + crate::api::model::WireRow + Clone + Send + 'static,
+{
     let failed = union.failures().len();
-    let of = plan.streams.len();
     if failed > 0 {
         // One stream, or all of them: nothing else was shown, so the error says it all.
-        if failed == of {
+        if failed == streams {
             return Err(ListError::Api(union.failures()[0].1.clone()));
         }
-        return Err(ListError::StreamsFailed { failed, of });
+        return Err(ListError::StreamsFailed {
+            failed,
+            of: streams,
+        });
     }
-    let wanted_more = max.is_none_or(|m| printed < m);
-    if open && wanted_more && union.incomplete() {
+    if cut_short_matters && union.incomplete() {
         return Err(ListError::Truncated);
     }
     if union.bad_rows() > 0 {
