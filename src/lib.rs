@@ -2,34 +2,48 @@
 //! visitors.
 //!
 //! Layers, top to bottom (arrows point down only; `python3 ../shared/tools/circles.py src 1`
-//! finds no import circle):
-//! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing only).
-//! - [`setup`]: `convo doctor`, `convo config init`, completions and the man page (from [`cli`]);
-//!   the TUI takes its client set-up.
-//! - [`cli`]: the clap definitions of the command line, the top of the commands: it flattens
-//!   the commands' options ([`options`], [`summary::options`]); `main.rs` dispatches on it.
+//! finds no import circle). After each, in brackets, the modules it imports: read from its
+//! `use crate::` lines, unit tests left out.
+//! - `main.rs` (the binary) parses the command line with [`cli`] and runs a command, the
+//!   [`demo`] server or the [`tui`].
+//! - [`cli`]: the clap definitions of the command line (and completions, the man page); it
+//!   builds the commands' own options ([`options`], [`summary::options`], the store's
+//!   action, the demo's options). Only `main` imports it; the only module that imports clap.
+//!   [demo, options, store_command, summary]
+//! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing
+//!   only). [setup, summary (the counting of `S`), query, exit, output, store, config, pager,
+//!   sla, api, text, testing]
 //! - The commands: [`list`] (`convo list`) with [`visitor_join`] (`--with-visitor`,
 //!   `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S` shares),
-//!   [`store_command`] (`convo store`). None imports another, nor `cli`.
-//! - [`options`]: the options `list` and `summary` share (filters, `-q`, paging, formats), with
-//!   the API filters and query terms they stand for.
+//!   [`store_command`] (`convo store`). None imports another, nor `cli`. [list, summary:
+//!   options, query, exit, output, store, config, pager, sla, api, text, testing;
+//!   visitor_join: options, query, exit, output, store, api; store_command: exit, output,
+//!   store, config, api, text]
+//! - [`setup`]: `convo doctor`, `convo config init`; the TUI takes its client set-up.
+//!   [config, api]
+//! - [`options`]: the options `list` and `summary` take (filters, `-q`, paging, formats) as
+//!   plain values, with the API filters and query terms they stand for. [query, api]
 //! - [`query`]: the query language (parse, print, resolve names), the planner (streams of
-//!   requests + checks done in convo), the union executor that walks and merges streams, what
-//!   the query commands share ([`query::run`]) and the e-mail merge ([`query::by_email`]).
-//! - [`exit`]: exit codes and the error a command's walk ends with.
+//!   requests + checks done in convo), the union executor that walks and merges streams, one
+//!   filter's page walk ([`query::pages`]), what the query commands share ([`query::run`])
+//!   and the e-mail merge ([`query::by_email`]). [exit, output, store, config, pager, sla,
+//!   api, text]
+//! - [`exit`]: exit codes and the error a command's walk ends with. [api, text]
 //! - [`output`]: what `list`, `summary`, `store` and `tui` write: CSV, JSON, the table, stderr
-//!   lines.
-//! - [`store`]: the local SQLite store (visitors, last looks, summary samples).
-//! - [`config`]: the TOML config file, env and flag overrides; [`ui_config`]: its keys,
-//!   theme, columns, `stale_after` and `web_url` parts.
-//! - [`demo`]: the embedded demo server (same API, generated data, loopback only).
-//! - [`sla`]: response-time targets and a conversation's state against them (pure).
-//! - [`pager`]: the cursor walk, a pure state machine.
-//! - [`api`]: models, filters, the key, errors and the HTTP client; no UI.
-//! - [`text`]: sanitising untrusted text, fitting it to terminal cells, `1,234` numbers.
-//! - [`logging`]: tracing to a file in the data dir.
+//!   lines. [api, text]
+//! - [`store`]: the local SQLite store (visitors, last looks, summary samples). [config, api,
+//!   text]
+//! - [`config`]: the TOML config file, env and flag overrides; [`config::ui`]: its keys,
+//!   theme, columns, `stale_after` and `web_url` parts. [sla, api, text]
+//! - [`demo`]: the embedded demo server (same API, generated data, loopback only) and the
+//!   targets `--demo` shows. [sla, api]
+//! - [`sla`]: response-time targets and a conversation's state against them (pure). [api]
+//! - [`pager`]: the cursor walk, a pure state machine. [api]
+//! - [`api`]: models, filters, the key, errors and the HTTP client; no UI. [text]
+//! - [`text`]: sanitising untrusted text, fitting it to terminal cells, `1,234` numbers. []
+//! - [`logging`]: tracing to a file in the data dir. []
 //! - `testing` (only with the `testing` cargo feature, which `cargo test` turns on): the
-//!   binary's test-only switches (`CONVO_TEST_PANIC`, `CONVO_NOW`).
+//!   binary's test-only switches (`CONVO_TEST_PANIC`, `CONVO_NOW`). [text]
 //!
 //! Where a new key action, column or overlay goes: CONTRIBUTING.md.
 #![forbid(unsafe_code)]
@@ -58,5 +72,4 @@ pub mod summary;
 pub mod testing;
 pub mod text;
 pub mod tui;
-pub mod ui_config;
 pub mod visitor_join;

@@ -1,15 +1,15 @@
 //! convo's entry point: parse the command line, read the config, build the client, dispatch.
 //!
 //! Module map (in the library crate; see `lib.rs` for the layers and CONTRIBUTING.md):
-//! - `cli`: clap definitions of the command line.
+//! - `cli`: clap definitions of the command line; it builds the commands' own options.
 //! - `tui`: the interactive browser (`convo`, `convo --demo`); `tui::view` draws only.
 //! - `list`: `convo list …` for scripts (`visitor_join`: `--with-visitor`, `--visitor-email`);
 //!   `summary`: `convo summary …`.
-//! - `setup`: `convo doctor`, `convo config init`, completions, the man page.
+//! - `setup`: `convo doctor`, `convo config init` (completions and the man page: `cli`).
 //! - `logging`: tracing to a file in the data dir, never to the screen.
 //! - `output`: the writers `list`, `summary` and `tui` share (CSV, JSON, table, stderr lines).
 //! - `demo`: the embedded demo server (`convo demo-server`, `--demo`).
-//! - `config`: the config file with env and flag overrides; `ui_config`: its look-and-keys part.
+//! - `config`: the config file with env and flag overrides; `config::ui`: its look-and-keys part.
 //! - `sla`: response-time targets (pure); `store`: the local SQLite store.
 //! - `pager`: the cursor walk (pure).
 //! - `api`: models, filters, key, errors, HTTP client (no UI).
@@ -23,11 +23,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use convo::api::{ApiKey, Client, KeySource};
-use convo::cli::{Cli, Command, ConfigCommand, ListCommand};
+use convo::cli::{self, Cli, Command, ConfigCommand, ListCommand};
 use convo::config::{Config, Overrides};
 use convo::demo::{DemoOptions, DemoServer};
 use convo::exit;
 use convo::list;
+use convo::options::{ConversationOptions, VisitorOptions};
 use convo::output::Output;
 use convo::setup::{self, client_for};
 
@@ -76,11 +77,11 @@ async fn run(cli: Cli) -> u8 {
             };
         }
         Some(Command::Completions { shell }) => {
-            setup::completions(*shell, &mut std::io::stdout());
+            cli::completions(*shell, &mut std::io::stdout());
             return exit::OK;
         }
         Some(Command::Man) => {
-            return match setup::man(&mut std::io::stdout()) {
+            return match cli::man(&mut std::io::stdout()) {
                 Ok(()) => exit::OK,
                 Err(e) => report(e, 1),
             };
@@ -136,7 +137,8 @@ async fn run(cli: Cli) -> u8 {
         };
         // The demo's sites and agents get names, as in the README's screens (the user's own
         // aliases for the same ids win).
-        let cfg = Config::for_demo(server.base_url(), key, &ov).map(|mut c| {
+        let targets = convo::demo::targets();
+        let cfg = Config::for_demo(server.base_url(), key, targets, &ov).map(|mut c| {
             for (id, name) in convo::demo::aliases(server.data()) {
                 if c.aliases.name(&id).is_none() {
                     c.aliases.insert(id, name);
@@ -181,24 +183,19 @@ async fn run(cli: Cli) -> u8 {
                 out: &mut out,
                 err: &mut err,
             };
-            let result = match &cmd {
-                ListCommand::Conversations(a) if a.query.is_set() => {
-                    list::query::conversations(&client, a, &cfg, &mut o).await
-                }
-                ListCommand::Visitors(a) if a.query.is_set() => {
-                    list::query::visitors(&client, a, &cfg, &mut o).await
-                }
-                ListCommand::Conversations(a) if a.with_visitor || a.visitor_email.is_some() => {
-                    let store = open_store(&cfg, &mut o);
-                    convo::visitor_join::conversations(&client, a, cfg.page_size, store, &mut o)
-                        .await
-                }
+            let result = match cmd {
                 ListCommand::Conversations(a) => {
-                    list::conversations(&client, a, cfg.page_size, &cfg.sla, &mut o).await
+                    let a = a.into();
+                    list_conversations(&client, &a, &cfg, &mut o).await
                 }
                 ListCommand::Visitors(a) => {
-                    let store = open_store(&cfg, &mut o);
-                    list::visitors(&client, a, cfg.page_size, store, &mut o).await
+                    let a: VisitorOptions = a.into();
+                    if a.query.is_set() {
+                        list::query::visitors(&client, &a, &cfg, &mut o).await
+                    } else {
+                        let store = open_store(&cfg, &mut o);
+                        list::visitors(&client, &a, cfg.page_size, store, &mut o).await
+                    }
                 }
             };
             match result {
@@ -206,7 +203,8 @@ async fn run(cli: Cli) -> u8 {
                 Err(e) => report(&e, e.exit_code()),
             }
         }
-        Some(Command::Summary(convo::cli::SummaryCommand::Conversations(a))) => {
+        Some(Command::Summary(cli::SummaryCommand::Conversations(a))) => {
+            let a = a.into();
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
             let (mut out, mut err) = (stdout.lock(), stderr.lock());
             let mut o = Output {
@@ -243,15 +241,7 @@ async fn run(cli: Cli) -> u8 {
                 out: &mut out,
                 err: &mut err,
             };
-            use convo::cli::StoreCommand as S;
-            use convo::store_command::Action;
-            let action = match cmd {
-                S::Path => Action::Path,
-                S::Stats => Action::Stats,
-                S::Clear => Action::Clear,
-                S::Sync { rps, unpaced } => Action::Sync { rps, unpaced },
-            };
-            convo::store_command::run(action, &cfg, &client, &mut o).await
+            convo::store_command::run(cmd.action(), &cfg, &client, &mut o).await
         }
         Some(_) => exit::OK,
         None => run_tui(cfg, client, cli.view, cli.query, cli.demo).await,
@@ -260,6 +250,23 @@ async fn run(cli: Cli) -> u8 {
         server.shutdown().await;
     }
     code
+}
+
+/// `convo list conversations`: with `-q`, `--with-visitor`/`--visitor-email`, or plain.
+async fn list_conversations(
+    client: &Client,
+    a: &ConversationOptions,
+    cfg: &Config,
+    o: &mut Output<'_>,
+) -> Result<(), convo::exit::ListError> {
+    if a.query.is_set() {
+        list::query::conversations(client, a, cfg, o).await
+    } else if a.with_visitor || a.visitor_email.is_some() {
+        let store = open_store(cfg, o);
+        convo::visitor_join::conversations(client, a, cfg.page_size, store, o).await
+    } else {
+        list::conversations(client, a, cfg.page_size, &cfg.sla, o).await
+    }
 }
 
 /// The store for a command, or `None` (off, or unusable: said once on stderr).

@@ -1,156 +1,124 @@
-//! The options of `convo list` and `convo summary` (filters, `-q`, paging, formats), declared
-//! with clap's derive so that `cli.rs`, the top, flattens them into the command line; and the
-//! API filters they build. Below the commands, which take them, and above `api`.
-
-use clap::{Args, ValueEnum};
+//! The options of `convo list` and `convo summary` (filters, `-q`, paging, formats), as plain
+//! values the commands take, and the API filters and query terms they stand for. `cli`, the
+//! top, builds them from the command line. Below the commands, above `query` and `api`.
 
 use crate::query::quote;
 
 use crate::api::{
-    Assignee, ConversationFilter, FilterError, Status, VisitorFilter, filter::parse_uuid,
+    Assignee, ConversationFilter, FilterError, Limit, Status, VisitorFilter, filter::parse_uuid,
 };
 
-/// The conversation filters, as `list conversations` and `summary conversations` take them.
-#[derive(Debug, Clone, Default, Args)]
-pub struct ConversationFilterArgs {
-    /// Only conversations of this site.
-    #[arg(long, value_name = "UUID")]
+/// The conversation filters, as `list conversations` and `summary conversations` take them:
+/// the values as given, validated by [`conversation_filter`].
+#[derive(Debug, Clone, Default)]
+pub struct ConversationFilterOptions {
+    /// Only conversations of this site (a UUID).
     pub site_id: Option<String>,
-    /// Only conversations with this status.
-    #[arg(long, value_name = "STATUS", value_parser = ["open", "pending", "closed"])]
+    /// Only conversations with this status (`open`, `pending`, `closed`).
     pub status: Option<String>,
-    /// Assignee: any, none (unassigned), anyone (assigned to any agent), or an agent's UUID.
-    #[arg(long, value_name = "any|none|anyone|UUID", conflicts_with_all = ["unassigned", "assignee_id"])]
+    /// `any`, `none` (unassigned), `anyone` (assigned to any agent) or an agent's UUID.
     pub assignee: Option<String>,
-    /// The spec's form of --assignee none / anyone.
-    #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
+    /// The spec's form of `assignee` none (`true`) / anyone (`false`).
     pub unassigned: Option<bool>,
-    /// The spec's form of --assignee UUID. Cannot be combined with --unassigned.
-    #[arg(long, value_name = "UUID", conflicts_with = "unassigned")]
+    /// The spec's form of `assignee` UUID.
     pub assignee_id: Option<String>,
-    /// Only conversations of this visitor.
-    #[arg(long, value_name = "UUID")]
+    /// Only conversations of this visitor (a UUID).
     pub visitor_id: Option<String>,
 }
 
-#[derive(Debug, Args)]
-pub struct ConversationArgs {
-    #[command(flatten)]
-    pub filter: ConversationFilterArgs,
-    /// Only waiting conversations (open, unassigned) past the first_response target of [sla]:
-    /// walks every page (filtered here) and adds due_secs (negative: overdue) and a DUE column.
-    #[arg(long)]
+/// `convo list conversations`.
+#[derive(Debug, Clone, Default)]
+pub struct ConversationOptions {
+    pub filter: ConversationFilterOptions,
+    /// Only waiting conversations past the first_response target.
     pub breaching: bool,
-    /// Only waiting conversations past warn_at of the first_response target, not past it
-    /// (with --breaching: both).
-    #[arg(long)]
+    /// Only waiting conversations past warn_at of the first_response target, not past it.
     pub imminent: bool,
-    /// Only conversations of the visitors with this e-mail: the service is asked for them
-    /// (never the local store, which may be stale), each one's conversations are walked and
-    /// merged newest first. Exits 2 when no visitor has it.
-    #[arg(long, value_name = "EMAIL", conflicts_with_all = ["visitor_id", "breaching", "imminent"])]
+    /// Only conversations of the visitors with this e-mail (asked of the service).
     pub visitor_email: Option<String>,
-    /// Add each row's visitor (name, email, externalId, attributes) from the local store:
-    /// `"visitor": null` (json/jsonl) or visitorKnown false (csv) when it is not known yet.
-    #[arg(long, conflicts_with_all = ["breaching", "imminent"])]
+    /// Add each row's visitor from the local store.
     pub with_visitor: bool,
-    #[command(flatten)]
-    pub query: QueryArgs,
-    #[command(flatten)]
-    pub common: CommonListArgs,
+    pub query: QueryOptions,
+    pub common: CommonOptions,
 }
 
-/// `-q QUERY` and `--explain`, on `list` (the filter flags become terms of the same query).
-#[derive(Debug, Clone, Default, Args)]
-pub struct QueryArgs {
-    /// A query (see "Queries" in the README), e.g. 'status:open,pending assignee:none,me
-    /// -site:Careers age:>10m'. Filter flags given too become terms of it. A query that starts
-    /// with - is taken as one: -q '-status:closed'.
-    #[arg(
-        short = 'q',
-        long = "query",
-        value_name = "QUERY",
-        allow_hyphen_values = true,
-        conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"]
-    )]
+/// `-q QUERY` and `--explain` (the filter flags become terms of the same query).
+#[derive(Debug, Clone, Default)]
+pub struct QueryOptions {
+    /// The query as written.
     pub text: Option<String>,
-    /// Print the plan instead of the rows: each request (stream) convo would send, what it
-    /// checks itself on every row, and why. No list request is sent (visitor: e-mails are
-    /// looked up).
-    #[arg(long, conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"])]
+    /// Print the plan instead of the rows.
     pub explain: bool,
 }
 
-impl QueryArgs {
+impl QueryOptions {
     /// Whether the rows are asked for through a query (`-q` or `--explain`).
     pub fn is_set(&self) -> bool {
         self.text.is_some() || self.explain
     }
 }
 
-#[derive(Debug, Args)]
-pub struct VisitorArgs {
+/// `convo list visitors`.
+#[derive(Debug, Clone, Default)]
+pub struct VisitorOptions {
     /// Only visitors with this e-mail address (sent trimmed, as typed).
-    #[arg(long, value_name = "EMAIL")]
     pub email: Option<String>,
-    /// Only visitors with this identifier from your own system.
-    #[arg(long, value_name = "ID")]
+    /// Only visitors with this identifier from the user's own system.
     pub external_id: Option<String>,
-    #[command(flatten)]
-    pub query: VisitorQueryArgs,
-    #[command(flatten)]
-    pub common: CommonListArgs,
+    pub query: QueryOptions,
+    pub common: CommonOptions,
 }
 
-/// `-q QUERY` and `--explain` of `list visitors` and `summary conversations`.
-#[derive(Debug, Clone, Default, Args)]
-pub struct VisitorQueryArgs {
-    /// A query (see "Queries" in the README), e.g. 'email:ana@example.com,bo@example.com
-    /// attr.plan:pro age:<7d' for visitors, 'is:waiting site:"Web shop",Careers' for a
-    /// summary. Filter flags given too become terms of it.
-    #[arg(
-        short = 'q',
-        long = "query",
-        value_name = "QUERY",
-        allow_hyphen_values = true
-    )]
-    pub text: Option<String>,
-    /// Print the plan instead of the rows (see list conversations --explain).
-    #[arg(long)]
-    pub explain: bool,
-}
-
-impl VisitorQueryArgs {
-    /// Whether a query is given (`-q` or `--explain`).
-    pub fn is_set(&self) -> bool {
-        self.text.is_some() || self.explain
-    }
-}
-
-#[derive(Debug, Args)]
-pub struct CommonListArgs {
-    /// Rows per request, 1 to 100 (default: page_size from the config, else 50).
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+/// How much of a list to walk and how to print it.
+#[derive(Debug, Clone, Default)]
+pub struct CommonOptions {
+    /// Rows per request (default: `page_size` from the config); checked by `Limit::new`.
     pub limit: Option<i64>,
     /// Walk every page to the end of the list.
-    #[arg(long, conflicts_with = "max")]
     pub all: bool,
-    /// Walk pages until N rows have been printed.
-    #[arg(long, value_name = "N")]
+    /// Walk pages until this many rows have been printed.
     pub max: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// CSV cells exactly as sent: no leading ' on cells a spreadsheet would run as a formula
-    /// (those starting with = + - @, tab or CR). For pipelines, not for spreadsheets.
-    #[arg(long)]
+    /// CSV cells exactly as sent (no leading `'` on formula-like cells).
     pub csv_raw: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+impl CommonOptions {
+    /// Rows per request: `--limit` when given (1 to 100), else the config's `page_size`.
+    pub fn limit_or(&self, page_size: Limit) -> Result<Limit, FilterError> {
+        match self.limit {
+            Some(n) => Limit::new(n),
+            None => Ok(page_size),
+        }
+    }
+
+    /// Whether one page is printed (neither `--all` nor `--max`).
+    pub fn one_page(&self) -> bool {
+        !self.all && self.max.is_none()
+    }
+
+    /// The rows to print at most: none with `--all`, else `--max` or one page of `limit`.
+    pub fn cap(&self, limit: Limit) -> Option<u64> {
+        (!self.all).then(|| self.max.unwrap_or(limit.get() as u64))
+    }
+
+    /// The rows per request and the cap of a walk that asks for no more than it prints: the
+    /// limit is lowered to a smaller cap.
+    pub fn paging(&self, page_size: Limit) -> Result<(Limit, Option<u64>), FilterError> {
+        let limit = self.limit_or(page_size)?;
+        let cap = self.cap(limit);
+        match cap {
+            Some(m) if m < limit.get() as u64 => Ok((Limit::new(m.max(1) as i64)?, cap)),
+            _ => Ok((limit, cap)),
+        }
+    }
+}
+
+/// The output formats of `convo list`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Format {
-    /// Aligned columns for people, text sanitised; on a terminal fitted to its width (cells
-    /// cut, columns left out and named on stderr), piped never cut.
+    /// Aligned columns for people, text sanitised; fitted to a terminal's width.
+    #[default]
     Table,
     /// One JSON array.
     Json,
@@ -160,8 +128,10 @@ pub enum Format {
     Csv,
 }
 
-/// Builds the conversations filter from the command line, validating every value.
-pub fn conversation_filter(a: &ConversationFilterArgs) -> Result<ConversationFilter, FilterError> {
+/// Builds the conversations filter from the options, validating every value.
+pub fn conversation_filter(
+    a: &ConversationFilterOptions,
+) -> Result<ConversationFilter, FilterError> {
     let opt_uuid =
         |field, v: &Option<String>| v.as_deref().map(|s| parse_uuid(field, s)).transpose();
     let assignee = match &a.assignee {
@@ -182,8 +152,8 @@ pub fn conversation_filter(a: &ConversationFilterArgs) -> Result<ConversationFil
     })
 }
 
-/// Builds the visitors filter from the command line.
-pub fn visitor_filter(a: &VisitorArgs) -> VisitorFilter {
+/// Builds the visitors filter from the options.
+pub fn visitor_filter(a: &VisitorOptions) -> VisitorFilter {
     VisitorFilter {
         email: a.email.clone(),
         external_id: a.external_id.clone(),
@@ -191,7 +161,7 @@ pub fn visitor_filter(a: &VisitorArgs) -> VisitorFilter {
 }
 
 /// The terms the conversations filter flags stand for.
-pub fn conversation_flag_terms(f: &ConversationFilterArgs) -> Vec<String> {
+pub fn conversation_flag_terms(f: &ConversationFilterOptions) -> Vec<String> {
     let mut t = Vec::new();
     if let Some(s) = &f.status {
         t.push(format!("status:{}", quote(s)));

@@ -1,27 +1,15 @@
-//! Set-up and diagnosis: `convo config init`, `convo doctor`, completions and the man page.
+//! Set-up and diagnosis: `convo config init`, `convo doctor`, and the client set-up the TUI
+//! shares.
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::CommandFactory;
-
 use crate::api::{
     ApiError, ApiKey, Client, ClientSettings, KeyError, KeySource, Resource,
     client::check_base_url, client::is_loopback_host,
 };
-use crate::cli::Cli;
 use crate::config::{Config, ConfigError, Overrides, default_path};
-
-/// `convo completions SHELL`.
-pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
-    clap_complete::generate(shell, &mut Cli::command(), "convo", out);
-}
-
-/// `convo man`.
-pub fn man(out: &mut dyn Write) -> io::Result<()> {
-    clap_mangen::Man::new(Cli::command()).render(out)
-}
 
 /// The config path `init` and `doctor` talk about.
 pub fn config_path(ov: &Overrides) -> Option<PathBuf> {
@@ -74,7 +62,7 @@ fn fix_for(e: &ApiError) -> String {
 /// names only the TUI's tables know): `(config key, what is wrong)` per problem, none when the
 /// TUI would start. `main` passes the TUI's check in; `setup` sits below `tui`. A `[columns]`
 /// problem is reported as the config's own (every command refuses it, see `main`).
-pub type UiCheck = fn(&crate::ui_config::UiConfig) -> Vec<(String, String)>;
+pub type UiCheck = fn(&crate::config::ui::UiConfig) -> Vec<(String, String)>;
 
 /// The fix `doctor` prints for a `[keys]` problem.
 fn keys_fix(key: &str, message: &str) -> String {

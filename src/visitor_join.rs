@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::api::{Client, Conversation, ConversationFilter, Limit};
 use crate::exit::ListError;
-use crate::options::{ConversationArgs, Format, conversation_filter};
+use crate::options::{ConversationOptions, Format, conversation_filter};
 use crate::output::{CsvStyle, Output, Printable, csv, has_byte_from_7f, json_terminal_safe};
 use crate::query::by_email::{newest_first, visitors_by_email, walk_one};
 use crate::store::{Store, StoredVisitor};
@@ -49,7 +49,21 @@ fn quiet(r: std::io::Result<()>) -> Result<bool, ListError> {
     }
 }
 
-impl Printer<'_> {
+impl<'s> Printer<'s> {
+    fn new(fmt: Format, csv: CsvStyle, join: Option<Option<&'s Store>>) -> Self {
+        Printer {
+            fmt,
+            csv,
+            join,
+            cache: HashMap::new(),
+            first: true,
+            table: Vec::new(),
+            printed: 0,
+            unknown: 0,
+            open: true,
+        }
+    }
+
     fn visitor(&mut self, id: Uuid) -> Option<StoredVisitor> {
         let store = self.join.flatten()?;
         self.cache
@@ -99,66 +113,8 @@ impl Printer<'_> {
             };
             let mut line: Vec<u8> = Vec::with_capacity(320);
             match self.fmt {
-                Format::Json | Format::Jsonl => {
-                    if self.fmt == Format::Json {
-                        line.extend_from_slice(if self.first { b"\n  " } else { b",\n  " });
-                        self.first = false;
-                    }
-                    let start = line.len();
-                    c.json_into(&mut line)
-                        .map_err(|e| ListError::Io(std::io::Error::other(e.to_string())))?;
-                    if joined && line.last() == Some(&b'}') {
-                        line.pop();
-                        line.extend_from_slice(b",\"visitor\":");
-                        let value = match &v {
-                            Some(v) => serde_json::json!({
-                                "id": v.id,
-                                "name": v.name,
-                                "email": v.email,
-                                "externalId": v.external_id,
-                                "attributes": v.attributes_json(),
-                            }),
-                            None => serde_json::Value::Null,
-                        };
-                        serde_json::to_writer(&mut line, &value)
-                            .map_err(|e| ListError::Io(std::io::Error::other(e.to_string())))?;
-                        line.push(b'}');
-                    }
-                    if has_byte_from_7f(&line[start..]) {
-                        let json = String::from_utf8_lossy(&line[start..]).into_owned();
-                        let safe = json_terminal_safe(json);
-                        line.truncate(start);
-                        line.extend_from_slice(safe.as_bytes());
-                    }
-                    if self.fmt == Format::Jsonl {
-                        line.push(b'\n');
-                    }
-                }
-                Format::Csv => {
-                    let mut fields = c.csv_fields();
-                    if joined {
-                        let known = v.is_some();
-                        let v = v.unwrap_or(StoredVisitor {
-                            id: c.visitor_id,
-                            name: None,
-                            email: None,
-                            external_id: None,
-                            attributes: None,
-                            created_at: None,
-                            seen_at: 0,
-                        });
-                        fields.extend([
-                            known.to_string(),
-                            v.name.unwrap_or_default(),
-                            v.email.unwrap_or_default(),
-                            v.external_id.unwrap_or_default(),
-                            v.attributes.unwrap_or_default(),
-                        ]);
-                    }
-                    let mut l = String::new();
-                    csv::push_record(&mut l, &fields, self.csv);
-                    line = l.into_bytes();
-                }
+                Format::Json | Format::Jsonl => self.json_line(c, v.as_ref(), &mut line)?,
+                Format::Csv => line = self.csv_line(c, v).into_bytes(),
                 Format::Table => {
                     let mut cells = c.table_cells();
                     if let Some(name) = v.as_ref().and_then(|v| v.display_name())
@@ -178,6 +134,76 @@ impl Printer<'_> {
             self.open = false;
         }
         Ok(())
+    }
+
+    /// A row's JSON (with `"visitor"` when joined), terminal-safe, into `line`.
+    fn json_line(
+        &mut self,
+        c: &Conversation,
+        v: Option<&StoredVisitor>,
+        line: &mut Vec<u8>,
+    ) -> Result<(), ListError> {
+        if self.fmt == Format::Json {
+            line.extend_from_slice(if self.first { b"\n  " } else { b",\n  " });
+            self.first = false;
+        }
+        let start = line.len();
+        c.json_into(line)
+            .map_err(|e| ListError::Io(std::io::Error::other(e.to_string())))?;
+        if self.join.is_some() && line.last() == Some(&b'}') {
+            line.pop();
+            line.extend_from_slice(b",\"visitor\":");
+            let value = match v {
+                Some(v) => serde_json::json!({
+                    "id": v.id,
+                    "name": v.name,
+                    "email": v.email,
+                    "externalId": v.external_id,
+                    "attributes": v.attributes_json(),
+                }),
+                None => serde_json::Value::Null,
+            };
+            serde_json::to_writer(&mut *line, &value)
+                .map_err(|e| ListError::Io(std::io::Error::other(e.to_string())))?;
+            line.push(b'}');
+        }
+        if has_byte_from_7f(&line[start..]) {
+            let json = String::from_utf8_lossy(&line[start..]).into_owned();
+            let safe = json_terminal_safe(json);
+            line.truncate(start);
+            line.extend_from_slice(safe.as_bytes());
+        }
+        if self.fmt == Format::Jsonl {
+            line.push(b'\n');
+        }
+        Ok(())
+    }
+
+    /// A row's CSV record, with the visitor's columns when joined.
+    fn csv_line(&self, c: &Conversation, v: Option<StoredVisitor>) -> String {
+        let mut fields = c.csv_fields();
+        if self.join.is_some() {
+            let known = v.is_some();
+            let v = v.unwrap_or(StoredVisitor {
+                id: c.visitor_id,
+                name: None,
+                email: None,
+                external_id: None,
+                attributes: None,
+                created_at: None,
+                seen_at: 0,
+            });
+            fields.extend([
+                known.to_string(),
+                v.name.unwrap_or_default(),
+                v.email.unwrap_or_default(),
+                v.external_id.unwrap_or_default(),
+                v.attributes.unwrap_or_default(),
+            ]);
+        }
+        let mut l = String::new();
+        csv::push_record(&mut l, &fields, self.csv);
+        l
     }
 
     fn finish(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
@@ -207,26 +233,14 @@ impl Printer<'_> {
 /// `convo list conversations` with `--with-visitor` and/or `--visitor-email`.
 pub async fn conversations(
     client: &Client,
-    args: &ConversationArgs,
+    args: &ConversationOptions,
     page_size: Limit,
     mut store: Option<Store>,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
     let filter = conversation_filter(&args.filter)?;
     let common = &args.common;
-    let mut limit = match common.limit {
-        Some(n) => Limit::new(n)?,
-        None => page_size,
-    };
-    let cap = if common.all {
-        None
-    } else {
-        let m = common.max.unwrap_or(limit.get() as u64);
-        if m < limit.get() as u64 {
-            limit = Limit::new(m.max(1) as i64)?;
-        }
-        Some(m)
-    };
+    let (limit, cap) = common.paging(page_size)?;
     let ids = match args.visitor_email.as_deref() {
         Some(email) => {
             let ids = visitors_by_email(client, email, store.as_mut(), o.err).await?;
@@ -237,62 +251,39 @@ pub async fn conversations(
         }
         None => None,
     };
-    let mut printer = Printer {
-        fmt: common.format,
-        csv: CsvStyle::stdout(o.out_is_terminal, common.csv_raw),
-        join: args.with_visitor.then_some(store.as_ref()),
-        cache: HashMap::new(),
-        first: true,
-        table: Vec::new(),
-        printed: 0,
-        unknown: 0,
-        open: true,
-    };
+    let csv = CsvStyle::stdout(o.out_is_terminal, common.csv_raw);
+    let mut printer = Printer::new(
+        common.format,
+        csv,
+        args.with_visitor.then_some(store.as_ref()),
+    );
     printer.start(o.out)?;
     let mut bad_rows = 0usize;
-    let mut more = false;
-    match ids {
+    let more = match ids {
         None => {
             let out = &mut *o.out;
-            more = walk_one(
+            let mut print = |rows: Vec<Conversation>| {
+                printer.rows(&rows, out)?;
+                Ok(printer.open)
+            };
+            walk_one(
                 client,
                 &filter,
                 limit,
                 cap,
                 &mut bad_rows,
                 o.err,
-                &mut |rows| {
-                    printer.rows(&rows, out)?;
-                    Ok(printer.open)
-                },
+                &mut print,
             )
-            .await?;
+            .await?
         }
         Some(ids) => {
-            // One walk per visitor, each to the cap; then merged and cut to the cap.
-            let mut all = Vec::new();
-            for id in ids {
-                let f = ConversationFilter {
-                    visitor_id: Some(id),
-                    ..filter.clone()
-                };
-                more |= walk_one(client, &f, limit, cap, &mut bad_rows, o.err, &mut |rows| {
-                    all.extend(rows);
-                    Ok(true)
-                })
-                .await?;
-            }
-            all.sort_by(newest_first);
-            all.dedup_by_key(|c| c.id);
-            if let Some(c) = cap
-                && all.len() as u64 > c
-            {
-                all.truncate(c as usize);
-                more = true;
-            }
+            let paging = (limit, cap);
+            let (all, more) = merged(client, &filter, &ids, paging, &mut bad_rows, o.err).await?;
             printer.rows(&all, o.out)?;
+            more
         }
-    }
+    };
     printer.finish(o)?;
     if !common.all && more && printer.open {
         let _ = writeln!(
@@ -305,4 +296,39 @@ pub async fn conversations(
         return Err(ListError::BadRows(bad_rows));
     }
     Ok(())
+}
+
+/// `--visitor-email`: one walk per visitor under `filter`'s other filters, each to the cap;
+/// then merged newest first, each id once, and cut to the cap. The rows, and whether more
+/// exist past the cap.
+async fn merged(
+    client: &Client,
+    filter: &ConversationFilter,
+    visitors: &[Uuid],
+    (limit, cap): (Limit, Option<u64>),
+    bad_rows: &mut usize,
+    err: &mut dyn Write,
+) -> Result<(Vec<Conversation>, bool), ListError> {
+    let mut all = Vec::new();
+    let mut more = false;
+    for id in visitors {
+        let f = ConversationFilter {
+            visitor_id: Some(*id),
+            ..filter.clone()
+        };
+        more |= walk_one(client, &f, limit, cap, bad_rows, err, &mut |rows| {
+            all.extend(rows);
+            Ok(true)
+        })
+        .await?;
+    }
+    all.sort_by(newest_first);
+    all.dedup_by_key(|c| c.id);
+    if let Some(c) = cap
+        && all.len() as u64 > c
+    {
+        all.truncate(c as usize);
+        more = true;
+    }
+    Ok((all, more))
 }

@@ -852,6 +852,7 @@ fn demo_keeps_views_and_aliases_from_a_valid_file() {
     let c = ok(Config::for_demo(
         "http://127.0.0.1:9".into(),
         key.clone(),
+        Default::default(),
         &with_path(&tmp.path().join("none.toml")),
     ));
     assert_eq!(c.path, None);
@@ -868,6 +869,7 @@ fn demo_keeps_views_and_aliases_from_a_valid_file() {
     let c = ok(Config::for_demo(
         "http://127.0.0.1:9".into(),
         key.clone(),
+        Default::default(),
         &with_path(&p),
     ));
     assert_eq!(c.page_size.get(), 7);
@@ -880,6 +882,7 @@ fn demo_keeps_views_and_aliases_from_a_valid_file() {
     let c = ok(Config::for_demo(
         "http://127.0.0.1:9".into(),
         key,
+        Default::default(),
         &with_path(&p),
     ));
     assert!(c.views.is_empty());

@@ -8,6 +8,7 @@ use crossterm::event::KeyCode;
 use ratatui::style::Color;
 
 use convo::api::{Limit, Resource};
+use convo::config::ui::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
 use convo::tui::app::App;
 use convo::tui::columns::{Column, Columns};
 use convo::tui::command::{Command, ExportKind};
@@ -17,7 +18,6 @@ use convo::tui::profiles::ProfileSwitch;
 use convo::tui::prompt::Prompt;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
-use convo::ui_config::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
 
 mod common;
 

@@ -493,7 +493,7 @@ fn resolution_column_shows_the_resolution_target_beside_due() {
 #[test]
 fn due_column_without_colour_marks_the_state() {
     let (mut app, _s) = loaded(120, 22, 40, 5);
-    app.apply_ui(&convo::ui_config::UiConfig::default(), true);
+    app.apply_ui(&convo::config::ui::UiConfig::default(), true);
     app.set_sla(first_response(25), false);
     let screen = testing::render(&app);
     assert!(screen.contains("!! over 1h"), "{screen}");

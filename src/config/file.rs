@@ -103,7 +103,7 @@ pub(super) struct FileConfig {
     #[serde(skip)]
     pub proxy_profile: Option<String>,
     pub refresh_secs: Option<u64>,
-    /// Pages a refresh re-reads from the top at most (see `crate::ui_config`).
+    /// Pages a refresh re-reads from the top at most (see `crate::config::ui`).
     pub refresh_max_pages: Option<i64>,
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
@@ -113,14 +113,14 @@ pub(super) struct FileConfig {
     #[serde(default)]
     pub profiles: BTreeMap<String, FileConfig>,
     /// `web_url`, `stale_after`, `mouse`, `[keys]`, `[theme]`, `[columns]` (see
-    /// `crate::ui_config`).
+    /// `crate::config::ui`).
     pub web_url: Option<String>,
-    pub stale_after: Option<crate::ui_config::DurationValue>,
+    pub stale_after: Option<super::ui::DurationValue>,
     pub mouse: Option<bool>,
     #[serde(default)]
-    pub keys: BTreeMap<String, crate::ui_config::KeyList>,
-    pub theme: Option<crate::ui_config::FileTheme>,
-    pub columns: Option<crate::ui_config::FileColumns>,
+    pub keys: BTreeMap<String, super::ui::KeyList>,
+    pub theme: Option<super::ui::FileTheme>,
+    pub columns: Option<super::ui::FileColumns>,
     /// `[sla]`: response-time targets (see `super::sla`).
     pub sla: Option<super::sla::FileSla>,
     /// The whole file, for the line numbers of values checked after parsing.
@@ -407,7 +407,7 @@ pub(super) struct Extras {
     pub refresh_secs: Option<u64>,
     pub views: Vec<View>,
     pub aliases: Aliases,
-    pub ui: crate::ui_config::UiConfig,
+    pub ui: super::ui::UiConfig,
     pub sla: crate::sla::Sla,
     pub store: super::StoreSettings,
     pub query: super::QuerySettings,
@@ -471,7 +471,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         }
         views.push(view);
     }
-    let ui = crate::ui_config::check(crate::ui_config::RawUi {
+    let ui = super::ui::check(super::ui::RawUi {
         keys: std::mem::take(&mut f.keys),
         theme: f.theme.take(),
         columns: f.columns.take(),

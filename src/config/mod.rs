@@ -11,6 +11,8 @@
 //! - `locate`: the line of a key in the file, for errors found after parsing.
 //! - `text`: line and column of an offset, and what of a token an error may show; below the
 //!   others.
+//! - [`ui`]: the look-and-habits keys (`[keys]`, `[theme]`, `[columns]`, `web_url`,
+//!   `stale_after`, `mouse`), which the TUI reads.
 //!
 //! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
 //! used is a [`ConfigError::Setting`], which names it and not the file.
@@ -20,6 +22,7 @@ mod locate;
 mod secret;
 mod sla;
 mod text;
+pub mod ui;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,7 +40,7 @@ const MAX_TIMEOUT_SECS: u64 = 3600;
 /// Most requests in flight at once that `max_parallel` may ask for.
 const MAX_PARALLEL: i64 = 32;
 
-/// Command-line overrides, filled by main from clap.
+/// Command-line overrides, filled by main from the command line.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     /// `--config PATH`: the file to read instead of `CONVO_CONFIG` or the default path.
@@ -187,7 +190,7 @@ pub struct Config {
     /// Every profile the file defines, for switching.
     pub profiles: Vec<String>,
     /// `[keys]`, `[theme]`, `[columns]`, `web_url`.
-    pub ui: crate::ui_config::UiConfig,
+    pub ui: ui::UiConfig,
     /// `[sla]`: response-time targets (empty: none tracked).
     pub sla: crate::sla::Sla,
     /// `store`, `visitor_sync`, `visitor_sync_rps`.
@@ -332,24 +335,6 @@ impl ConfigError {
             }
             e => e,
         }
-    }
-}
-
-/// The targets `--demo` shows when the config sets none: short, because the demo's queue moves
-/// in seconds (a new conversation every 10 s): a new one is imminent after 30 s and breaching
-/// after a minute, so every state is on screen within a minute. The demo data's live queue is
-/// shaped around this first-response target (`demo::QUEUE_TARGET_SECS`): it opens with
-/// conversations in each state; nobody older waits, and what of the older history is not
-/// closed is past the resolution target (a real desk's targets are minutes and hours).
-fn demo_targets() -> crate::sla::Sla {
-    crate::sla::Sla {
-        base: crate::sla::Policy {
-            first_response: Some(crate::demo::QUEUE_TARGET_SECS),
-            resolution: Some(30 * 60),
-            warn_at: 0.5,
-            ..crate::sla::Policy::default()
-        },
-        ..crate::sla::Sla::default()
     }
 }
 
@@ -747,8 +732,14 @@ impl Config {
 
     /// For `--demo`: the embedded server's URL and key, with views, aliases, page size and
     /// refresh from the config file (and its profile, if one is chosen) when one exists and is
-    /// valid; a missing file is fine, a broken one is ignored with a warning.
-    pub fn for_demo(base_url: String, key: ApiKey, ov: &Overrides) -> Result<Config, ConfigError> {
+    /// valid; a missing file is fine, a broken one is ignored with a warning. `targets` are the
+    /// response-time targets when the file sets none (the demo's own, `demo::targets`).
+    pub fn for_demo(
+        base_url: String,
+        key: ApiKey,
+        targets: crate::sla::Sla,
+        ov: &Overrides,
+    ) -> Result<Config, ConfigError> {
         let path = ov
             .config_path
             .clone()
@@ -797,7 +788,7 @@ impl Config {
             }
         }
         if ex.sla.is_empty() {
-            ex.sla = demo_targets();
+            ex.sla = targets;
         }
         Ok(Config {
             path: None,

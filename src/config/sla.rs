@@ -10,9 +10,9 @@ use toml::Spanned;
 use uuid::Uuid;
 
 use super::text::{line_col, shown};
+use super::ui::{DurationValue, parse_duration};
 use super::{Aliases, ConfigError};
 use crate::sla::{BusinessHours, Policy, Sla};
-use crate::ui_config::{DurationValue, parse_duration};
 
 /// Longest target: a year. More is a typo.
 const MAX_TARGET_SECS: i64 = 366 * 86_400;

@@ -164,7 +164,7 @@ impl Live {
     fn timed_change(&mut self, wall: Option<Timestamp>) -> bool {
         let k = self.timed;
         self.timed += 1;
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             self.insert(wall)
         } else {
             self.pick_up(wall)

@@ -80,7 +80,7 @@ pub struct Faults {
 }
 
 /// What is wrong inside the row of the `bad_bytes_row` fault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BadBytes {
     /// Bytes 0xFF 0xFE inside a string: not UTF-8.
     Utf8,
@@ -104,7 +104,7 @@ impl BadBytes {
 
 /// How the TLS demo server's certificate is wrong (`--bad-cert`), for testing what a client
 /// says about it. The CA is the usual one, so trusting it leaves only this fault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BadCert {
     /// Issued for `wrong.example`, not `localhost` / `127.0.0.1`.
     WrongName,
@@ -113,7 +113,7 @@ pub enum BadCert {
 }
 
 /// `convo demo-server --order`: the order rows are served in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ServeOrder {
     /// createdAt descending, then id descending (decisions.md).
     #[default]

@@ -3,7 +3,6 @@
 //! new user see convo work in one command and lets tests talk real HTTP.
 
 mod churn;
-pub mod cli;
 mod cursor;
 pub mod data;
 mod faults;
@@ -29,7 +28,7 @@ pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use link::Link;
 pub use names::aliases;
-pub use queue::QUEUE_TARGET_SECS;
+pub use queue::{QUEUE_TARGET_SECS, targets};
 pub use server::OPENAPI_YAML;
 
 /// How to run the demo server.

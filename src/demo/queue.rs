@@ -8,6 +8,24 @@
 /// it as its target (with imminent from half of it).
 pub const QUEUE_TARGET_SECS: i64 = 60;
 
+/// The targets `--demo` shows when the config sets none: short, because the demo's queue moves
+/// in seconds (a new conversation every 10 s): a new one is imminent after 30 s and breaching
+/// after a minute, so every state is on screen within a minute. The demo data's live queue is
+/// shaped around this first-response target ([`QUEUE_TARGET_SECS`]): it opens with
+/// conversations in each state; nobody older waits, and what of the older history is not
+/// closed is past the resolution target (a real desk's targets are minutes and hours).
+pub fn targets() -> crate::sla::Sla {
+    crate::sla::Sla {
+        base: crate::sla::Policy {
+            first_response: Some(QUEUE_TARGET_SECS),
+            resolution: Some(30 * 60),
+            warn_at: 0.5,
+            ..crate::sla::Policy::default()
+        },
+        ..crate::sla::Sla::default()
+    }
+}
+
 /// What one conversation of the live queue is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {

@@ -207,7 +207,7 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
             .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         return Err(fail(st));
     }
-    if f.fail_every > 0 && n % u64::from(f.fail_every) == 0 {
+    if f.fail_every > 0 && n.is_multiple_of(u64::from(f.fail_every)) {
         return Err(fail(StatusCode::SERVICE_UNAVAILABLE));
     }
     if n <= u64::from(f.rate_limit_first) {

@@ -7,16 +7,16 @@
 use std::io;
 
 use crate::api::{Assignee, Client, Conversation, ConversationFilter, Limit, Status};
-use crate::options::ConversationArgs;
+use crate::exit::ListError;
+use crate::options::{ConversationOptions, Format, conversation_filter};
 use crate::output::{
-    CsvStyle, Output, Printable, TableCol, bad_row_line, csv::push_record, json_terminal_safe,
-    retry_line, stderr,
+    CsvStyle, Output, Printable, TableCol, csv::push_record, json_terminal_safe, stderr,
 };
 use crate::pager::Pager;
-use crate::sla::{Sla, State};
+use crate::query::pages::Pages;
 
-use crate::exit::ListError;
-use crate::options::conversation_filter;
+use super::Tally;
+use crate::sla::{Due, Sla, State};
 
 /// Test-only, as for `convo summary`: the instant states are measured at (RFC 3339).
 const NOW_ENV: &str = "CONVO_NOW";
@@ -40,7 +40,7 @@ fn usage(m: String) -> ListError {
 
 /// The filter: the one given, narrowed to waiting conversations; anything that contradicts
 /// waiting is refused.
-fn waiting_filter(args: &ConversationArgs) -> Result<ConversationFilter, ListError> {
+fn waiting_filter(args: &ConversationOptions) -> Result<ConversationFilter, ListError> {
     let mut f = conversation_filter(&args.filter)?;
     if f.status.as_ref().is_some_and(|s| *s != Status::Open) {
         return Err(usage(
@@ -83,7 +83,7 @@ fn pipe(r: io::Result<()>) -> Result<bool, ListError> {
 /// server's order) until `--max` rows were printed.
 pub async fn conversations(
     client: &Client,
-    args: &ConversationArgs,
+    args: &ConversationOptions,
     page_size: Limit,
     sla: &Sla,
     wanted: Wanted,
@@ -98,153 +98,167 @@ pub async fn conversations(
         ));
     }
     let now = now()?;
-    let limit = match args.common.limit {
-        Some(n) => Limit::new(n)?,
-        None => page_size,
-    };
+    let limit = args.common.limit_or(page_size)?;
     let max = args.common.max;
-    let fmt = args.common.format;
-    use crate::options::Format;
-    let mut pager: Pager<Conversation> = Pager::new(limit.get());
-    let progress = o.err_is_terminal;
-    let clear = stderr::clear(progress);
-    let mut printed: u64 = 0;
-    let mut table: Vec<Vec<String>> = Vec::new();
-    let mut bad_rows = 0usize;
-    let mut first = true;
-    let mut open = true;
-    if fmt == Format::Csv {
-        let mut h = Conversation::CSV_HEADER.join(",");
-        h.push_str(",due_secs\n");
-        open = pipe(o.out.write_all(h.as_bytes()))?;
-    }
-    if open && fmt == Format::Json {
-        open = pipe(o.out.write_all(b"["))?;
-    }
-    'walk: while open && max.is_none_or(|m| printed < m) {
-        let Some(cursor) = pager.next_request() else {
-            break;
-        };
-        let notes = std::sync::Mutex::new(Vec::<String>::new());
-        let on_retry = |n: crate::api::RetryNotice| {
-            if let Ok(mut v) = notes.lock() {
-                v.push(retry_line(&n));
-            }
-        };
-        let result = client
-            .list::<_, Conversation>(&filter, limit, cursor.as_deref(), &on_retry)
-            .await;
-        for line in notes.into_inner().unwrap_or_default() {
+    let csv = CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw);
+    let mut w = DueRows::new(args.common.format, csv, o.err_is_terminal);
+    w.begin(o)?;
+    let mut pages: Pages<_, Conversation> = Pages::new(client, &filter, limit, false);
+    while w.tally.open && max.is_none_or(|m| w.tally.printed < m) {
+        let clear = stderr::clear(w.tally.progress);
+        let mut on_retry = |line: &str| {
             let _ = writeln!(o.err, "{clear}{line}");
-        }
-        let page = match result {
-            Ok(p) => p,
-            Err(e) => {
-                let _ = write!(o.err, "{clear}");
-                if fmt == Format::Json {
-                    let _ = pipe(o.out.write_all(b"\n]\n"));
-                }
-                return Err(e.into());
-            }
         };
-        let page_no = pager.pages() + 1;
-        let applied = pager.apply(page);
-        for b in &applied.bad_rows {
-            bad_rows += 1;
-            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, page_no));
+        let arrived = match pages.next(|_| false, &mut on_retry).await {
+            None => break,
+            Some(Ok(a)) => a,
+            Some(Err(e)) => return Err(w.fail(o, e)),
+        };
+        w.tally.bad_rows(o, &arrived);
+        let kept = pages.drain_rows().filter_map(|row| {
+            let due = sla.first_response(&row, now)?;
+            wanted.keeps(due.state).then_some((row, due))
+        });
+        if !w.rows(o, kept, max)? {
+            break;
         }
-        for row in pager.drain_rows() {
-            let Some(due) = sla.first_response(&row, now) else {
-                continue;
-            };
-            if !wanted.keeps(due.state) {
-                continue;
+        w.tally.progress(o, pages.pager());
+    }
+    w.end(o, pages.pager())
+}
+
+/// The kept rows with their `due_secs` (json, jsonl, csv) or DUE column (the table).
+struct DueRows {
+    fmt: Format,
+    csv: CsvStyle,
+    /// No JSON row written yet.
+    first: bool,
+    table: Vec<Vec<String>>,
+    tally: Tally,
+}
+
+impl DueRows {
+    fn new(fmt: Format, csv: CsvStyle, progress: bool) -> DueRows {
+        DueRows {
+            fmt,
+            csv,
+            first: true,
+            table: Vec::new(),
+            tally: Tally::new(progress),
+        }
+    }
+
+    /// The CSV header (with `due_secs`) or JSON's `[`.
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        if self.fmt == Format::Csv {
+            let mut h = Conversation::CSV_HEADER.join(",");
+            h.push_str(",due_secs\n");
+            self.tally.open = pipe(o.out.write_all(h.as_bytes()))?;
+        }
+        if self.tally.open && self.fmt == Format::Json {
+            self.tally.open = pipe(o.out.write_all(b"["))?;
+        }
+        Ok(())
+    }
+
+    /// The error a walk ends with; JSON's array is closed first, so the output stays one.
+    fn fail(&self, o: &mut Output<'_>, e: crate::api::ApiError) -> ListError {
+        let _ = write!(o.err, "{}", stderr::clear(self.tally.progress));
+        if self.fmt == Format::Json {
+            let _ = pipe(o.out.write_all(b"\n]\n"));
+        }
+        e.into()
+    }
+
+    /// Prints a page's kept rows and flushes them; `false` when `max` rows were printed
+    /// before the page's end (the walk stops there).
+    fn rows(
+        &mut self,
+        o: &mut Output<'_>,
+        rows: impl Iterator<Item = (Conversation, Due)>,
+        max: Option<u64>,
+    ) -> Result<bool, ListError> {
+        for (row, due) in rows {
+            if max.is_some_and(|m| self.tally.printed >= m) {
+                return Ok(false);
             }
-            if max.is_some_and(|m| printed >= m) {
-                break 'walk;
-            }
-            printed += 1;
-            let line = match fmt {
-                Format::Json | Format::Jsonl => {
-                    let mut buf = Vec::with_capacity(256);
-                    row.json_into(&mut buf)
-                        .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
-                    // The row's object with one more member.
-                    if buf.last() == Some(&b'}') {
-                        buf.pop();
-                        buf.extend_from_slice(
-                            format!(",\"due_secs\":{}}}", due.due_secs).as_bytes(),
-                        );
-                    }
-                    let json = json_terminal_safe(String::from_utf8_lossy(&buf).into_owned());
-                    if fmt == Format::Json {
-                        let sep = if first { "\n  " } else { ",\n  " };
-                        first = false;
-                        format!("{sep}{json}")
-                    } else {
-                        format!("{json}\n")
-                    }
-                }
-                Format::Csv => {
-                    let mut fields = row.csv_fields();
-                    fields.push(due.due_secs.to_string());
-                    let mut l = String::new();
-                    push_record(
-                        &mut l,
-                        &fields,
-                        CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw),
-                    );
-                    l
-                }
-                Format::Table => {
-                    let mut cells = row.table_cells();
-                    cells.push(due.label());
-                    table.push(cells);
-                    continue;
-                }
+            self.tally.printed += 1;
+            let Some(line) = self.line(&row, &due)? else {
+                continue;
             };
             if !pipe(o.out.write_all(line.as_bytes()))? {
-                open = false;
+                self.tally.open = false;
                 break;
             }
         }
-        if open && !pipe(o.out.flush())? {
-            open = false;
+        if self.tally.open && !pipe(o.out.flush())? {
+            self.tally.open = false;
         }
-        if progress {
-            let line = stderr::progress_line(
-                &printed.to_string(),
-                "rows",
-                pager.pages(),
-                pager.has_more(),
-            );
-            let _ = write!(o.err, "{line}");
-        }
+        Ok(true)
     }
-    let _ = write!(o.err, "{clear}");
-    if open {
-        match fmt {
-            Format::Json => {
-                pipe(
-                    o.out
-                        .write_all(if first { b"]\n" as &[u8] } else { b"\n]\n" }),
-                )?;
+
+    /// One row's line; `None` for the table, which keeps its cells for the end.
+    fn line(&mut self, row: &Conversation, due: &Due) -> Result<Option<String>, ListError> {
+        Ok(Some(match self.fmt {
+            Format::Json | Format::Jsonl => {
+                let mut buf = Vec::with_capacity(256);
+                row.json_into(&mut buf)
+                    .map_err(|e| ListError::Io(io::Error::other(e.to_string())))?;
+                // The row's object with one more member.
+                if buf.last() == Some(&b'}') {
+                    buf.pop();
+                    buf.extend_from_slice(format!(",\"due_secs\":{}}}", due.due_secs).as_bytes());
+                }
+                let json = json_terminal_safe(String::from_utf8_lossy(&buf).into_owned());
+                if self.fmt == Format::Json {
+                    let sep = if self.first { "\n  " } else { ",\n  " };
+                    self.first = false;
+                    format!("{sep}{json}")
+                } else {
+                    format!("{json}\n")
+                }
+            }
+            Format::Csv => {
+                let mut fields = row.csv_fields();
+                fields.push(due.due_secs.to_string());
+                let mut l = String::new();
+                push_record(&mut l, &fields, self.csv);
+                l
             }
             Format::Table => {
-                let mut cols: Vec<TableCol> = Conversation::TABLE.to_vec();
-                cols.push(TableCol::new("DUE", 12, 12).kept());
-                pipe(o.table(&cols, &table))?;
+                let mut cells = row.table_cells();
+                cells.push(due.label());
+                self.table.push(cells);
+                return Ok(None);
             }
-            _ => {}
+        }))
+    }
+
+    /// JSON's `]` or the aligned table with its DUE column, then the walk's warnings.
+    fn end(self, o: &mut Output<'_>, pager: &Pager<Conversation>) -> Result<(), ListError> {
+        let _ = write!(o.err, "{}", stderr::clear(self.tally.progress));
+        if self.tally.open {
+            match self.fmt {
+                Format::Json => {
+                    let end = if self.first {
+                        b"]\n" as &[u8]
+                    } else {
+                        b"\n]\n"
+                    };
+                    pipe(o.out.write_all(end))?;
+                }
+                Format::Table => {
+                    let mut cols: Vec<TableCol> = Conversation::TABLE.to_vec();
+                    cols.push(TableCol::new("DUE", 12, 12).kept());
+                    pipe(o.table(&cols, &self.table))?;
+                }
+                _ => {}
+            }
         }
-    }
-    for w in pager.warnings().messages() {
-        if !w.contains("unreadable") {
-            let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
+        Tally::warnings(o, pager);
+        if self.tally.bad_rows > 0 {
+            return Err(ListError::BadRows(self.tally.bad_rows));
         }
+        Ok(())
     }
-    if bad_rows > 0 {
-        return Err(ListError::BadRows(bad_rows));
-    }
-    Ok(())
 }

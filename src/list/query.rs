@@ -10,7 +10,7 @@ use super::RowWriter;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor};
 use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
-use crate::options::{CommonListArgs, ConversationArgs, VisitorArgs, conversation_flag_terms};
+use crate::options::{CommonOptions, ConversationOptions, VisitorOptions, conversation_flag_terms};
 use crate::output::{CsvStyle, Output, Printable, stderr};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
@@ -53,14 +53,14 @@ fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Confi
 /// Runs `convo list conversations -q QUERY`.
 pub async fn conversations(
     client: &Client,
-    args: &ConversationArgs,
+    args: &ConversationOptions,
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
     let flags = conversation_flag_terms(&args.filter);
     let text = query_text(args.query.text.as_deref(), flags.clone());
     let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
-    let limit = page_size(&args.common, cfg.page_size)?;
+    let limit = args.common.limit_or(cfg.page_size)?;
     let wanted = plan::emails_to_resolve(&q);
     // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
     let mut store = if !wanted.is_empty() || needs_visitor(&q) {
@@ -93,7 +93,7 @@ pub async fn conversations(
 /// Runs `convo list visitors -q QUERY`.
 pub async fn visitors(
     client: &Client,
-    args: &VisitorArgs,
+    args: &VisitorOptions,
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
@@ -106,7 +106,7 @@ pub async fn visitors(
     }
     let text = query_text(args.query.text.as_deref(), flags.clone());
     let (parsed, q) = understood(&text, Resource::Visitors, cfg)?;
-    let limit = page_size(&args.common, cfg.page_size)?;
+    let limit = args.common.limit_or(cfg.page_size)?;
     let mut plan = plan::visitors(&q, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
@@ -136,13 +136,6 @@ fn needs_visitor(q: &Query) -> bool {
     })
 }
 
-fn page_size(common: &CommonListArgs, default: Limit) -> Result<Limit, ListError> {
-    Ok(match common.limit {
-        Some(n) => Limit::new(n)?,
-        None => default,
-    })
-}
-
 /// The clock, or in a build with the `testing` feature `CONVO_NOW` when set.
 fn now() -> Result<jiff::Timestamp, ListError> {
     #[cfg(feature = "testing")]
@@ -160,7 +153,7 @@ fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
         stale_after_secs: cfg
             .ui
             .stale_after_secs
-            .unwrap_or(crate::ui_config::DEFAULT_STALE_AFTER_SECS),
+            .unwrap_or(crate::config::ui::DEFAULT_STALE_AFTER_SECS),
         aliases: &cfg.aliases,
     })
 }
@@ -181,7 +174,7 @@ async fn run<F, T>(
     client: &Client,
     plan: &Plan<F>,
     limit: Limit,
-    common: &CommonListArgs,
+    common: &CommonOptions,
     o: &mut Output<'_>,
     pass: &mut dyn FnMut(&T) -> bool,
 ) -> Result<(), ListError>
@@ -190,18 +183,10 @@ where
     T: Printable + Timed + crate::api::model::WireRow + Clone + Send + 'static,
 {
     if plan.streams.is_empty() {
-        // Nothing can match (an e-mail no visitor has, values that exclude each other): say
-        // why instead of printing nothing silently.
-        for n in &plan.notes {
-            let _ = writeln!(o.err, "convo: {}", crate::text::one_line(n, 300));
-        }
+        say_why_nothing(plan, o);
     }
-    let one_page = !common.all && common.max.is_none();
-    let max = if common.all {
-        None
-    } else {
-        Some(common.max.unwrap_or(limit.get() as u64))
-    };
+    let one_page = common.one_page();
+    let max = common.cap(limit);
     // A walk of everything asks for each stream's next page as soon as a page arrives; a
     // screenful (`--max`, one page) asks only when the merge needs a stream's next row.
     let mut union: Union<F, T> =
@@ -243,17 +228,42 @@ where
             "convo: {printed} rows shown; more may exist (use --all or --max N)"
         );
     }
+    let cut_short_matters = open && max.is_none_or(|m| printed < m);
+    outcome(&union, plan.streams.len(), cut_short_matters)
+}
+
+/// Nothing can match (an e-mail no visitor has, values that exclude each other): says why
+/// instead of printing nothing silently.
+fn say_why_nothing<F>(plan: &Plan<F>, o: &mut Output<'_>) {
+    for n in &plan.notes {
+        let _ = writeln!(o.err, "convo: {}", crate::text::one_line(n, 300));
+    }
+}
+
+/// How a query's walk ended: some or all of its `streams` failed, the service cut it short
+/// (when that matters: stdout open and fewer rows printed than wanted), or some rows could
+/// not be read.
+fn outcome<F, T>(
+    union: &Union<F, T>,
+    streams: usize,
+    cut_short_matters: bool,
+) -> Result<(), ListError>
+where
+    F: ListFilter + Clone,
+    T: Printable + Timed + crate::api::model::WireRow + Clone + Send + 'static,
+{
     let failed = union.failures().len();
-    let of = plan.streams.len();
     if failed > 0 {
         // One stream, or all of them: nothing else was shown, so the error says it all.
-        if failed == of {
+        if failed == streams {
             return Err(ListError::Api(union.failures()[0].1.clone()));
         }
-        return Err(ListError::StreamsFailed { failed, of });
+        return Err(ListError::StreamsFailed {
+            failed,
+            of: streams,
+        });
     }
-    let wanted_more = max.is_none_or(|m| printed < m);
-    if open && wanted_more && union.incomplete() {
+    if cut_short_matters && union.incomplete() {
         return Err(ListError::Truncated);
     }
     if union.bad_rows() > 0 {

@@ -2,9 +2,66 @@
 
 use std::io;
 
+use crate::api::Row;
 use crate::exit::{ListError, quiet_pipe};
 use crate::options::Format;
-use crate::output::{CsvStyle, Output, Printable, csv, has_byte_from_7f, json_terminal_safe};
+use crate::output::{
+    CsvStyle, Output, Printable, bad_row_line, csv, has_byte_from_7f, json_terminal_safe, stderr,
+};
+use crate::pager::Pager;
+use crate::query::pages::Arrived;
+
+/// What a walk of `convo list` has printed so far, and what it says on stderr as it goes.
+pub(crate) struct Tally {
+    /// A progress line on stderr (a terminal, and more than one page wanted).
+    pub(crate) progress: bool,
+    pub(crate) printed: u64,
+    pub(crate) bad_rows: usize,
+    /// Stdout still takes rows (not closed by `| head`).
+    pub(crate) open: bool,
+}
+
+impl Tally {
+    pub(crate) fn new(progress: bool) -> Tally {
+        Tally {
+            progress,
+            printed: 0,
+            bad_rows: 0,
+            open: true,
+        }
+    }
+
+    /// Names the rows of a page that could not be read.
+    pub(crate) fn bad_rows(&mut self, o: &mut Output<'_>, arrived: &Arrived) {
+        let clear = stderr::clear(self.progress);
+        for b in &arrived.bad_rows {
+            self.bad_rows += 1;
+            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, arrived.page_no));
+        }
+    }
+
+    /// The progress line, after a page.
+    pub(crate) fn progress<T: Row>(&self, o: &mut Output<'_>, pager: &Pager<T>) {
+        if self.progress {
+            let line = stderr::progress_line(
+                &self.printed.to_string(),
+                "rows",
+                pager.pages(),
+                pager.has_more(),
+            );
+            let _ = write!(o.err, "{line}");
+        }
+    }
+
+    /// The walk's warnings, at its end (unreadable rows were named as they came).
+    pub(crate) fn warnings<T: Row>(o: &mut Output<'_>, pager: &Pager<T>) {
+        for w in pager.warnings().messages() {
+            if !w.contains("unreadable") {
+                let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
+            }
+        }
+    }
+}
 
 /// Writes rows in one of the formats: header, rows, end. Table rows are kept and aligned at
 /// the end; the others stream.

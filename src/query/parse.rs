@@ -420,7 +420,7 @@ fn read_cmp<T>(
 }
 
 fn duration(s: &str) -> Result<Secs, String> {
-    crate::ui_config::parse_duration(s)
+    crate::config::ui::parse_duration(s)
         .map_err(|_| "a duration such as 90s, 30m, 2h, 1h30m or 1d".to_string())
         .and_then(|n| {
             if n > 100 * 365 * 86_400 {

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::Summary;
-use super::options::{SummaryArgs, SummaryFormat};
+use super::options::{SummaryFormat, SummaryOptions};
 use super::report::{self, Context};
 use super::walked::{Walked, WalkedPages};
 use crate::api::{ApiError, Client, Conversation, ConversationFilter, FilterError, Limit};
@@ -79,7 +79,7 @@ pub fn now_from_env() -> Result<jiff::Timestamp, SummaryError> {
 #[allow(clippy::too_many_arguments)]
 pub async fn conversations(
     client: &Client,
-    a: &SummaryArgs,
+    a: &SummaryOptions,
     page_size: Limit,
     stale_after_secs: i64,
     aliases: &Aliases,
@@ -214,7 +214,7 @@ struct Sample {
 #[allow(clippy::too_many_arguments)]
 async fn watch_once(
     client: &Client,
-    a: &SummaryArgs,
+    a: &SummaryOptions,
     (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
     page_size: Limit,
     stale_after_secs: i64,
@@ -319,7 +319,7 @@ impl Samples {
 #[allow(clippy::too_many_arguments)]
 async fn once(
     client: &Client,
-    a: &SummaryArgs,
+    a: &SummaryOptions,
     (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
     page_size: Limit,
     stale_after_secs: i64,
@@ -395,7 +395,7 @@ async fn once(
 #[allow(clippy::too_many_arguments)]
 async fn walk_either(
     client: &Client,
-    a: &SummaryArgs,
+    a: &SummaryOptions,
     (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
     page_size: Limit,
     stale_after_secs: i64,
@@ -444,7 +444,7 @@ async fn walk_either(
 #[allow(clippy::too_many_arguments)]
 async fn walk(
     client: &Client,
-    a: &SummaryArgs,
+    a: &SummaryOptions,
     base: &ConversationFilter,
     page_size: Limit,
     stale_after_secs: i64,

@@ -36,14 +36,15 @@ use crate::config::Aliases;
 use crate::sla::{Sla, State};
 pub use histogram::AgeHistogram;
 
-pub use crate::ui_config::DEFAULT_STALE_AFTER_SECS;
+pub use crate::config::ui::DEFAULT_STALE_AFTER_SECS;
 
 /// Buckets kept per grouping; rows with further values are counted in [`Key::Overflow`].
 pub const MAX_BUCKETS: usize = 256;
 
 /// What the buckets group by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum By {
+    #[default]
     Status,
     Site,
     Assignee,
@@ -449,7 +450,7 @@ impl Summary {
     }
 }
 
-pub use crate::ui_config::parse_duration;
+pub use crate::config::ui::parse_duration;
 
 #[cfg(test)]
 mod tests;

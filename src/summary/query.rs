@@ -9,7 +9,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::Summary;
-use super::options::SummaryArgs;
+use super::options::SummaryOptions;
 use super::walked::{Walked, WalkedPages};
 use crate::api::{Client, Conversation, ConversationFilter, Limit, Resource};
 use crate::config::{Aliases, QuerySettings};
@@ -34,7 +34,7 @@ pub struct Prepared {
 /// are looked up first). A bad query is refused here, before any list request.
 pub async fn prepare(
     client: &Client,
-    a: &SummaryArgs,
+    a: &SummaryOptions,
     aliases: &Aliases,
     sla: &Sla,
     settings: QuerySettings,
@@ -66,7 +66,7 @@ pub async fn prepare(
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn walk(
     client: &Client,
-    a: &SummaryArgs,
+    a: &SummaryOptions,
     p: &Prepared,
     page_size: Limit,
     stale_after_secs: i64,

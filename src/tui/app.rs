@@ -14,8 +14,8 @@ use super::tab::{PerTab, TabState};
 use super::theme::Theme;
 use crate::api::VisitorFilter;
 use crate::api::{Assignee, Conversation, ConversationFilter, Limit, Resource, Status, Visitor};
+use crate::config::ui::UiConfig;
 use crate::config::{Aliases, View};
-use crate::ui_config::UiConfig;
 
 pub use super::overlay::Overlay;
 

@@ -24,7 +24,7 @@ pub fn url_for(
         return Err("no row selected");
     };
     // Only the template and a UUID: nothing the server sent goes into the URL.
-    Ok(crate::ui_config::web_url_for(template, tab.name(), &id))
+    Ok(crate::config::ui::web_url_for(template, tab.name(), &id))
 }
 
 fn notice(tx: &UnboundedSender<Msg>, text: String, error: bool) {

@@ -6,11 +6,11 @@
 use crate::api::model::short_id;
 use crate::api::{Conversation, Resource, Status, Timestamp, Visitor};
 use crate::config::Aliases;
+use crate::config::ui::ColumnsConfig;
 use crate::sla::{Sla, State, Target};
 use crate::text::fit;
 use crate::tui::format::{attributes_summary, id_label, relative_ts};
 use crate::tui::names::VisitorNames;
-use crate::ui_config::ColumnsConfig;
 
 /// Declares [`Column`] from one table: each column's `[columns]` name, its name in the sort
 /// mark, its title and widths ([`Col`]), and what it is on each tab ([`Part`]; `None`: not a

@@ -226,7 +226,7 @@ pub fn app_from_config(
 /// What the TUI's tables refuse in the config's look-and-habits part (`[columns]`, which `main`
 /// refuses for every command, then `[keys]`, which [`app_from_config`] refuses), as
 /// `(config key, what is wrong)`; `convo doctor` reports these.
-pub fn ui_problems(ui: &crate::ui_config::UiConfig) -> Vec<(String, String)> {
+pub fn ui_problems(ui: &crate::config::ui::UiConfig) -> Vec<(String, String)> {
     columns::check(&ui.columns)
         .err()
         .into_iter()

@@ -72,7 +72,7 @@ pub fn conversation(i: usize) -> Conversation {
         .unwrap_or(now());
     Conversation {
         id: test_id(1, i),
-        site_id: if i % 3 == 0 { SITE_A } else { SITE_B },
+        site_id: if i.is_multiple_of(3) { SITE_A } else { SITE_B },
         visitor_id: test_id(2, i % 17),
         status: Status::KNOWN[i % 3].clone(),
         assignee_id: match i % 4 {

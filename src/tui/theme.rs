@@ -11,7 +11,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-use crate::ui_config::{ThemeConfig, ThemePreset};
+use crate::config::ui::{ThemeConfig, ThemePreset};
 
 /// The base colour of each role, as the widgets draw it.
 const ROLES: [(&str, Color); 8] = [

@@ -2,6 +2,7 @@
 //! picking a conversation up, a failed page, another profile.
 
 use convo::api::{ApiError, Limit, Resource, RetryNotice};
+use convo::config::ui::UiConfig;
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::keys::KeyMap;
@@ -9,7 +10,6 @@ use convo::tui::msg::{Loaded, Msg};
 use convo::tui::profiles::ProfileSwitch;
 use convo::tui::testing::{self, FakeServer};
 use convo::tui::update::update;
-use convo::ui_config::UiConfig;
 
 /// A clock tick `secs` seconds after the fixed test clock (`testing::now()`).
 pub fn at(secs: i64) -> Msg {

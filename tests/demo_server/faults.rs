@@ -258,7 +258,7 @@ fn cli_flags_map_to_options() {
     #[derive(Parser)]
     struct T {
         #[command(flatten)]
-        a: convo::demo::cli::DemoServerArgs,
+        a: convo::cli::demo::DemoServerArgs,
     }
     let o = T::parse_from(["t"]).a.to_options();
     let d = DemoOptions::default();

@@ -6,8 +6,8 @@ pub mod load;
 pub mod update;
 
 use crate::api::Limit;
+use crate::config::ui::UiConfig;
 use crate::config::{Aliases, View};
-use crate::ui_config::UiConfig;
 
 /// The profiles the config defines and the one in use.
 #[derive(Debug, Clone, Default)]

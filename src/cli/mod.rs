@@ -1,15 +1,49 @@
-//! The command line, as clap definitions. `main.rs` dispatches on it.
+//! The command line, as clap definitions: the top of the commands. `main.rs` dispatches on
+//! it; the commands take options of their own ([`crate::options`],
+//! [`crate::summary::options`], [`crate::store_command::Action`], [`crate::demo::DemoOptions`]),
+//! which this module builds from the flags (`args.rs`, `demo.rs`). Nothing below imports clap.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::demo::cli::DemoServerArgs;
-pub use crate::options::{
-    CommonListArgs, ConversationArgs, ConversationFilterArgs, Format, QueryArgs, VisitorArgs,
+/// How the values of an enum of a lower layer are spelled on the command line: each variant's
+/// name and its help (`impl clap::ValueEnum`, which the enum's own module does not know).
+macro_rules! value_enum {
+    ($t:ident { $($v:ident => $name:literal $(: $help:literal)?),+ $(,)? }) => {
+        impl clap::ValueEnum for $t {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$($t::$v),+]
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(match self {
+                    $($t::$v => clap::builder::PossibleValue::new($name)$(.help($help))?),+
+                })
+            }
+        }
+    };
+}
+
+mod args;
+pub mod demo;
+
+pub use args::{
+    CommonListArgs, ConversationArgs, ConversationFilterArgs, QueryArgs, SummaryArgs, VisitorArgs,
     VisitorQueryArgs,
 };
-pub use crate::summary::options::{SummaryArgs, SummaryFormat};
+use demo::DemoServerArgs;
+
+/// `convo completions SHELL`.
+pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
+    clap_complete::generate(shell, &mut Cli::command(), "convo", out);
+}
+
+/// `convo man`.
+pub fn man(out: &mut dyn Write) -> io::Result<()> {
+    clap_mangen::Man::new(Cli::command()).render(out)
+}
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -134,6 +168,19 @@ pub enum StoreCommand {
         #[arg(long)]
         unpaced: bool,
     },
+}
+
+impl StoreCommand {
+    /// What `convo store` is asked to do.
+    pub fn action(self) -> crate::store_command::Action {
+        use crate::store_command::Action;
+        match self {
+            StoreCommand::Path => Action::Path,
+            StoreCommand::Stats => Action::Stats,
+            StoreCommand::Clear => Action::Clear,
+            StoreCommand::Sync { rps, unpaced } => Action::Sync { rps, unpaced },
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

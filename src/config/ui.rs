@@ -300,7 +300,7 @@ mod tests {
 
     #[test]
     fn the_example_sets_keys_theme_and_columns() {
-        let c = load(include_str!("../config.example.toml")).unwrap();
+        let c = load(include_str!("../../config.example.toml")).unwrap();
         assert_eq!(c.ui.keys["reload"], vec!["r".to_string(), "F5".to_string()]);
         assert!(c.ui.columns.conversations.is_some());
     }

@@ -1,10 +1,10 @@
-//! `convo demo-server` flags.
+//! `convo demo-server` flags, and how the demo's fault kinds are spelled on the command line.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::{DemoOptions, Faults};
+use crate::demo::{BadBytes, BadCert, Churn, DemoOptions, Faults, Link, ServeOrder};
 
 /// Run the demo server: the same API as the service, on generated data, loopback only.
 #[derive(clap::Args, Debug, Clone)]
@@ -123,7 +123,7 @@ pub struct DemoServerArgs {
     /// For testing: every page carries one extra row whose string holds invalid UTF-8 (utf8)
     /// or a raw control character (control), among the good ones.
     #[arg(long, value_name = "KIND", help_heading = "Faults (for testing)")]
-    pub bad_bytes_row: Option<super::faults::BadBytes>,
+    pub bad_bytes_row: Option<BadBytes>,
     /// For testing, with --tls: serve a certificate issued for another name (wrong-name) or
     /// one that has expired (expired), signed by the same CA.
     #[arg(
@@ -132,7 +132,7 @@ pub struct DemoServerArgs {
         requires = "tls",
         help_heading = "Faults (for testing)"
     )]
-    pub bad_cert: Option<super::faults::BadCert>,
+    pub bad_cert: Option<BadCert>,
     /// For testing: accept API requests and never answer (until the server stops).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hang: bool,
@@ -208,10 +208,10 @@ pub struct DemoServerArgs {
     #[arg(
         long,
         value_enum,
-        default_value_t = super::ServeOrder::Newest,
+        default_value_t = ServeOrder::Newest,
         help_heading = "Faults (for testing)"
     )]
-    pub order: super::ServeOrder,
+    pub order: ServeOrder,
 }
 
 /// A row count: a number from 0 to 5,000,000.
@@ -239,7 +239,7 @@ impl DemoServerArgs {
             latency: Duration::from_millis(self.latency_ms),
             anchor: (!self.fixed_times).then(jiff::Timestamp::now),
             compress: !self.no_compress,
-            link: (self.link_rtt_ms.is_some() || self.link_kbps.is_some()).then(|| super::Link {
+            link: (self.link_rtt_ms.is_some() || self.link_kbps.is_some()).then(|| Link {
                 rtt: Duration::from_millis(self.link_rtt_ms.unwrap_or(0)),
                 kbps: self.link_kbps,
             }),
@@ -270,7 +270,7 @@ impl DemoServerArgs {
                 echo_key: self.echo_key,
                 redirect_to: self.redirect_to.clone(),
                 big_attribute: self.big_attribute,
-                churn: super::Churn {
+                churn: Churn {
                     per_minute: self.churn,
                     new_per_head: self.churn_head_new,
                     reassign_per_head: self.churn_head_reassign,
@@ -281,3 +281,22 @@ impl DemoServerArgs {
         }
     }
 }
+
+value_enum!(BadBytes {
+    Utf8 => "utf8": "Bytes 0xFF 0xFE inside a string: not UTF-8",
+    Control => "control": "A raw 0x01 and a raw newline inside a string: JSON wants them escaped",
+});
+
+value_enum!(BadCert {
+    WrongName => "wrong-name": "Issued for `wrong.example`, not `localhost` / `127.0.0.1`",
+    Expired => "expired": "Valid from 2020-01-01 to 2021-01-01",
+});
+
+value_enum!(ServeOrder {
+    Newest => "newest": "createdAt descending, then id descending (decisions.md)",
+    Oldest => "oldest": "createdAt ascending, then id ascending",
+    Updated => "updated": "Conversations by updatedAt descending, then id descending (visitors \
+        newest first)",
+    Mixed => "mixed": "Newest first, except `status=pending`, served oldest first: requests that \
+        disagree",
+});
