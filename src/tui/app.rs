@@ -170,6 +170,10 @@ pub struct App {
     pub since_look: Option<(u64, i64)>,
     /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
     pub sla: std::sync::Arc<crate::sla::Sla>,
+    /// `agent_id` (top level or profile): what `assignee:me` means in the query line.
+    pub agent_id: Option<uuid::Uuid>,
+    /// `max_streams`: a union larger than this is one wider walk filtered in convo.
+    pub max_streams: usize,
 }
 
 impl App {
@@ -229,6 +233,8 @@ impl App {
             names: Default::default(),
             since_look: None,
             sla: Default::default(),
+            agent_id: None,
+            max_streams: crate::config::QuerySettings::DEFAULT_MAX_STREAMS,
         }
     }
 

@@ -108,6 +108,11 @@ pub enum Command {
     Suspend,
     /// Turn mouse capture on or off (`mouse` in the config; a profile may change it).
     SetMouse(bool),
+    /// Read the query line's history of `tab` and the visitors' attribute keys from the
+    /// local store; answered by `Msg::QueryLineLoaded`. Nothing without a store.
+    LoadQueryLine { tab: Resource },
+    /// Keep a query run from the query line in `tab`'s history in the local store.
+    KeepQuery { tab: Resource, text: String },
     /// Leave the app.
     Quit,
 }

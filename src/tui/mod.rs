@@ -12,7 +12,7 @@
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
 //!   [`marks`] (change marks; `tab::marks` feeds them from a walk), [`notify`],
-//!   [`summary_pane`], [`filter_form`], [`browser`] (`o`), [`clipboard`] (`y`), [`keys`] (the
+//!   [`summary_pane`], [`filter_form`], [`query_line`] (`:`), [`browser`] (`o`), [`clipboard`] (`y`), [`keys`] (the
 //!   key map, help, and `[keys]` in [`keys::config`]), [`message`] (the status line's message
 //!   and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
@@ -71,6 +71,7 @@ pub mod notify;
 pub mod overlay;
 pub mod profiles;
 pub mod prompt;
+pub mod query_line;
 pub mod runtime;
 pub mod search;
 pub mod sort;
@@ -204,6 +205,8 @@ pub fn app_from_config(
         config.sla.clone(),
         config.ui.columns.conversations.is_some(),
     );
+    app.agent_id = config.query.agent_id;
+    app.max_streams = config.query.max_streams;
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),

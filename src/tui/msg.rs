@@ -116,6 +116,13 @@ pub enum Msg {
         taken_at: i64,
         rows: Vec<(uuid::Uuid, u64)>,
     },
+    /// The answer to `Command::LoadQueryLine`: the tab's earlier queries (oldest first) and
+    /// the attribute keys of the visitors kept.
+    QueryLineLoaded {
+        tab: Resource,
+        history: Vec<String>,
+        attr_keys: Vec<String>,
+    },
     /// A background task panicked (a bug): its message, to be shown; the app recovers.
     TaskFailed {
         task: Task,

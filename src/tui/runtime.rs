@@ -438,6 +438,17 @@ impl Runtime {
                         s.samples(key, sample, &self.tx);
                     }
                 }
+                Command::LoadQueryLine { tab } => {
+                    if let Some(s) = &self.store {
+                        s.query_line(tab, &self.tx);
+                    }
+                }
+                Command::KeepQuery { tab, text } => {
+                    if let Some(s) = &self.store {
+                        let now = jiff::Timestamp::now().as_second();
+                        s.task.submit(move |st| st.record_query(tab, &text, now));
+                    }
+                }
                 Command::KeepVisitors(rows) => {
                     if let Some(s) = &self.store {
                         s.keep(rows.0, &self.tx);

@@ -15,7 +15,7 @@ use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::marks;
 use super::tab::{Retry, ScreenLine};
-use super::{browser, export, notify, profiles, search, sort, summary_pane};
+use super::{browser, export, notify, profiles, query_line, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
 pub mod place;
@@ -202,6 +202,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 }
             })
         }
+        Msg::QueryLineLoaded {
+            tab,
+            history,
+            attr_keys,
+        } => query_line::update::on_loaded(app, tab, history, attr_keys),
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
     keep_oldest_first(app);
@@ -658,6 +663,7 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
             export::walk::on_prompt_key(app, &prompt, path.clone(), k, cmds)
         }
         Prompt::Search(text) => search::update::on_prompt_key(app, text, k),
+        Prompt::Query(line) => query_line::update::on_key(app, *line, k, cmds),
         Prompt::Export(text) | Prompt::ExportExists(text) => {
             export::update::on_path_key(app, text, k, cmds)
         }
@@ -670,6 +676,7 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
 fn on_paste(app: &mut App, pasted: &str) {
     match app.prompt.clone() {
         Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
+        Some(Prompt::Query(line)) => return query_line::update::on_paste(app, *line, pasted),
         Some(Prompt::Export(mut path) | Prompt::ExportExists(mut path)) => {
             super::prompt::paste_line(&mut path, pasted);
             app.prompt = Some(Prompt::Export(path));
@@ -769,6 +776,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         }
         Action::Back => go_back(app, cmds),
         Action::Views => app.overlay = Overlay::Views { selected: 0 },
+        Action::Query => query_line::update::open(app, cmds),
         Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
         Action::DetailDown => scroll_detail(app, 1),
         Action::DetailUp => scroll_detail(app, -1),

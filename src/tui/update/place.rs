@@ -33,7 +33,7 @@ pub fn here(app: &App) -> Place {
     }
 }
 
-pub(super) fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
+pub fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
     let from = here(app);
     set_conversations_from(app, from, f, cmds);
 }
@@ -60,7 +60,7 @@ pub fn set_conversations_from(
     }
 }
 
-pub(super) fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
+pub fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
     let from = here(app);
     set_visitors_from(app, from, f, cmds);
 }

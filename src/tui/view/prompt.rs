@@ -77,6 +77,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             line(app, frame, keys_whole(app, &labels, path), path)
         }
         Prompt::Profiles(sel) => picker(app, *sel, frame),
+        Prompt::Query(line) => super::query_line::draw(app, line, frame),
     }
 }
 

@@ -1,0 +1,321 @@
+//! Issue 22 §4: the query line (`:`): completion, history, errors with their caret, the plan
+//! (`?`), and the filter pane and the line as two editors of one query. `update` fed with
+//! messages, and `TestBackend` snapshots of the line.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use convo::api::{Assignee, ConversationFilter, Resource, Status};
+use convo::tui::app::App;
+use convo::tui::command::{Command, Query};
+use convo::tui::msg::Msg;
+use convo::tui::prompt::Prompt;
+use convo::tui::query_line::QueryLine;
+use convo::tui::testing::{self, AGENT_B, FakeServer, ch, key};
+use convo::tui::update::update;
+
+fn loaded() -> (App, FakeServer) {
+    let mut app = testing::app(120, 30, 50);
+    let server = FakeServer::new(300, 40);
+    server.settle(&mut app, Msg::Resize(120, 30));
+    (app, server)
+}
+
+fn type_text(app: &mut App, s: &str) -> Vec<Command> {
+    s.chars().flat_map(|c| update(app, ch(c))).collect()
+}
+
+fn line(app: &App) -> &QueryLine {
+    match &app.prompt {
+        Some(Prompt::Query(l)) => l,
+        other => panic!("no query line: {other:?}"),
+    }
+}
+
+fn labels(app: &App) -> Vec<String> {
+    line(app)
+        .completion
+        .as_ref()
+        .map(|c| c.candidates.iter().map(|c| c.label.clone()).collect())
+        .unwrap_or_default()
+}
+
+fn ids(app: &App) -> Vec<uuid::Uuid> {
+    app.conversations.rows().iter().map(|r| r.id).collect()
+}
+
+fn back_tab() -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT))
+}
+
+/// `:` asks the store for the history and the attribute keys; Tab completes a field name
+/// (one candidate: taken, with its colon), then its values, shown, cycled by Tab and
+/// Shift-Tab; a comma goes on to the next value without the ones given.
+#[test]
+fn tab_completes_fields_then_values_and_cycles() {
+    let (mut app, _s) = loaded();
+    let cmds = update(&mut app, ch(':'));
+    assert!(cmds.contains(&Command::LoadQueryLine {
+        tab: Resource::Conversations
+    }));
+    assert_eq!(line(&app).text, "");
+    type_text(&mut app, "sta");
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(line(&app).text, "status:");
+    assert!(line(&app).completion.is_none(), "one candidate is taken");
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(labels(&app), ["open", "pending", "closed"]);
+    assert_eq!(line(&app).text, "status:open");
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(line(&app).text, "status:pending");
+    update(&mut app, back_tab());
+    update(&mut app, back_tab());
+    assert_eq!(line(&app).text, "status:closed");
+    type_text(&mut app, ",");
+    assert!(
+        line(&app).completion.is_none(),
+        "typing ends the completion"
+    );
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(labels(&app), ["open", "pending"]);
+    assert_eq!(line(&app).text, "status:closed,open");
+}
+
+/// `assignee:` offers me/none/anyone, the agents of the loaded rows (by alias when they have
+/// one), then the aliases not seen as a site; `site:` the sites seen; names with spaces go in quoted;
+/// attribute keys from the store make `visitor.KEY` fields; an empty line offers the views.
+#[test]
+fn values_come_from_rows_aliases_views_and_the_store() {
+    let (mut app, _s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(&mut app, "assignee:");
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(
+        labels(&app),
+        [
+            "me",
+            "none",
+            "anyone",
+            "Ana (EU desk)",
+            &AGENT_B.to_string(),
+        ]
+        .map(String::from)
+    );
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(line(&app).text, "assignee:\"Ana (EU desk)\"");
+    type_text(&mut app, " site:w");
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(
+        line(&app).text,
+        "assignee:\"Ana (EU desk)\" site:\"Web shop\""
+    );
+
+    update(
+        &mut app,
+        Msg::QueryLineLoaded {
+            tab: Resource::Conversations,
+            history: Vec::new(),
+            attr_keys: vec!["plan".into(), "sales rep".into()],
+        },
+    );
+    type_text(&mut app, " -visitor.");
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(
+        labels(&app),
+        [
+            "visitor.name:",
+            "visitor.email:",
+            "visitor.plan:",
+            "visitor.\"sales rep\":"
+        ]
+    );
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab));
+    assert!(
+        line(&app).text.ends_with(" -visitor.plan:"),
+        "{}",
+        line(&app).text
+    );
+
+    // An empty line: the tab's views (their queries) come first.
+    update(&mut app, ctrl('u'));
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(
+        labels(&app)[..2],
+        ["view Unassigned open", "view Breaching"]
+    );
+    assert_eq!(line(&app).text, "status:open assignee:none");
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+/// ↑ and ↓ walk the history the store answered (newest first), and come back to what was
+/// being typed; Enter on a query keeps it in the store's history.
+#[test]
+fn up_and_down_walk_the_stored_history() {
+    let (mut app, _s) = loaded();
+    update(&mut app, ch(':'));
+    update(
+        &mut app,
+        Msg::QueryLineLoaded {
+            tab: Resource::Conversations,
+            history: vec!["is:waiting".into(), "status:pending".into()],
+            attr_keys: Vec::new(),
+        },
+    );
+    type_text(&mut app, "sta");
+    update(&mut app, key(KeyCode::Up));
+    assert_eq!(line(&app).text, "status:pending");
+    update(&mut app, key(KeyCode::Up));
+    assert_eq!(line(&app).text, "is:waiting");
+    update(&mut app, key(KeyCode::Up));
+    assert_eq!(line(&app).text, "is:waiting");
+    update(&mut app, key(KeyCode::Down));
+    update(&mut app, key(KeyCode::Down));
+    assert_eq!(line(&app).text, "sta");
+    update(&mut app, key(KeyCode::Up));
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(
+        cmds.contains(&Command::KeepQuery {
+            tab: Resource::Conversations,
+            text: "status:pending".into()
+        }),
+        "{cmds:?}"
+    );
+}
+
+/// Enter on a bad query: the line stays open with the error (where, what was found, what
+/// would do), nothing is fetched and the rows stay; Esc then leaves all as it was.
+#[test]
+fn a_bad_query_keeps_the_line_and_the_rows() {
+    let (mut app, _s) = loaded();
+    let before = ids(&app);
+    update(&mut app, ch(':'));
+    type_text(&mut app, "status:open stat:x");
+    let cmds = update(&mut app, key(KeyCode::Enter));
+    assert!(
+        !cmds
+            .iter()
+            .any(|c| matches!(c, Command::Fetch { .. } | Command::KeepQuery { .. })),
+        "{cmds:?}"
+    );
+    let (e, text) = line(&app).error.clone().expect("an error on the line");
+    assert_eq!(text, "status:open stat:x");
+    assert_eq!(e.char_pos(&text), 12);
+    assert!(
+        e.render(&text).contains("            ^^^^"),
+        "{}",
+        e.render(&text)
+    );
+    assert_eq!(ids(&app), before);
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    type_text(&mut app, "x");
+    assert!(line(&app).error.is_none(), "an edit clears the error");
+    update(&mut app, key(KeyCode::Esc));
+    assert!(app.prompt.is_none());
+    assert_eq!(ids(&app), before);
+    assert_eq!(app.conversations.filter, ConversationFilter::default());
+}
+
+/// A query one request answers runs on Enter (the tab's filters: the pane shows them), and
+/// `:` shows the tab's filters, however set, as the query's text.
+#[test]
+fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
+    let (mut app, s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(&mut app, "status:open assignee:none");
+    let cmds = s.settle(&mut app, key(KeyCode::Enter));
+    assert!(app.prompt.is_none());
+    let wanted = ConversationFilter {
+        status: Some(Status::Open),
+        assignee: Assignee::Unassigned,
+        ..Default::default()
+    };
+    assert!(
+        cmds.iter().any(
+            |c| matches!(c, Command::Fetch { query: Query::Conversations(f), .. } if *f == wanted)
+        ),
+        "{cmds:?}"
+    );
+    assert_eq!(app.conversations.filter, wanted);
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|r| r.status == Status::Open && r.assignee_id.is_none())
+    );
+    // `s` cycles the status (as the pane would set it): the line shows it as a term.
+    s.settle(&mut app, ch('s'));
+    update(&mut app, ch(':'));
+    assert_eq!(line(&app).text, "status:pending assignee:none");
+    update(&mut app, key(KeyCode::Esc));
+    // The pane opens on what the line set.
+    update(&mut app, ch('/'));
+    assert!(
+        matches!(&app.overlay, convo::tui::app::Overlay::Filter(f) if f.conversation_filter() == Some(app.conversations.filter.clone()))
+    );
+}
+
+/// `?` on the line shows the plan: each stream's request and the checks done in convo, with
+/// why; Esc goes back to the line as it was.
+#[test]
+fn question_mark_explains_the_plan_and_esc_goes_back() {
+    let (mut app, _s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(&mut app, "status:open,pending -site:\"Web shop\" age:>1h");
+    update(&mut app, ch('?'));
+    let (plan, _) = line(&app).explain.clone().expect("the plan");
+    for want in [
+        "query: status:open,pending -site:\"Web shop\" age:>1h",
+        "GET /v1/conversations?status=open",
+        "GET /v1/conversations?status=pending",
+        "negation",
+        "the API has no time filter",
+    ] {
+        assert!(plan.contains(want), "{want:?} in\n{plan}");
+    }
+    update(&mut app, key(KeyCode::Esc));
+    assert!(line(&app).explain.is_none());
+    assert_eq!(
+        line(&app).text,
+        "status:open,pending -site:\"Web shop\" age:>1h"
+    );
+    // Inside quotes `?` is text.
+    type_text(&mut app, " \"why?");
+    assert!(line(&app).explain.is_none());
+    assert!(line(&app).text.ends_with("\"why?"));
+}
+
+#[test]
+fn snapshot_query_line_with_completions() {
+    let (mut app, _s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(&mut app, "is:waiting assignee:");
+    update(&mut app, key(KeyCode::Tab));
+    update(&mut app, key(KeyCode::Tab));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn snapshot_query_line_with_an_error() {
+    let (mut app, _s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(&mut app, "status:open status:pending");
+    update(&mut app, key(KeyCode::Enter));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn snapshot_query_plan_overlay() {
+    let (mut app, _s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(
+        &mut app,
+        "assignee:none,\"Ana (EU desk)\" -status:closed idle:>30m",
+    );
+    update(&mut app, ch('?'));
+    insta::assert_snapshot!(testing::render(&app));
+}
