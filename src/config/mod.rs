@@ -17,6 +17,7 @@
 
 mod file;
 mod locate;
+pub mod save_view;
 mod secret;
 mod sla;
 mod text;
