@@ -255,7 +255,7 @@ where
     /// The next row of the union (each id once), `None` at its end.
     pub async fn next(&mut self) -> Option<T> {
         loop {
-            match self.merger.next() {
+            match self.merger.step() {
                 Step::Row(r) => return Some(r),
                 Step::End => return None,
                 Step::Need(parts) => {

@@ -156,7 +156,7 @@ struct Part<T> {
     failed: bool,
 }
 
-/// The merge of a union's streams: pages in ([`Merger::push`]), rows out ([`Merger::next`]).
+/// The merge of a union's streams: pages in ([`Merger::push`]), rows out ([`Merger::step`]).
 #[derive(Debug, Clone)]
 pub struct Merger<T> {
     parts: Vec<Part<T>>,
@@ -166,7 +166,7 @@ pub struct Merger<T> {
     notices: Vec<String>,
 }
 
-impl<T: Timed + Clone> Merger<T> {
+impl<T> Merger<T> {
     /// The merge of `streams` streams, none of which has answered yet.
     pub fn new(streams: usize) -> Merger<T> {
         Merger {
@@ -186,7 +186,9 @@ impl<T: Timed + Clone> Merger<T> {
             notices: Vec::new(),
         }
     }
+}
 
+impl<T: Timed + Clone> Merger<T> {
     /// How many streams it merges.
     pub fn streams(&self) -> usize {
         self.parts.len()
@@ -279,7 +281,7 @@ impl<T: Timed + Clone> Merger<T> {
     }
 
     /// The next row, or what it needs first, or the end.
-    pub fn next(&mut self) -> Step<T> {
+    pub fn step(&mut self) -> Step<T> {
         loop {
             if self.merge.is_none() {
                 let first: Vec<usize> = (0..self.parts.len())
@@ -359,7 +361,7 @@ mod tests {
     fn drain(m: &mut Merger<Conversation>) -> (Vec<u128>, Step<Conversation>) {
         let mut out = Vec::new();
         loop {
-            match m.next() {
+            match m.step() {
                 Step::Row(r) => out.push(r.id.as_u128()),
                 other => return (out, other),
             }
@@ -402,11 +404,11 @@ mod tests {
     #[test]
     fn streams_are_merged_by_the_order_they_share_and_a_row_given_once() {
         let mut m = Merger::new(2);
-        assert_eq!(m.next(), Step::Need(vec![0, 1]), "every first page first");
+        assert_eq!(m.step(), Step::Need(vec![0, 1]), "every first page first");
         m.push(0, vec![at(1, 10), at(3, 8)], true);
-        assert_eq!(m.next(), Step::Need(vec![1]));
+        assert_eq!(m.step(), Step::Need(vec![1]));
         m.push(1, vec![at(2, 9), at(3, 8)], false);
-        assert_eq!(m.next(), Step::Row(at(1, 10)));
+        assert_eq!(m.step(), Step::Row(at(1, 10)));
         assert_eq!(m.merge(), Some(Merge::Ordered(Order::CreatedDesc)));
         let (rows, then) = drain(&mut m);
         assert_eq!(rows, [2, 3], "row 3 of both streams once");
@@ -440,7 +442,7 @@ mod tests {
         let mut m = Merger::new(2);
         m.push(0, vec![at(1, 10)], true);
         m.push(1, vec![at(2, 9)], false);
-        assert_eq!(m.next(), Step::Row(at(1, 10)));
+        assert_eq!(m.step(), Step::Row(at(1, 10)));
         m.push(0, vec![at(5, 12)], false);
         assert_eq!(m.merge(), Some(Merge::InTurn));
         assert_eq!(

@@ -14,6 +14,7 @@ pub mod by_email;
 mod error;
 pub mod eval;
 pub mod exec;
+pub mod filters;
 pub mod merge;
 mod parse;
 pub mod plan;

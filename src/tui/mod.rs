@@ -71,6 +71,7 @@ pub mod notify;
 pub mod overlay;
 pub mod profiles;
 pub mod prompt;
+pub mod query_run;
 pub mod runtime;
 pub mod search;
 pub mod sort;
@@ -204,6 +205,7 @@ pub fn app_from_config(
         config.sla.clone(),
         config.ui.columns.conversations.is_some(),
     );
+    app.query_settings = config.query;
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),
