@@ -259,6 +259,25 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
     );
 }
 
+/// A query one request cannot answer runs as a union with its checks (here two streams and
+/// a negation checked in convo); the line then opens on it as written.
+#[test]
+fn a_union_query_runs_and_the_line_opens_on_it_as_written() {
+    let (mut app, s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(&mut app, "status:open,pending -site:\"Web shop\"");
+    s.settle(&mut app, key(KeyCode::Enter));
+    assert!(app.prompt.is_none());
+    let rows = app.conversations.rows();
+    assert!(rows.len() > 20, "{} rows", rows.len());
+    assert!(
+        rows.iter()
+            .all(|r| r.status != Status::Closed && r.site_id != testing::SITE_A)
+    );
+    update(&mut app, ch(':'));
+    assert_eq!(line(&app).text, "status:open,pending -site:\"Web shop\"");
+}
+
 /// `?` on the line shows the plan: each stream's request and the checks done in convo, with
 /// why; Esc goes back to the line as it was.
 #[test]

@@ -170,11 +170,15 @@ pub struct App {
     pub since_look: Option<(u64, i64)>,
     /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
     pub sla: std::sync::Arc<crate::sla::Sla>,
-    /// `agent_id` (top level or profile): what `assignee:me` means in the query line.
-    pub agent_id: Option<uuid::Uuid>,
-    /// `max_streams`: a union larger than this is one wider walk filtered in convo.
-    pub max_streams: usize,
+    /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
+    pub query_settings: crate::config::QuerySettings,
+    /// Stream pages a union tab reads for rows its checks let through before it waits for
+    /// `L` (`scan_max_pages`).
+    pub scan_max_pages: usize,
 }
+
+/// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
+pub const DEFAULT_SCAN_MAX_PAGES: usize = 50;
 
 impl App {
     /// A new app on the Conversations tab with no filters; nothing requested yet (the first
@@ -233,8 +237,16 @@ impl App {
             names: Default::default(),
             since_look: None,
             sla: Default::default(),
-            agent_id: None,
-            max_streams: crate::config::QuerySettings::DEFAULT_MAX_STREAMS,
+            query_settings: Default::default(),
+            scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
+        }
+    }
+
+    /// The query `tab` shows now (as written: names and `me` kept); what the chips show.
+    pub fn query_of(&self, tab: Resource) -> &crate::query::Query {
+        match tab {
+            Resource::Conversations => &self.conversations.query,
+            Resource::Visitors => &self.visitors.query,
         }
     }
 
@@ -288,6 +300,8 @@ impl App {
             self.active = v.tab;
             self.conversations.filter = v.conversations;
             self.visitors.filter = v.visitors;
+            self.conversations.sync_query();
+            self.visitors.sync_query();
             self.oldest_first = v.oldest_first.then_some(u64::MAX);
         }
     }

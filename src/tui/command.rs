@@ -33,6 +33,17 @@ pub enum Command {
         query: Query,
         limit: Limit,
     },
+    /// Fetch one page of stream `stream` of a union tab's walk (a query that needs several
+    /// requests); answered by `Msg::PartLoaded` with the same tab, generation and stream.
+    /// Streams are fetched side by side, each with at most one request in flight.
+    FetchPart {
+        tab: Resource,
+        generation: u64,
+        stream: usize,
+        cursor: Option<String>,
+        query: Query,
+        limit: Limit,
+    },
     /// Fetch a page of a refresh's re-read from the top (`cursor` `None`: the first);
     /// answered by `Msg::HeadLoaded`.
     FetchHead {
@@ -52,6 +63,13 @@ pub enum Command {
     ResolveEmail {
         email: String,
         base: ConversationFilter,
+    },
+    /// Look up the visitors of each e-mail of a query's `visitor:` terms (every page of
+    /// `GET /v1/visitors?email=`); answered by `Msg::QueryEmails` with the query.
+    ResolveQueryEmails {
+        query: crate::query::Query,
+        resolved: crate::query::Query,
+        emails: Vec<String>,
     },
     /// Keep what a Conversations view had loaded, as it is left for another (the next start
     /// on that view marks what changed since).

@@ -72,6 +72,7 @@ pub mod overlay;
 pub mod profiles;
 pub mod prompt;
 pub mod query_line;
+pub mod query_run;
 pub mod runtime;
 pub mod search;
 pub mod sort;
@@ -205,8 +206,7 @@ pub fn app_from_config(
         config.sla.clone(),
         config.ui.columns.conversations.is_some(),
     );
-    app.agent_id = config.query.agent_id;
-    app.max_streams = config.query.max_streams;
+    app.query_settings = config.query;
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),

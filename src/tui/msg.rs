@@ -18,6 +18,12 @@ pub enum Task {
     Page { tab: Resource, generation: u64 },
     /// The refresh of a tab's first page.
     Head { tab: Resource, generation: u64 },
+    /// The fetch of a page of one stream of a union tab's walk.
+    Part {
+        tab: Resource,
+        generation: u64,
+        stream: usize,
+    },
     /// Writing an export file.
     Export,
     /// Loading another profile.
@@ -57,6 +63,13 @@ pub enum Msg {
     PageLoaded {
         tab: Resource,
         generation: u64,
+        result: Result<Loaded, ApiError>,
+    },
+    /// The answer to a [`super::command::Command::FetchPart`].
+    PartLoaded {
+        tab: Resource,
+        generation: u64,
+        stream: usize,
         result: Result<Loaded, ApiError>,
     },
     /// The answer to a [`super::command::Command::FetchHead`] (periodic refresh).
@@ -105,6 +118,12 @@ pub enum Msg {
         email: String,
         base: crate::api::ConversationFilter,
         result: Result<Vec<uuid::Uuid>, String>,
+    },
+    /// The answer to `Command::ResolveQueryEmails`: each e-mail's visitors (or why not).
+    QueryEmails {
+        query: crate::query::Query,
+        resolved: crate::query::Query,
+        result: Result<crate::query::plan::Emails, String>,
     },
     /// The trend of a filter key: its samples of the last 24 hours (oldest first).
     Samples {

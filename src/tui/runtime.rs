@@ -79,6 +79,8 @@ pub struct Runtime {
     rx: mpsc::UnboundedReceiver<Msg>,
     /// The task in flight per (tab, is-refresh); a newer one aborts the older.
     tasks: HashMap<(Resource, bool), JoinHandle<()>>,
+    /// The request in flight per (tab, stream) of a union tab's walk.
+    parts: HashMap<(Resource, usize), JoinHandle<()>>,
     /// The export being written (its writer thread).
     exports: super::export::write::Writer,
     /// Each tab's walk, shared with its fetch tasks (they ask for the next page ahead).
@@ -123,6 +125,7 @@ impl Runtime {
             tx,
             rx,
             tasks: HashMap::new(),
+            parts: HashMap::new(),
             exports: Default::default(),
             walks: Walks::default(),
             frames: Frames::default(),
@@ -262,6 +265,9 @@ impl Runtime {
         for (_, t) in self.tasks.drain() {
             t.abort();
         }
+        for (_, t) in self.parts.drain() {
+            t.abort();
+        }
     }
 
     fn draw<B: Backend>(
@@ -355,6 +361,12 @@ impl Runtime {
                             t.abort();
                         }
                     }
+                    self.parts.retain(|(t, _), task| {
+                        if *t == tab {
+                            task.abort();
+                        }
+                        *t != tab
+                    });
                 }
                 Command::Fetch {
                     tab,
@@ -375,6 +387,14 @@ impl Runtime {
                     limit,
                     cursor,
                 } => self.spawn(tab, generation, cursor, query, limit, true, false),
+                Command::FetchPart {
+                    tab,
+                    generation,
+                    stream,
+                    cursor,
+                    query,
+                    limit,
+                } => self.spawn_part(tab, generation, stream, cursor, query, limit),
                 Command::Notify { more } => {
                     out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;
@@ -418,6 +438,39 @@ impl Runtime {
                         let _ = tx.send(Msg::EmailResolved {
                             email,
                             base,
+                            result,
+                        });
+                    });
+                }
+                Command::ResolveQueryEmails {
+                    query,
+                    resolved,
+                    emails,
+                } => {
+                    let (client, tx) = (self.client.clone(), self.tx.clone());
+                    let handle = tokio::runtime::Handle::current();
+                    super::tasks::spawn(Task::Profile, &self.tx, async move {
+                        // As `ResolveEmail`: the lookup writes its notes to a `dyn Write`.
+                        let result = tokio::task::spawn_blocking(move || {
+                            let mut found = crate::query::plan::Emails::new();
+                            for e in emails {
+                                let ids =
+                                    handle.block_on(crate::query::by_email::visitors_by_email(
+                                        &client,
+                                        &e,
+                                        None,
+                                        &mut std::io::sink(),
+                                    ))?;
+                                found.insert(e, ids);
+                            }
+                            Ok::<_, crate::exit::ListError>(found)
+                        })
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.map_err(|e| e.to_string()));
+                        let _ = tx.send(Msg::QueryEmails {
+                            query,
+                            resolved,
                             result,
                         });
                     });
@@ -578,6 +631,50 @@ impl Runtime {
             let _ = tx.send(msg);
         });
         if let Some(old) = self.tasks.insert((tab, head), task) {
+            old.abort();
+        }
+    }
+
+    /// Starts the fetch of one page of one stream of a union tab's walk, through the shared
+    /// client (its `max_parallel` and 429 pacing hold for every stream). A newer fetch of the
+    /// same stream aborts an older one.
+    fn spawn_part(
+        &mut self,
+        tab: Resource,
+        generation: u64,
+        stream: usize,
+        cursor: Option<String>,
+        query: Query,
+        limit: Limit,
+    ) {
+        let (client, tx) = (self.client.clone(), self.tx.clone());
+        let busy = self.user_fetches.begin();
+        let id = Task::Part {
+            tab,
+            generation,
+            stream,
+        };
+        let task = super::tasks::spawn(id, &self.tx, async move {
+            let _busy = busy;
+            let on_retry = retry_notices(&tx, tab, generation, false);
+            let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
+            let result = body.and_then(|b| match &query {
+                Query::Conversations(_) => client
+                    .decode_page::<Conversation>(&b)
+                    .map(Loaded::Conversations),
+                Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
+            });
+            if let Err(e) = &result {
+                tracing::warn!(?tab, stream, "fetch of a stream failed: {e}");
+            }
+            let _ = tx.send(Msg::PartLoaded {
+                tab,
+                generation,
+                stream,
+                result,
+            });
+        });
+        if let Some(old) = self.parts.insert((tab, stream), task) {
             old.abort();
         }
     }

@@ -115,8 +115,7 @@ pub fn profile_loaded(
     app.views = views;
     app.set_sla(sw.sla.clone(), sw.columns_configured);
     if let Some(cfg) = &sw.config {
-        app.agent_id = cfg.query.agent_id;
-        app.max_streams = cfg.query.max_streams;
+        app.query_settings = cfg.query;
     }
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
     app.names = Default::default();

@@ -3,15 +3,16 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{QueryLine, Sources, last_term};
-use crate::api::{ConversationFilter, Resource, VisitorFilter};
+use crate::api::Resource;
+use crate::query::filters::{of_conversations, of_visitors};
 use crate::query::plan::{self, Emails};
 use crate::query::resolve::{Names, resolve};
-use crate::query::{Query, of_filter, parse};
+use crate::query::{Query, named, parse};
 use crate::tui::app::App;
 use crate::tui::command::Command;
 use crate::tui::prompt::{LineEdit, Prompt, edit_line, paste_line};
+use crate::tui::query_run::run_query;
 use crate::tui::search::History;
-use crate::tui::update::place;
 
 /// `:`: opens the line on the active tab's query (its filters written as terms); its history
 /// and the attribute keys come from the local store.
@@ -22,18 +23,9 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     cmds.push(Command::LoadQueryLine { tab });
 }
 
-/// The query `tab` shows now, as text.
+/// The query `tab` shows now, as text (agents and sites by their aliases).
 pub fn query_text(app: &App, tab: Resource) -> String {
-    tab_query(app, tab).to_string()
-}
-
-fn tab_query(app: &App, tab: Resource) -> Query {
-    match tab {
-        Resource::Conversations => {
-            of_filter::conversations(&app.conversations.filter, &app.aliases)
-        }
-        Resource::Visitors => of_filter::visitors(&app.visitors.filter),
-    }
+    named::with_aliases(app.query_of(tab), &app.aliases).to_string()
 }
 
 /// The store's answer to `Command::LoadQueryLine`.
@@ -77,13 +69,11 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
         .filter(|v| v.tab == line.tab)
         .map(|v| {
             let q = match v.tab {
-                Resource::Conversations => of_filter::conversations(&v.conversations, &app.aliases),
-                Resource::Visitors => of_filter::visitors(&v.visitors),
+                Resource::Conversations => of_conversations(&v.conversations),
+                Resource::Visitors => of_visitors(&v.visitors),
             };
-            (
-                v.name.clone(),
-                v.query.clone().unwrap_or_else(|| q.to_string()),
-            )
+            let text = named::with_aliases(&q, &app.aliases).to_string();
+            (v.name.clone(), v.query.clone().unwrap_or(text))
         })
         .collect();
     s
@@ -149,7 +139,7 @@ pub fn on_paste(app: &mut App, mut line: QueryLine, pasted: &str) {
 fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
     let text = line.text.clone();
     let names = Names {
-        agent_id: app.agent_id,
+        agent_id: app.query_settings.agent_id,
         aliases: &app.aliases,
         sla: &app.sla,
     };
@@ -177,7 +167,7 @@ fn explain(app: &App, line: &mut QueryLine) {
     }
     if parsed.to_string().contains("assignee:")
         && parsed.to_string().contains("me")
-        && let Some(me) = app.agent_id
+        && let Some(me) = app.query_settings.agent_id
     {
         head.push(format!("me: agent {me} (agent_id in the config)"));
     }
@@ -191,13 +181,13 @@ fn explain(app: &App, line: &mut QueryLine) {
                     emails.join(", ")
                 ));
             }
-            let mut p = plan::conversations(&q, &Emails::new(), app.max_streams);
+            let mut p = plan::conversations(&q, &Emails::new(), app.query_settings.max_streams);
             // The query as written (names, not the UUIDs they resolve to).
             p.query = parsed.to_string();
             p.explain(&app.aliases)
         }
         Resource::Visitors => {
-            let mut p = plan::visitors(&q, app.max_streams);
+            let mut p = plan::visitors(&q, app.query_settings.max_streams);
             p.query = parsed.to_string();
             p.explain(&app.aliases)
         }
@@ -205,71 +195,21 @@ fn explain(app: &App, line: &mut QueryLine) {
     line.explain = Some((format!("{}\n{body}", head.join("\n")), 0));
 }
 
-/// Enter: a query that parses and resolves runs on the tab and goes into the history; a bad
-/// one stays on the line with its error, and the rows stay as they were.
+/// Enter: a query that parses and resolves runs on the tab ([`run_query`]: one request's
+/// filters, which the filter pane then shows, or a union with checks) and goes into the
+/// history; a bad one stays on the line with its error, and the rows stay as they were.
 fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
-    let Some((parsed, q)) = understood(app, &mut line) else {
+    let Some((parsed, _)) = understood(app, &mut line) else {
         app.prompt = Some(Prompt::Query(Box::new(line)));
         return;
     };
-    match run(app, line.tab, &parsed, &q, cmds) {
-        Ok(()) => {
-            let text = line.text.trim().to_string();
-            if !text.is_empty() {
-                cmds.push(Command::KeepQuery {
-                    tab: line.tab,
-                    text,
-                });
-            }
-            app.prompt = None;
-        }
-        Err(why) => {
-            line.note = Some(why);
-            app.prompt = Some(Prompt::Query(Box::new(line)));
-        }
+    let text = line.text.trim().to_string();
+    if !text.is_empty() {
+        cmds.push(Command::KeepQuery {
+            tab: line.tab,
+            text,
+        });
     }
-}
-
-/// Runs a resolved query on `tab`: a query one request answers sets the tab's filters (the
-/// filter pane then shows it).
-fn run(
-    app: &mut App,
-    tab: Resource,
-    parsed: &Query,
-    q: &Query,
-    cmds: &mut Vec<Command>,
-) -> Result<(), String> {
-    let from = place::here(app);
-    let (streams, checks) = match tab {
-        Resource::Conversations => {
-            if !plan::emails_to_resolve(q).is_empty() {
-                return Err(format!(
-                    "{} needs a visitor lookup the tab does not run yet (convo list -q does)",
-                    crate::text::one_line(&parsed.to_string(), 100)
-                ));
-            }
-            let p = plan::conversations(q, &Emails::new(), app.max_streams);
-            if let ([one], true) = (p.streams.as_slice(), p.checks.is_empty()) {
-                let f: ConversationFilter = one.clone();
-                app.active = tab;
-                place::set_conversations_from(app, from, f, cmds);
-                return Ok(());
-            }
-            (p.streams.len(), p.checks.len())
-        }
-        Resource::Visitors => {
-            let p = plan::visitors(q, app.max_streams);
-            if let ([one], true) = (p.streams.as_slice(), p.checks.is_empty()) {
-                let f: VisitorFilter = one.clone();
-                app.active = tab;
-                place::set_visitors(app, f, cmds);
-                return Ok(());
-            }
-            (p.streams.len(), p.checks.len())
-        }
-    };
-    Err(format!(
-        "this query needs {streams} request(s) and {checks} check(s) in convo; the tab runs one \
-         request's filters for now (? shows the plan; convo list -q runs it all)"
-    ))
+    app.prompt = None;
+    cmds.extend(run_query(app, line.tab, parsed));
 }

@@ -37,12 +37,20 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::PageLoaded {
             tab: Resource::Conversations,
             ..
+        }
+        | Msg::PartLoaded {
+            tab: Resource::Conversations,
+            ..
         } => Some(None),
         _ => None,
     };
     let imminent = match &msg {
         Msg::Tick(_) | Msg::HeadLoaded { .. } => Some(true),
         Msg::PageLoaded {
+            tab: Resource::Conversations,
+            ..
+        }
+        | Msg::PartLoaded {
             tab: Resource::Conversations,
             ..
         } => Some(false),
@@ -91,6 +99,22 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             learn_visitors(app, &result, &mut cmds);
             on_page(app, tab, generation, result)
         }
+        Msg::PartLoaded {
+            tab,
+            generation,
+            stream,
+            result,
+        } => {
+            learn_visitors(app, &result, &mut cmds);
+            super::query_run::part_loaded(app, tab, generation, stream, result);
+        }
+        Msg::QueryEmails {
+            query,
+            resolved,
+            result,
+        } => cmds.extend(super::query_run::emails_resolved(
+            app, query, resolved, result,
+        )),
         Msg::HeadLoaded {
             tab,
             generation,
@@ -224,6 +248,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     }
     export::walk::step(app, &mut cmds);
     export::update::follow(app, &mut cmds);
+    app.conversations.sync_query();
+    app.visitors.sync_query();
     fill(app, &mut cmds);
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
@@ -280,6 +306,11 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
                 t.fail(bug);
             }
         }),
+        Task::Part {
+            tab,
+            generation,
+            stream,
+        } => super::query_run::part_failed(app, tab, generation, stream, bug),
         Task::Head { tab, generation } => with_tab!(app, tab, |t| {
             if t.generation == generation {
                 t.head_in_flight = false;
@@ -313,6 +344,9 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     let limit = app.limit;
     for tab in [app.active, other(app.active)] {
+        if super::query_run::pump(app, tab, cmds) {
+            continue;
+        }
         if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
             app.dirty = true;
             cmds.push(c);
@@ -728,7 +762,10 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::PageDown => move_by(app, body),
         Action::PageUp => move_by(app, -body),
         Action::Top => move_by(app, isize::MIN / 2),
-        Action::Bottom => move_by(app, isize::MAX / 2),
+        Action::Bottom => {
+            super::query_run::go_on(app);
+            move_by(app, isize::MAX / 2)
+        }
         Action::NextTab | Action::PrevTab => app.active = other(app.active),
         Action::FirstTab => app.active = Resource::Conversations,
         Action::SecondTab => app.active = Resource::Visitors,
@@ -834,6 +871,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                     t.load_all = true;
                     t.error = None;
                 });
+                super::query_run::go_on(app);
             }
         }
         Action::Summary => {
@@ -851,8 +889,11 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                 &mut t.load_all,
                 false
             ));
+            let scanning = super::query_run::stop(app);
             if stopped {
                 app.say("stopped loading all pages");
+            } else if scanning {
+                app.say("stopped scanning; L goes on");
             } else if app.detail.is_some() {
                 app.detail = None;
             } else {
