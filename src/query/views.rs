@@ -1,7 +1,7 @@
-//! `[[views]] query = "…"`: a saved view written as a query. The browser walks one request's
-//! filters per tab, so a view's query must be one the service answers alone (one stream, no
-//! check left to convo); it then sets the view's filter. Anything more is refused with the
-//! reason, naming the view (`convo list -q` runs every query).
+//! `[[views]] query = "…"`: a saved view written as a query. A query the service answers alone
+//! (one stream, no check left to convo) sets the view's filter; anything more is kept as the
+//! view's query and run by the browser as a union (`tui::query_run::run_query`). A bad query,
+//! or one with `visitor:` e-mails, is refused with the reason, naming the view.
 
 use super::plan::{self, Emails};
 use super::resolve::{Names, resolve};
@@ -32,45 +32,21 @@ pub fn apply(views: &mut [View], names: &Names<'_>, max_streams: usize) -> Resul
                     .into(),
             ));
         }
-        let (streams, checks) = match v.tab {
+        // One request's filters and no check: the view's filter. Anything more: no filter,
+        // the browser runs the query itself.
+        match v.tab {
             Resource::Conversations => {
                 let p = plan::conversations(&q, &Emails::new(), max_streams);
-                let n = p.streams.len();
-                if let [one] = p.streams.as_slice() {
+                if let ([one], true) = (p.streams.as_slice(), p.checks.is_empty()) {
                     v.conversations = one.clone();
                 }
-                (
-                    n,
-                    p.checks.iter().map(|c| c.shown.clone()).collect::<Vec<_>>(),
-                )
             }
             Resource::Visitors => {
                 let p = plan::visitors(&q, max_streams);
-                let n = p.streams.len();
-                if let [one] = p.streams.as_slice() {
+                if let ([one], true) = (p.streams.as_slice(), p.checks.is_empty()) {
                     v.visitors = one.clone();
                 }
-                (
-                    n,
-                    p.checks.iter().map(|c| c.shown.clone()).collect::<Vec<_>>(),
-                )
             }
-        };
-        if streams != 1 || !checks.is_empty() {
-            let mut why = Vec::new();
-            if streams != 1 {
-                why.push(format!("{streams} requests"));
-            }
-            if !checks.is_empty() {
-                why.push(format!("checks in convo ({})", checks.join(" ")));
-            }
-            return Err(bad(format!(
-                "query {:?} needs {}; a view in the browser runs one request's filters for now \
-                 (convo list {} -q runs it all)",
-                crate::text::one_line(&parsed.to_string(), 200),
-                why.join(" and "),
-                v.tab.name()
-            )));
         }
         v.query = Some(parsed.to_string());
     }

@@ -175,6 +175,11 @@ pub struct App {
     /// Stream pages a union tab reads for rows its checks let through before it waits for
     /// `L` (`scan_max_pages`).
     pub scan_max_pages: usize,
+    /// The config file views are saved into (`w`), whether it exists yet or not.
+    pub config_file: Option<std::path::PathBuf>,
+    /// `--view` named a view whose query needs more than one request's filters: the first
+    /// update runs it (its walk's first requests are commands).
+    pub start_query: Option<(Resource, crate::query::Query)>,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
@@ -239,6 +244,8 @@ impl App {
             sla: Default::default(),
             query_settings: Default::default(),
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
+            config_file: None,
+            start_query: None,
         }
     }
 
@@ -303,6 +310,14 @@ impl App {
             self.conversations.sync_query();
             self.visitors.sync_query();
             self.oldest_first = v.oldest_first.then_some(u64::MAX);
+            let filtered = self.conversations.filter != ConversationFilter::default()
+                || self.visitors.filter != VisitorFilter::default();
+            self.start_query = v
+                .query
+                .as_deref()
+                .filter(|q| !filtered && !q.trim().is_empty())
+                .and_then(|q| crate::query::parse(q, v.tab).ok())
+                .map(|q| (v.tab, q));
         }
     }
 

@@ -131,6 +131,14 @@ pub enum Command {
     LoadQueryLine { tab: Resource },
     /// Keep a query run from the query line in `tab`'s history in the local store.
     KeepQuery { tab: Resource, text: String },
+    /// Write `view` into the config file at `path` (`profile`'s views when one is in use),
+    /// replacing a view of that name only with `replace`; answered by `Msg::ViewSaved`.
+    SaveView {
+        path: std::path::PathBuf,
+        profile: Option<String>,
+        view: crate::config::save_view::NewView,
+        replace: bool,
+    },
     /// Leave the app.
     Quit,
 }

@@ -207,6 +207,7 @@ pub fn app_from_config(
         config.ui.columns.conversations.is_some(),
     );
     app.query_settings = config.query;
+    app.config_file = query_line::save::config_file(config);
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),

@@ -135,6 +135,11 @@ pub enum Msg {
         taken_at: i64,
         rows: Vec<(uuid::Uuid, u64)>,
     },
+    /// The answer to `Command::SaveView`.
+    ViewSaved {
+        view: crate::config::save_view::NewView,
+        result: Result<crate::config::save_view::Saved, crate::config::save_view::SaveError>,
+    },
     /// The answer to `Command::LoadQueryLine`: the tab's earlier queries (oldest first) and
     /// the attribute keys of the visitors kept.
     QueryLineLoaded {

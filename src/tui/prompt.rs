@@ -25,6 +25,8 @@ pub enum Prompt {
     Profiles(usize),
     /// `:`: the query line over the table.
     Query(Box<super::query_line::QueryLine>),
+    /// `w`: the name to save the tab's query as a view under.
+    SaveView(Box<super::query_line::SaveView>),
 }
 
 /// What a key did to a prompt's text.

@@ -491,6 +491,24 @@ impl Runtime {
                         s.samples(key, sample, &self.tx);
                     }
                 }
+                Command::SaveView {
+                    path,
+                    profile,
+                    view,
+                    replace,
+                } => {
+                    // File I/O off the loop (a slow or network home directory).
+                    let tx = self.tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let result = crate::config::save_view::save(
+                            &path,
+                            &view,
+                            profile.as_deref(),
+                            replace,
+                        );
+                        let _ = tx.send(Msg::ViewSaved { view, result });
+                    });
+                }
                 Command::LoadQueryLine { tab } => {
                     if let Some(s) = &self.store {
                         s.query_line(tab, &self.tx);

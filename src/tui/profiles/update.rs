@@ -116,6 +116,7 @@ pub fn profile_loaded(
     app.set_sla(sw.sla.clone(), sw.columns_configured);
     if let Some(cfg) = &sw.config {
         app.query_settings = cfg.query;
+        app.config_file = crate::tui::query_line::save::config_file(cfg);
     }
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
     app.names = Default::default();

@@ -5,6 +5,7 @@
 //! by the pane written as terms. How keys change it: [`update`]; drawn by
 //! `view::query_line`.
 
+pub mod save;
 pub mod update;
 
 use uuid::Uuid;
@@ -263,4 +264,17 @@ impl QueryLine {
             });
         }
     }
+}
+
+/// `w`: saving the tab's query as a view; the name asked for, then (when a view has it
+/// already) whether to replace it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveView {
+    /// The name as typed.
+    pub name: String,
+    pub tab: Resource,
+    /// The query's text, as the line shows it.
+    pub query: String,
+    /// A view has this name: asking whether to replace it.
+    pub confirm: bool,
 }

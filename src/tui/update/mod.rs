@@ -60,6 +60,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::HeadLoaded { tab, .. } => Some(*tab),
         _ => None,
     };
+    if let Some((tab, q)) = app.start_query.take() {
+        // `--view` on a view that runs as a query: as a fresh start (nothing to go back to).
+        cmds.extend(super::query_run::run_query(app, tab, q));
+        app.history = Default::default();
+    }
     match msg {
         Msg::Key(k) => {
             if k.kind != KeyEventKind::Release {
@@ -226,6 +231,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 }
             })
         }
+        Msg::ViewSaved { view, result } => query_line::save::on_saved(app, view, result),
         Msg::QueryLineLoaded {
             tab,
             history,
@@ -698,6 +704,7 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
         }
         Prompt::Search(text) => search::update::on_prompt_key(app, text, k),
         Prompt::Query(line) => query_line::update::on_key(app, *line, k, cmds),
+        Prompt::SaveView(s) => query_line::save::on_key(app, *s, k, cmds),
         Prompt::Export(text) | Prompt::ExportExists(text) => {
             export::update::on_path_key(app, text, k, cmds)
         }
@@ -711,6 +718,7 @@ fn on_paste(app: &mut App, pasted: &str) {
     match app.prompt.clone() {
         Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
         Some(Prompt::Query(line)) => return query_line::update::on_paste(app, *line, pasted),
+        Some(Prompt::SaveView(s)) => return query_line::save::on_paste(app, *s, pasted),
         Some(Prompt::Export(mut path) | Prompt::ExportExists(mut path)) => {
             super::prompt::paste_line(&mut path, pasted);
             app.prompt = Some(Prompt::Export(path));
@@ -778,15 +786,11 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             };
             app.overlay = Overlay::Filter(Box::new(form));
         }
+        // The tab's query (filters set by the pane, or a query from `:`) is what is cleared.
+        Action::ClearFilters if app.query_of(app.active).is_empty() => {
+            app.say("no filters to clear")
+        }
         Action::ClearFilters => match app.active {
-            Resource::Conversations
-                if app.conversations.filter == ConversationFilter::default() =>
-            {
-                app.say("no filters to clear")
-            }
-            Resource::Visitors if app.visitors.filter == VisitorFilter::default() => {
-                app.say("no filters to clear")
-            }
             Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
             Resource::Visitors => set_visitors(app, VisitorFilter::default(), cmds),
         },
@@ -814,6 +818,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::Back => go_back(app, cmds),
         Action::Views => app.overlay = Overlay::Views { selected: 0 },
         Action::Query => query_line::update::open(app, cmds),
+        Action::SaveView => query_line::save::open(app),
         Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
         Action::DetailDown => scroll_detail(app, 1),
         Action::DetailUp => scroll_detail(app, -1),
@@ -1018,6 +1023,17 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     let Some(v) = app.views.get(index).cloned() else {
         return;
     };
+    // A view that runs as a query (one request's filters or a union): the query as written.
+    if let Some(q) = v
+        .query
+        .as_deref()
+        .and_then(|t| crate::query::parse(t, v.tab).ok())
+    {
+        app.oldest_first = v.oldest_first.then_some(u64::MAX);
+        cmds.extend(super::query_run::run_query(app, v.tab, q));
+        app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+        return;
+    }
     let from = here(app);
     app.oldest_first = v.oldest_first.then_some(u64::MAX);
     app.active = v.tab;
