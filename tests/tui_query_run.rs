@@ -122,6 +122,7 @@ fn part(app: &mut App, stream: usize, result: Result<Loaded, ApiError>) -> Vec<C
             tab: Resource::Conversations,
             generation,
             stream,
+            head: false,
             result,
         },
     )
@@ -147,6 +148,7 @@ fn a_row_two_streams_return_shows_once_and_stale_answers_are_dropped() {
             tab: Resource::Conversations,
             generation: old,
             stream: 0,
+            head: false,
             result: conv_page(vec![c[3].clone()], false),
         },
     );
@@ -263,4 +265,51 @@ fn a_query_one_request_answers_is_the_tabs_filters() {
         app.query_of(Resource::Conversations).to_string(),
         "status:open assignee:none"
     );
+}
+
+#[test]
+fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
+    use convo::tui::marks::Mark;
+    let mut server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    let l = update(&mut app, ch('L'));
+    drive(&mut app, &server, l);
+    assert_eq!(app.conversations.rows().len(), 20);
+    // On the server: a new open conversation, one picked up by a colleague, one closed.
+    let mut fresh = testing::conversation(0);
+    fresh.id = testing::test_id(1, 1000);
+    fresh.created_at = convo::api::Timestamp::Parsed(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_mins(1))
+            .unwrap(),
+    );
+    server.conversations.insert(0, fresh.clone());
+    let picked = testing::conversation(3).id; // open, unassigned
+    common::app::assign(&mut server, picked);
+    let closed = testing::conversation(4).id; // pending
+    server
+        .conversations
+        .iter_mut()
+        .find(|c| c.id == closed)
+        .unwrap()
+        .status = Status::Closed;
+    let cmds = update(&mut app, ch('r'));
+    let seen = drive(&mut app, &server, cmds);
+    assert!(
+        seen.iter()
+            .any(|c| matches!(c, Command::FetchPart { head: true, .. })),
+        "the streams are read again: {seen:?}"
+    );
+    let t = &app.conversations;
+    assert_eq!(t.rows()[0].id, fresh.id, "the new row on top");
+    assert_eq!(t.marks.mark(t.generation, &fresh.id), Some(Mark::New));
+    assert_eq!(t.marks.mark(t.generation, &picked), Some(Mark::Changed));
+    assert!(!ids(&app).contains(&closed), "the closed one left");
+    assert!(
+        t.pager.gone().any(|g| g.row.id == closed),
+        "and shows as gone for this refresh"
+    );
+    assert_eq!(t.rows().len(), 20);
+    assert!(!t.head_in_flight);
 }

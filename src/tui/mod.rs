@@ -327,7 +327,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     rt.start_store(
         &config,
         opts.demo,
-        names::look_key(&app.conversations.filter),
+        tab::marks::look_key_of(&app.conversations),
     );
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();
