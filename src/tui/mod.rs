@@ -117,7 +117,7 @@ pub enum TuiError {
     },
     #[error("the interactive browser needs a terminal; in scripts and pipes use `convo list`")]
     NotATerminal,
-    /// A `[[views]]` query the browser cannot run (the message names the view).
+    /// A `[[views]]` query that does not parse or resolve (the message names the view).
     #[error("{0}")]
     View(String),
     #[error("terminal error: {0}")]
@@ -206,6 +206,7 @@ pub fn app_from_config(
         config.ui.columns.conversations.is_some(),
     );
     app.query_settings = config.query;
+    app.scan_max_pages = config.query.scan_max_pages;
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),

@@ -20,6 +20,23 @@ use crate::query::{Query, Term};
 /// ([`crate::query::QueryError::render`]); the rows stay. `visitor:` e-mails are looked up
 /// first (`GET /v1/visitors?email=`), then it runs.
 pub fn run_query(app: &mut App, tab: Resource, q: Query) -> Vec<Command> {
+    run(app, tab, q, false)
+}
+
+/// The query of the view opened at start ([`App::pending_query`]), run as the view's own
+/// place: no history entry, nothing said when its filters were set already.
+pub fn run_pending(app: &mut App) -> Vec<Command> {
+    let Some(q) = app.pending_query.take() else {
+        return Vec::new();
+    };
+    let history = app.history.clone();
+    let tab = q.resource;
+    let cmds = run(app, tab, q, true);
+    app.history = history;
+    cmds
+}
+
+fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
     let mut cmds = Vec::new();
     app.dirty = true;
     let text = q.to_string();
@@ -58,7 +75,7 @@ pub fn run_query(app: &mut App, tab: Resource, q: Query) -> Vec<Command> {
         });
         return cmds;
     }
-    show(app, tab, q, &resolved, &Emails::new(), &mut cmds);
+    show(app, tab, q, &resolved, &Emails::new(), initial, &mut cmds);
     cmds
 }
 
@@ -80,7 +97,7 @@ pub fn emails_resolved(
         )),
         Ok(emails) => {
             let tab = query.resource;
-            show(app, tab, query, &resolved, &emails, &mut cmds);
+            show(app, tab, query, &resolved, &emails, false, &mut cmds);
         }
     }
     cmds
@@ -120,6 +137,7 @@ fn show(
     q: Query,
     resolved: &Query,
     emails: &Emails,
+    initial: bool,
     cmds: &mut Vec<Command>,
 ) {
     let from = here(app);
@@ -145,6 +163,7 @@ fn show(
             cmds.push(c);
         }
         None if from.active != tab => app.history.push(from),
+        None if initial => {}
         None => app.say("query unchanged"),
     }
     if let Some(n) = notes.last() {

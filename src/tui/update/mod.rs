@@ -29,7 +29,7 @@ pub const DEFAULT_REFRESH_SECS: u64 = 30;
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
-    let mut cmds = Vec::new();
+    let mut cmds = super::query_run::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
     // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
@@ -1064,6 +1064,17 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     let Some(v) = app.views.get(index).cloned() else {
         return;
     };
+    // A view written as a query runs it (a union, checks, e-mails looked up), its text kept.
+    if let Some(q) = v
+        .query
+        .as_deref()
+        .and_then(|t| crate::query::parse(t, v.tab).ok())
+    {
+        app.oldest_first = v.oldest_first.then_some(u64::MAX);
+        cmds.extend(super::query_run::run_query(app, v.tab, q));
+        app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+        return;
+    }
     let from = here(app);
     app.oldest_first = v.oldest_first.then_some(u64::MAX);
     app.active = v.tab;
