@@ -313,3 +313,43 @@ fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
     assert_eq!(t.rows().len(), 20);
     assert!(!t.head_in_flight);
 }
+
+#[test]
+fn the_summary_pane_of_a_union_drills_into_the_query_narrowed() {
+    use convo::summary::By;
+    use convo::tui::app::Overlay;
+    let server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    let l = update(&mut app, ch('L'));
+    drive(&mut app, &server, l);
+    update(&mut app, ch('S'));
+    // Tab until the pane groups by site.
+    for _ in 0..By::ALL.len() {
+        if matches!(&app.overlay, Overlay::Summary(p) if p.by == By::Site) {
+            break;
+        }
+        update(&mut app, testing::key(crossterm::event::KeyCode::Tab));
+    }
+    let Overlay::Summary(p) = &app.overlay else {
+        panic!("the pane is open")
+    };
+    assert_eq!(p.by, By::Site);
+    let site = p.buckets[0].0.key.clone();
+    let convo::summary::Key::Site(site) = site else {
+        panic!("a site bucket")
+    };
+    let cmds = update(&mut app, testing::key(crossterm::event::KeyCode::Enter));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("status:open,pending site:{site}")
+    );
+    assert!(app.conversations.union.is_some());
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|c| c.site_id == site && c.status != Status::Closed)
+    );
+}
