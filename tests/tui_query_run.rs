@@ -122,6 +122,7 @@ fn part(app: &mut App, stream: usize, result: Result<Loaded, ApiError>) -> Vec<C
             tab: Resource::Conversations,
             generation,
             stream,
+            head: false,
             result,
         },
     )
@@ -147,6 +148,7 @@ fn a_row_two_streams_return_shows_once_and_stale_answers_are_dropped() {
             tab: Resource::Conversations,
             generation: old,
             stream: 0,
+            head: false,
             result: conv_page(vec![c[3].clone()], false),
         },
     );
@@ -263,4 +265,153 @@ fn a_query_one_request_answers_is_the_tabs_filters() {
         app.query_of(Resource::Conversations).to_string(),
         "status:open assignee:none"
     );
+}
+
+#[test]
+fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
+    use convo::tui::marks::Mark;
+    let mut server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    let l = update(&mut app, ch('L'));
+    drive(&mut app, &server, l);
+    assert_eq!(app.conversations.rows().len(), 20);
+    // On the server: a new open conversation, one picked up by a colleague, one closed.
+    let mut fresh = testing::conversation(0);
+    fresh.id = testing::test_id(1, 1000);
+    fresh.created_at = convo::api::Timestamp::Parsed(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_mins(1))
+            .unwrap(),
+    );
+    server.conversations.insert(0, fresh.clone());
+    let picked = testing::conversation(3).id; // open, unassigned
+    common::app::assign(&mut server, picked);
+    let closed = testing::conversation(4).id; // pending
+    server
+        .conversations
+        .iter_mut()
+        .find(|c| c.id == closed)
+        .unwrap()
+        .status = Status::Closed;
+    let cmds = update(&mut app, ch('r'));
+    let seen = drive(&mut app, &server, cmds);
+    assert!(
+        seen.iter()
+            .any(|c| matches!(c, Command::FetchPart { head: true, .. })),
+        "the streams are read again: {seen:?}"
+    );
+    let t = &app.conversations;
+    assert_eq!(t.rows()[0].id, fresh.id, "the new row on top");
+    assert_eq!(t.marks.mark(t.generation, &fresh.id), Some(Mark::New));
+    assert_eq!(t.marks.mark(t.generation, &picked), Some(Mark::Changed));
+    assert!(!ids(&app).contains(&closed), "the closed one left");
+    assert!(
+        t.pager.gone().any(|g| g.row.id == closed),
+        "and shows as gone for this refresh"
+    );
+    assert_eq!(t.rows().len(), 20);
+    assert!(!t.head_in_flight);
+}
+
+#[test]
+fn the_summary_pane_of_a_union_drills_into_the_query_narrowed() {
+    use convo::summary::By;
+    use convo::tui::app::Overlay;
+    let server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    let l = update(&mut app, ch('L'));
+    drive(&mut app, &server, l);
+    update(&mut app, ch('S'));
+    // Tab until the pane groups by site.
+    for _ in 0..By::ALL.len() {
+        if matches!(&app.overlay, Overlay::Summary(p) if p.by == By::Site) {
+            break;
+        }
+        update(&mut app, testing::key(crossterm::event::KeyCode::Tab));
+    }
+    let Overlay::Summary(p) = &app.overlay else {
+        panic!("the pane is open")
+    };
+    assert_eq!(p.by, By::Site);
+    let site = p.buckets[0].0.key.clone();
+    let convo::summary::Key::Site(site) = site else {
+        panic!("a site bucket")
+    };
+    let cmds = update(&mut app, testing::key(crossterm::event::KeyCode::Enter));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("status:open,pending site:{site}")
+    );
+    assert!(app.conversations.union.is_some());
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|c| c.site_id == site && c.status != Status::Closed)
+    );
+}
+
+/// The real loop against the demo server in each order it can serve: a two-stream union shows
+/// every matching row once, in the served order; its first screen costs a few requests, not
+/// the walk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runtime_runs_a_union_against_the_demo_in_every_order() {
+    use common::runtime::{Harness, demo};
+    use convo::demo::{DemoOptions, Faults, ServeOrder};
+    use crossterm::event::KeyCode;
+    for order in [ServeOrder::Newest, ServeOrder::Oldest, ServeOrder::Updated] {
+        let server = demo(DemoOptions {
+            seed: 11,
+            conversations: 1200,
+            visitors: 40,
+            faults: Faults {
+                order,
+                ..Faults::default()
+            },
+            ..DemoOptions::default()
+        })
+        .await;
+        let want: Vec<uuid::Uuid> = server
+            .data()
+            .conversations
+            .iter()
+            .filter(|c| ["open", "pending"].contains(&c.status))
+            .map(|c| c.id)
+            .collect();
+        let pending = server
+            .data()
+            .conversations
+            .iter()
+            .filter(|c| c.status == "pending");
+        assert!(pending.count() > 20, "both streams have rows");
+        assert!(want.len() > 80, "{order:?}: {}", want.len());
+        let mut h = Harness::on(&server, (120, 30), 25);
+        h.app.pending_query = Some(parse("status:open,pending", Resource::Conversations).unwrap());
+        let first = want[0].simple().to_string()[..8].to_string();
+        h.until(vec![], &first).await;
+        let screen = h.phase(vec![], 300).await;
+        let asked = server.request_count();
+        assert!(
+            asked <= 8,
+            "{order:?}: {asked} requests for the first screen"
+        );
+        assert!(screen.contains("query: status:open,pending"), "{screen}");
+        let done = format!("all {} loaded", want.len());
+        h.until(vec![KeyCode::Char('L')], &done).await;
+        let got: Vec<uuid::Uuid> = h.app.conversations.rows().iter().map(|c| c.id).collect();
+        assert_eq!(
+            got, want,
+            "{order:?}: every matching row once, in the served order"
+        );
+        assert!(
+            h.app
+                .message
+                .as_ref()
+                .is_none_or(|m| !m.text.contains("order:")),
+            "{order:?}: the streams agree on the order"
+        );
+    }
 }

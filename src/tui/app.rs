@@ -172,18 +172,18 @@ pub struct App {
     pub sla: std::sync::Arc<crate::sla::Sla>,
     /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
     pub query_settings: crate::config::QuerySettings,
+    /// A view's query to run at the first `update` (a view opened at start whose query needs
+    /// more than one request's filters, or looks visitors up by e-mail).
+    pub pending_query: Option<crate::query::Query>,
     /// Stream pages a union tab reads for rows its checks let through before it waits for
     /// `L` (`scan_max_pages`).
     pub scan_max_pages: usize,
     /// The config file views are saved into (`w`), whether it exists yet or not.
     pub config_file: Option<std::path::PathBuf>,
-    /// `--view` named a view whose query needs more than one request's filters: the first
-    /// update runs it (its walk's first requests are commands).
-    pub start_query: Option<(Resource, crate::query::Query)>,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
-pub const DEFAULT_SCAN_MAX_PAGES: usize = 50;
+pub const DEFAULT_SCAN_MAX_PAGES: usize = crate::config::QuerySettings::DEFAULT_SCAN_MAX_PAGES;
 
 impl App {
     /// A new app on the Conversations tab with no filters; nothing requested yet (the first
@@ -243,9 +243,9 @@ impl App {
             since_look: None,
             sla: Default::default(),
             query_settings: Default::default(),
+            pending_query: None,
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             config_file: None,
-            start_query: None,
         }
     }
 
@@ -309,15 +309,12 @@ impl App {
             self.visitors.filter = v.visitors;
             self.conversations.sync_query();
             self.visitors.sync_query();
-            self.oldest_first = v.oldest_first.then_some(u64::MAX);
-            let filtered = self.conversations.filter != ConversationFilter::default()
-                || self.visitors.filter != VisitorFilter::default();
-            self.start_query = v
+            // Its query as written (the chips), run by the first `update`.
+            self.pending_query = v
                 .query
                 .as_deref()
-                .filter(|q| !filtered && !q.trim().is_empty())
-                .and_then(|q| crate::query::parse(q, v.tab).ok())
-                .map(|q| (v.tab, q));
+                .and_then(|t| crate::query::parse(t, v.tab).ok());
+            self.oldest_first = v.oldest_first.then_some(u64::MAX);
         }
     }
 

@@ -35,11 +35,13 @@ pub enum Command {
     },
     /// Fetch one page of stream `stream` of a union tab's walk (a query that needs several
     /// requests); answered by `Msg::PartLoaded` with the same tab, generation and stream.
-    /// Streams are fetched side by side, each with at most one request in flight.
+    /// Streams are fetched side by side, each with at most one request in flight. `head`: a
+    /// page of the union's refresh (its streams re-read from the top), not of its walk.
     FetchPart {
         tab: Resource,
         generation: u64,
         stream: usize,
+        head: bool,
         cursor: Option<String>,
         query: Query,
         limit: Limit,

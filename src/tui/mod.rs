@@ -118,7 +118,7 @@ pub enum TuiError {
     },
     #[error("the interactive browser needs a terminal; in scripts and pipes use `convo list`")]
     NotATerminal,
-    /// A `[[views]]` query the browser cannot run (the message names the view).
+    /// A `[[views]]` query that does not parse or resolve (the message names the view).
     #[error("{0}")]
     View(String),
     #[error("terminal error: {0}")]
@@ -208,6 +208,7 @@ pub fn app_from_config(
     );
     app.query_settings = config.query;
     app.config_file = query_line::save::config_file(config);
+    app.scan_max_pages = config.query.scan_max_pages;
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),
@@ -329,7 +330,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     rt.start_store(
         &config,
         opts.demo,
-        names::look_key(&app.conversations.filter),
+        tab::marks::look_key_of(&app.conversations),
     );
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();

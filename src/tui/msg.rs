@@ -23,6 +23,7 @@ pub enum Task {
         tab: Resource,
         generation: u64,
         stream: usize,
+        head: bool,
     },
     /// Writing an export file.
     Export,
@@ -70,6 +71,7 @@ pub enum Msg {
         tab: Resource,
         generation: u64,
         stream: usize,
+        head: bool,
         result: Result<Loaded, ApiError>,
     },
     /// The answer to a [`super::command::Command::FetchHead`] (periodic refresh).

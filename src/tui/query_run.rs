@@ -20,6 +20,23 @@ use crate::query::{Query, Term};
 /// ([`crate::query::QueryError::render`]); the rows stay. `visitor:` e-mails are looked up
 /// first (`GET /v1/visitors?email=`), then it runs.
 pub fn run_query(app: &mut App, tab: Resource, q: Query) -> Vec<Command> {
+    run(app, tab, q, false)
+}
+
+/// The query of the view opened at start ([`App::pending_query`]), run as the view's own
+/// place: no history entry, nothing said when its filters were set already.
+pub fn run_pending(app: &mut App) -> Vec<Command> {
+    let Some(q) = app.pending_query.take() else {
+        return Vec::new();
+    };
+    let history = app.history.clone();
+    let tab = q.resource;
+    let cmds = run(app, tab, q, true);
+    app.history = history;
+    cmds
+}
+
+fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
     let mut cmds = Vec::new();
     app.dirty = true;
     let text = q.to_string();
@@ -58,7 +75,7 @@ pub fn run_query(app: &mut App, tab: Resource, q: Query) -> Vec<Command> {
         });
         return cmds;
     }
-    show(app, tab, q, &resolved, &Emails::new(), &mut cmds);
+    show(app, tab, q, &resolved, &Emails::new(), initial, &mut cmds);
     cmds
 }
 
@@ -80,7 +97,7 @@ pub fn emails_resolved(
         )),
         Ok(emails) => {
             let tab = query.resource;
-            show(app, tab, query, &resolved, &emails, &mut cmds);
+            show(app, tab, query, &resolved, &emails, false, &mut cmds);
         }
     }
     cmds
@@ -120,6 +137,7 @@ fn show(
     q: Query,
     resolved: &Query,
     emails: &Emails,
+    initial: bool,
     cmds: &mut Vec<Command>,
 ) {
     let from = here(app);
@@ -145,6 +163,7 @@ fn show(
             cmds.push(c);
         }
         None if from.active != tab => app.history.push(from),
+        None if initial => {}
         None => app.say("query unchanged"),
     }
     if let Some(n) = notes.last() {
@@ -152,7 +171,7 @@ fn show(
     }
     // Its first requests at once (called inside `update`, its own fill then finds them in
     // flight and asks nothing twice).
-    if !pump(app, tab, cmds) {
+    if let Pumped::NotUnion = pump(app, tab, cmds) {
         let (body, limit) = (app.body_height(), app.limit);
         cmds.extend(with_tab!(app, tab, |t| t.next_fetch(body, limit)));
     }
@@ -163,8 +182,7 @@ fn show(
 pub fn part_loaded(
     app: &mut App,
     tab: Resource,
-    generation: u64,
-    stream: usize,
+    (generation, stream, head): (u64, usize, bool),
     result: Result<Loaded, ApiError>,
 ) {
     let failed = match tab {
@@ -173,14 +191,14 @@ pub fn part_loaded(
                 Loaded::Conversations(p) => Ok(p),
                 Loaded::Visitors(_) => Err(mismatch()),
             });
-            app.conversations.union_page(generation, stream, page)
+            app.conversations.union_page(generation, stream, head, page)
         }
         Resource::Visitors => {
             let page: Result<Page<_>, _> = result.and_then(|l| match l {
                 Loaded::Visitors(p) => Ok(p),
                 Loaded::Conversations(_) => Err(mismatch()),
             });
-            app.visitors.union_page(generation, stream, page)
+            app.visitors.union_page(generation, stream, head, page)
         }
     };
     if let Some(why) = failed {
@@ -196,23 +214,38 @@ fn mismatch() -> ApiError {
 }
 
 /// A stream's fetch task panicked: that stream failed, the others go on.
-pub fn part_failed(app: &mut App, tab: Resource, generation: u64, stream: usize, bug: String) {
+pub fn part_failed(
+    app: &mut App,
+    tab: Resource,
+    (generation, stream, head): (u64, usize, bool),
+    bug: String,
+) {
     let e = ApiError::Network {
         detail: bug,
         attempts: 1,
     };
     let failed = match tab {
-        Resource::Conversations => app.conversations.union_page(generation, stream, Err(e)),
-        Resource::Visitors => app.visitors.union_page(generation, stream, Err(e)),
+        Resource::Conversations => app
+            .conversations
+            .union_page(generation, stream, head, Err(e)),
+        Resource::Visitors => app.visitors.union_page(generation, stream, head, Err(e)),
     };
     if let Some(why) = failed {
         app.say_error(why);
     }
 }
 
+/// What [`pump`] found.
+pub enum Pumped {
+    /// The tab walks one request's filters.
+    NotUnion,
+    /// A union tab; `Some` when its refresh was merged now.
+    Union(Option<crate::pager::Merged>),
+}
+
 /// For a union tab: hands its rows that pass the checks to the table and asks for the
-/// streams' pages the merge needs. False when the tab walks one request's filters.
-pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
+/// streams' pages the merge (and a refresh under way) needs.
+pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     let body = app.body_height();
     let limit = app.limit;
     let scan = app.scan_max_pages;
@@ -230,7 +263,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
         Resource::Conversations => {
             let t = &mut app.conversations;
             let Some(u) = t.union.as_mut() else {
-                return false;
+                return Pumped::NotUnion;
             };
             if u.pages == 0 && !u.loading() {
                 u.now = now;
@@ -246,13 +279,17 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
             };
             let pass =
                 |c: &crate::api::Conversation| f.is_empty() || f.conversation(c, info(c).as_ref());
-            cmds.extend(t.pump(body, limit, scan, &pass));
-            t.union.as_mut().map(|u| std::mem::take(&mut u.notices))
+            let (c, merged) = t.pump(body, limit, scan, &pass);
+            cmds.extend(c);
+            (
+                merged,
+                t.union.as_mut().map(|u| std::mem::take(&mut u.notices)),
+            )
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
             let Some(u) = t.union.as_mut() else {
-                return false;
+                return Pumped::NotUnion;
             };
             if u.pages == 0 && !u.loading() {
                 u.now = now;
@@ -260,14 +297,30 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
             let checks = u.checks.clone();
             let f = Filter::new(&checks, ctx(u.now));
             let pass = |v: &crate::api::Visitor| f.is_empty() || f.visitor(v);
-            cmds.extend(t.pump(body, limit, scan, &pass));
-            t.union.as_mut().map(|u| std::mem::take(&mut u.notices))
+            let (c, merged) = t.pump(body, limit, scan, &pass);
+            cmds.extend(c);
+            (
+                merged,
+                t.union.as_mut().map(|u| std::mem::take(&mut u.notices)),
+            )
         }
     };
+    let (merged, notices) = notices;
     for n in notices.into_iter().flatten() {
         app.say(n);
     }
-    true
+    Pumped::Union(merged)
+}
+
+/// `r` or the periodic refresh on a union tab: its streams are read again behind the rows.
+/// `None` when the tab walks one request's filters; `Some(false)` when a refresh is under way
+/// already (or nothing is loaded yet).
+pub fn refresh(app: &mut App, tab: Resource) -> Option<bool> {
+    let (now, max_pages) = (app.now, app.refresh_max_pages);
+    with_tab!(app, tab, |t| match t.union.is_some() {
+        true => Some(t.union_refresh(now, max_pages)),
+        false => None,
+    })
 }
 
 /// `L` or `G` on a union tab: its scan goes on past its page budget.

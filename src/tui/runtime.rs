@@ -80,7 +80,7 @@ pub struct Runtime {
     /// The task in flight per (tab, is-refresh); a newer one aborts the older.
     tasks: HashMap<(Resource, bool), JoinHandle<()>>,
     /// The request in flight per (tab, stream) of a union tab's walk.
-    parts: HashMap<(Resource, usize), JoinHandle<()>>,
+    parts: HashMap<(Resource, usize, bool), JoinHandle<()>>,
     /// The export being written (its writer thread).
     exports: super::export::write::Writer,
     /// Each tab's walk, shared with its fetch tasks (they ask for the next page ahead).
@@ -321,7 +321,7 @@ impl Runtime {
                 self.start_store(
                     &cfg,
                     false,
-                    super::names::look_key(&app.conversations.filter),
+                    super::tab::marks::look_key_of(&app.conversations),
                 );
             }
         }
@@ -361,7 +361,7 @@ impl Runtime {
                             t.abort();
                         }
                     }
-                    self.parts.retain(|(t, _), task| {
+                    self.parts.retain(|(t, _, _), task| {
                         if *t == tab {
                             task.abort();
                         }
@@ -391,10 +391,11 @@ impl Runtime {
                     tab,
                     generation,
                     stream,
+                    head,
                     cursor,
                     query,
                     limit,
-                } => self.spawn_part(tab, generation, stream, cursor, query, limit),
+                } => self.spawn_part(tab, generation, (stream, head), cursor, query, limit),
                 Command::Notify { more } => {
                     out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;
@@ -660,7 +661,7 @@ impl Runtime {
         &mut self,
         tab: Resource,
         generation: u64,
-        stream: usize,
+        (stream, head): (usize, bool),
         cursor: Option<String>,
         query: Query,
         limit: Limit,
@@ -671,10 +672,11 @@ impl Runtime {
             tab,
             generation,
             stream,
+            head,
         };
         let task = super::tasks::spawn(id, &self.tx, async move {
             let _busy = busy;
-            let on_retry = retry_notices(&tx, tab, generation, false);
+            let on_retry = retry_notices(&tx, tab, generation, head);
             let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
             let result = body.and_then(|b| match &query {
                 Query::Conversations(_) => client
@@ -689,10 +691,11 @@ impl Runtime {
                 tab,
                 generation,
                 stream,
+                head,
                 result,
             });
         });
-        if let Some(old) = self.parts.insert((tab, stream), task) {
+        if let Some(old) = self.parts.insert((tab, stream, head), task) {
             old.abort();
         }
     }

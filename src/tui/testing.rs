@@ -179,6 +179,7 @@ impl FakeServer {
                 tab,
                 generation,
                 stream,
+                head,
                 cursor,
                 query,
                 limit,
@@ -188,7 +189,7 @@ impl FakeServer {
                 cursor.clone(),
                 query,
                 *limit,
-                false,
+                *head,
                 Some(*stream),
             ),
             _ => return None,
@@ -219,6 +220,7 @@ impl FakeServer {
                 tab,
                 generation,
                 stream,
+                head,
                 result,
             });
         }

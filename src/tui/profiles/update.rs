@@ -114,9 +114,10 @@ pub fn profile_loaded(
     views.extend(sw.views.iter().cloned());
     app.views = views;
     app.set_sla(sw.sla.clone(), sw.columns_configured);
-    if let Some(cfg) = &sw.config {
-        app.query_settings = cfg.query;
-        app.config_file = crate::tui::query_line::save::config_file(cfg);
+    if let Some(c) = &sw.config {
+        app.query_settings = c.query;
+        app.scan_max_pages = c.query.scan_max_pages;
+        app.config_file = crate::tui::query_line::save::config_file(c);
     }
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
     app.names = Default::default();

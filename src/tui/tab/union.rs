@@ -56,6 +56,22 @@ pub struct UnionWalk<T, F> {
     /// What the merge noticed (the order given up), for the status line, taken.
     pub notices: Vec<String>,
     limit: Limit,
+    /// A refresh under way: the same streams read again from the top.
+    refresh: Option<Box<Refresh<T, F>>>,
+}
+
+/// A refresh of a union: its streams re-read from the top (a walk of their own) until the
+/// rows that pass are as many as the table has loaded, the list ends, or the page budget
+/// (`refresh_max_pages` a stream) is spent; then merged into the table as a one-request tab's
+/// refresh is (•, ~ and × follow).
+#[derive(Debug, Clone)]
+struct Refresh<T, F> {
+    walk: UnionWalk<T, F>,
+    rows: Vec<T>,
+    /// Loaded rows it stands for.
+    window: usize,
+    /// Stream pages it may read.
+    budget: usize,
 }
 
 impl<T: Row, F> UnionWalk<T, F> {
@@ -89,6 +105,7 @@ impl<T: Row, F> UnionWalk<T, F> {
             handed: 0,
             notices: Vec::new(),
             limit,
+            refresh: None,
         }
     }
 
@@ -122,6 +139,11 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
     /// Esc: the scan stops where it is.
     pub fn stop(&mut self) {
         self.paused = true;
+    }
+
+    /// Whether a refresh is under way.
+    pub fn refreshing(&self) -> bool {
+        self.refresh.is_some()
     }
 
     /// The streams that failed: (number from 0, why).
@@ -161,6 +183,40 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
                 Err(why)
             }
         }
+    }
+
+    /// The requests for the next page of streams `parts` that have none in flight.
+    fn fetches(
+        &mut self,
+        parts: Vec<usize>,
+        tab: crate::api::Resource,
+        generation: u64,
+        head: bool,
+    ) -> Vec<Command>
+    where
+        F: TabFilter,
+    {
+        let mut cmds = Vec::new();
+        for i in parts {
+            let Some(s) = self.streams.get_mut(i) else {
+                continue;
+            };
+            if s.failed.is_some() {
+                continue;
+            }
+            if let Some(cursor) = s.pager.next_request() {
+                cmds.push(Command::FetchPart {
+                    tab,
+                    generation,
+                    stream: i,
+                    head,
+                    cursor,
+                    query: s.filter.query(),
+                    limit: self.limit,
+                });
+            }
+        }
+        cmds
     }
 
     /// The merge's next row, a carried one first.
@@ -205,14 +261,20 @@ where
         limit: Limit,
         scan_max_pages: usize,
         pass: &dyn Fn(&T) -> bool,
-    ) -> Vec<Command> {
+    ) -> (Vec<Command>, Option<crate::pager::Merged>) {
         let mut cmds = Vec::new();
         let Some(mut u) = self.union.take() else {
-            return cmds;
+            return (cmds, None);
         };
+        let _ = limit;
         let page = self.pager.limit().max(1);
         let mut batch: Vec<T> = Vec::new();
+        // While a refresh reads the streams again, the walk waits: it takes the refresh's
+        // place when it is merged.
         loop {
+            if u.refresh.is_some() {
+                break;
+            }
             if batch.len() >= page {
                 self.hand(&mut u, std::mem::take(&mut batch), true, body);
             }
@@ -247,22 +309,7 @@ where
                     if u.paused && !self.load_all {
                         break;
                     }
-                    for i in parts {
-                        let s = &mut u.streams[i];
-                        if s.failed.is_some() {
-                            continue;
-                        }
-                        if let Some(cursor) = s.pager.next_request() {
-                            cmds.push(Command::FetchPart {
-                                tab: self.tab,
-                                generation: self.generation,
-                                stream: i,
-                                cursor,
-                                query: s.filter.query(),
-                                limit,
-                            });
-                        }
-                    }
+                    cmds.extend(u.fetches(parts, self.tab, self.generation, false));
                     break;
                 }
                 Step::End => {
@@ -281,8 +328,95 @@ where
         } else if !loading && self.pager.is_loading() {
             self.pager.failed();
         }
+        let merged = self.pump_refresh(&mut u, body, pass, &mut cmds);
         self.union = Some(u);
-        cmds
+        (cmds, merged)
+    }
+
+    /// Starts a refresh of the union (`r`, the periodic refresh): its streams are read again
+    /// from the top behind the rows on screen, at most `max_pages` pages a stream. False when
+    /// one is under way or nothing was loaded yet.
+    pub fn union_refresh(&mut self, now: Timestamp, max_pages: usize) -> bool {
+        let window = self.pager.rows().len();
+        let Some(u) = self.union.as_mut() else {
+            return false;
+        };
+        if u.refresh.is_some() || self.pager.pages() == 0 {
+            return false;
+        }
+        let budget = max_pages.max(1).saturating_mul(u.streams.len().max(1));
+        u.refresh = Some(Box::new(Refresh {
+            walk: u.fresh(now),
+            rows: Vec::new(),
+            window,
+            budget,
+        }));
+        self.head_in_flight = true;
+        self.refresh_error = None;
+        true
+    }
+
+    /// Goes on with the refresh under way: its rows that pass, the pages it needs, and once it
+    /// is complete, its merge into the table (what is new, changed, gone).
+    fn pump_refresh(
+        &mut self,
+        u: &mut UnionWalk<T, F>,
+        body: usize,
+        pass: &dyn Fn(&T) -> bool,
+        cmds: &mut Vec<Command>,
+    ) -> Option<crate::pager::Merged> {
+        let r = u.refresh.as_mut()?;
+        let complete = loop {
+            if r.rows.len() >= r.window.max(1) {
+                break false;
+            }
+            match r.walk.merger.step() {
+                Step::Row(x) => {
+                    if pass(&x) {
+                        r.rows.push(x);
+                    }
+                }
+                Step::Need(parts) => {
+                    if r.walk.pages >= r.budget {
+                        break false;
+                    }
+                    cmds.extend(r.walk.fetches(parts, self.tab, self.generation, true));
+                    return None;
+                }
+                Step::End => break true,
+            }
+        };
+        let r = *u.refresh.take()?;
+        u.handed += 1;
+        let mut read = crate::pager::Reread::new(1);
+        read.apply(Page {
+            items: r.rows.clone(),
+            has_more: !complete,
+            next_cursor: (!complete).then(|| format!("union-{}", u.handed)),
+            bad_rows: Vec::new(),
+        });
+        self.reread = Some(super::RereadState {
+            read,
+            window: r.window,
+            limit: u.limit,
+            from_page: None,
+        });
+        let merged = super::marks::merge_ready(self, body);
+        // The refresh read as far as the rows it stood for: its walk goes on from there (the
+        // rows it read past the last one loaded come first), and its scan counts.
+        if complete || r.rows.len() >= r.window {
+            let kept: std::collections::HashSet<uuid::Uuid> =
+                self.pager.rows().iter().map(Row::id).collect();
+            let mut w = r.walk;
+            w.carry = r
+                .rows
+                .into_iter()
+                .filter(|x| !kept.contains(&x.id()))
+                .collect();
+            w.handed = u.handed;
+            *u = w;
+        }
+        Some(merged)
     }
 
     /// Appends `rows` to the table as a page of its walk (`more`: the union goes on).
@@ -308,6 +442,7 @@ where
         &mut self,
         generation: u64,
         stream: usize,
+        head: bool,
         result: Result<Page<T>, ApiError>,
     ) -> Option<String>
     where
@@ -316,8 +451,18 @@ where
         if generation != self.generation {
             return None;
         }
-        self.retry = None;
         let u = self.union.as_mut()?;
+        if head {
+            // A page of the refresh: a stream that fails ends it (the rows stay as loaded).
+            let r = u.refresh.as_mut()?;
+            if let Err(why) = r.walk.take(stream, result) {
+                u.refresh = None;
+                self.head_in_flight = false;
+                self.refresh_error = Some(why);
+            }
+            return None;
+        }
+        self.retry = None;
         let n = u.streams.len();
         match u.take(stream, result) {
             Ok(_) => None,

@@ -29,7 +29,7 @@ pub const DEFAULT_REFRESH_SECS: u64 = 30;
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
-    let mut cmds = Vec::new();
+    let mut cmds = super::query_run::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
     // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
@@ -60,11 +60,6 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::HeadLoaded { tab, .. } => Some(*tab),
         _ => None,
     };
-    if let Some((tab, q)) = app.start_query.take() {
-        // `--view` on a view that runs as a query: as a fresh start (nothing to go back to).
-        cmds.extend(super::query_run::run_query(app, tab, q));
-        app.history = Default::default();
-    }
     match msg {
         Msg::Key(k) => {
             if k.kind != KeyEventKind::Release {
@@ -108,10 +103,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             tab,
             generation,
             stream,
+            head,
             result,
         } => {
             learn_visitors(app, &result, &mut cmds);
-            super::query_run::part_loaded(app, tab, generation, stream, result);
+            super::query_run::part_loaded(app, tab, (generation, stream, head), result);
         }
         Msg::QueryEmails {
             query,
@@ -178,7 +174,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             }
         }
         Msg::Samples { key, samples } => {
-            if key == super::names::look_key(&app.conversations.filter) {
+            if key == super::tab::marks::look_key_of(&app.conversations) {
                 app.trend = Some((key, samples));
                 app.dirty = true;
             }
@@ -188,7 +184,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             taken_at,
             rows,
         } => {
-            if key == super::names::look_key(&app.conversations.filter) {
+            if key == super::tab::marks::look_key_of(&app.conversations) {
                 marks::since_look(&mut app.conversations, rows.into_iter().collect());
                 app.since_look = Some((app.conversations.generation, taken_at));
                 since_look_message(app);
@@ -316,7 +312,8 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
             tab,
             generation,
             stream,
-        } => super::query_run::part_failed(app, tab, generation, stream, bug),
+            head,
+        } => super::query_run::part_failed(app, tab, (generation, stream, head), bug),
         Task::Head { tab, generation } => with_tab!(app, tab, |t| {
             if t.generation == generation {
                 t.head_in_flight = false;
@@ -350,8 +347,13 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     let limit = app.limit;
     for tab in [app.active, other(app.active)] {
-        if super::query_run::pump(app, tab, cmds) {
-            continue;
+        match super::query_run::pump(app, tab, cmds) {
+            super::query_run::Pumped::NotUnion => {}
+            super::query_run::Pumped::Union(None) => continue,
+            super::query_run::Pumped::Union(Some(merged)) => {
+                union_refreshed(app, tab, &merged, cmds);
+                continue;
+            }
         }
         if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
             app.dirty = true;
@@ -508,6 +510,42 @@ fn on_head(
             return None;
         }
     };
+    said_refreshed(app, tab, &merged);
+    Some(merged)
+}
+
+/// A union tab's refresh was merged: said as a refresh is, and a watched view rings for the
+/// new rows that are unassigned and open.
+fn union_refreshed(
+    app: &mut App,
+    tab: Resource,
+    merged: &crate::pager::Merged,
+    cmds: &mut Vec<Command>,
+) {
+    if tab == Resource::Conversations {
+        let text = app.conversations.query.to_string();
+        let watching = app
+            .views
+            .iter()
+            .any(|v| v.notify && v.tab == tab && v.query.as_deref() == Some(text.as_str()));
+        let new: std::collections::HashSet<_> = merged.new_ids.iter().collect();
+        let more = app
+            .conversations
+            .rows()
+            .iter()
+            .filter(|c| new.contains(&c.id) && crate::sla::is_waiting(c))
+            .count();
+        if watching && more > 0 {
+            cmds.push(Command::Notify { more });
+        }
+        take_sample(app, Some(merged), cmds);
+    }
+    said_refreshed(app, tab, merged);
+}
+
+/// What a merged refresh changed, said on the status line (news that does not cover an
+/// error), and the period starts again.
+fn said_refreshed(app: &mut App, tab: Resource, merged: &crate::pager::Merged) {
     app.last_refresh = app.now;
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut said = Vec::new();
@@ -562,7 +600,6 @@ fn on_head(
         });
     }
     app.dirty = true;
-    Some(merged)
 }
 
 fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
@@ -582,8 +619,11 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
             // (or profile) whose walk failed behind the rows on screen is tried again instead.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let union = super::query_run::refresh(app, app.active);
             let (c, retried) = with_tab!(app, app.active, |t| {
-                if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
+                if union.is_some() {
+                    (None, false)
+                } else if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
                     (Some(t.reload(max_pages, whole)), true)
                 } else {
                     (t.head_fetch(limit, max_pages, whole), false)
@@ -839,6 +879,15 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             // An oldest-first view reads the whole list again before it shows it: its first
             // rows are the list's last.
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let union = with_tab!(ref app, app.active, |t| t.union.is_some()
+                && t.error.is_none());
+            if union {
+                // A union is read again behind its rows, as a refresh (•, ~, × follow).
+                if super::query_run::refresh(app, app.active) == Some(false) {
+                    app.say("the streams are being read already");
+                }
+                return;
+            }
             let c = with_tab!(app, app.active, |t| {
                 if t.error.is_some() && t.next.is_none() {
                     t.error = None; // retry the failed page; loaded rows stay
@@ -883,7 +932,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             summary_pane::update::open(app);
             if matches!(app.overlay, Overlay::Summary(_)) {
                 cmds.push(Command::Samples {
-                    key: super::names::look_key(&app.conversations.filter),
+                    key: super::tab::marks::look_key_of(&app.conversations),
                     sample: None,
                 });
             }
@@ -1023,7 +1072,7 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     let Some(v) = app.views.get(index).cloned() else {
         return;
     };
-    // A view that runs as a query (one request's filters or a union): the query as written.
+    // A view written as a query runs it (a union, checks, e-mails looked up), its text kept.
     if let Some(q) = v
         .query
         .as_deref()
@@ -1089,7 +1138,7 @@ fn take_sample(app: &mut App, refreshed: Option<&crate::pager::Merged>, cmds: &m
     }
     let complete = t.pager.is_done() && rows.len() == t.rows().len();
     cmds.push(Command::Samples {
-        key: super::names::look_key(&t.filter),
+        key: super::tab::marks::look_key_of(t),
         sample: Some(crate::store::Sample {
             at: app.now.as_second(),
             loaded: rows.len() as u64,

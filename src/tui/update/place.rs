@@ -13,7 +13,7 @@ use crate::tui::tab::marks;
 pub fn leaving_look(app: &App) -> Option<Command> {
     marks::look_of(
         &app.conversations,
-        crate::tui::names::look_key(&app.conversations.filter),
+        crate::tui::tab::marks::look_key_of(&app.conversations),
     )
 }
 
