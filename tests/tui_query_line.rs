@@ -338,3 +338,40 @@ fn snapshot_query_plan_overlay() {
     update(&mut app, ch('?'));
     insta::assert_snapshot!(testing::render(&app));
 }
+
+/// The pane over a tab running a query its fields cannot hold says so (and what the query
+/// is); applying the pane replaces the query with its fields.
+#[test]
+fn the_pane_over_a_union_says_so_and_replaces_it() {
+    let (mut app, s) = loaded();
+    update(&mut app, ch(':'));
+    type_text(&mut app, "status:open,pending");
+    s.settle(&mut app, key(KeyCode::Enter));
+    update(&mut app, ch('/'));
+    match &app.overlay {
+        convo::tui::app::Overlay::Filter(f) => {
+            assert_eq!(f.query_note.as_deref(), Some("status:open,pending"))
+        }
+        other => panic!("{other:?}"),
+    }
+    insta::assert_snapshot!(testing::render(&app));
+    // Status (the field after the site): closed, the third choice after any; then Enter.
+    update(&mut app, key(KeyCode::Tab));
+    for _ in 0..3 {
+        update(&mut app, key(KeyCode::Right));
+    }
+    s.settle(&mut app, key(KeyCode::Enter));
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        "status:closed"
+    );
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .all(|r| r.status == Status::Closed)
+    );
+    // A pane over filters says nothing more.
+    update(&mut app, ch('/'));
+    assert!(matches!(&app.overlay, convo::tui::app::Overlay::Filter(f) if f.query_note.is_none()));
+}

@@ -818,12 +818,16 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::FirstTab => app.active = Resource::Conversations,
         Action::SecondTab => app.active = Resource::Visitors,
         Action::Filter => {
-            let form = match app.active {
+            let mut form = match app.active {
                 Resource::Conversations => {
                     FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
                 }
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
+            // A query the fields cannot hold (a union, checks in convo): said in the pane.
+            if with_tab!(ref app, app.active, |t| t.union.is_some()) {
+                form.query_note = Some(query_line::update::query_text(app, app.active));
+            }
             app.overlay = Overlay::Filter(Box::new(form));
         }
         // The tab's query (filters set by the pane, or a query from `:`) is what is cleared.
