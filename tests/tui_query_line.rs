@@ -375,3 +375,22 @@ fn the_pane_over_a_union_says_so_and_replaces_it() {
     update(&mut app, ch('/'));
     assert!(matches!(&app.overlay, convo::tui::app::Overlay::Filter(f) if f.query_note.is_none()));
 }
+
+/// Without a local store (no answer to LoadQueryLine), ↑ still brings back the queries run
+/// in this session, newest first.
+#[test]
+fn without_a_store_up_recalls_this_sessions_queries() {
+    let (mut app, s) = loaded();
+    for q in ["status:open", "is:waiting"] {
+        update(&mut app, ch(':'));
+        update(&mut app, ctrl('u'));
+        type_text(&mut app, q);
+        s.settle(&mut app, key(KeyCode::Enter));
+    }
+    update(&mut app, ch(':'));
+    update(&mut app, ctrl('u'));
+    update(&mut app, key(KeyCode::Up));
+    assert_eq!(line(&app).text, "is:waiting");
+    update(&mut app, key(KeyCode::Up));
+    assert_eq!(line(&app).text, "status:open");
+}

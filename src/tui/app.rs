@@ -178,6 +178,9 @@ pub struct App {
     /// Stream pages a union tab reads for rows its checks let through before it waits for
     /// `L` (`scan_max_pages`).
     pub scan_max_pages: usize,
+    /// Each tab's queries run from the query line in this session (the local store keeps them
+    /// across runs; without a store these are the line's ↑/↓).
+    pub query_history: PerTab<super::search::History>,
     /// The config file views are saved into (`w`), whether it exists yet or not.
     pub config_file: Option<std::path::PathBuf>,
 }
@@ -245,6 +248,7 @@ impl App {
             query_settings: Default::default(),
             pending_query: None,
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
+            query_history: PerTab::default(),
             config_file: None,
         }
     }

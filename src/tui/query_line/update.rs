@@ -19,7 +19,10 @@ use crate::tui::search::History;
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let tab = app.active;
     let text = query_text(app, tab);
-    app.prompt = Some(Prompt::Query(Box::new(QueryLine::new(tab, text))));
+    let mut line = QueryLine::new(tab, text);
+    line.history = app.query_history.get(tab).clone();
+    line.history.start();
+    app.prompt = Some(Prompt::Query(Box::new(line)));
     cmds.push(Command::LoadQueryLine { tab });
 }
 
@@ -33,6 +36,7 @@ pub fn on_loaded(app: &mut App, tab: Resource, history: Vec<String>, attr_keys: 
     if let Some(Prompt::Query(line)) = &mut app.prompt
         && line.tab == tab
     {
+        *app.query_history.get_mut(tab) = History::with_entries(history.clone());
         line.history = History::with_entries(history);
         line.attr_keys = attr_keys;
         app.dirty = true;
@@ -204,6 +208,7 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
         return;
     };
     let text = line.text.trim().to_string();
+    app.query_history.get_mut(line.tab).push(&text);
     if !text.is_empty() {
         cmds.push(Command::KeepQuery {
             tab: line.tab,
