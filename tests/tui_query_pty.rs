@@ -1,6 +1,7 @@
 //! Issue 22 §4 end to end: the real binary in a pseudo-terminal against a demo server. The
 //! query line (`:`) runs a query and shows a bad one's caret; `w` saves the query as a view
-//! into the config file (the rest of the file kept) and `v` lists it.
+//! into the config file (the rest of the file kept) and `v` lists it; the next run has the
+//! line's history from the local store and opens the view.
 
 use convo::demo::DemoOptions;
 
@@ -104,6 +105,31 @@ fn the_query_line_runs_a_query_shows_errors_and_saves_a_view() {
         screen.contains("Taken") && screen.contains("status:open,pending -assignee:none"),
         "{screen}"
     );
-    s.send("\x1bq");
+    s.send("\x1b");
+    s.wait_gone("Saved views", std::time::Duration::from_secs(5));
+    s.send("q");
+    assert_eq!(s.wait_exit(std::time::Duration::from_secs(10)), Some(0));
+
+    // The next run: the history came back from the local store (newest first), and the
+    // saved view opens from the file.
+    let mut cmd = common::pty::command(tmp.path());
+    cmd.env("CONVO_API_KEY", server.key());
+    cmd.arg("--config");
+    cmd.arg(&config);
+    cmd.args(["--view", "Taken"]);
+    let mut s = Pty::run(cmd, COLS, ROWS);
+    s.wait_for("query: status:open,pending -assignee:none");
+    s.send(":\x15");
+    // The line opened on the view's query, then emptied by Ctrl-U.
+    s.wait_until(std::time::Duration::from_secs(10), |sc| {
+        sc.contains("query · conversations") && !sc.contains("│: status")
+    });
+    s.press_until("\x1b[A", "│: status:open,pending -assignee:none");
+    // The refused query was never run, so it is not in the history.
+    s.send("\x1b[A");
+    s.wait_for("│: status:open ");
+    s.send("\x1b");
+    s.wait_gone("query · conversations", std::time::Duration::from_secs(5));
+    s.send("q");
     assert_eq!(s.wait_exit(std::time::Duration::from_secs(10)), Some(0));
 }
