@@ -415,3 +415,34 @@ async fn the_runtime_runs_a_union_against_the_demo_in_every_order() {
         );
     }
 }
+
+#[test]
+fn back_returns_to_a_union_and_from_it() {
+    let server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    let union_rows = ids(&app);
+    query(&mut app, &server, "status:closed");
+    assert!(app.conversations.union.is_none());
+    let cmds = update(&mut app, testing::key(crossterm::event::KeyCode::Backspace));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        "status:open,pending"
+    );
+    assert!(app.conversations.union.is_some());
+    assert_eq!(ids(&app), union_rows);
+    let cmds = update(&mut app, testing::key(crossterm::event::KeyCode::Backspace));
+    drive(&mut app, &server, cmds);
+    assert!(
+        app.conversations.union.is_none(),
+        "back to the unfiltered start"
+    );
+    assert_eq!(app.query_of(Resource::Conversations).to_string(), "");
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .any(|c| c.status == Status::Closed)
+    );
+}

@@ -36,6 +36,20 @@ pub fn run_pending(app: &mut App) -> Vec<Command> {
     cmds
 }
 
+/// Back to a union shown before: run again (no history entry), selecting `row` once it shows
+/// up. The tab on screen is the place's, not the query's.
+pub fn restore(app: &mut App, q: Query, row: Option<super::tab::Reselect>) -> Vec<Command> {
+    let (active, tab) = (app.active, q.resource);
+    let history = app.history.clone();
+    let cmds = run(app, tab, q, true);
+    app.history = history;
+    app.active = active;
+    with_tab!(app, tab, |t| if t.union.is_some() {
+        t.reselect = row;
+    });
+    cmds
+}
+
 fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
     let mut cmds = Vec::new();
     app.dirty = true;

@@ -1021,7 +1021,25 @@ fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     app.active = place.active;
     let (c, v) = (place.conversations, place.visitors);
-    if c.filter != app.conversations.filter {
+    // A union shown then is run again (unless it is on screen now), on the row selected then.
+    let mut c = c;
+    if let Some(q) = c.union.take() {
+        let now = app
+            .conversations
+            .union
+            .as_ref()
+            .map(|_| &app.conversations.query);
+        if now != Some(&q) {
+            cmds.extend(leaving_look(app));
+            app.oldest_first = place.oldest_first.then_some(u64::MAX);
+            cmds.extend(super::query_run::restore(app, q, c.selected));
+        } else if let Some(row) = c
+            .selected
+            .filter(|_| place.active == Resource::Conversations)
+        {
+            app.conversations.reselect_now(row, body);
+        }
+    } else if c.filter != app.conversations.filter || app.conversations.union.is_some() {
         cmds.extend(leaving_look(app));
         app.oldest_first = place.oldest_first.then_some(u64::MAX);
         cmds.push(app.conversations.restore(c.filter, c.selected));
@@ -1031,7 +1049,15 @@ fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     {
         app.conversations.reselect_now(row, body);
     }
-    if v.filter != app.visitors.filter {
+    let mut v = v;
+    if let Some(q) = v.union.take() {
+        let now = app.visitors.union.as_ref().map(|_| &app.visitors.query);
+        if now != Some(&q) {
+            cmds.extend(super::query_run::restore(app, q, v.selected));
+        } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
+            app.visitors.reselect_now(row, body);
+        }
+    } else if v.filter != app.visitors.filter || app.visitors.union.is_some() {
         cmds.push(app.visitors.restore(v.filter, v.selected));
     } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
         app.visitors.reselect_now(row, body);

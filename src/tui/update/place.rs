@@ -24,10 +24,20 @@ pub fn here(app: &App) -> Place {
         conversations: TabPlace {
             filter: app.conversations.filter.clone(),
             selected: app.conversations.selection(),
+            union: app
+                .conversations
+                .union
+                .as_ref()
+                .map(|_| app.conversations.query.clone()),
         },
         visitors: TabPlace {
             filter: app.visitors.filter.clone(),
             selected: app.visitors.selection(),
+            union: app
+                .visitors
+                .union
+                .as_ref()
+                .map(|_| app.visitors.query.clone()),
         },
         oldest_first: app.oldest_first.is_some(),
     }
