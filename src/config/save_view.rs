@@ -59,7 +59,7 @@ pub struct Saved {
 }
 
 /// The first line of a file created to hold a view.
-const CREATED_HEADER: &str = "# convo's config file, created to keep a view saved in the browser.\n# `convo config init` writes the other settings; `convo doctor` checks them.\n";
+const CREATED_HEADER: &str = "# convo's config file, created to keep a view saved in the browser.\n# Your service's settings (base_url, the key) go here too: see config.example.toml;\n# `convo doctor` checks the file.\n";
 
 /// Whether `text` (a config file) has a view named `name` (case aside) where [`add`] would
 /// write (`profile`'s views, or the top level's).

@@ -151,8 +151,8 @@ pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) 
     let v_key = app.keymap.key_of(Action::Views);
     app.say(match (saved.created, saved.replaced) {
         (true, _) => format!(
-            "view {shown:?} saved: created {path} for it ({v_key} lists it; convo config init \
-             writes the other settings)"
+            "view {shown:?} saved: created {path} for it ({v_key} lists it; your service's \
+             settings can go there too, convo doctor checks the file)"
         ),
         (false, true) => format!("view {shown:?} replaced in {path} ({v_key} lists it)"),
         (false, false) => format!("view {shown:?} saved in {path} ({v_key} lists it)"),
