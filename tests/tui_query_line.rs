@@ -296,6 +296,12 @@ fn question_mark_explains_the_plan_and_esc_goes_back() {
     ] {
         assert!(plan.contains(want), "{want:?} in\n{plan}");
     }
+    // ↓ scrolls it, never past its last line.
+    for _ in 0..100 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    let (_, scroll) = line(&app).explain.clone().expect("still the plan");
+    assert_eq!(scroll, plan.lines().count() - 1);
     update(&mut app, key(KeyCode::Esc));
     assert!(line(&app).explain.is_none());
     assert_eq!(

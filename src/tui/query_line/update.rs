@@ -86,6 +86,8 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
 /// A key while the line is open.
 pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Command>) {
     if let Some((text, scroll)) = line.explain.take() {
+        // Never past the plan's last line.
+        let last = text.lines().count().saturating_sub(1);
         line.explain = match k.code {
             KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => None,
             KeyCode::Down | KeyCode::Char('j') => Some((text, scroll + 1)),
@@ -93,7 +95,8 @@ pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Co
             KeyCode::PageDown | KeyCode::Char(' ') => Some((text, scroll + 10)),
             KeyCode::PageUp => Some((text, scroll.saturating_sub(10))),
             _ => Some((text, scroll)),
-        };
+        }
+        .map(|(t, s)| (t, s.min(last)));
         app.prompt = Some(Prompt::Query(Box::new(line)));
         return;
     }
