@@ -43,7 +43,7 @@ pub fn here(app: &App) -> Place {
     }
 }
 
-pub fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
+pub(super) fn set_conversations(app: &mut App, f: ConversationFilter, cmds: &mut Vec<Command>) {
     let from = here(app);
     set_conversations_from(app, from, f, cmds);
 }
@@ -70,7 +70,7 @@ pub fn set_conversations_from(
     }
 }
 
-pub fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
+pub(super) fn set_visitors(app: &mut App, f: VisitorFilter, cmds: &mut Vec<Command>) {
     let from = here(app);
     set_visitors_from(app, from, f, cmds);
 }
