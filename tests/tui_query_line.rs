@@ -400,3 +400,37 @@ fn without_a_store_up_recalls_this_sessions_queries() {
     update(&mut app, key(KeyCode::Up));
     assert_eq!(line(&app).text, "status:open");
 }
+
+/// The Visitors tab: its own fields (attribute keys from the store as `attr.KEY`), and a
+/// query the service cannot answer (a name) runs as a check on its rows.
+#[test]
+fn the_visitors_tab_has_its_own_fields_and_runs_its_queries() {
+    let (mut app, s) = loaded();
+    s.settle(&mut app, ch('2'));
+    let cmds = update(&mut app, ch(':'));
+    assert!(cmds.contains(&Command::LoadQueryLine {
+        tab: Resource::Visitors
+    }));
+    update(
+        &mut app,
+        Msg::QueryLineLoaded {
+            tab: Resource::Visitors,
+            history: Vec::new(),
+            attr_keys: vec!["plan".into()],
+        },
+    );
+    type_text(&mut app, "a");
+    update(&mut app, key(KeyCode::Tab));
+    assert_eq!(labels(&app), ["age:", "attr.plan:"]);
+    update(&mut app, ctrl('u'));
+    type_text(&mut app, "name:souza");
+    s.settle(&mut app, key(KeyCode::Enter));
+    assert!(app.prompt.is_none());
+    let rows = app.visitors.rows();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter()
+            .all(|v| v.name.as_deref().is_some_and(|n| n.contains("Souza"))),
+        "{rows:?}"
+    );
+}
