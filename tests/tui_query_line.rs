@@ -434,3 +434,29 @@ fn the_visitors_tab_has_its_own_fields_and_runs_its_queries() {
         "{rows:?}"
     );
 }
+
+/// The line, its candidates, its error and the plan draw in any terminal down to the
+/// smallest convo draws in, without a panic, and the line stays inside the screen.
+#[test]
+fn the_line_draws_in_small_terminals() {
+    for (w, h) in [(20, 6), (24, 7), (40, 10), (60, 12)] {
+        let mut app = testing::app(w, h, 50);
+        let s = FakeServer::new(30, 5);
+        s.settle(&mut app, Msg::Resize(w, h));
+        update(&mut app, ch(':'));
+        type_text(
+            &mut app,
+            "status:open status:\"pending ünïcødé 🌸\" assignee:",
+        );
+        update(&mut app, key(KeyCode::Enter));
+        let screen = testing::render(&app);
+        assert!(screen.contains("query"), "{w}x{h}:\n{screen}");
+        update(&mut app, key(KeyCode::Tab));
+        testing::render(&app);
+        update(&mut app, ctrl('u'));
+        type_text(&mut app, "status:open,pending -site:\"Web shop\" idle:>1h");
+        update(&mut app, ch('?'));
+        assert!(line(&app).explain.is_some());
+        testing::render(&app);
+    }
+}
