@@ -460,3 +460,30 @@ fn the_line_draws_in_small_terminals() {
         testing::render(&app);
     }
 }
+
+/// `?` names the saved views that are this very query and what they add to it; `me` says
+/// which agent it is.
+#[test]
+fn the_plan_names_the_views_of_the_query_and_what_me_is() {
+    let (mut app, _s) = loaded();
+    app.query_settings.agent_id = Some(testing::AGENT_A);
+    update(&mut app, ch(':'));
+    type_text(&mut app, "assignee:none status:open");
+    update(&mut app, ch('?'));
+    let (plan, _) = line(&app).explain.clone().expect("the plan");
+    assert!(plan.contains("view: Unassigned open\n"), "{plan}");
+    assert!(
+        plan.contains("view: Breaching (adds: every page loaded, oldest first)"),
+        "{plan}"
+    );
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, ctrl('u'));
+    type_text(&mut app, "assignee:me");
+    update(&mut app, ch('?'));
+    let (plan, _) = line(&app).explain.clone().expect("the plan");
+    assert!(
+        plan.contains(&format!("me: agent {}", testing::AGENT_A)),
+        "{plan}"
+    );
+    assert!(!plan.contains("view:"), "{plan}");
+}

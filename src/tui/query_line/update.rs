@@ -172,11 +172,42 @@ fn explain(app: &App, line: &mut QueryLine) {
             crate::text::one_line(p, 40)
         ));
     }
-    if parsed.to_string().contains("assignee:")
-        && parsed.to_string().contains("me")
-        && let Some(me) = app.query_settings.agent_id
-    {
+    let uses_me = parsed.terms.iter().any(|t| {
+        matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
+    });
+    if uses_me && let Some(me) = app.query_settings.agent_id {
         head.push(format!("me: agent {me} (agent_id in the config)"));
+    }
+    // A saved view of this very query, and what it adds to it.
+    let names = Names {
+        agent_id: app.query_settings.agent_id,
+        aliases: &app.aliases,
+        sla: &app.sla,
+    };
+    for v in app.views.iter().filter(|v| v.tab == line.tab) {
+        let theirs = match (&v.query, v.tab) {
+            (Some(t), _) => parse(t, v.tab).ok().and_then(|p| resolve(&p, &names).ok()),
+            (None, Resource::Conversations) => Some(of_conversations(&v.conversations)),
+            (None, Resource::Visitors) => Some(of_visitors(&v.visitors)),
+        };
+        if theirs.as_ref().map(same_terms) == Some(same_terms(&q)) {
+            let mut adds = Vec::new();
+            if v.notify {
+                adds.push("a bell and a notification when more wait (notify = true)");
+            }
+            if v.oldest_first {
+                adds.push("every page loaded, oldest first");
+            }
+            head.push(format!(
+                "view: {}{}",
+                crate::text::one_line(&v.name, 40),
+                if adds.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (adds: {})", adds.join("; "))
+                }
+            ));
+        }
     }
     let body = match line.tab {
         Resource::Conversations => {
@@ -220,4 +251,22 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
     }
     app.prompt = None;
     cmds.extend(run_query(app, line.tab, parsed));
+}
+
+/// A query's terms as canonical texts, in order (two queries of the same terms in another
+/// order are the same query).
+fn same_terms(q: &Query) -> Vec<String> {
+    let mut v: Vec<String> = q
+        .terms
+        .iter()
+        .map(|t| {
+            Query {
+                resource: q.resource,
+                terms: vec![t.clone()],
+            }
+            .to_string()
+        })
+        .collect();
+    v.sort();
+    v
 }
