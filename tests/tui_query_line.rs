@@ -487,3 +487,39 @@ fn the_plan_names_the_views_of_the_query_and_what_me_is() {
     );
     assert!(!plan.contains("view:"), "{plan}");
 }
+
+/// While the line is open the mouse reaches nothing under it (a click on the other tab's
+/// title, the wheel over the rows).
+#[test]
+fn the_mouse_does_nothing_while_the_line_is_open() {
+    let (mut app, _s) = loaded();
+    app.mouse = true;
+    update(&mut app, ch(':'));
+    let visitors_title = convo::tui::layout::tab_titles()
+        .into_iter()
+        .find(|t| t.tab == Resource::Visitors)
+        .expect("a Visitors title");
+    let click = |col: u16, row: u16, kind| {
+        Msg::Mouse(crossterm::event::MouseEvent {
+            kind,
+            column: col,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    update(
+        &mut app,
+        click(
+            visitors_title.x,
+            0,
+            crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        ),
+    );
+    update(
+        &mut app,
+        click(10, 12, crossterm::event::MouseEventKind::ScrollDown),
+    );
+    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.conversations.selected, 0);
+    assert!(matches!(app.prompt, Some(Prompt::Query(_))));
+}

@@ -1276,7 +1276,11 @@ fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
 }
 
 fn on_mouse(app: &mut App, m: MouseEvent) {
-    if !matches!(app.overlay, Overlay::None) {
+    // An overlay, or the query line over the table (and its save prompt), takes no clicks:
+    // what is under it is not what the click would reach.
+    if !matches!(app.overlay, Overlay::None)
+        || matches!(app.prompt, Some(Prompt::Query(_) | Prompt::SaveView(_)))
+    {
         return;
     }
     match m.kind {
