@@ -281,8 +281,8 @@ async fn run_tui(
     query: Option<String>,
     demo: bool,
 ) -> u8 {
-    // `--query`: a view of its own, opened at start (the browser applies its query as it does
-    // a saved view's, refusing with exit 2 one it cannot run).
+    // `--query`: a view of its own, opened at start (the browser runs its query as it does a
+    // saved view's; a query that does not parse or resolve exits 2).
     let view = match query {
         Some(q) => {
             let name = format!("query: {q}");

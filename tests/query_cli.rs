@@ -445,8 +445,8 @@ fn a_query_nothing_can_match_says_why() {
     says(&o, "no combination of values can match");
 }
 
-/// `[[views]] query = "…"`: the browser opens on the view with the query's filter; a query it
-/// cannot run is refused with exit 2, naming the view, before the terminal is touched.
+/// `[[views]] query = "…"`: the browser opens on the view with the query's filter, or runs a
+/// query one request cannot answer itself.
 #[test]
 fn a_saved_view_written_as_a_query() {
     let (d, me) = demo(50, 10);
@@ -499,13 +499,28 @@ fn a_saved_view_written_as_a_query() {
         assert_eq!(o.status.code(), Some(2), "{config}: {}", err(&o));
         assert!(err(&o).contains(says), "{config}: {}", err(&o));
     };
-    // A view query the browser cannot run.
-    refused(
-        &format!(
-            "agent_id = \"{me}\"\n[[views]]\nname = \"Queue\"\nquery = \"status:open,pending\"\n"
-        ),
-        &["--view", "Queue"],
-        "view \"Queue\": query \"status:open,pending\" needs 2 requests",
+    // A view query one request cannot answer: the browser runs it (its filters stay empty,
+    // its query as written opens the view).
+    let text = format!(
+        "agent_id = \"{me}\"\n[[views]]\nname = \"Queue\"\nquery = \"status:open,pending -site:\\\"web shop\\\"\"\n\
+         [aliases]\n\"{site}\" = \"Web shop\"\n"
+    );
+    let cfg = convo::config::Config::from_toml_str(
+        &text,
+        &cfg_path,
+        &convo::config::Overrides {
+            base_url: Some(d.url()),
+            ..Default::default()
+        },
+        &|k| (k == "CONVO_API_KEY").then(|| d.key()),
+    )
+    .unwrap();
+    let views = convo::tui::views_of(&cfg).expect("a union view is accepted");
+    let q = views.iter().find(|v| v.name == "Queue").unwrap();
+    assert_eq!(q.conversations, Default::default());
+    assert_eq!(
+        q.query.as_deref(),
+        Some("status:open,pending -site:\"web shop\"")
     );
     // Both a query and filter keys: a config error.
     refused(
@@ -603,6 +618,61 @@ fn the_browser_opens_on_a_query() {
         .filter(|l| l.contains(" open ") || l.contains(" closed "))
         .count();
     assert_eq!(rows, 0, "{screen}");
+    t.send(b"q");
+    assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
+}
+
+/// `convo --query` with a query one request cannot answer (two streams): the browser runs it
+/// and shows exactly the matching rows, in the served order, its text as the chip.
+#[test]
+fn the_browser_runs_a_union_query() {
+    let d = Demo::start(600, 40, Faults::default());
+    let short = |id: Uuid| id.simple().to_string()[..8].to_string();
+    let want: Vec<String> = served(&d)
+        .iter()
+        .filter(|c| ["open", "pending"].contains(&c.status) && c.assignee_id.is_none())
+        .map(|c| short(c.id))
+        .collect();
+    let others: Vec<String> = served(&d)
+        .iter()
+        .filter(|c| !(["open", "pending"].contains(&c.status) && c.assignee_id.is_none()))
+        .map(|c| short(c.id))
+        .collect();
+    assert!(want.len() > 40, "{}", want.len());
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().display().to_string();
+    let (url, key) = (d.url(), d.key());
+    let mut t = common::pty::Pty::spawn(
+        &[
+            "--base-url",
+            &url,
+            "--query",
+            "status:open,pending assignee:none",
+        ],
+        &[
+            ("CONVO_API_KEY", &key),
+            ("HOME", &home),
+            ("CONVO_CONFIG", "/nonexistent/convo.toml"),
+        ],
+        120,
+        30,
+    );
+    let screen = t.wait_until(std::time::Duration::from_secs(20), |s| {
+        want[..10].iter().all(|id| s.contains(id.as_str()))
+    });
+    assert!(
+        screen.contains("query: status:open,pending assignee:none"),
+        "{screen}"
+    );
+    let at: Vec<usize> = want[..10]
+        .iter()
+        .map(|id| screen.find(id.as_str()).unwrap())
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "in order: {screen}");
+    assert!(
+        !others.iter().any(|id| screen.contains(id.as_str())),
+        "no other row: {screen}"
+    );
     t.send(b"q");
     assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
 }

@@ -77,6 +77,7 @@ const KNOWN_KEYS: &[&str] = &[
     "query",
     "agent_id",
     "max_streams",
+    "scan_max_pages",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -136,6 +137,8 @@ pub(super) struct FileConfig {
     pub agent_id: Option<String>,
     /// Streams a query's union may run (default 16).
     pub max_streams: Option<i64>,
+    /// Pages the browser reads for a query's checks before it waits for `L` (default 50).
+    pub scan_max_pages: Option<i64>,
 }
 
 impl FileConfig {
@@ -175,7 +178,8 @@ impl FileConfig {
             visitor_sync,
             visitor_sync_rps,
             agent_id,
-            max_streams
+            max_streams,
+            scan_max_pages
         );
         self.sla = match (self.sla.take(), p.sla) {
             (Some(top), Some(p)) => Some(top.overlay(p)),
@@ -526,10 +530,25 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
             ));
         }
     };
+    let scan_max_pages = match f.scan_max_pages {
+        None => super::QuerySettings::DEFAULT_SCAN_MAX_PAGES,
+        Some(n) if n >= 1 && n as usize <= super::QuerySettings::MAX_SCAN_MAX_PAGES => n as usize,
+        Some(n) => {
+            return Err(invalid(
+                "scan_max_pages",
+                format!(
+                    "{n} is outside 1..={} (pages the browser reads for a query's checks \
+                     before it waits for L)",
+                    super::QuerySettings::MAX_SCAN_MAX_PAGES
+                ),
+            ));
+        }
+    };
     Ok(Extras {
         query: super::QuerySettings {
             agent_id,
             max_streams,
+            scan_max_pages,
         },
         page_size,
         refresh_secs,

@@ -19,6 +19,7 @@
 
 mod file;
 mod locate;
+pub mod save_view;
 mod secret;
 mod sla;
 mod text;
@@ -206,10 +207,16 @@ pub struct QuerySettings {
     pub agent_id: Option<Uuid>,
     /// `max_streams` (default 16): a union of more streams is one wider walk filtered in convo.
     pub max_streams: usize,
+    /// `scan_max_pages` (default 50): stream pages the browser reads for rows a query's checks
+    /// let through before it waits for `L`.
+    pub scan_max_pages: usize,
 }
 
 impl QuerySettings {
     pub const DEFAULT_MAX_STREAMS: usize = 16;
+    pub const DEFAULT_SCAN_MAX_PAGES: usize = 50;
+    /// Highest `scan_max_pages` accepted.
+    pub const MAX_SCAN_MAX_PAGES: usize = 100_000;
     /// Highest `max_streams` accepted (each stream is a walk of its own).
     pub const MAX_MAX_STREAMS: usize = 256;
 }
@@ -219,6 +226,7 @@ impl Default for QuerySettings {
         QuerySettings {
             agent_id: None,
             max_streams: QuerySettings::DEFAULT_MAX_STREAMS,
+            scan_max_pages: QuerySettings::DEFAULT_SCAN_MAX_PAGES,
         }
     }
 }
@@ -1061,6 +1069,25 @@ mod tests {
         assert!(e.to_string().contains("agent_id"), "{e}");
         let e = load("base_url = \"https://x\"\nmax_streams = 0\n").unwrap_err();
         assert!(e.to_string().contains("max_streams"), "{e}");
+    }
+
+    #[test]
+    fn scan_max_pages_defaults_to_50_and_is_checked() {
+        let c = load("base_url = \"https://x\"\n").unwrap();
+        assert_eq!(c.query.scan_max_pages, 50);
+        let c = load("base_url = \"https://x\"\nscan_max_pages = 7\n").unwrap();
+        assert_eq!(c.query.scan_max_pages, 7);
+        for bad in ["0", "-3", "100001"] {
+            let e = load(&format!(
+                "base_url = \"https://x\"\nscan_max_pages = {bad}\n"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains("scan_max_pages") && e.contains("1..=100000"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -5,138 +5,25 @@
 //! as its page before arrived: one page ahead). The streams share the client and at most
 //! [`MAX_PARALLEL`] requests are in flight at once.
 //!
-//! The spec promises no order, so the merge learns it from the rows (decisions.md "Data"):
-//! once every stream's first page is in, the first of createdAt descending, createdAt
-//! ascending, updatedAt descending that every stream follows is the order the rows are merged
-//! by. If no common order fits (or a stream leaves it later), each stream's rows are given in
-//! turn, and a notice says so. A row two streams return is given once. A stream that fails is
-//! named in a notice and the others go on.
+//! The merge itself (the order learned from the rows, each id once) is [`super::merge`], which
+//! the browser's union tabs share. A stream that fails is named in a notice and the others go
+//! on.
 
-use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use jiff::Timestamp;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
-use uuid::Uuid;
 
-use super::plan::query_string;
+pub use super::merge::{Merge, Order, Timed, common_order, orders_followed};
+use super::merge::{Merger, Step};
+use super::plan::request_line;
 use crate::api::model::WireRow;
-use crate::api::{ApiError, Client, Conversation, Limit, ListFilter, Page, Row, Visitor};
+use crate::api::{ApiError, Client, Limit, ListFilter, Page};
 use crate::output::{bad_row_line, retry_line};
 use crate::pager::Pager;
 
 /// Requests in flight at once over all the streams of a union (decisions.md: `max_parallel`).
 pub const MAX_PARALLEL: usize = 4;
-
-/// A row's times, from which the service's order is learned.
-pub trait Timed: Row {
-    fn created(&self) -> Option<Timestamp>;
-    fn updated(&self) -> Option<Timestamp>;
-}
-
-impl Timed for Conversation {
-    fn created(&self) -> Option<Timestamp> {
-        self.created_at.parsed()
-    }
-    fn updated(&self) -> Option<Timestamp> {
-        self.updated_at.parsed()
-    }
-}
-
-impl Timed for Visitor {
-    fn created(&self) -> Option<Timestamp> {
-        self.created_at.as_ref().and_then(|t| t.parsed())
-    }
-    fn updated(&self) -> Option<Timestamp> {
-        None
-    }
-}
-
-/// An order the service may keep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    CreatedDesc,
-    CreatedAsc,
-    UpdatedDesc,
-}
-
-impl Order {
-    const ALL: [Order; 3] = [Order::CreatedDesc, Order::CreatedAsc, Order::UpdatedDesc];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Order::CreatedDesc => "createdAt, newest first",
-            Order::CreatedAsc => "createdAt, oldest first",
-            Order::UpdatedDesc => "updatedAt, latest first",
-        }
-    }
-
-    fn key<T: Timed>(self, r: &T) -> Option<Timestamp> {
-        match self {
-            Order::CreatedDesc | Order::CreatedAsc => r.created(),
-            Order::UpdatedDesc => r.updated(),
-        }
-    }
-
-    /// Whether `b` may follow `a` in this order.
-    fn follows<T: Timed>(self, a: &T, b: &T) -> bool {
-        match (self.key(a), self.key(b)) {
-            (Some(x), Some(y)) => match self {
-                Order::CreatedAsc => x <= y,
-                _ => x >= y,
-            },
-            _ => false,
-        }
-    }
-
-    /// Whether `a` comes before `b` (strictly).
-    fn before<T: Timed>(self, a: &T, b: &T) -> bool {
-        match (self.key(a), self.key(b)) {
-            (Some(x), Some(y)) => match self {
-                Order::CreatedAsc => x < y,
-                _ => x > y,
-            },
-            (None, Some(_)) => true,
-            _ => false,
-        }
-    }
-}
-
-/// Which of [`Order::CreatedDesc`], [`Order::CreatedAsc`], [`Order::UpdatedDesc`] `rows`
-/// follow, coming after `prev` (the part's row before them, if any). A part of one row
-/// follows every order; a time that cannot be read follows none.
-pub fn orders_followed<T: Timed>(prev: Option<&T>, rows: &[T]) -> [bool; 3] {
-    let mut fits = [true; 3];
-    let mut before = prev;
-    for row in rows {
-        if let Some(p) = before {
-            for (k, o) in Order::ALL.iter().enumerate() {
-                fits[k] = fits[k] && o.follows(p, row);
-            }
-        }
-        before = Some(row);
-    }
-    fits
-}
-
-/// The first known order every part follows (`fits` from [`orders_followed`]), if any.
-pub fn common_order(fits: &[[bool; 3]]) -> Option<Order> {
-    Order::ALL
-        .iter()
-        .enumerate()
-        .find(|(k, _)| fits.iter().all(|f| f[*k]))
-        .map(|(_, o)| *o)
-}
-
-/// How the union gives its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Merge {
-    /// Merged by the order every stream follows.
-    Ordered(Order),
-    /// Each stream's rows in turn, as the service sends them (no common known order).
-    InTurn,
-}
 
 /// One page request on its own task (which decodes the page too, off the merge's thread), with
 /// the retry notices it heard.
@@ -155,19 +42,8 @@ impl<T> Drop for Fetch<T> {
 struct Stream<F, T> {
     filter: F,
     pager: Pager<T>,
-    buf: VecDeque<T>,
     in_flight: Option<Fetch<T>>,
     failed: bool,
-    /// Orders its rows so far are consistent with.
-    fits: [bool; 3],
-    /// Its last row received (for checking the order across pages).
-    last: Option<T>,
-}
-
-impl<F, T: Timed> Stream<F, T> {
-    fn done(&self) -> bool {
-        self.failed || (self.in_flight.is_none() && !self.pager.has_more())
-    }
 }
 
 /// A union of streams, merged lazily. Rows come out of [`Union::next`].
@@ -175,15 +51,13 @@ pub struct Union<F, T> {
     client: Client,
     limit: Limit,
     streams: Vec<Stream<F, T>>,
-    merge: Option<Merge>,
-    seen: HashSet<Uuid>,
+    merger: Merger<T>,
     permits: Arc<Semaphore>,
     prefetch: bool,
     requests: u64,
     notices: Vec<String>,
     failures: Vec<(usize, ApiError)>,
     bad_rows: usize,
-    duplicates: usize,
 }
 
 impl<F, T> Union<F, T>
@@ -198,27 +72,22 @@ where
         Union {
             client,
             limit,
+            merger: Merger::new(streams.len()),
             streams: streams
                 .into_iter()
                 .map(|filter| Stream {
                     filter,
                     pager: Pager::new(limit.get()),
-                    buf: VecDeque::new(),
                     in_flight: None,
                     failed: false,
-                    fits: [true; 3],
-                    last: None,
                 })
                 .collect(),
-            merge: None,
-            seen: HashSet::new(),
             permits: Arc::new(Semaphore::new(MAX_PARALLEL)),
             prefetch,
             requests: 0,
             notices: Vec::new(),
             failures: Vec::new(),
             bad_rows: 0,
-            duplicates: 0,
         }
     }
 
@@ -229,7 +98,7 @@ where
 
     /// How rows are merged, once the first pages are in.
     pub fn merge(&self) -> Option<Merge> {
-        self.merge
+        self.merger.merge()
     }
 
     /// Lines for stderr (retries, unreadable rows, a failed stream, the order), taken.
@@ -249,7 +118,7 @@ where
 
     /// Rows dropped because another stream (or the same one) had given them already.
     pub fn duplicates(&self) -> usize {
-        self.duplicates
+        self.merger.duplicates()
     }
 
     /// Whether some stream's walk ended before its list did (a failure, or a pager warning).
@@ -263,7 +132,7 @@ where
 
     /// Whether any stream may still have rows.
     pub fn has_more(&self) -> bool {
-        self.streams.iter().any(|s| !s.buf.is_empty() || !s.done())
+        self.merger.has_more()
     }
 
     /// Pager warnings of every stream (for the end of a walk), naming the stream when several.
@@ -286,13 +155,7 @@ where
     }
 
     fn describe(&self, i: usize) -> String {
-        let q = query_string(&self.streams[i].filter);
-        let path = F::RESOURCE.path();
-        if q.is_empty() {
-            format!("GET {path}")
-        } else {
-            format!("GET {path}?{q}")
-        }
+        request_line(&self.streams[i].filter)
     }
 
     /// Starts stream `i`'s next request if it has none in flight and its walk goes on.
@@ -355,6 +218,7 @@ where
             Err(e) => {
                 s.pager.failed();
                 s.failed = true;
+                self.merger.fail(i);
                 self.notices.push(if several {
                     format!(
                         "convo: stream {} of {} ({name}) failed: {e}; the other streams' rows are shown",
@@ -375,161 +239,35 @@ where
             self.notices.push(bad_row_line(b, page_no));
         }
         let rows: Vec<T> = s.pager.drain_rows().collect();
-        let fits = orders_followed(s.last.as_ref().or(s.buf.back()), &rows);
-        for (have, now) in s.fits.iter_mut().zip(fits) {
-            *have = *have && now;
-        }
-        if !rows.is_empty() {
-            s.last = None;
-        }
-        s.buf.extend(rows);
+        let more = s.pager.has_more();
+        self.merger.push(i, rows, more);
         if self.prefetch {
             self.start(i);
         }
-        // The order chosen must still hold for this stream.
-        if let Some(Merge::Ordered(o)) = self.merge {
-            let k = Order::ALL.iter().position(|x| *x == o).unwrap_or(0);
-            if !self.streams[i].fits[k] {
-                self.merge = Some(Merge::InTurn);
-                self.notices.push(format!(
-                    "convo: order: as the service sends each part (stream {} left {})",
-                    i + 1,
-                    o.label()
-                ));
-            }
-        }
-    }
-
-    /// Fills every stream that is out of rows and not done, side by side.
-    async fn fill_empty(&mut self) {
-        let want: Vec<usize> = (0..self.streams.len())
-            .filter(|&i| self.streams[i].buf.is_empty() && !self.streams[i].done())
-            .collect();
-        for &i in &want {
-            self.start(i);
-        }
-        for i in want {
-            self.fill(i).await;
-        }
-    }
-
-    /// Learns the order from the first pages: the first every stream fits.
-    fn decide(&mut self) {
-        let live: Vec<&Stream<F, T>> = self.streams.iter().filter(|s| !s.failed).collect();
-        if self.streams.len() <= 1 {
-            self.merge = Some(Merge::InTurn);
-            return;
-        }
-        let fits: Vec<[bool; 3]> = live.iter().map(|s| s.fits).collect();
-        self.merge = Some(match common_order(&fits) {
-            Some(o) => Merge::Ordered(o),
-            None => {
-                self.notices
-                    .push("convo: order: as the service sends each part".to_string());
-                Merge::InTurn
-            }
-        });
+        self.notices.extend(
+            self.merger
+                .take_notices()
+                .into_iter()
+                .map(|n| format!("convo: {n}")),
+        );
     }
 
     /// The next row of the union (each id once), `None` at its end.
     pub async fn next(&mut self) -> Option<T> {
         loop {
-            if self.merge.is_none() {
-                self.fill_empty().await;
-                self.decide();
-            }
-            let pick = match self.merge {
-                Some(Merge::Ordered(o)) => {
-                    self.fill_empty().await;
-                    // fill_empty may have switched to InTurn: then the next turn picks.
-                    if self.merge != Some(Merge::Ordered(o)) {
-                        continue;
+            match self.merger.step() {
+                Step::Row(r) => return Some(r),
+                Step::End => return None,
+                Step::Need(parts) => {
+                    // Side by side: every request first, then each answer.
+                    for &i in &parts {
+                        self.start(i);
                     }
-                    let mut best: Option<usize> = None;
-                    for (i, s) in self.streams.iter().enumerate() {
-                        let Some(head) = s.buf.front() else { continue };
-                        best = match best {
-                            Some(b) if !o.before(head, &self.streams[b].buf[0]) => Some(b),
-                            _ => Some(i),
-                        };
+                    for i in parts {
+                        self.fill(i).await;
                     }
-                    best
                 }
-                _ => {
-                    let mut found = None;
-                    for i in 0..self.streams.len() {
-                        if self.streams[i].buf.is_empty() && !self.streams[i].done() {
-                            self.fill(i).await;
-                        }
-                        if !self.streams[i].buf.is_empty() {
-                            found = Some(i);
-                            break;
-                        }
-                    }
-                    found
-                }
-            };
-            let i = pick?;
-            let s = &mut self.streams[i];
-            let row = s.buf.pop_front()?;
-            if s.buf.is_empty() {
-                s.last = Some(row.clone());
             }
-            if self.seen.insert(row.id()) {
-                return Some(row);
-            }
-            self.duplicates += 1;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::{Status, Timestamp as Stamp};
-
-    fn conv(n: u128, created: &str, updated: &str) -> Conversation {
-        Conversation {
-            id: Uuid::from_u128(n),
-            site_id: Uuid::nil(),
-            visitor_id: Uuid::nil(),
-            status: Status::Open,
-            assignee_id: None,
-            created_at: Stamp::parse(created),
-            updated_at: Stamp::parse(updated),
-        }
-    }
-
-    #[test]
-    fn the_order_is_learned_from_the_rows() {
-        let a = conv(1, "2026-11-20T10:00:00Z", "2026-11-20T11:00:00Z");
-        let b = conv(2, "2026-11-20T09:00:00Z", "2026-11-20T12:00:00Z");
-        let c = conv(3, "2026-11-20T08:00:00Z", "2026-11-20T10:30:00Z");
-        let newest = orders_followed(None, &[a.clone(), b.clone(), c.clone()]);
-        assert_eq!(newest, [true, false, false]);
-        let oldest = orders_followed(None, &[c.clone(), b.clone(), a.clone()]);
-        assert_eq!(oldest, [false, true, false]);
-        let updated = orders_followed(None, &[b.clone(), a.clone(), c.clone()]);
-        assert_eq!(updated, [false, false, true]);
-        // Across pages: the row before the page counts.
-        assert_eq!(
-            orders_followed(Some(&c), std::slice::from_ref(&a)),
-            [false, true, false]
-        );
-        // One row fits anything; an unreadable time fits nothing.
-        assert_eq!(orders_followed(None, std::slice::from_ref(&a)), [true; 3]);
-        let raw = conv(4, "yesterday", "yesterday");
-        assert_eq!(orders_followed(Some(&a), &[raw]), [false; 3]);
-        assert_eq!(common_order(&[newest, [true; 3]]), Some(Order::CreatedDesc));
-        assert_eq!(
-            common_order(&[updated, [true; 3]]),
-            Some(Order::UpdatedDesc)
-        );
-        assert_eq!(
-            common_order(&[newest, oldest]),
-            None,
-            "parts disagree: in turn"
-        );
-        assert_eq!(common_order(&[]), Some(Order::CreatedDesc));
     }
 }

@@ -378,6 +378,17 @@ pub fn visitors(q: &Query, max_streams: usize) -> Plan<VisitorFilter> {
     }
 }
 
+/// A stream's request as a line: `GET /v1/conversations?status=open`.
+pub fn request_line<F: ListFilter>(f: &F) -> String {
+    let q = query_string(f);
+    let path = F::RESOURCE.path();
+    if q.is_empty() {
+        format!("GET {path}")
+    } else {
+        format!("GET {path}?{q}")
+    }
+}
+
 /// A stream's request as a query string (`status=open&unassigned=true`), without `limit` and
 /// `cursor`; empty when it sends no filter.
 pub fn query_string<F: ListFilter>(f: &F) -> String {

@@ -1,16 +1,36 @@
-//! `[[views]] query = "…"`: a saved view written as a query. The browser walks one request's
-//! filters per tab, so a view's query must be one the service answers alone (one stream, no
-//! check left to convo); it then sets the view's filter. Anything more is refused with the
-//! reason, naming the view (`convo list -q` runs every query).
+//! `[[views]] query = "…"`: a saved view written as a query. Every query the planner can plan
+//! runs in the browser: one that a single request answers (one stream, no check left to convo)
+//! sets the view's filters, as the filter keys would; anything else (several streams, checks,
+//! `visitor:` e-mails looked up when the view opens) leaves them empty and the browser runs
+//! the query itself (`tui::query_run`). A query that does not parse or resolve is refused with
+//! the view's name and a caret.
 
 use super::plan::{self, Emails};
 use super::resolve::{Names, resolve};
-use super::{Pred, VisitorRef, parse};
+use super::{Query, parse};
 use crate::api::Resource;
 use crate::config::View;
 
-/// Sets the filter of every view that has a query; the first view that cannot be is the error
-/// (its name, the query with a caret, or why the browser cannot run it).
+/// Whether one request's filters answer `q` (resolved): one stream, no check, no e-mail to
+/// look up.
+pub fn one_request(q: &Query, max_streams: usize) -> bool {
+    match q.resource {
+        Resource::Conversations => {
+            plan::emails_to_resolve(q).is_empty() && {
+                let p = plan::conversations(q, &Emails::new(), max_streams);
+                p.streams.len() == 1 && p.checks.is_empty()
+            }
+        }
+        Resource::Visitors => {
+            let p = plan::visitors(q, max_streams);
+            p.streams.len() == 1 && p.checks.is_empty()
+        }
+    }
+}
+
+/// Checks the query of every view that has one and keeps its canonical text; sets the filters
+/// of those one request answers. The first view whose query is bad is the error (its name,
+/// the query with a caret).
 pub fn apply(views: &mut [View], names: &Names<'_>, max_streams: usize) -> Result<(), String> {
     for v in views.iter_mut() {
         let Some(text) = v.query.clone() else {
@@ -22,55 +42,21 @@ pub fn apply(views: &mut [View], names: &Names<'_>, max_streams: usize) -> Resul
             parse(&text, v.tab).map_err(|e| bad(format!("bad query\n{}", e.render(&text))))?;
         let q =
             resolve(&parsed, names).map_err(|e| bad(format!("bad query\n{}", e.render(&text))))?;
-        let emails = q.terms.iter().any(|t| {
-            matches!(&t.pred, Pred::Visitor(vs) if vs.iter().any(|x| matches!(x, VisitorRef::Email(_))))
-        });
-        if emails {
-            return Err(bad(
-                "visitor: by e-mail needs a lookup the browser does not do for a view; give the \
-                 visitor's UUID"
-                    .into(),
-            ));
-        }
-        let (streams, checks) = match v.tab {
-            Resource::Conversations => {
-                let p = plan::conversations(&q, &Emails::new(), max_streams);
-                let n = p.streams.len();
-                if let [one] = p.streams.as_slice() {
-                    v.conversations = one.clone();
+        if one_request(&q, max_streams) {
+            match v.tab {
+                Resource::Conversations => {
+                    let p = plan::conversations(&q, &Emails::new(), max_streams);
+                    if let [one] = p.streams.as_slice() {
+                        v.conversations = one.clone();
+                    }
                 }
-                (
-                    n,
-                    p.checks.iter().map(|c| c.shown.clone()).collect::<Vec<_>>(),
-                )
-            }
-            Resource::Visitors => {
-                let p = plan::visitors(&q, max_streams);
-                let n = p.streams.len();
-                if let [one] = p.streams.as_slice() {
-                    v.visitors = one.clone();
+                Resource::Visitors => {
+                    let p = plan::visitors(&q, max_streams);
+                    if let [one] = p.streams.as_slice() {
+                        v.visitors = one.clone();
+                    }
                 }
-                (
-                    n,
-                    p.checks.iter().map(|c| c.shown.clone()).collect::<Vec<_>>(),
-                )
             }
-        };
-        if streams != 1 || !checks.is_empty() {
-            let mut why = Vec::new();
-            if streams != 1 {
-                why.push(format!("{streams} requests"));
-            }
-            if !checks.is_empty() {
-                why.push(format!("checks in convo ({})", checks.join(" ")));
-            }
-            return Err(bad(format!(
-                "query {:?} needs {}; a view in the browser runs one request's filters for now \
-                 (convo list {} -q runs it all)",
-                crate::text::one_line(&parsed.to_string(), 200),
-                why.join(" and "),
-                v.tab.name()
-            )));
         }
         v.query = Some(parsed.to_string());
     }

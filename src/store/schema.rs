@@ -43,13 +43,26 @@ pub(super) const MIGRATIONS: &[&str] = &[
         breaching INTEGER NOT NULL,
         PRIMARY KEY (key, at)
      ) WITHOUT ROWID;",
+    // 4: the query line's history (`:`), per tab.
+    "CREATE TABLE query_history (
+        tab TEXT NOT NULL,              -- conversations | visitors
+        text TEXT NOT NULL,
+        used_at INTEGER NOT NULL,       -- unix seconds, last run
+        PRIMARY KEY (tab, text)
+     ) WITHOUT ROWID;",
 ];
 
 /// The schema version this convo writes.
 pub const VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Tables that hold data (what `convo store clear` empties).
-pub(super) const DATA_TABLES: &[&str] = &["visitors", "sync_state", "looks", "samples"];
+pub(super) const DATA_TABLES: &[&str] = &[
+    "visitors",
+    "sync_state",
+    "looks",
+    "samples",
+    "query_history",
+];
 
 #[derive(Debug)]
 pub(super) enum MigrateError {

@@ -170,7 +170,23 @@ pub struct App {
     pub since_look: Option<(u64, i64)>,
     /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
     pub sla: std::sync::Arc<crate::sla::Sla>,
+    /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
+    pub query_settings: crate::config::QuerySettings,
+    /// A view's query to run at the first `update` (a view opened at start whose query needs
+    /// more than one request's filters, or looks visitors up by e-mail).
+    pub pending_query: Option<crate::query::Query>,
+    /// Stream pages a union tab reads for rows its checks let through before it waits for
+    /// `L` (`scan_max_pages`).
+    pub scan_max_pages: usize,
+    /// Each tab's queries run from the query line in this session (the local store keeps them
+    /// across runs; without a store these are the line's ↑/↓).
+    pub query_history: PerTab<super::search::History>,
+    /// The config file views are saved into (`w`), whether it exists yet or not.
+    pub config_file: Option<std::path::PathBuf>,
 }
+
+/// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
+pub const DEFAULT_SCAN_MAX_PAGES: usize = crate::config::QuerySettings::DEFAULT_SCAN_MAX_PAGES;
 
 impl App {
     /// A new app on the Conversations tab with no filters; nothing requested yet (the first
@@ -229,6 +245,19 @@ impl App {
             names: Default::default(),
             since_look: None,
             sla: Default::default(),
+            query_settings: Default::default(),
+            pending_query: None,
+            scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
+            query_history: PerTab::default(),
+            config_file: None,
+        }
+    }
+
+    /// The query `tab` shows now (as written: names and `me` kept); what the chips show.
+    pub fn query_of(&self, tab: Resource) -> &crate::query::Query {
+        match tab {
+            Resource::Conversations => &self.conversations.query,
+            Resource::Visitors => &self.visitors.query,
         }
     }
 
@@ -282,6 +311,13 @@ impl App {
             self.active = v.tab;
             self.conversations.filter = v.conversations;
             self.visitors.filter = v.visitors;
+            self.conversations.sync_query();
+            self.visitors.sync_query();
+            // Its query as written (the chips), run by the first `update`.
+            self.pending_query = v
+                .query
+                .as_deref()
+                .and_then(|t| crate::query::parse(t, v.tab).ok());
             self.oldest_first = v.oldest_first.then_some(u64::MAX);
         }
     }

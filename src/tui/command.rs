@@ -33,6 +33,19 @@ pub enum Command {
         query: Query,
         limit: Limit,
     },
+    /// Fetch one page of stream `stream` of a union tab's walk (a query that needs several
+    /// requests); answered by `Msg::PartLoaded` with the same tab, generation and stream.
+    /// Streams are fetched side by side, each with at most one request in flight. `head`: a
+    /// page of the union's refresh (its streams re-read from the top), not of its walk.
+    FetchPart {
+        tab: Resource,
+        generation: u64,
+        stream: usize,
+        head: bool,
+        cursor: Option<String>,
+        query: Query,
+        limit: Limit,
+    },
     /// Fetch a page of a refresh's re-read from the top (`cursor` `None`: the first);
     /// answered by `Msg::HeadLoaded`.
     FetchHead {
@@ -52,6 +65,13 @@ pub enum Command {
     ResolveEmail {
         email: String,
         base: ConversationFilter,
+    },
+    /// Look up the visitors of each e-mail of a query's `visitor:` terms (every page of
+    /// `GET /v1/visitors?email=`); answered by `Msg::QueryEmails` with the query.
+    ResolveQueryEmails {
+        query: crate::query::Query,
+        resolved: crate::query::Query,
+        emails: Vec<String>,
     },
     /// Keep what a Conversations view had loaded, as it is left for another (the next start
     /// on that view marks what changed since).
@@ -108,6 +128,19 @@ pub enum Command {
     Suspend,
     /// Turn mouse capture on or off (`mouse` in the config; a profile may change it).
     SetMouse(bool),
+    /// Read the query line's history of `tab` and the visitors' attribute keys from the
+    /// local store; answered by `Msg::QueryLineLoaded`. Nothing without a store.
+    LoadQueryLine { tab: Resource },
+    /// Keep a query run from the query line in `tab`'s history in the local store.
+    KeepQuery { tab: Resource, text: String },
+    /// Write `view` into the config file at `path` (`profile`'s views when one is in use),
+    /// replacing a view of that name only with `replace`; answered by `Msg::ViewSaved`.
+    SaveView {
+        path: std::path::PathBuf,
+        profile: Option<String>,
+        view: crate::config::save_view::NewView,
+        replace: bool,
+    },
     /// Leave the app.
     Quit,
 }

@@ -81,6 +81,9 @@ pub struct FilterForm {
     pub refused: bool,
     /// `[aliases]`: the site and agent fields take a name given there as well as a UUID.
     pub aliases: Aliases,
+    /// The tab runs a query the fields cannot hold (a union, checks in convo): its text, said
+    /// above the fields (applying the pane replaces it).
+    pub query_note: Option<String>,
 }
 
 fn input(v: Option<String>) -> Input {
@@ -118,6 +121,7 @@ impl FilterForm {
             email: input(f.by_email.as_ref().map(|b| b.email.clone())),
             external_id: Input::default(),
             refused: false,
+            query_note: None,
             aliases: Aliases::default(),
         }
     }
@@ -151,6 +155,7 @@ impl FilterForm {
             email: input(f.email.clone()),
             external_id: input(f.external_id.clone()),
             refused: false,
+            query_note: None,
             aliases: Aliases::default(),
         }
     }

@@ -19,6 +19,9 @@ pub const HISTORY_MAX: usize = 50;
 pub struct TabPlace<F> {
     pub filter: F,
     pub selected: Option<Reselect>,
+    /// The query it showed when one request's filters could not (a union): Back runs it
+    /// again.
+    pub union: Option<crate::query::Query>,
 }
 
 /// Where the user was before a move: the tab on screen, and both tabs' filters and selected

@@ -12,7 +12,7 @@
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
 //!   [`marks`] (change marks; `tab::marks` feeds them from a walk), [`notify`],
-//!   [`summary_pane`], [`filter_form`], [`browser`] (`o`), [`clipboard`] (`y`), [`keys`] (the
+//!   [`summary_pane`], [`filter_form`], [`query_line`] (`:`), [`browser`] (`o`), [`clipboard`] (`y`), [`keys`] (the
 //!   key map, help, and `[keys]` in [`keys::config`]), [`message`] (the status line's message
 //!   and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
@@ -71,6 +71,8 @@ pub mod notify;
 pub mod overlay;
 pub mod profiles;
 pub mod prompt;
+pub mod query_line;
+pub mod query_run;
 pub mod runtime;
 pub mod search;
 pub mod sort;
@@ -116,7 +118,7 @@ pub enum TuiError {
     },
     #[error("the interactive browser needs a terminal; in scripts and pipes use `convo list`")]
     NotATerminal,
-    /// A `[[views]]` query the browser cannot run (the message names the view).
+    /// A `[[views]]` query that does not parse or resolve (the message names the view).
     #[error("{0}")]
     View(String),
     #[error("terminal error: {0}")]
@@ -204,6 +206,9 @@ pub fn app_from_config(
         config.sla.clone(),
         config.ui.columns.conversations.is_some(),
     );
+    app.query_settings = config.query;
+    app.config_file = query_line::save::config_file(config);
+    app.scan_max_pages = config.query.scan_max_pages;
     app.profiles = profiles::Profiles {
         current: config.profile.clone(),
         names: config.profiles.clone(),
@@ -325,7 +330,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     rt.start_store(
         &config,
         opts.demo,
-        names::look_key(&app.conversations.filter),
+        tab::marks::look_key_of(&app.conversations),
     );
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();

@@ -18,6 +18,13 @@ pub enum Task {
     Page { tab: Resource, generation: u64 },
     /// The refresh of a tab's first page.
     Head { tab: Resource, generation: u64 },
+    /// The fetch of a page of one stream of a union tab's walk.
+    Part {
+        tab: Resource,
+        generation: u64,
+        stream: usize,
+        head: bool,
+    },
     /// Writing an export file.
     Export,
     /// Loading another profile.
@@ -57,6 +64,14 @@ pub enum Msg {
     PageLoaded {
         tab: Resource,
         generation: u64,
+        result: Result<Loaded, ApiError>,
+    },
+    /// The answer to a [`super::command::Command::FetchPart`].
+    PartLoaded {
+        tab: Resource,
+        generation: u64,
+        stream: usize,
+        head: bool,
         result: Result<Loaded, ApiError>,
     },
     /// The answer to a [`super::command::Command::FetchHead`] (periodic refresh).
@@ -106,6 +121,12 @@ pub enum Msg {
         base: crate::api::ConversationFilter,
         result: Result<Vec<uuid::Uuid>, String>,
     },
+    /// The answer to `Command::ResolveQueryEmails`: each e-mail's visitors (or why not).
+    QueryEmails {
+        query: crate::query::Query,
+        resolved: crate::query::Query,
+        result: Result<crate::query::plan::Emails, String>,
+    },
     /// The trend of a filter key: its samples of the last 24 hours (oldest first).
     Samples {
         key: String,
@@ -115,6 +136,18 @@ pub enum Msg {
         key: String,
         taken_at: i64,
         rows: Vec<(uuid::Uuid, u64)>,
+    },
+    /// The answer to `Command::SaveView`.
+    ViewSaved {
+        view: crate::config::save_view::NewView,
+        result: Result<crate::config::save_view::Saved, crate::config::save_view::SaveError>,
+    },
+    /// The answer to `Command::LoadQueryLine`: the tab's earlier queries (oldest first) and
+    /// the attribute keys of the visitors kept.
+    QueryLineLoaded {
+        tab: Resource,
+        history: Vec<String>,
+        attr_keys: Vec<String>,
     },
     /// A background task panicked (a bug): its message, to be shown; the app recovers.
     TaskFailed {

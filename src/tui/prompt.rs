@@ -1,4 +1,4 @@
-//! The one-line prompts (search text, export path and scope) and the profile picker, drawn
+//! The one-line prompts (search text, export path and scope), the query line and the profile picker, drawn
 //! over the status line or centred ([`super::view::prompt`]). One at a time; while one is
 //! open it takes every key. Which feature answers which prompt: `update::on_prompt_key`.
 
@@ -23,6 +23,10 @@ pub enum Prompt {
     ExportConfirm(String),
     /// `P`: the profile picker with its selected line.
     Profiles(usize),
+    /// `:`: the query line over the table.
+    Query(Box<super::query_line::QueryLine>),
+    /// `w`: the name to save the tab's query as a view under.
+    SaveView(Box<super::query_line::SaveView>),
 }
 
 /// What a key did to a prompt's text.

@@ -79,6 +79,8 @@ pub struct Runtime {
     rx: mpsc::UnboundedReceiver<Msg>,
     /// The task in flight per (tab, is-refresh); a newer one aborts the older.
     tasks: HashMap<(Resource, bool), JoinHandle<()>>,
+    /// The request in flight per (tab, stream) of a union tab's walk.
+    parts: HashMap<(Resource, usize, bool), JoinHandle<()>>,
     /// The export being written (its writer thread).
     exports: super::export::write::Writer,
     /// Each tab's walk, shared with its fetch tasks (they ask for the next page ahead).
@@ -123,6 +125,7 @@ impl Runtime {
             tx,
             rx,
             tasks: HashMap::new(),
+            parts: HashMap::new(),
             exports: Default::default(),
             walks: Walks::default(),
             frames: Frames::default(),
@@ -262,6 +265,9 @@ impl Runtime {
         for (_, t) in self.tasks.drain() {
             t.abort();
         }
+        for (_, t) in self.parts.drain() {
+            t.abort();
+        }
     }
 
     fn draw<B: Backend>(
@@ -315,7 +321,7 @@ impl Runtime {
                 self.start_store(
                     &cfg,
                     false,
-                    super::names::look_key(&app.conversations.filter),
+                    super::tab::marks::look_key_of(&app.conversations),
                 );
             }
         }
@@ -355,6 +361,12 @@ impl Runtime {
                             t.abort();
                         }
                     }
+                    self.parts.retain(|(t, _, _), task| {
+                        if *t == tab {
+                            task.abort();
+                        }
+                        *t != tab
+                    });
                 }
                 Command::Fetch {
                     tab,
@@ -375,6 +387,15 @@ impl Runtime {
                     limit,
                     cursor,
                 } => self.spawn(tab, generation, cursor, query, limit, true, false),
+                Command::FetchPart {
+                    tab,
+                    generation,
+                    stream,
+                    head,
+                    cursor,
+                    query,
+                    limit,
+                } => self.spawn_part(tab, generation, (stream, head), cursor, query, limit),
                 Command::Notify { more } => {
                     out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;
@@ -422,6 +443,39 @@ impl Runtime {
                         });
                     });
                 }
+                Command::ResolveQueryEmails {
+                    query,
+                    resolved,
+                    emails,
+                } => {
+                    let (client, tx) = (self.client.clone(), self.tx.clone());
+                    let handle = tokio::runtime::Handle::current();
+                    super::tasks::spawn(Task::Profile, &self.tx, async move {
+                        // As `ResolveEmail`: the lookup writes its notes to a `dyn Write`.
+                        let result = tokio::task::spawn_blocking(move || {
+                            let mut found = crate::query::plan::Emails::new();
+                            for e in emails {
+                                let ids =
+                                    handle.block_on(crate::query::by_email::visitors_by_email(
+                                        &client,
+                                        &e,
+                                        None,
+                                        &mut std::io::sink(),
+                                    ))?;
+                                found.insert(e, ids);
+                            }
+                            Ok::<_, crate::exit::ListError>(found)
+                        })
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.map_err(|e| e.to_string()));
+                        let _ = tx.send(Msg::QueryEmails {
+                            query,
+                            resolved,
+                            result,
+                        });
+                    });
+                }
                 Command::LoadVisitor(id) => {
                     if let Some(s) = &self.store {
                         s.attributes(id, &self.tx);
@@ -436,6 +490,35 @@ impl Runtime {
                 Command::Samples { key, sample } => {
                     if let Some(s) = &self.store {
                         s.samples(key, sample, &self.tx);
+                    }
+                }
+                Command::SaveView {
+                    path,
+                    profile,
+                    view,
+                    replace,
+                } => {
+                    // File I/O off the loop (a slow or network home directory).
+                    let tx = self.tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let result = crate::config::save_view::save(
+                            &path,
+                            &view,
+                            profile.as_deref(),
+                            replace,
+                        );
+                        let _ = tx.send(Msg::ViewSaved { view, result });
+                    });
+                }
+                Command::LoadQueryLine { tab } => {
+                    if let Some(s) = &self.store {
+                        s.query_line(tab, &self.tx);
+                    }
+                }
+                Command::KeepQuery { tab, text } => {
+                    if let Some(s) = &self.store {
+                        let now = jiff::Timestamp::now().as_second();
+                        s.task.submit(move |st| st.record_query(tab, &text, now));
                     }
                 }
                 Command::KeepVisitors(rows) => {
@@ -567,6 +650,52 @@ impl Runtime {
             let _ = tx.send(msg);
         });
         if let Some(old) = self.tasks.insert((tab, head), task) {
+            old.abort();
+        }
+    }
+
+    /// Starts the fetch of one page of one stream of a union tab's walk, through the shared
+    /// client (its `max_parallel` and 429 pacing hold for every stream). A newer fetch of the
+    /// same stream aborts an older one.
+    fn spawn_part(
+        &mut self,
+        tab: Resource,
+        generation: u64,
+        (stream, head): (usize, bool),
+        cursor: Option<String>,
+        query: Query,
+        limit: Limit,
+    ) {
+        let (client, tx) = (self.client.clone(), self.tx.clone());
+        let busy = self.user_fetches.begin();
+        let id = Task::Part {
+            tab,
+            generation,
+            stream,
+            head,
+        };
+        let task = super::tasks::spawn(id, &self.tx, async move {
+            let _busy = busy;
+            let on_retry = retry_notices(&tx, tab, generation, head);
+            let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
+            let result = body.and_then(|b| match &query {
+                Query::Conversations(_) => client
+                    .decode_page::<Conversation>(&b)
+                    .map(Loaded::Conversations),
+                Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
+            });
+            if let Err(e) = &result {
+                tracing::warn!(?tab, stream, "fetch of a stream failed: {e}");
+            }
+            let _ = tx.send(Msg::PartLoaded {
+                tab,
+                generation,
+                stream,
+                head,
+                result,
+            });
+        });
+        if let Some(old) = self.parts.insert((tab, stream, head), task) {
             old.abort();
         }
     }

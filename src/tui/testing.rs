@@ -152,21 +152,46 @@ impl FakeServer {
             // Not the service's: the runtime's own look at the disk, done for real.
             return Some(super::export::write::check_path(path.clone()));
         }
-        let (tab, generation, cursor, query, limit, head) = match cmd {
+        let (tab, generation, cursor, query, limit, head, stream) = match cmd {
             Command::Fetch {
                 tab,
                 generation,
                 cursor,
                 query,
                 limit,
-            } => (*tab, *generation, cursor.clone(), query, *limit, false),
+            } => (
+                *tab,
+                *generation,
+                cursor.clone(),
+                query,
+                *limit,
+                false,
+                None,
+            ),
             Command::FetchHead {
                 tab,
                 generation,
                 query,
                 limit,
                 cursor,
-            } => (*tab, *generation, cursor.clone(), query, *limit, true),
+            } => (*tab, *generation, cursor.clone(), query, *limit, true, None),
+            Command::FetchPart {
+                tab,
+                generation,
+                stream,
+                head,
+                cursor,
+                query,
+                limit,
+            } => (
+                *tab,
+                *generation,
+                cursor.clone(),
+                query,
+                *limit,
+                *head,
+                Some(*stream),
+            ),
             _ => return None,
         };
         let start = cursor.and_then(|c| c.parse().ok()).unwrap_or(0);
@@ -190,6 +215,15 @@ impl FakeServer {
             }
             Query::Visitors(_) => Loaded::Visitors(page(&self.visitors, start, limit.get())),
         });
+        if let Some(stream) = stream {
+            return Some(Msg::PartLoaded {
+                tab,
+                generation,
+                stream,
+                head,
+                result,
+            });
+        }
         Some(if head {
             Msg::HeadLoaded {
                 tab,

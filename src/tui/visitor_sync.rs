@@ -205,6 +205,28 @@ impl StoreLink {
         });
     }
 
+    /// Reads the query line's history of `tab` and the attribute keys
+    /// (`Msg::QueryLineLoaded`).
+    pub fn query_line(&self, tab: crate::api::Resource, tx: &mpsc::UnboundedSender<Msg>) {
+        let answer = self
+            .task
+            .run(move |s| Ok((s.query_history(tab)?, s.attribute_keys()?)));
+        let (said, tx) = (self.said.clone(), tx.clone());
+        tokio::spawn(async move {
+            match answer.await {
+                Ok(Ok((history, attr_keys))) => {
+                    let _ = tx.send(Msg::QueryLineLoaded {
+                        tab,
+                        history,
+                        attr_keys,
+                    });
+                }
+                Ok(Err(e)) => say_once(&said, &tx, &e),
+                Err(_) => {}
+            }
+        });
+    }
+
     /// Reads one visitor's attributes (`Msg::VisitorAttributes`; `Null` when unknown).
     pub fn attributes(&self, id: uuid::Uuid, tx: &mpsc::UnboundedSender<Msg>) {
         let answer = self.task.run(move |s| s.visitor(id));

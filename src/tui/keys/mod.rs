@@ -78,6 +78,8 @@ actions! {
     CycleStatus = "cycle_status", Filters, [Key::ch('s')], "cycle status filter";
     Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back: tab, filters, row";
     Views = "views", Filters, [Key::ch('v')], "saved views";
+    Query = "query", Filters, [Key::ch(':')], "query line (Tab completes, ? plan)";
+    SaveView = "save_view", Filters, [Key::ch('w')], "save the query as a view";
     Detail = "detail", Rows, [Key::plain(KeyCode::Enter)], "detail pane";
     DetailDown = "detail_down", Rows, [Key::ch('J')], "scroll detail down";
     DetailUp = "detail_up", Rows, [Key::ch('K')], "scroll detail up";

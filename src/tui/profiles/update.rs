@@ -114,6 +114,11 @@ pub fn profile_loaded(
     views.extend(sw.views.iter().cloned());
     app.views = views;
     app.set_sla(sw.sla.clone(), sw.columns_configured);
+    if let Some(c) = &sw.config {
+        app.query_settings = c.query;
+        app.scan_max_pages = c.query.scan_max_pages;
+        app.config_file = crate::tui::query_line::save::config_file(c);
+    }
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
     app.names = Default::default();
     app.trend = None;

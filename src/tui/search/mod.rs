@@ -15,7 +15,7 @@ const HISTORY_MAX: usize = 100;
 
 /// Earlier queries (both tabs'), newest last, for ↑ and ↓ in the search prompt, as in
 /// shells, less and vim; and where ↑/↓ stand while the prompt is open.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct History {
     entries: Vec<String>,
     /// The entry shown by ↑/↓ (`None`: the text being typed).
@@ -62,6 +62,14 @@ impl History {
         };
         self.at = next;
         next.and_then(|i| self.entries.get(i).cloned())
+    }
+
+    /// A history of these entries (oldest first), e.g. as the local store keeps them.
+    pub fn with_entries(entries: Vec<String>) -> History {
+        History {
+            entries,
+            ..History::default()
+        }
     }
 
     /// The remembered queries, oldest first.

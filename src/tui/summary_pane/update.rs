@@ -77,6 +77,20 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             else {
                 return;
             };
+            // A union tab narrows its query: the bucket's field replaced, the rest kept.
+            if app.conversations.union.is_some() {
+                match key.query(app.query_of(crate::api::Resource::Conversations)) {
+                    None => {
+                        app.say("the overflow bucket holds many values: no single filter for it")
+                    }
+                    Some(q) => {
+                        app.overlay = Overlay::None;
+                        let tab = crate::api::Resource::Conversations;
+                        cmds.extend(crate::tui::query_run::run_query(app, tab, q));
+                    }
+                }
+                return refresh(app);
+            }
             match key.filter(&app.conversations.filter) {
                 None if key == Key::Overflow => {
                     app.say("the overflow bucket holds many values: no single filter for it")

@@ -27,6 +27,16 @@ pub fn look_of<F: TabFilter>(t: &TabState<Conversation, F>, key: String) -> Opti
     (!rows.is_empty()).then_some(Command::KeepLook { key, rows })
 }
 
+/// The store key of the Conversations tab's view ("since you last looked", trend samples):
+/// its filters as the query they send, or a union's query text.
+pub fn look_key_of(t: &TabState<Conversation, crate::api::ConversationFilter>) -> String {
+    // A union's rows are the query's, not the (empty) filters': its key is its text.
+    match &t.union {
+        Some(_) => format!("query:{}", t.query),
+        None => crate::tui::names::look_key(&t.filter),
+    }
+}
+
 /// Takes one page of a refresh: the next page's request while the re-read goes on; once it
 /// is complete, merges it into the tab and marks what is new or changed (rows that left take
 /// their marks with them).
@@ -40,6 +50,15 @@ pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
         HeadStep::Failed => return HeadMerge::Failed,
         HeadStep::Ready => {}
     }
+    HeadMerge::Done(merge_ready(t, body))
+}
+
+/// Merges the tab's finished re-read into its rows and marks what is new or changed (rows
+/// that left take their marks with them).
+pub fn merge_ready<T: Watched + Clone + PartialEq, F: TabFilter>(
+    t: &mut TabState<T, F>,
+    body: usize,
+) -> Merged {
     // The watched fields of the rows the re-read has again, before they are replaced.
     let before: HashMap<Uuid, u64> = match t.reread() {
         Some(r) => {
@@ -56,7 +75,7 @@ pub fn merge_head<T: Watched + Clone + PartialEq, F: TabFilter>(
     let live = merged.live_from..merged.live_from + merged.live;
     let rows = t.pager.rows().get(live).unwrap_or_default();
     t.marks.merged(t.generation, &merged, &before, rows);
-    HeadMerge::Done(merged)
+    merged
 }
 
 /// What one page of a refresh led to.

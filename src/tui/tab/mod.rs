@@ -10,7 +10,9 @@ use crate::pager::{Merged, Pager, Reread};
 
 pub mod marks;
 mod next;
+pub mod union;
 pub use next::{NextWalk, Replacing};
+pub use union::UnionWalk;
 
 /// One value for each tab (a feature's per-tab state: search, sort…).
 #[derive(Debug, Clone, Default)]
@@ -41,17 +43,25 @@ impl<T> PerTab<T> {
 pub trait TabFilter: Clone + Default + PartialEq {
     /// The filter frozen into a request.
     fn query(&self) -> Query;
+    /// The query (of the language) these filters mean.
+    fn as_query(&self) -> crate::query::Query;
 }
 
 impl TabFilter for ConversationFilter {
     fn query(&self) -> Query {
         Query::Conversations(self.clone())
     }
+    fn as_query(&self) -> crate::query::Query {
+        crate::query::filters::of_conversations(self)
+    }
 }
 
 impl TabFilter for VisitorFilter {
     fn query(&self) -> Query {
         Query::Visitors(self.clone())
+    }
+    fn as_query(&self) -> crate::query::Query {
+        crate::query::filters::of_visitors(self)
     }
 }
 
@@ -110,6 +120,15 @@ pub enum ScreenLine {
 #[derive(Debug, Clone)]
 pub struct TabState<T, F> {
     pub tab: Resource,
+    /// The query the tab shows (as written: names and `me` kept), its source of truth: the
+    /// filters of one request (`filter`) or, when it needs more, a union walk (`union`).
+    pub query: crate::query::Query,
+    /// The filters `query` was last taken from (`None`: it was set as a query, see
+    /// [`TabState::sync_query`]).
+    query_from: Option<F>,
+    /// The query needs more than one request's filters: its streams, merged, and the checks
+    /// done in convo (`None`: one stream, no check; the walk of `filter`).
+    pub union: Option<Box<UnionWalk<T, F>>>,
     pub filter: F,
     pub pager: Pager<T>,
     /// Bumped by every new walk (filter change, reload); older answers are dropped.
@@ -143,6 +162,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     pub fn new(tab: Resource, filter: F, limit: Limit) -> Self {
         TabState {
             tab,
+            query: filter.as_query(),
+            query_from: Some(filter.clone()),
+            union: None,
             filter,
             pager: Pager::new(limit.get()),
             generation: 1,
@@ -188,6 +210,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.generation = self.new_generation();
         self.next = None;
         self.pager = Pager::new(self.pager.limit());
+        if let Some(u) = self.union.as_mut() {
+            **u = u.fresh(u.now);
+        }
         self.error = None;
         self.retry = None;
         self.load_all = false;
@@ -197,24 +222,56 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         Command::Cancel { tab: self.tab }
     }
 
+    /// Keeps `query` the query of the filters while the tab walks one request's filters that
+    /// were set as filters (the filter pane, a view's keys, a drill-down); a query set with
+    /// [`TabState::set_query`] stays as written.
+    pub fn sync_query(&mut self) {
+        if self.union.is_none() && self.query_from.as_ref() != Some(&self.filter) {
+            self.query = self.filter.as_query();
+            self.query_from = Some(self.filter.clone());
+        }
+    }
+
+    /// The tab shows `query`, which one request's filters answer (`filter`): set as the
+    /// filters, the query kept as written. `None` when nothing changed.
+    pub fn set_query(&mut self, query: crate::query::Query, filter: F) -> Option<Command> {
+        let c = self.set_filter(filter.clone());
+        self.query = query;
+        self.query_from = Some(filter);
+        c
+    }
+
+    /// The tab shows `query`, which needs the union `walk` (several streams, or checks done
+    /// in convo): a new walk of it.
+    pub fn set_union(&mut self, query: crate::query::Query, walk: UnionWalk<T, F>) -> Command {
+        self.filter = F::default();
+        self.union = Some(Box::new(walk));
+        self.query = query;
+        self.query_from = None;
+        self.restart(false)
+    }
+
     /// A generation never handed out before.
     fn new_generation(&mut self) -> u64 {
         self.issued = self.issued.max(self.generation) + 1;
         self.issued
     }
 
-    /// Sets new filters and starts a new walk; `None` when they are the filters already.
+    /// Sets new filters and starts a new walk; `None` when they are the filters already (and
+    /// no union is shown instead).
     pub fn set_filter(&mut self, filter: F) -> Option<Command> {
-        if filter == self.filter {
+        if filter == self.filter && self.union.is_none() {
             return None;
         }
         self.filter = filter;
+        self.union = None;
         Some(self.restart(false))
     }
 
     /// Back to earlier filters (new walk) that selects `row` again once it shows up.
     pub fn restore(&mut self, filter: F, row: Option<Reselect>) -> Command {
         self.filter = filter;
+        self.union = None;
         let c = self.restart(false);
         self.reselect = row;
         c

@@ -71,6 +71,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// screen and takes their place with its first page; with nothing on screen, at once.
     /// (Earlier filters belong to the old service: the app's one history forgets them.)
     pub fn switch_service(&mut self, filter: F, limit: usize, name: String) -> Command {
+        // A query belongs to the old service (its names, its `me`): the new one is unfiltered.
+        self.union = None;
         if self.pager.pages() == 0 && self.next.is_none() {
             self.filter = filter;
             self.pager = Pager::new(limit);

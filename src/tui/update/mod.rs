@@ -15,7 +15,7 @@ use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::marks;
 use super::tab::{Retry, ScreenLine};
-use super::{browser, export, notify, profiles, search, sort, summary_pane};
+use super::{browser, export, notify, profiles, query_line, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
 pub mod place;
@@ -29,12 +29,16 @@ pub const DEFAULT_REFRESH_SECS: u64 = 30;
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
-    let mut cmds = Vec::new();
+    let mut cmds = super::query_run::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
     // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
     let mut sample = match &msg {
         Msg::PageLoaded {
+            tab: Resource::Conversations,
+            ..
+        }
+        | Msg::PartLoaded {
             tab: Resource::Conversations,
             ..
         } => Some(None),
@@ -43,6 +47,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     let imminent = match &msg {
         Msg::Tick(_) | Msg::HeadLoaded { .. } => Some(true),
         Msg::PageLoaded {
+            tab: Resource::Conversations,
+            ..
+        }
+        | Msg::PartLoaded {
             tab: Resource::Conversations,
             ..
         } => Some(false),
@@ -91,6 +99,23 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             learn_visitors(app, &result, &mut cmds);
             on_page(app, tab, generation, result)
         }
+        Msg::PartLoaded {
+            tab,
+            generation,
+            stream,
+            head,
+            result,
+        } => {
+            learn_visitors(app, &result, &mut cmds);
+            super::query_run::part_loaded(app, tab, (generation, stream, head), result);
+        }
+        Msg::QueryEmails {
+            query,
+            resolved,
+            result,
+        } => cmds.extend(super::query_run::emails_resolved(
+            app, query, resolved, result,
+        )),
         Msg::HeadLoaded {
             tab,
             generation,
@@ -149,7 +174,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             }
         }
         Msg::Samples { key, samples } => {
-            if key == super::names::look_key(&app.conversations.filter) {
+            if key == super::tab::marks::look_key_of(&app.conversations) {
                 app.trend = Some((key, samples));
                 app.dirty = true;
             }
@@ -159,7 +184,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             taken_at,
             rows,
         } => {
-            if key == super::names::look_key(&app.conversations.filter) {
+            if key == super::tab::marks::look_key_of(&app.conversations) {
                 marks::since_look(&mut app.conversations, rows.into_iter().collect());
                 app.since_look = Some((app.conversations.generation, taken_at));
                 since_look_message(app);
@@ -202,6 +227,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 }
             })
         }
+        Msg::ViewSaved { view, result } => query_line::save::on_saved(app, view, result),
+        Msg::QueryLineLoaded {
+            tab,
+            history,
+            attr_keys,
+        } => query_line::update::on_loaded(app, tab, history, attr_keys),
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
     keep_oldest_first(app);
@@ -219,6 +250,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     }
     export::walk::step(app, &mut cmds);
     export::update::follow(app, &mut cmds);
+    app.conversations.sync_query();
+    app.visitors.sync_query();
     fill(app, &mut cmds);
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
@@ -275,6 +308,12 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
                 t.fail(bug);
             }
         }),
+        Task::Part {
+            tab,
+            generation,
+            stream,
+            head,
+        } => super::query_run::part_failed(app, tab, (generation, stream, head), bug),
         Task::Head { tab, generation } => with_tab!(app, tab, |t| {
             if t.generation == generation {
                 t.head_in_flight = false;
@@ -308,6 +347,14 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     let limit = app.limit;
     for tab in [app.active, other(app.active)] {
+        match super::query_run::pump(app, tab, cmds) {
+            super::query_run::Pumped::NotUnion => {}
+            super::query_run::Pumped::Union(None) => continue,
+            super::query_run::Pumped::Union(Some(merged)) => {
+                union_refreshed(app, tab, &merged, cmds);
+                continue;
+            }
+        }
         if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
             app.dirty = true;
             cmds.push(c);
@@ -463,6 +510,42 @@ fn on_head(
             return None;
         }
     };
+    said_refreshed(app, tab, &merged);
+    Some(merged)
+}
+
+/// A union tab's refresh was merged: said as a refresh is, and a watched view rings for the
+/// new rows that are unassigned and open.
+fn union_refreshed(
+    app: &mut App,
+    tab: Resource,
+    merged: &crate::pager::Merged,
+    cmds: &mut Vec<Command>,
+) {
+    if tab == Resource::Conversations {
+        let text = app.conversations.query.to_string();
+        let watching = app
+            .views
+            .iter()
+            .any(|v| v.notify && v.tab == tab && v.query.as_deref() == Some(text.as_str()));
+        let new: std::collections::HashSet<_> = merged.new_ids.iter().collect();
+        let more = app
+            .conversations
+            .rows()
+            .iter()
+            .filter(|c| new.contains(&c.id) && crate::sla::is_waiting(c))
+            .count();
+        if watching && more > 0 {
+            cmds.push(Command::Notify { more });
+        }
+        take_sample(app, Some(merged), cmds);
+    }
+    said_refreshed(app, tab, merged);
+}
+
+/// What a merged refresh changed, said on the status line (news that does not cover an
+/// error), and the period starts again.
+fn said_refreshed(app: &mut App, tab: Resource, merged: &crate::pager::Merged) {
     app.last_refresh = app.now;
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut said = Vec::new();
@@ -517,7 +600,6 @@ fn on_head(
         });
     }
     app.dirty = true;
-    Some(merged)
 }
 
 fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
@@ -537,8 +619,11 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
             // (or profile) whose walk failed behind the rows on screen is tried again instead.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let union = super::query_run::refresh(app, app.active);
             let (c, retried) = with_tab!(app, app.active, |t| {
-                if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
+                if union.is_some() {
+                    (None, false)
+                } else if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
                     (Some(t.reload(max_pages, whole)), true)
                 } else {
                     (t.head_fetch(limit, max_pages, whole), false)
@@ -658,6 +743,8 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
             export::walk::on_prompt_key(app, &prompt, path.clone(), k, cmds)
         }
         Prompt::Search(text) => search::update::on_prompt_key(app, text, k),
+        Prompt::Query(line) => query_line::update::on_key(app, *line, k, cmds),
+        Prompt::SaveView(s) => query_line::save::on_key(app, *s, k, cmds),
         Prompt::Export(text) | Prompt::ExportExists(text) => {
             export::update::on_path_key(app, text, k, cmds)
         }
@@ -670,6 +757,8 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
 fn on_paste(app: &mut App, pasted: &str) {
     match app.prompt.clone() {
         Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
+        Some(Prompt::Query(line)) => return query_line::update::on_paste(app, *line, pasted),
+        Some(Prompt::SaveView(s)) => return query_line::save::on_paste(app, *s, pasted),
         Some(Prompt::Export(mut path) | Prompt::ExportExists(mut path)) => {
             super::prompt::paste_line(&mut path, pasted);
             app.prompt = Some(Prompt::Export(path));
@@ -721,28 +810,31 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::PageDown => move_by(app, body),
         Action::PageUp => move_by(app, -body),
         Action::Top => move_by(app, isize::MIN / 2),
-        Action::Bottom => move_by(app, isize::MAX / 2),
+        Action::Bottom => {
+            super::query_run::go_on(app);
+            move_by(app, isize::MAX / 2)
+        }
         Action::NextTab | Action::PrevTab => app.active = other(app.active),
         Action::FirstTab => app.active = Resource::Conversations,
         Action::SecondTab => app.active = Resource::Visitors,
         Action::Filter => {
-            let form = match app.active {
+            let mut form = match app.active {
                 Resource::Conversations => {
                     FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
                 }
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
+            // A query the fields cannot hold (a union, checks in convo): said in the pane.
+            if with_tab!(ref app, app.active, |t| t.union.is_some()) {
+                form.query_note = Some(query_line::update::query_text(app, app.active));
+            }
             app.overlay = Overlay::Filter(Box::new(form));
         }
+        // The tab's query (filters set by the pane, or a query from `:`) is what is cleared.
+        Action::ClearFilters if app.query_of(app.active).is_empty() => {
+            app.say("no filters to clear")
+        }
         Action::ClearFilters => match app.active {
-            Resource::Conversations
-                if app.conversations.filter == ConversationFilter::default() =>
-            {
-                app.say("no filters to clear")
-            }
-            Resource::Visitors if app.visitors.filter == VisitorFilter::default() => {
-                app.say("no filters to clear")
-            }
             Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
             Resource::Visitors => set_visitors(app, VisitorFilter::default(), cmds),
         },
@@ -769,6 +861,8 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         }
         Action::Back => go_back(app, cmds),
         Action::Views => app.overlay = Overlay::Views { selected: 0 },
+        Action::Query => query_line::update::open(app, cmds),
+        Action::SaveView => query_line::save::open(app),
         Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
         Action::DetailDown => scroll_detail(app, 1),
         Action::DetailUp => scroll_detail(app, -1),
@@ -789,6 +883,15 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             // An oldest-first view reads the whole list again before it shows it: its first
             // rows are the list's last.
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let union = with_tab!(ref app, app.active, |t| t.union.is_some()
+                && t.error.is_none());
+            if union {
+                // A union is read again behind its rows, as a refresh (•, ~, × follow).
+                if super::query_run::refresh(app, app.active) == Some(false) {
+                    app.say("the streams are being read already");
+                }
+                return;
+            }
             let c = with_tab!(app, app.active, |t| {
                 if t.error.is_some() && t.next.is_none() {
                     t.error = None; // retry the failed page; loaded rows stay
@@ -826,13 +929,14 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                     t.load_all = true;
                     t.error = None;
                 });
+                super::query_run::go_on(app);
             }
         }
         Action::Summary => {
             summary_pane::update::open(app);
             if matches!(app.overlay, Overlay::Summary(_)) {
                 cmds.push(Command::Samples {
-                    key: super::names::look_key(&app.conversations.filter),
+                    key: super::tab::marks::look_key_of(&app.conversations),
                     sample: None,
                 });
             }
@@ -843,8 +947,11 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                 &mut t.load_all,
                 false
             ));
+            let scanning = super::query_run::stop(app);
             if stopped {
                 app.say("stopped loading all pages");
+            } else if scanning {
+                app.say("stopped scanning; L goes on");
             } else if app.detail.is_some() {
                 app.detail = None;
             } else {
@@ -914,7 +1021,25 @@ fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     app.active = place.active;
     let (c, v) = (place.conversations, place.visitors);
-    if c.filter != app.conversations.filter {
+    // A union shown then is run again (unless it is on screen now), on the row selected then.
+    let mut c = c;
+    if let Some(q) = c.union.take() {
+        let now = app
+            .conversations
+            .union
+            .as_ref()
+            .map(|_| &app.conversations.query);
+        if now != Some(&q) {
+            cmds.extend(leaving_look(app));
+            app.oldest_first = place.oldest_first.then_some(u64::MAX);
+            cmds.extend(super::query_run::restore(app, q, c.selected));
+        } else if let Some(row) = c
+            .selected
+            .filter(|_| place.active == Resource::Conversations)
+        {
+            app.conversations.reselect_now(row, body);
+        }
+    } else if c.filter != app.conversations.filter || app.conversations.union.is_some() {
         cmds.extend(leaving_look(app));
         app.oldest_first = place.oldest_first.then_some(u64::MAX);
         cmds.push(app.conversations.restore(c.filter, c.selected));
@@ -924,7 +1049,15 @@ fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     {
         app.conversations.reselect_now(row, body);
     }
-    if v.filter != app.visitors.filter {
+    let mut v = v;
+    if let Some(q) = v.union.take() {
+        let now = app.visitors.union.as_ref().map(|_| &app.visitors.query);
+        if now != Some(&q) {
+            cmds.extend(super::query_run::restore(app, q, v.selected));
+        } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
+            app.visitors.reselect_now(row, body);
+        }
+    } else if v.filter != app.visitors.filter || app.visitors.union.is_some() {
         cmds.push(app.visitors.restore(v.filter, v.selected));
     } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
         app.visitors.reselect_now(row, body);
@@ -969,6 +1102,17 @@ fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     let Some(v) = app.views.get(index).cloned() else {
         return;
     };
+    // A view written as a query runs it (a union, checks, e-mails looked up), its text kept.
+    if let Some(q) = v
+        .query
+        .as_deref()
+        .and_then(|t| crate::query::parse(t, v.tab).ok())
+    {
+        app.oldest_first = v.oldest_first.then_some(u64::MAX);
+        cmds.extend(super::query_run::run_query(app, v.tab, q));
+        app.say(format!("view: {}", crate::text::one_line(&v.name, 60)));
+        return;
+    }
     let from = here(app);
     app.oldest_first = v.oldest_first.then_some(u64::MAX);
     app.active = v.tab;
@@ -1024,7 +1168,7 @@ fn take_sample(app: &mut App, refreshed: Option<&crate::pager::Merged>, cmds: &m
     }
     let complete = t.pager.is_done() && rows.len() == t.rows().len();
     cmds.push(Command::Samples {
-        key: super::names::look_key(&t.filter),
+        key: super::tab::marks::look_key_of(t),
         sample: Some(crate::store::Sample {
             at: app.now.as_second(),
             loaded: rows.len() as u64,
@@ -1132,7 +1276,11 @@ fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
 }
 
 fn on_mouse(app: &mut App, m: MouseEvent) {
-    if !matches!(app.overlay, Overlay::None) {
+    // An overlay, or the query line over the table (and its save prompt), takes no clicks:
+    // what is under it is not what the click would reach.
+    if !matches!(app.overlay, Overlay::None)
+        || matches!(app.prompt, Some(Prompt::Query(_) | Prompt::SaveView(_)))
+    {
         return;
     }
     match m.kind {

@@ -13,7 +13,7 @@ use crate::tui::tab::marks;
 pub fn leaving_look(app: &App) -> Option<Command> {
     marks::look_of(
         &app.conversations,
-        crate::tui::names::look_key(&app.conversations.filter),
+        crate::tui::tab::marks::look_key_of(&app.conversations),
     )
 }
 
@@ -24,10 +24,20 @@ pub fn here(app: &App) -> Place {
         conversations: TabPlace {
             filter: app.conversations.filter.clone(),
             selected: app.conversations.selection(),
+            union: app
+                .conversations
+                .union
+                .as_ref()
+                .map(|_| app.conversations.query.clone()),
         },
         visitors: TabPlace {
             filter: app.visitors.filter.clone(),
             selected: app.visitors.selection(),
+            union: app
+                .visitors
+                .union
+                .as_ref()
+                .map(|_| app.visitors.query.clone()),
         },
         oldest_first: app.oldest_first.is_some(),
     }

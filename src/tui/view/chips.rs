@@ -69,7 +69,16 @@ pub fn visitor_chips(f: &VisitorFilter) -> Vec<String> {
 
 /// Draws the chips line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let union = match app.active {
+        Resource::Conversations => app.conversations.union.is_some(),
+        Resource::Visitors => app.visitors.union.is_some(),
+    };
     let chips = match app.active {
+        // A query one request cannot answer: its text is the chip.
+        _ if union => vec![format!(
+            "query: {}",
+            text::one_line(&app.query_of(app.active).to_string(), 200)
+        )],
         Resource::Conversations => {
             conversation_chips(&app.conversations.filter, &app.aliases, &app.names)
         }

@@ -16,7 +16,15 @@ const LABEL: usize = 13;
 pub fn draw(_app: &App, form: &FilterForm, frame: &mut Frame) {
     let fields = form.fields();
     let errors = fields.iter().filter(|f| form.error(**f).is_some()).count() as u16;
-    let h = fields.len() as u16 + errors + 5;
+    let note = form.query_note.as_deref().map(|q| {
+        format!(
+            "The tab runs the query {} — more than these fields hold. Enter replaces it with \
+             the fields; Esc keeps it; : edits it.",
+            text::one_line(q, 200)
+        )
+    });
+    let note_lines: Vec<String> = note.as_deref().map(|n| wrap(n, 72)).unwrap_or_default();
+    let h = fields.len() as u16 + errors + 5 + note_lines.len() as u16 + u16::from(note.is_some());
     let area = super::centered(frame.area(), 76, h);
     frame.render_widget(Clear, area);
     let block = Block::default()
@@ -27,6 +35,15 @@ pub fn draw(_app: &App, form: &FilterForm, frame: &mut Frame) {
     frame.render_widget(block, area);
     let value_w = (inner.width as usize).saturating_sub(LABEL + 3);
     let mut lines = Vec::new();
+    for l in &note_lines {
+        lines.push(Line::from(Span::styled(
+            l.clone(),
+            Style::new().fg(Color::Yellow),
+        )));
+    }
+    if !note_lines.is_empty() {
+        lines.push(Line::default());
+    }
     let mut cursor = None;
     for f in &fields {
         let focused = *f == form.focus;
@@ -102,4 +119,23 @@ pub fn draw(_app: &App, form: &FilterForm, frame: &mut Frame) {
     {
         frame.set_cursor_position(p);
     }
+}
+
+/// `s` cut at spaces into lines of at most `w` cells.
+fn wrap(s: &str, w: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in s.split(' ') {
+        if !cur.is_empty() && text::width(&cur) + 1 + text::width(word) > w {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }

@@ -92,6 +92,21 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     } else if t.error.is_some() {
         spans.push(Span::styled(" · error", Style::new().fg(Color::Red)));
     }
+    if let Some(u) = t.union.as_deref().filter(|u| !u.checks.is_empty()) {
+        // A query's checks done in convo: how much was read for how little.
+        let mut text = format!(
+            " · scanned {} · {} match",
+            crate::text::thousands(u.scanned as u64),
+            crate::text::thousands(u.matched as u64)
+        );
+        if u.paused && t.pager.has_more() {
+            text.push_str(&format!(
+                " · {} goes on",
+                app.keymap.key_of(crate::tui::keys::Action::LoadAll)
+            ));
+        }
+        spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
+    }
     spans.extend(super::marks::footer_spans(t));
     if t.refresh_error.is_some() {
         spans.push(Span::styled(

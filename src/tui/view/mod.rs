@@ -11,6 +11,7 @@ pub mod help_lines;
 pub mod marks;
 pub mod picker;
 pub mod prompt;
+pub mod query_line;
 pub mod status;
 pub mod summary;
 pub mod table;

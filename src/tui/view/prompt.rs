@@ -77,7 +77,36 @@ pub fn draw(app: &App, frame: &mut Frame) {
             line(app, frame, keys_whole(app, &labels, path), path)
         }
         Prompt::Profiles(sel) => picker(app, *sel, frame),
+        Prompt::Query(line) => super::query_line::draw(app, line, frame),
+        Prompt::SaveView(s) => save_view(app, s, frame),
     }
+}
+
+/// `w`: the view's name being typed, or the question whether to replace a view of that name.
+fn save_view(app: &App, s: &crate::tui::query_line::SaveView, frame: &mut Frame) {
+    let file = app
+        .config_file
+        .as_ref()
+        .map(|p| one_line(&p.display().to_string(), 200))
+        .unwrap_or_default();
+    if s.confirm {
+        let name = one_line(&s.name, 60);
+        let labels = [
+            format!("a view named {name:?} exists in {file}: y replaces it · Esc edits the name "),
+            format!("view {name:?} exists: y replaces it · Esc edits the name "),
+            format!("{name:?} exists: y replaces · Esc "),
+        ];
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        return line(app, frame, keys_whole(app, &labels, ""), "");
+    }
+    let query = one_line(&s.query, 60);
+    let labels = [
+        format!("save {query} as the view (into {file}; Esc cancels): "),
+        format!("save {query} as the view: "),
+        "save as view: ".to_string(),
+    ];
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    edit_line(app, frame, fitting(app, &labels, &s.name), &s.name)
 }
 
 /// On the Conversations tab: whether the export carries names beside the ids, and the key

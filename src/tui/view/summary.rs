@@ -227,7 +227,7 @@ pub fn sparkline(points: &[(i64, u64)], start: i64, end: i64, slots: usize) -> (
 /// filter, or the top rows a refresh keeps live (as many as the newest sample had). The first line says which,
 /// and the window: the last 24 h, or since the first sample when the history is younger.
 fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
-    let key = crate::tui::names::look_key(&app.conversations.filter);
+    let key = crate::tui::tab::marks::look_key_of(&app.conversations);
     let end = app.now.as_second();
     let day = end - crate::store::samples::DAY_SECS;
     let in_day = |s: &&crate::store::Sample| s.at >= day;
