@@ -446,3 +446,56 @@ fn back_returns_to_a_union_and_from_it() {
             .any(|c| c.status == Status::Closed)
     );
 }
+
+/// `e`, whole walk: a union tab's export walks its streams to the end and writes exactly the
+/// rows that match, once each, in the merged order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_walk_export_of_a_union_writes_every_matching_row() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let server = FakeServer::new(200, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    assert!(!app.conversations.pager.is_done());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("queue.csv");
+    let mut seen = Vec::new();
+    let mut keys = vec![
+        ch('e'),
+        Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+    ];
+    keys.extend(path.to_str().unwrap().chars().map(ch));
+    keys.extend([testing::key(KeyCode::Enter), ch('w'), ch('y')]);
+    for k in keys {
+        let cmds = update(&mut app, k);
+        seen.extend(drive(&mut app, &server, cmds));
+    }
+    assert!(app.conversations.pager.is_done());
+    let exports: Vec<Command> = seen
+        .into_iter()
+        .filter(|c| {
+            matches!(
+                c,
+                Command::Export { .. } | Command::ExportRows { .. } | Command::ExportEnd { .. }
+            )
+        })
+        .collect();
+    assert!(
+        matches!(exports.first(), Some(Command::Export { .. })),
+        "{exports:?}"
+    );
+    let (text, error, _) = testing::run_export(&mut app, &exports).await;
+    assert!(!error, "{text}");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let got: Vec<String> = written
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or_default().to_string())
+        .collect();
+    let want: Vec<String> = server
+        .conversations
+        .iter()
+        .filter(|c| matches!(c.status, Status::Open | Status::Pending))
+        .map(|c| c.id.to_string())
+        .collect();
+    assert_eq!(got, want);
+}

@@ -108,6 +108,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             learn_visitors(app, &result, &mut cmds);
             super::query_run::part_loaded(app, tab, (generation, stream, head), result);
+            // Its rows reach the table now, so that what follows a page (an export's walk,
+            // the summary pane, samples) sees them, as after a page of one request.
+            pump_union(app, tab, &mut cmds);
         }
         Msg::QueryEmails {
             query,
@@ -341,13 +344,8 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     let limit = app.limit;
     for tab in [app.active, other(app.active)] {
-        match super::query_run::pump(app, tab, cmds) {
-            super::query_run::Pumped::NotUnion => {}
-            super::query_run::Pumped::Union(None) => continue,
-            super::query_run::Pumped::Union(Some(merged)) => {
-                union_refreshed(app, tab, &merged, cmds);
-                continue;
-            }
+        if pump_union(app, tab, cmds) {
+            continue;
         }
         if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
             app.dirty = true;
@@ -506,6 +504,19 @@ fn on_head(
     };
     said_refreshed(app, tab, &merged);
     Some(merged)
+}
+
+/// For a union tab, its rows to the table and its streams' next requests (a refresh merged
+/// when complete); false for a tab of one request's filters.
+fn pump_union(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
+    match super::query_run::pump(app, tab, cmds) {
+        super::query_run::Pumped::NotUnion => false,
+        super::query_run::Pumped::Union(None) => true,
+        super::query_run::Pumped::Union(Some(merged)) => {
+            union_refreshed(app, tab, &merged, cmds);
+            true
+        }
+    }
 }
 
 /// A union tab's refresh was merged: said as a refresh is, and a watched view rings for the
