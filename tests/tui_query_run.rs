@@ -499,3 +499,23 @@ async fn a_whole_walk_export_of_a_union_writes_every_matching_row() {
         .collect();
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_refresh_of_a_scan_that_found_nothing_scans_again_from_the_top() {
+    let server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    app.refresh_max_pages = 1;
+    query(&mut app, &server, "age:>100d");
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("no rows · scanned 30 · 0 match"),
+        "{footer}"
+    );
+    let cmds = update(&mut app, ch('r'));
+    drive(&mut app, &server, cmds);
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("no rows · scanned 30 · 0 match"),
+        "{footer}"
+    );
+}

@@ -329,12 +329,18 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
 /// `r` or the periodic refresh on a union tab: its streams are read again behind the rows.
 /// `None` when the tab walks one request's filters; `Some(false)` when a refresh is under way
 /// already (or nothing is loaded yet).
-pub fn refresh(app: &mut App, tab: Resource) -> Option<bool> {
+pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<bool> {
     let (now, max_pages) = (app.now, app.refresh_max_pages);
-    with_tab!(app, tab, |t| match t.union.is_some() {
-        true => Some(t.union_refresh(now, max_pages)),
-        false => None,
-    })
+    let (started, c) = with_tab!(app, tab, |t| match t.union.is_some() {
+        true => t.union_refresh(now, max_pages),
+        false => return None,
+    });
+    if c.is_some() {
+        // Started over: the period runs from now.
+        app.last_refresh = now;
+    }
+    cmds.extend(c);
+    Some(started)
 }
 
 /// `L` or `G` on a union tab: its scan goes on past its page budget.

@@ -624,7 +624,7 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
             // (or profile) whose walk failed behind the rows on screen is tried again instead.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
-            let union = super::query_run::refresh(app, app.active);
+            let union = super::query_run::refresh(app, app.active, cmds);
             let (c, retried) = with_tab!(app, app.active, |t| {
                 if union.is_some() {
                     (None, false)
@@ -886,7 +886,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                 && t.error.is_none());
             if union {
                 // A union is read again behind its rows, as a refresh (•, ~, × follow).
-                if super::query_run::refresh(app, app.active) == Some(false) {
+                if super::query_run::refresh(app, app.active, cmds) == Some(false) {
                     app.say("the streams are being read already");
                 }
                 return;
