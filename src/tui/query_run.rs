@@ -90,6 +90,7 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
         return cmds;
     }
     show(app, tab, q, &resolved, &Emails::new(), initial, &mut cmds);
+    first_requests(app, tab, &mut cmds);
     cmds
 }
 
@@ -112,6 +113,7 @@ pub fn emails_resolved(
         Ok(emails) => {
             let tab = query.resource;
             show(app, tab, query, &resolved, &emails, false, &mut cmds);
+            first_requests(app, tab, &mut cmds);
         }
     }
     cmds
@@ -183,12 +185,49 @@ fn show(
     if let Some(n) = notes.last() {
         app.say(format!("query: {}", crate::text::one_line(n, 300)));
     }
-    // Its first requests at once (called inside `update`, its own fill then finds them in
-    // flight and asks nothing twice).
+}
+
+/// The first requests of the query just shown, at once (called inside `update`, its own fill
+/// then finds them in flight and asks nothing twice).
+fn first_requests(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) {
     if let Pumped::NotUnion = pump(app, tab, cmds) {
         let (body, limit) = (app.body_height(), app.limit);
         cmds.extend(with_tab!(app, tab, |t| t.next_fetch(body, limit)));
     }
+}
+
+/// The query of the view opened at start, placed on its tab before the browser starts (so
+/// that "since you last looked" and the trend are asked for under its key); left for the
+/// first `update` when it needs e-mails looked up first, or does not resolve (it says why).
+pub fn place_pending(app: &mut App) {
+    let Some(q) = app.pending_query.clone() else {
+        return;
+    };
+    let names = Names {
+        agent_id: app.query_settings.agent_id,
+        aliases: &app.aliases,
+        sla: &app.sla,
+    };
+    let Ok(resolved) = resolve(&q, &names) else {
+        return;
+    };
+    if !plan::emails_to_resolve(&resolved).is_empty() {
+        return;
+    }
+    app.pending_query = None;
+    let tab = q.resource;
+    let history = app.history.clone();
+    // Nothing is loaded or in flight yet: the commands (a cancel) have nothing to do.
+    show(
+        app,
+        tab,
+        q,
+        &resolved,
+        &Emails::new(),
+        true,
+        &mut Vec::new(),
+    );
+    app.history = history;
 }
 
 /// A page (or failure) of one stream of a union tab's walk: taken, a failed stream named on
