@@ -519,3 +519,53 @@ fn a_refresh_of_a_scan_that_found_nothing_scans_again_from_the_top() {
         "{footer}"
     );
 }
+
+#[test]
+fn esc_stops_a_scan_that_l_sent_on() {
+    let server = FakeServer::new(60, 0);
+    let mut app = started(&server, 10);
+    app.scan_max_pages = 3;
+    query(&mut app, &server, "age:>5h");
+    assert!(common::app::footer(&app).contains("scanned 30 · 0 match · L goes on"));
+    // L asks for the next page; Esc comes before its answer.
+    let asked = update(&mut app, ch('L'));
+    assert_eq!(parts(&asked).len(), 1, "{asked:?}");
+    update(&mut app, testing::key(crossterm::event::KeyCode::Esc));
+    drive(&mut app, &server, asked);
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("scanned 40 · 0 match · L goes on"),
+        "the page in flight is taken, no other is asked: {footer}"
+    );
+}
+
+#[test]
+fn a_watched_union_view_rings_for_new_waiting_rows_at_a_refresh() {
+    let mut server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    app.views.push(convo::config::View {
+        name: "Queue".into(),
+        tab: Resource::Conversations,
+        conversations: Default::default(),
+        visitors: Default::default(),
+        notify: true,
+        oldest_first: false,
+        query: Some("status:open,pending".into()),
+    });
+    query(&mut app, &server, "status:open,pending");
+    let mut fresh = testing::conversation(0); // open, unassigned
+    fresh.id = testing::test_id(1, 1000);
+    fresh.created_at = convo::api::Timestamp::Parsed(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_mins(1))
+            .unwrap(),
+    );
+    server.conversations.insert(0, fresh);
+    let cmds = update(&mut app, ch('r'));
+    let seen = drive(&mut app, &server, cmds);
+    assert!(
+        seen.iter()
+            .any(|c| matches!(c, Command::Notify { more: 1 })),
+        "{seen:?}"
+    );
+}
