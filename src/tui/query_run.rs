@@ -300,7 +300,6 @@ pub enum Pumped {
 /// streams' pages the merge (and a refresh under way) needs.
 pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     let body = app.body_height();
-    let limit = app.limit;
     let scan = app.scan_max_pages;
     let now = app.now;
     let (tz, sla, aliases, names) = (&app.tz, &app.sla, &app.aliases, &app.names);
@@ -332,7 +331,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             };
             let pass =
                 |c: &crate::api::Conversation| f.is_empty() || f.conversation(c, info(c).as_ref());
-            let (c, merged) = t.pump(body, limit, scan, &pass);
+            let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
             (
                 merged,
@@ -350,7 +349,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             let checks = u.checks.clone();
             let f = Filter::new(&checks, ctx(u.now));
             let pass = |v: &crate::api::Visitor| f.is_empty() || f.visitor(v);
-            let (c, merged) = t.pump(body, limit, scan, &pass);
+            let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
             (
                 merged,

@@ -254,11 +254,10 @@ where
 
     /// Hands the union's rows that pass `pass` to the table while it wants them, and asks for
     /// the streams' pages the merge needs next (`scan_max_pages` stream pages at most before
-    /// the scan waits for `L`). The fetches to send.
+    /// the scan waits for `L`). The fetches to send, and a refresh's merge when it completed.
     pub fn pump(
         &mut self,
         body: usize,
-        limit: Limit,
         scan_max_pages: usize,
         pass: &dyn Fn(&T) -> bool,
     ) -> (Vec<Command>, Option<crate::pager::Merged>) {
@@ -266,7 +265,6 @@ where
         let Some(mut u) = self.union.take() else {
             return (cmds, None);
         };
-        let _ = limit;
         let page = self.pager.limit().max(1);
         let mut batch: Vec<T> = Vec::new();
         // While a refresh reads the streams again, the walk waits: it takes the refresh's
