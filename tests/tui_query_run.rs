@@ -569,3 +569,51 @@ fn a_watched_union_view_rings_for_new_waiting_rows_at_a_refresh() {
         "{seen:?}"
     );
 }
+
+#[test]
+fn u_s_and_x_on_a_union_change_its_query_not_the_empty_filters() {
+    let server = FakeServer::new(60, 0);
+    let mut app = started(&server, 10);
+    let site = testing::SITE_A;
+    query(
+        &mut app,
+        &server,
+        &format!("status:open,pending -site:{site}"),
+    );
+    let cmds = update(&mut app, ch('u'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("status:open,pending -site:{site} assignee:none")
+    );
+    assert!(app.conversations.union.is_some());
+    let rows = app.conversations.rows();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter()
+            .all(|c| c.assignee_id.is_none() && c.site_id != site && c.status != Status::Closed)
+    );
+    let cmds = update(&mut app, ch('s'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("-site:{site} assignee:none status:open")
+    );
+    let cmds = update(&mut app, ch('u'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("-site:{site} status:open")
+    );
+    let cmds = update(&mut app, ch('x'));
+    drive(&mut app, &server, cmds);
+    assert!(app.conversations.union.is_none());
+    assert_eq!(app.query_of(Resource::Conversations).to_string(), "");
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .any(|c| c.site_id == site || c.status == Status::Closed),
+        "every row again"
+    );
+}

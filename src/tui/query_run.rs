@@ -13,7 +13,7 @@ use crate::api::{ApiError, Page, Resource};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::plan::{self, Emails, Plan};
 use crate::query::resolve::{Names, resolve};
-use crate::query::{Query, Term};
+use crate::query::{AssigneeRef, Pred, Query, Term};
 
 /// Shows `q` on `tab` (and makes it the active tab). A query that cannot be resolved (an
 /// unknown alias, `me` without `agent_id`) is an error on the status line with its caret
@@ -397,4 +397,47 @@ pub fn stop(app: &mut App) -> bool {
         }
         _ => false,
     })
+}
+
+/// The Conversations tab's query with its terms of `field` replaced by `term` (none: dropped).
+fn with_term(app: &App, field: &str, term: Option<Pred>) -> Query {
+    let mut q = app.query_of(Resource::Conversations).clone();
+    q.terms.retain(|t| t.pred.field() != field);
+    q.terms.extend(term.map(|p| Term::new(false, p)));
+    q
+}
+
+/// `s` on a union tab: its status term cycles open → pending → closed → none (from any other
+/// status term, open), the rest of the query kept.
+pub fn cycle_status(app: &mut App) -> Vec<Command> {
+    use crate::api::Status;
+    let now = app
+        .query_of(Resource::Conversations)
+        .terms
+        .iter()
+        .find_map(|t| match &t.pred {
+            Pred::Status(v) if !t.negated && v.len() == 1 => Some(v[0].clone()),
+            _ => None,
+        });
+    let next = match now {
+        Some(Status::Open) => Some(Status::Pending),
+        Some(Status::Pending) => Some(Status::Closed),
+        Some(Status::Closed) => None,
+        _ => Some(Status::Open),
+    };
+    let q = with_term(app, "status", next.map(|s| Pred::Status(vec![s])));
+    run_query(app, Resource::Conversations, q)
+}
+
+/// `u` on a union tab: `assignee:none` on (replacing its assignee term) or off, the rest of
+/// the query kept.
+pub fn toggle_unassigned(app: &mut App) -> Vec<Command> {
+    let on = app
+        .query_of(Resource::Conversations)
+        .terms
+        .iter()
+        .any(|t| !t.negated && t.pred == Pred::Assignee(vec![AssigneeRef::None]));
+    let term = (!on).then(|| Pred::Assignee(vec![AssigneeRef::None]));
+    let q = with_term(app, "assignee", term);
+    run_query(app, Resource::Conversations, q)
 }

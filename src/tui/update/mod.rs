@@ -829,11 +829,15 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         }
         Action::ClearFilters => match app.active {
             Resource::Conversations
-                if app.conversations.filter == ConversationFilter::default() =>
+                if app.conversations.filter == ConversationFilter::default()
+                    && app.conversations.union.is_none() =>
             {
                 app.say("no filters to clear")
             }
-            Resource::Visitors if app.visitors.filter == VisitorFilter::default() => {
+            Resource::Visitors
+                if app.visitors.filter == VisitorFilter::default()
+                    && app.visitors.union.is_none() =>
+            {
                 app.say("no filters to clear")
             }
             Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
@@ -841,6 +845,13 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         },
         Action::ToggleUnassigned | Action::CycleStatus if app.active != Resource::Conversations => {
             app.say("u and s filter conversations: press 1 for that tab");
+        }
+        // A union tab: its query's term is what changes, the rest of the query stays.
+        Action::ToggleUnassigned if app.conversations.union.is_some() => {
+            cmds.extend(super::query_run::toggle_unassigned(app))
+        }
+        Action::CycleStatus if app.conversations.union.is_some() => {
+            cmds.extend(super::query_run::cycle_status(app))
         }
         Action::ToggleUnassigned => {
             let mut f = app.conversations.filter.clone();
