@@ -192,6 +192,14 @@ fn checks_are_applied_as_rows_arrive_and_a_scan_waits_at_its_budget() {
     let footer = common::app::footer(&app);
     assert!(footer.contains("scanned 60 · 17 match"), "{footer}");
     assert!(footer.contains("all 17 loaded"), "{footer}");
+    // A refresh scans again and its counts are the footer's.
+    let cmds = update(&mut app, ch('r'));
+    drive(&mut app, &server, cmds);
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("all 17 loaded · scanned 60 · 17 match"),
+        "{footer}"
+    );
 }
 
 #[test]
@@ -312,6 +320,8 @@ fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
     );
     assert_eq!(t.rows().len(), 20);
     assert!(!t.head_in_flight);
+    let footer = common::app::footer(&app);
+    assert!(footer.contains("• 1 new"), "{footer}");
 }
 
 #[test]

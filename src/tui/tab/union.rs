@@ -376,7 +376,9 @@ where
             }
             match r.walk.merger.step() {
                 Step::Row(x) => {
+                    r.walk.scanned += 1;
                     if pass(&x) {
+                        r.walk.matched += 1;
                         r.rows.push(x);
                     }
                 }
