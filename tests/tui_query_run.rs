@@ -627,3 +627,37 @@ fn u_s_and_x_on_a_union_change_its_query_not_the_empty_filters() {
         "every row again"
     );
 }
+
+#[test]
+fn after_a_refresh_of_part_of_a_union_the_walk_goes_on_without_a_row_twice() {
+    let mut server = FakeServer::new(120, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    let loaded = app.conversations.rows().len();
+    assert!(
+        app.conversations.pager.has_more() && loaded < 80,
+        "{loaded}"
+    );
+    let mut fresh = testing::conversation(0);
+    fresh.id = testing::test_id(1, 1000);
+    fresh.created_at = convo::api::Timestamp::Parsed(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_mins(1))
+            .unwrap(),
+    );
+    server.conversations.insert(0, fresh.clone());
+    let cmds = update(&mut app, ch('r'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(app.conversations.rows()[0].id, fresh.id);
+    let cmds = update(&mut app, ch('L'));
+    drive(&mut app, &server, cmds);
+    let want: Vec<uuid::Uuid> = server
+        .conversations
+        .iter()
+        .filter(|c| matches!(c.status, Status::Open | Status::Pending))
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(ids(&app), want, "every row once, in order");
+    let footer = common::app::footer(&app);
+    assert!(!footer.contains("duplicate"), "{footer}");
+}
