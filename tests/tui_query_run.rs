@@ -661,3 +661,56 @@ fn after_a_refresh_of_part_of_a_union_the_walk_goes_on_without_a_row_twice() {
     let footer = common::app::footer(&app);
     assert!(!footer.contains("duplicate"), "{footer}");
 }
+
+#[test]
+fn visitor_e_mails_are_looked_up_then_each_visitor_is_a_stream() {
+    let server = FakeServer::new(60, 0);
+    let mut app = started(&server, 10);
+    let q = parse(
+        "visitor:a@example.com,b@example.com status:open,pending",
+        Resource::Conversations,
+    )
+    .unwrap();
+    let cmds = run_query(&mut app, Resource::Conversations, q);
+    let [
+        Command::ResolveQueryEmails {
+            query,
+            resolved,
+            emails,
+        },
+    ] = cmds.as_slice()
+    else {
+        panic!("the e-mails are looked up first: {cmds:?}")
+    };
+    assert_eq!(emails, &["a@example.com", "b@example.com"]);
+    let (va, vb) = (testing::test_id(2, 1), testing::test_id(2, 2));
+    let found: convo::query::plan::Emails = [
+        ("a@example.com".to_string(), vec![va]),
+        ("b@example.com".to_string(), vec![vb]),
+    ]
+    .into_iter()
+    .collect();
+    let msg = Msg::QueryEmails {
+        query: query.clone(),
+        resolved: resolved.clone(),
+        result: Ok(found),
+    };
+    let cmds = update(&mut app, msg);
+    let seen = drive(&mut app, &server, cmds);
+    assert_eq!(parts(&seen).iter().filter(|(_, c)| c.is_none()).count(), 4);
+    let want: Vec<uuid::Uuid> = server
+        .conversations
+        .iter()
+        .filter(|c| {
+            (c.visitor_id == va || c.visitor_id == vb)
+                && matches!(c.status, Status::Open | Status::Pending)
+        })
+        .map(|c| c.id)
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(ids(&app), want);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        "visitor:a@example.com,b@example.com status:open,pending"
+    );
+}
