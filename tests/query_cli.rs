@@ -522,6 +522,22 @@ fn a_saved_view_written_as_a_query() {
         q.query.as_deref(),
         Some("status:open,pending -site:\"web shop\"")
     );
+    // Opened at start, it is on its tab before the browser starts: "since you last looked"
+    // and the trend are asked for under its query.
+    let app = convo::tui::app_from_config(
+        &cfg,
+        &d.client(),
+        &convo::tui::TuiOptions {
+            initial_view: Some("Queue".into()),
+            demo: false,
+        },
+    )
+    .unwrap();
+    assert!(app.conversations.union.is_some());
+    assert_eq!(
+        convo::tui::tab::marks::look_key_of(&app.conversations),
+        "query:status:open,pending -site:\"web shop\""
+    );
     // Both a query and filter keys: a config error.
     refused(
         "[[views]]\nname = \"Both\"\nquery = \"status:open\"\nstatus = \"open\"\n",

@@ -192,6 +192,14 @@ fn checks_are_applied_as_rows_arrive_and_a_scan_waits_at_its_budget() {
     let footer = common::app::footer(&app);
     assert!(footer.contains("scanned 60 · 17 match"), "{footer}");
     assert!(footer.contains("all 17 loaded"), "{footer}");
+    // A refresh scans again and its counts are the footer's.
+    let cmds = update(&mut app, ch('r'));
+    drive(&mut app, &server, cmds);
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("all 17 loaded · scanned 60 · 17 match"),
+        "{footer}"
+    );
 }
 
 #[test]
@@ -312,6 +320,8 @@ fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
     );
     assert_eq!(t.rows().len(), 20);
     assert!(!t.head_in_flight);
+    let footer = common::app::footer(&app);
+    assert!(footer.contains("• 1 new"), "{footer}");
 }
 
 #[test]
@@ -444,5 +454,263 @@ fn back_returns_to_a_union_and_from_it() {
             .rows()
             .iter()
             .any(|c| c.status == Status::Closed)
+    );
+}
+
+/// `e`, whole walk: a union tab's export walks its streams to the end and writes exactly the
+/// rows that match, once each, in the merged order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_walk_export_of_a_union_writes_every_matching_row() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let server = FakeServer::new(200, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    assert!(!app.conversations.pager.is_done());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("queue.csv");
+    let mut seen = Vec::new();
+    let mut keys = vec![
+        ch('e'),
+        Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+    ];
+    keys.extend(path.to_str().unwrap().chars().map(ch));
+    keys.extend([testing::key(KeyCode::Enter), ch('w'), ch('y')]);
+    for k in keys {
+        let cmds = update(&mut app, k);
+        seen.extend(drive(&mut app, &server, cmds));
+    }
+    assert!(app.conversations.pager.is_done());
+    let exports: Vec<Command> = seen
+        .into_iter()
+        .filter(|c| {
+            matches!(
+                c,
+                Command::Export { .. } | Command::ExportRows { .. } | Command::ExportEnd { .. }
+            )
+        })
+        .collect();
+    assert!(
+        matches!(exports.first(), Some(Command::Export { .. })),
+        "{exports:?}"
+    );
+    let (text, error, _) = testing::run_export(&mut app, &exports).await;
+    assert!(!error, "{text}");
+    let written = std::fs::read_to_string(&path).unwrap();
+    let got: Vec<String> = written
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or_default().to_string())
+        .collect();
+    let want: Vec<String> = server
+        .conversations
+        .iter()
+        .filter(|c| matches!(c.status, Status::Open | Status::Pending))
+        .map(|c| c.id.to_string())
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_refresh_of_a_scan_that_found_nothing_scans_again_from_the_top() {
+    let server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    app.refresh_max_pages = 1;
+    query(&mut app, &server, "age:>100d");
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("no rows · scanned 30 · 0 match"),
+        "{footer}"
+    );
+    let cmds = update(&mut app, ch('r'));
+    drive(&mut app, &server, cmds);
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("no rows · scanned 30 · 0 match"),
+        "{footer}"
+    );
+}
+
+#[test]
+fn esc_stops_a_scan_that_l_sent_on() {
+    let server = FakeServer::new(60, 0);
+    let mut app = started(&server, 10);
+    app.scan_max_pages = 3;
+    query(&mut app, &server, "age:>5h");
+    assert!(common::app::footer(&app).contains("scanned 30 · 0 match · L goes on"));
+    // L asks for the next page; Esc comes before its answer.
+    let asked = update(&mut app, ch('L'));
+    assert_eq!(parts(&asked).len(), 1, "{asked:?}");
+    update(&mut app, testing::key(crossterm::event::KeyCode::Esc));
+    drive(&mut app, &server, asked);
+    let footer = common::app::footer(&app);
+    assert!(
+        footer.contains("scanned 40 · 0 match · L goes on"),
+        "the page in flight is taken, no other is asked: {footer}"
+    );
+}
+
+#[test]
+fn a_watched_union_view_rings_for_new_waiting_rows_at_a_refresh() {
+    let mut server = FakeServer::new(30, 0);
+    let mut app = started(&server, 10);
+    app.views.push(convo::config::View {
+        name: "Queue".into(),
+        tab: Resource::Conversations,
+        conversations: Default::default(),
+        visitors: Default::default(),
+        notify: true,
+        oldest_first: false,
+        query: Some("status:open,pending".into()),
+    });
+    query(&mut app, &server, "status:open,pending");
+    let mut fresh = testing::conversation(0); // open, unassigned
+    fresh.id = testing::test_id(1, 1000);
+    fresh.created_at = convo::api::Timestamp::Parsed(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_mins(1))
+            .unwrap(),
+    );
+    server.conversations.insert(0, fresh);
+    let cmds = update(&mut app, ch('r'));
+    let seen = drive(&mut app, &server, cmds);
+    assert!(
+        seen.iter()
+            .any(|c| matches!(c, Command::Notify { more: 1 })),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn u_s_and_x_on_a_union_change_its_query_not_the_empty_filters() {
+    let server = FakeServer::new(60, 0);
+    let mut app = started(&server, 10);
+    let site = testing::SITE_A;
+    query(
+        &mut app,
+        &server,
+        &format!("status:open,pending -site:{site}"),
+    );
+    let cmds = update(&mut app, ch('u'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("status:open,pending -site:{site} assignee:none")
+    );
+    assert!(app.conversations.union.is_some());
+    let rows = app.conversations.rows();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter()
+            .all(|c| c.assignee_id.is_none() && c.site_id != site && c.status != Status::Closed)
+    );
+    let cmds = update(&mut app, ch('s'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("-site:{site} assignee:none status:open")
+    );
+    let cmds = update(&mut app, ch('u'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        format!("-site:{site} status:open")
+    );
+    let cmds = update(&mut app, ch('x'));
+    drive(&mut app, &server, cmds);
+    assert!(app.conversations.union.is_none());
+    assert_eq!(app.query_of(Resource::Conversations).to_string(), "");
+    assert!(
+        app.conversations
+            .rows()
+            .iter()
+            .any(|c| c.site_id == site || c.status == Status::Closed),
+        "every row again"
+    );
+}
+
+#[test]
+fn after_a_refresh_of_part_of_a_union_the_walk_goes_on_without_a_row_twice() {
+    let mut server = FakeServer::new(120, 0);
+    let mut app = started(&server, 10);
+    query(&mut app, &server, "status:open,pending");
+    let loaded = app.conversations.rows().len();
+    assert!(
+        app.conversations.pager.has_more() && loaded < 80,
+        "{loaded}"
+    );
+    let mut fresh = testing::conversation(0);
+    fresh.id = testing::test_id(1, 1000);
+    fresh.created_at = convo::api::Timestamp::Parsed(
+        testing::now()
+            .checked_add(jiff::SignedDuration::from_mins(1))
+            .unwrap(),
+    );
+    server.conversations.insert(0, fresh.clone());
+    let cmds = update(&mut app, ch('r'));
+    drive(&mut app, &server, cmds);
+    assert_eq!(app.conversations.rows()[0].id, fresh.id);
+    let cmds = update(&mut app, ch('L'));
+    drive(&mut app, &server, cmds);
+    let want: Vec<uuid::Uuid> = server
+        .conversations
+        .iter()
+        .filter(|c| matches!(c.status, Status::Open | Status::Pending))
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(ids(&app), want, "every row once, in order");
+    let footer = common::app::footer(&app);
+    assert!(!footer.contains("duplicate"), "{footer}");
+}
+
+#[test]
+fn visitor_e_mails_are_looked_up_then_each_visitor_is_a_stream() {
+    let server = FakeServer::new(60, 0);
+    let mut app = started(&server, 10);
+    let q = parse(
+        "visitor:a@example.com,b@example.com status:open,pending",
+        Resource::Conversations,
+    )
+    .unwrap();
+    let cmds = run_query(&mut app, Resource::Conversations, q);
+    let [
+        Command::ResolveQueryEmails {
+            query,
+            resolved,
+            emails,
+        },
+    ] = cmds.as_slice()
+    else {
+        panic!("the e-mails are looked up first: {cmds:?}")
+    };
+    assert_eq!(emails, &["a@example.com", "b@example.com"]);
+    let (va, vb) = (testing::test_id(2, 1), testing::test_id(2, 2));
+    let found: convo::query::plan::Emails = [
+        ("a@example.com".to_string(), vec![va]),
+        ("b@example.com".to_string(), vec![vb]),
+    ]
+    .into_iter()
+    .collect();
+    let msg = Msg::QueryEmails {
+        query: query.clone(),
+        resolved: resolved.clone(),
+        result: Ok(found),
+    };
+    let cmds = update(&mut app, msg);
+    let seen = drive(&mut app, &server, cmds);
+    assert_eq!(parts(&seen).iter().filter(|(_, c)| c.is_none()).count(), 4);
+    let want: Vec<uuid::Uuid> = server
+        .conversations
+        .iter()
+        .filter(|c| {
+            (c.visitor_id == va || c.visitor_id == vb)
+                && matches!(c.status, Status::Open | Status::Pending)
+        })
+        .map(|c| c.id)
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(ids(&app), want);
+    assert_eq!(
+        app.query_of(Resource::Conversations).to_string(),
+        "visitor:a@example.com,b@example.com status:open,pending"
     );
 }

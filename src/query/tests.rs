@@ -567,23 +567,25 @@ mod saved_views {
     }
 
     #[test]
-    fn a_bad_query_is_refused_naming_the_view_and_a_union_kept_as_its_query() {
-        // The browser runs unions, checks and e-mail lookups (run_query): such a view keeps
-        // its query and no filter.
-        let mut v = [view(C, "status:open,pending -age:>1h")];
-        apply(&mut v).unwrap();
-        assert_eq!(v[0].conversations, ConversationFilter::default());
-        assert_eq!(v[0].query.as_deref(), Some("status:open,pending -age:>1h"));
+    fn a_query_one_request_cannot_answer_is_kept_for_the_browser_and_a_bad_one_refused() {
+        for q in [
+            "status:open,pending",
+            "-status:closed age:>1h",
+            "visitor:a@b.c",
+        ] {
+            let mut v = [view(C, q)];
+            apply(&mut v).unwrap();
+            assert_eq!(v[0].conversations, ConversationFilter::default(), "{q}");
+            assert_eq!(v[0].query.as_deref(), Some(q));
+        }
         let e = apply(&mut [view(C, "status:open status:closed")]).unwrap_err();
         assert!(e.starts_with("view \"Mine\": "), "{e}");
         assert!(
             e.contains("bad query\n  status:open status:closed\n"),
             "{e}"
         );
-        // E-mails are looked up when the view opens.
-        let mut v = [view(C, "visitor:a@b.c")];
-        apply(&mut v).unwrap();
-        assert_eq!(v[0].conversations, ConversationFilter::default());
+        let e = apply(&mut [view(C, "assignee:nobody")]).unwrap_err();
+        assert!(e.contains("bad query"), "{e}");
     }
 }
 

@@ -224,6 +224,7 @@ pub fn app_from_config(
                 .collect(),
         })?;
         app.open_view_initially(i);
+        query_run::place_pending(&mut app);
     }
     Ok(app)
 }

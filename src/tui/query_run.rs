@@ -13,7 +13,7 @@ use crate::api::{ApiError, Page, Resource};
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::plan::{self, Emails, Plan};
 use crate::query::resolve::{Names, resolve};
-use crate::query::{Query, Term};
+use crate::query::{AssigneeRef, Pred, Query, Term};
 
 /// Shows `q` on `tab` (and makes it the active tab). A query that cannot be resolved (an
 /// unknown alias, `me` without `agent_id`) is an error on the status line with its caret
@@ -90,6 +90,7 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
         return cmds;
     }
     show(app, tab, q, &resolved, &Emails::new(), initial, &mut cmds);
+    first_requests(app, tab, &mut cmds);
     cmds
 }
 
@@ -112,6 +113,7 @@ pub fn emails_resolved(
         Ok(emails) => {
             let tab = query.resource;
             show(app, tab, query, &resolved, &emails, false, &mut cmds);
+            first_requests(app, tab, &mut cmds);
         }
     }
     cmds
@@ -183,12 +185,49 @@ fn show(
     if let Some(n) = notes.last() {
         app.say(format!("query: {}", crate::text::one_line(n, 300)));
     }
-    // Its first requests at once (called inside `update`, its own fill then finds them in
-    // flight and asks nothing twice).
+}
+
+/// The first requests of the query just shown, at once (called inside `update`, its own fill
+/// then finds them in flight and asks nothing twice).
+fn first_requests(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) {
     if let Pumped::NotUnion = pump(app, tab, cmds) {
         let (body, limit) = (app.body_height(), app.limit);
         cmds.extend(with_tab!(app, tab, |t| t.next_fetch(body, limit)));
     }
+}
+
+/// The query of the view opened at start, placed on its tab before the browser starts (so
+/// that "since you last looked" and the trend are asked for under its key); left for the
+/// first `update` when it needs e-mails looked up first, or does not resolve (it says why).
+pub fn place_pending(app: &mut App) {
+    let Some(q) = app.pending_query.clone() else {
+        return;
+    };
+    let names = Names {
+        agent_id: app.query_settings.agent_id,
+        aliases: &app.aliases,
+        sla: &app.sla,
+    };
+    let Ok(resolved) = resolve(&q, &names) else {
+        return;
+    };
+    if !plan::emails_to_resolve(&resolved).is_empty() {
+        return;
+    }
+    app.pending_query = None;
+    let tab = q.resource;
+    let history = app.history.clone();
+    // Nothing is loaded or in flight yet: the commands (a cancel) have nothing to do.
+    show(
+        app,
+        tab,
+        q,
+        &resolved,
+        &Emails::new(),
+        true,
+        &mut Vec::new(),
+    );
+    app.history = history;
 }
 
 /// A page (or failure) of one stream of a union tab's walk: taken, a failed stream named on
@@ -261,7 +300,6 @@ pub enum Pumped {
 /// streams' pages the merge (and a refresh under way) needs.
 pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     let body = app.body_height();
-    let limit = app.limit;
     let scan = app.scan_max_pages;
     let now = app.now;
     let (tz, sla, aliases, names) = (&app.tz, &app.sla, &app.aliases, &app.names);
@@ -293,7 +331,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             };
             let pass =
                 |c: &crate::api::Conversation| f.is_empty() || f.conversation(c, info(c).as_ref());
-            let (c, merged) = t.pump(body, limit, scan, &pass);
+            let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
             (
                 merged,
@@ -311,7 +349,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             let checks = u.checks.clone();
             let f = Filter::new(&checks, ctx(u.now));
             let pass = |v: &crate::api::Visitor| f.is_empty() || f.visitor(v);
-            let (c, merged) = t.pump(body, limit, scan, &pass);
+            let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
             (
                 merged,
@@ -329,12 +367,18 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
 /// `r` or the periodic refresh on a union tab: its streams are read again behind the rows.
 /// `None` when the tab walks one request's filters; `Some(false)` when a refresh is under way
 /// already (or nothing is loaded yet).
-pub fn refresh(app: &mut App, tab: Resource) -> Option<bool> {
+pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<bool> {
     let (now, max_pages) = (app.now, app.refresh_max_pages);
-    with_tab!(app, tab, |t| match t.union.is_some() {
-        true => Some(t.union_refresh(now, max_pages)),
-        false => None,
-    })
+    let (started, c) = with_tab!(app, tab, |t| match t.union.is_some() {
+        true => t.union_refresh(now, max_pages),
+        false => return None,
+    });
+    if c.is_some() {
+        // Started over: the period runs from now.
+        app.last_refresh = now;
+    }
+    cmds.extend(c);
+    Some(started)
 }
 
 /// `L` or `G` on a union tab: its scan goes on past its page budget.
@@ -353,4 +397,47 @@ pub fn stop(app: &mut App) -> bool {
         }
         _ => false,
     })
+}
+
+/// The Conversations tab's query with its terms of `field` replaced by `term` (none: dropped).
+fn with_term(app: &App, field: &str, term: Option<Pred>) -> Query {
+    let mut q = app.query_of(Resource::Conversations).clone();
+    q.terms.retain(|t| t.pred.field() != field);
+    q.terms.extend(term.map(|p| Term::new(false, p)));
+    q
+}
+
+/// `s` on a union tab: its status term cycles open → pending → closed → none (from any other
+/// status term, open), the rest of the query kept.
+pub fn cycle_status(app: &mut App) -> Vec<Command> {
+    use crate::api::Status;
+    let now = app
+        .query_of(Resource::Conversations)
+        .terms
+        .iter()
+        .find_map(|t| match &t.pred {
+            Pred::Status(v) if !t.negated && v.len() == 1 => Some(v[0].clone()),
+            _ => None,
+        });
+    let next = match now {
+        Some(Status::Open) => Some(Status::Pending),
+        Some(Status::Pending) => Some(Status::Closed),
+        Some(Status::Closed) => None,
+        _ => Some(Status::Open),
+    };
+    let q = with_term(app, "status", next.map(|s| Pred::Status(vec![s])));
+    run_query(app, Resource::Conversations, q)
+}
+
+/// `u` on a union tab: `assignee:none` on (replacing its assignee term) or off, the rest of
+/// the query kept.
+pub fn toggle_unassigned(app: &mut App) -> Vec<Command> {
+    let on = app
+        .query_of(Resource::Conversations)
+        .terms
+        .iter()
+        .any(|t| !t.negated && t.pred == Pred::Assignee(vec![AssigneeRef::None]));
+    let term = (!on).then(|| Pred::Assignee(vec![AssigneeRef::None]));
+    let q = with_term(app, "assignee", term);
+    run_query(app, Resource::Conversations, q)
 }

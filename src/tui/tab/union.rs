@@ -254,11 +254,10 @@ where
 
     /// Hands the union's rows that pass `pass` to the table while it wants them, and asks for
     /// the streams' pages the merge needs next (`scan_max_pages` stream pages at most before
-    /// the scan waits for `L`). The fetches to send.
+    /// the scan waits for `L`). The fetches to send, and a refresh's merge when it completed.
     pub fn pump(
         &mut self,
         body: usize,
-        limit: Limit,
         scan_max_pages: usize,
         pass: &dyn Fn(&T) -> bool,
     ) -> (Vec<Command>, Option<crate::pager::Merged>) {
@@ -266,7 +265,6 @@ where
         let Some(mut u) = self.union.take() else {
             return (cmds, None);
         };
-        let _ = limit;
         let page = self.pager.limit().max(1);
         let mut batch: Vec<T> = Vec::new();
         // While a refresh reads the streams again, the walk waits: it takes the refresh's
@@ -334,15 +332,21 @@ where
     }
 
     /// Starts a refresh of the union (`r`, the periodic refresh): its streams are read again
-    /// from the top behind the rows on screen, at most `max_pages` pages a stream. False when
-    /// one is under way or nothing was loaded yet.
-    pub fn union_refresh(&mut self, now: Timestamp, max_pages: usize) -> bool {
+    /// from the top behind the rows on screen, at most `max_pages` pages a stream; with no row
+    /// shown, the walk starts again (its command). False when one is under way or nothing was
+    /// read yet.
+    pub fn union_refresh(&mut self, now: Timestamp, max_pages: usize) -> (bool, Option<Command>) {
         let window = self.pager.rows().len();
         let Some(u) = self.union.as_mut() else {
-            return false;
+            return (false, None);
         };
-        if u.refresh.is_some() || self.pager.pages() == 0 {
-            return false;
+        if u.refresh.is_some() || (self.pager.pages() == 0 && u.pages == 0) {
+            return (false, None);
+        }
+        if window == 0 {
+            // Nothing shown for a re-read to stand for: the scan starts again from the top.
+            u.now = now;
+            return (true, Some(self.restart(false)));
         }
         let budget = max_pages.max(1).saturating_mul(u.streams.len().max(1));
         u.refresh = Some(Box::new(Refresh {
@@ -353,7 +357,7 @@ where
         }));
         self.head_in_flight = true;
         self.refresh_error = None;
-        true
+        (true, None)
     }
 
     /// Goes on with the refresh under way: its rows that pass, the pages it needs, and once it
@@ -372,7 +376,9 @@ where
             }
             match r.walk.merger.step() {
                 Step::Row(x) => {
+                    r.walk.scanned += 1;
                     if pass(&x) {
+                        r.walk.matched += 1;
                         r.rows.push(x);
                     }
                 }

@@ -108,6 +108,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             learn_visitors(app, &result, &mut cmds);
             super::query_run::part_loaded(app, tab, (generation, stream, head), result);
+            // Its rows reach the table now, so that what follows a page (an export's walk,
+            // the summary pane, samples) sees them, as after a page of one request.
+            pump_union(app, tab, &mut cmds);
         }
         Msg::QueryEmails {
             query,
@@ -347,13 +350,8 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     let limit = app.limit;
     for tab in [app.active, other(app.active)] {
-        match super::query_run::pump(app, tab, cmds) {
-            super::query_run::Pumped::NotUnion => {}
-            super::query_run::Pumped::Union(None) => continue,
-            super::query_run::Pumped::Union(Some(merged)) => {
-                union_refreshed(app, tab, &merged, cmds);
-                continue;
-            }
+        if pump_union(app, tab, cmds) {
+            continue;
         }
         if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
             app.dirty = true;
@@ -514,6 +512,19 @@ fn on_head(
     Some(merged)
 }
 
+/// For a union tab, its rows to the table and its streams' next requests (a refresh merged
+/// when complete); false for a tab of one request's filters.
+fn pump_union(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
+    match super::query_run::pump(app, tab, cmds) {
+        super::query_run::Pumped::NotUnion => false,
+        super::query_run::Pumped::Union(None) => true,
+        super::query_run::Pumped::Union(Some(merged)) => {
+            union_refreshed(app, tab, &merged, cmds);
+            true
+        }
+    }
+}
+
 /// A union tab's refresh was merged: said as a refresh is, and a watched view rings for the
 /// new rows that are unassigned and open.
 fn union_refreshed(
@@ -619,7 +630,7 @@ fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
             // (or profile) whose walk failed behind the rows on screen is tried again instead.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
-            let union = super::query_run::refresh(app, app.active);
+            let union = super::query_run::refresh(app, app.active, cmds);
             let (c, retried) = with_tab!(app, app.active, |t| {
                 if union.is_some() {
                     (None, false)
@@ -841,6 +852,13 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::ToggleUnassigned | Action::CycleStatus if app.active != Resource::Conversations => {
             app.say("u and s filter conversations: press 1 for that tab");
         }
+        // A union tab: its query's term is what changes, the rest of the query stays.
+        Action::ToggleUnassigned if app.conversations.union.is_some() => {
+            cmds.extend(super::query_run::toggle_unassigned(app))
+        }
+        Action::CycleStatus if app.conversations.union.is_some() => {
+            cmds.extend(super::query_run::cycle_status(app))
+        }
         Action::ToggleUnassigned => {
             let mut f = app.conversations.filter.clone();
             f.assignee = match f.assignee {
@@ -887,7 +905,7 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                 && t.error.is_none());
             if union {
                 // A union is read again behind its rows, as a refresh (•, ~, × follow).
-                if super::query_run::refresh(app, app.active) == Some(false) {
+                if super::query_run::refresh(app, app.active, cmds) == Some(false) {
                     app.say("the streams are being read already");
                 }
                 return;
