@@ -10,32 +10,38 @@ use super::RowWriter;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor};
 use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
-use crate::options::{CommonOptions, ConversationOptions, VisitorOptions, conversation_flag_terms};
+use crate::options::{CommonOptions, ConversationOptions, FlagTerm, VisitorOptions};
 use crate::output::{CsvStyle, Output, Printable, stderr};
+use crate::query::Query;
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
-use crate::query::run::{Keeper, lookup, query_text, resolve_emails, understood_with};
-use crate::query::{Query, quote};
+use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
+use crate::visitor_join::Printer;
 
-/// Parses and resolves `text` (the query as written, and resolved), or the error with its
-/// caret.
-fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<(Query, Query), ListError> {
+/// Parses and resolves `-q` with the flags' terms (the query as written, and resolved), or
+/// the error with its caret.
+fn understood(
+    q: Option<&str>,
+    flags: &[FlagTerm],
+    resource: Resource,
+    cfg: &Config,
+) -> Result<(Query, Query), ListError> {
     let names = Names {
         agent_id: cfg.query.agent_id,
         aliases: &cfg.aliases,
         sla: &cfg.sla,
     };
-    understood_with(text, resource, &names)
+    understood_with(q, flags, resource, &names)
 }
 
 /// What `--explain` adds to a plan: the query as written, the flags' terms, what `me` is.
-fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Config) {
+fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[FlagTerm], cfg: &Config) {
     plan.query = parsed.to_string();
     let mut notes = Vec::new();
     if !flags.is_empty() {
-        notes.push(format!("from the flags: {}", flags.join(" ")));
+        notes.push(from_the_flags(flags));
     }
     let says_me = parsed.terms.iter().any(|t| {
         matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
@@ -57,13 +63,18 @@ pub async fn conversations(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    let flags = conversation_flag_terms(&args.filter);
-    let text = query_text(args.query.text.as_deref(), flags.clone());
-    let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
+    let flags = args.flag_terms();
+    let (parsed, q) = understood(
+        args.query.text.as_deref(),
+        &flags,
+        Resource::Conversations,
+        cfg,
+    )?;
     let limit = args.common.limit_or(cfg.page_size)?;
     let wanted = plan::emails_to_resolve(&q);
-    // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
-    let mut store = if !wanted.is_empty() || needs_visitor(&q) {
+    // The store: for the checks on visitor fields, to keep the visitors an e-mail finds, and
+    // for `--with-visitor`'s columns.
+    let mut store = if !wanted.is_empty() || needs_visitor(&q) || args.with_visitor {
         crate::store::open_for_command(cfg, o.err)
     } else {
         None
@@ -87,7 +98,22 @@ pub async fn conversations(
             .or_insert_with(|| lookup(store.as_ref(), c.visitor_id));
         filter.conversation(c, v.as_ref())
     };
-    run(client, &plan, limit, &args.common, o, &mut pass).await
+    if args.with_visitor {
+        let csv = CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw);
+        let mut joined = Printer::new(args.common.format, csv, Some(store.as_ref()));
+        return run(
+            client,
+            &plan,
+            limit,
+            &args.common,
+            o,
+            &mut pass,
+            &mut joined,
+        )
+        .await;
+    }
+    let mut rows = rows_for(&args.common, o);
+    run(client, &plan, limit, &args.common, o, &mut pass, &mut rows).await
 }
 
 /// Runs `convo list visitors -q QUERY`.
@@ -97,15 +123,8 @@ pub async fn visitors(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    let mut flags = Vec::new();
-    if let Some(e) = &args.email {
-        flags.push(format!("email:{}", quote(e.trim())));
-    }
-    if let Some(x) = &args.external_id {
-        flags.push(format!("external_id:{}", quote(x.trim())));
-    }
-    let text = query_text(args.query.text.as_deref(), flags.clone());
-    let (parsed, q) = understood(&text, Resource::Visitors, cfg)?;
+    let flags = args.flag_terms();
+    let (parsed, q) = understood(args.query.text.as_deref(), &flags, Resource::Visitors, cfg)?;
     let limit = args.common.limit_or(cfg.page_size)?;
     let mut plan = plan::visitors(&q, cfg.query.max_streams);
     if args.query.explain {
@@ -116,11 +135,12 @@ pub async fn visitors(
     // Every visitor received is kept in the local store, as `list visitors` does.
     let mut store = crate::store::open_for_command(cfg, o.err);
     let mut keeper = Keeper::new(store.as_mut());
-    let r = run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
+    let mut pass = |v: &Visitor| {
         keeper.keep(v);
         filter.visitor(v)
-    })
-    .await;
+    };
+    let mut rows = rows_for(&args.common, o);
+    let r = run(client, &plan, limit, &args.common, o, &mut pass, &mut rows).await;
     keeper.finish(o.err);
     r
 }
@@ -177,6 +197,7 @@ async fn run<F, T>(
     common: &CommonOptions,
     o: &mut Output<'_>,
     pass: &mut dyn FnMut(&T) -> bool,
+    writer: &mut dyn Sink<T>,
 ) -> Result<(), ListError>
 where
     F: ListFilter + Clone,
@@ -191,11 +212,7 @@ where
     // screenful (`--max`, one page) asks only when the merge needs a stream's next row.
     let mut union: Union<F, T> =
         Union::new(client.clone(), plan.streams.clone(), limit, common.all);
-    let mut writer = RowWriter::new(
-        common.format,
-        CsvStyle::stdout(o.out_is_terminal, common.csv_raw),
-    );
-    if !writer.begin::<T>(o)? {
+    if !writer.begin(o)? {
         return Ok(());
     }
     let mut printed: u64 = 0;
@@ -216,8 +233,7 @@ where
         }
     }
     if open {
-        quiet_pipe(o.out.flush())?;
-        writer.end::<T>(o)?;
+        writer.end(o)?;
     }
     for w in union.warnings() {
         let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
@@ -230,6 +246,50 @@ where
     }
     let cut_short_matters = open && max.is_none_or(|m| printed < m);
     outcome(&union, plan.streams.len(), cut_short_matters)
+}
+
+/// The rows of a list in the chosen format.
+fn rows_for(common: &CommonOptions, o: &Output<'_>) -> RowWriter {
+    RowWriter::new(
+        common.format,
+        CsvStyle::stdout(o.out_is_terminal, common.csv_raw),
+    )
+}
+
+/// Where [`run`] writes the rows that pass: a list's rows, or with `--with-visitor` each
+/// conversation with its visitor's columns.
+trait Sink<T> {
+    /// The CSV header or JSON's `[`; `false` when stdout is closed.
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError>;
+    /// One row; `false` when stdout is closed.
+    fn row(&mut self, o: &mut Output<'_>, row: &T) -> Result<bool, ListError>;
+    /// Flushes, then JSON's `]` or the aligned table.
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError>;
+}
+
+impl<T: Printable> Sink<T> for RowWriter {
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError> {
+        RowWriter::begin::<T>(self, o)
+    }
+    fn row(&mut self, o: &mut Output<'_>, row: &T) -> Result<bool, ListError> {
+        RowWriter::row(self, o, row)
+    }
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        quiet_pipe(o.out.flush())?;
+        RowWriter::end::<T>(self, o)
+    }
+}
+
+impl Sink<Conversation> for Printer<'_> {
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError> {
+        self.start(o.out)
+    }
+    fn row(&mut self, o: &mut Output<'_>, row: &Conversation) -> Result<bool, ListError> {
+        Printer::row(self, row, o.out)
+    }
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        self.finish(o)
+    }
 }
 
 /// Nothing can match (an e-mail no visitor has, values that exclude each other): says why

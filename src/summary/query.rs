@@ -21,7 +21,7 @@ use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::Union;
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
-use crate::query::run::{Keeper, lookup, query_text, resolve_emails, understood_with};
+use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
 use crate::sla::Sla;
 
 /// A query ready to walk: as written (for the output) and planned.
@@ -42,13 +42,17 @@ pub async fn prepare(
     err: &mut dyn std::io::Write,
 ) -> Result<Prepared, ListError> {
     let flags = conversation_flag_terms(&a.filter);
-    let text = query_text(a.query.text.as_deref(), flags.clone());
     let names = Names {
         agent_id: settings.agent_id,
         aliases,
         sla,
     };
-    let (parsed, q) = understood_with(&text, Resource::Conversations, &names)?;
+    let (parsed, q) = understood_with(
+        a.query.text.as_deref(),
+        &flags,
+        Resource::Conversations,
+        &names,
+    )?;
     let mut keeper = Keeper::new(store);
     let emails = resolve_emails(client, &plan::emails_to_resolve(&q), &mut keeper).await;
     keeper.finish(err);
@@ -56,8 +60,7 @@ pub async fn prepare(
     let mut plan = plan::conversations(&q, &emails, settings.max_streams);
     plan.query = parsed.to_string();
     if !flags.is_empty() {
-        plan.notes
-            .insert(0, format!("from the flags: {}", flags.join(" ")));
+        plan.notes.insert(0, from_the_flags(&flags));
     }
     Ok(Prepared { parsed, plan })
 }
