@@ -810,16 +810,9 @@ fn a_field_given_by_a_flag_and_the_query_names_the_flag() {
 fn explain_shows_the_flags_in_the_query() {
     let (d, me) = demo(60, 10);
     let home = tempfile::tempdir().unwrap();
-    let args = [
-        "list",
-        "conversations",
-        "-q",
-        "-status:closed",
-        "--breaching",
-        "--unassigned",
-        "true",
-        "--explain",
-    ];
+    let args = common::words(
+        "list conversations -q -status:closed --breaching --unassigned true --explain",
+    );
     let o = convo_at(
         &d,
         me,
