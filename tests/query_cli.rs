@@ -722,6 +722,29 @@ fn each_flag_mixed_with_a_query_lists_the_rows_of_the_pure_query() {
             "{pure}: no row, the case proves nothing"
         );
         assert_eq!(ids(&mixed), ids(&alone), "{case} against -q {pure:?}");
+        if pure.contains("due:") {
+            // As without -q, each row says its due_secs (the plain walk's, for the same id).
+            let due = |o: &std::process::Output| -> Vec<(String, i64)> {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                text.lines()
+                    .map(|l| {
+                        let v: Value = serde_json::from_str(l).unwrap();
+                        let secs = v["due_secs"].as_i64();
+                        (v["id"].as_str().unwrap().to_string(), secs.expect(l))
+                    })
+                    .collect()
+            };
+            let plain = [
+                &["list", "conversations", "--breaching", "--imminent"][..],
+                &jsonl,
+            ];
+            let plain = convo_at(&d, me, home.path(), &now, "store = false", &plain.concat());
+            ok(&plain);
+            let plain = due(&plain);
+            for (id, secs) in due(&mixed) {
+                assert!(plain.contains(&(id.clone(), secs)), "{case}: {id} {secs}");
+            }
+        }
     }
 }
 

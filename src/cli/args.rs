@@ -39,8 +39,8 @@ pub struct ConversationArgs {
     #[command(flatten)]
     pub filter: ConversationFilterArgs,
     /// Only waiting conversations (open, unassigned) past the first_response target of [sla]
-    /// (the term due:breaching): walks every page (filtered here) and, without -q, adds
-    /// due_secs (negative: overdue) and a DUE column.
+    /// (the term due:breaching): walks every page (filtered here) and adds due_secs
+    /// (negative: overdue) and a DUE column (not with --with-visitor, which adds its own).
     #[arg(long)]
     pub breaching: bool,
     /// Only waiting conversations past warn_at of the first_response target, not past it

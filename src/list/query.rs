@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::RowWriter;
+use super::by_state::DueRows;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor};
 use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
@@ -87,7 +88,8 @@ pub async fn conversations(
         annotate(&mut plan, &parsed, &flags, cfg);
         return explain(&plan, cfg, o);
     }
-    let filter = Filter::new(&plan.terms(), context(cfg)?);
+    let now = now()?;
+    let filter = Filter::new(&plan.terms(), context(cfg, now));
     let mut known: HashMap<Uuid, Option<VisitorInfo>> = HashMap::new();
     let mut pass = |c: &Conversation| {
         if !filter.needs_visitor() {
@@ -98,22 +100,34 @@ pub async fn conversations(
             .or_insert_with(|| lookup(store.as_ref(), c.visitor_id));
         filter.conversation(c, v.as_ref())
     };
-    if args.with_visitor {
-        let csv = CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw);
-        let mut joined = Printer::new(args.common.format, csv, Some(store.as_ref()));
-        return run(
-            client,
-            &plan,
-            limit,
-            &args.common,
-            o,
-            &mut pass,
-            &mut joined,
-        )
-        .await;
-    }
-    let mut rows = rows_for(&args.common, o);
-    run(client, &plan, limit, &args.common, o, &mut pass, &mut rows).await
+    // `--with-visitor`: the visitor's columns; `--breaching`/`--imminent`: due_secs (DUE), as
+    // without -q.
+    let (fmt, csv) = (
+        args.common.format,
+        CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw),
+    );
+    let mut sink: Box<dyn Sink<Conversation> + '_> = if args.with_visitor {
+        Box::new(Printer::new(fmt, csv, Some(store.as_ref())))
+    } else if args.breaching || args.imminent {
+        let rows = DueRows::new(fmt, csv, false);
+        Box::new(WithDue {
+            rows,
+            sla: &cfg.sla,
+            now,
+        })
+    } else {
+        Box::new(rows_for(&args.common, o))
+    };
+    run(
+        client,
+        &plan,
+        limit,
+        &args.common,
+        o,
+        &mut pass,
+        sink.as_mut(),
+    )
+    .await
 }
 
 /// Runs `convo list visitors -q QUERY`.
@@ -131,7 +145,7 @@ pub async fn visitors(
         annotate(&mut plan, &parsed, &flags, cfg);
         return explain(&plan, cfg, o);
     }
-    let filter = Filter::new(&plan.terms(), context(cfg)?);
+    let filter = Filter::new(&plan.terms(), context(cfg, now()?));
     // Every visitor received is kept in the local store, as `list visitors` does.
     let mut store = crate::store::open_for_command(cfg, o.err);
     let mut keeper = Keeper::new(store.as_mut());
@@ -165,9 +179,9 @@ fn now() -> Result<jiff::Timestamp, ListError> {
     Ok(jiff::Timestamp::now())
 }
 
-fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
-    Ok(Context {
-        now: now()?,
+fn context(cfg: &Config, now: jiff::Timestamp) -> Context<'_> {
+    Context {
+        now,
         tz: jiff::tz::TimeZone::system(),
         sla: &cfg.sla,
         stale_after_secs: cfg
@@ -175,7 +189,7 @@ fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
             .stale_after_secs
             .unwrap_or(crate::config::ui::DEFAULT_STALE_AFTER_SECS),
         aliases: &cfg.aliases,
-    })
+    }
 }
 
 fn explain<F: ListFilter>(
@@ -289,6 +303,31 @@ impl Sink<Conversation> for Printer<'_> {
     }
     fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
         self.finish(o)
+    }
+}
+
+/// `--breaching` / `--imminent` with `-q`: each row with its `due_secs` (a DUE column in the
+/// table), as without `-q`.
+struct WithDue<'a> {
+    rows: DueRows,
+    sla: &'a crate::sla::Sla,
+    now: jiff::Timestamp,
+}
+
+impl Sink<Conversation> for WithDue<'_> {
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError> {
+        self.rows.begin(o)?;
+        Ok(self.rows.is_open())
+    }
+    fn row(&mut self, o: &mut Output<'_>, row: &Conversation) -> Result<bool, ListError> {
+        // `due:` passed only rows the target measures: every row has its standing.
+        match self.sla.first_response(row, self.now) {
+            Some(due) => self.rows.row(o, row, &due),
+            None => Ok(true),
+        }
+    }
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        self.rows.finish(o)
     }
 }
 
