@@ -847,6 +847,8 @@ fn explain_shows_the_flags_in_the_query() {
     ok(&o);
     let out = String::from_utf8_lossy(&o.stdout);
     common::assert_has(&out, "query: -status:closed assignee:none due:breaching\n");
+    // due: measures waiting conversations: only those are asked for, as --breaching alone does.
+    common::assert_has(&out, "GET /v1/conversations?status=open&unassigned=true\n");
     common::assert_has(
         &out,
         "from the flags: assignee:none (--unassigned true), due:breaching (--breaching)",
