@@ -925,3 +925,46 @@ fn with_visitor_joins_the_rows_of_a_query() {
         "{header}"
     );
 }
+
+/// `summary -q` with a filter flag counts what the query with the flag's term counts, and
+/// carries the query they make together.
+#[test]
+fn summary_flags_mix_with_a_query() {
+    let (d, me) = demo(400, 40);
+    let site = d.s().data().sites[0].to_string();
+    let json = |args: &[&str]| -> Value {
+        let o = summary(&d, me, &[args, &["--format", "json"][..]].concat());
+        ok(&o);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let mixed = json(&[
+        "-q",
+        "status:open,pending",
+        "--site-id",
+        &site,
+        "--by",
+        "assignee",
+    ]);
+    let pure = json(&[
+        "-q",
+        &format!("status:open,pending site:{site}"),
+        "--by",
+        "assignee",
+    ]);
+    assert_eq!(mixed["query"], pure["query"]);
+    // Each bucket's count (their ages move with the clock between the two runs).
+    let counts = |v: &Value| -> Vec<(Value, Value)> {
+        let buckets = v["buckets"].as_array().unwrap();
+        buckets
+            .iter()
+            .map(|b| (b["key"].clone(), b["count"].clone()))
+            .collect()
+    };
+    assert_eq!(counts(&mixed), counts(&pure));
+    let want = served(&d)
+        .iter()
+        .filter(|c| c.site_id.to_string() == site && c.status != "closed")
+        .count();
+    assert!(want > 0);
+    assert_eq!(mixed["loaded"], want as u64);
+}
