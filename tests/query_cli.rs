@@ -968,3 +968,23 @@ fn summary_flags_mix_with_a_query() {
     assert!(want > 0);
     assert_eq!(mixed["loaded"], want as u64);
 }
+
+/// `--visitor-email` with `-q` keeps its word: an e-mail no visitor has exits 2 and says so,
+/// before any conversation is asked for.
+#[test]
+fn a_visitor_email_nobody_has_exits_2_with_a_query() {
+    let (d, me) = demo(60, 10);
+    let o = list_q(
+        &d,
+        me,
+        "status:open",
+        "--visitor-email nobody@nowhere.example",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(&o, "no visitor has the e-mail \"nobody@nowhere.example\"");
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

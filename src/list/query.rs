@@ -72,21 +72,17 @@ pub async fn conversations(
         cfg,
     )?;
     let limit = args.common.limit_or(cfg.page_size)?;
-    let wanted = plan::emails_to_resolve(&q);
-    // The store: for the checks on visitor fields, to keep the visitors an e-mail finds, and
-    // for `--with-visitor`'s columns.
-    let mut store = if !wanted.is_empty() || needs_visitor(&q) || args.with_visitor {
-        crate::store::open_for_command(cfg, o.err)
-    } else {
-        None
-    };
-    let mut keeper = Keeper::new(store.as_mut());
-    let emails = resolve_emails(client, &wanted, &mut keeper).await;
-    keeper.finish(o.err);
-    let mut plan = plan::conversations(&q, &emails?, cfg.query.max_streams);
+    let (emails, store) = emails_and_store(client, args, &q, cfg, o).await?;
+    let mut plan = plan::conversations(&q, &emails, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
         return explain(&plan, cfg, o);
+    }
+    // `--visitor-email` keeps its word with -q too: no visitor with it exits 2.
+    if let Some(e) = args.visitor_email.as_deref().map(str::trim)
+        && emails.get(&e.to_lowercase()).is_none_or(Vec::is_empty)
+    {
+        return Err(ListError::NoVisitor(e.to_string()));
     }
     let now = now()?;
     let filter = Filter::new(&plan.terms(), context(cfg, now));
@@ -100,24 +96,7 @@ pub async fn conversations(
             .or_insert_with(|| lookup(store.as_ref(), c.visitor_id));
         filter.conversation(c, v.as_ref())
     };
-    // `--with-visitor`: the visitor's columns; `--breaching`/`--imminent`: due_secs (DUE), as
-    // without -q.
-    let (fmt, csv) = (
-        args.common.format,
-        CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw),
-    );
-    let mut sink: Box<dyn Sink<Conversation> + '_> = if args.with_visitor {
-        Box::new(Printer::new(fmt, csv, Some(store.as_ref())))
-    } else if args.breaching || args.imminent {
-        let rows = DueRows::new(fmt, csv, false);
-        Box::new(WithDue {
-            rows,
-            sla: &cfg.sla,
-            now,
-        })
-    } else {
-        Box::new(rows_for(&args.common, o))
-    };
+    let mut sink = sink(args, cfg, store.as_ref(), now, o);
     run(
         client,
         &plan,
@@ -128,6 +107,54 @@ pub async fn conversations(
         sink.as_mut(),
     )
     .await
+}
+
+/// The visitors of the query's e-mails, asked of the service, and the store (opened for the
+/// checks on visitor fields, to keep the visitors an e-mail finds, and for `--with-visitor`).
+async fn emails_and_store(
+    client: &Client,
+    args: &ConversationOptions,
+    q: &Query,
+    cfg: &Config,
+    o: &mut Output<'_>,
+) -> Result<(plan::Emails, Option<crate::store::Store>), ListError> {
+    let wanted = plan::emails_to_resolve(q);
+    let mut store = if !wanted.is_empty() || needs_visitor(q) || args.with_visitor {
+        crate::store::open_for_command(cfg, o.err)
+    } else {
+        None
+    };
+    let mut keeper = Keeper::new(store.as_mut());
+    let emails = resolve_emails(client, &wanted, &mut keeper).await;
+    keeper.finish(o.err);
+    Ok((emails?, store))
+}
+
+/// Where the rows go: with `--with-visitor` the visitor's columns; with `--breaching` /
+/// `--imminent` each row's due_secs (DUE), as without -q; else the list's rows.
+fn sink<'a>(
+    args: &ConversationOptions,
+    cfg: &'a Config,
+    store: Option<&'a crate::store::Store>,
+    now: jiff::Timestamp,
+    o: &Output<'_>,
+) -> Box<dyn Sink<Conversation> + 'a> {
+    let (fmt, csv) = (
+        args.common.format,
+        CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw),
+    );
+    if args.with_visitor {
+        Box::new(Printer::new(fmt, csv, Some(store)))
+    } else if args.breaching || args.imminent {
+        let rows = DueRows::new(fmt, csv, false);
+        Box::new(WithDue {
+            rows,
+            sla: &cfg.sla,
+            now,
+        })
+    } else {
+        Box::new(rows_for(&args.common, o))
+    }
 }
 
 /// Runs `convo list visitors -q QUERY`.
