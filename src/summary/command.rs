@@ -1,5 +1,6 @@
-//! `convo summary conversations`: walks the list with the pager, streaming each page into a
-//! [`Summary`] (rows are dropped once counted, so memory stays flat), then prints it.
+//! `convo summary conversations`: walks the list (the filter's pages: `pages`; a query's
+//! streams: `query`), counting each row into a [`Summary`], then prints it, once or every
+//! `--watch`.
 //!
 //! Progress (on a terminal only), warnings and errors go to stderr as `convo list` writes them,
 //! and the exit codes are the same. A walk cut short by `--max` or by an error still prints
@@ -11,12 +12,11 @@ use super::Summary;
 use super::options::{SummaryFormat, SummaryOptions};
 use super::report::{self, Context};
 use super::walked::{Walked, WalkedPages};
-use crate::api::{ApiError, Client, Conversation, ConversationFilter, FilterError, Limit};
+use crate::api::{ApiError, Client, ConversationFilter, FilterError, Limit};
 use crate::config::Aliases;
 use crate::exit::{self, ListError};
 use crate::options::conversation_filter;
-use crate::output::{Output, bad_row_line, retry_line, stderr};
-use crate::pager::Pager;
+use crate::output::Output;
 use crate::sla::Sla;
 
 /// How a summary run ended badly.
@@ -400,133 +400,11 @@ async fn walk_either(
             };
             super::query::walk(job.client, job.a, p, job.page_size, counting, o).await?
         }
-        None => walk(job, summary, since, o).await?,
+        None => {
+            let (client, base) = (job.client, job.base);
+            super::pages::walk(client, base, job.a, job.page_size, summary, since, o).await?
+        }
     })
-}
-
-/// The rows per request: `--limit` or the page size, no more than `--max`.
-fn page_limit(a: &SummaryOptions, page_size: Limit) -> Result<Limit, ListError> {
-    let limit = match a.limit {
-        Some(n) => Limit::new(n)?,
-        None => page_size,
-    };
-    match a.max {
-        // Ask for no more than needed.
-        Some(m) if m < limit.get() as u64 => Ok(Limit::new(m.max(1) as i64)?),
-        _ => Ok(limit),
-    }
-}
-
-/// Walks the filter's pages into `summary`, with progress and warnings on stderr.
-async fn walk(
-    job: &Job<'_>,
-    mut summary: Summary,
-    mut since: Option<crate::store::looks::SinceLook>,
-    o: &mut Output<'_>,
-) -> Result<WalkedPages, SummaryError> {
-    let a = job.a;
-    let limit = page_limit(a, job.page_size)?;
-    let mut pager: Pager<Conversation> = Pager::new(limit.get());
-    let progress = o.err_is_terminal;
-    let clear = stderr::clear(progress);
-    let full = |s: &Summary| a.max.is_some_and(|m| s.coverage().loaded >= m);
-    let mut cut = false;
-    let mut failure: Option<ApiError> = None;
-    while let Some(cursor) = pager.next_request() {
-        let result = fetch(job, limit, cursor.as_deref(), clear, o).await;
-        let page = match result {
-            Ok(p) => p,
-            Err(e) => {
-                pager.failed();
-                failure = Some(e);
-                break;
-            }
-        };
-        let page_no = pager.pages() + 1;
-        let applied = pager.apply(page);
-        for b in &applied.bad_rows {
-            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, page_no));
-        }
-        summary.add_unreadable(applied.bad_rows.len() as u64);
-        for row in pager.drain_rows() {
-            if full(&summary) {
-                cut = true;
-                break;
-            }
-            summary.add(&row);
-            if let Some(s) = &mut since {
-                s.see(&row);
-            }
-        }
-        if full(&summary) {
-            cut |= pager.has_more();
-            break;
-        }
-        if progress {
-            say_progress(&summary, &pager, o);
-        }
-    }
-    let _ = write!(o.err, "{clear}");
-    Ok(ended(summary, since, &pager, cut, failure, o))
-}
-
-/// The progress line on stderr (a terminal): conversations counted, pages read.
-fn say_progress(summary: &Summary, pager: &Pager<Conversation>, o: &mut Output<'_>) {
-    let loaded = super::thousands(summary.coverage().loaded);
-    let line = stderr::progress_line(&loaded, "conversations", pager.pages(), pager.has_more());
-    let _ = write!(o.err, "{line}");
-}
-
-/// One page of the filter, its retries said on stderr.
-async fn fetch(
-    job: &Job<'_>,
-    limit: Limit,
-    cursor: Option<&str>,
-    clear: &str,
-    o: &mut Output<'_>,
-) -> Result<crate::api::Page<Conversation>, ApiError> {
-    let notes = std::sync::Mutex::new(Vec::<String>::new());
-    let on_retry = |n: crate::api::RetryNotice| {
-        if let Ok(mut v) = notes.lock() {
-            v.push(retry_line(&n));
-        }
-    };
-    let result = job
-        .client
-        .list::<_, Conversation>(job.base, limit, cursor, &on_retry)
-        .await;
-    for line in notes.into_inner().unwrap_or_default() {
-        let _ = writeln!(o.err, "{clear}{line}");
-    }
-    result
-}
-
-/// How the filter's walk ended: cut by `--max`, failed, or cut short by the service (partial
-/// too, and exit 5); the pager's warnings said.
-fn ended(
-    mut summary: Summary,
-    since: Option<crate::store::looks::SinceLook>,
-    pager: &Pager<Conversation>,
-    cut: bool,
-    failure: Option<ApiError>,
-    o: &mut Output<'_>,
-) -> WalkedPages {
-    let ended_early = !cut && failure.is_none() && pager.warnings().ended_early();
-    summary.set_more_available(cut || pager.has_more() || failure.is_some() || ended_early);
-    for w in pager.warnings().messages() {
-        if !w.contains("unreadable") {
-            let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
-        }
-    }
-    WalkedPages {
-        pages: pager.pages(),
-        since,
-        walked: Walked {
-            summary,
-            failure,
-            ended_early,
-        },
-    }
 }
 
 /// Adds `--since-last` to the output: a line under the table, a `since_last` member in the
