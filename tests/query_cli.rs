@@ -826,6 +826,7 @@ fn a_field_given_by_a_flag_and_the_query_names_the_flag() {
     let o = convo_at(&d, me, home.path(), now, "store = false", &args);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     says(&o, "--visitor-email b@example.com: visitor given twice");
+    says(&o, "in -q instead of --visitor-id and --visitor-email)");
 }
 
 /// `--explain` shows the query the flags and `-q` make together.

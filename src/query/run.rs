@@ -79,7 +79,7 @@ pub fn understood_with(
             .iter()
             .find(|(span, _)| span.contains(&e.at.start) || e.at.start == span.end);
         let e = match flag {
-            Some((_, f)) => from_flag(e, f),
+            Some((_, f)) => from_flag(e, f, flags),
             None => e,
         };
         ListError::Query(e.render(&text))
@@ -89,14 +89,20 @@ pub fn understood_with(
     Ok((parsed, resolved))
 }
 
-/// An error in a flag's term, naming the flag; a field given twice says to write both values
-/// in `-q` instead.
-fn from_flag(mut e: QueryError, f: &FlagTerm) -> QueryError {
+/// An error in a flag's term, naming the flag; a field given twice says to write its values
+/// in `-q` instead of the flags that give it (`flags`: all of them).
+fn from_flag(mut e: QueryError, f: &FlagTerm, flags: &[FlagTerm]) -> QueryError {
     e.found = format!("{}: {}", f.given(), e.found);
     if let Some(h) = &e.hint
         && h.starts_with("use ")
     {
-        e.hint = Some(format!("{h} in -q instead of {}", f.name));
+        let field = |t: &FlagTerm| t.term.split(':').next().map(str::to_string);
+        let names: Vec<&str> = flags
+            .iter()
+            .filter(|t| field(t) == field(f))
+            .map(|t| t.name)
+            .collect();
+        e.hint = Some(format!("{h} in -q instead of {}", names.join(" and ")));
     }
     e
 }
