@@ -135,6 +135,17 @@ pub fn conversation_filter(
 ) -> Result<ConversationFilter, FilterError> {
     let opt_uuid =
         |field, v: &Option<String>| v.as_deref().map(|s| parse_uuid(field, s)).transpose();
+    let given: Vec<&'static str> = [
+        ("--assignee", a.assignee.is_some()),
+        ("--unassigned", a.unassigned.is_some()),
+        ("--assignee-id", a.assignee_id.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, set)| set.then_some(name))
+    .collect();
+    if let [first, second, ..] = given[..] {
+        return Err(FilterError::AssigneeTwice(first, second));
+    }
     let assignee = match &a.assignee {
         Some(s) => Assignee::parse(s)?,
         None => Assignee::from_spec_params(a.unassigned, opt_uuid("assignee_id", &a.assignee_id)?)?
@@ -179,22 +190,26 @@ pub fn conversation_flag_terms(f: &ConversationFilterOptions) -> Vec<FlagTerm> {
     if let Some(s) = &f.site_id {
         t.push(term("--site-id", s, "site"));
     }
-    match (&f.assignee, f.unassigned, &f.assignee_id) {
-        (Some(x), _, _) if !x.trim().eq_ignore_ascii_case("any") => {
-            t.push(term("--assignee", x, "assignee"))
-        }
-        (_, Some(u), _) => t.push(FlagTerm {
+    // Each assignee flag given is a term: two of them are the parser's "given twice".
+    if let Some(x) = &f.assignee
+        && !x.trim().eq_ignore_ascii_case("any")
+    {
+        t.push(term("--assignee", x, "assignee"));
+    }
+    if let Some(u) = f.unassigned {
+        let term = if u {
+            "assignee:none"
+        } else {
+            "assignee:anyone"
+        };
+        t.push(FlagTerm {
             name: "--unassigned",
             value: Some(u.to_string()),
-            term: if u {
-                "assignee:none"
-            } else {
-                "assignee:anyone"
-            }
-            .into(),
-        }),
-        (_, _, Some(id)) => t.push(term("--assignee-id", id, "assignee")),
-        _ => {}
+            term: term.into(),
+        });
+    }
+    if let Some(id) = &f.assignee_id {
+        t.push(term("--assignee-id", id, "assignee"));
     }
     if let Some(v) = &f.visitor_id {
         t.push(term("--visitor-id", v, "visitor"));

@@ -827,6 +827,38 @@ fn a_field_given_by_a_flag_and_the_query_names_the_flag() {
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     says(&o, "--visitor-email b@example.com: visitor given twice");
     says(&o, "in -q instead of --visitor-id and --visitor-email)");
+    // Two assignee flags: with -q the parser's error, without it the filter's, each naming
+    // both flags and saying what to write; never clap's "cannot be used with".
+    let with_q = [
+        "list",
+        "conversations",
+        "-q",
+        "status:open",
+        "--assignee",
+        "none",
+        "--assignee-id",
+        &visitor,
+    ];
+    let o = convo_at(&d, me, home.path(), now, "store = false", &with_q);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(&o, "in -q instead of --assignee and --assignee-id)");
+    for command in ["list", "summary"] {
+        let args = [
+            command,
+            "conversations",
+            "--assignee",
+            "none",
+            "--unassigned",
+            "true",
+        ];
+        let o = convo_at(&d, me, home.path(), now, "store = false", &args);
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", err(&o));
+        says(
+            &o,
+            "--assignee and --unassigned both set the assignee: give one",
+        );
+        says(&o, "-q 'assignee:none,UUID'");
+    }
 }
 
 /// `--explain` shows the query the flags and `-q` make together.

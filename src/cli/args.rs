@@ -21,13 +21,13 @@ pub struct ConversationFilterArgs {
     #[arg(long, value_name = "STATUS", value_parser = ["open", "pending", "closed"])]
     pub status: Option<String>,
     /// Assignee: any, none (unassigned), anyone (assigned to any agent), or an agent's UUID.
-    #[arg(long, value_name = "any|none|anyone|UUID", conflicts_with_all = ["unassigned", "assignee_id"])]
+    #[arg(long, value_name = "any|none|anyone|UUID")]
     pub assignee: Option<String>,
     /// The spec's form of --assignee none / anyone.
     #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
     pub unassigned: Option<bool>,
-    /// The spec's form of --assignee UUID. Cannot be combined with --unassigned.
-    #[arg(long, value_name = "UUID", conflicts_with = "unassigned")]
+    /// The spec's form of --assignee UUID (one of the three assignee flags at most).
+    #[arg(long, value_name = "UUID")]
     pub assignee_id: Option<String>,
     /// Only conversations of this visitor.
     #[arg(long, value_name = "UUID")]
