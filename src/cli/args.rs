@@ -49,7 +49,7 @@ pub struct ConversationArgs {
     pub imminent: bool,
     /// Only conversations of the visitors with this e-mail (the term visitor:EMAIL): the
     /// service is asked for them (never the local store, which may be stale), each one's
-    /// conversations are walked and merged. Exits 2 when no visitor has it (without -q).
+    /// conversations are walked and merged. Exits 2 when no visitor has it.
     #[arg(long, value_name = "EMAIL")]
     pub visitor_email: Option<String>,
     /// Add each row's visitor (name, email, externalId, attributes) from the local store:
