@@ -957,6 +957,34 @@ fn with_visitor_joins_the_rows_of_a_query() {
             .ends_with("visitorKnown,visitorName,visitorEmail,visitorExternalId,visitorAttributes"),
         "{header}"
     );
+    // --breaching with --with-visitor (no -q) goes through the query: the rows of
+    // due:breaching, each with its visitor.
+    let clock = served(&d)
+        .iter()
+        .map(|c| c.updated_at)
+        .max()
+        .unwrap()
+        .to_string();
+    let args = [
+        &["list", "conversations", "--breaching", "--with-visitor"][..],
+        &jsonl,
+    ]
+    .concat();
+    let flagged = convo_at(&d, me, home.path(), &clock, "", &args);
+    ok(&flagged);
+    let args = [
+        &["list", "conversations", "-q", "due:breaching"][..],
+        &jsonl,
+    ]
+    .concat();
+    let pure = convo_at(&d, me, home.path(), &clock, "", &args);
+    ok(&pure);
+    assert!(!ids(&pure).is_empty());
+    assert_eq!(ids(&flagged), ids(&pure));
+    for line in String::from_utf8_lossy(&flagged.stdout).lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(row["visitor"]["id"], row["visitorId"], "{line}");
+    }
 }
 
 /// `summary -q` with a filter flag counts what the query with the flag's term counts, and
