@@ -965,20 +965,14 @@ fn with_visitor_joins_the_rows_of_a_query() {
         .max()
         .unwrap()
         .to_string();
-    let args = [
-        &["list", "conversations", "--breaching", "--with-visitor"][..],
-        &jsonl,
-    ]
-    .concat();
-    let flagged = convo_at(&d, me, home.path(), &clock, "", &args);
-    ok(&flagged);
-    let args = [
-        &["list", "conversations", "-q", "due:breaching"][..],
-        &jsonl,
-    ]
-    .concat();
-    let pure = convo_at(&d, me, home.path(), &clock, "", &args);
-    ok(&pure);
+    let at_clock = |line: &str| {
+        let args = [&common::words(line)[..], &jsonl].concat();
+        let o = convo_at(&d, me, home.path(), &clock, "", &args);
+        ok(&o);
+        o
+    };
+    let flagged = at_clock("list conversations --breaching --with-visitor");
+    let pure = at_clock("list conversations -q due:breaching");
     assert!(!ids(&pure).is_empty());
     assert_eq!(ids(&flagged), ids(&pure));
     for line in String::from_utf8_lossy(&flagged.stdout).lines() {
