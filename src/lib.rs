@@ -15,7 +15,8 @@
 //!   sla, api, text, testing]
 //! - The commands: [`list`] (`convo list`) with [`visitor_join`] (`--with-visitor`,
 //!   `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S` shares),
-//!   [`store_command`] (`convo store`). None imports another, nor `cli`. [list, summary:
+//!   [`store_command`] (`convo store`). None imports another (but `list`, its
+//!   `visitor_join`: the joined rows of `-q --with-visitor`), nor `cli`. [list, summary:
 //!   options, query, exit, output, store, config, pager, sla, api, text, testing;
 //!   visitor_join: options, query, exit, output, store, api; store_command: exit, output,
 //!   store, config, api, text]

@@ -252,14 +252,15 @@ async fn run(cli: Cli) -> u8 {
     code
 }
 
-/// `convo list conversations`: with `-q`, `--with-visitor`/`--visitor-email`, or plain.
+/// `convo list conversations`: with `-q` (or flags only a query combines), `--with-visitor`/
+/// `--visitor-email`, or plain.
 async fn list_conversations(
     client: &Client,
     a: &ConversationOptions,
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), convo::exit::ListError> {
-    if a.query.is_set() {
+    if a.needs_query() {
         list::query::conversations(client, a, cfg, o).await
     } else if a.with_visitor || a.visitor_email.is_some() {
         let store = open_store(cfg, o);

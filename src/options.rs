@@ -3,6 +3,7 @@
 //! top, builds them from the command line. Below the commands, above `query` and `api`.
 
 use crate::query::quote;
+pub use crate::query::run::FlagTerm;
 
 use crate::api::{
     Assignee, ConversationFilter, FilterError, Limit, Status, VisitorFilter, filter::parse_uuid,
@@ -134,6 +135,17 @@ pub fn conversation_filter(
 ) -> Result<ConversationFilter, FilterError> {
     let opt_uuid =
         |field, v: &Option<String>| v.as_deref().map(|s| parse_uuid(field, s)).transpose();
+    let given: Vec<&'static str> = [
+        ("--assignee", a.assignee.is_some()),
+        ("--unassigned", a.unassigned.is_some()),
+        ("--assignee-id", a.assignee_id.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, set)| set.then_some(name))
+    .collect();
+    if let [first, second, ..] = given[..] {
+        return Err(FilterError::AssigneeTwice(first, second));
+    }
     let assignee = match &a.assignee {
         Some(s) => Assignee::parse(s)?,
         None => Assignee::from_spec_params(a.unassigned, opt_uuid("assignee_id", &a.assignee_id)?)?
@@ -160,26 +172,96 @@ pub fn visitor_filter(a: &VisitorOptions) -> VisitorFilter {
     }
 }
 
+/// A flag with a value, as the term `field:value` (the value quoted when it must be).
+fn term(name: &'static str, value: &str, field: &str) -> FlagTerm {
+    FlagTerm {
+        name,
+        value: Some(value.to_string()),
+        term: format!("{field}:{}", quote(value.trim())),
+    }
+}
+
 /// The terms the conversations filter flags stand for.
-pub fn conversation_flag_terms(f: &ConversationFilterOptions) -> Vec<String> {
+pub fn conversation_flag_terms(f: &ConversationFilterOptions) -> Vec<FlagTerm> {
     let mut t = Vec::new();
     if let Some(s) = &f.status {
-        t.push(format!("status:{}", quote(s)));
+        t.push(term("--status", s, "status"));
     }
     if let Some(s) = &f.site_id {
-        t.push(format!("site:{}", quote(s)));
+        t.push(term("--site-id", s, "site"));
     }
-    match (&f.assignee, f.unassigned, &f.assignee_id) {
-        (Some(x), _, _) if !x.trim().eq_ignore_ascii_case("any") => {
-            t.push(format!("assignee:{}", quote(x)))
-        }
-        (_, Some(true), _) => t.push("assignee:none".into()),
-        (_, Some(false), _) => t.push("assignee:anyone".into()),
-        (_, _, Some(id)) => t.push(format!("assignee:{}", quote(id))),
-        _ => {}
+    // Each assignee flag given is a term: two of them are the parser's "given twice".
+    if let Some(x) = &f.assignee
+        && !x.trim().eq_ignore_ascii_case("any")
+    {
+        t.push(term("--assignee", x, "assignee"));
+    }
+    if let Some(u) = f.unassigned {
+        let term = if u {
+            "assignee:none"
+        } else {
+            "assignee:anyone"
+        };
+        t.push(FlagTerm {
+            name: "--unassigned",
+            value: Some(u.to_string()),
+            term: term.into(),
+        });
+    }
+    if let Some(id) = &f.assignee_id {
+        t.push(term("--assignee-id", id, "assignee"));
     }
     if let Some(v) = &f.visitor_id {
-        t.push(format!("visitor:{}", quote(v)));
+        t.push(term("--visitor-id", v, "visitor"));
     }
     t
+}
+
+impl ConversationOptions {
+    /// The terms every filter flag of `list conversations` stands for: the filters, then
+    /// `--breaching` / `--imminent` (`due:`) and `--visitor-email` (`visitor:`).
+    pub fn flag_terms(&self) -> Vec<FlagTerm> {
+        let mut t = conversation_flag_terms(&self.filter);
+        let due = match (self.breaching, self.imminent) {
+            (true, true) => Some(("--breaching --imminent", "due:breaching,imminent")),
+            (true, false) => Some(("--breaching", "due:breaching")),
+            (false, true) => Some(("--imminent", "due:imminent")),
+            (false, false) => None,
+        };
+        if let Some((name, due)) = due {
+            t.push(FlagTerm {
+                name,
+                value: None,
+                term: due.into(),
+            });
+        }
+        if let Some(e) = &self.visitor_email {
+            t.push(term("--visitor-email", e, "visitor"));
+        }
+        t
+    }
+
+    /// Whether the rows must be asked for through a query: `-q` or `--explain`, or flags that
+    /// only a query combines (`--breaching`/`--imminent` with `--visitor-email` or
+    /// `--with-visitor`; `--visitor-email` with `--visitor-id`).
+    pub fn needs_query(&self) -> bool {
+        let due = self.breaching || self.imminent;
+        self.query.is_set()
+            || (due && (self.visitor_email.is_some() || self.with_visitor))
+            || (self.visitor_email.is_some() && self.filter.visitor_id.is_some())
+    }
+}
+
+impl VisitorOptions {
+    /// The terms `--email` and `--external-id` stand for.
+    pub fn flag_terms(&self) -> Vec<FlagTerm> {
+        let mut t = Vec::new();
+        if let Some(e) = &self.email {
+            t.push(term("--email", e, "email"));
+        }
+        if let Some(x) = &self.external_id {
+            t.push(term("--external-id", x, "external_id"));
+        }
+        t
+    }
 }

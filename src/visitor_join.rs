@@ -28,7 +28,7 @@ const VISITOR_CSV: &[&str] = &[
 ];
 
 /// Writes rows in the chosen format, joined with their visitors when asked.
-struct Printer<'s> {
+pub(crate) struct Printer<'s> {
     fmt: Format,
     csv: CsvStyle,
     /// `--with-visitor`: the store to read (`None`: none could be opened, every row unknown).
@@ -50,7 +50,7 @@ fn quiet(r: std::io::Result<()>) -> Result<bool, ListError> {
 }
 
 impl<'s> Printer<'s> {
-    fn new(fmt: Format, csv: CsvStyle, join: Option<Option<&'s Store>>) -> Self {
+    pub(crate) fn new(fmt: Format, csv: CsvStyle, join: Option<Option<&'s Store>>) -> Self {
         Printer {
             fmt,
             csv,
@@ -72,7 +72,7 @@ impl<'s> Printer<'s> {
             .clone()
     }
 
-    fn start(&mut self, out: &mut dyn Write) -> Result<(), ListError> {
+    pub(crate) fn start(&mut self, out: &mut dyn Write) -> Result<bool, ListError> {
         let ok = match self.fmt {
             Format::Csv => {
                 let mut l = String::new();
@@ -92,48 +92,55 @@ impl<'s> Printer<'s> {
             _ => true,
         };
         self.open = ok;
-        Ok(())
+        Ok(ok)
     }
 
     fn rows(&mut self, rows: &[Conversation], out: &mut dyn Write) -> Result<(), ListError> {
-        let joined = self.join.is_some();
         for c in rows {
-            if !self.open {
+            if !self.row(c, out)? {
                 return Ok(());
-            }
-            self.printed += 1;
-            let v = if joined {
-                let v = self.visitor(c.visitor_id);
-                if v.is_none() {
-                    self.unknown += 1;
-                }
-                v
-            } else {
-                None
-            };
-            let mut line: Vec<u8> = Vec::with_capacity(320);
-            match self.fmt {
-                Format::Json | Format::Jsonl => self.json_line(c, v.as_ref(), &mut line)?,
-                Format::Csv => line = self.csv_line(c, v).into_bytes(),
-                Format::Table => {
-                    let mut cells = c.table_cells();
-                    if let Some(name) = v.as_ref().and_then(|v| v.display_name())
-                        && let Some(cell) = cells.get_mut(3)
-                    {
-                        *cell = name.to_string();
-                    }
-                    self.table.push(cells);
-                    continue;
-                }
-            }
-            if !quiet(out.write_all(&line))? {
-                self.open = false;
             }
         }
         if self.open && !quiet(out.flush())? {
             self.open = false;
         }
         Ok(())
+    }
+
+    /// Writes one row (a table's is kept for the end); `false` when stdout is closed.
+    pub(crate) fn row(&mut self, c: &Conversation, out: &mut dyn Write) -> Result<bool, ListError> {
+        if !self.open {
+            return Ok(false);
+        }
+        self.printed += 1;
+        let v = if self.join.is_some() {
+            let v = self.visitor(c.visitor_id);
+            if v.is_none() {
+                self.unknown += 1;
+            }
+            v
+        } else {
+            None
+        };
+        let mut line: Vec<u8> = Vec::with_capacity(320);
+        match self.fmt {
+            Format::Json | Format::Jsonl => self.json_line(c, v.as_ref(), &mut line)?,
+            Format::Csv => line = self.csv_line(c, v).into_bytes(),
+            Format::Table => {
+                let mut cells = c.table_cells();
+                if let Some(name) = v.as_ref().and_then(|v| v.display_name())
+                    && let Some(cell) = cells.get_mut(3)
+                {
+                    *cell = name.to_string();
+                }
+                self.table.push(cells);
+                return Ok(true);
+            }
+        }
+        if !quiet(out.write_all(&line))? {
+            self.open = false;
+        }
+        Ok(self.open)
     }
 
     /// A row's JSON (with `"visitor"` when joined), terminal-safe, into `line`.
@@ -206,7 +213,7 @@ impl<'s> Printer<'s> {
         l
     }
 
-    fn finish(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+    pub(crate) fn finish(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
         if self.open {
             match self.fmt {
                 Format::Json => {

@@ -692,3 +692,440 @@ fn the_browser_runs_a_union_query() {
     t.send(b"q");
     assert_eq!(t.wait_exit(std::time::Duration::from_secs(10)), Some(0));
 }
+
+/// `convo ARGS` against `d` in the home `home`, with `agent_id = me`, a first-response target
+/// and the clock at `now` (the same instant for every run, so `due:` compares), and `extra`
+/// lines in the config.
+fn convo_at(
+    d: &Demo,
+    me: Uuid,
+    home: &std::path::Path,
+    now: &str,
+    extra: &str,
+    args: &[&str],
+) -> std::process::Output {
+    let cfg = home.join("config.toml");
+    std::fs::write(
+        &cfg,
+        format!("agent_id = \"{me}\"\n{extra}\n[sla]\nfirst_response = \"1m\"\nwarn_at = 0.5\n"),
+    )
+    .unwrap();
+    convo_cmd(home)
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_CONFIG", &cfg)
+        .env("CONVO_NOW", now)
+        .arg("--base-url")
+        .arg(d.url())
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+/// Every filter flag is the term it means: a flag mixed with `-q` lists exactly the rows of
+/// the query that writes that term itself (ids compared, in order), and never an empty list.
+#[test]
+fn each_flag_mixed_with_a_query_lists_the_rows_of_the_pure_query() {
+    let (d, me) = demo(600, 40);
+    let rows = served(&d);
+    let home = tempfile::tempdir().unwrap();
+    // The demo's clock: its newest update (its live queue's ages are measured from there).
+    let now = rows.iter().map(|c| c.updated_at).max().unwrap().to_string();
+    let site = d.s().data().sites[0].to_string();
+    // A visitor with an e-mail and conversations, and its id.
+    let (email, visitor) = d
+        .s()
+        .data()
+        .visitors
+        .iter()
+        .filter(|v| rows.iter().filter(|c| c.visitor_id == v.id).count() >= 2)
+        .find_map(|v| Some((v.email.clone()?, v.id.to_string())))
+        .expect("a visitor with an e-mail and conversations");
+    // (-q, the flags, the query that writes the flags' terms itself)
+    let cases = [
+        (
+            "assignee:none",
+            "--status open",
+            "assignee:none status:open".to_string(),
+        ),
+        (
+            "status:open,pending",
+            &format!("--site-id {site}"),
+            format!("status:open,pending site:{site}"),
+        ),
+        (
+            "status:open,pending",
+            "--assignee none",
+            "status:open,pending assignee:none".into(),
+        ),
+        (
+            "status:open,pending",
+            "--unassigned false",
+            "status:open,pending assignee:anyone".into(),
+        ),
+        (
+            "-status:closed",
+            &format!("--assignee-id {me}"),
+            format!("-status:closed assignee:{me}"),
+        ),
+        (
+            "-status:closed",
+            &format!("--visitor-id {visitor}"),
+            format!("-status:closed visitor:{visitor}"),
+        ),
+        (
+            "-status:closed",
+            &format!("--visitor-email {email}"),
+            format!("-status:closed visitor:{email}"),
+        ),
+        (
+            "-status:pending",
+            "--breaching",
+            "-status:pending due:breaching".into(),
+        ),
+        (
+            "-status:pending",
+            "--imminent",
+            "-status:pending due:imminent".into(),
+        ),
+        (
+            "idle:>1m",
+            "--breaching --imminent",
+            "idle:>1m due:breaching,imminent".into(),
+        ),
+    ];
+    let jsonl = ["--all", "--format", "jsonl"];
+    for (q, flags, pure) in &cases {
+        let flags = common::words(flags);
+        let args = [&["list", "conversations", "-q", q][..], &flags, &jsonl].concat();
+        let mixed = convo_at(&d, me, home.path(), &now, "store = false", &args);
+        let case = format!("-q {q:?} {}", flags.join(" "));
+        assert!(mixed.status.success(), "{case}: {}", err(&mixed));
+        let args = [&["list", "conversations", "-q", pure][..], &jsonl].concat();
+        let alone = convo_at(&d, me, home.path(), &now, "store = false", &args);
+        assert!(alone.status.success(), "{pure}: {}", err(&alone));
+        assert!(
+            !ids(&alone).is_empty(),
+            "{pure}: no row, the case proves nothing"
+        );
+        assert_eq!(ids(&mixed), ids(&alone), "{case} against -q {pure:?}");
+        if pure.contains("due:") {
+            // As without -q, each row says its due_secs (the plain walk's, for the same id).
+            let due = |o: &std::process::Output| -> Vec<(String, i64)> {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                text.lines()
+                    .map(|l| {
+                        let v: Value = serde_json::from_str(l).unwrap();
+                        let secs = v["due_secs"].as_i64();
+                        (v["id"].as_str().unwrap().to_string(), secs.expect(l))
+                    })
+                    .collect()
+            };
+            let plain = [
+                &["list", "conversations", "--breaching", "--imminent"][..],
+                &jsonl,
+            ];
+            let plain = convo_at(&d, me, home.path(), &now, "store = false", &plain.concat());
+            ok(&plain);
+            let plain = due(&plain);
+            for (id, secs) in due(&mixed) {
+                assert!(plain.contains(&(id.clone(), secs)), "{case}: {id} {secs}");
+            }
+        }
+    }
+}
+
+/// A field given by a flag and by `-q` is the error of a field given twice: exit 2 before any
+/// request, the flag named, and what to write instead; on `summary` too.
+#[test]
+fn a_field_given_by_a_flag_and_the_query_names_the_flag() {
+    let (d, me) = demo(60, 10);
+    let home = tempfile::tempdir().unwrap();
+    let now = "2026-11-25T12:00:00Z";
+    let visitor = d.s().data().visitors[0].id.to_string();
+    let cases = [
+        (
+            "list",
+            "status:pending",
+            "--status open",
+            "use status:pending,open in -q instead of --status",
+        ),
+        (
+            "list",
+            "due:imminent",
+            "--breaching",
+            "use due:imminent,breaching in -q instead of --breaching",
+        ),
+        (
+            "list",
+            "visitor:a@example.com",
+            &format!("--visitor-id {visitor}"),
+            "instead of --visitor-id",
+        ),
+        (
+            "list",
+            "visitor:a@example.com",
+            "--visitor-email b@example.com",
+            "use visitor:a@example.com,b@example.com in -q instead of --visitor-email",
+        ),
+        (
+            "list",
+            "assignee:me",
+            "--unassigned true",
+            "use assignee:me,none in -q instead of --unassigned",
+        ),
+        (
+            "summary",
+            "status:pending",
+            "--status open",
+            "use status:pending,open in -q instead of --status",
+        ),
+    ];
+    for (command, q, flags, hint) in cases {
+        let before = d.requests();
+        let args = [
+            &[command, "conversations", "-q", q][..],
+            &common::words(flags),
+        ]
+        .concat();
+        let o = convo_at(&d, me, home.path(), now, "store = false", &args);
+        let case = format!("{command} -q {q:?} {flags}");
+        assert_eq!(o.status.code(), Some(2), "{case}: {}", err(&o));
+        let e = err(&o);
+        assert!(
+            e.contains(&format!("{flags}: ")),
+            "{case}: the flag is named: {e}"
+        );
+        assert!(e.contains("given twice"), "{case}: {e}");
+        assert!(e.contains(hint), "{case}: {e}");
+        assert!(!e.contains("cannot be used with"), "{case}: {e}");
+        assert_eq!(d.requests(), before, "{case}: no request");
+    }
+    // Without -q too: two flags for one field are the same error, not clap's.
+    let args = [
+        "list",
+        "conversations",
+        "--visitor-id",
+        &visitor,
+        "--visitor-email",
+        "b@example.com",
+    ];
+    let o = convo_at(&d, me, home.path(), now, "store = false", &args);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(&o, "--visitor-email b@example.com: visitor given twice");
+    says(&o, "in -q instead of --visitor-id and --visitor-email)");
+    // Two assignee flags: with -q the parser's error, without it the filter's, each naming
+    // both flags and saying what to write; never clap's "cannot be used with".
+    let with_q = [
+        "list",
+        "conversations",
+        "-q",
+        "status:open",
+        "--assignee",
+        "none",
+        "--assignee-id",
+        &visitor,
+    ];
+    let o = convo_at(&d, me, home.path(), now, "store = false", &with_q);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(&o, "in -q instead of --assignee and --assignee-id)");
+    for command in ["list", "summary"] {
+        let args = [
+            command,
+            "conversations",
+            "--assignee",
+            "none",
+            "--unassigned",
+            "true",
+        ];
+        let o = convo_at(&d, me, home.path(), now, "store = false", &args);
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", err(&o));
+        says(
+            &o,
+            "--assignee and --unassigned both set the assignee: give one",
+        );
+        says(&o, "-q 'assignee:none,UUID'");
+    }
+}
+
+/// `--explain` shows the query the flags and `-q` make together.
+#[test]
+fn explain_shows_the_flags_in_the_query() {
+    let (d, me) = demo(60, 10);
+    let home = tempfile::tempdir().unwrap();
+    let args = common::words(
+        "list conversations -q -status:closed --breaching --unassigned true --explain",
+    );
+    let o = convo_at(
+        &d,
+        me,
+        home.path(),
+        "2026-11-25T12:00:00Z",
+        "store = false",
+        &args,
+    );
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    common::assert_has(&out, "query: -status:closed assignee:none due:breaching\n");
+    // due: measures waiting conversations: only those are asked for, as --breaching alone does.
+    common::assert_has(&out, "GET /v1/conversations?status=open&unassigned=true\n");
+    common::assert_has(
+        &out,
+        "from the flags: assignee:none (--unassigned true), due:breaching (--breaching)",
+    );
+}
+
+/// `--with-visitor` is an output option: with `-q` (a union of two streams) each row carries
+/// its visitor from the local store, and the rows are the query's.
+#[test]
+fn with_visitor_joins_the_rows_of_a_query() {
+    let (d, me) = demo(200, 30);
+    let home = tempfile::tempdir().unwrap();
+    let now = "2026-11-25T12:00:00Z";
+    // The store learns the visitors.
+    let o = convo_at(&d, me, home.path(), now, "", &["list", "visitors", "--all"]);
+    ok(&o);
+    let q = "status:open,pending assignee:none,me";
+    let jsonl = ["--all", "--format", "jsonl"];
+    let alone = convo_at(
+        &d,
+        me,
+        home.path(),
+        now,
+        "",
+        &[&["list", "conversations", "-q", q][..], &jsonl].concat(),
+    );
+    ok(&alone);
+    let args = [
+        &["list", "conversations", "-q", q, "--with-visitor"][..],
+        &jsonl,
+    ]
+    .concat();
+    let joined = convo_at(&d, me, home.path(), now, "", &args);
+    ok(&joined);
+    assert!(!ids(&alone).is_empty());
+    assert_eq!(ids(&joined), ids(&alone));
+    let visitors = &d.s().data().visitors;
+    for line in String::from_utf8_lossy(&joined.stdout).lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        let v = visitors
+            .iter()
+            .find(|v| row["visitorId"] == v.id.to_string())
+            .expect("a visitor of the demo");
+        assert_eq!(row["visitor"]["id"], v.id.to_string(), "{line}");
+        assert_eq!(row["visitor"]["name"].as_str(), v.name.as_deref(), "{line}");
+        assert_eq!(
+            row["visitor"]["email"].as_str(),
+            v.email.as_deref(),
+            "{line}"
+        );
+    }
+    // CSV: the visitor's columns after the row's.
+    let args = [
+        "list",
+        "conversations",
+        "-q",
+        q,
+        "--with-visitor",
+        "--format",
+        "csv",
+        "--max",
+        "3",
+    ];
+    let csv = convo_at(&d, me, home.path(), now, "", &args);
+    ok(&csv);
+    let header = String::from_utf8_lossy(&csv.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        header
+            .ends_with("visitorKnown,visitorName,visitorEmail,visitorExternalId,visitorAttributes"),
+        "{header}"
+    );
+    // --breaching with --with-visitor (no -q) goes through the query: the rows of
+    // due:breaching, each with its visitor.
+    let clock = served(&d)
+        .iter()
+        .map(|c| c.updated_at)
+        .max()
+        .unwrap()
+        .to_string();
+    let at_clock = |line: &str| {
+        let args = [&common::words(line)[..], &jsonl].concat();
+        let o = convo_at(&d, me, home.path(), &clock, "", &args);
+        ok(&o);
+        o
+    };
+    let flagged = at_clock("list conversations --breaching --with-visitor");
+    let pure = at_clock("list conversations -q due:breaching");
+    assert!(!ids(&pure).is_empty());
+    assert_eq!(ids(&flagged), ids(&pure));
+    for line in String::from_utf8_lossy(&flagged.stdout).lines() {
+        let row: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(row["visitor"]["id"], row["visitorId"], "{line}");
+    }
+}
+
+/// `summary -q` with a filter flag counts what the query with the flag's term counts, and
+/// carries the query they make together.
+#[test]
+fn summary_flags_mix_with_a_query() {
+    let (d, me) = demo(400, 40);
+    let site = d.s().data().sites[0].to_string();
+    let json = |args: &[&str]| -> Value {
+        let o = summary(&d, me, &[args, &["--format", "json"][..]].concat());
+        ok(&o);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let mixed = json(&[
+        "-q",
+        "status:open,pending",
+        "--site-id",
+        &site,
+        "--by",
+        "assignee",
+    ]);
+    let pure = json(&[
+        "-q",
+        &format!("status:open,pending site:{site}"),
+        "--by",
+        "assignee",
+    ]);
+    assert_eq!(mixed["query"], pure["query"]);
+    // Each bucket's count (their ages move with the clock between the two runs).
+    let counts = |v: &Value| -> Vec<(Value, Value)> {
+        let buckets = v["buckets"].as_array().unwrap();
+        buckets
+            .iter()
+            .map(|b| (b["key"].clone(), b["count"].clone()))
+            .collect()
+    };
+    assert_eq!(counts(&mixed), counts(&pure));
+    let want = served(&d)
+        .iter()
+        .filter(|c| c.site_id.to_string() == site && c.status != "closed")
+        .count();
+    assert!(want > 0);
+    assert_eq!(mixed["loaded"], want as u64);
+}
+
+/// `--visitor-email` with `-q` keeps its word: an e-mail no visitor has exits 2 and says so,
+/// before any conversation is asked for.
+#[test]
+fn a_visitor_email_nobody_has_exits_2_with_a_query() {
+    let (d, me) = demo(60, 10);
+    let o = list_q(
+        &d,
+        me,
+        "status:open",
+        "--visitor-email nobody@nowhere.example",
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(&o, "no visitor has the e-mail \"nobody@nowhere.example\"");
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

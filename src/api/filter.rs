@@ -27,6 +27,13 @@ pub enum FilterError {
         "--unassigned and --assignee-id cannot be used together (the service's combination is undefined)"
     )]
     AssigneeConflict,
+    /// Two of `--assignee`, `--unassigned`, `--assignee-id` (one field, given twice).
+    #[error(
+        "{0} and {1} both set the assignee: give one (--assignee none is --unassigned true, \
+         --assignee UUID is --assignee-id UUID), or several values in one query: \
+         -q 'assignee:none,UUID'"
+    )]
+    AssigneeTwice(&'static str, &'static str),
 }
 
 /// Parses a UUID filter field, naming the field in the error. Surrounding blanks are ignored.

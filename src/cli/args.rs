@@ -21,13 +21,13 @@ pub struct ConversationFilterArgs {
     #[arg(long, value_name = "STATUS", value_parser = ["open", "pending", "closed"])]
     pub status: Option<String>,
     /// Assignee: any, none (unassigned), anyone (assigned to any agent), or an agent's UUID.
-    #[arg(long, value_name = "any|none|anyone|UUID", conflicts_with_all = ["unassigned", "assignee_id"])]
+    #[arg(long, value_name = "any|none|anyone|UUID")]
     pub assignee: Option<String>,
     /// The spec's form of --assignee none / anyone.
     #[arg(long, value_name = "BOOL", value_parser = clap::value_parser!(bool))]
     pub unassigned: Option<bool>,
-    /// The spec's form of --assignee UUID. Cannot be combined with --unassigned.
-    #[arg(long, value_name = "UUID", conflicts_with = "unassigned")]
+    /// The spec's form of --assignee UUID (one of the three assignee flags at most).
+    #[arg(long, value_name = "UUID")]
     pub assignee_id: Option<String>,
     /// Only conversations of this visitor.
     #[arg(long, value_name = "UUID")]
@@ -38,22 +38,24 @@ pub struct ConversationFilterArgs {
 pub struct ConversationArgs {
     #[command(flatten)]
     pub filter: ConversationFilterArgs,
-    /// Only waiting conversations (open, unassigned) past the first_response target of [sla]:
-    /// walks every page (filtered here) and adds due_secs (negative: overdue) and a DUE column.
+    /// Only waiting conversations (open, unassigned) past the first_response target of [sla]
+    /// (the term due:breaching): walks every page (filtered here) and adds due_secs
+    /// (negative: overdue) and a DUE column (not with --with-visitor, which adds its own).
     #[arg(long)]
     pub breaching: bool,
     /// Only waiting conversations past warn_at of the first_response target, not past it
-    /// (with --breaching: both).
+    /// (due:imminent; with --breaching: both).
     #[arg(long)]
     pub imminent: bool,
-    /// Only conversations of the visitors with this e-mail: the service is asked for them
-    /// (never the local store, which may be stale), each one's conversations are walked and
-    /// merged newest first. Exits 2 when no visitor has it.
-    #[arg(long, value_name = "EMAIL", conflicts_with_all = ["visitor_id", "breaching", "imminent"])]
+    /// Only conversations of the visitors with this e-mail (the term visitor:EMAIL): the
+    /// service is asked for them (never the local store, which may be stale), each one's
+    /// conversations are walked and merged. Exits 2 when no visitor has it.
+    #[arg(long, value_name = "EMAIL")]
     pub visitor_email: Option<String>,
     /// Add each row's visitor (name, email, externalId, attributes) from the local store:
     /// `"visitor": null` (json/jsonl) or visitorKnown false (csv) when it is not known yet.
-    #[arg(long, conflicts_with_all = ["breaching", "imminent"])]
+    /// An output option: it works with -q and any filter.
+    #[arg(long)]
     pub with_visitor: bool,
     #[command(flatten)]
     pub query: QueryArgs,
@@ -65,20 +67,20 @@ pub struct ConversationArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct QueryArgs {
     /// A query (see "Queries" in the README), e.g. 'status:open,pending assignee:none,me
-    /// -site:Careers age:>10m'. Filter flags given too become terms of it. A query that starts
-    /// with - is taken as one: -q '-status:closed'.
+    /// -site:Careers age:>10m'. Filter flags given too become terms of it (--status open is
+    /// status:open, --breaching due:breaching, --visitor-email E visitor:E); a field given by
+    /// both is an error. A query that starts with - is taken as one: -q '-status:closed'.
     #[arg(
         short = 'q',
         long = "query",
         value_name = "QUERY",
-        allow_hyphen_values = true,
-        conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"]
+        allow_hyphen_values = true
     )]
     pub text: Option<String>,
-    /// Print the plan instead of the rows: each request (stream) convo would send, what it
-    /// checks itself on every row, and why. No list request is sent (visitor: e-mails are
-    /// looked up).
-    #[arg(long, conflicts_with_all = ["breaching", "imminent", "visitor_email", "with_visitor"])]
+    /// Print the plan instead of the rows: the query (-q and the flags' terms), each request
+    /// (stream) convo would send, what it checks itself on every row, and why. No list
+    /// request is sent (visitor: e-mails are looked up).
+    #[arg(long)]
     pub explain: bool,
 }
 

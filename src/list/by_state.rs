@@ -127,8 +127,9 @@ pub async fn conversations(
     w.end(o, pages.pager())
 }
 
-/// The kept rows with their `due_secs` (json, jsonl, csv) or DUE column (the table).
-struct DueRows {
+/// The kept rows with their `due_secs` (json, jsonl, csv) or DUE column (the table); the
+/// query's walk (`--breaching -q …`) writes its rows with it too.
+pub(crate) struct DueRows {
     fmt: Format,
     csv: CsvStyle,
     /// No JSON row written yet.
@@ -138,7 +139,7 @@ struct DueRows {
 }
 
 impl DueRows {
-    fn new(fmt: Format, csv: CsvStyle, progress: bool) -> DueRows {
+    pub(crate) fn new(fmt: Format, csv: CsvStyle, progress: bool) -> DueRows {
         DueRows {
             fmt,
             csv,
@@ -148,8 +149,13 @@ impl DueRows {
         }
     }
 
+    /// Whether stdout still takes rows.
+    pub(crate) fn is_open(&self) -> bool {
+        self.tally.open
+    }
+
     /// The CSV header (with `due_secs`) or JSON's `[`.
-    fn begin(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+    pub(crate) fn begin(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
         if self.fmt == Format::Csv {
             let mut h = Conversation::CSV_HEADER.join(",");
             h.push_str(",due_secs\n");
@@ -182,12 +188,7 @@ impl DueRows {
             if max.is_some_and(|m| self.tally.printed >= m) {
                 return Ok(false);
             }
-            self.tally.printed += 1;
-            let Some(line) = self.line(&row, &due)? else {
-                continue;
-            };
-            if !pipe(o.out.write_all(line.as_bytes()))? {
-                self.tally.open = false;
+            if !self.row(o, &row, &due)? {
                 break;
             }
         }
@@ -195,6 +196,22 @@ impl DueRows {
             self.tally.open = false;
         }
         Ok(true)
+    }
+
+    /// Prints one row (a table's is kept for the end); `false` when stdout is closed.
+    pub(crate) fn row(
+        &mut self,
+        o: &mut Output<'_>,
+        row: &Conversation,
+        due: &Due,
+    ) -> Result<bool, ListError> {
+        self.tally.printed += 1;
+        if let Some(line) = self.line(row, due)?
+            && !pipe(o.out.write_all(line.as_bytes()))?
+        {
+            self.tally.open = false;
+        }
+        Ok(self.tally.open)
     }
 
     /// One row's line; `None` for the table, which keeps its cells for the end.
@@ -237,28 +254,36 @@ impl DueRows {
     /// JSON's `]` or the aligned table with its DUE column, then the walk's warnings.
     fn end(self, o: &mut Output<'_>, pager: &Pager<Conversation>) -> Result<(), ListError> {
         let _ = write!(o.err, "{}", stderr::clear(self.tally.progress));
-        if self.tally.open {
-            match self.fmt {
-                Format::Json => {
-                    let end = if self.first {
-                        b"]\n" as &[u8]
-                    } else {
-                        b"\n]\n"
-                    };
-                    pipe(o.out.write_all(end))?;
-                }
-                Format::Table => {
-                    let mut cols: Vec<TableCol> = Conversation::TABLE.to_vec();
-                    cols.push(TableCol::new("DUE", 12, 12).kept());
-                    pipe(o.table(&cols, &self.table))?;
-                }
-                _ => {}
-            }
-        }
+        self.finish(o)?;
         Tally::warnings(o, pager);
         if self.tally.bad_rows > 0 {
             return Err(ListError::BadRows(self.tally.bad_rows));
         }
+        Ok(())
+    }
+
+    /// Flushes, then JSON's `]` or the aligned table with its DUE column.
+    pub(crate) fn finish(&self, o: &mut Output<'_>) -> Result<(), ListError> {
+        if !self.tally.open {
+            return Ok(());
+        }
+        match self.fmt {
+            Format::Json => {
+                let end = if self.first {
+                    b"]\n" as &[u8]
+                } else {
+                    b"\n]\n"
+                };
+                pipe(o.out.write_all(end))?;
+            }
+            Format::Table => {
+                let mut cols: Vec<TableCol> = Conversation::TABLE.to_vec();
+                cols.push(TableCol::new("DUE", 12, 12).kept());
+                pipe(o.table(&cols, &self.table))?;
+            }
+            _ => {}
+        }
+        pipe(o.out.flush())?;
         Ok(())
     }
 }

@@ -7,35 +7,42 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::RowWriter;
+use super::by_state::DueRows;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor};
 use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
-use crate::options::{CommonOptions, ConversationOptions, VisitorOptions, conversation_flag_terms};
+use crate::options::{CommonOptions, ConversationOptions, FlagTerm, VisitorOptions};
 use crate::output::{CsvStyle, Output, Printable, stderr};
+use crate::query::Query;
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
-use crate::query::run::{Keeper, lookup, query_text, resolve_emails, understood_with};
-use crate::query::{Query, quote};
+use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
+use crate::visitor_join::Printer;
 
-/// Parses and resolves `text` (the query as written, and resolved), or the error with its
-/// caret.
-fn understood(text: &str, resource: Resource, cfg: &Config) -> Result<(Query, Query), ListError> {
+/// Parses and resolves `-q` with the flags' terms (the query as written, and resolved), or
+/// the error with its caret.
+fn understood(
+    q: Option<&str>,
+    flags: &[FlagTerm],
+    resource: Resource,
+    cfg: &Config,
+) -> Result<(Query, Query), ListError> {
     let names = Names {
         agent_id: cfg.query.agent_id,
         aliases: &cfg.aliases,
         sla: &cfg.sla,
     };
-    understood_with(text, resource, &names)
+    understood_with(q, flags, resource, &names)
 }
 
 /// What `--explain` adds to a plan: the query as written, the flags' terms, what `me` is.
-fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[String], cfg: &Config) {
+fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[FlagTerm], cfg: &Config) {
     plan.query = parsed.to_string();
     let mut notes = Vec::new();
     if !flags.is_empty() {
-        notes.push(format!("from the flags: {}", flags.join(" ")));
+        notes.push(from_the_flags(flags));
     }
     let says_me = parsed.terms.iter().any(|t| {
         matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
@@ -57,26 +64,28 @@ pub async fn conversations(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    let flags = conversation_flag_terms(&args.filter);
-    let text = query_text(args.query.text.as_deref(), flags.clone());
-    let (parsed, q) = understood(&text, Resource::Conversations, cfg)?;
+    let flags = args.flag_terms();
+    let (parsed, q) = understood(
+        args.query.text.as_deref(),
+        &flags,
+        Resource::Conversations,
+        cfg,
+    )?;
     let limit = args.common.limit_or(cfg.page_size)?;
-    let wanted = plan::emails_to_resolve(&q);
-    // The store: for the checks on visitor fields, and to keep the visitors an e-mail finds.
-    let mut store = if !wanted.is_empty() || needs_visitor(&q) {
-        crate::store::open_for_command(cfg, o.err)
-    } else {
-        None
-    };
-    let mut keeper = Keeper::new(store.as_mut());
-    let emails = resolve_emails(client, &wanted, &mut keeper).await;
-    keeper.finish(o.err);
-    let mut plan = plan::conversations(&q, &emails?, cfg.query.max_streams);
+    let (emails, store) = emails_and_store(client, args, &q, cfg, o).await?;
+    let mut plan = plan::conversations(&q, &emails, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
         return explain(&plan, cfg, o);
     }
-    let filter = Filter::new(&plan.terms(), context(cfg)?);
+    // `--visitor-email` keeps its word with -q too: no visitor with it exits 2.
+    if let Some(e) = args.visitor_email.as_deref().map(str::trim)
+        && emails.get(&e.to_lowercase()).is_none_or(Vec::is_empty)
+    {
+        return Err(ListError::NoVisitor(e.to_string()));
+    }
+    let now = now()?;
+    let filter = Filter::new(&plan.terms(), context(cfg, now));
     let mut known: HashMap<Uuid, Option<VisitorInfo>> = HashMap::new();
     let mut pass = |c: &Conversation| {
         if !filter.needs_visitor() {
@@ -87,7 +96,65 @@ pub async fn conversations(
             .or_insert_with(|| lookup(store.as_ref(), c.visitor_id));
         filter.conversation(c, v.as_ref())
     };
-    run(client, &plan, limit, &args.common, o, &mut pass).await
+    let mut sink = sink(args, cfg, store.as_ref(), now, o);
+    run(
+        client,
+        &plan,
+        limit,
+        &args.common,
+        o,
+        &mut pass,
+        sink.as_mut(),
+    )
+    .await
+}
+
+/// The visitors of the query's e-mails, asked of the service, and the store (opened for the
+/// checks on visitor fields, to keep the visitors an e-mail finds, and for `--with-visitor`).
+async fn emails_and_store(
+    client: &Client,
+    args: &ConversationOptions,
+    q: &Query,
+    cfg: &Config,
+    o: &mut Output<'_>,
+) -> Result<(plan::Emails, Option<crate::store::Store>), ListError> {
+    let wanted = plan::emails_to_resolve(q);
+    let mut store = if !wanted.is_empty() || needs_visitor(q) || args.with_visitor {
+        crate::store::open_for_command(cfg, o.err)
+    } else {
+        None
+    };
+    let mut keeper = Keeper::new(store.as_mut());
+    let emails = resolve_emails(client, &wanted, &mut keeper).await;
+    keeper.finish(o.err);
+    Ok((emails?, store))
+}
+
+/// Where the rows go: with `--with-visitor` the visitor's columns; with `--breaching` /
+/// `--imminent` each row's due_secs (DUE), as without -q; else the list's rows.
+fn sink<'a>(
+    args: &ConversationOptions,
+    cfg: &'a Config,
+    store: Option<&'a crate::store::Store>,
+    now: jiff::Timestamp,
+    o: &Output<'_>,
+) -> Box<dyn Sink<Conversation> + 'a> {
+    let (fmt, csv) = (
+        args.common.format,
+        CsvStyle::stdout(o.out_is_terminal, args.common.csv_raw),
+    );
+    if args.with_visitor {
+        Box::new(Printer::new(fmt, csv, Some(store)))
+    } else if args.breaching || args.imminent {
+        let rows = DueRows::new(fmt, csv, false);
+        Box::new(WithDue {
+            rows,
+            sla: &cfg.sla,
+            now,
+        })
+    } else {
+        Box::new(rows_for(&args.common, o))
+    }
 }
 
 /// Runs `convo list visitors -q QUERY`.
@@ -97,30 +164,24 @@ pub async fn visitors(
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(), ListError> {
-    let mut flags = Vec::new();
-    if let Some(e) = &args.email {
-        flags.push(format!("email:{}", quote(e.trim())));
-    }
-    if let Some(x) = &args.external_id {
-        flags.push(format!("external_id:{}", quote(x.trim())));
-    }
-    let text = query_text(args.query.text.as_deref(), flags.clone());
-    let (parsed, q) = understood(&text, Resource::Visitors, cfg)?;
+    let flags = args.flag_terms();
+    let (parsed, q) = understood(args.query.text.as_deref(), &flags, Resource::Visitors, cfg)?;
     let limit = args.common.limit_or(cfg.page_size)?;
     let mut plan = plan::visitors(&q, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
         return explain(&plan, cfg, o);
     }
-    let filter = Filter::new(&plan.terms(), context(cfg)?);
+    let filter = Filter::new(&plan.terms(), context(cfg, now()?));
     // Every visitor received is kept in the local store, as `list visitors` does.
     let mut store = crate::store::open_for_command(cfg, o.err);
     let mut keeper = Keeper::new(store.as_mut());
-    let r = run(client, &plan, limit, &args.common, o, &mut |v: &Visitor| {
+    let mut pass = |v: &Visitor| {
         keeper.keep(v);
         filter.visitor(v)
-    })
-    .await;
+    };
+    let mut rows = rows_for(&args.common, o);
+    let r = run(client, &plan, limit, &args.common, o, &mut pass, &mut rows).await;
     keeper.finish(o.err);
     r
 }
@@ -145,9 +206,9 @@ fn now() -> Result<jiff::Timestamp, ListError> {
     Ok(jiff::Timestamp::now())
 }
 
-fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
-    Ok(Context {
-        now: now()?,
+fn context(cfg: &Config, now: jiff::Timestamp) -> Context<'_> {
+    Context {
+        now,
         tz: jiff::tz::TimeZone::system(),
         sla: &cfg.sla,
         stale_after_secs: cfg
@@ -155,7 +216,7 @@ fn context(cfg: &Config) -> Result<Context<'_>, ListError> {
             .stale_after_secs
             .unwrap_or(crate::config::ui::DEFAULT_STALE_AFTER_SECS),
         aliases: &cfg.aliases,
-    })
+    }
 }
 
 fn explain<F: ListFilter>(
@@ -177,6 +238,7 @@ async fn run<F, T>(
     common: &CommonOptions,
     o: &mut Output<'_>,
     pass: &mut dyn FnMut(&T) -> bool,
+    writer: &mut dyn Sink<T>,
 ) -> Result<(), ListError>
 where
     F: ListFilter + Clone,
@@ -191,11 +253,7 @@ where
     // screenful (`--max`, one page) asks only when the merge needs a stream's next row.
     let mut union: Union<F, T> =
         Union::new(client.clone(), plan.streams.clone(), limit, common.all);
-    let mut writer = RowWriter::new(
-        common.format,
-        CsvStyle::stdout(o.out_is_terminal, common.csv_raw),
-    );
-    if !writer.begin::<T>(o)? {
+    if !writer.begin(o)? {
         return Ok(());
     }
     let mut printed: u64 = 0;
@@ -216,8 +274,7 @@ where
         }
     }
     if open {
-        quiet_pipe(o.out.flush())?;
-        writer.end::<T>(o)?;
+        writer.end(o)?;
     }
     for w in union.warnings() {
         let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
@@ -230,6 +287,75 @@ where
     }
     let cut_short_matters = open && max.is_none_or(|m| printed < m);
     outcome(&union, plan.streams.len(), cut_short_matters)
+}
+
+/// The rows of a list in the chosen format.
+fn rows_for(common: &CommonOptions, o: &Output<'_>) -> RowWriter {
+    RowWriter::new(
+        common.format,
+        CsvStyle::stdout(o.out_is_terminal, common.csv_raw),
+    )
+}
+
+/// Where [`run`] writes the rows that pass: a list's rows, or with `--with-visitor` each
+/// conversation with its visitor's columns.
+trait Sink<T> {
+    /// The CSV header or JSON's `[`; `false` when stdout is closed.
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError>;
+    /// One row; `false` when stdout is closed.
+    fn row(&mut self, o: &mut Output<'_>, row: &T) -> Result<bool, ListError>;
+    /// Flushes, then JSON's `]` or the aligned table.
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError>;
+}
+
+impl<T: Printable> Sink<T> for RowWriter {
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError> {
+        RowWriter::begin::<T>(self, o)
+    }
+    fn row(&mut self, o: &mut Output<'_>, row: &T) -> Result<bool, ListError> {
+        RowWriter::row(self, o, row)
+    }
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        quiet_pipe(o.out.flush())?;
+        RowWriter::end::<T>(self, o)
+    }
+}
+
+impl Sink<Conversation> for Printer<'_> {
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError> {
+        self.start(o.out)
+    }
+    fn row(&mut self, o: &mut Output<'_>, row: &Conversation) -> Result<bool, ListError> {
+        Printer::row(self, row, o.out)
+    }
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        self.finish(o)
+    }
+}
+
+/// `--breaching` / `--imminent` with `-q`: each row with its `due_secs` (a DUE column in the
+/// table), as without `-q`.
+struct WithDue<'a> {
+    rows: DueRows,
+    sla: &'a crate::sla::Sla,
+    now: jiff::Timestamp,
+}
+
+impl Sink<Conversation> for WithDue<'_> {
+    fn begin(&mut self, o: &mut Output<'_>) -> Result<bool, ListError> {
+        self.rows.begin(o)?;
+        Ok(self.rows.is_open())
+    }
+    fn row(&mut self, o: &mut Output<'_>, row: &Conversation) -> Result<bool, ListError> {
+        // `due:` passed only rows the target measures: every row has its standing.
+        match self.sla.first_response(row, self.now) {
+            Some(due) => self.rows.row(o, row, &due),
+            None => Ok(true),
+        }
+    }
+    fn end(&mut self, o: &mut Output<'_>) -> Result<(), ListError> {
+        self.rows.finish(o)
+    }
 }
 
 /// Nothing can match (an e-mail no visitor has, values that exclude each other): says why

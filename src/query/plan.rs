@@ -198,10 +198,21 @@ pub fn conversations(q: &Query, emails: &Emails, max_streams: usize) -> Plan<Con
             (Pred::Age(_) | Pred::Idle(_) | Pred::Created(_) | Pred::Updated(_), _) => {
                 checks.push(check(t, WHY_TIME))
             }
-            (Pred::Due(_), _) => checks.push(check(
-                t,
-                "from the [sla] first_response target, computed in convo at every refresh",
-            )),
+            (Pred::Due(_), negated) => {
+                if !negated {
+                    // Only a waiting conversation has a first-response standing: ask for those.
+                    status.narrow(vec![Status::Open]);
+                    assignee.narrow(vec![Assignee::Unassigned]);
+                    notes.push(
+                        "due: measures waiting conversations: sent as status=open&unassigned=true"
+                            .into(),
+                    );
+                }
+                checks.push(check(
+                    t,
+                    "from the [sla] first_response target, computed in convo at every refresh",
+                ))
+            }
             (Pred::Is(_), _) => checks.push(check(
                 t,
                 "is: is computed in convo (stale: not closed, no update for stale_after)",

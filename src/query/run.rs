@@ -2,34 +2,109 @@
 //! `-q` and the filter flags, understanding it, resolving `visitor:` e-mails through the
 //! service, and the local store's visitors (kept as they stream by, looked up for the checks).
 
+use std::ops::Range;
+
 use uuid::Uuid;
 
 use super::eval::VisitorInfo;
 use super::exec::Union;
 use super::plan::Emails;
 use super::resolve::{Names, resolve};
-use super::{Query, parse};
+use super::{Query, QueryError, parse};
 use crate::api::{Client, Limit, Resource, Visitor, VisitorFilter};
 use crate::exit::ListError;
 use crate::store::Store;
 
-/// The query's text: `-q` first, then a term for each filter flag given.
-pub fn query_text(q: Option<&str>, flags: Vec<String>) -> String {
-    let mut parts: Vec<String> = q.map(str::to_string).into_iter().collect();
-    parts.extend(flags);
-    parts.join(" ")
+/// A flag of `list` or `summary` as the term of the query it stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlagTerm {
+    /// The flag's name, e.g. `--status`.
+    pub name: &'static str,
+    /// Its value as given (`None` for a switch such as `--breaching`).
+    pub value: Option<String>,
+    /// The term it means, e.g. `status:open`.
+    pub term: String,
 }
 
-/// Parses and resolves `text` with the names given (the query as written, and resolved), or
-/// the error with its caret.
+impl FlagTerm {
+    /// The flag as the user gave it, e.g. `--status open`.
+    pub fn given(&self) -> String {
+        match &self.value {
+            Some(v) => format!("{} {v}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}
+
+/// What `--explain` says of the flags: each one's term and the flag, e.g.
+/// `from the flags: status:open (--status open), due:breaching (--breaching)`.
+pub fn from_the_flags(flags: &[FlagTerm]) -> String {
+    let terms: Vec<String> = flags
+        .iter()
+        .map(|f| format!("{} ({})", f.term, f.given()))
+        .collect();
+    format!("from the flags: {}", terms.join(", "))
+}
+
+/// The query's text: `-q` first, then a term for each filter flag given, with the byte range
+/// of each flag's term in it.
+pub fn query_text<'f>(
+    q: Option<&str>,
+    flags: &'f [FlagTerm],
+) -> (String, Vec<(Range<usize>, &'f FlagTerm)>) {
+    let mut text = q.unwrap_or_default().to_string();
+    let mut spans = Vec::new();
+    for f in flags {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        let start = text.len();
+        text.push_str(&f.term);
+        spans.push((start..text.len(), f));
+    }
+    (text, spans)
+}
+
+/// Parses and resolves `-q` with the flags' terms (the query as written, and resolved), or
+/// the error with its caret; an error in a flag's term names the flag.
 pub fn understood_with(
-    text: &str,
+    q: Option<&str>,
+    flags: &[FlagTerm],
     resource: Resource,
     names: &Names<'_>,
 ) -> Result<(Query, Query), ListError> {
-    let parsed = parse(text, resource).map_err(|e| ListError::Query(e.render(text)))?;
-    let resolved = resolve(&parsed, names).map_err(|e| ListError::Query(e.render(text)))?;
+    let (text, spans) = query_text(q, flags);
+    let named = |e: QueryError| {
+        let flag = spans
+            .iter()
+            .find(|(span, _)| span.contains(&e.at.start) || e.at.start == span.end);
+        let e = match flag {
+            Some((_, f)) => from_flag(e, f, flags),
+            None => e,
+        };
+        ListError::Query(e.render(&text))
+    };
+    let parsed = parse(&text, resource).map_err(named)?;
+    let resolved = resolve(&parsed, names).map_err(named)?;
     Ok((parsed, resolved))
+}
+
+/// An error in a flag's term, naming the flag; a field given twice says to write its values
+/// in `-q` instead of the flags that give it (`flags`: all of them).
+fn from_flag(mut e: QueryError, f: &FlagTerm, flags: &[FlagTerm]) -> QueryError {
+    e.found = format!("{}: {}", f.given(), e.found);
+    if let Some(h) = &e.hint
+        && h.starts_with("use ")
+    {
+        let field = |t: &FlagTerm| t.term.split(':').next().map(str::to_string);
+        let names: Vec<&str> = flags
+            .iter()
+            .filter(|t| field(t) == field(f))
+            .map(|t| t.name)
+            .collect();
+        e.hint = Some(format!("{h} in -q instead of {}", names.join(" and ")));
+    }
+    e
 }
 
 /// Keeps visitor rows in the local store, a batch at a time; a store that fails is said once

@@ -347,6 +347,10 @@ mod planning {
             (format!("is:waiting site:{SHOP}"), vec![format!("{shop}&status=open&unassigned=true")], vec![]),
             ("is:waiting status:pending".into(), vec![], vec![]),
             ("is:waiting,stale".into(), vec!["".into()], vec!["is:waiting,stale"]),
+            // Only waiting conversations have a first-response standing: due: asks for those.
+            (format!("due:breaching site:{SHOP}"), vec![format!("{shop}&status=open&unassigned=true")], vec!["due:breaching"]),
+            ("due:imminent status:pending".into(), vec![], vec!["due:imminent"]),
+            ("-due:breaching".into(), vec!["".into()], vec!["-due:breaching"]),
             // Times, text and visitor fields are checked in convo.
             ("status:open age:>2h idle:<10m ana visitor.plan:pro".into(),
              vec!["status=open".into()], vec!["age:>2h", "idle:<10m", "ana", "visitor.plan:pro"]),

@@ -1,5 +1,6 @@
-//! `convo summary conversations`: walks the list with the pager, streaming each page into a
-//! [`Summary`] (rows are dropped once counted, so memory stays flat), then prints it.
+//! `convo summary conversations`: walks the list (the filter's pages: `pages`; a query's
+//! streams: `query`), counting each row into a [`Summary`], then prints it, once or every
+//! `--watch`.
 //!
 //! Progress (on a terminal only), warnings and errors go to stderr as `convo list` writes them,
 //! and the exit codes are the same. A walk cut short by `--max` or by an error still prints
@@ -11,12 +12,11 @@ use super::Summary;
 use super::options::{SummaryFormat, SummaryOptions};
 use super::report::{self, Context};
 use super::walked::{Walked, WalkedPages};
-use crate::api::{ApiError, Client, Conversation, ConversationFilter, FilterError, Limit};
+use crate::api::{ApiError, Client, ConversationFilter, FilterError, Limit};
 use crate::config::Aliases;
 use crate::exit::{self, ListError};
 use crate::options::conversation_filter;
-use crate::output::{Output, bad_row_line, retry_line, stderr};
-use crate::pager::Pager;
+use crate::output::Output;
 use crate::sla::Sla;
 
 /// How a summary run ended badly.
@@ -104,20 +104,27 @@ pub async fn conversations(
         Some(p) => format!("query {}", p.parsed),
         None => crate::store::samples::filter_key(&base),
     };
-    let look = if a.since_last {
-        let look = store.as_ref().and_then(|s| s.look(&key).ok().flatten());
-        if look.is_none() {
-            let _ = writeln!(
-                o.err,
-                "convo: --since-last: the local store has no earlier look at these filters \
-                 (the browser keeps one when it leaves a view or quits)"
-            );
-        }
-        look
-    } else {
-        None
+    let samples = Samples::new(store, key, a.since_last, o);
+    let job = Job {
+        client,
+        a,
+        base: &base,
+        prepared,
+        page_size,
+        stale_after_secs,
+        aliases,
+        targets: targets(a, sla)?,
+        samples: &samples,
     };
-    let samples = Samples { store, key, look };
+    match a.watch {
+        None => once(&job, now_from_env()?, o).await,
+        Some(every) => watch(&job, every, o).await,
+    }
+}
+
+/// The response-time targets to count against: with `--sla` (an error when the config sets
+/// none) or for Prometheus, when the config sets some.
+fn targets(a: &SummaryOptions, sla: &Sla) -> Result<Option<Arc<Sla>>, SummaryError> {
     if a.sla && sla.is_empty() {
         return Err(SummaryError::Usage(
             "--sla: the config sets no response-time target: add first_response or resolution \
@@ -125,24 +132,39 @@ pub async fn conversations(
                 .into(),
         ));
     }
-    let targets = (a.sla || a.format == SummaryFormat::Prometheus) && !sla.is_empty();
-    let targets = targets.then(|| Arc::new(sla.clone()));
-    let Some(every) = a.watch else {
-        let now = now_from_env()?;
-        return once(
-            client,
-            a,
-            (&base, prepared),
-            page_size,
-            stale_after_secs,
-            aliases,
-            targets,
-            now,
-            &samples,
-            o,
-        )
-        .await;
-    };
+    let wanted = (a.sla || a.format == SummaryFormat::Prometheus) && !sla.is_empty();
+    Ok(wanted.then(|| Arc::new(sla.clone())))
+}
+
+/// What every walk of one run shares: the client, the options, the filter or query, and
+/// where the counts are kept.
+struct Job<'a> {
+    client: &'a Client,
+    a: &'a SummaryOptions,
+    base: &'a ConversationFilter,
+    prepared: Option<&'a super::query::Prepared>,
+    page_size: Limit,
+    stale_after_secs: i64,
+    aliases: &'a Aliases,
+    targets: Option<Arc<Sla>>,
+    samples: &'a Samples,
+}
+
+impl Job<'_> {
+    /// How the output names what was counted.
+    fn context(&self) -> Context<'_> {
+        Context {
+            by: self.a.by,
+            aliases: self.aliases,
+            base: self.base,
+            query: self.prepared.map(|p| &p.parsed),
+        }
+    }
+}
+
+/// `--watch`: refuses what it cannot do, then one sample every `every` seconds until Ctrl-C.
+async fn watch(job: &Job<'_>, every: i64, o: &mut Output<'_>) -> Result<(), SummaryError> {
+    let a = job.a;
     if every < 1 {
         return Err(SummaryError::Usage(
             "--watch: the interval must be at least 1s".into(),
@@ -164,23 +186,8 @@ pub async fn conversations(
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     loop {
-        let now = now_from_env()?;
         let sample = Sample { wallboard, every };
-        let r = watch_once(
-            client,
-            a,
-            (&base, prepared),
-            page_size,
-            stale_after_secs,
-            aliases,
-            targets.clone(),
-            now,
-            sample,
-            &samples,
-            o,
-        )
-        .await;
-        match r {
+        match watch_once(job, now_from_env()?, sample, o).await {
             // A failed walk is said and the board goes on: the next sample may work.
             Err(SummaryError::List(e)) if e.exit_code() != exit::USAGE => {
                 let _ = writeln!(o.err, "convo: {e} (next try in {})", report::age(every));
@@ -211,43 +218,17 @@ struct Sample {
 }
 
 /// One sample of `--watch`: the table redrawn in place, or one JSON line.
-#[allow(clippy::too_many_arguments)]
 async fn watch_once(
-    client: &Client,
-    a: &SummaryOptions,
-    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
-    page_size: Limit,
-    stale_after_secs: i64,
-    aliases: &Aliases,
-    targets: Option<Arc<Sla>>,
+    job: &Job<'_>,
     now: jiff::Timestamp,
     sample: Sample,
-    samples: &Samples,
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
-    let walked = walk_either(
-        client,
-        a,
-        (base, prepared),
-        page_size,
-        stale_after_secs,
-        aliases,
-        targets,
-        now,
-        None,
-        samples,
-        o,
-    )
-    .await?;
+    let walked = walk_either(job, now, None, o).await?;
     if walked.pages > 0 {
-        samples.record(&walked.summary, now, o);
+        job.samples.record(&walked.summary, now, o);
     }
-    let cx = Context {
-        by: a.by,
-        aliases,
-        base,
-        query: prepared.map(|p| &p.parsed),
-    };
+    let cx = job.context();
     let text = if sample.wallboard {
         // Home, clear, then the table fitted to the screen, the last line without a newline:
         // the screen is replaced, never scrolled, so the header stays on it.
@@ -292,6 +273,30 @@ struct Samples {
 }
 
 impl Samples {
+    /// The store and the filter's key; with `--since-last` its last look (a word on stderr
+    /// when there is none).
+    fn new(
+        store: Option<crate::store::Store>,
+        key: String,
+        since_last: bool,
+        o: &mut Output<'_>,
+    ) -> Samples {
+        let look = if since_last {
+            let look = store.as_ref().and_then(|s| s.look(&key).ok().flatten());
+            if look.is_none() {
+                let _ = writeln!(
+                    o.err,
+                    "convo: --since-last: the local store has no earlier look at these filters \
+                     (the browser keeps one when it leaves a view or quits)"
+                );
+            }
+            look
+        } else {
+            None
+        };
+        Samples { store, key, look }
+    }
+
     /// Records the counts of a walk that covered the whole filter (a walk cut short counts
     /// as far as it got, which is no point of a trend); a store that fails says so on stderr
     /// and the summary goes on.
@@ -316,230 +321,89 @@ impl Samples {
 }
 
 /// One summary, printed in the chosen format.
-#[allow(clippy::too_many_arguments)]
-async fn once(
-    client: &Client,
-    a: &SummaryOptions,
-    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
-    page_size: Limit,
-    stale_after_secs: i64,
-    aliases: &Aliases,
-    targets: Option<Arc<Sla>>,
-    now: jiff::Timestamp,
-    samples: &Samples,
-    o: &mut Output<'_>,
-) -> Result<(), SummaryError> {
-    let walked = walk_either(
-        client,
-        a,
-        (base, prepared),
-        page_size,
-        stale_after_secs,
-        aliases,
-        targets,
-        now,
-        samples.look.as_ref(),
-        samples,
-        o,
-    )
-    .await?;
-    let summary = &walked.summary;
+async fn once(job: &Job<'_>, now: jiff::Timestamp, o: &mut Output<'_>) -> Result<(), SummaryError> {
+    let walked = walk_either(job, now, job.samples.look.as_ref(), o).await?;
     // Print what was counted, unless nothing was: an error on the first page is only an error.
     if walked.pages > 0 {
-        samples.record(summary, now, o);
-        let cx = Context {
-            by: a.by,
-            aliases,
-            base,
-            query: prepared.map(|p| &p.parsed),
-        };
-        let text = match a.format {
-            SummaryFormat::Table => super::table::table(
-                summary,
-                &cx,
-                super::table::Fit {
-                    width: o.table_width(),
-                    height: None,
-                },
-            ),
-            SummaryFormat::Json => report::json(summary, &cx),
-            SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
-            SummaryFormat::Prometheus => super::prometheus::text(
-                summary,
-                a.by,
-                aliases,
-                prepared.map(|p| p.parsed.to_string()).as_deref(),
-            ),
-        };
+        job.samples.record(&walked.summary, now, o);
+        let text = formatted(job, &walked.summary, o);
         let text = match &walked.since {
-            Some(since) => with_since(text, a.format, since, o),
+            Some(since) => with_since(text, job.a.format, since, o),
             None => text,
         };
         write_out(o, &text)?;
-        let cov = summary.coverage();
-        if !cov.complete {
-            let why = if walked.failure.is_some() {
-                "the walk failed"
-            } else if walked.ended_early {
-                "the service ended the walk early"
-            } else {
-                "--max"
-            };
-            let _ = writeln!(o.err, "convo: the summary is partial ({why}): {cov}");
-        }
+        say_partial(&walked, o);
     }
     Ok(walked.finish()?)
 }
 
-/// The walk of the filters, or of the query when there is one (`-q`).
-#[allow(clippy::too_many_arguments)]
-async fn walk_either(
-    client: &Client,
-    a: &SummaryOptions,
-    (base, prepared): (&ConversationFilter, Option<&super::query::Prepared>),
-    page_size: Limit,
-    stale_after_secs: i64,
-    aliases: &Aliases,
-    targets: Option<Arc<Sla>>,
-    now: jiff::Timestamp,
-    look: Option<&crate::store::Snapshot>,
-    samples: &Samples,
-    o: &mut Output<'_>,
-) -> Result<WalkedPages, SummaryError> {
-    Ok(match prepared {
-        Some(p) => {
-            super::query::walk(
-                client,
-                a,
-                p,
-                page_size,
-                stale_after_secs,
-                targets,
-                now,
-                look,
-                aliases,
-                samples.store.as_ref(),
-                o,
-            )
-            .await?
-        }
-        None => {
-            walk(
-                client,
-                a,
-                base,
-                page_size,
-                stale_after_secs,
-                targets,
-                now,
-                look,
-                o,
-            )
-            .await?
-        }
-    })
+/// The summary in the chosen format.
+fn formatted(job: &Job<'_>, summary: &Summary, o: &Output<'_>) -> String {
+    let cx = job.context();
+    match job.a.format {
+        SummaryFormat::Table => super::table::table(
+            summary,
+            &cx,
+            super::table::Fit {
+                width: o.table_width(),
+                height: None,
+            },
+        ),
+        SummaryFormat::Json => report::json(summary, &cx),
+        SummaryFormat::Csv => report::csv(summary, &cx, o.out_is_terminal),
+        SummaryFormat::Prometheus => super::prometheus::text(
+            summary,
+            job.a.by,
+            job.aliases,
+            job.prepared.map(|p| p.parsed.to_string()).as_deref(),
+        ),
+    }
 }
 
-/// Walks the list into a summary, with progress and warnings on stderr.
-#[allow(clippy::too_many_arguments)]
-async fn walk(
-    client: &Client,
-    a: &SummaryOptions,
-    base: &ConversationFilter,
-    page_size: Limit,
-    stale_after_secs: i64,
-    targets: Option<Arc<Sla>>,
+/// Says on stderr that the summary is partial, and why, when it is.
+fn say_partial(walked: &Walked, o: &mut Output<'_>) {
+    let cov = walked.summary.coverage();
+    if !cov.complete {
+        let why = if walked.failure.is_some() {
+            "the walk failed"
+        } else if walked.ended_early {
+            "the service ended the walk early"
+        } else {
+            "--max"
+        };
+        let _ = writeln!(o.err, "convo: the summary is partial ({why}): {cov}");
+    }
+}
+
+/// The walk of the filters, or of the query when there is one (`-q`).
+async fn walk_either(
+    job: &Job<'_>,
     now: jiff::Timestamp,
     look: Option<&crate::store::Snapshot>,
     o: &mut Output<'_>,
 ) -> Result<WalkedPages, SummaryError> {
-    let mut since = look.map(crate::store::looks::SinceLook::new);
-    let mut limit = match a.limit {
-        Some(n) => Limit::new(n).map_err(ListError::from)?,
-        None => page_size,
-    };
-    if let Some(m) = a.max
-        && m < limit.get() as u64
-    {
-        limit = Limit::new(m.max(1) as i64).map_err(ListError::from)?; // ask for no more than needed
-    }
-    let mut summary = Summary::new(now, a.stale_after.unwrap_or(stale_after_secs));
-    if let Some(t) = targets {
+    let stale = job.a.stale_after.unwrap_or(job.stale_after_secs);
+    let mut summary = Summary::new(now, stale);
+    if let Some(t) = job.targets.clone() {
         summary = summary.with_sla(t);
     }
-    let mut pager: Pager<Conversation> = Pager::new(limit.get());
-    let progress = o.err_is_terminal;
-    let clear = stderr::clear(progress);
-    let mut cut = false;
-    let mut failure: Option<ApiError> = None;
-    while let Some(cursor) = pager.next_request() {
-        let notes = std::sync::Mutex::new(Vec::<String>::new());
-        let on_retry = |n: crate::api::RetryNotice| {
-            if let Ok(mut v) = notes.lock() {
-                v.push(retry_line(&n));
-            }
-        };
-        let result = client
-            .list::<_, Conversation>(base, limit, cursor.as_deref(), &on_retry)
-            .await;
-        for line in notes.into_inner().unwrap_or_default() {
-            let _ = writeln!(o.err, "{clear}{line}");
+    let since = look.map(crate::store::looks::SinceLook::new);
+    Ok(match job.prepared {
+        Some(p) => {
+            let store = job.samples.store.as_ref();
+            let counting = super::query::Counting {
+                summary,
+                since,
+                targets: job.targets.clone(),
+                aliases: job.aliases,
+                store,
+            };
+            super::query::walk(job.client, job.a, p, job.page_size, counting, o).await?
         }
-        let page = match result {
-            Ok(p) => p,
-            Err(e) => {
-                pager.failed();
-                failure = Some(e);
-                break;
-            }
-        };
-        let page_no = pager.pages() + 1;
-        let applied = pager.apply(page);
-        for b in &applied.bad_rows {
-            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, page_no));
+        None => {
+            let (client, base) = (job.client, job.base);
+            super::pages::walk(client, base, job.a, job.page_size, summary, since, o).await?
         }
-        summary.add_unreadable(applied.bad_rows.len() as u64);
-        for row in pager.drain_rows() {
-            if a.max.is_some_and(|m| summary.coverage().loaded >= m) {
-                cut = true;
-                break;
-            }
-            summary.add(&row);
-            if let Some(s) = &mut since {
-                s.see(&row);
-            }
-        }
-        if a.max.is_some_and(|m| summary.coverage().loaded >= m) {
-            cut |= pager.has_more();
-            break;
-        }
-        if progress {
-            let line = stderr::progress_line(
-                &super::thousands(summary.coverage().loaded),
-                "conversations",
-                pager.pages(),
-                pager.has_more(),
-            );
-            let _ = write!(o.err, "{line}");
-        }
-    }
-    let _ = write!(o.err, "{clear}");
-    // A walk the service cut short is partial too, and exits 5.
-    let ended_early = !cut && failure.is_none() && pager.warnings().ended_early();
-    summary.set_more_available(cut || pager.has_more() || failure.is_some() || ended_early);
-    for w in pager.warnings().messages() {
-        if !w.contains("unreadable") {
-            let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
-        }
-    }
-    Ok(WalkedPages {
-        pages: pager.pages(),
-        since,
-        walked: Walked {
-            summary,
-            failure,
-            ended_early,
-        },
     })
 }
 

@@ -19,6 +19,7 @@ pub use crate::text::thousands;
 pub mod command;
 pub mod histogram;
 pub mod options;
+mod pages;
 pub mod prometheus;
 pub mod query;
 pub mod report;

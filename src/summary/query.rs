@@ -21,8 +21,9 @@ use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::Union;
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
-use crate::query::run::{Keeper, lookup, query_text, resolve_emails, understood_with};
+use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
 use crate::sla::Sla;
+use crate::store::looks::SinceLook;
 
 /// A query ready to walk: as written (for the output) and planned.
 pub struct Prepared {
@@ -42,13 +43,17 @@ pub async fn prepare(
     err: &mut dyn std::io::Write,
 ) -> Result<Prepared, ListError> {
     let flags = conversation_flag_terms(&a.filter);
-    let text = query_text(a.query.text.as_deref(), flags.clone());
     let names = Names {
         agent_id: settings.agent_id,
         aliases,
         sla,
     };
-    let (parsed, q) = understood_with(&text, Resource::Conversations, &names)?;
+    let (parsed, q) = understood_with(
+        a.query.text.as_deref(),
+        &flags,
+        Resource::Conversations,
+        &names,
+    )?;
     let mut keeper = Keeper::new(store);
     let emails = resolve_emails(client, &plan::emails_to_resolve(&q), &mut keeper).await;
     keeper.finish(err);
@@ -56,49 +61,39 @@ pub async fn prepare(
     let mut plan = plan::conversations(&q, &emails, settings.max_streams);
     plan.query = parsed.to_string();
     if !flags.is_empty() {
-        plan.notes
-            .insert(0, format!("from the flags: {}", flags.join(" ")));
+        plan.notes.insert(0, from_the_flags(&flags));
     }
     Ok(Prepared { parsed, plan })
 }
 
-/// Walks the query's streams into a summary.
-#[allow(clippy::too_many_arguments)]
+/// What the query's walk counts into, and what its checks need.
+pub(super) struct Counting<'a> {
+    pub summary: Summary,
+    /// `--since-last`: what changed since the look.
+    pub since: Option<SinceLook>,
+    /// The response-time targets counted (`due:` is checked against them too).
+    pub targets: Option<Arc<Sla>>,
+    pub aliases: &'a Aliases,
+    /// The local store, for the checks on visitor fields.
+    pub store: Option<&'a crate::store::Store>,
+}
+
+/// Walks the query's streams into the summary: each row that passes convo's checks counted.
 pub(super) async fn walk(
     client: &Client,
     a: &SummaryOptions,
     p: &Prepared,
     page_size: Limit,
-    stale_after_secs: i64,
-    targets: Option<Arc<Sla>>,
-    now: jiff::Timestamp,
-    look: Option<&crate::store::Snapshot>,
-    aliases: &Aliases,
-    store: Option<&crate::store::Store>,
+    mut c: Counting<'_>,
     o: &mut Output<'_>,
 ) -> Result<WalkedPages, ListError> {
     let limit = match a.limit {
         Some(n) => Limit::new(n)?,
         None => page_size,
     };
-    let stale = a.stale_after.unwrap_or(stale_after_secs);
-    let mut summary = Summary::new(now, stale);
     let no_targets = Sla::default();
-    let sla = targets.clone();
-    if let Some(t) = targets {
-        summary = summary.with_sla(t);
-    }
-    let filter = Filter::new(
-        &p.plan.terms(),
-        Context {
-            now,
-            tz: jiff::tz::TimeZone::system(),
-            sla: sla.as_deref().unwrap_or(&no_targets),
-            stale_after_secs: stale,
-            aliases,
-        },
-    );
-    let mut since = look.map(crate::store::looks::SinceLook::new);
+    let targets = c.targets.clone();
+    let filter = checks(p, &c, targets.as_deref().unwrap_or(&no_targets));
     let mut union: Union<ConversationFilter, Conversation> = Union::new(
         client.clone(),
         p.plan.streams.clone(),
@@ -108,7 +103,7 @@ pub(super) async fn walk(
     let mut known: HashMap<Uuid, Option<VisitorInfo>> = HashMap::new();
     let mut cut = false;
     loop {
-        if a.max.is_some_and(|m| summary.coverage().loaded >= m) {
+        if a.max.is_some_and(|m| c.summary.coverage().loaded >= m) {
             cut = union.has_more();
             break;
         }
@@ -120,39 +115,65 @@ pub(super) async fn walk(
         let visitor = if filter.needs_visitor() {
             known
                 .entry(row.visitor_id)
-                .or_insert_with(|| lookup(store, row.visitor_id))
+                .or_insert_with(|| lookup(c.store, row.visitor_id))
                 .as_ref()
         } else {
             None
         };
-        if !filter.conversation(&row, visitor) {
-            continue;
-        }
-        summary.add(&row);
-        if let Some(s) = &mut since {
-            s.see(&row);
+        if filter.conversation(&row, visitor) {
+            c.summary.add(&row);
+            if let Some(s) = &mut c.since {
+                s.see(&row);
+            }
         }
     }
+    Ok(ended(c, &union, p.plan.streams.len(), cut, o))
+}
+
+/// The query's checks on each row, measured from the summary's `now` (so every `--watch`
+/// sample measures relative terms again), `due:` against `sla`.
+fn checks<'a>(p: &Prepared, c: &Counting<'a>, sla: &'a Sla) -> Filter<'a> {
+    Filter::new(
+        &p.plan.terms(),
+        Context {
+            now: c.summary.now(),
+            tz: jiff::tz::TimeZone::system(),
+            sla,
+            stale_after_secs: c.summary.stale_after_secs(),
+            aliases: c.aliases,
+        },
+    )
+}
+
+/// How the union's walk ended: every stream failed (an error as for one walk), some did (a
+/// partial summary, exit 5), or it was cut short; its warnings said.
+fn ended(
+    c: Counting<'_>,
+    union: &Union<ConversationFilter, Conversation>,
+    of: usize,
+    cut: bool,
+    o: &mut Output<'_>,
+) -> WalkedPages {
+    let mut summary = c.summary;
     summary.add_unreadable(union.bad_rows() as u64);
-    let (failed, of) = (union.failures().len(), p.plan.streams.len());
-    // Every stream failed: an error as for one walk. Some did: a partial summary, exit 5.
+    let failed = union.failures().len();
     let failure = (failed > 0 && failed == of).then(|| union.failures()[0].1.clone());
     let ended_early = !cut && failure.is_none() && union.incomplete();
     summary.set_more_available(cut || failure.is_some() || ended_early);
     for w in union.warnings() {
         let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
     }
-    Ok(WalkedPages {
+    WalkedPages {
         pages: if failure.is_some() {
             0
         } else {
             (union.requests() as usize).max(1)
         },
-        since,
+        since: c.since,
         walked: Walked {
             summary,
             failure,
             ended_early,
         },
-    })
+    }
 }
