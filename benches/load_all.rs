@@ -12,8 +12,11 @@
 //! test. `LOAD_ALL_ROWS=600000` measures one size. Each size is measured at the default page
 //! size (50: no `page_size` in the TUI's config, no `--limit` for the list) and at 100 (the
 //! TUI's `page_size = 100` in its config file, `--limit 100` for the list), where per-page
-//! costs weigh most; `LOAD_ALL_LIMIT=100` (or `50,100`) chooses the page sizes. `LOAD_ALL_KEYS=0` presses no `j` while
-//! loading (for a profile whose instructions should not depend on the wall clock).
+//! costs weigh most; `LOAD_ALL_LIMIT=100` (or `50,100`) chooses the page sizes.
+//! `LOAD_ALL_RUNS=3` repeats `L` (one line each); `LOAD_ALL_KEYS=0` presses no `j` while
+//! loading and `LOAD_ALL_LISTS=0` skips the list walks (a profile of the TUI alone, e.g. with
+//! `CONVO_BIN` a wrapper that runs it under valgrind); `LOAD_ALL_LATENCY_MS=2` gives the
+//! server that time per answer (a sleep).
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
@@ -217,6 +220,11 @@ fn main() {
     // walks (a profile of the TUI alone).
     let runs: usize = std::env::var("LOAD_ALL_RUNS").map_or(1, |v| v.parse().expect("runs"));
     let lists_on = std::env::var("LOAD_ALL_LISTS").map_or(true, |v| v != "0");
+    // LOAD_ALL_LATENCY_MS: the server's own time per answer (a sleep, not CPU): the walk is
+    // then paced by the server, as over a network, and a busy machine's noise weighs less.
+    let latency = Duration::from_millis(
+        std::env::var("LOAD_ALL_LATENCY_MS").map_or(0, |v| v.parse().expect("latency ms")),
+    );
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
@@ -229,6 +237,7 @@ fn main() {
                 addr: ([127, 0, 0, 1], 0).into(),
                 conversations: rows,
                 visitors: 100,
+                latency,
                 ..DemoOptions::default()
             }))
             .expect("demo server");

@@ -71,6 +71,9 @@ struct Walk {
     room: usize,
     /// The cursor after the last page asked for ahead, when `room` stopped the walk there.
     paused: Option<String>,
+    /// The app asked for the first page asked for ahead before it arrived: its task sends it
+    /// to the loop when it has decoded it.
+    wanted: Option<String>,
 }
 
 impl Walk {
@@ -79,6 +82,7 @@ impl Walk {
             a.task.abort();
         }
         self.paused = None;
+        self.wanted = None;
         self.room = 0;
     }
 }
@@ -114,10 +118,39 @@ impl Asker {
                 if let Ok(b) = &body {
                     me.go_on(b);
                 }
-                let _ = put.send(decode(&me.client, &me.query, body));
+                let result = decode(&me.client, &me.query, body);
+                let mut all = lock(&me.walks);
+                match all.get_mut(&me.tab) {
+                    // The app asked for it meanwhile: it goes to the loop at once.
+                    Some(w) if w.generation == me.generation && w.wanted.as_ref() == Some(&c) => {
+                        w.wanted = None;
+                        w.ahead.pop_front();
+                        me.resume(w);
+                        drop(all);
+                        let _ = me.tx.send(Msg::PageLoaded {
+                            tab: me.tab,
+                            generation: me.generation,
+                            result,
+                        });
+                    }
+                    // Kept until the app asks for it (under the lock: see `spawn`).
+                    _ => {
+                        let _ = put.send(result);
+                    }
+                }
             },
         );
         w.ahead.push_back(Ahead { cursor, task, page });
+    }
+
+    /// The first page asked for ahead has gone to the app: its place in the queue is free, and
+    /// the walk goes on if it waited for room.
+    fn resume(&self, w: &mut Walk) {
+        if w.ahead.len() < w.room
+            && let Some(next) = w.paused.take()
+        {
+            self.ask(w, next);
+        }
     }
 
     /// A body of this walk has arrived: the page after it is asked for at once, before this
@@ -678,9 +711,7 @@ impl Runtime {
             tab,
             generation,
         };
-        let sent_ahead = if head {
-            None
-        } else {
+        if !head {
             let mut all = lock(&self.walks);
             let w = all.entry(tab).or_default();
             if w.generation != generation {
@@ -694,59 +725,47 @@ impl Runtime {
             if let Some(c) = &cursor {
                 w.asked.insert(c.clone());
             }
-            match w.ahead.pop_front() {
-                Some(a) if Some(&a.cursor) == cursor.as_ref() => {
-                    // Its place in the queue is free: the walk goes on if it waited for room.
-                    if w.ahead.len() < w.room
-                        && let Some(next) = w.paused.take()
-                    {
-                        asker.ask(w, next);
+            if let Some(a) = w.ahead.front_mut() {
+                if Some(&a.cursor) == cursor.as_ref() {
+                    use tokio::sync::oneshot::error::TryRecvError;
+                    match a.page.try_recv() {
+                        Ok(result) => {
+                            // Already here: applied in this very turn of the loop (it drains
+                            // the answers waiting before it draws), no task.
+                            w.ahead.pop_front();
+                            asker.resume(w);
+                            drop(all);
+                            if let Some(old) = self.tasks.remove(&(tab, false)) {
+                                old.abort();
+                            }
+                            let _ = self.tx.send(Msg::PageLoaded {
+                                tab,
+                                generation,
+                                result,
+                            });
+                            return;
+                        }
+                        Err(TryRecvError::Empty) => {
+                            // On its way: its task sends it as soon as it is decoded.
+                            w.wanted = cursor;
+                            drop(all);
+                            if let Some(old) = self.tasks.remove(&(tab, false)) {
+                                old.abort();
+                            }
+                            return;
+                        }
+                        // Its task ended without it (it panicked): asked for again below.
+                        Err(TryRecvError::Closed) => {
+                            w.ahead.pop_front();
+                        }
                     }
-                    Some(a)
-                }
-                Some(a) => {
+                } else {
                     // Another cursor (a retry after an error, a walk cut short): what was
                     // asked for ahead is not wanted.
-                    a.task.abort();
                     w.cancel_ahead();
                     w.room = room;
-                    None
                 }
-                None => None,
             }
-        };
-        if let Some(mut a) = sent_ahead {
-            use tokio::sync::oneshot::error::TryRecvError;
-            let result = match a.page.try_recv() {
-                Ok(result) => Some(result),
-                Err(TryRecvError::Closed) => Some(Err(ahead_ended())),
-                Err(TryRecvError::Empty) => None,
-            };
-            if let Some(result) = result {
-                // Already here: applied in this very turn of the loop (it drains the answers
-                // waiting before it draws), no task.
-                let _ = self.tx.send(Msg::PageLoaded {
-                    tab,
-                    generation,
-                    result,
-                });
-                if let Some(old) = self.tasks.remove(&(tab, false)) {
-                    old.abort();
-                }
-                return;
-            }
-            let task = super::tasks::spawn(Task::Page { tab, generation }, &self.tx, async move {
-                let result = a.page.await.unwrap_or_else(|_| Err(ahead_ended()));
-                let _ = tx.send(Msg::PageLoaded {
-                    tab,
-                    generation,
-                    result,
-                });
-            });
-            if let Some(old) = self.tasks.insert((tab, false), task) {
-                old.abort();
-            }
-            return;
         }
         let panic_now = std::mem::take(&mut self.panic_in_fetch);
         let id = if head {
@@ -819,13 +838,6 @@ fn ahead_room(whole: bool, next: bool) -> usize {
         (true, _) => AHEAD_PAGES,
         (false, true) => 1,
         (false, false) => 0,
-    }
-}
-
-fn ahead_ended() -> ApiError {
-    ApiError::Network {
-        detail: "the request sent ahead ended".into(),
-        attempts: 1,
     }
 }
 
