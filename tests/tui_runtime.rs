@@ -479,3 +479,38 @@ async fn esc_stops_l_asking_ahead() {
     );
     server.shutdown().await;
 }
+
+/// Answers that keep arriving (an `L` walk's pages, asked for ahead, come as fast as they are
+/// applied) never keep a key waiting: the loop applies answers for a few milliseconds at most,
+/// then looks at input. Here 30,000 answers are waiting when `q` comes (30 ms after the loop
+/// starts): the loop quits long before it has applied them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_answers_leaves_keys_their_turn() {
+    let server = demo(DemoOptions {
+        conversations: 30,
+        visitors: 5,
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 50);
+    h.phase(vec![], 300).await;
+    let tx = h.rt.sender();
+    const N: usize = 30_000;
+    for i in 0..N {
+        tx.send(convo::tui::msg::Msg::VisitorSync(Some(i.to_string())))
+            .expect("send");
+    }
+    h.phase(vec![KeyCode::Char('q')], 0).await;
+    let last: usize = h
+        .app
+        .names
+        .sync_line
+        .as_deref()
+        .and_then(|l| l.parse().ok())
+        .expect("some answers applied");
+    assert!(
+        last < N - 1,
+        "all {N} answers were applied before the key was read"
+    );
+    server.shutdown().await;
+}

@@ -42,6 +42,10 @@ pub const ANSWER_FRAME: Duration = Duration::from_millis(16);
 /// At most this many keys already waiting are applied before a frame is drawn.
 const MAX_KEYS_A_FRAME: usize = 64;
 
+/// The longest the loop applies answers already waiting before it looks at input again and
+/// draws (a frame is due every [`ANSWER_FRAME`]).
+const ANSWERS_A_TURN: Duration = Duration::from_millis(4);
+
 /// How many pages a walk that wants the whole list (`L`) may have asked for ahead of the
 /// pages the app has asked for: each is asked for as soon as the page before it named its
 /// cursor (one request in flight at a time, as `convo list` does), whether or not the loop
@@ -115,8 +119,10 @@ impl Asker {
             async move {
                 let on_retry = retry_notices(&me.tx, me.tab, me.generation, false);
                 let body = fetch_body(&me.client, &me.query, me.limit, Some(&c), &on_retry).await;
-                if let Ok(b) = &body {
-                    me.go_on(b);
+                if let Ok(b) = &body
+                    && me.go_on(b)
+                {
+                    let_it_leave().await;
                 }
                 let result = decode(&me.client, &me.query, body);
                 let mut all = lock(&me.walks);
@@ -155,22 +161,26 @@ impl Asker {
 
     /// A body of this walk has arrived: the page after it is asked for at once, before this
     /// one is decoded, if the walk wants it and has room; else it waits in `paused`.
-    fn go_on(&self, body: &[u8]) {
+    /// True when it asked.
+    fn go_on(&self, body: &[u8]) -> bool {
         let Some((true, Some(next))) = peek_next(body) else {
-            return;
+            return false;
         };
         let mut all = lock(&self.walks);
         let Some(w) = all.get_mut(&self.tab) else {
-            return;
+            return false;
         };
         if w.generation != self.generation || next.is_empty() || w.asked.contains(next) {
-            return;
+            return false;
         }
         if w.ahead.len() < w.room {
             self.ask(w, next.to_string());
-        } else if w.room > 0 {
+            return true;
+        }
+        if w.room > 0 {
             w.paused = Some(next.to_string());
         }
+        false
     }
 }
 
@@ -350,13 +360,25 @@ impl Runtime {
                     }
                 }
             }
-            // Apply every answer already waiting before drawing: one frame per burst.
+            // Apply the answers already waiting before drawing: one frame per burst. For at
+            // most ANSWERS_A_TURN: an `L` walk's pages (asked for ahead) can arrive as fast as
+            // they are applied, and keys and frames must still have their turn.
+            let until = std::time::Instant::now() + ANSWERS_A_TURN;
             while let Ok(m) = self.rx.try_recv() {
                 if self.handle(app, m, out)? {
                     return Ok(());
                 }
+                if std::time::Instant::now() >= until {
+                    break;
+                }
             }
         }
+    }
+
+    /// Test only: a sender of answers into the loop, as its tasks have.
+    #[cfg(feature = "testing")]
+    pub fn sender(&self) -> mpsc::UnboundedSender<Msg> {
+        self.tx.clone()
     }
 
     /// Aborts every task in flight.
@@ -782,8 +804,11 @@ impl Runtime {
             }
             let on_retry = retry_notices(&tx, tab, generation, head);
             let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
-            if !head && let Ok(b) = &body {
-                asker.go_on(b);
+            if !head
+                && let Ok(b) = &body
+                && asker.go_on(b)
+            {
+                let_it_leave().await;
             }
             let result = decode(&client, &query, body);
             if let Err(e) = &result {
@@ -838,6 +863,15 @@ fn ahead_room(whole: bool, next: bool) -> usize {
         (true, _) => AHEAD_PAGES,
         (false, true) => 1,
         (false, false) => 0,
+    }
+}
+
+/// Lets a request just asked for ahead reach the socket before its walk turns to decoding (work
+/// that does not yield): a task spawned from a worker waits in that worker's LIFO slot, which
+/// no other worker steals, until the spawning task yields (as `convo list` does).
+async fn let_it_leave() {
+    for _ in 0..4 {
+        tokio::task::yield_now().await;
     }
 }
 
