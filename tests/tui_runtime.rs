@@ -514,3 +514,28 @@ async fn a_flood_of_answers_leaves_keys_their_turn() {
     );
     server.shutdown().await;
 }
+
+/// The visitor sync waits while a page asked for ahead is in flight, as for any fetch of the
+/// user's: `L` with the loop stopped at once (150 ms a page), 400 ms later a page asked for
+/// ahead is on its way and counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_asked_for_ahead_hold_off_the_visitor_sync() {
+    let server = demo(DemoOptions {
+        seed: 5,
+        conversations: 300,
+        visitors: 5,
+        latency: Duration::from_millis(150),
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 10);
+    h.phase(vec![], 1500).await;
+    assert_eq!(h.rt.user_fetches_in_flight(), 0, "at rest");
+    h.phase(vec![KeyCode::Char('L')], 0).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(
+        h.rt.user_fetches_in_flight() >= 1,
+        "a page asked for ahead is in flight and does not count"
+    );
+    server.shutdown().await;
+}

@@ -101,6 +101,9 @@ struct Asker {
     tx: mpsc::UnboundedSender<Msg>,
     tab: Resource,
     generation: u64,
+    /// The visitor sync waits while a page asked for ahead is in flight, as for any fetch of
+    /// the user's.
+    user_fetches: Arc<crate::store::sync::UserFetches>,
 }
 
 impl Asker {
@@ -110,6 +113,7 @@ impl Asker {
         w.asked.insert(cursor.clone());
         let (put, page) = tokio::sync::oneshot::channel();
         let (me, c) = (self.clone(), cursor.clone());
+        let busy = self.user_fetches.begin();
         let task = super::tasks::spawn(
             Task::Page {
                 tab: self.tab,
@@ -117,6 +121,7 @@ impl Asker {
             },
             &self.tx,
             async move {
+                let _busy = busy;
                 let on_retry = retry_notices(&me.tx, me.tab, me.generation, false);
                 let body = fetch_body(&me.client, &me.query, me.limit, Some(&c), &on_retry).await;
                 if let Ok(b) = &body
@@ -379,6 +384,12 @@ impl Runtime {
     #[cfg(feature = "testing")]
     pub fn sender(&self) -> mpsc::UnboundedSender<Msg> {
         self.tx.clone()
+    }
+
+    /// Test only: the user's fetches in flight (the visitor sync waits while there are any).
+    #[cfg(feature = "testing")]
+    pub fn user_fetches_in_flight(&self) -> usize {
+        self.user_fetches.in_flight()
     }
 
     /// Aborts every task in flight.
@@ -732,6 +743,7 @@ impl Runtime {
             tx: tx.clone(),
             tab,
             generation,
+            user_fetches: self.user_fetches.clone(),
         };
         if !head {
             let mut all = lock(&self.walks);
