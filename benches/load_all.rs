@@ -9,7 +9,14 @@
 //!
 //! `cargo bench --bench load_all` measures 10k, 100k, 600k and 1M rows (release build; about
 //! two minutes). `cargo test --benches` runs it on 2,000 rows in the debug build as a smoke
-//! test. `LOAD_ALL_ROWS=600000` measures one size.
+//! test. `LOAD_ALL_ROWS=600000` measures one size. Each size is measured at the default page
+//! size (50: no `page_size` in the TUI's config, no `--limit` for the list) and at 100 (the
+//! TUI's `page_size = 100` in its config file, `--limit 100` for the list), where per-page
+//! costs weigh most; `LOAD_ALL_LIMIT=100` (or `50,100`) chooses the page sizes.
+//! `LOAD_ALL_RUNS=3` repeats `L` (one line each); `LOAD_ALL_KEYS=0` presses no `j` while
+//! loading and `LOAD_ALL_LISTS=0` skips the list walks (a profile of the TUI alone, e.g. with
+//! `CONVO_BIN` a wrapper that runs it under valgrind); `LOAD_ALL_LATENCY_MS=2` gives the
+//! server that time per answer (a sleep).
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
@@ -34,12 +41,28 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-fn list_walk(bin: &str, base: &str, key: &str, rows: usize) -> Duration {
+/// The page sizes to measure (`LOAD_ALL_LIMIT`, comma-separated); None: the configured
+/// default (no `page_size`, no `--limit`).
+fn page_limits() -> Vec<Option<u16>> {
+    match std::env::var("LOAD_ALL_LIMIT") {
+        Ok(v) => v
+            .split(',')
+            .map(|n| Some(n.trim().parse().expect("LOAD_ALL_LIMIT: 1 to 100")))
+            .collect(),
+        Err(_) => vec![None, Some(100)],
+    }
+}
+
+fn list_walk(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16>) -> Duration {
     let t = Instant::now();
-    let mut child = Command::new(bin)
-        // The configured page size, as the TUI's walk uses (50 unless set).
-        .args(["--base-url", base, "list", "conversations", "--all"])
-        .args(["--format", "jsonl"])
+    let mut cmd = Command::new(bin);
+    // The TUI's page size: the configured one (50 unless set), or LOAD_ALL_LIMIT.
+    cmd.args(["--base-url", base, "list", "conversations", "--all"])
+        .args(["--format", "jsonl"]);
+    if let Some(n) = limit {
+        cmd.args(["--limit", &n.to_string()]);
+    }
+    let mut child = cmd
         .env("CONVO_API_KEY", key)
         .env("CONVO_CONFIG", "/nonexistent/convo-bench.toml")
         .stdout(Stdio::piped())
@@ -73,7 +96,7 @@ struct Tui {
     rss_after: u64,
 }
 
-fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize) -> Tui {
+fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16>) -> Tui {
     let tmp = tempfile::tempdir().expect("temp dir");
     let pair = native_pty_system()
         .openpty(PtySize {
@@ -91,7 +114,11 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize) -> Tui {
     cmd.env("XDG_CONFIG_HOME", tmp.path().join("config"));
     cmd.env("XDG_DATA_HOME", tmp.path().join("data"));
     cmd.env("CONVO_LOG_FILE", tmp.path().join("convo.log"));
-    cmd.env("CONVO_CONFIG", tmp.path().join("none.toml"));
+    let config = tmp.path().join("convo.toml");
+    if let Some(n) = limit {
+        std::fs::write(&config, format!("page_size = {n}\n")).expect("config");
+    }
+    cmd.env("CONVO_CONFIG", &config);
     cmd.env("CONVO_API_KEY", key);
     cmd.args(["--base-url", base]);
     cmd.cwd(tmp.path());
@@ -129,7 +156,8 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize) -> Tui {
         false
     };
     assert!(
-        wait_for(&|s| footer_row(s).is_some(), Duration::from_secs(20)),
+        // Generous: a profile runs the binary under valgrind.
+        wait_for(&|s| footer_row(s).is_some(), Duration::from_secs(300)),
         "no rows on screen: {}",
         screen.lock().expect("screen")
     );
@@ -140,13 +168,17 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize) -> Tui {
     writer.write_all(b"L").expect("L");
     writer.flush().expect("flush");
     // A `j` every 100 ms while loading; the time until the footer shows the row it moved to.
+    let press = std::env::var("LOAD_ALL_KEYS").map_or(true, |v| v != "0");
     let mut keys = Vec::new();
     let mut row = 1;
     loop {
         if wait_for(&|s| s.contains(&done), Duration::from_millis(100)) {
             break;
         }
-        assert!(t.elapsed() < Duration::from_secs(300), "L never finished");
+        assert!(t.elapsed() < Duration::from_secs(3600), "L never finished");
+        if !press {
+            continue;
+        }
         let k = Instant::now();
         writer.write_all(b"j").expect("j");
         writer.flush().expect("flush");
@@ -184,46 +216,67 @@ fn main() {
         Err(_) => vec![2_000],
     };
     let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_convo").into());
+    // `L` runs per size and page size (each its own line); LOAD_ALL_LISTS=0 skips the list
+    // walks (a profile of the TUI alone).
+    let runs: usize = std::env::var("LOAD_ALL_RUNS").map_or(1, |v| v.parse().expect("runs"));
+    let lists_on = std::env::var("LOAD_ALL_LISTS").map_or(true, |v| v != "0");
+    // LOAD_ALL_LATENCY_MS: the server's own time per answer (a sleep, not CPU): the walk is
+    // then paced by the server, as over a network, and a busy machine's noise weighs less.
+    let latency = Duration::from_millis(
+        std::env::var("LOAD_ALL_LATENCY_MS").map_or(0, |v| v.parse().expect("latency ms")),
+    );
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "| rows | L in the TUI | convo list --all | ratio | j answered (median / max, n) | RSS per row |"
+        "| rows | page | L in the TUI | convo list --all | ratio | j answered (median / max, n) | RSS per row |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     for rows in sizes {
         let server = rt
             .block_on(DemoServer::start(DemoOptions {
                 addr: ([127, 0, 0, 1], 0).into(),
                 conversations: rows,
                 visitors: 100,
+                latency,
                 ..DemoOptions::default()
             }))
             .expect("demo server");
         let (base, key) = (server.base_url(), server.api_key());
-        let mut lists: Vec<Duration> = (0..3).map(|_| list_walk(&bin, &base, &key, rows)).collect();
-        lists.sort();
-        let list = lists[1];
-        let tui = tui_load_all(&bin, &base, &key, rows);
-        let mut keys = tui.keys.clone();
-        keys.sort();
-        let (kmed, kmax) = (
-            keys.get(keys.len() / 2).copied().unwrap_or_default(),
-            keys.last().copied().unwrap_or_default(),
-        );
-        let per_row =
-            (tui.rss_after.saturating_sub(tui.rss_before) * 1024) as f64 / tui.rows as f64;
-        println!(
-            "| {rows} | {:.0} ms | {:.0} ms | {:.2}x | {:.1} / {:.1} ms, {} | {:.0} B ({} → {} KiB) |",
-            ms(tui.load),
-            ms(list),
-            tui.load.as_secs_f64() / list.as_secs_f64(),
-            ms(kmed),
-            ms(kmax),
-            keys.len(),
-            per_row,
-            tui.rss_before,
-            tui.rss_after
-        );
+        for limit in page_limits() {
+            let list = if lists_on {
+                let mut lists: Vec<Duration> = (0..3)
+                    .map(|_| list_walk(&bin, &base, &key, rows, limit))
+                    .collect();
+                lists.sort();
+                lists[1]
+            } else {
+                Duration::ZERO
+            };
+            for _ in 0..runs {
+                let tui = tui_load_all(&bin, &base, &key, rows, limit);
+                let mut keys = tui.keys.clone();
+                keys.sort();
+                let (kmed, kmax) = (
+                    keys.get(keys.len() / 2).copied().unwrap_or_default(),
+                    keys.last().copied().unwrap_or_default(),
+                );
+                let per_row =
+                    (tui.rss_after.saturating_sub(tui.rss_before) * 1024) as f64 / tui.rows as f64;
+                let page = limit.map_or("50 (default)".to_string(), |n| n.to_string());
+                println!(
+                    "| {rows} | {page} | {:.0} ms | {:.0} ms | {:.2}x | {:.1} / {:.1} ms, {} | {:.0} B ({} → {} KiB) |",
+                    ms(tui.load),
+                    ms(list),
+                    tui.load.as_secs_f64() / list.as_secs_f64(),
+                    ms(kmed),
+                    ms(kmax),
+                    keys.len(),
+                    per_row,
+                    tui.rss_before,
+                    tui.rss_after
+                );
+            }
+        }
         rt.block_on(server.shutdown());
     }
 }

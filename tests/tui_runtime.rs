@@ -410,3 +410,132 @@ async fn r_with_the_service_stopped_keeps_every_loaded_row() {
     assert_eq!(h.app.conversations.selected_row().map(|c| c.id), selected);
     back.shutdown().await;
 }
+
+/// Issue 23, section 5: `L` asks for each page as soon as the page before it named its
+/// cursor, whether or not the loop has applied that page yet (as `convo list --all` does), so
+/// the walk goes at the server's pace; it goes at most `AHEAD_PAGES` pages ahead of the loop,
+/// one request after the other, and every page it asked for is used.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_asks_for_pages_ahead_of_the_loop_up_to_a_bound() {
+    let server = demo(DemoOptions {
+        seed: 5,
+        conversations: 300,
+        visitors: 5,
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 10);
+    h.phase(vec![], 500).await;
+    let loaded = h.app.conversations.rows().len();
+    assert!(loaded < 100, "the first screen only: {loaded} rows");
+    let before = server.request_count();
+    // `L`, and the loop stops at once: no page it asked for is applied while it is stopped.
+    h.phase(vec![KeyCode::Char('L')], 0).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let asked = server.request_count() - before;
+    assert_eq!(
+        asked,
+        1 + convo::tui::runtime::AHEAD_PAGES as u64,
+        "the page L asked for, then the pages after it, up to the bound, while the loop stood"
+    );
+    assert_eq!(
+        h.app.conversations.rows().len(),
+        loaded,
+        "nothing applied meanwhile"
+    );
+    h.until(vec![], "all 300 loaded").await;
+    let ids: std::collections::HashSet<uuid::Uuid> =
+        h.app.conversations.rows().iter().map(|c| c.id).collect();
+    assert_eq!(ids.len(), 300);
+    assert_eq!(
+        server.request_count() - before,
+        ((300 - loaded) / 10) as u64,
+        "each page asked for once"
+    );
+    server.shutdown().await;
+}
+
+/// `Esc` stops `L`: the pages it would have asked for ahead are not asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn esc_stops_l_asking_ahead() {
+    let server = demo(DemoOptions {
+        seed: 5,
+        conversations: 300,
+        visitors: 5,
+        latency: Duration::from_millis(150),
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 10);
+    h.phase(vec![], 1500).await;
+    let before = server.request_count();
+    let screen = h.phase(vec![KeyCode::Char('L'), KeyCode::Esc], 1000).await;
+    assert!(screen.contains("stopped loading all pages"), "{screen}");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let asked = server.request_count() - before;
+    assert!(
+        asked <= 2,
+        "{asked} requests after L and Esc: the walk went on asking ahead"
+    );
+    server.shutdown().await;
+}
+
+/// Answers that keep arriving (an `L` walk's pages, asked for ahead, come as fast as they are
+/// applied) never keep a key waiting: the loop applies answers for a few milliseconds at most,
+/// then looks at input. Here 30,000 answers are waiting when `q` comes (30 ms after the loop
+/// starts): the loop quits long before it has applied them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_answers_leaves_keys_their_turn() {
+    let server = demo(DemoOptions {
+        conversations: 30,
+        visitors: 5,
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 50);
+    h.phase(vec![], 300).await;
+    let tx = h.rt.sender();
+    const N: usize = 30_000;
+    for i in 0..N {
+        tx.send(convo::tui::msg::Msg::VisitorSync(Some(i.to_string())))
+            .expect("send");
+    }
+    h.phase(vec![KeyCode::Char('q')], 0).await;
+    let last: usize = h
+        .app
+        .names
+        .sync_line
+        .as_deref()
+        .and_then(|l| l.parse().ok())
+        .expect("some answers applied");
+    assert!(
+        last < N - 1,
+        "all {N} answers were applied before the key was read"
+    );
+    server.shutdown().await;
+}
+
+/// The visitor sync waits while a page asked for ahead is in flight, as for any fetch of the
+/// user's: `L` with the loop stopped at once (150 ms a page), 400 ms later a page asked for
+/// ahead is on its way and counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_asked_for_ahead_hold_off_the_visitor_sync() {
+    let server = demo(DemoOptions {
+        seed: 5,
+        conversations: 300,
+        visitors: 5,
+        latency: Duration::from_millis(150),
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 10);
+    h.phase(vec![], 1500).await;
+    assert_eq!(h.rt.user_fetches_in_flight(), 0, "at rest");
+    h.phase(vec![KeyCode::Char('L')], 0).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(
+        h.rt.user_fetches_in_flight() >= 1,
+        "a page asked for ahead is in flight and does not count"
+    );
+    server.shutdown().await;
+}

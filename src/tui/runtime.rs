@@ -5,7 +5,7 @@
 //! Generic over the ratatui backend and the input stream, so tests run this very loop on a
 //! `TestBackend` with scripted keys.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -42,30 +42,150 @@ pub const ANSWER_FRAME: Duration = Duration::from_millis(16);
 /// At most this many keys already waiting are applied before a frame is drawn.
 const MAX_KEYS_A_FRAME: usize = 64;
 
-/// A request for the next page of an `L` walk, sent as soon as the page before it named its
-/// cursor (before that page was decoded and applied).
+/// The longest the loop applies answers already waiting before it looks at input again and
+/// draws (a frame is due every [`ANSWER_FRAME`]).
+const ANSWERS_A_TURN: Duration = Duration::from_millis(4);
+
+/// How many pages a walk that wants the whole list (`L`) may have asked for ahead of the
+/// pages the app has asked for: each is asked for as soon as the page before it named its
+/// cursor (one request in flight at a time, as `convo list` does), whether or not the loop
+/// has applied that page yet, so the walk goes at the server's pace while the loop applies
+/// and draws; it waits here when the loop falls this far behind.
+pub const AHEAD_PAGES: usize = 4;
+
+/// A page of a walk asked for ahead, before the app asked for it: its request, then its
+/// decoded answer.
 struct Ahead {
-    generation: u64,
     cursor: String,
     task: JoinHandle<()>,
-    body: tokio::sync::oneshot::Receiver<Result<Vec<u8>, ApiError>>,
+    page: tokio::sync::oneshot::Receiver<Result<Loaded, ApiError>>,
 }
 
 /// Per tab, the walk the fetches belong to: its generation, the cursors asked for in it (a
-/// cursor seen again is never asked for ahead: the pager will call it a loop) and the request
-/// sent ahead.
+/// cursor seen again is never asked for ahead: the pager will call it a loop) and the pages
+/// asked for ahead.
 #[derive(Default)]
 struct Walk {
     generation: u64,
     asked: HashSet<String>,
-    ahead: Option<Ahead>,
+    /// Pages asked for ahead, in walk order (the first is the next the app will ask for).
+    ahead: VecDeque<Ahead>,
+    /// How many pages may be asked for ahead: 0, 1 (a reload read behind the screen), or
+    /// [`AHEAD_PAGES`] (the whole list). Set from the app after every update.
+    room: usize,
+    /// The cursor after the last page asked for ahead, when `room` stopped the walk there.
+    paused: Option<String>,
+    /// The app asked for the first page asked for ahead before it arrived: its task sends it
+    /// to the loop when it has decoded it.
+    wanted: Option<String>,
 }
 
 impl Walk {
     fn cancel_ahead(&mut self) {
-        if let Some(a) = self.ahead.take() {
+        for a in self.ahead.drain(..) {
             a.task.abort();
         }
+        self.paused = None;
+        self.wanted = None;
+        self.room = 0;
+    }
+}
+
+/// What a fetch task of a walk needs to ask for the page after its own.
+#[derive(Clone)]
+struct Asker {
+    walks: Walks,
+    client: Client,
+    query: Query,
+    limit: Limit,
+    tx: mpsc::UnboundedSender<Msg>,
+    tab: Resource,
+    generation: u64,
+    /// The visitor sync waits while a page asked for ahead is in flight, as for any fetch of
+    /// the user's.
+    user_fetches: Arc<crate::store::sync::UserFetches>,
+}
+
+impl Asker {
+    /// The page at `cursor` is asked for ahead (`w` is this walk's): a task fetches it, asks
+    /// for the one after it in turn (room permitting), then decodes it.
+    fn ask(&self, w: &mut Walk, cursor: String) {
+        w.asked.insert(cursor.clone());
+        let (put, page) = tokio::sync::oneshot::channel();
+        let (me, c) = (self.clone(), cursor.clone());
+        let busy = self.user_fetches.begin();
+        let task = super::tasks::spawn(
+            Task::Page {
+                tab: self.tab,
+                generation: self.generation,
+            },
+            &self.tx,
+            async move {
+                let _busy = busy;
+                let on_retry = retry_notices(&me.tx, me.tab, me.generation, false);
+                let body = fetch_body(&me.client, &me.query, me.limit, Some(&c), &on_retry).await;
+                if let Ok(b) = &body
+                    && me.go_on(b)
+                {
+                    let_it_leave().await;
+                }
+                let result = decode(&me.client, &me.query, body);
+                let mut all = lock(&me.walks);
+                match all.get_mut(&me.tab) {
+                    // The app asked for it meanwhile: it goes to the loop at once.
+                    Some(w) if w.generation == me.generation && w.wanted.as_ref() == Some(&c) => {
+                        w.wanted = None;
+                        w.ahead.pop_front();
+                        me.resume(w);
+                        drop(all);
+                        let _ = me.tx.send(Msg::PageLoaded {
+                            tab: me.tab,
+                            generation: me.generation,
+                            result,
+                        });
+                    }
+                    // Kept until the app asks for it (under the lock: see `spawn`).
+                    _ => {
+                        let _ = put.send(result);
+                    }
+                }
+            },
+        );
+        w.ahead.push_back(Ahead { cursor, task, page });
+    }
+
+    /// The first page asked for ahead has gone to the app: its place in the queue is free, and
+    /// the walk goes on if it waited for room.
+    fn resume(&self, w: &mut Walk) {
+        if w.ahead.len() < w.room
+            && let Some(next) = w.paused.take()
+        {
+            self.ask(w, next);
+        }
+    }
+
+    /// A body of this walk has arrived: the page after it is asked for at once, before this
+    /// one is decoded, if the walk wants it and has room; else it waits in `paused`.
+    /// True when it asked.
+    fn go_on(&self, body: &[u8]) -> bool {
+        let Some((true, Some(next))) = peek_next(body) else {
+            return false;
+        };
+        let mut all = lock(&self.walks);
+        let Some(w) = all.get_mut(&self.tab) else {
+            return false;
+        };
+        if w.generation != self.generation || next.is_empty() || w.asked.contains(next) {
+            return false;
+        }
+        if w.ahead.len() < w.room {
+            self.ask(w, next.to_string());
+            return true;
+        }
+        if w.room > 0 {
+            w.paused = Some(next.to_string());
+        }
+        false
     }
 }
 
@@ -248,13 +368,31 @@ impl Runtime {
                     }
                 }
             }
-            // Apply every answer already waiting before drawing: one frame per burst.
+            // Apply the answers already waiting before drawing: one frame per burst. For at
+            // most ANSWERS_A_TURN: an `L` walk's pages (asked for ahead) can arrive as fast as
+            // they are applied, and keys and frames must still have their turn.
+            let until = std::time::Instant::now() + ANSWERS_A_TURN;
             while let Ok(m) = self.rx.try_recv() {
                 if self.handle(app, m, out)? {
                     return Ok(());
                 }
+                if std::time::Instant::now() >= until {
+                    break;
+                }
             }
         }
+    }
+
+    /// Test only: a sender of answers into the loop, as its tasks have.
+    #[cfg(feature = "testing")]
+    pub fn sender(&self) -> mpsc::UnboundedSender<Msg> {
+        self.tx.clone()
+    }
+
+    /// Test only: the user's fetches in flight (the visitor sync waits while there are any).
+    #[cfg(feature = "testing")]
+    pub fn user_fetches_in_flight(&self) -> usize {
+        self.user_fetches.in_flight()
     }
 
     /// Aborts every task in flight.
@@ -308,6 +446,7 @@ impl Runtime {
             _ => None,
         };
         let cmds = update(app, msg);
+        self.settle_walks(app);
         if let Some((id, client, config)) = switch
             && app.profiles.accepted == Some(id)
         {
@@ -377,8 +516,11 @@ impl Runtime {
                 } => {
                     // Only `L` and a reload read behind the rows on screen ask ahead: their next page
                     // is wanted whatever the page brings.
-                    let ahead = with_tab!(ref app, tab, |t| t.asks_ahead(generation));
-                    self.spawn(tab, generation, cursor, query, limit, false, ahead)
+                    let room = with_tab!(ref app, tab, |t| ahead_room(
+                        t.wants_whole(generation),
+                        t.asks_ahead(generation)
+                    ));
+                    self.spawn(tab, generation, cursor, query, limit, false, room)
                 }
                 Command::FetchHead {
                     tab,
@@ -386,7 +528,7 @@ impl Runtime {
                     query,
                     limit,
                     cursor,
-                } => self.spawn(tab, generation, cursor, query, limit, true, false),
+                } => self.spawn(tab, generation, cursor, query, limit, true, 0),
                 Command::FetchPart {
                     tab,
                     generation,
@@ -700,9 +842,10 @@ impl Runtime {
         }
     }
 
-    /// Starts the fetch of one page. For a walk's page (`head` false), a request this tab's
-    /// walk already sent ahead for the same cursor is used; with `ahead`, the fetch asks for
-    /// the page after its own as soon as its body names the cursor, before decoding it.
+    /// Starts the fetch of one page. For a walk's page (`head` false), a page this tab's walk
+    /// already asked for ahead at the same cursor is used (at once when it has arrived); a
+    /// walk with `room` asks for the pages after its own as their cursors arrive (see
+    /// [`AHEAD_PAGES`]).
     #[allow(clippy::too_many_arguments)]
     fn spawn(
         &mut self,
@@ -712,7 +855,7 @@ impl Runtime {
         query: Query,
         limit: Limit,
         head: bool,
-        ahead: bool,
+        room: usize,
     ) {
         let client = self.client.clone();
         let tx = self.tx.clone();
@@ -721,10 +864,17 @@ impl Runtime {
         {
             return self.spawn_merged(tab, generation, f.clone(), visitors.to_vec(), limit, head);
         }
-        let walks = self.walks.clone();
-        let sent_ahead = if head {
-            None
-        } else {
+        let asker = Asker {
+            walks: self.walks.clone(),
+            client: client.clone(),
+            query: query.clone(),
+            limit,
+            tx: tx.clone(),
+            tab,
+            generation,
+            user_fetches: self.user_fetches.clone(),
+        };
+        if !head {
             let mut all = lock(&self.walks);
             let w = all.entry(tab).or_default();
             if w.generation != generation {
@@ -734,20 +884,52 @@ impl Runtime {
                     ..Walk::default()
                 };
             }
+            w.room = room;
             if let Some(c) = &cursor {
                 w.asked.insert(c.clone());
             }
-            match w.ahead.take() {
-                Some(a) if a.generation == generation && Some(&a.cursor) == cursor.as_ref() => {
-                    Some(a)
+            if let Some(a) = w.ahead.front_mut() {
+                if Some(&a.cursor) == cursor.as_ref() {
+                    use tokio::sync::oneshot::error::TryRecvError;
+                    match a.page.try_recv() {
+                        Ok(result) => {
+                            // Already here: applied in this very turn of the loop (it drains
+                            // the answers waiting before it draws), no task.
+                            w.ahead.pop_front();
+                            asker.resume(w);
+                            drop(all);
+                            if let Some(old) = self.tasks.remove(&(tab, false)) {
+                                old.abort();
+                            }
+                            let _ = self.tx.send(Msg::PageLoaded {
+                                tab,
+                                generation,
+                                result,
+                            });
+                            return;
+                        }
+                        Err(TryRecvError::Empty) => {
+                            // On its way: its task sends it as soon as it is decoded.
+                            w.wanted = cursor;
+                            drop(all);
+                            if let Some(old) = self.tasks.remove(&(tab, false)) {
+                                old.abort();
+                            }
+                            return;
+                        }
+                        // Its task ended without it (it panicked): asked for again below.
+                        Err(TryRecvError::Closed) => {
+                            w.ahead.pop_front();
+                        }
+                    }
+                } else {
+                    // Another cursor (a retry after an error, a walk cut short): what was
+                    // asked for ahead is not wanted.
+                    w.cancel_ahead();
+                    w.room = room;
                 }
-                Some(a) => {
-                    a.task.abort();
-                    None
-                }
-                None => None,
             }
-        };
+        }
         let panic_now = std::mem::take(&mut self.panic_in_fetch);
         let id = if head {
             Task::Head { tab, generation }
@@ -761,56 +943,15 @@ impl Runtime {
             if panic_now {
                 panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
             }
-            let body = match sent_ahead {
-                Some(a) => a.body.await.unwrap_or_else(|_| {
-                    Err(ApiError::Network {
-                        detail: "the request sent ahead ended".into(),
-                        attempts: 1,
-                    })
-                }),
-                None => {
-                    let on_retry = retry_notices(&tx, tab, generation, head);
-                    fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await
-                }
-            };
-            if ahead
+            let on_retry = retry_notices(&tx, tab, generation, head);
+            let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
+            if !head
                 && let Ok(b) = &body
-                && let Some((true, Some(next))) = peek_next(b)
+                && asker.go_on(b)
             {
-                let mut all = lock(&walks);
-                if let Some(w) = all.get_mut(&tab)
-                    && w.generation == generation
-                    && !next.is_empty()
-                    && !w.asked.contains(next)
-                {
-                    w.cancel_ahead();
-                    let (client, query, tx) = (client.clone(), query.clone(), tx.clone());
-                    let c = next.to_string();
-                    let (put, body) = tokio::sync::oneshot::channel();
-                    let task = super::tasks::spawn(
-                        Task::Page { tab, generation },
-                        &tx.clone(),
-                        async move {
-                            let on_retry = retry_notices(&tx, tab, generation, false);
-                            let _ = put.send(
-                                fetch_body(&client, &query, limit, Some(&c), &on_retry).await,
-                            );
-                        },
-                    );
-                    w.ahead = Some(Ahead {
-                        generation,
-                        cursor: next.to_string(),
-                        task,
-                        body,
-                    });
-                }
+                let_it_leave().await;
             }
-            let result = body.and_then(|b| match &query {
-                Query::Conversations(_) => client
-                    .decode_page::<Conversation>(&b)
-                    .map(Loaded::Conversations),
-                Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
-            });
+            let result = decode(&client, &query, body);
             if let Err(e) = &result {
                 tracing::warn!(?tab, head, "fetch failed: {e}");
             }
@@ -833,6 +974,60 @@ impl Runtime {
             old.abort();
         }
     }
+
+    /// After every update: a walk that no longer wants pages ahead (`Esc` stopped `L`, the
+    /// walk failed or was replaced) stops asking for them.
+    fn settle_walks(&mut self, app: &App) {
+        let mut all = lock(&self.walks);
+        for (tab, w) in all.iter_mut() {
+            if w.room == 0 {
+                continue;
+            }
+            let room = with_tab!(ref app, *tab, |t| ahead_room(
+                t.wants_whole(w.generation),
+                t.asks_ahead(w.generation)
+            ));
+            if room < w.room {
+                w.room = room;
+                if room == 0 {
+                    w.paused = None;
+                }
+            }
+        }
+    }
+}
+
+/// How many pages a walk may ask for ahead: [`AHEAD_PAGES`] when it wants the whole list, one
+/// when it wants the next page whatever this one brings, else none.
+fn ahead_room(whole: bool, next: bool) -> usize {
+    match (whole, next) {
+        (true, _) => AHEAD_PAGES,
+        (false, true) => 1,
+        (false, false) => 0,
+    }
+}
+
+/// Lets a request just asked for ahead reach the socket before its walk turns to decoding (work
+/// that does not yield): a task spawned from a worker waits in that worker's LIFO slot, which
+/// no other worker steals, until the spawning task yields (as `convo list` does).
+async fn let_it_leave() {
+    for _ in 0..4 {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// A page's body decoded as the rows `query` asks for.
+fn decode(
+    client: &Client,
+    query: &Query,
+    body: Result<Vec<u8>, ApiError>,
+) -> Result<Loaded, ApiError> {
+    body.and_then(|b| match query {
+        Query::Conversations(_) => client
+            .decode_page::<Conversation>(&b)
+            .map(Loaded::Conversations),
+        Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
+    })
 }
 
 fn lock(walks: &Walks) -> std::sync::MutexGuard<'_, HashMap<Resource, Walk>> {

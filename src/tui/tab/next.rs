@@ -123,6 +123,17 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 
+    /// Whether walk `generation` wants every page that is left (`L` on the walk on screen, or
+    /// a walk of the whole list read behind it): its fetches may go several pages ahead of
+    /// the pages applied, one request after the other, without waiting for each to be asked.
+    pub fn wants_whole(&self, generation: u64) -> bool {
+        match &self.next {
+            Some(n) if n.generation == generation => n.depth == usize::MAX,
+            Some(_) => false,
+            None => self.generation == generation && self.load_all && self.error.is_none(),
+        }
+    }
+
     /// A page for the walk read behind the screen (its generation checked by the caller).
     /// True when it is ready to take the screen ([`TabState::take_next`]).
     pub fn next_page(&mut self, result: Result<Page<T>, ApiError>) -> bool {
