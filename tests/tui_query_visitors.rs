@@ -185,3 +185,75 @@ fn without_a_store_it_is_said_once_and_no_row_passes() {
     let footer = common::app::footer(&app);
     assert!(footer.contains("scanned 4 · 0 match"), "{footer}");
 }
+
+/// Answers `cmds` (and what they lead to) from `server`, and the store's lookups from
+/// `store`, until nothing is asked; every command seen.
+fn drive(
+    app: &mut App,
+    server: &FakeServer,
+    store: &std::collections::HashMap<Uuid, VisitorInfo>,
+    cmds: Vec<Command>,
+) -> Vec<Command> {
+    let answer = |c: &Command| match c {
+        Command::LookupVisitors(ids) => Some(Msg::StoreVisitors {
+            asked: ids.clone(),
+            known: ids
+                .iter()
+                .filter_map(|id| store.get(id).map(|v| (*id, v.clone())))
+                .collect(),
+            store: true,
+        }),
+        c => server.answer(c),
+    };
+    let mut seen = Vec::new();
+    let mut queue: Vec<Msg> = cmds.iter().filter_map(answer).collect();
+    seen.extend(cmds);
+    while let Some(m) = queue.pop() {
+        for c in update(app, m) {
+            queue.extend(answer(&c));
+            seen.push(c);
+        }
+    }
+    seen
+}
+
+#[test]
+fn a_refresh_reads_the_store_again_and_a_visitor_that_left_the_plan_leaves() {
+    use convo::tui::testing::{ch, test_id};
+    let server = FakeServer::new(30, 0);
+    let mut app = testing::app(120, 30, 10);
+    server.settle(&mut app, common::app::at(0));
+    // Visitors 0, 2, 4… are on "pro"; visitor 16 is not in the store.
+    let mut store: std::collections::HashMap<Uuid, VisitorInfo> = (0..16)
+        .map(|k| (test_id(2, k), plan(if k % 2 == 0 { "pro" } else { "free" })))
+        .collect();
+    let cmds = run(&mut app, "visitor.plan:pro");
+    drive(&mut app, &server, &store, cmds);
+    let l = update(&mut app, ch('L'));
+    drive(&mut app, &server, &store, l);
+    let pro = |store: &std::collections::HashMap<Uuid, VisitorInfo>| -> Vec<Uuid> {
+        server
+            .conversations
+            .iter()
+            .filter(|c| {
+                store
+                    .get(&c.visitor_id)
+                    .is_some_and(|v| v.attributes["plan"] == "pro")
+            })
+            .map(|c| c.id)
+            .collect()
+    };
+    let want = pro(&store);
+    assert!(want.len() > 5 && want.len() < 30, "{}", want.len());
+    assert_eq!(ids(&app), want);
+    // Visitor 0 moves to "free" in the store: a refresh reads it again.
+    store.insert(test_id(2, 0), plan("free"));
+    let r = update(&mut app, ch('r'));
+    let seen = drive(&mut app, &server, &store, r);
+    assert!(
+        !lookups(&seen).is_empty(),
+        "the store is read again: {seen:?}"
+    );
+    let want = pro(&store);
+    assert_eq!(ids(&app), want, "visitor 0's rows left at the refresh");
+}
