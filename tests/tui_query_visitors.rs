@@ -112,6 +112,11 @@ fn rows_wait_for_the_stores_answer_and_only_matching_visitors_show() {
     assert_eq!(ids(&app), vec![c[0].id, c[3].id]);
     let footer = common::app::footer(&app);
     assert!(footer.contains("scanned 4 · 2 match"), "{footer}");
+    let screen = testing::render(&app);
+    assert!(
+        screen.contains("visitor.plan: 1 visitor is not in the local store yet"),
+        "the unknown visitor is said: {screen}"
+    );
     // Another attribute check on the same rows reads the store again and checks numbers as
     // JSON writes them.
     let cmds = run(&mut app, "visitor.seats:3 -visitor.plan:free");

@@ -56,10 +56,12 @@ pub fn page_arrived(
 /// The store's answer to `Command::LookupVisitors`: what it knows of `asked` (`store`: false
 /// when there is none). The caller then pumps the union on.
 pub fn answered(app: &mut App, asked: Vec<Uuid>, known: Vec<(Uuid, VisitorInfo)>, store: bool) {
-    app.store_visitors.answer(asked, known);
+    let unknown = app.store_visitors.answer(asked, known);
     if !store {
         app.store_visitors.absent = true;
         say_missing(app);
+    } else if unknown > 0 && !app.store_visitors.unknown_said {
+        say_unknown(app, unknown);
     }
     app.dirty = true;
 }
@@ -82,10 +84,29 @@ pub fn say_missing(app: &mut App) {
     }
 }
 
+/// Says once per query that visitors the store does not know (yet) do not match.
+fn say_unknown(app: &mut App, unknown: usize) {
+    let field = app
+        .conversations
+        .union
+        .as_ref()
+        .and_then(|u| attr_field(&u.checks));
+    if let Some(field) = field {
+        app.store_visitors.unknown_said = true;
+        app.say(format!(
+            "{field}: {unknown} visitor{} not in the local store yet and do{} not match; \
+             r checks again after the sync",
+            if unknown == 1 { " is" } else { "s are" },
+            if unknown == 1 { "es" } else { "" }
+        ));
+    }
+}
+
 /// A query was shown: the store is read afresh for it (a missing one is said once again).
 pub fn query_shown(app: &mut App) {
     // The store may be back (another profile): the first answer says again.
     app.store_visitors.forget();
     app.store_visitors.said = false;
+    app.store_visitors.unknown_said = false;
     app.store_visitors.absent = false;
 }

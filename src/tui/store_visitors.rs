@@ -19,6 +19,8 @@ pub struct StoreVisitors {
     pub absent: bool,
     /// The missing store was said for the query shown.
     pub said: bool,
+    /// Visitors the store did not know were said for the query shown.
+    pub unknown_said: bool,
 }
 
 impl StoreVisitors {
@@ -33,8 +35,10 @@ impl StoreVisitors {
         self.asked.clear();
     }
 
-    /// The store's answer: what it knows of `asked` (the others it does not know).
-    pub fn answer(&mut self, asked: Vec<Uuid>, known: Vec<(Uuid, VisitorInfo)>) {
+    /// The store's answer: what it knows of `asked` (the others it does not know). How many
+    /// of `asked` it does not know.
+    pub fn answer(&mut self, asked: Vec<Uuid>, known: Vec<(Uuid, VisitorInfo)>) -> usize {
+        let unknown = asked.len().saturating_sub(known.len());
         for id in asked {
             self.asked.remove(&id);
             self.known.entry(id).or_insert(None);
@@ -42,6 +46,7 @@ impl StoreVisitors {
         for (id, v) in known {
             self.known.insert(id, Some(v));
         }
+        unknown
     }
 
     /// The command that asks the store for those of `ids` neither answered nor asked.
