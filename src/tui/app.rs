@@ -165,6 +165,8 @@ pub struct App {
     pub export_names: bool,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
     pub names: super::names::VisitorNames,
+    /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
+    pub store_visitors: super::store_visitors::StoreVisitors,
     /// "Since you last looked": the walk generation compared with the last look and when
     /// that look was taken (unix seconds); the status line counts its marks.
     pub since_look: Option<(u64, i64)>,
@@ -243,6 +245,7 @@ impl App {
             export_path: None,
             export_names: true,
             names: Default::default(),
+            store_visitors: Default::default(),
             since_look: None,
             sla: Default::default(),
             query_settings: Default::default(),

@@ -82,6 +82,9 @@ pub enum Command {
     /// Read one visitor's attributes from the local store (the detail pane of a
     /// conversation); answered by `Msg::VisitorAttributes`. Nothing without a store.
     LoadVisitor(uuid::Uuid),
+    /// Read these visitors from the local store for a union's checks on their attributes;
+    /// answered by `Msg::StoreVisitors` (at once, with `store: false`, without a store).
+    LookupVisitors(Vec<uuid::Uuid>),
     /// Record `sample` (when given) in the local store under `key`, then load the key's last
     /// 24 hours (answered by `Msg::Samples`). Nothing without a store.
     Samples {

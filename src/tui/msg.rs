@@ -110,6 +110,13 @@ pub enum Msg {
     VisitorSync(Option<String>),
     /// What the Conversations view `key` had loaded when convo last quit (unix seconds,
     /// ids with watch hashes).
+    /// The answer to `Command::LookupVisitors`: the visitors asked, those the store knows,
+    /// and whether there is a store at all (`false`: off, or it failed).
+    StoreVisitors {
+        asked: Vec<uuid::Uuid>,
+        known: Vec<(uuid::Uuid, crate::query::eval::VisitorInfo)>,
+        store: bool,
+    },
     /// A visitor's attributes from the local store (`Null` when it has none or is unknown).
     VisitorAttributes {
         id: uuid::Uuid,

@@ -4,10 +4,13 @@
 //! walk ([`super::tab::union`]): its streams side by side, merged, its checks applied as rows
 //! arrive. The tab keeps the query as written ([`App::query_of`]).
 
+use std::cell::Cell;
+
 use super::app::App;
 use super::command::Command;
 use super::msg::Loaded;
-use super::tab::{TabFilter, TabState, UnionWalk};
+use super::query_visitors;
+use super::tab::{TabFilter, TabState, UnionWalk, Verdict};
 use super::update::place::{here, leaving_look};
 use crate::api::{ApiError, Page, Resource};
 use crate::query::eval::{Context, Filter, VisitorInfo};
@@ -173,6 +176,9 @@ fn show(
         }
     };
     app.active = tab;
+    if tab == Resource::Conversations {
+        query_visitors::query_shown(app);
+    }
     match changed {
         Some(c) => {
             app.history.push(from);
@@ -322,21 +328,43 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             }
             let checks = u.checks.clone();
             let f = Filter::new(&checks, ctx(u.now));
-            let info = |c: &crate::api::Conversation| {
+            // Attributes come from the local store, as `list -q` reads them; names and
+            // e-mails are known on screen already.
+            let store = &app.store_visitors;
+            let reads_store = !store.absent && query_visitors::attr_field(&checks).is_some();
+            let waiting: Cell<Option<uuid::Uuid>> = Cell::new(None);
+            let label = |c: &crate::api::Conversation| {
                 names.get(&c.visitor_id).map(|l| VisitorInfo {
                     name: l.name.as_deref().map(str::to_string),
                     email: l.email.as_deref().map(str::to_string),
                     attributes: serde_json::Value::Null,
                 })
             };
-            let pass =
-                |c: &crate::api::Conversation| f.is_empty() || f.conversation(c, info(c).as_ref());
+            let pass = |c: &crate::api::Conversation| -> Verdict {
+                if f.is_empty() {
+                    return Verdict::Pass;
+                }
+                if !reads_store {
+                    return f.conversation(c, label(c).as_ref()).into();
+                }
+                match store.get(&c.visitor_id) {
+                    None => {
+                        waiting.set(Some(c.visitor_id));
+                        Verdict::Wait
+                    }
+                    Some(Some(v)) => f.conversation(c, Some(v)).into(),
+                    // Not in the store: its attributes are unknown, the check fails.
+                    Some(None) => f.conversation(c, label(c).as_ref()).into(),
+                }
+            };
             let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
-            (
-                merged,
-                t.union.as_mut().map(|u| std::mem::take(&mut u.notices)),
-            )
+            let notices = t.union.as_mut().map(|u| std::mem::take(&mut u.notices));
+            // A row waits for a visitor no page asked for (a walk restarted after `forget`).
+            if let Some(id) = waiting.get() {
+                cmds.extend(app.store_visitors.ask([id]));
+            }
+            (merged, notices)
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
@@ -348,7 +376,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             }
             let checks = u.checks.clone();
             let f = Filter::new(&checks, ctx(u.now));
-            let pass = |v: &crate::api::Visitor| f.is_empty() || f.visitor(v);
+            let pass = |v: &crate::api::Visitor| Verdict::from(f.is_empty() || f.visitor(v));
             let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
             (
@@ -376,6 +404,10 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
     if c.is_some() {
         // Started over: the period runs from now.
         app.last_refresh = now;
+    }
+    if started && tab == Resource::Conversations {
+        // Attributes may have changed since: the store is read again for the re-read rows.
+        app.store_visitors.forget();
     }
     cmds.extend(c);
     Some(started)

@@ -618,6 +618,16 @@ impl Runtime {
                         });
                     });
                 }
+                Command::LookupVisitors(ids) => match &self.store {
+                    Some(s) => s.visitors(ids, &self.tx),
+                    None => {
+                        let _ = self.tx.send(Msg::StoreVisitors {
+                            asked: ids,
+                            known: Vec::new(),
+                            store: false,
+                        });
+                    }
+                },
                 Command::LoadVisitor(id) => {
                     if let Some(s) = &self.store {
                         s.attributes(id, &self.tx);

@@ -243,6 +243,42 @@ impl StoreLink {
         });
     }
 
+    /// Reads visitors `ids` for a union's checks (`Msg::StoreVisitors`; a store that fails
+    /// is said once and answers as none).
+    pub fn visitors(&self, ids: Vec<uuid::Uuid>, tx: &mpsc::UnboundedSender<Msg>) {
+        let asked = ids.clone();
+        let answer = self.task.run(move |s| {
+            let mut known = Vec::new();
+            for id in ids {
+                if let Some(v) = s.visitor(id)? {
+                    let info = crate::query::eval::VisitorInfo {
+                        attributes: v.attributes_json(),
+                        name: v.name,
+                        email: v.email,
+                    };
+                    known.push((id, info));
+                }
+            }
+            Ok(known)
+        });
+        let (said, tx) = (self.said.clone(), tx.clone());
+        tokio::spawn(async move {
+            let (known, store) = match answer.await {
+                Ok(Ok(known)) => (known, true),
+                Ok(Err(e)) => {
+                    say_once(&said, &tx, &e);
+                    (Vec::new(), false)
+                }
+                Err(_) => (Vec::new(), false),
+            };
+            let _ = tx.send(Msg::StoreVisitors {
+                asked,
+                known,
+                store,
+            });
+        });
+    }
+
     pub fn keep(&self, rows: Vec<Visitor>, tx: &mpsc::UnboundedSender<Msg>) {
         let answer = self
             .task

@@ -12,7 +12,7 @@ pub mod marks;
 mod next;
 pub mod union;
 pub use next::{NextWalk, Replacing};
-pub use union::UnionWalk;
+pub use union::{UnionWalk, Verdict};
 
 /// One value for each tab (a feature's per-tab state: search, sort…).
 #[derive(Debug, Clone, Default)]

@@ -58,6 +58,25 @@ pub struct UnionWalk<T, F> {
     limit: Limit,
     /// A refresh under way: the same streams read again from the top.
     refresh: Option<Box<Refresh<T, F>>>,
+    /// The row a check could not yet judge ([`Verdict::Wait`]), with whether it was carried:
+    /// the walk goes on from it when the answer is in.
+    held: Option<(T, bool)>,
+}
+
+/// What the checks say of a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail,
+    /// Not yet known (its visitor's fields are being read from the local store): the walk
+    /// waits at this row, in order, until it is asked again.
+    Wait,
+}
+
+impl From<bool> for Verdict {
+    fn from(b: bool) -> Verdict {
+        if b { Verdict::Pass } else { Verdict::Fail }
+    }
 }
 
 /// A refresh of a union: its streams re-read from the top (a walk of their own) until the
@@ -106,6 +125,7 @@ impl<T: Row, F> UnionWalk<T, F> {
             notices: Vec::new(),
             limit,
             refresh: None,
+            held: None,
         }
     }
 
@@ -219,8 +239,11 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
         cmds
     }
 
-    /// The merge's next row, a carried one first.
+    /// The merge's next row: a held one first, then a carried one.
     fn next_row(&mut self) -> (Step<T>, bool) {
+        if let Some((r, carried)) = self.held.take() {
+            return (Step::Row(r), carried);
+        }
         match self.carry.pop_front() {
             Some(r) => (Step::Row(r), true),
             None => (self.merger.step(), false),
@@ -259,7 +282,7 @@ where
         &mut self,
         body: usize,
         scan_max_pages: usize,
-        pass: &dyn Fn(&T) -> bool,
+        pass: &dyn Fn(&T) -> Verdict,
     ) -> (Vec<Command>, Option<crate::pager::Merged>) {
         let mut cmds = Vec::new();
         let Some(mut u) = self.union.take() else {
@@ -283,10 +306,16 @@ where
             let (step, carried) = u.next_row();
             match step {
                 Step::Row(r) => {
+                    let verdict = pass(&r);
+                    if verdict == Verdict::Wait {
+                        // In order: nothing after it shows before it is judged.
+                        u.held = Some((r, carried));
+                        break;
+                    }
                     if !carried {
                         u.scanned += 1;
                     }
-                    if pass(&r) {
+                    if verdict == Verdict::Pass {
                         if !carried {
                             u.matched += 1;
                         }
@@ -320,7 +349,8 @@ where
             self.hand(&mut u, batch, true, body);
         }
         // The table's pager is "in flight" while a stream is: the footer says loading.
-        let loading = u.loading();
+        // Waiting for the store's answer on a row counts as loading too.
+        let loading = u.loading() || u.held.is_some();
         if loading && !self.pager.is_loading() {
             self.pager.next_request();
         } else if !loading && self.pager.is_loading() {
@@ -366,7 +396,7 @@ where
         &mut self,
         u: &mut UnionWalk<T, F>,
         body: usize,
-        pass: &dyn Fn(&T) -> bool,
+        pass: &dyn Fn(&T) -> Verdict,
         cmds: &mut Vec<Command>,
     ) -> Option<crate::pager::Merged> {
         let r = u.refresh.as_mut()?;
@@ -374,14 +404,20 @@ where
             if r.rows.len() >= r.window.max(1) {
                 break false;
             }
-            match r.walk.merger.step() {
-                Step::Row(x) => {
-                    r.walk.scanned += 1;
-                    if pass(&x) {
-                        r.walk.matched += 1;
-                        r.rows.push(x);
+            match r.walk.next_row().0 {
+                Step::Row(x) => match pass(&x) {
+                    Verdict::Wait => {
+                        r.walk.held = Some((x, false));
+                        return None;
                     }
-                }
+                    v => {
+                        r.walk.scanned += 1;
+                        if v == Verdict::Pass {
+                            r.walk.matched += 1;
+                            r.rows.push(x);
+                        }
+                    }
+                },
                 Step::Need(parts) => {
                     if r.walk.pages >= r.budget {
                         break false;

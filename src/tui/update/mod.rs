@@ -107,6 +107,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             result,
         } => {
             learn_visitors(app, &result, &mut cmds);
+            super::query_visitors::page_arrived(app, tab, generation, &result, &mut cmds);
             super::query_run::part_loaded(app, tab, (generation, stream, head), result);
             // Its rows reach the table now, so that what follows a page (an export's walk,
             // the summary pane, samples) sees them, as after a page of one request.
@@ -169,6 +170,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 }
             }
             app.dirty = true;
+        }
+        Msg::StoreVisitors {
+            asked,
+            known,
+            store,
+        } => {
+            super::query_visitors::answered(app, asked, known, store);
+            pump_union(app, Resource::Conversations, &mut cmds);
         }
         Msg::VisitorAttributes { id, attributes } => {
             if app.detail_visitor.as_ref().is_some_and(|(v, _)| *v == id) {
