@@ -11,8 +11,9 @@
 //! the refreshes in it. Refreshes are counted by the demo server: each one re-reads from the
 //! first page, and only a walk's first page has no cursor. After the warm-up (the first 20 %
 //! of the run) each must stay within 5 % of its warm-up value (for the levels the last warm-up
-//! sample, for the CPU per refresh their median); the WAL may also cycle up to SQLite's
-//! checkpoint size. Prints a table and PASS or FAIL per metric; exits non-zero on a FAIL.
+//! sample, for the CPU per refresh their median): none may rise more than 5 % above it (a
+//! fall is shown, not failed); the WAL may also cycle up to SQLite's checkpoint size. Prints
+//! a table and PASS or FAIL per metric; exits non-zero on a FAIL.
 //!
 //! `cargo bench --bench soak` is the hour (`SOAK_SECS=600 cargo bench --bench soak`: ten
 //! minutes). `cargo test --bench soak` is the smoke run of the CI's `cargo test --bench '*'`:
@@ -148,12 +149,14 @@ fn all_loaded(screen: &str) -> bool {
         .is_some_and(|l| l.contains(" all "))
 }
 
-/// The verdict on one metric: the warm-up value, the largest drift after it, and whether
-/// every sample after it stayed within 5 % (or under `cap`).
+/// The verdict on one metric: the warm-up value, the largest rise and fall after it, and
+/// whether every sample after it stayed under 105 % of it (or under `cap`). A fall is shown,
+/// not failed: a pooled connection closing when idle, a quieter machine, are no leak.
 struct Verdict {
     name: &'static str,
     warm: f64,
-    worst: f64,
+    rise: f64,
+    fall: f64,
     pass: bool,
 }
 
@@ -171,15 +174,17 @@ fn judge(
     } else {
         warm[warm.len() - 1]
     };
-    let drift = |x: f64| if w == 0.0 { x.abs() } else { (x - w).abs() / w };
-    let worst = after.iter().map(|&x| drift(x)).fold(0.0, f64::max);
+    let rel = |x: f64| if w == 0.0 { x } else { (x - w) / w };
+    let rise = after.iter().map(|&x| rel(x)).fold(0.0, f64::max);
+    let fall = after.iter().map(|&x| -rel(x)).fold(0.0, f64::max);
     let pass = after
         .iter()
-        .all(|&x| drift(x) <= 0.05 || cap.is_some_and(|c| x <= c));
+        .all(|&x| rel(x) <= 0.05 || cap.is_some_and(|c| x <= c));
     Verdict {
         name,
         warm: w,
-        worst,
+        rise,
+        fall,
         pass,
     }
 }
@@ -383,19 +388,20 @@ fn main() -> ExitCode {
         ),
     ];
     println!(
-        "\nafter the warm-up ({} s, {warm_n} samples): within 5 % of the warm-up value \
+        "\nafter the warm-up ({} s, {warm_n} samples): at most 5 % over the warm-up value \
          (the WAL: or under {:.0} KiB, a checkpoint cycle)",
         warm[warm_n - 1].at.as_secs(),
         WAL_CYCLE_BYTES as f64 / 1024.0
     );
-    println!("| metric | warm-up value | largest drift after | verdict |");
-    println!("|---|---|---|---|");
+    println!("| metric | warm-up value | largest rise after | largest fall after | verdict |");
+    println!("|---|---|---|---|---|");
     for v in &verdicts {
         println!(
-            "| {} | {:.0} | {:.1} % | {} |",
+            "| {} | {:.0} | {:.1} % | {:.1} % | {} |",
             v.name,
             v.warm,
-            v.worst * 100.0,
+            v.rise * 100.0,
+            v.fall * 100.0,
             if v.pass { "PASS" } else { "FAIL" }
         );
     }
