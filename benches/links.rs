@@ -15,7 +15,10 @@
 //! same): its first screen, from the start to the first row drawn, against one page fetched on
 //! a new connection (curl's first fetch, which pays the handshake); and `L` of every row, from
 //! the key to `all N loaded`, against the floor of the pages it had left to load. Bytes are
-//! the link's count over each; peak RSS the process's VmHWM. `cargo bench --bench links` measures (release build, some minutes: the
+//! the link's count over each; peak RSS the process's VmHWM. The runs go round by round (each
+//! walker once, then the TUI, then again), so that the machine's load drifting over a link's
+//! minutes weighs on all alike. `CONVO_BENCH_LINKS=20,40` measures only the links of those
+//! round trips (0: loopback). `cargo bench --bench links` measures (release build, some minutes: the
 //! 150 ms link alone is 200 pages x ~180 ms a walk). `cargo test --benches` runs it on a few
 //! hundred rows over two small links in the debug build, as a smoke test.
 
@@ -247,7 +250,14 @@ fn main() -> ExitCode {
         "links: {} conversations, page size {}, {} pages; medians of {} run(s); bytes as received",
         s.rows, s.limit, pages, s.runs
     );
+    // CONVO_BENCH_LINKS=20,40: only the links of those round trips (ms; 0 is loopback).
+    let only: Option<Vec<u64>> = std::env::var("CONVO_BENCH_LINKS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
     for &(name, rtt, kbps) in s.links {
+        if only.as_ref().is_some_and(|o| !o.contains(&rtt)) {
+            continue;
+        }
         let link = Link {
             rtt: Duration::from_millis(rtt),
             kbps,
@@ -312,20 +322,27 @@ fn main() -> ExitCode {
         println!("| walker | time | vs floor | received | peak RSS |");
         println!("|---|---|---|---|---|");
         let mut results: Vec<(&str, Run, u64)> = Vec::new();
-        for (label, argv) in &walkers {
-            let mut runs = Vec::new();
-            let mut bytes = Vec::new();
-            for _ in 0..s.runs {
+        // Round by round, every walker and the TUI once each, so that a machine getting busier
+        // or quieter during the link's minutes weighs on all of them alike.
+        let mut runs: Vec<Vec<(Run, u64)>> = vec![Vec::new(); walkers.len()];
+        let mut tui: Vec<TuiRun> = Vec::new();
+        for _ in 0..s.runs {
+            for (i, (_, argv)) in walkers.iter().enumerate() {
                 let before = server.link_bytes().map_or(0, |b| b.1);
-                runs.push(measured(argv, &env, s.rows));
-                bytes.push(server.link_bytes().map_or(0, |b| b.1) - before);
+                let r = measured(argv, &env, s.rows);
+                runs[i].push((r, server.link_bytes().map_or(0, |b| b.1) - before));
             }
+            // The TUI: its first screen against one page on a new connection, L against the
+            // pages it had left.
+            tui.push(tui_run(&bin, &server, s.rows, s.limit));
+        }
+        for ((label, _), runs) in walkers.iter().zip(&runs) {
             let m = Run {
-                wall: median(&runs.iter().map(|r| r.wall).collect::<Vec<_>>()),
-                cpu: median(&runs.iter().map(|r| r.cpu).collect::<Vec<_>>()),
-                rss_kib: median(&runs.iter().map(|r| r.rss_kib).collect::<Vec<_>>()),
+                wall: median(&runs.iter().map(|r| r.0.wall).collect::<Vec<_>>()),
+                cpu: median(&runs.iter().map(|r| r.0.cpu).collect::<Vec<_>>()),
+                rss_kib: median(&runs.iter().map(|r| r.0.rss_kib).collect::<Vec<_>>()),
             };
-            let b = median(&bytes);
+            let b = median(&runs.iter().map(|r| r.1).collect::<Vec<_>>());
             println!(
                 "| {label} | {:.0} ms | {:.3}x | {:.0} KiB | {:.1} MiB |",
                 ms(m.wall),
@@ -333,13 +350,8 @@ fn main() -> ExitCode {
                 b as f64 / 1024.0,
                 m.rss_kib as f64 / 1024.0
             );
-            results.push((label, m, b));
+            results.push((*label, m, b));
         }
-        // The TUI: its first screen against one page on a new connection, L against the
-        // pages it had left.
-        let tui: Vec<TuiRun> = (0..s.runs)
-            .map(|_| tui_run(&bin, &server, s.rows, s.limit))
-            .collect();
         let med = |f: &dyn Fn(&TuiRun) -> u64| median(&tui.iter().map(f).collect::<Vec<_>>());
         let first = Duration::from_nanos(med(&|r| r.first.as_nanos() as u64));
         let load = Duration::from_nanos(med(&|r| r.load.as_nanos() as u64));
