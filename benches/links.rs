@@ -11,15 +11,25 @@
 //! the same by this process's own reqwest client.
 //!
 //! For each walker: wall time, bytes received (counted by the link), peak RSS (getrusage of
-//! its process tree). `cargo bench --bench links` measures (release build, some minutes: the
+//! its process tree). Then the TUI on the same link, the real binary in a pty (page size the
+//! same): its first screen, from the start to the first row drawn, against one page fetched on
+//! a new connection (curl's first fetch, which pays the handshake); and `L` of every row, from
+//! the key to `all N loaded`, against the floor of the pages it had left to load. Bytes are
+//! the link's count over each; peak RSS the process's VmHWM. The runs go round by round (each
+//! walker once, then the TUI, then again), so that the machine's load drifting over a link's
+//! minutes weighs on all alike. `CONVO_BENCH_LINKS=20,40` measures only the links of those
+//! round trips (0: loopback). `cargo bench --bench links` measures (release build, some minutes: the
 //! 150 ms link alone is 200 pages x ~180 ms a walk). `cargo test --benches` runs it on a few
 //! hundred rows over two small links in the debug build, as a smoke test.
 
 #[path = "common/measure.rs"]
 mod measure;
+#[allow(dead_code)]
+#[path = "../tests/common/pty.rs"]
+mod pty;
 
 use std::process::{Command, ExitCode, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use convo::demo::{DemoOptions, DemoServer, Link};
 use measure::{
@@ -70,9 +80,9 @@ while True:
     params["cursor"] = page["next_cursor"]
 "#;
 
-/// One page's time on a kept connection: curl's `time_total` for the 2nd..5th fetch of one URL
-/// in one invocation (compressed), median; `None` without curl.
-fn curl_page_time(server: &DemoServer, limit: usize) -> Option<Duration> {
+/// One page's time: on a new connection (curl's first fetch) and on a kept one (the median of
+/// the 2nd..5th `time_total` of one URL in one invocation, compressed); `None` without curl.
+fn curl_page_time(server: &DemoServer, limit: usize) -> Option<(Duration, Duration)> {
     if !have("curl") {
         return None;
     }
@@ -86,18 +96,21 @@ fn curl_page_time(server: &DemoServer, limit: usize) -> Option<Duration> {
     let out = cmd.stderr(Stdio::null()).output().ok()?;
     let times: Vec<Duration> = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .skip(1)
         .filter_map(|l| l.trim().parse::<f64>().ok())
         .map(Duration::from_secs_f64)
         .collect();
-    (!times.is_empty()).then(|| median(&times))
+    (times.len() > 1).then(|| (times[0], median(&times[1..])))
 }
 
 /// The same by an in-process reqwest client (compressed), when curl is missing.
-fn reqwest_page_time(rt: &tokio::runtime::Runtime, server: &DemoServer, limit: usize) -> Duration {
+fn reqwest_page_time(
+    rt: &tokio::runtime::Runtime,
+    server: &DemoServer,
+    limit: usize,
+) -> (Duration, Duration) {
     let http = convo::api::client::http_builder().build().expect("client");
     let url = format!("{}/v1/conversations?limit={limit}", server.base_url());
-    let mut times = Vec::new();
+    let (mut first, mut times) = (Duration::ZERO, Vec::new());
     for i in 0..5 {
         let t = std::time::Instant::now();
         rt.block_on(async {
@@ -112,9 +125,97 @@ fn reqwest_page_time(rt: &tokio::runtime::Runtime, server: &DemoServer, limit: u
         });
         if i > 0 {
             times.push(t.elapsed());
+        } else {
+            first = t.elapsed();
         }
     }
-    median(&times)
+    (first, median(&times))
+}
+
+/// The TUI's peak RSS so far (VmHWM), KiB.
+fn peak_rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The footer's count of rows loaded (`100 loaded · more available`, `all 20000 loaded`).
+fn footer_loaded(screen: &str) -> Option<usize> {
+    let line = screen.lines().rev().find(|l| l.contains(" loaded"))?;
+    let before = &line[..line.find(" loaded")?];
+    before.split(' ').next_back()?.parse().ok()
+}
+
+/// One run of the TUI on the link: the first screen, then `L`.
+struct TuiRun {
+    /// Start to the first row drawn; bytes received meanwhile; peak RSS then.
+    first: Duration,
+    first_bytes: u64,
+    first_rss_kib: u64,
+    /// Rows loaded when `L` was pressed (the first page, and any prefetched).
+    before_l: usize,
+    /// `L` to `all N loaded`; bytes received meanwhile; peak RSS at the end.
+    load: Duration,
+    load_bytes: u64,
+    load_rss_kib: u64,
+}
+
+/// Polls the screen every millisecond until `done` holds (at most `within`); the time then.
+fn wait_fine(t: &pty::Pty, within: Duration, done: impl Fn(&str) -> bool) -> Instant {
+    let end = Instant::now() + within;
+    loop {
+        let s = t.screen();
+        if done(&s) {
+            return Instant::now();
+        }
+        assert!(Instant::now() < end, "not seen in {within:?}:\n{s}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The real binary in a 160x45 pty with a clean home and the page size `limit`.
+fn tui_run(bin: &str, server: &DemoServer, rows: usize, limit: usize) -> TuiRun {
+    let home = tempfile::tempdir().expect("temp dir");
+    let config = home.path().join("convo.toml");
+    std::fs::write(&config, format!("page_size = {limit}\n")).expect("config");
+    let mut cmd = portable_pty::CommandBuilder::new(bin);
+    pty::clean_env(&mut cmd, home.path());
+    cmd.env("CONVO_CONFIG", &config);
+    cmd.env("CONVO_API_KEY", server.api_key());
+    cmd.args(["--base-url", &server.base_url()]);
+    let bytes = || server.link_bytes().map_or(0, |b| b.1);
+    let b0 = bytes();
+    let start = Instant::now();
+    let mut t = pty::Pty::run(cmd, 160, 45);
+    let pid = t.pid();
+    let drawn = wait_fine(&t, Duration::from_secs(60), |s| {
+        footer_loaded(s).is_some_and(|n| n > 0)
+    });
+    let (first, first_bytes, first_rss_kib) = (drawn - start, bytes() - b0, peak_rss_kib(pid));
+    // Whatever the start-up prefetches lands before L (as a user's first look would take).
+    std::thread::sleep(Duration::from_millis(300));
+    let before_l = footer_loaded(&t.screen()).unwrap_or(0);
+    let b1 = bytes();
+    let done = format!("all {rows} loaded");
+    let pressed = Instant::now();
+    t.send(b"L");
+    let loaded = wait_fine(&t, Duration::from_secs(600), |s| s.contains(&done));
+    let (load, load_bytes, load_rss_kib) = (loaded - pressed, bytes() - b1, peak_rss_kib(pid));
+    t.quit();
+    TuiRun {
+        first,
+        first_bytes,
+        first_rss_kib,
+        before_l,
+        load,
+        load_bytes,
+        load_rss_kib,
+    }
 }
 
 fn main() -> ExitCode {
@@ -149,7 +250,14 @@ fn main() -> ExitCode {
         "links: {} conversations, page size {}, {} pages; medians of {} run(s); bytes as received",
         s.rows, s.limit, pages, s.runs
     );
+    // CONVO_BENCH_LINKS=20,40: only the links of those round trips (ms; 0 is loopback).
+    let only: Option<Vec<u64>> = std::env::var("CONVO_BENCH_LINKS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
     for &(name, rtt, kbps) in s.links {
+        if only.as_ref().is_some_and(|o| !o.contains(&rtt)) {
+            continue;
+        }
         let link = Link {
             rtt: Duration::from_millis(rtt),
             kbps,
@@ -164,7 +272,7 @@ fn main() -> ExitCode {
             }))
             .expect("demo server");
         let (base, key) = (server.base_url(), server.api_key());
-        let page = curl_page_time(&server, s.limit)
+        let (page_new, page) = curl_page_time(&server, s.limit)
             .unwrap_or_else(|| reqwest_page_time(&rt, &server, s.limit));
         let floor = page * pages as u32;
         let env = [
@@ -199,7 +307,13 @@ fn main() -> ExitCode {
                 vec!["python3", "-c", PYTHON_STDLIB],
             ));
         }
-        println!("\n### {name}");
+        let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+        let load: Vec<&str> = load.split(' ').take(3).collect();
+        println!(
+            "\n### {name} ({}, load average {})",
+            jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC"),
+            load.join(" ")
+        );
         println!(
             "floor: {pages} pages x {:.1} ms a page on a kept connection (curl --compressed) = {:.0} ms",
             ms(page),
@@ -208,20 +322,27 @@ fn main() -> ExitCode {
         println!("| walker | time | vs floor | received | peak RSS |");
         println!("|---|---|---|---|---|");
         let mut results: Vec<(&str, Run, u64)> = Vec::new();
-        for (label, argv) in &walkers {
-            let mut runs = Vec::new();
-            let mut bytes = Vec::new();
-            for _ in 0..s.runs {
+        // Round by round, every walker and the TUI once each, so that a machine getting busier
+        // or quieter during the link's minutes weighs on all of them alike.
+        let mut runs: Vec<Vec<(Run, u64)>> = vec![Vec::new(); walkers.len()];
+        let mut tui: Vec<TuiRun> = Vec::new();
+        for _ in 0..s.runs {
+            for (i, (_, argv)) in walkers.iter().enumerate() {
                 let before = server.link_bytes().map_or(0, |b| b.1);
-                runs.push(measured(argv, &env, s.rows));
-                bytes.push(server.link_bytes().map_or(0, |b| b.1) - before);
+                let r = measured(argv, &env, s.rows);
+                runs[i].push((r, server.link_bytes().map_or(0, |b| b.1) - before));
             }
+            // The TUI: its first screen against one page on a new connection, L against the
+            // pages it had left.
+            tui.push(tui_run(&bin, &server, s.rows, s.limit));
+        }
+        for ((label, _), runs) in walkers.iter().zip(&runs) {
             let m = Run {
-                wall: median(&runs.iter().map(|r| r.wall).collect::<Vec<_>>()),
-                cpu: median(&runs.iter().map(|r| r.cpu).collect::<Vec<_>>()),
-                rss_kib: median(&runs.iter().map(|r| r.rss_kib).collect::<Vec<_>>()),
+                wall: median(&runs.iter().map(|r| r.0.wall).collect::<Vec<_>>()),
+                cpu: median(&runs.iter().map(|r| r.0.cpu).collect::<Vec<_>>()),
+                rss_kib: median(&runs.iter().map(|r| r.0.rss_kib).collect::<Vec<_>>()),
             };
-            let b = median(&bytes);
+            let b = median(&runs.iter().map(|r| r.1).collect::<Vec<_>>());
             println!(
                 "| {label} | {:.0} ms | {:.3}x | {:.0} KiB | {:.1} MiB |",
                 ms(m.wall),
@@ -229,8 +350,30 @@ fn main() -> ExitCode {
                 b as f64 / 1024.0,
                 m.rss_kib as f64 / 1024.0
             );
-            results.push((label, m, b));
+            results.push((*label, m, b));
         }
+        let med = |f: &dyn Fn(&TuiRun) -> u64| median(&tui.iter().map(f).collect::<Vec<_>>());
+        let first = Duration::from_nanos(med(&|r| r.first.as_nanos() as u64));
+        let load = Duration::from_nanos(med(&|r| r.load.as_nanos() as u64));
+        let left = (s.rows - med(&|r| r.before_l as u64) as usize).div_ceil(s.limit);
+        let load_floor = page * left as u32;
+        println!(
+            "| TUI: first screen (start to first row) | {:.0} ms | {:.3}x of {:.0} ms (1 page, new connection) | {:.0} KiB | {:.1} MiB |",
+            ms(first),
+            first.as_secs_f64() / page_new.as_secs_f64(),
+            ms(page_new),
+            med(&|r| r.first_bytes) as f64 / 1024.0,
+            med(&|r| r.first_rss_kib) as f64 / 1024.0
+        );
+        println!(
+            "| TUI: L of {} rows ({left} pages left) | {:.0} ms | {:.3}x of {:.0} ms | {:.0} KiB | {:.1} MiB |",
+            s.rows,
+            ms(load),
+            load.as_secs_f64() / load_floor.as_secs_f64(),
+            ms(load_floor),
+            med(&|r| r.load_bytes) as f64 / 1024.0,
+            med(&|r| r.load_rss_kib) as f64 / 1024.0
+        );
         if !requests {
             println!("(Python requests skipped: `python3 -m pip install requests`)");
         }

@@ -288,10 +288,10 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
         (120, true, waiting, breaching, app.now.as_second())
     );
     assert!(waiting > 0 && breaching > 0);
-    // A periodic refresh: another sample.
+    // A periodic refresh a minute later: another sample.
     let at = app
         .now
-        .checked_add(jiff::SignedDuration::from_secs(11))
+        .checked_add(jiff::SignedDuration::from_secs(61))
         .unwrap();
     let cmds = server.settle(&mut app, Msg::Tick(at));
     assert_eq!(samples_cmds(&cmds).len(), 1, "{cmds:?}");
@@ -378,12 +378,12 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
         .filter(|c| convo::sla::is_waiting(c))
         .count() as u64;
     assert_eq!(first.waiting, top_waiting);
-    // Further down: more rows loaded, the same rows sampled.
+    // Further down: more rows loaded, the same rows sampled (a minute later).
     for _ in 0..3 {
         server.settle(&mut app, key(KeyCode::PageDown));
     }
     assert!(app.conversations.rows().len() > loaded);
-    let t = tick(&app, 11);
+    let t = tick(&app, 61);
     let cmds = server.settle(&mut app, t);
     let got = samples_cmds(&cmds);
     assert_eq!(got.len(), 1, "{cmds:?}");
@@ -393,6 +393,35 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
         (first.loaded, false),
         "more pages, same scope"
     );
+}
+
+/// The long shift: refreshing every second, the counts are sampled (and the day's samples read
+/// back from the store) once a minute, not at every refresh; the walk's end at once.
+#[test]
+fn a_refresh_every_second_samples_once_a_minute() {
+    let mut app = testing::app(120, 40, 50);
+    app.refresh_secs = Some(1);
+    app.refresh_on = true;
+    let server = FakeServer::new(120, 5);
+    app.set_sla(common::app::first_response(25), false);
+    server.settle(&mut app, Msg::Resize(120, 40));
+    let cmds = server.settle(&mut app, ch('L'));
+    assert_eq!(samples_cmds(&cmds).len(), 1, "the walk's end: {cmds:?}");
+    let start = app.now;
+    let (mut refreshes, mut samples) = (0, Vec::new());
+    for s in 1..=150 {
+        let at = start
+            .checked_add(jiff::SignedDuration::from_secs(s))
+            .unwrap();
+        let before = app.last_refresh;
+        let cmds = server.settle(&mut app, Msg::Tick(at));
+        refreshes += usize::from(app.last_refresh != before);
+        for (_, sample) in samples_cmds(&cmds) {
+            samples.push(sample.expect("a sample to record").at - start.as_second());
+        }
+    }
+    assert!(refreshes >= 70, "{refreshes} refreshes");
+    assert_eq!(samples, vec![60, 120], "{refreshes} refreshes");
 }
 
 /// The pane draws only samples that count the same rows as the newest one, and says which and

@@ -204,6 +204,16 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub churn_head_reassign: u32,
+    /// For testing: the newest N open conversations an agent holds (past the live queue at
+    /// the top) are left unassigned, so the "Unassigned open" view runs to several pages.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        value_parser = count,
+        help_heading = "Faults (for testing)"
+    )]
+    pub backlog: usize,
     /// For testing: the order rows are served in (the spec promises none; convo learns it).
     #[arg(
         long,
@@ -277,6 +287,7 @@ impl DemoServerArgs {
                     scripted: false,
                 },
                 order: self.order,
+                backlog: self.backlog,
             },
         }
     }

@@ -8,7 +8,7 @@
 /// `fail_every`, `rate_limit_first`, `malformed_page`, `wrong_shape`; then the parameters are
 /// validated (400); then the page faults (`oversize_page`, `duplicate_ids`,
 /// `null_cursor_with_more`, `cursor_loop`, `bad_row`, `bad_bytes_row`, `reset_mid_body`). `unknown_status`,
-/// `hostile` and `big_attribute` change the data at start; `churn` changes the conversations
+/// `hostile`, `big_attribute` and `backlog` change the data at start; `churn` changes the conversations
 /// before each conversations request it applies to.
 #[derive(Debug, Clone, Default)]
 pub struct Faults {
@@ -68,6 +68,9 @@ pub struct Faults {
     pub big_attribute: bool,
     /// Conversations change between requests (new ones at the head, pick-ups, reassignments).
     pub churn: super::Churn,
+    /// The newest N open conversations an agent holds (past the live queue) are left
+    /// unassigned: a backlog, so the "Unassigned open" view runs to several pages.
+    pub backlog: usize,
     /// The order both lists are served in (the spec promises none): newest first (the
     /// default, decisions.md), oldest first, or conversations by `updatedAt` latest first.
     /// Not with churn (which adds rows at the newest end).

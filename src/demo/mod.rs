@@ -157,6 +157,15 @@ impl DemoServer {
         {
             m.insert("blob".into(), "x".repeat(2 * 1024 * 1024).into());
         }
+        if faults.backlog > 0 {
+            let queue = queue::len(data.conversations.len());
+            data.conversations
+                .iter_mut()
+                .skip(queue)
+                .filter(|c| c.status == "open" && c.assignee_id.is_some())
+                .take(faults.backlog)
+                .for_each(|c| c.assignee_id = None);
+        }
         match faults.order {
             ServeOrder::Newest => {}
             _ if faults.churn.is_on() => {
@@ -196,6 +205,7 @@ impl DemoServer {
             churn,
             pending_oldest,
             requests: AtomicU64::new(0),
+            first_pages: AtomicU64::new(0),
             waiting: AtomicU64::new(0),
             peak_waiting: AtomicU64::new(0),
             cancel: cancel.clone(),
@@ -308,6 +318,12 @@ impl DemoServer {
     /// How many `/v1` requests were served (faulty ones included).
     pub fn request_count(&self) -> u64 {
         self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// How many conversations requests without a cursor were served: the walks started,
+    /// each refresh of a browser included (it re-reads from the first page).
+    pub fn first_page_count(&self) -> u64 {
+        self.shared.first_pages.load(Ordering::SeqCst)
     }
 
     /// The data being served: [`dataset`] for the seed, with the `unknown_status`, `hostile`

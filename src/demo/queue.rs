@@ -59,6 +59,11 @@ const SLOTS: &[(Kind, u64, u64)] = &[
     (Kind::Taken("closed"), 1200, 2400),
 ];
 
+/// How many conversations the live queue of a data set of `n` conversations has (the newest).
+pub(crate) fn len(n: usize) -> usize {
+    SLOTS.len().min(n / 2)
+}
+
 /// The live queue for a data set of `n` conversations (at most half of them): what each is
 /// and its age in seconds (at least 1), drawn with `below` (uniform in `0..n`).
 pub(crate) fn plan(n: usize, mut below: impl FnMut(u64) -> u64) -> Vec<(Kind, i64)> {

@@ -35,6 +35,8 @@ pub(crate) struct Shared {
     /// `--order mixed`: the conversations oldest first, served for `status=pending`.
     pub pending_oldest: Option<Vec<DemoConversation>>,
     pub requests: AtomicU64,
+    /// Conversations requests without a cursor: walks (and refreshes) started.
+    pub first_pages: AtomicU64,
     /// Requests in their latency wait now, and the most there ever were at once.
     pub waiting: AtomicU64,
     pub peak_waiting: AtomicU64,
@@ -474,8 +476,12 @@ async fn conversations(
             ("unassigned", unassigned.map(|b| b.to_string())),
             ("visitor_id", visitor.map(|u| u.to_string())),
         ]);
+        let head = !q.contains_key("cursor");
+        if head {
+            s.first_pages.fetch_add(1, Ordering::SeqCst);
+        }
         if let Some(ch) = &s.churn {
-            ch.advance(!q.contains_key("cursor"));
+            ch.advance(head);
         }
         let live = s.churn.as_ref().map(|ch| ch.read());
         let (data, ix) = match &live {

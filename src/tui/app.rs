@@ -59,6 +59,13 @@ pub fn breaching_view() -> View {
 
 pub use super::message::Message;
 
+/// A refresh samples the Conversations filter's counts at most this often (the end of a walk
+/// always does). The trend draws a day in at most 96 slots, and the store keeps samples 8
+/// days: a sample at every refresh of `refresh_secs = 1` grew the store by ~100 bytes a
+/// second (360 KB an hour, 70 MB in 8 days, per filter) and made every refresh read the
+/// whole day's samples back (the soak bench, docs/performance.md).
+pub const SAMPLE_EVERY_SECS: i64 = 60;
+
 /// Pages a refresh re-reads from the top when the config sets no `refresh_max_pages`.
 pub const DEFAULT_REFRESH_MAX_PAGES: usize = 10;
 
@@ -114,8 +121,10 @@ pub struct App {
     /// the last 24 h, oldest first). `None` until the store answers (or without a store).
     pub trend: Option<(String, Vec<crate::store::Sample>)>,
     /// The Conversations walk whose completion was sampled (one sample per walk; refreshes
-    /// sample each time).
+    /// sample too, at most every [`SAMPLE_EVERY_SECS`]).
     pub sampled: Option<u64>,
+    /// When the last sample was taken (unix seconds).
+    pub sampled_at: Option<i64>,
     /// Conversations of a `notify = true` view already rung for as imminent.
     pub imminent: super::notify::Imminent,
     pub aliases: Aliases,
@@ -220,6 +229,7 @@ impl App {
             trend: None,
             detail_visitor: None,
             sampled: None,
+            sampled_at: None,
             aliases: init.aliases,
             refresh_secs,
             refresh_on: refresh_secs.is_some(),

@@ -163,6 +163,12 @@ impl Pty {
         o.raw.clone()
     }
 
+    /// Forgets the bytes read so far (the screen stays): a long run's memory stays bounded.
+    pub fn clear_raw(&self) {
+        let mut o = self.output.lock().unwrap_or_else(|e| e.into_inner());
+        o.raw = Vec::new();
+    }
+
     /// [`Pty::raw`] as text (invalid UTF-8 replaced).
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.raw()).into_owned()

@@ -236,6 +236,39 @@ async fn data_faults_unknown_status_hostile_big_attribute() {
     assert!(a.json()["data"][0]["attributes"].to_string().len() > 2_000_000);
 }
 
+/// `backlog` leaves that many more open conversations waiting, older than the live queue,
+/// which stays as it was; every walk of the conversations (and only its first page) counts as
+/// a first page.
+#[tokio::test]
+async fn backlog_leaves_older_open_conversations_waiting() {
+    let waiting = "status=open&unassigned=true";
+    let plain = start(400, 20, Faults::default()).await;
+    let before = walk(&plain, "/v1/conversations", waiting, 10).await;
+    let s = start(
+        400,
+        20,
+        Faults {
+            backlog: 30,
+            ..Faults::default()
+        },
+    )
+    .await;
+    let after = walk(&s, "/v1/conversations", waiting, 10).await;
+    assert_eq!(after.len(), before.len() + 30);
+    // The live queue (the newest waiting) is the same; the backlog comes after it.
+    assert_eq!(ids(&after[..before.len()]), ids(&before));
+    assert_eq!(
+        (plain.first_page_count(), s.first_page_count()),
+        (1, 1),
+        "one walk each ({} and {} requests)",
+        plain.request_count(),
+        s.request_count()
+    );
+    walk(&s, "/v1/conversations", "", 100).await;
+    walk(&s, "/v1/visitors", "", 10).await;
+    assert_eq!(s.first_page_count(), 2, "a visitors walk is not counted");
+}
+
 #[tokio::test]
 async fn latency_delays_each_answer() {
     let s = DemoServer::start(DemoOptions {
@@ -308,6 +341,8 @@ fn cli_flags_map_to_options() {
         "--redirect-to",
         "http://127.0.0.2:1",
         "--big-attribute",
+        "--backlog",
+        "40",
     ])
     .a
     .to_options();
@@ -322,6 +357,7 @@ fn cli_flags_map_to_options() {
     assert!(f.fail_always && f.wrong_shape && f.bad_row && f.hang && f.reset_mid_body);
     assert!(f.oversize_page && f.null_cursor_with_more && f.cursor_loop && f.duplicate_ids);
     assert!(f.unknown_status && f.hostile && f.big_attribute);
+    assert_eq!(f.backlog, 40);
     assert_eq!(f.redirect_to.as_deref(), Some("http://127.0.0.2:1"));
     assert!(T::try_parse_from(["t", "--fail-status", "200"]).is_err());
     assert!(T::try_parse_from(["t", "--conversations", "5000001"]).is_err());

@@ -124,6 +124,7 @@ pub fn profile_loaded(
     app.trend = None;
     app.detail_visitor = None;
     app.sampled = None;
+    app.sampled_at = None;
     app.imminent = Default::default();
     app.oldest_first = None;
     app.endpoint = sw.endpoint.clone();

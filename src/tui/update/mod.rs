@@ -1172,9 +1172,18 @@ fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
 /// filter (every page loaded), or the top rows a refresh keeps live when it stops at its page
 /// budget (`complete: false`, `loaded` that many; the pane says so). Rows loaded only part of
 /// the way are not a sample: their counts grow with the pages loaded, not with the queue.
+/// A refresh samples at most every [`crate::tui::app::SAMPLE_EVERY_SECS`].
 fn take_sample(app: &mut App, refreshed: Option<&crate::pager::Merged>, cmds: &mut Vec<Command>) {
     let t = &app.conversations;
     let ended = t.pager.is_done() && app.sampled != Some(t.generation);
+    // This walk was sampled less than a minute ago: a refresh is no new sample yet.
+    let recent = app.sampled == Some(t.generation)
+        && app.sampled_at.is_some_and(|at| {
+            app.now.as_second().saturating_sub(at) < crate::tui::app::SAMPLE_EVERY_SECS
+        });
+    if refreshed.is_some() && recent {
+        return;
+    }
     let rows = match refreshed {
         Some(m) if m.cut => &t.rows()[..m.live.min(t.rows().len())],
         Some(_) if t.pager.is_done() => t.rows(),
@@ -1182,6 +1191,7 @@ fn take_sample(app: &mut App, refreshed: Option<&crate::pager::Merged>, cmds: &m
         _ => return,
     };
     app.sampled = Some(t.generation);
+    app.sampled_at = Some(app.now.as_second());
     let (mut waiting, mut imminent, mut breaching) = (0u64, 0u64, 0u64);
     for c in rows {
         if crate::sla::is_waiting(c) {

@@ -221,7 +221,7 @@ pub fn sparkline(points: &[(i64, u64)], start: i64, end: i64, slots: usize) -> (
 }
 
 /// The filter's last 24 hours from the local store: waiting and, with a first-response
-/// target, breaching, sampled at every refresh (and by `convo summary`).
+/// target, breaching, sampled at refreshes, one a minute at most (and by `convo summary`).
 ///
 /// Only samples that count the same rows as the newest one are drawn together: the whole
 /// filter, or the top rows a refresh keeps live (as many as the newest sample had). The first line says which,
@@ -251,7 +251,7 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
         .collect();
     let Some(first) = samples.iter().map(|s| s.at).min() else {
         return vec![Line::from(Span::styled(
-            "  last 24 h: no samples yet: L loads the whole list, then each refresh takes one",
+            "  last 24 h: no samples yet: L loads the whole list, then refreshes take one a minute",
             Style::new().dim(),
         ))];
     };
