@@ -311,3 +311,17 @@ impl Drop for SmallDisk {
             .status();
     }
 }
+
+// In this file, not in pty.rs: the benches include pty.rs alone, without `Demo`.
+impl pty::Pty {
+    /// Runs `convo --base-url URL ARGS` against `demo` (its key in CONVO_API_KEY) in a
+    /// `cols` x `rows` terminal, in a clean home of its own ([`command`]: no config file).
+    pub fn against(demo: &Demo, args: &[&str], cols: u16, rows: u16) -> pty::Pty {
+        let home = tempfile::tempdir().expect("a home");
+        let mut cmd = pty::command(home.path());
+        cmd.env("CONVO_API_KEY", demo.key());
+        cmd.args(["--base-url", &demo.url()]);
+        cmd.args(args);
+        pty::Pty::run(cmd, cols, rows).owning(home)
+    }
+}

@@ -126,17 +126,6 @@ impl Pty {
         }
     }
 
-    /// Runs `convo --base-url URL ARGS` against `demo` (its key in CONVO_API_KEY) in a
-    /// `cols` x `rows` terminal, in a clean home of its own ([`command`]: no config file).
-    pub fn against(demo: &super::Demo, args: &[&str], cols: u16, rows: u16) -> Pty {
-        let home = tempfile::tempdir().expect("a home");
-        let mut cmd = command(home.path());
-        cmd.env("CONVO_API_KEY", demo.key());
-        cmd.args(["--base-url", &demo.url()]);
-        cmd.args(args);
-        Pty::run(cmd, cols, rows).owning(home)
-    }
-
     /// Keeps `home` (removed when the run is dropped); [`Pty::log`] reads its `convo.log`.
     pub fn owning(mut self, home: tempfile::TempDir) -> Pty {
         self.home = Some(home);

@@ -6,7 +6,8 @@ use convo::demo::{DemoOptions, DemoServer};
 use reqwest::Method;
 use serde_json::Value;
 
-use super::{get, get_as, ids, send, start_faulty, walk};
+use super::{get, get_as, ids, send, start, start_faulty, walk};
+use convo::demo::Faults;
 
 #[tokio::test]
 async fn status_faults_fail_then_recover() {
