@@ -6,66 +6,9 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::api::model::short_id;
-use crate::api::{Assignee, ConversationFilter, Resource, VisitorFilter};
-use crate::config::Aliases;
+use crate::api::Resource;
 use crate::text;
 use crate::tui::app::App;
-use crate::tui::format::id_label;
-use crate::tui::names::VisitorNames;
-
-/// The chips of a conversations filter, e.g. `status: open`, `site: Web shop`, `visitor: Ana
-/// Souza` (a visitor's name as the screen knows it, else the short id).
-pub fn conversation_chips(
-    f: &ConversationFilter,
-    aliases: &Aliases,
-    names: &VisitorNames,
-) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(s) = &f.status {
-        v.push(format!("status: {}", text::sanitize(s.as_str())));
-    }
-    match f.assignee {
-        Assignee::Any => {}
-        Assignee::Unassigned => v.push("unassigned".into()),
-        Assignee::Anyone => v.push("assigned to anyone".into()),
-        Assignee::Agent(id) => v.push(format!("assignee: {}", id_label(aliases, &id))),
-    }
-    if let Some(id) = f.site_id {
-        v.push(format!("site: {}", id_label(aliases, &id)));
-    }
-    match &f.by_email {
-        Some(b) if b.visitors.len() > 1 => v.push(format!(
-            "visitor email: {} ({} visitors)",
-            text::one_line(&b.email, 40),
-            b.visitors.len()
-        )),
-        Some(b) => v.push(format!("visitor email: {}", text::one_line(&b.email, 40))),
-        None => {
-            if let Some(id) = f.visitor_id {
-                // By name, as the table's VISITOR column shows it, with the short id to tell
-                // namesakes apart.
-                v.push(match names.shown(&id) {
-                    Some(n) => format!("visitor: {} ({})", text::one_line(n, 40), short_id(&id)),
-                    None => format!("visitor: {}", short_id(&id)),
-                });
-            }
-        }
-    }
-    v
-}
-
-/// The chips of a visitors filter.
-pub fn visitor_chips(f: &VisitorFilter) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(e) = f.email.as_deref().filter(|e| !e.trim().is_empty()) {
-        v.push(format!("email: {}", text::one_line(e.trim(), 40)));
-    }
-    if let Some(x) = f.external_id.as_deref().filter(|e| !e.trim().is_empty()) {
-        v.push(format!("external id: {}", text::one_line(x.trim(), 40)));
-    }
-    v
-}
 
 /// One chip of the line: a term of the tab's query as the query line (`:`) writes it, and
 /// what the screen knows of it that the text does not say (a visitor's name).
