@@ -144,6 +144,11 @@ async fn run(cli: Cli) -> u8 {
                     c.aliases.insert(id, name);
                 }
             }
+            // `me` is one of the demo's agents with open conversations, unless the user's
+            // config gives its own `agent_id`.
+            if c.query.agent_id.is_none() {
+                c.query.agent_id = convo::demo::me(server.data());
+            }
             c
         });
         demo = Some(server);

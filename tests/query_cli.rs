@@ -626,9 +626,9 @@ fn the_browser_opens_on_a_query() {
     let mut t =
         common::pty::Pty::against(&d, &["--query", "status:pending assignee:none"], 120, 30);
     let screen = t.wait_until(std::time::Duration::from_secs(20), |s| {
-        s.contains("status: pending") && s.contains(">pending")
+        s.contains(" status:pending ") && s.contains(">pending")
     });
-    assert!(screen.contains("unassigned"), "{screen}");
+    assert!(screen.contains(" assignee:none "), "{screen}");
     let rows = screen
         .lines()
         .filter(|l| l.contains(" open ") || l.contains(" closed "))
@@ -677,7 +677,7 @@ fn the_browser_runs_a_union_query() {
         want[..10].iter().all(|id| s.contains(id.as_str()))
     });
     assert!(
-        screen.contains("query: status:open,pending assignee:none"),
+        screen.contains(" status:open,pending   assignee:none "),
         "{screen}"
     );
     let at: Vec<usize> = want[..10]

@@ -69,7 +69,7 @@ fn the_binary_browses_the_demo_server_in_a_terminal() {
 
     // a status filter applies
     s.send("s");
-    s.wait_for("status: open");
+    s.wait_for(" status:open ");
     let screen = s.press_until("G", &format!("all {open} loaded"));
     for line in screen.lines().skip(3).take(10) {
         let status = line.trim_start_matches('>').split_whitespace().next();
@@ -174,14 +174,14 @@ fn a_view_left_for_another_keeps_its_look_for_the_next_start() {
     let mut s = spawn(&server, tmp.path());
     s.wait_for("all 60 loaded");
     s.send("u");
-    s.wait_for("unassigned ");
+    s.wait_for(" assignee:none ");
     s.wait_for(" loaded");
     s.send("q");
     drop(s);
     let screen = run_again(&server, tmp.path(), " changed since");
     assert!(screen.contains(" new, "), "{screen}");
     assert!(
-        !screen.contains("unassigned  x clears"),
+        !screen.contains("assignee:none  x clears"),
         "run 2 starts unfiltered: {screen}"
     );
 }

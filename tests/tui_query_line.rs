@@ -482,7 +482,10 @@ fn the_plan_names_the_views_of_the_query_and_what_me_is() {
     update(&mut app, ch('?'));
     let (plan, _) = line(&app).explain.clone().expect("the plan");
     assert!(
-        plan.contains(&format!("me: agent {}", testing::AGENT_A)),
+        plan.contains(&format!(
+            "me: Ana (EU desk) = agent {} (agent_id in the config)",
+            testing::AGENT_A
+        )),
         "{plan}"
     );
     assert!(!plan.contains("view:"), "{plan}");

@@ -55,7 +55,7 @@ fn the_query_line_runs_a_query_shows_errors_and_saves_a_view() {
     s.send(":status:open\r");
     let screen = s.wait_until(std::time::Duration::from_secs(20), |sc| {
         let st = statuses(sc);
-        sc.contains("status: open") && st.len() > 5 && st.iter().all(|x| x == "open")
+        sc.contains(" status:open  x clears") && st.len() > 5 && st.iter().all(|x| x == "open")
     });
     assert!(
         !screen.contains("query · conversations"),
@@ -118,7 +118,7 @@ fn the_query_line_runs_a_query_shows_errors_and_saves_a_view() {
     cmd.arg(&config);
     cmd.args(["--view", "Taken"]);
     let mut s = Pty::run(cmd, COLS, ROWS);
-    s.wait_for("query: status:open,pending -assignee:none");
+    s.wait_for(" status:open,pending   -assignee:none ");
     s.send(":\x15");
     // The line opened on the view's query, then emptied by Ctrl-U.
     s.wait_until(std::time::Duration::from_secs(10), |sc| {

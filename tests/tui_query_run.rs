@@ -408,7 +408,10 @@ async fn the_runtime_runs_a_union_against_the_demo_in_every_order() {
             asked <= 8,
             "{order:?}: {asked} requests for the first screen"
         );
-        assert!(screen.contains("query: status:open,pending"), "{screen}");
+        assert!(
+            screen.contains(" status:open,pending  x clears"),
+            "{screen}"
+        );
         let done = format!("all {} loaded", want.len());
         h.until(vec![KeyCode::Char('L')], &done).await;
         let got: Vec<uuid::Uuid> = h.app.conversations.rows().iter().map(|c| c.id).collect();

@@ -42,7 +42,7 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
     let screen = h
         .until(vec![KeyCode::End], &format!("all {open} loaded"))
         .await;
-    assert!(screen.contains("status: open"), "{screen}");
+    assert!(screen.contains(" status:open "), "{screen}");
     assert!(
         h.app
             .conversations

@@ -245,7 +245,7 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
 
     // Some state: a status filter and a selection a few rows down.
     p.send(b"s");
-    p.wait_for("status: open");
+    p.wait_for(" status:open ");
     // The filtered walk's first page must be on screen first: a j pressed while it loads
     // has no row to move to.
     let start = Instant::now();
@@ -305,14 +305,17 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes_with_a_full_redraw_and_the_same_s
     // fg: convo takes the terminal again, in raw mode, and draws everything anew.
     let mark = p.raw().len();
     p.send(b"fg\r");
-    p.wait_for("status: open");
+    p.wait_for(" status:open ");
     let start = Instant::now();
     loop {
         // Only what convo wrote after fg, on a blank terminal: a full frame, same state.
         let redrawn = p.screen_of(&p.raw()[mark..]);
         if redrawn.contains("STATUS") && selected_line(&redrawn).is_some() {
             assert!(redrawn.contains("Conversations"), "{redrawn}");
-            assert!(redrawn.contains("status: open"), "filters kept:\n{redrawn}");
+            assert!(
+                redrawn.contains(" status:open "),
+                "filters kept:\n{redrawn}"
+            );
             let line = selected_line(&redrawn).expect("selected");
             assert_eq!(
                 row_id(&line),

@@ -111,6 +111,29 @@ fn filter_chips_with_aliases() {
     insta::assert_snapshot!(testing::render(&app));
 }
 
+/// The chips are the query's terms as `:` writes them (the site by its alias), whatever set
+/// it; on a narrow screen the last one that does not fit is cut with `…`, the rest left out,
+/// and the hint stays on the line (never wrapped).
+#[test]
+fn chips_show_the_query_fitted_to_the_width_keeping_the_hint() {
+    let (mut app, s) = loaded(120, 12, 300, 10);
+    update(&mut app, ch(':'));
+    for c in "status:open,pending -site:\"Web shop\" age:>1h idle:>10m".chars() {
+        update(&mut app, ch(c));
+    }
+    s.settle(&mut app, key(KeyCode::Enter));
+    let wide = testing::render(&app);
+    let chips = wide.lines().nth(1).unwrap_or_default();
+    assert!(
+        chips.contains(
+            " status:open,pending   -site:\"Web shop\"   age:>1h   idle:>10m  x clears · Backspace back"
+        ),
+        "{chips}"
+    );
+    s.settle(&mut app, Msg::Resize(60, 12));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
 #[test]
 fn detail_pane_of_a_conversation_wide() {
     let (mut app, _s) = loaded(160, 30, 300, 10);

@@ -27,7 +27,7 @@ pub use churn::Churn;
 pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use link::Link;
-pub use names::aliases;
+pub use names::{aliases, me};
 pub use queue::{QUEUE_TARGET_SECS, targets};
 pub use server::OPENAPI_YAML;
 

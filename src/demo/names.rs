@@ -52,6 +52,19 @@ pub fn aliases(d: &Dataset) -> Vec<(Uuid, String)> {
     v
 }
 
+/// The agent `--demo` makes the user (`agent_id`, what `assignee:me` means): the one with the
+/// most open conversations assigned, the first of them on a tie; `None` without agents.
+pub fn me(d: &Dataset) -> Option<Uuid> {
+    let open = |a: &Uuid| {
+        d.conversations
+            .iter()
+            .filter(|c| c.status == "open" && c.assignee_id == Some(*a))
+            .count()
+    };
+    // max_by_key keeps the last of equals: walk backwards so the first wins.
+    d.agents.iter().rev().max_by_key(|a| open(a)).copied()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -63,5 +76,17 @@ mod tests {
         assert_eq!(a[d.sites.len()].1, "Ana (EU desk)");
         let names: std::collections::HashSet<_> = a.iter().map(|(_, n)| n).collect();
         assert_eq!(names.len(), a.len());
+    }
+
+    #[test]
+    fn me_is_an_agent_with_open_conversations() {
+        let d = super::super::dataset(42, 300, 40);
+        let me = super::me(&d).expect("an agent");
+        assert!(d.agents.contains(&me));
+        assert!(
+            d.conversations
+                .iter()
+                .any(|c| c.status == "open" && c.assignee_id == Some(me))
+        );
     }
 }

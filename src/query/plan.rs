@@ -464,15 +464,28 @@ impl<F: ListFilter> Plan<F> {
             );
         } else {
             let _ = writeln!(out, "checked in convo, on every row as it arrives:");
-            let w = self
+            // Each check as written, with the names `aliases` give its UUIDs (as the
+            // streams have them), the reasons in a column.
+            let shown: Vec<String> = self
                 .checks
                 .iter()
-                .map(|c| crate::text::width(&crate::text::sanitize(&c.shown)))
+                .map(|c| {
+                    let named = names_of(&c.term, aliases);
+                    let shown = crate::text::sanitize(&c.shown);
+                    if named.is_empty() {
+                        shown.into_owned()
+                    } else {
+                        format!("{shown}  ({})", named.join(", "))
+                    }
+                })
+                .collect();
+            let w = shown
+                .iter()
+                .map(|s| crate::text::width(s))
                 .max()
                 .unwrap_or(0);
-            for c in &self.checks {
-                let shown = crate::text::sanitize(&c.shown);
-                let pad = w.saturating_sub(crate::text::width(&shown));
+            for (c, shown) in self.checks.iter().zip(&shown) {
+                let pad = w.saturating_sub(crate::text::width(shown));
                 let _ = writeln!(out, "  {shown}{}  {}", " ".repeat(pad), c.why);
             }
         }
@@ -481,6 +494,31 @@ impl<F: ListFilter> Plan<F> {
         }
         out
     }
+}
+
+/// The aliases of the agent and site UUIDs a term names, sanitised, in its order.
+fn names_of(t: &Term, aliases: &crate::config::Aliases) -> Vec<String> {
+    let ids: Vec<Uuid> = match &t.pred {
+        Pred::Assignee(vs) => vs
+            .iter()
+            .filter_map(|v| match v {
+                AssigneeRef::Id(id) => Some(*id),
+                _ => None,
+            })
+            .collect(),
+        Pred::Site(vs) => vs
+            .iter()
+            .filter_map(|v| match v {
+                NameRef::Id(id) => Some(*id),
+                NameRef::Name(_) => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    ids.iter()
+        .filter_map(|id| aliases.name(id))
+        .map(|n| crate::text::one_line(n, 40))
+        .collect()
 }
 
 /// Each stream once per value, the value set by `set`: the product a multi-valued field makes.

@@ -423,6 +423,42 @@ mod planning {
         assert!(e.contains("age:>10m"), "{e}");
         assert!(e.contains("no time filter"), "{e}");
     }
+
+    /// A check's agents and sites are named as the streams' are (`(Kim)`): a negated site
+    /// printed its UUID alone.
+    #[test]
+    fn explain_names_the_uuids_of_checks_too() {
+        let site = uuid::Uuid::from_u128(0x51);
+        let mut aliases = crate::config::Aliases::default();
+        aliases.insert(site, "Web shop".into());
+        aliases.insert(uuid::Uuid::parse_str(ME).unwrap(), "Kim".into());
+        let pl = plan::conversations(
+            &p(&format!("assignee:{ME} -site:{site} age:>10m")),
+            &Emails::new(),
+            16,
+        );
+        let e = pl.explain(&aliases);
+        assert!(e.contains(&format!("assignee_id={ME}  (Kim)")), "{e}");
+        assert!(
+            e.contains(&format!("  -site:{site}  (Web shop)  negation:")),
+            "{e}"
+        );
+        // The reasons stay in one column.
+        let column: Vec<usize> = pl
+            .checks
+            .iter()
+            .map(|c| {
+                let line = e
+                    .lines()
+                    .find(|l| l.starts_with(&format!("  {}", c.shown)))
+                    .expect("its line");
+                line.find(&c.why)
+                    .unwrap_or_else(|| panic!("{:?} in\n{e}", c.why))
+            })
+            .collect();
+        assert_eq!(column.len(), 2, "{e}");
+        assert_eq!(column[0], column[1], "{e}");
+    }
 }
 
 mod evaluating {

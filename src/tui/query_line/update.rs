@@ -176,7 +176,17 @@ fn explain(app: &App, line: &mut QueryLine) {
         matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
     });
     if uses_me && let Some(me) = app.query_settings.agent_id {
-        head.push(format!("me: agent {me} (agent_id in the config)"));
+        // By name where the aliases have one (the demo names its agents).
+        let who = match app.aliases.name(&me) {
+            Some(n) => format!("{} = agent {me}", crate::text::one_line(n, 40)),
+            None => format!("agent {me}"),
+        };
+        let from = if app.demo {
+            "agent_id in the config, else the demo's"
+        } else {
+            "agent_id in the config"
+        };
+        head.push(format!("me: {who} ({from})"));
     }
     // A saved view of this very query, and what it adds to it.
     let names = Names {

@@ -6,87 +6,70 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::api::model::short_id;
-use crate::api::{Assignee, ConversationFilter, Resource, VisitorFilter};
-use crate::config::Aliases;
+use crate::api::Resource;
 use crate::text;
 use crate::tui::app::App;
-use crate::tui::format::id_label;
-use crate::tui::names::VisitorNames;
 
-/// The chips of a conversations filter, e.g. `status: open`, `site: Web shop`, `visitor: Ana
-/// Souza` (a visitor's name as the screen knows it, else the short id).
-pub fn conversation_chips(
-    f: &ConversationFilter,
-    aliases: &Aliases,
-    names: &VisitorNames,
-) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(s) = &f.status {
-        v.push(format!("status: {}", text::sanitize(s.as_str())));
-    }
-    match f.assignee {
-        Assignee::Any => {}
-        Assignee::Unassigned => v.push("unassigned".into()),
-        Assignee::Anyone => v.push("assigned to anyone".into()),
-        Assignee::Agent(id) => v.push(format!("assignee: {}", id_label(aliases, &id))),
-    }
-    if let Some(id) = f.site_id {
-        v.push(format!("site: {}", id_label(aliases, &id)));
-    }
-    match &f.by_email {
-        Some(b) if b.visitors.len() > 1 => v.push(format!(
-            "visitor email: {} ({} visitors)",
-            text::one_line(&b.email, 40),
-            b.visitors.len()
-        )),
-        Some(b) => v.push(format!("visitor email: {}", text::one_line(&b.email, 40))),
-        None => {
-            if let Some(id) = f.visitor_id {
-                // By name, as the table's VISITOR column shows it, with the short id to tell
-                // namesakes apart.
-                v.push(match names.shown(&id) {
-                    Some(n) => format!("visitor: {} ({})", text::one_line(n, 40), short_id(&id)),
-                    None => format!("visitor: {}", short_id(&id)),
-                });
+/// One chip of the line: a term of the tab's query as the query line (`:`) writes it, and
+/// what the screen knows of it that the text does not say (a visitor's name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chip {
+    /// The term, sanitised (`status:open,pending`, `site:"Web shop"`, `-assignee:none`).
+    pub text: String,
+    /// Shown dim after the chip: `(Ana Souza)`, `(3 visitors)`.
+    pub note: Option<String>,
+}
+
+/// The chips of `tab`: one per term of its query, agents and sites by their aliases where
+/// they resolve back, the same text for a query set with `/`, a view, a drill-down or `:`.
+pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
+    use crate::query::{Pred, VisitorRef};
+    let q = crate::query::named::with_aliases(app.query_of(tab), &app.aliases);
+    // One request's filters found the visitors of an e-mail: how many.
+    let by_email = match tab {
+        Resource::Conversations if app.conversations.union.is_none() => {
+            app.conversations.filter.by_email.as_ref()
+        }
+        _ => None,
+    };
+    q.terms
+        .iter()
+        .map(|t| {
+            let note = match &t.pred {
+                Pred::Visitor(vs) => {
+                    let names: Vec<String> = vs
+                        .iter()
+                        .filter_map(|v| match v {
+                            VisitorRef::Id(id) => {
+                                app.names.shown(id).map(|n| text::one_line(n, 40))
+                            }
+                            VisitorRef::Email(e) => by_email
+                                .filter(|b| b.email == *e && b.visitors.len() > 1)
+                                .map(|b| format!("{} visitors", b.visitors.len())),
+                        })
+                        .collect();
+                    (!names.is_empty()).then(|| format!("({})", names.join(", ")))
+                }
+                _ => None,
+            };
+            Chip {
+                text: text::one_line(&t.to_string(), 200),
+                note,
             }
-        }
-    }
-    v
+        })
+        .collect()
 }
 
-/// The chips of a visitors filter.
-pub fn visitor_chips(f: &VisitorFilter) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(e) = f.email.as_deref().filter(|e| !e.trim().is_empty()) {
-        v.push(format!("email: {}", text::one_line(e.trim(), 40)));
-    }
-    if let Some(x) = f.external_id.as_deref().filter(|e| !e.trim().is_empty()) {
-        v.push(format!("external id: {}", text::one_line(x.trim(), 40)));
-    }
-    v
-}
+/// What the line ends with while there are chips.
+const HINT: &str = "x clears · Backspace back";
 
-/// Draws the chips line.
+/// Draws the chips line: the query's terms as chips, fitted to the width (the last one that
+/// does not fit cut with `…`, the rest left out, the hint kept), never wrapped.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let union = match app.active {
-        Resource::Conversations => app.conversations.union.is_some(),
-        Resource::Visitors => app.visitors.union.is_some(),
-    };
-    let chips = match app.active {
-        // A query one request cannot answer: its text is the chip.
-        _ if union => vec![format!(
-            "query: {}",
-            text::one_line(&app.query_of(app.active).to_string(), 200)
-        )],
-        Resource::Conversations => {
-            conversation_chips(&app.conversations.filter, &app.aliases, &app.names)
-        }
-        Resource::Visitors => visitor_chips(&app.visitors.filter),
-    };
+    let chips = query_chips(app, app.active);
     let line = if chips.is_empty() {
         Line::from(Span::styled(
-            " no filters · / filter · v views",
+            " no filters · / filter · : query · v views",
             Style::new().dim(),
         ))
     } else {
@@ -94,17 +77,33 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         if app.active == Resource::Conversations && app.oldest_first.is_some() {
             spans.extend(breaching_title(app));
         }
-        for c in chips {
-            spans.push(Span::styled(
-                format!(" {c} "),
-                Style::new().fg(Color::Black).bg(Color::LightBlue),
-            ));
-            spans.push(Span::raw(" "));
+        let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
+        let mut room = usize::from(area.width).saturating_sub(used + text::width(HINT));
+        let chip = Style::new().fg(Color::Black).bg(Color::LightBlue);
+        'chips: for c in chips {
+            let parts = [
+                (format!(" {} ", c.text), chip),
+                (c.note.unwrap_or_default(), Style::new().dim()),
+            ];
+            for (s, style) in parts {
+                if s.is_empty() {
+                    continue;
+                }
+                // Each part is followed by a space.
+                let w = text::width(&s) + 1;
+                if w > room {
+                    if room > 2 {
+                        spans.push(Span::styled(text::one_line(&s, room - 1), style));
+                        spans.push(Span::raw(" "));
+                    }
+                    break 'chips;
+                }
+                room -= w;
+                spans.push(Span::styled(s, style));
+                spans.push(Span::raw(" "));
+            }
         }
-        spans.push(Span::styled(
-            "x clears · Backspace back",
-            Style::new().dim(),
-        ));
+        spans.push(Span::styled(HINT, Style::new().dim()));
         Line::from(spans)
     };
     frame.render_widget(Paragraph::new(line), area);

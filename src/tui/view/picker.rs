@@ -9,7 +9,8 @@ use crate::api::Resource;
 use crate::text;
 use crate::tui::app::App;
 
-use super::chips::{conversation_chips, visitor_chips};
+use crate::query::filters::{of_conversations, of_visitors};
+use crate::query::named::with_aliases;
 
 /// Draws the picker with line `selected` highlighted.
 pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
@@ -18,16 +19,22 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     let width = area.width.saturating_sub(4) as usize;
     let mut lines = Vec::new();
     for (i, v) in app.views.iter().enumerate() {
-        let chips = match v.tab {
-            Resource::Conversations => {
-                conversation_chips(&v.conversations, &app.aliases, &app.names)
+        // What the view shows, as the chips and the query line write it.
+        let query = match &v.query {
+            Some(q) => q.clone(),
+            None => {
+                let q = match v.tab {
+                    Resource::Conversations => of_conversations(&v.conversations),
+                    Resource::Visitors => of_visitors(&v.visitors),
+                };
+                with_aliases(&q, &app.aliases).to_string()
             }
-            Resource::Visitors => visitor_chips(&v.visitors),
         };
         let name = text::one_line(&v.name, 30);
-        let mut desc = match &v.query {
-            Some(q) => format!("{} · {q}", v.tab.name()),
-            None => format!("{} · {}", v.tab.name(), chips.join(", ")),
+        let mut desc = if query.is_empty() {
+            format!("{} · no filters", v.tab.name())
+        } else {
+            format!("{} · {query}", v.tab.name())
         };
         if v.oldest_first {
             desc.push_str(" · every page, oldest first");
