@@ -13,13 +13,11 @@
 //! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing
 //!   only). [setup, summary (the counting of `S`), query, exit, output, store, config, pager,
 //!   sla, api, text, testing]
-//! - The commands: [`list`] (`convo list`) with [`visitor_join`] (`--with-visitor`,
-//!   `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S` shares),
-//!   [`store_command`] (`convo store`). None imports another (but `list`, its
-//!   `visitor_join`: the joined rows of `-q --with-visitor`), nor `cli`. [list, summary:
-//!   options, query, exit, output, store, config, pager, sla, api, text, testing;
-//!   visitor_join: options, query, exit, output, store, api; store_command: exit, output,
-//!   store, config, api, text]
+//! - The commands: [`list`] (`convo list`, with [`list::visitor_join`] for `--with-visitor`
+//!   and `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S`
+//!   shares), [`store_command`] (`convo store`). None imports another, nor `cli`. [list,
+//!   summary: options, query, exit, output, store, config, pager, sla, api, text, testing;
+//!   store_command: exit, output, store, config, api, text]
 //! - [`setup`]: `convo doctor`, `convo config init`; the TUI takes its client set-up.
 //!   [config, api]
 //! - [`options`]: the options `list` and `summary` take (filters, `-q`, paging, formats) as
@@ -73,4 +71,3 @@ pub mod summary;
 pub mod testing;
 pub mod text;
 pub mod tui;
-pub mod visitor_join;

@@ -15,6 +15,7 @@ use crate::query::pages::Pages;
 pub mod by_state;
 pub mod query;
 mod rows;
+pub mod visitor_join;
 
 pub(crate) use rows::{RowWriter, Tally};
 

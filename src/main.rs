@@ -269,7 +269,7 @@ async fn list_conversations(
         list::query::conversations(client, a, cfg, o).await
     } else if a.with_visitor || a.visitor_email.is_some() {
         let store = open_store(cfg, o);
-        convo::visitor_join::conversations(client, a, cfg.page_size, store, o).await
+        convo::list::visitor_join::conversations(client, a, cfg.page_size, store, o).await
     } else {
         list::conversations(client, a, cfg.page_size, &cfg.sla, o).await
     }

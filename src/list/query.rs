@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::RowWriter;
 use super::by_state::DueRows;
+use super::visitor_join::Printer;
 use crate::api::{Client, Conversation, Limit, ListFilter, Resource, Visitor};
 use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
@@ -19,7 +20,6 @@ use crate::query::exec::{Timed, Union};
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
 use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
-use crate::visitor_join::Printer;
 
 /// Parses and resolves `-q` with the flags' terms (the query as written, and resolved), or
 /// the error with its caret.
