@@ -459,16 +459,20 @@ fn a_saved_view_written_as_a_query() {
     )
     .replace("site:'x'", "site:\\\"web shop\\\"");
     std::fs::write(&cfg_path, &text).unwrap();
-    let cfg = convo::config::Config::from_toml_str(
-        &text,
-        &cfg_path,
-        &convo::config::Overrides {
-            base_url: Some(d.url()),
-            ..Default::default()
-        },
-        &|k| (k == "CONVO_API_KEY").then(|| d.key()),
-    )
-    .unwrap();
+    // The config as the binary would load it, against the demo.
+    let load = |text: &str| {
+        convo::config::Config::from_toml_str(
+            text,
+            &cfg_path,
+            &convo::config::Overrides {
+                base_url: Some(d.url()),
+                ..Default::default()
+            },
+            &|k| (k == "CONVO_API_KEY").then(|| d.key()),
+        )
+        .unwrap()
+    };
+    let cfg = load(&text);
     let app = convo::tui::app_from_config(
         &cfg,
         &d.client(),
@@ -505,16 +509,7 @@ fn a_saved_view_written_as_a_query() {
         "agent_id = \"{me}\"\n[[views]]\nname = \"Queue\"\nquery = \"status:open,pending -site:\\\"web shop\\\"\"\n\
          [aliases]\n\"{site}\" = \"Web shop\"\n"
     );
-    let cfg = convo::config::Config::from_toml_str(
-        &text,
-        &cfg_path,
-        &convo::config::Overrides {
-            base_url: Some(d.url()),
-            ..Default::default()
-        },
-        &|k| (k == "CONVO_API_KEY").then(|| d.key()),
-    )
-    .unwrap();
+    let cfg = load(&text);
     let views = convo::tui::views_of(&cfg).expect("a union view is accepted");
     let q = views.iter().find(|v| v.name == "Queue").unwrap();
     assert_eq!(q.conversations, Default::default());

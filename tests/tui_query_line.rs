@@ -314,35 +314,36 @@ fn question_mark_explains_the_plan_and_esc_goes_back() {
     assert!(line(&app).text.ends_with("\"why?"));
 }
 
+/// The line with its completions, with an error, and the plan overlay: one snapshot each,
+/// named as the tests they were.
 #[test]
-fn snapshot_query_line_with_completions() {
-    let (mut app, _s) = loaded();
-    update(&mut app, ch(':'));
-    type_text(&mut app, "is:waiting assignee:");
-    update(&mut app, key(KeyCode::Tab));
-    update(&mut app, key(KeyCode::Tab));
-    insta::assert_snapshot!(testing::render(&app));
-}
-
-#[test]
-fn snapshot_query_line_with_an_error() {
-    let (mut app, _s) = loaded();
-    update(&mut app, ch(':'));
-    type_text(&mut app, "status:open status:pending");
-    update(&mut app, key(KeyCode::Enter));
-    insta::assert_snapshot!(testing::render(&app));
-}
-
-#[test]
-fn snapshot_query_plan_overlay() {
-    let (mut app, _s) = loaded();
-    update(&mut app, ch(':'));
-    type_text(
-        &mut app,
-        "assignee:none,\"Ana (EU desk)\" -status:closed idle:>30m",
-    );
-    update(&mut app, ch('?'));
-    insta::assert_snapshot!(testing::render(&app));
+fn snapshots_of_the_query_line() {
+    let cases: [(&str, &str, &[Msg]); 3] = [
+        (
+            "snapshot_query_line_with_completions",
+            "is:waiting assignee:",
+            &[key(KeyCode::Tab), key(KeyCode::Tab)],
+        ),
+        (
+            "snapshot_query_line_with_an_error",
+            "status:open status:pending",
+            &[key(KeyCode::Enter)],
+        ),
+        (
+            "snapshot_query_plan_overlay",
+            "assignee:none,\"Ana (EU desk)\" -status:closed idle:>30m",
+            &[ch('?')],
+        ),
+    ];
+    for (name, text, keys) in cases {
+        let (mut app, _s) = loaded();
+        update(&mut app, ch(':'));
+        type_text(&mut app, text);
+        for k in keys {
+            update(&mut app, k.clone());
+        }
+        insta::assert_snapshot!(name, testing::render(&app));
+    }
 }
 
 /// The pane over a tab running a query its fields cannot hold says so (and what the query

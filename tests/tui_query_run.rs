@@ -4,14 +4,16 @@
 
 mod common;
 
-use convo::api::{ApiError, Conversation, Page, Resource, Status};
+use convo::api::{ApiError, Conversation, Resource, Status};
 use convo::query::parse;
 use convo::tui::app::App;
 use convo::tui::command::Command;
-use convo::tui::msg::{Loaded, Msg};
+use convo::tui::msg::Msg;
 use convo::tui::query_run::run_query;
 use convo::tui::testing::{self, FakeServer, ch};
 use convo::tui::update::update;
+
+use common::app::{conv_page, part_loaded as part};
 
 /// Answers `cmds` (and whatever they lead to) from `server` until nothing is asked.
 fn drive(app: &mut App, server: &FakeServer, cmds: Vec<Command>) -> Vec<Command> {
@@ -27,6 +29,13 @@ fn drive(app: &mut App, server: &FakeServer, cmds: Vec<Command>) -> Vec<Command>
         }
     }
     seen
+}
+
+/// Presses `key`, answers what it asks, and gives the footer.
+fn key_footer(app: &mut App, server: &FakeServer, key: char) -> String {
+    let cmds = update(app, ch(key));
+    drive(app, server, cmds);
+    common::app::footer(app)
 }
 
 fn started(server: &FakeServer, limit: i64) -> App {
@@ -105,29 +114,6 @@ fn a_screenful_asks_each_stream_once_and_more_only_as_the_table_needs() {
     assert!(app.conversations.pager.is_done());
 }
 
-fn conv_page(rows: Vec<Conversation>, more: bool) -> Result<Loaded, ApiError> {
-    Ok(Loaded::Conversations(Page {
-        has_more: more,
-        next_cursor: more.then(|| "next".to_string()),
-        items: rows,
-        bad_rows: Vec::new(),
-    }))
-}
-
-fn part(app: &mut App, stream: usize, result: Result<Loaded, ApiError>) -> Vec<Command> {
-    let generation = app.conversations.generation;
-    update(
-        app,
-        Msg::PartLoaded {
-            tab: Resource::Conversations,
-            generation,
-            stream,
-            head: false,
-            result,
-        },
-    )
-}
-
 #[test]
 fn a_row_two_streams_return_shows_once_and_stale_answers_are_dropped() {
     let server = FakeServer::new(0, 0);
@@ -181,25 +167,17 @@ fn checks_are_applied_as_rows_arrive_and_a_scan_waits_at_its_budget() {
     assert_eq!(parts(&cmds).len(), 3, "three pages, then the scan waits");
     assert!(ids(&app).is_empty());
     let footer = common::app::footer(&app);
-    assert!(
-        footer.contains("scanned 30 · 0 match · L goes on"),
-        "{footer}"
-    );
+    common::assert_has(&footer, "scanned 30 · 0 match · L goes on");
     let cmds = update(&mut app, ch('L'));
     drive(&mut app, &server, cmds);
     let want: Vec<_> = server.conversations[43..].iter().map(|c| c.id).collect();
     assert_eq!(ids(&app), want);
     let footer = common::app::footer(&app);
-    assert!(footer.contains("scanned 60 · 17 match"), "{footer}");
-    assert!(footer.contains("all 17 loaded"), "{footer}");
+    common::assert_has(&footer, "scanned 60 · 17 match");
+    common::assert_has(&footer, "all 17 loaded");
     // A refresh scans again and its counts are the footer's.
-    let cmds = update(&mut app, ch('r'));
-    drive(&mut app, &server, cmds);
-    let footer = common::app::footer(&app);
-    assert!(
-        footer.contains("all 17 loaded · scanned 60 · 17 match"),
-        "{footer}"
-    );
+    let footer = key_footer(&mut app, &server, 'r');
+    common::assert_has(&footer, "all 17 loaded · scanned 60 · 17 match");
 }
 
 #[test]
@@ -321,7 +299,7 @@ fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
     assert_eq!(t.rows().len(), 20);
     assert!(!t.head_in_flight);
     let footer = common::app::footer(&app);
-    assert!(footer.contains("• 1 new"), "{footer}");
+    common::assert_has(&footer, "• 1 new");
 }
 
 #[test]
@@ -520,17 +498,9 @@ fn a_refresh_of_a_scan_that_found_nothing_scans_again_from_the_top() {
     app.refresh_max_pages = 1;
     query(&mut app, &server, "age:>100d");
     let footer = common::app::footer(&app);
-    assert!(
-        footer.contains("no rows · scanned 30 · 0 match"),
-        "{footer}"
-    );
-    let cmds = update(&mut app, ch('r'));
-    drive(&mut app, &server, cmds);
-    let footer = common::app::footer(&app);
-    assert!(
-        footer.contains("no rows · scanned 30 · 0 match"),
-        "{footer}"
-    );
+    common::assert_has(&footer, "no rows · scanned 30 · 0 match");
+    let footer = key_footer(&mut app, &server, 'r');
+    common::assert_has(&footer, "no rows · scanned 30 · 0 match");
 }
 
 #[test]

@@ -5,12 +5,12 @@
 
 mod common;
 
-use convo::api::{ApiError, Conversation, Page, Resource};
+use convo::api::{Conversation, Resource};
 use convo::query::eval::VisitorInfo;
 use convo::query::parse;
 use convo::tui::app::App;
 use convo::tui::command::Command;
-use convo::tui::msg::{Loaded, Msg};
+use convo::tui::msg::Msg;
 use convo::tui::query_run::run_query;
 use convo::tui::testing::{self, FakeServer};
 use convo::tui::update::update;
@@ -28,23 +28,7 @@ fn ids(app: &App) -> Vec<Uuid> {
 }
 
 fn page(stream: usize, app: &mut App, rows: Vec<Conversation>, more: bool) -> Vec<Command> {
-    let generation = app.conversations.generation;
-    let result: Result<Loaded, ApiError> = Ok(Loaded::Conversations(Page {
-        has_more: more,
-        next_cursor: more.then(|| "next".to_string()),
-        items: rows,
-        bad_rows: Vec::new(),
-    }));
-    update(
-        app,
-        Msg::PartLoaded {
-            tab: Resource::Conversations,
-            generation,
-            stream,
-            head: false,
-            result,
-        },
-    )
+    common::app::part_loaded(app, stream, common::app::conv_page(rows, more))
 }
 
 fn lookups(cmds: &[Command]) -> Vec<Vec<Uuid>> {

@@ -411,20 +411,28 @@ async fn r_with_the_service_stopped_keeps_every_loaded_row() {
     back.shutdown().await;
 }
 
+/// A demo server of 300 conversations answering in `latency_ms`, and the real loop on it at
+/// 120x30 with pages of 10 (what the tests of `L`'s look-ahead start from).
+async fn three_hundred(latency_ms: u64) -> (DemoServer, Harness) {
+    let server = demo(DemoOptions {
+        seed: 5,
+        conversations: 300,
+        visitors: 5,
+        latency: Duration::from_millis(latency_ms),
+        ..DemoOptions::default()
+    })
+    .await;
+    let h = Harness::on(&server, (120, 30), 10);
+    (server, h)
+}
+
 /// Issue 23, section 5: `L` asks for each page as soon as the page before it named its
 /// cursor, whether or not the loop has applied that page yet (as `convo list --all` does), so
 /// the walk goes at the server's pace; it goes at most `AHEAD_PAGES` pages ahead of the loop,
 /// one request after the other, and every page it asked for is used.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn l_asks_for_pages_ahead_of_the_loop_up_to_a_bound() {
-    let server = demo(DemoOptions {
-        seed: 5,
-        conversations: 300,
-        visitors: 5,
-        ..DemoOptions::default()
-    })
-    .await;
-    let mut h = Harness::on(&server, (120, 30), 10);
+    let (server, mut h) = three_hundred(0).await;
     h.phase(vec![], 500).await;
     let loaded = h.app.conversations.rows().len();
     assert!(loaded < 100, "the first screen only: {loaded} rows");
@@ -458,15 +466,7 @@ async fn l_asks_for_pages_ahead_of_the_loop_up_to_a_bound() {
 /// `Esc` stops `L`: the pages it would have asked for ahead are not asked for.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn esc_stops_l_asking_ahead() {
-    let server = demo(DemoOptions {
-        seed: 5,
-        conversations: 300,
-        visitors: 5,
-        latency: Duration::from_millis(150),
-        ..DemoOptions::default()
-    })
-    .await;
-    let mut h = Harness::on(&server, (120, 30), 10);
+    let (server, mut h) = three_hundred(150).await;
     h.phase(vec![], 1500).await;
     let before = server.request_count();
     let screen = h.phase(vec![KeyCode::Char('L'), KeyCode::Esc], 1000).await;
@@ -520,15 +520,7 @@ async fn a_flood_of_answers_leaves_keys_their_turn() {
 /// ahead is on its way and counts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_asked_for_ahead_hold_off_the_visitor_sync() {
-    let server = demo(DemoOptions {
-        seed: 5,
-        conversations: 300,
-        visitors: 5,
-        latency: Duration::from_millis(150),
-        ..DemoOptions::default()
-    })
-    .await;
-    let mut h = Harness::on(&server, (120, 30), 10);
+    let (server, mut h) = three_hundred(150).await;
     h.phase(vec![], 1500).await;
     assert_eq!(h.rt.user_fetches_in_flight(), 0, "at rest");
     h.phase(vec![KeyCode::Char('L')], 0).await;

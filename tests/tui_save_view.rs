@@ -2,6 +2,8 @@
 //! name replaced only after `y`, the written view in `v`'s list at once and running its query.
 //! `update` fed with messages; the file itself: config::save_view's tests and tests/tui_pty.rs.
 
+mod common;
+
 use std::path::PathBuf;
 
 use crossterm::event::KeyCode;
@@ -30,13 +32,7 @@ fn type_text(app: &mut App, s: &str) -> Vec<Command> {
 fn run_query(app: &mut App, s: &FakeServer, q: &str) {
     update(app, ch(':'));
     // The line opens on the tab's query: cleared first.
-    update(
-        app,
-        Msg::Key(crossterm::event::KeyEvent::new(
-            KeyCode::Char('u'),
-            crossterm::event::KeyModifiers::CONTROL,
-        )),
-    );
+    update(app, common::app::ctrl('u'));
     type_text(app, q);
     s.settle(app, key(KeyCode::Enter));
     assert!(app.prompt.is_none(), "{:?}", app.prompt);

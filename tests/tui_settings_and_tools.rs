@@ -52,13 +52,7 @@ fn type_text(app: &mut App, s: &str) -> Vec<Command> {
 /// `e`, the path prompt cleared (Ctrl-U) and `path` typed, Enter: the export's commands.
 fn export_to(app: &mut App, path: &std::path::Path) -> Vec<Command> {
     update(app, ch('e'));
-    update(
-        app,
-        Msg::Key(crossterm::event::KeyEvent::new(
-            KeyCode::Char('u'),
-            crossterm::event::KeyModifiers::CONTROL,
-        )),
-    );
+    update(app, common::app::ctrl('u'));
     type_text(app, path.to_str().unwrap());
     convo::tui::testing::update_checked(app, key(KeyCode::Enter))
 }

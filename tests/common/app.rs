@@ -162,3 +162,36 @@ pub fn staging() -> ProfileSwitch {
         config: None,
     }
 }
+
+/// A page of conversations (`more`: it names a next cursor).
+pub fn conv_page(rows: Vec<convo::api::Conversation>, more: bool) -> Result<Loaded, ApiError> {
+    Ok(Loaded::Conversations(convo::api::Page {
+        has_more: more,
+        next_cursor: more.then(|| "next".to_string()),
+        items: rows,
+        bad_rows: Vec::new(),
+    }))
+}
+
+/// Stream `stream`'s page of the Conversations tab's union walk arrives (for this walk).
+pub fn part_loaded(app: &mut App, stream: usize, result: Result<Loaded, ApiError>) -> Vec<Command> {
+    let generation = app.conversations.generation;
+    update(
+        app,
+        Msg::PartLoaded {
+            tab: Resource::Conversations,
+            generation,
+            stream,
+            head: false,
+            result,
+        },
+    )
+}
+
+/// The key `c` with Ctrl held (Ctrl-U clears a prompt).
+pub fn ctrl(c: char) -> Msg {
+    Msg::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char(c),
+        crossterm::event::KeyModifiers::CONTROL,
+    ))
+}
