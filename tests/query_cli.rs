@@ -472,16 +472,20 @@ fn a_saved_view_written_as_a_query() {
         )
         .unwrap()
     };
+    // The browser's state as it opens on `view`.
+    let open_on = |cfg: &convo::config::Config, view: &str| {
+        convo::tui::app_from_config(
+            cfg,
+            &d.client(),
+            &convo::tui::TuiOptions {
+                initial_view: Some(view.into()),
+                demo: false,
+            },
+        )
+        .unwrap()
+    };
     let cfg = load(&text);
-    let app = convo::tui::app_from_config(
-        &cfg,
-        &d.client(),
-        &convo::tui::TuiOptions {
-            initial_view: Some("Mine".into()),
-            demo: false,
-        },
-    )
-    .unwrap();
+    let app = open_on(&cfg, "Mine");
     let v = app.views.iter().find(|v| v.name == "Mine").unwrap();
     assert_eq!(v.conversations.assignee, convo::api::Assignee::Agent(me));
     assert_eq!(v.conversations.site_id, Some(site));
@@ -519,15 +523,7 @@ fn a_saved_view_written_as_a_query() {
     );
     // Opened at start, it is on its tab before the browser starts: "since you last looked"
     // and the trend are asked for under its query.
-    let app = convo::tui::app_from_config(
-        &cfg,
-        &d.client(),
-        &convo::tui::TuiOptions {
-            initial_view: Some("Queue".into()),
-            demo: false,
-        },
-    )
-    .unwrap();
+    let app = open_on(&cfg, "Queue");
     assert!(app.conversations.union.is_some());
     assert_eq!(
         convo::tui::tab::marks::look_key_of(&app.conversations),

@@ -2,6 +2,8 @@
 //! (`?`), and the filter pane and the line as two editors of one query. `update` fed with
 //! messages, and `TestBackend` snapshots of the line.
 
+mod common;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use convo::api::{Assignee, ConversationFilter, Resource, Status};
@@ -372,12 +374,8 @@ fn the_pane_over_a_union_says_so_and_replaces_it() {
         app.query_of(Resource::Conversations).to_string(),
         "status:closed"
     );
-    assert!(
-        app.conversations
-            .rows()
-            .iter()
-            .all(|r| r.status == Status::Closed)
-    );
+    let (closed, all) = common::app::with_status(&app, Status::Closed);
+    assert_eq!(closed, all, "only closed rows");
     // A pane over filters says nothing more.
     update(&mut app, ch('/'));
     assert!(matches!(&app.overlay, convo::tui::app::Overlay::Filter(f) if f.query_note.is_none()));

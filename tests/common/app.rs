@@ -195,3 +195,12 @@ pub fn ctrl(c: char) -> Msg {
         crossterm::event::KeyModifiers::CONTROL,
     ))
 }
+
+/// How many of the Conversations tab's loaded rows have `status`, and how many rows in all.
+pub fn with_status(app: &App, status: convo::api::Status) -> (usize, usize) {
+    let rows = app.conversations.rows();
+    (
+        rows.iter().filter(|r| r.status == status).count(),
+        rows.len(),
+    )
+}
