@@ -22,14 +22,17 @@ pub fn attr_field(checks: &[Term]) -> Option<String> {
     })
 }
 
+/// The attribute field the Conversations union's checks read (`visitor.plan`), if any.
+fn union_attr_field(app: &App) -> Option<String> {
+    app.conversations
+        .union
+        .as_ref()
+        .and_then(|u| attr_field(&u.checks))
+}
+
 /// Whether the Conversations union's checks read the store (and there is one to read).
 pub fn reads_store(app: &App) -> bool {
-    !app.store_visitors.absent
-        && app
-            .conversations
-            .union
-            .as_ref()
-            .is_some_and(|u| attr_field(&u.checks).is_some())
+    !app.store_visitors.absent && union_attr_field(app).is_some()
 }
 
 /// A page of a stream of walk `generation` arrived: the visitors of its rows are asked of the
@@ -71,12 +74,7 @@ pub fn say_missing(app: &mut App) {
     if app.store_visitors.said || !app.store_visitors.absent {
         return;
     }
-    let field = app
-        .conversations
-        .union
-        .as_ref()
-        .and_then(|u| attr_field(&u.checks));
-    if let Some(field) = field {
+    if let Some(field) = union_attr_field(app) {
         app.store_visitors.said = true;
         app.say_error(format!(
             "{field} needs the local store (it is off or failed here): no row passes the check"
@@ -86,12 +84,7 @@ pub fn say_missing(app: &mut App) {
 
 /// Says once per query that visitors the store does not know (yet) do not match.
 fn say_unknown(app: &mut App, unknown: usize) {
-    let field = app
-        .conversations
-        .union
-        .as_ref()
-        .and_then(|u| attr_field(&u.checks));
-    if let Some(field) = field {
+    if let Some(field) = union_attr_field(app) {
         app.store_visitors.unknown_said = true;
         app.say(format!(
             "{field}: {unknown} visitor{} not in the local store yet and do{} not match; \
