@@ -1,4 +1,4 @@
-//! What covers the table, if anything: one overlay at a time. Each is drawn by its file in
+//! What covers the table, if anything: one overlay at a time (the help may cover another). Each is drawn by its file in
 //! [`super::view`] and takes the keys while open (`update::on_key`).
 
 use super::filter_form::FilterForm;
@@ -9,9 +9,11 @@ use super::summary_pane::SummaryPane;
 pub enum Overlay {
     #[default]
     None,
-    /// The key list, scrolled by this many lines (on short terminals).
+    /// The key list, scrolled by this many lines (on short terminals), over the overlay it
+    /// was opened from (shown again when the help closes).
     Help {
         scroll: usize,
+        under: Option<Box<Overlay>>,
     },
     /// The saved-view picker with its selected line.
     Views {

@@ -420,7 +420,15 @@ pub fn go_on(app: &mut App) {
     });
 }
 
-/// Esc on a union tab that is scanning: it stops where it is. True when it was scanning.
+/// The active tab is a union whose streams are scanned for rows its checks keep (Esc stops
+/// the scan where it is).
+pub fn scanning(app: &App) -> bool {
+    with_tab!(ref app, app.active, |t| t.union.as_ref().is_some_and(|u| {
+        !u.paused && t.pager.has_more() && !u.checks.is_empty()
+    }))
+}
+
+/// Esc while the active union tab scans ([`scanning`]): it stops until `L`; true if it did.
 pub fn stop(app: &mut App) -> bool {
     with_tab!(app, app.active, |t| match t.union.as_mut() {
         Some(u) if !u.paused && t.pager.has_more() && !u.checks.is_empty() => {

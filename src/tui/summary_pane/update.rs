@@ -40,10 +40,6 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     };
     let n = p.buckets.len();
     match k.code {
-        KeyCode::Esc if app.conversations.load_all => {
-            app.conversations.load_all = false;
-            app.say("stopped loading all pages");
-        }
         KeyCode::Esc | KeyCode::Char('S') => app.overlay = Overlay::None,
         KeyCode::Char('q') => cmds.push(Command::Quit),
         KeyCode::Down | KeyCode::Char('j') => {

@@ -398,6 +398,12 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             || self.offset + body > loaded
     }
 
+    /// `L` is on and has pages still to load (not after the last page, nor after an error
+    /// that waits for the user): what Esc stops.
+    pub fn loading_all(&self) -> bool {
+        self.load_all && self.pager.has_more() && self.error.is_none()
+    }
+
     /// The fetch of the next page, if one is wanted (and marks it in flight): of the walk
     /// read behind the screen while there is one (until it is ready or fails), else of the
     /// walk on screen.

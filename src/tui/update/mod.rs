@@ -2,11 +2,11 @@
 //! clocks, no `await`: the runtime carries out the commands and feeds back the answers.
 
 use crossterm::event::MouseEventKind;
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent};
+use crossterm::event::{KeyEventKind, MouseButton, MouseEvent};
 
 use super::app::{App, Message, Overlay};
 use super::command::Command;
-use super::filter_form::{FilterForm, FormOutcome};
+use super::filter_form::FilterForm;
 use super::keys::Action;
 use super::layout::tab_titles;
 use super::marks::Watched;
@@ -18,6 +18,7 @@ use super::tab::{Retry, ScreenLine};
 use super::{browser, export, notify, profiles, query_line, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
+pub mod layers;
 pub mod place;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors, set_visitors_from};
@@ -65,7 +66,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             if k.kind != KeyEventKind::Release {
                 app.dirty = true;
                 let before = app.selected_id();
-                on_key(app, k, &mut cmds);
+                layers::on_key(app, k, &mut cmds);
                 seen_selection(app, before);
             }
         }
@@ -664,114 +665,6 @@ impl App {
     }
 }
 
-/// Who gets a key, in order: Ctrl-C always quits; the suspend key (a Ctrl key) suspends
-/// from anywhere; an open prompt takes every key; then an
-/// open overlay; then the key map's action ([`on_action`] lists the states that take a key
-/// from its usual meaning).
-fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
-        cmds.push(Command::Quit);
-    } else if k.modifiers.contains(KeyModifiers::CONTROL)
-        && app.keymap.action(&k) == Some(Action::Suspend)
-    {
-        // Ctrl-Z (or whatever Ctrl key `suspend` is bound to) suspends from anywhere, prompts
-        // and the filter pane included, as in every full-screen terminal program.
-        cmds.push(Command::Suspend);
-    } else if !on_prompt_key(app, k, cmds)
-        && !on_overlay_key(app, k, cmds)
-        && let Some(action) = app.keymap.action(&k)
-    {
-        on_action(app, action, cmds);
-    }
-}
-
-/// While an overlay is open it takes every key; true when one was open.
-fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
-    match &mut app.overlay {
-        Overlay::Filter(form) => match form.key(k) {
-            FormOutcome::Editing => {}
-            FormOutcome::Cancel => app.overlay = Overlay::None,
-            FormOutcome::Apply => {
-                let form = form.clone();
-                app.overlay = Overlay::None;
-                apply_form(app, &form, cmds);
-            }
-        },
-        Overlay::Help { scroll } => {
-            let scroll = *scroll;
-            on_help_key(app, scroll, k, cmds);
-        }
-        Overlay::Views { selected } => {
-            let n = app.views.len();
-            match k.code {
-                KeyCode::Esc | KeyCode::Char('v') => app.overlay = Overlay::None,
-                KeyCode::Char('q') => cmds.push(Command::Quit),
-                KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1) % n.max(1),
-                KeyCode::Up | KeyCode::Char('k') => *selected = (*selected + n - 1) % n.max(1),
-                KeyCode::Enter => {
-                    let i = *selected;
-                    app.overlay = Overlay::None;
-                    apply_view(app, i, cmds);
-                }
-                _ => {}
-            }
-        }
-        Overlay::Summary(_) => summary_pane::update::on_key(app, k, cmds),
-        Overlay::None => return false,
-    }
-    true
-}
-
-/// The help overlay's keys: Esc or `?` close it, `q` quits; the move keys in effect (and
-/// the arrows, PgUp/PgDn, Home/End) scroll it, never past its last line.
-fn on_help_key(app: &mut App, scroll: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let g = super::view::help_lines::geometry(
-        &super::view::help_lines::Source {
-            keymap: &app.keymap,
-            last_error: app.last_error.as_ref(),
-            tz: &app.tz,
-        },
-        ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1),
-    );
-    let (max, page) = (g.max_scroll(), g.page());
-    let scroll = scroll.min(max);
-    let to = match (k.code, app.keymap.action(&k)) {
-        (KeyCode::Esc | KeyCode::Char('?'), _) => return app.overlay = Overlay::None,
-        // q quits from an overlay too (the filter pane takes it as text).
-        (KeyCode::Char('q'), _) => return cmds.push(Command::Quit),
-        (KeyCode::Down, _) | (_, Some(Action::Down)) => scroll + 1,
-        (KeyCode::Up, _) | (_, Some(Action::Up)) => scroll.saturating_sub(1),
-        (KeyCode::PageDown | KeyCode::Char(' '), _) | (_, Some(Action::PageDown)) => scroll + page,
-        (KeyCode::PageUp, _) | (_, Some(Action::PageUp)) => scroll.saturating_sub(page),
-        (KeyCode::Home, _) | (_, Some(Action::Top)) => 0,
-        (KeyCode::End, _) | (_, Some(Action::Bottom)) => max,
-        _ => scroll,
-    };
-    app.overlay = Overlay::Help {
-        scroll: to.min(max),
-    };
-}
-
-/// While a prompt is open it takes every key; true when one was open.
-fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> bool {
-    let Some(prompt) = app.prompt.clone() else {
-        return false;
-    };
-    match prompt {
-        Prompt::Profiles(sel) => profiles::update::on_picker_key(app, sel, k, cmds),
-        Prompt::ExportScope(ref path) | Prompt::ExportConfirm(ref path) => {
-            export::walk::on_prompt_key(app, &prompt, path.clone(), k, cmds)
-        }
-        Prompt::Search(text) => search::update::on_prompt_key(app, text, k),
-        Prompt::Query(line) => query_line::update::on_key(app, *line, k, cmds),
-        Prompt::SaveView(s) => query_line::save::on_key(app, *s, k, cmds),
-        Prompt::Export(text) | Prompt::ExportExists(text) => {
-            export::update::on_path_key(app, text, k, cmds)
-        }
-    }
-    true
-}
-
 /// Pasted text: into the open prompt's text or the filter pane's focused field; elsewhere it
 /// is not a key press and does nothing.
 fn on_paste(app: &mut App, pasted: &str) {
@@ -804,20 +697,12 @@ fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
     }
 }
 
-/// What an action does. The arms are tried in order, so the guarded ones come first: they
-/// are the states that take a key from its usual meaning.
-fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
+/// What an action does on the table, the bottom layer (what is over it took its keys first:
+/// [`layers`]). The guarded arms come first: they are the table's modes (sorted, a union).
+pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
     let body = app.body_height() as isize;
     let sorted = app.sort.get(app.active).sorted();
-    let detail = app.detail.is_some();
     match action {
-        // A whole-walk export in progress: `e` says so, Esc stops it (writing a partial file).
-        Action::Export | Action::Close if app.walk_export.is_some() => {
-            export::walk::on_action(app, action, cmds)
-        }
-        // The detail pane open: the page keys scroll it.
-        Action::PageDown if detail => scroll_detail(app, body),
-        Action::PageUp if detail => scroll_detail(app, -body),
         // Sorted: moves follow the display order.
         Action::Down if sorted => sort::update::move_sorted(app, 1),
         Action::Up if sorted => sort::update::move_sorted(app, -1),
@@ -942,8 +827,17 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         Action::LoadAll => {
             // The walk on screen waits while a reload (or another profile) is read behind
             // it: L would load nothing, and say it does.
-            let waiting = with_tab!(ref app, app.active, |t| t.next.is_some());
-            if waiting {
+            let (waiting, done, n) = with_tab!(ref app, app.active, |t| (
+                t.next.is_some(),
+                t.pager.is_done(),
+                t.rows().len()
+            ));
+            if done && !waiting {
+                app.say(format!(
+                    "all {} rows are loaded: L has nothing to load",
+                    crate::text::thousands(n as u64)
+                ));
+            } else if waiting {
                 // Said as an error: the status line shows the failed reload's error before a
                 // notice, and this is what L met.
                 app.message = Some(Message::error(format!(
@@ -968,23 +862,14 @@ fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
                 });
             }
         }
-        Action::Help => app.overlay = Overlay::Help { scroll: 0 },
-        Action::Close => {
-            let stopped = with_tab!(app, app.active, |t| std::mem::replace(
-                &mut t.load_all,
-                false
-            ));
-            let scanning = super::query_run::stop(app);
-            if stopped {
-                app.say("stopped loading all pages");
-            } else if scanning {
-                app.say("stopped scanning; L goes on");
-            } else if app.detail.is_some() {
-                app.detail = None;
-            } else {
-                app.message = None;
+        Action::Help => {
+            app.overlay = Overlay::Help {
+                scroll: 0,
+                under: None,
             }
         }
+        // What is over the table (a pane, a running `L`) took Esc before it came here.
+        Action::Close => app.message = None,
         Action::Quit => cmds.push(Command::Quit),
         Action::Suspend => cmds.push(Command::Suspend),
         Action::Search => search::update::open(app),
@@ -1023,7 +908,7 @@ fn move_by(app: &mut App, delta: isize) {
     }
 }
 
-fn scroll_detail(app: &mut App, delta: isize) {
+pub(super) fn scroll_detail(app: &mut App, delta: isize) {
     if app.detail.is_none() {
         let open = app.keymap.key_of(Action::Detail);
         return app.say(format!("no detail pane to scroll: {open} opens it"));
@@ -1091,7 +976,7 @@ fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     }
 }
 
-fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Command>) {
+pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Command>) {
     match form.tab {
         Resource::Conversations => {
             let Some(mut f) = form.conversation_filter() else {
@@ -1125,7 +1010,7 @@ fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Command>) {
     }
 }
 
-fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
+pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     let Some(v) = app.views.get(index).cloned() else {
         return;
     };

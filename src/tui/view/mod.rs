@@ -38,16 +38,26 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     footer::draw(app, frame, areas.footer);
     status::draw(app, frame, areas.status);
-    match &app.overlay {
+    draw_overlay(app, &app.overlay, frame);
+    prompt::draw(app, frame);
+    mend_wide(frame.buffer_mut());
+    app.theme.apply(frame.buffer_mut());
+}
+
+/// An overlay, over what it was opened over (the help over the summary pane).
+fn draw_overlay(app: &App, overlay: &Overlay, frame: &mut Frame) {
+    match overlay {
         Overlay::None => {}
-        Overlay::Help { scroll } => help::draw(app, *scroll, frame),
+        Overlay::Help { scroll, under } => {
+            if let Some(under) = under {
+                draw_overlay(app, under, frame);
+            }
+            help::draw(app, *scroll, frame)
+        }
         Overlay::Views { selected } => picker::draw(app, *selected, frame),
         Overlay::Filter(form) => filter_pane::draw(app, form, frame),
         Overlay::Summary(pane) => summary::draw(app, pane, frame),
     }
-    prompt::draw(app, frame);
-    mend_wide(frame.buffer_mut());
-    app.theme.apply(frame.buffer_mut());
 }
 
 /// A two-cell character (CJK, emoji) whose second cell something else was drawn over (an
