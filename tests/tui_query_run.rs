@@ -647,6 +647,7 @@ fn visitor_e_mails_are_looked_up_then_each_visitor_is_a_stream() {
     let cmds = run_query(&mut app, Resource::Conversations, q);
     let [
         Command::ResolveQueryEmails {
+            ticket,
             query,
             resolved,
             emails,
@@ -664,6 +665,7 @@ fn visitor_e_mails_are_looked_up_then_each_visitor_is_a_stream() {
     .into_iter()
     .collect();
     let msg = Msg::QueryEmails {
+        ticket: *ticket,
         query: query.clone(),
         resolved: resolved.clone(),
         result: Ok(found),

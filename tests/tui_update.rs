@@ -1039,6 +1039,21 @@ fn quick_search_matches_visitor_names_and_emails() {
     );
 }
 
+/// The e-mail lookup `cmds` ask for: its ticket, e-mail and the rest of the filters.
+fn lookup_of(cmds: &[Command]) -> (u64, String, convo::api::ConversationFilter) {
+    match cmds
+        .iter()
+        .find(|c| matches!(c, Command::ResolveEmail { .. }))
+    {
+        Some(Command::ResolveEmail {
+            ticket,
+            email,
+            base,
+        }) => (*ticket, email.clone(), base.clone()),
+        _ => panic!("no lookup: {cmds:?}"),
+    }
+}
+
 /// Opens the filter pane, goes to "visitor email" and types `email`, then Enter.
 fn apply_visitor_email(app: &mut convo::tui::app::App, email: &str) -> Vec<Command> {
     update(app, ch('/'));
@@ -1062,13 +1077,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     let cmds = apply_visitor_email(&mut app, " ana@example.com ");
     // nothing is fetched before the service says which visitors have it
     assert!(conv_fetches(&cmds).is_empty(), "{cmds:?}");
-    let Some(Command::ResolveEmail { email, base }) = cmds
-        .iter()
-        .find(|c| matches!(c, Command::ResolveEmail { .. }))
-        .cloned()
-    else {
-        panic!("no lookup: {cmds:?}")
-    };
+    let (ticket, email, base) = lookup_of(&cmds);
     assert_eq!(email, "ana@example.com");
     assert_eq!(
         app.conversations.filter, before,
@@ -1079,6 +1088,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     let cmds = update(
         &mut app,
         Msg::EmailResolved {
+            ticket,
             email: "ana@example.com".into(),
             base: base.clone(),
             result: Ok(vec![]),
@@ -1098,9 +1108,11 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
 
     // two visitors: one new walk whose filter names both; never sent as one visitor_id
     let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+    let (ticket, _, _) = lookup_of(&apply_visitor_email(&mut app, "ana@example.com"));
     let cmds = update(
         &mut app,
         Msg::EmailResolved {
+            ticket,
             email: "ana@example.com".into(),
             base: base.clone(),
             result: Ok(vec![a, b]),
@@ -1116,9 +1128,12 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     assert_eq!(app.conversations.filter, *q);
 
     // one visitor: sent as visitor_id, shown as the e-mail
+    update(&mut app, ch('x'));
+    let (ticket, _, _) = lookup_of(&apply_visitor_email(&mut app, "solo@example.com"));
     let cmds = update(
         &mut app,
         Msg::EmailResolved {
+            ticket,
             email: "solo@example.com".into(),
             base,
             result: Ok(vec![a]),

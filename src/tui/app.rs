@@ -162,6 +162,8 @@ pub struct App {
     pub sort: PerTab<Sorting>,
     /// A whole-walk export in progress.
     pub walk_export: Option<WalkExport>,
+    /// The e-mail lookup in flight, whose answer lands only while it is still current.
+    pub lookups: super::lookup::Lookups,
     /// The export being written, a part at a time.
     pub export_stream: Option<super::export::ExportStream>,
     /// The last export's id.
@@ -250,6 +252,7 @@ impl App {
             search_history: Default::default(),
             sort: PerTab::default(),
             walk_export: None,
+            lookups: Default::default(),
             export_stream: None,
             export_ids: 0,
             export_path: None,

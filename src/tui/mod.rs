@@ -63,6 +63,7 @@ pub mod history;
 pub mod input;
 pub mod keys;
 pub mod layout;
+pub mod lookup;
 pub mod marks;
 pub mod message;
 pub mod msg;

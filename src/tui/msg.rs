@@ -29,6 +29,8 @@ pub enum Task {
     Export,
     /// Loading another profile.
     Profile,
+    /// An e-mail lookup (`tui::lookup`).
+    Lookup { ticket: u64 },
 }
 
 /// A message for [`super::update::update`].
@@ -124,12 +126,14 @@ pub enum Msg {
     },
     /// The answer to a `Command::ResolveEmail`: the visitors with that e-mail (or why not).
     EmailResolved {
+        ticket: u64,
         email: String,
         base: crate::api::ConversationFilter,
         result: Result<Vec<uuid::Uuid>, String>,
     },
     /// The answer to `Command::ResolveQueryEmails`: each e-mail's visitors (or why not).
     QueryEmails {
+        ticket: u64,
         query: crate::query::Query,
         resolved: crate::query::Query,
         result: Result<crate::query::plan::Emails, String>,

@@ -80,12 +80,14 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
     };
     let emails = plan::emails_to_resolve(&resolved);
     if tab == Resource::Conversations && !emails.is_empty() {
-        app.say(format!(
-            "looking up the visitors of {} e-mail address{}…",
+        let what = format!(
+            "the visitors of {} e-mail address{}",
             emails.len(),
             if emails.len() == 1 { "" } else { "es" }
-        ));
+        );
+        let ticket = super::update::looking_up(app, what);
         cmds.push(Command::ResolveQueryEmails {
+            ticket,
             query: q,
             resolved,
             emails,

@@ -559,11 +559,15 @@ impl Runtime {
                     name,
                     &self.tx,
                 ),
-                Command::ResolveEmail { email, base } => {
+                Command::ResolveEmail {
+                    ticket,
+                    email,
+                    base,
+                } => {
                     let (client, tx) = (self.client.clone(), self.tx.clone());
                     // Not a walk of a tab: a failure is an answer, a panic a task failure.
                     let handle = tokio::runtime::Handle::current();
-                    super::tasks::spawn(Task::Profile, &self.tx, async move {
+                    super::tasks::spawn(Task::Lookup { ticket }, &self.tx, async move {
                         // The lookup writes its notes to a `dyn Write` (not Send): it runs on
                         // a blocking thread of its own.
                         let e = email.clone();
@@ -579,6 +583,7 @@ impl Runtime {
                         .map_err(|e| e.to_string())
                         .and_then(|r| r.map_err(|e| e.to_string()));
                         let _ = tx.send(Msg::EmailResolved {
+                            ticket,
                             email,
                             base,
                             result,
@@ -586,13 +591,14 @@ impl Runtime {
                     });
                 }
                 Command::ResolveQueryEmails {
+                    ticket,
                     query,
                     resolved,
                     emails,
                 } => {
                     let (client, tx) = (self.client.clone(), self.tx.clone());
                     let handle = tokio::runtime::Handle::current();
-                    super::tasks::spawn(Task::Profile, &self.tx, async move {
+                    super::tasks::spawn(Task::Lookup { ticket }, &self.tx, async move {
                         // As `ResolveEmail`: the lookup writes its notes to a `dyn Write`.
                         let result = tokio::task::spawn_blocking(move || {
                             let mut found = crate::query::plan::Emails::new();
@@ -612,6 +618,7 @@ impl Runtime {
                         .map_err(|e| e.to_string())
                         .and_then(|r| r.map_err(|e| e.to_string()));
                         let _ = tx.send(Msg::QueryEmails {
+                            ticket,
                             query,
                             resolved,
                             result,

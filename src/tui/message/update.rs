@@ -45,6 +45,10 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
             let (g, n) = walk_of(*tab);
             now < *until && app.active == *tab && g == *generation && n > *live
         }
+        Life::Lookup { ticket } => app
+            .lookups
+            .current(app.conversations.generation)
+            .is_some_and(|l| l.ticket == *ticket),
         Life::Search {
             tab,
             query,

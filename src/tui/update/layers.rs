@@ -6,8 +6,8 @@
 //!
 //! The stack ([`stack`]) is read from the state after every key, top first: the prompt or the
 //! query line (drawn last, over everything), the overlay (the help over what it was opened
-//! from), the detail pane, a whole-walk export that runs, `L` while it still has pages to
-//! load, a union's scan, and the table at the bottom, which takes every key the key map names.
+//! from), the detail pane, a whole-walk export that runs, an e-mail lookup, `L` while it
+//! still has pages to load, a union's scan, and the table at the bottom, which takes every key the key map names.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -30,6 +30,8 @@ pub enum Layer {
     Detail,
     /// A whole-walk export: Esc stops it (a partial file), `e` says it runs.
     WalkExport,
+    /// An e-mail lookup whose answer will set the Conversations tab's filters: Esc drops it.
+    Lookup,
     /// `L` with pages still to load: Esc stops it.
     LoadAll,
     /// A union's scan of its streams for rows its checks keep: Esc stops it.
@@ -59,6 +61,9 @@ pub fn stack(app: &App) -> Vec<Layer> {
     }
     if app.walk_export.is_some() {
         layers.push(Layer::WalkExport);
+    }
+    if app.lookups.current(app.conversations.generation).is_some() {
+        layers.push(Layer::Lookup);
     }
     if with_tab!(ref app, app.active, |t| t.loading_all()) {
         layers.push(Layer::LoadAll);
@@ -112,6 +117,15 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         Layer::WalkExport => match action {
             Some(a @ (Action::Export | Action::Close)) => {
                 export::walk::on_action(app, a, cmds);
+                Answer::Consumed
+            }
+            _ => Answer::Ignored,
+        },
+        Layer::Lookup => match action {
+            Some(Action::Close) => {
+                if let Some(l) = app.lookups.cancel() {
+                    app.say(format!("stopped looking up {}; the filters stay", l.what));
+                }
                 Answer::Consumed
             }
             _ => Answer::Ignored,

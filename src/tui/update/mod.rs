@@ -115,12 +115,18 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             pump_union(app, tab, &mut cmds);
         }
         Msg::QueryEmails {
+            ticket,
             query,
             resolved,
             result,
-        } => cmds.extend(super::query_run::emails_resolved(
-            app, query, resolved, result,
-        )),
+        } => {
+            // A newer key replaced what it was asked for (another filter, `x`, Esc): dropped.
+            if app.lookups.answered(ticket, app.conversations.generation) {
+                cmds.extend(super::query_run::emails_resolved(
+                    app, query, resolved, result,
+                ))
+            }
+        }
         Msg::HeadLoaded {
             tab,
             generation,
@@ -143,10 +149,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.dirty = true;
         }
         Msg::EmailResolved {
+            ticket,
             email,
             base,
             result,
-        } => {
+        } if app.lookups.answered(ticket, app.conversations.generation) => {
             let shown = crate::text::one_line(&email, 60);
             match result {
                 Err(e) => app.say_error(format!(
@@ -172,6 +179,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             }
             app.dirty = true;
         }
+        // A lookup a newer key replaced: dropped.
+        Msg::EmailResolved { .. } => {}
         Msg::StoreVisitors {
             asked,
             known,
@@ -336,6 +345,11 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
         Task::Export => {
             app.export_stream = None;
             app.say_error(format!("export failed: {bug}; the file may be incomplete"));
+        }
+        Task::Lookup { ticket } => {
+            if app.lookups.answered(ticket, app.conversations.generation) {
+                app.say_error(format!("the e-mail lookup failed: {bug}"));
+            }
         }
         Task::Profile => {
             app.profiles.switching = None;
@@ -735,9 +749,16 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             }
             app.overlay = Overlay::Filter(Box::new(form));
         }
-        // The tab's query (filters set by the pane, or a query from `:`) is what is cleared.
-        Action::ClearFilters if app.query_of(app.active).is_empty() => {
+        // The tab's query (filters set by the pane, or a query from `:`) is what is cleared,
+        // and an e-mail filter still being looked up.
+        Action::ClearFilters
+            if app.query_of(app.active).is_empty()
+                && (app.active != Resource::Conversations || app.lookups.cancel().is_none()) =>
+        {
             app.say("no filters to clear")
+        }
+        Action::ClearFilters if app.query_of(app.active).is_empty() => {
+            app.say("filters cleared: the e-mail lookup was dropped")
         }
         Action::ClearFilters => match app.active {
             Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
@@ -998,16 +1019,35 @@ pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Comman
                     set_conversations(app, f, cmds);
                 }
                 Some(email) => {
-                    app.say(format!(
-                        "looking up the visitors with e-mail {}…",
+                    let what = format!(
+                        "the visitors with e-mail {}",
                         crate::text::one_line(&email, 60)
-                    ));
-                    cmds.push(Command::ResolveEmail { email, base: f });
+                    );
+                    let ticket = looking_up(app, what);
+                    cmds.push(Command::ResolveEmail {
+                        ticket,
+                        email,
+                        base: f,
+                    });
                 }
             }
         }
         Resource::Visitors => set_visitors(app, form.visitor_filter(), cmds),
     }
+}
+
+/// An e-mail lookup begins over the Conversations tab's walk (any lookup in flight is
+/// replaced), said on the status line for as long as it runs; its ticket.
+pub fn looking_up(app: &mut App, what: String) -> u64 {
+    let ticket = app
+        .lookups
+        .begin(app.conversations.generation, what.clone());
+    app.post(Message {
+        text: format!("looking up {what}… (Esc stops)"),
+        error: false,
+        life: Life::Lookup { ticket },
+    });
+    ticket
 }
 
 pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
