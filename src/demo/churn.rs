@@ -8,7 +8,11 @@
 //!
 //! By the wall clock (`--churn N`, `convo --demo`) arrivals and pick-ups alternate, so the
 //! live queue of [`super::queue`] keeps its length, and agents mostly take the longest waiting:
-//! the queue keeps conversations in each state through a session.
+//! the queue keeps conversations in each state through a session. Every other pick-up, the
+//! agent also closes an open conversation they had taken earlier. Each change happens at the
+//! time it was due (the k-th at `started + k × 60 s / N`), never later than now: changes
+//! caught up on a request after a quiet spell keep their own times, so no conversation is
+//! created in the future.
 
 use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 use std::time::Instant;
@@ -67,6 +71,8 @@ pub(crate) struct Live {
     /// First-page requests seen so far.
     heads: u64,
     started: Instant,
+    /// The wall clock when the churn started (the time of change k is reckoned from it).
+    started_at: Timestamp,
     clock: Clock,
 }
 
@@ -90,6 +96,7 @@ impl Churning {
                 timed: 0,
                 heads: 0,
                 started: Instant::now(),
+                started_at: Timestamp::now(),
                 clock,
             }),
         }
@@ -122,7 +129,7 @@ impl Churning {
             let ms = live.started.elapsed().as_millis() as u64;
             let due = ms.saturating_mul(u64::from(self.churn.per_minute)) / 60_000;
             while live.timed < due {
-                let wall = live.wall();
+                let wall = live.due_at(live.timed, self.churn.per_minute);
                 changed |= live.timed_change(wall);
             }
         }
@@ -159,16 +166,53 @@ impl Live {
         (self.clock == Clock::Wall).then(Timestamp::now)
     }
 
-    /// The next change by the clock: a new conversation, then a pick-up, and so on. `wall`:
-    /// the time now (by the wall clock), which new conversations are created at.
+    /// When timed change `k` was due by the wall clock (`per_minute` a minute from the
+    /// start), never later than now; `None` when changes are not made at the wall clock.
+    fn due_at(&self, k: u64, per_minute: u32) -> Option<Timestamp> {
+        let now = self.wall()?;
+        let ms = k.saturating_mul(60_000) / u64::from(per_minute.max(1));
+        let at = self
+            .started_at
+            .checked_add(SignedDuration::from_millis(ms as i64))
+            .unwrap_or(now);
+        Some(at.min(now))
+    }
+
+    /// The next change by the clock: a new conversation, then a pick-up, and so on (every
+    /// other pick-up, a conversation taken earlier is closed too). `wall`: the time the change
+    /// was due (by the wall clock), which new conversations are created at.
     fn timed_change(&mut self, wall: Option<Timestamp>) -> bool {
         let k = self.timed;
         self.timed += 1;
         if k.is_multiple_of(2) {
             self.insert(wall)
         } else {
-            self.pick_up(wall)
+            let picked = self.pick_up(wall);
+            let closed = k % 4 == 3 && self.close(wall);
+            picked || closed
         }
+    }
+
+    /// An agent closes an open conversation they took earlier (the one taken longest ago
+    /// among the first rows): its `updatedAt` becomes `wall` (or the head's time).
+    fn close(&mut self, wall: Option<Timestamp>) -> bool {
+        let Some(i) = self
+            .data
+            .conversations
+            .iter()
+            .take(PICK_UP_WINDOW)
+            .enumerate()
+            .filter(|(_, c)| c.status == "open" && c.assignee_id.is_some())
+            .min_by_key(|(_, c)| c.updated_at)
+            .map(|(i, _)| i)
+        else {
+            return false;
+        };
+        let head = self.data.conversations[0].created_at;
+        let c = &mut self.data.conversations[i];
+        c.status = "closed";
+        c.updated_at = c.updated_at.max(wall.unwrap_or(head).max(head));
+        true
     }
 
     /// Puts a new open, unassigned conversation at the head (at `wall` when given and later
@@ -186,11 +230,14 @@ impl Live {
             0 => self.rng.uuid(),
             n => self.data.visitors[self.rng.below(n as u64) as usize].id,
         };
+        // After the head: by a second on fixed times, by a millisecond on the wall clock (the
+        // changes' own times then keep them apart; a second each would run ahead of the clock).
+        let step = match wall {
+            Some(_) => SignedDuration::from_millis(1),
+            None => SignedDuration::from_secs(1),
+        };
         let mut created_at = match self.data.conversations.first() {
-            Some(h) => h
-                .created_at
-                .checked_add(SignedDuration::from_secs(1))
-                .unwrap_or(h.created_at),
+            Some(h) => h.created_at.checked_add(step).unwrap_or(h.created_at),
             None => REFERENCE_TIME.parse().unwrap_or(Timestamp::UNIX_EPOCH),
         };
         if let Some(now) = wall {
@@ -386,5 +433,50 @@ mod tests {
         assert!(head.created_at >= before, "{}", head.created_at);
         assert!(head.created_at > live.data.conversations[1].created_at);
         assert_eq!((head.status, head.assignee_id), ("open", None));
+    }
+
+    /// Issue 33 §7: after a quiet spell, the changes caught up on one request were each
+    /// created a second after the head, so the head ran ahead of the clock (`CREATED in
+    /// 18m`). Each keeps the time it was due; some taken conversations are closed.
+    #[test]
+    fn changes_caught_up_after_a_quiet_spell_keep_their_times_and_close_some() {
+        let ds = dataset(7, 300, 50);
+        let ch = Churning::new(
+            Churn {
+                per_minute: 120,
+                ..Churn::default()
+            },
+            &ds,
+            7,
+            Clock::Wall,
+        );
+        let quiet = std::time::Duration::from_secs(600);
+        {
+            let mut live = ch.live.write().unwrap();
+            live.started = Instant::now().checked_sub(quiet).expect("an older instant");
+            live.started_at = Timestamp::now() - SignedDuration::from_secs(600);
+        }
+        ch.advance(false);
+        let now = Timestamp::now();
+        let live = ch.read();
+        let rows = &live.data.conversations;
+        assert!(rows.len() >= 300 + 590, "{} rows", rows.len());
+        let future: Vec<_> = rows.iter().filter(|c| c.created_at > now).collect();
+        assert!(future.is_empty(), "{} created in the future", future.len());
+        let head = rows[0].created_at;
+        assert!(
+            now.duration_since(head) < SignedDuration::from_secs(2),
+            "the newest is about now: {head} at {now}"
+        );
+        let key = |c: &DemoConversation| (c.created_at, c.id);
+        assert!(
+            rows.windows(2).all(|w| key(&w[0]) > key(&w[1])),
+            "API order kept"
+        );
+        let closed_now = rows
+            .iter()
+            .filter(|c| c.status == "closed" && c.updated_at > now - SignedDuration::from_secs(601))
+            .count();
+        assert!(closed_now >= 100, "{closed_now} closed by the churn");
     }
 }
