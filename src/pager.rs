@@ -290,6 +290,18 @@ impl<T: Row> Pager<T> {
         Some(cursor)
     }
 
+    /// The cursor of the request in flight (`Some(None)`: the first page), if one is.
+    pub fn in_flight(&self) -> Option<Option<&str>> {
+        if !self.in_flight {
+            return None;
+        }
+        match &self.next {
+            Next::First => Some(None),
+            Next::After(c) => Some(Some(c.as_str())),
+            Next::End => None,
+        }
+    }
+
     /// Whether the page now in flight, answering with `has_more: true` and this cursor, would
     /// lead [`Pager::apply`] to ask for it next: a cursor not used before (nor the one in
     /// flight), and no stall within reach. For asking early, before the page is decoded

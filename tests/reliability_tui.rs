@@ -147,6 +147,7 @@ fn a_5xx_once_then_success_leaves_no_error_on_screen() {
         Msg::Retrying {
             tab: Resource::Conversations,
             generation: *generation,
+            cursor: None,
             notice: RetryNotice {
                 attempt: 1,
                 wait: Duration::from_millis(500),

@@ -103,6 +103,9 @@ pub enum Msg {
     Retrying {
         tab: Resource,
         generation: u64,
+        /// The page's cursor (`None`: the first page): a page asked for ahead that the app
+        /// does not wait on yet retries without a word.
+        cursor: Option<String>,
         notice: RetryNotice,
     },
     /// Visitors' labels from the local store or the background sync.

@@ -190,8 +190,18 @@ fn show(
         None if initial => {}
         None => app.say("query unchanged"),
     }
+    // A note on how the query is sent is true of this walk only: it goes with it.
     if let Some(n) = notes.last() {
-        app.say(format!("query: {}", crate::text::one_line(n, 300)));
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        app.post(super::message::Message {
+            text: format!("query: {}", crate::text::one_line(n, 300)),
+            error: false,
+            life: super::message::Life::OfWalk {
+                tab,
+                generation,
+                until: super::message::later(app.now),
+            },
+        });
     }
 }
 

@@ -122,7 +122,7 @@ impl Asker {
             &self.tx,
             async move {
                 let _busy = busy;
-                let on_retry = retry_notices(&me.tx, me.tab, me.generation, false);
+                let on_retry = retry_notices(&me.tx, me.tab, me.generation, false, Some(&c));
                 let body = fetch_body(&me.client, &me.query, me.limit, Some(&c), &on_retry).await;
                 if let Ok(b) = &body
                     && me.go_on(b)
@@ -835,7 +835,7 @@ impl Runtime {
         };
         let task = super::tasks::spawn(id, &self.tx, async move {
             let _busy = busy;
-            let on_retry = retry_notices(&tx, tab, generation, head);
+            let on_retry = retry_notices(&tx, tab, generation, head, cursor.as_deref());
             let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
             let result = body.and_then(|b| match &query {
                 Query::Conversations(_) => client
@@ -960,7 +960,7 @@ impl Runtime {
             if panic_now {
                 panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
             }
-            let on_retry = retry_notices(&tx, tab, generation, head);
+            let on_retry = retry_notices(&tx, tab, generation, head, cursor.as_deref());
             let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
             if !head
                 && let Ok(b) = &body
@@ -1057,13 +1057,16 @@ fn retry_notices(
     tab: Resource,
     generation: u64,
     head: bool,
+    cursor: Option<&str>,
 ) -> impl Fn(RetryNotice) + Send + Sync + 'static {
     let tx = tx.clone();
+    let cursor = cursor.map(str::to_string);
     move |notice: RetryNotice| {
         if !head {
             let _ = tx.send(Msg::Retrying {
                 tab,
                 generation,
+                cursor: cursor.clone(),
                 notice,
             });
         }

@@ -84,14 +84,20 @@ pub fn retrying(
     rate_limited: bool,
 ) -> Vec<Command> {
     let generation = app.conversations.generation;
-    update(
-        app,
-        retry_of(generation, attempt, wait, reason, rate_limited),
-    )
+    let mut msg = retry_of(generation, attempt, wait, reason, rate_limited);
+    if let Msg::Retrying { cursor, .. } = &mut msg {
+        *cursor = app
+            .conversations
+            .pager
+            .in_flight()
+            .flatten()
+            .map(str::to_string);
+    }
+    update(app, msg)
 }
 
-/// [`retrying`]'s message for the conversations walk `generation` (a reload's new walk, say,
-/// while the rows on screen are still the old walk's).
+/// [`retrying`]'s message for the first page of the conversations walk `generation` (a
+/// reload's new walk, say, while the rows on screen are still the old walk's).
 pub fn retry_of(
     generation: u64,
     attempt: u32,
@@ -108,6 +114,7 @@ pub fn retry_of(
     Msg::Retrying {
         tab: Resource::Conversations,
         generation,
+        cursor: None,
         notice,
     }
 }

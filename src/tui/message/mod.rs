@@ -30,6 +30,18 @@ pub enum Life {
         generation: u64,
         until: jiff::Timestamp,
     },
+    /// As `Walk`, but an answer to the user's key (how a query is sent): it covers what a
+    /// notice covers.
+    OfWalk {
+        tab: Resource,
+        generation: u64,
+        until: jiff::Timestamp,
+    },
+    /// While `tab` has no row selected, and at most until `until`: "no row selected".
+    NoRow {
+        tab: Resource,
+        until: jiff::Timestamp,
+    },
     /// While `tab` is on screen and its walk `generation` has more than `live` rows loaded
     /// (so a refresh keeps only the top ones live), and at most until `until`.
     Cut {

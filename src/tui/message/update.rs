@@ -24,6 +24,18 @@ pub fn settle(app: &mut App) {
     }
 }
 
+/// "no row selected" (a key that needs one): said until a row is selected.
+pub fn no_row_selected(app: &mut App) {
+    app.post(Message {
+        text: "no row selected".into(),
+        error: false,
+        life: Life::NoRow {
+            tab: app.active,
+            until: super::later(app.now),
+        },
+    });
+}
+
 /// The message as it should read now, or `None` once it is no longer true.
 fn still_true(app: &App, mut m: Message) -> Option<Message> {
     let now = app.now;
@@ -32,6 +44,11 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
         Life::Sticky => true,
         Life::Until(until) => now < *until,
         Life::Walk {
+            tab,
+            generation,
+            until,
+        }
+        | Life::OfWalk {
             tab,
             generation,
             until,
@@ -44,6 +61,9 @@ fn still_true(app: &App, mut m: Message) -> Option<Message> {
         } => {
             let (g, n) = walk_of(*tab);
             now < *until && app.active == *tab && g == *generation && n > *live
+        }
+        Life::NoRow { tab, until } => {
+            now < *until && with_tab!(ref app, *tab, |t| t.selected_row().is_none())
         }
         Life::Lookup { ticket } => app
             .lookups

@@ -85,6 +85,11 @@ pub struct Search {
     pub query: String,
     /// Indices of the rows that match, ascending.
     pub matches: Vec<usize>,
+    /// The tab's query (its filters) the search was typed over: another query ends it.
+    pub over: String,
+    /// The row selected when the prompt opened: while nothing matches, the selection is
+    /// back there (not where a partial match took it).
+    pub origin: Option<usize>,
     /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
     basis: Option<(u64, usize, u64)>,
     /// Scans of the rows so far (a paste must cost one, not one per character).

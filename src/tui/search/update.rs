@@ -13,6 +13,9 @@ use crate::tui::sort::update::{select_row, selected};
 /// queries); the tab's search stays on screen until the prompt's text is edited.
 pub fn open(app: &mut App) {
     app.search_history.start();
+    let origin = with_tab!(ref app, app.active, |t| (!t.rows().is_empty())
+        .then_some(t.selected));
+    app.search.get_mut(app.active).origin = origin;
     app.prompt = Some(Prompt::Search(String::new()));
 }
 
@@ -66,6 +69,7 @@ pub fn on_paste(app: &mut App, mut text: String, pasted: &str) {
 /// After every message: recomputes the matches of both tabs when their rows changed (or of
 /// the active tab when `force`). Cheap when nothing changed.
 pub fn refresh(app: &mut App, force: bool) {
+    end_stale(app);
     let now = app.now;
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active;
@@ -84,15 +88,46 @@ pub fn refresh(app: &mut App, force: bool) {
 }
 
 fn set_query(app: &mut App, q: String) {
-    app.search.get_mut(app.active).query = q;
+    let over = app.query_of(app.active).to_string();
+    let s = app.search.get_mut(app.active);
+    s.query = q;
+    s.over = over;
     refresh(app, true);
 }
 
+/// Search as you type: to the first match from the row the prompt opened on; no match, back
+/// to that row.
 fn jump_to_first_match(app: &mut App) {
     let (s, order) = (app.search.get(app.active), app.sort.get(app.active));
-    let from = order.pos(selected(app));
-    if let Some((i, _)) = s.first_match_from(order, from) {
-        select_row(app, i);
+    let origin = s.origin;
+    let from = order.pos(origin.unwrap_or_else(|| selected(app)));
+    match s.first_match_from(order, from) {
+        Some((i, _)) => select_row(app, i),
+        None => {
+            let rows = with_tab!(ref app, app.active, |t| t.rows().len());
+            if let Some(o) = origin.filter(|o| *o < rows) {
+                select_row(app, o);
+            }
+        }
+    }
+}
+
+/// A search typed over other filters than the tab's now (a drill-down, a view, a query,
+/// Back) ends: it would look for the same text in other rows. Said on the active tab.
+fn end_stale(app: &mut App) {
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let s = app.search.get(tab);
+        if s.query.is_empty() || app.query_of(tab).to_string() == s.over {
+            continue;
+        }
+        let text = crate::text::one_line(&s.query, 60);
+        let s = app.search.get_mut(tab);
+        s.query.clear();
+        s.matches.clear();
+        s.origin = None;
+        if tab == app.active {
+            app.say(format!("search \"{text}\" ended: the filters changed"));
+        }
     }
 }
 

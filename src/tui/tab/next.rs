@@ -112,6 +112,19 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 .is_some_and(|n| n.generation == generation && n.pager.is_loading())
     }
 
+    /// Whether the app waits on the page at `cursor` of walk `generation` (the walk on screen
+    /// or the one read behind it); a union's streams count as one request in flight.
+    pub fn waits_on(&self, generation: u64, cursor: Option<&str>) -> bool {
+        if self.union.is_some() {
+            return self.loading(generation);
+        }
+        (self.generation == generation && self.pager.in_flight() == Some(cursor))
+            || self
+                .next
+                .as_ref()
+                .is_some_and(|n| n.generation == generation && n.pager.in_flight() == Some(cursor))
+    }
+
     /// Whether the fetch of walk `generation` should ask for the page after its own at once:
     /// `L`, or a walk read behind the screen that wants more than one more page.
     pub fn asks_ahead(&self, generation: u64) -> bool {

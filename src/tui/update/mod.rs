@@ -234,11 +234,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::Retrying {
             tab,
             generation,
+            cursor,
             notice,
         } => {
             let now = app.now;
             with_tab!(app, tab, |t| {
-                if t.loading(generation) {
+                // Not a page asked for ahead while the app waits on an earlier one.
+                if t.waits_on(generation, cursor.as_deref()) {
                     t.retry = Some(Retry {
                         until: now.checked_add(notice.wait).unwrap_or(now),
                         attempt: notice.attempt,
@@ -809,7 +811,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                 cmds.push(Command::CopyToClipboard(id.to_string()));
                 app.say(format!("copying {id}…"));
             }
-            None => app.say("no row selected"),
+            None => super::message::update::no_row_selected(app),
         },
         Action::Reload => {
             let max_pages = app.refresh_max_pages;
@@ -1200,7 +1202,7 @@ fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
     let filter = match app.active {
         Resource::Conversations => {
             let Some(row) = app.conversations.selected_row() else {
-                return app.say("no row selected");
+                return super::message::update::no_row_selected(app);
             };
             match action {
                 Action::DrillVisitor => ConversationFilter {
@@ -1221,7 +1223,7 @@ fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         }
         Resource::Visitors => {
             let Some(row) = app.visitors.selected_row() else {
-                return app.say("no row selected");
+                return super::message::update::no_row_selected(app);
             };
             if action != Action::DrillVisitor {
                 return app.say("from a visitor: V shows their conversations");

@@ -1,0 +1,156 @@
+//! Issue 32 §6 and issue 33 §6: a status-line message lasts as long as what it says is true.
+//! `update()` fed with messages against a fake server, and the real loop where it is live.
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+
+use convo::api::{Resource, RetryNotice};
+use convo::tui::app::App;
+use convo::tui::command::Command;
+use convo::tui::msg::Msg;
+use convo::tui::testing::{self, FakeServer, ch, key};
+use convo::tui::update::update;
+
+mod common;
+
+fn said(app: &App) -> String {
+    app.message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default()
+}
+
+fn started(server: &FakeServer) -> App {
+    let mut app = testing::app(120, 30, 50);
+    server.settle(&mut app, Msg::Resize(120, 30));
+    app
+}
+
+fn retry(generation: u64, cursor: Option<&str>) -> Msg {
+    Msg::Retrying {
+        tab: Resource::Conversations,
+        generation,
+        cursor: cursor.map(str::to_string),
+        notice: RetryNotice {
+            attempt: 1,
+            wait: Duration::from_secs(2),
+            reason: "HTTP 503".into(),
+            rate_limited: false,
+        },
+    }
+}
+
+/// A page asked for ahead (by `L`) that retries while the app waits on an earlier page
+/// showed "retrying": it says nothing until the app waits on it.
+#[test]
+fn a_retry_of_a_page_asked_for_ahead_is_not_shown_while_an_earlier_page_is_awaited() {
+    let server = FakeServer::new(400, 5);
+    let mut app = started(&server);
+    let cmds = update(&mut app, ch('L'));
+    let Some(Command::Fetch {
+        generation, cursor, ..
+    }) = cmds.iter().find(|c| matches!(c, Command::Fetch { .. }))
+    else {
+        panic!("L asks for the next page: {cmds:?}")
+    };
+    let waited = cursor.clone().expect("a page after the first");
+    // the runtime asked for the page after it ahead; that one retries
+    update(&mut app, retry(*generation, Some("999")));
+    assert!(app.conversations.retry.is_none(), "not the page awaited");
+    assert!(!common::app::footer(&app).contains("retry"));
+    update(&mut app, retry(*generation, Some(&waited)));
+    assert!(
+        app.conversations.retry.is_some(),
+        "the page awaited retries"
+    );
+    assert!(common::app::footer(&app).contains("retrying: retry in"));
+}
+
+/// Issue 32 §6: after `due:imminent` then `status:pending`, the line still said how `due:`
+/// is sent. The note goes with the walk it was about.
+#[test]
+fn a_querys_note_goes_with_its_walk() {
+    let server = FakeServer::new(60, 5);
+    let mut app = started(&server);
+    app.sla = std::sync::Arc::new(common::app::first_response(30));
+    let run = |app: &mut App, text: &str| {
+        update(app, ch(':'));
+        update(app, common::app::ctrl('u'));
+        for c in text.chars() {
+            update(app, ch(c));
+        }
+        server.settle(app, key(KeyCode::Enter));
+    };
+    run(&mut app, "due:imminent");
+    assert!(
+        said(&app).starts_with("query: due: measures"),
+        "{}",
+        said(&app)
+    );
+    run(&mut app, "status:pending");
+    assert!(!said(&app).contains("due:"), "{}", said(&app));
+}
+
+/// Issue 32 §6: `V` on the Visitors tab before its rows came said "no row selected", which
+/// stayed while row 1 was selected. It goes once a row is.
+#[test]
+fn no_row_selected_goes_once_a_row_is() {
+    let server = FakeServer::new(60, 20);
+    let mut app = testing::app(120, 30, 50);
+    let first = update(&mut app, Msg::Resize(120, 30));
+    update(&mut app, ch('2'));
+    update(&mut app, ch('V'));
+    assert_eq!(said(&app), "no row selected");
+    for c in &first {
+        if let Some(answer) = server.answer(c) {
+            server.settle(&mut app, answer);
+        }
+    }
+    assert!(app.visitors.selected_row().is_some(), "row 1 is selected");
+    assert_eq!(said(&app), "", "the message went with its truth");
+}
+
+/// Issue 33 §6: a search typed until nothing matched left the cursor where a partial match
+/// had taken it; it goes back to the row the search started from.
+#[test]
+fn a_search_without_a_match_goes_back_to_where_it_started() {
+    let server = FakeServer::new(60, 5);
+    let mut app = started(&server);
+    assert_eq!(app.conversations.selected, 0);
+    update(&mut app, ch('\\'));
+    for c in "clos".chars() {
+        update(&mut app, ch(c));
+    }
+    assert_eq!(app.conversations.selected, 2, "the first closed row");
+    update(&mut app, ch('x'));
+    assert_eq!(
+        app.conversations.selected, 0,
+        "no match: back where it began"
+    );
+}
+
+/// Issue 32 §10 and issue 33 §6: a `\` search stayed across drill-downs and views, run
+/// again on every later walk. It ends when the filters change, and says so.
+#[test]
+fn a_search_ends_when_the_filters_change() {
+    let server = FakeServer::new(60, 5);
+    let mut app = started(&server);
+    update(&mut app, ch('\\'));
+    for c in "pending".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Enter));
+    server.settle(&mut app, key(KeyCode::Down));
+    server.settle(&mut app, ch('V'));
+    assert_eq!(app.search.get(Resource::Conversations).query, "");
+    assert_eq!(said(&app), "search \"pending\" ended: the filters changed");
+    // a reload of the same filters keeps a search
+    update(&mut app, ch('\\'));
+    for c in "open".chars() {
+        update(&mut app, ch(c));
+    }
+    update(&mut app, key(KeyCode::Enter));
+    server.settle(&mut app, ch('r'));
+    assert_eq!(app.search.get(Resource::Conversations).query, "open");
+}
