@@ -154,3 +154,24 @@ fn a_search_ends_when_the_filters_change() {
     server.settle(&mut app, ch('r'));
     assert_eq!(app.search.get(Resource::Conversations).query, "open");
 }
+
+/// Issue 33 §6: on a narrow terminal the footer was cut at the edge without `…` and `auto
+/// refresh` went first. It keeps its place at the end; what is cut before it ends in `…`.
+/// Issue 32 §10: its counts are written as `1,234`, as "scanned" is.
+#[test]
+fn a_narrow_footer_keeps_auto_refresh_and_cuts_with_an_ellipsis() {
+    let server = FakeServer::new(1500, 5);
+    let mut app = testing::app(60, 20, 50);
+    app.refresh_on = true;
+    server.settle(&mut app, Msg::Resize(60, 20));
+    update(&mut app, ch('L'));
+    let footer = common::app::footer(&app);
+    let line = footer.trim_matches('"').trim_end();
+    assert!(line.ends_with("· auto refresh 30s"), "{footer}");
+    assert!(line.contains('…'), "{footer}");
+    let mut app = testing::app(60, 20, 50);
+    server.settle(&mut app, Msg::Resize(60, 20));
+    server.settle(&mut app, ch('L'));
+    let footer = common::app::footer(&app);
+    assert!(footer.contains("all 1,500 loaded"), "{footer}");
+}

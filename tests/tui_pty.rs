@@ -221,7 +221,7 @@ fn keys_are_answered_while_l_loads_everything() {
         );
         at = selected_line(&screen).expect("a selected row");
     }
-    s.wait_for("all 30000 loaded");
+    s.wait_for("all 30,000 loaded");
     s.send("q");
 }
 

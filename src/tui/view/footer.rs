@@ -30,7 +30,7 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::raw("no rows"));
     } else if t.pager.is_done() {
         spans.push(Span::styled(
-            format!("all {n} loaded"),
+            format!("all {} loaded", crate::text::thousands(n as u64)),
             Style::new().fg(Color::Green),
         ));
     } else if t.pager.pages() == 0 && !t.load_all {
@@ -43,11 +43,17 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::raw(what));
     } else if t.load_all {
         spans.push(Span::styled(
-            format!("loading all… {n} loaded · Esc stops"),
+            format!(
+                "loading all… {} loaded · Esc stops",
+                crate::text::thousands(n as u64)
+            ),
             Style::new().fg(Color::Cyan),
         ));
     } else {
-        spans.push(Span::raw(format!("{n} loaded · more available")));
+        spans.push(Span::raw(format!(
+            "{} loaded · more available",
+            crate::text::thousands(n as u64)
+        )));
     }
     if let Some(r) = &t.retry {
         let secs = r
@@ -141,16 +147,45 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    if app.refresh_on
-        && let Some(s) = app.refresh_period()
-    {
-        spans.push(Span::styled(
-            format!(" · auto refresh {s}s"),
-            Style::new().dim(),
-        ));
-    }
+    // Auto refresh keeps its place at the end: what does not fit before it is cut, with `…`.
+    let end = app
+        .refresh_on
+        .then(|| app.refresh_period())
+        .flatten()
+        .map(|s| Span::styled(format!(" · auto refresh {s}s"), Style::new().dim()));
+    let room = (area.width as usize).saturating_sub(end.as_ref().map_or(0, |e| e.width()));
+    let mut spans = cut_spans(spans, room);
+    spans.extend(end);
     frame.render_widget(
         Paragraph::new(Line::from(spans)).style(Style::new().bg(Color::Black).fg(Color::Gray)),
         area,
     );
+}
+
+/// `spans` cut to `max` cells, the last one kept ending in `…` when something was cut.
+fn cut_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
+    let total: usize = spans.iter().map(Span::width).sum();
+    if total <= max {
+        return spans;
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    for s in spans {
+        let w = s.width();
+        if used + w < max {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        let text = crate::text::fit(&s.content, max - used).into_owned();
+        let text = if text.ends_with('…') {
+            text
+        } else {
+            // It fitted exactly: the cut is after it, so its last cell gives way to `…`.
+            crate::text::fit(&format!("{text}…"), max - used).into_owned()
+        };
+        out.push(Span::styled(text, s.style));
+        break;
+    }
+    out
 }
