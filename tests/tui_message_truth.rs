@@ -175,3 +175,99 @@ fn a_narrow_footer_keeps_auto_refresh_and_cuts_with_an_ellipsis() {
     let footer = common::app::footer(&app);
     assert!(footer.contains("all 1,500 loaded"), "{footer}");
 }
+
+/// Issue 33 §6: "only the top 200 rows are kept live (refresh_max_pages = 10)" blamed a
+/// setting that allows 500: the refresh had begun while 200 rows were loaded.
+#[test]
+fn kept_live_says_why_when_the_refresh_began_with_fewer_rows() {
+    let server = FakeServer::new(600, 5);
+    let mut app = testing::app(120, 30, 50);
+    app.refresh_secs = Some(10);
+    app.refresh_on = true;
+    app.refresh_max_pages = 10;
+    server.settle(&mut app, Msg::Resize(120, 30));
+    while app.conversations.rows().len() < 200 {
+        server.settle(&mut app, key(KeyCode::PageDown));
+    }
+    // the refresh begins with fewer than 500 rows loaded; L loads the rest before it answers
+    let n = app.conversations.rows().len();
+    assert!(n < 500);
+    let refresh = update(&mut app, common::app::at(10));
+    assert!(
+        refresh
+            .iter()
+            .any(|c| matches!(c, Command::FetchHead { .. })),
+        "{refresh:?}"
+    );
+    server.settle(&mut app, ch('L'));
+    assert_eq!(app.conversations.rows().len(), 600);
+    for c in &refresh {
+        if let Some(answer) = server.answer(c) {
+            server.settle(&mut app, answer);
+        }
+    }
+    let m = said(&app);
+    assert!(
+        m.ends_with("rows are kept live (the rest were loaded after the refresh began)"),
+        "{m}"
+    );
+    let live: usize = m["only the top ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|x| x.parse().ok())
+        .expect("a count");
+    assert!(live >= n && live < 500, "{live}");
+}
+
+/// Issue 32 §10: `copying <the whole UUID>…` while a copy ran; the id is named short, as
+/// the answer names it.
+#[test]
+fn copying_names_the_id_short() {
+    let server = FakeServer::new(10, 5);
+    let mut app = started(&server);
+    let id = app.conversations.rows()[0].id;
+    let cmds = update(&mut app, ch('y'));
+    assert!(cmds.contains(&Command::CopyToClipboard(id.to_string())));
+    assert_eq!(
+        said(&app),
+        format!("copying {}…", convo::api::short_id(&id))
+    );
+}
+
+/// A terminal with no shell to return to (as convo started by `setsid`).
+struct NoShell;
+
+impl convo::tui::terminal::Modes for NoShell {
+    fn suspend(&mut self) -> std::io::Result<bool> {
+        Ok(false)
+    }
+    fn set_mouse(&mut self, _: bool) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Issue 33 §6: `cannot suspend…` (Ctrl-Z with no shell) stayed as an error for ten
+/// minutes over the refresh's news. It is an answer to a key: it goes as a notice does. The
+/// real loop against the demo server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cannot_suspend_is_a_notice_that_goes() {
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    let server = common::runtime::demo(convo::demo::DemoOptions {
+        conversations: 30,
+        visitors: 5,
+        ..convo::demo::DemoOptions::default()
+    })
+    .await;
+    let mut h = common::runtime::Harness::on(&server, (120, 30), 50);
+    h.rt.modes = Some(Box::new(NoShell));
+    let ctrl_z = KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL);
+    let screen = h.phase_events(vec![ctrl_z], 300).await;
+    assert!(screen.contains("cannot suspend"), "{screen}");
+    let m = h.app.message.clone().expect("said");
+    assert!(!m.error, "not an error to keep: {m:?}");
+    assert!(
+        matches!(m.life, convo::tui::message::Life::Until(_)),
+        "{m:?}"
+    );
+    server.shutdown().await;
+}

@@ -478,10 +478,11 @@ impl Runtime {
                     if suspended {
                         self.resumed = true;
                     } else {
+                        // An answer to the key, not an error to keep: it goes as a notice does.
                         let text = "cannot suspend: no shell with job control started convo \
                                     (setsid, ssh host convo); q quits"
                             .to_string();
-                        if self.handle(app, Msg::Notice { text, error: true }, out)? {
+                        if self.handle(app, Msg::Notice { text, error: false }, out)? {
                             return Ok(true);
                         }
                     }

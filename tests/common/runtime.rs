@@ -17,19 +17,33 @@ use convo::tui::runtime::Runtime;
 
 /// Keys 30 ms apart, then `idle` of nothing, then the end of input (which ends the loop).
 pub fn script(keys: Vec<KeyCode>, idle: Duration) -> impl Stream<Item = io::Result<Event>> + Unpin {
-    let mut items: Vec<Option<KeyCode>> = keys.into_iter().map(Some).collect();
+    let keys = keys
+        .into_iter()
+        .map(|code| {
+            let mods = match code {
+                KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+                _ => KeyModifiers::NONE,
+            };
+            KeyEvent::new(code, mods)
+        })
+        .collect();
+    script_events(keys, idle)
+}
+
+/// As [`script`], with the modifiers given (Ctrl-Z).
+pub fn script_events(
+    keys: Vec<KeyEvent>,
+    idle: Duration,
+) -> impl Stream<Item = io::Result<Event>> + Unpin {
+    let mut items: Vec<Option<KeyEvent>> = keys.into_iter().map(Some).collect();
     items.push(None);
     Box::pin(futures::stream::unfold(
         (items.into_iter(), idle),
         |(mut it, idle)| async move {
             match it.next()? {
-                Some(code) => {
+                Some(k) => {
                     tokio::time::sleep(Duration::from_millis(30)).await;
-                    let mods = match code {
-                        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
-                        _ => KeyModifiers::NONE,
-                    };
-                    Some((Ok(Event::Key(KeyEvent::new(code, mods))), (it, idle)))
+                    Some((Ok(Event::Key(k)), (it, idle)))
                 }
                 None => {
                     tokio::time::sleep(idle).await;
@@ -90,6 +104,20 @@ impl Harness {
                 &mut self.terminal,
                 &mut self.app,
                 script(keys, Duration::from_millis(idle_ms)),
+                &mut self.out,
+            )
+            .await
+            .expect("loop runs");
+        self.terminal.backend().to_string()
+    }
+
+    /// As [`Harness::phase`], with keys that carry modifiers (Ctrl-Z).
+    pub async fn phase_events(&mut self, keys: Vec<KeyEvent>, idle_ms: u64) -> String {
+        self.rt
+            .run(
+                &mut self.terminal,
+                &mut self.app,
+                script_events(keys, Duration::from_millis(idle_ms)),
                 &mut self.out,
             )
             .await

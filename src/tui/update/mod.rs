@@ -604,9 +604,16 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &crate::pager::Merged) {
             app.refresh_max_pages
         ));
     } else if merged.cut {
+        // The budget, or the rows loaded when the refresh began, whichever was fewer.
+        let budget = app.refresh_max_pages.saturating_mul(app.limit.get());
+        let why = if merged.live < budget {
+            "the rest were loaded after the refresh began".to_string()
+        } else {
+            format!("refresh_max_pages = {}", app.refresh_max_pages)
+        };
         said.push(format!(
-            "only the top {} rows are kept live (refresh_max_pages = {})",
-            merged.live, app.refresh_max_pages
+            "only the top {} rows are kept live ({why})",
+            crate::text::thousands(merged.live as u64)
         ));
     }
     // News from the background: it does not cover an error the user has not dealt with or
@@ -809,7 +816,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             // The runtime says how it was copied (Msg::Copied).
             Some(id) => {
                 cmds.push(Command::CopyToClipboard(id.to_string()));
-                app.say(format!("copying {id}…"));
+                app.say(format!("copying {}…", crate::api::short_id(&id)));
             }
             None => super::message::update::no_row_selected(app),
         },
