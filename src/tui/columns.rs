@@ -9,7 +9,7 @@ use crate::config::Aliases;
 use crate::config::ui::ColumnsConfig;
 use crate::sla::{Sla, State, Target};
 use crate::text::fit;
-use crate::tui::format::{attributes_summary, id_label, relative_ts};
+use crate::tui::format::{attributes_summary, attributes_summary_first, id_label, relative_ts};
 use crate::tui::names::VisitorNames;
 
 /// Declares [`Column`] from one table: each column's `[columns]` name, its name in the sort
@@ -169,7 +169,8 @@ columns! {
         conversations: None,
         visitors: Some(Part::shown(
             |v, _, _| attributes_summary(&v.attributes, 200),
-            |v, _, n| attributes_summary(&v.attributes, n).map_or_else(Content::empty, Content::plain),
+            |v, cx, n| attributes_summary_first(&v.attributes, n, cx.first_attributes)
+                .map_or_else(Content::empty, Content::plain),
         ));
     // The whole id only when all of it fits: the short form below that.
     Id = "id", "id", col("ID", 8, 8, 2).whole(36, 1),
@@ -289,6 +290,8 @@ pub struct CellCx<'a> {
     pub sla: &'a Sla,
     /// `NO_COLOR`: a mark says what the colour would.
     pub no_color: bool,
+    /// The attribute keys the tab's query names (`attr.plan:pro`): shown first.
+    pub first_attributes: &'a [String],
 }
 
 /// A cell's text, fitted, and how it looks (the view picks the style).

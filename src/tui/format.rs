@@ -71,6 +71,15 @@ pub fn id_label(aliases: &Aliases, id: &Uuid) -> String {
 /// A one-line summary of visitor attributes, e.g. `plan=pro seats=5 +3`, at most `max` cells
 /// (sanitised). `None` for null or an empty object.
 pub fn attributes_summary(v: &serde_json::Value, max: usize) -> Option<String> {
+    attributes_summary_first(v, max, &[])
+}
+
+/// [`attributes_summary`] with the keys in `first` (those a query names) before the others.
+pub fn attributes_summary_first(
+    v: &serde_json::Value,
+    max: usize,
+    first: &[String],
+) -> Option<String> {
     use serde_json::Value;
     let value = |v: &Value| match v {
         Value::String(s) => text::one_line(s, 24),
@@ -84,7 +93,9 @@ pub fn attributes_summary(v: &serde_json::Value, max: usize) -> Option<String> {
         Value::Object(m) => {
             let mut out = String::new();
             let mut shown = 0;
-            for (k, val) in m {
+            let named = first.iter().filter_map(|k| m.get_key_value(k));
+            let rest = m.iter().filter(|(k, _)| !first.contains(k));
+            for (k, val) in named.chain(rest) {
                 let item = format!("{}={}", text::one_line(k, 24), value(val));
                 let rest = m.len() - shown - 1;
                 let reserve = if rest > 0 { 4 } else { 0 };

@@ -50,7 +50,12 @@ impl History {
         let next = match (self.at, back) {
             (None, true) if n > 0 => {
                 self.draft = text.to_string();
-                Some(n - 1)
+                // The newest entry is the text on the line already (the query line opens on
+                // the tab's query): ↑ shows the one before it.
+                match n.checked_sub(1 + usize::from(self.entries[n - 1] == text.trim())) {
+                    Some(i) => Some(i),
+                    None => return None,
+                }
             }
             (Some(i), true) if i > 0 => Some(i - 1),
             (Some(i), false) if i + 1 < n => Some(i + 1),

@@ -184,7 +184,18 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     // Cells are marked as the search matched them: without regard to case or accents.
     let needle = crate::tui::search::fold::Needle::new(&search.query);
     let scratch = std::cell::RefCell::new(String::new());
+    // The attribute keys the tab's query names go first in ATTRIBUTES.
+    let first_attributes: Vec<String> = app
+        .query_of(tab.tab)
+        .terms
+        .iter()
+        .filter_map(|t| match &t.pred {
+            crate::query::Pred::Attr(k, _) => Some(k.clone()),
+            _ => None,
+        })
+        .collect();
     let cx = CellCx {
+        first_attributes: &first_attributes,
         now: app.now,
         aliases: &app.aliases,
         names: &app.names,
