@@ -8,17 +8,21 @@
 /// it as its target (with imminent from half of it).
 pub const QUEUE_TARGET_SECS: i64 = 60;
 
-/// The targets `--demo` shows when the config sets none: short, because the demo's queue moves
-/// in seconds (a new conversation every 10 s): a new one is imminent after 30 s and breaching
-/// after a minute, so every state is on screen within a minute. The demo data's live queue is
-/// shaped around this first-response target ([`QUEUE_TARGET_SECS`]): it opens with
-/// conversations in each state; nobody older waits, and what of the older history is not
-/// closed is past the resolution target (a real desk's targets are minutes and hours).
+/// The resolution target `--demo` shows (seconds): a day.
+pub const RESOLUTION_SECS: i64 = 24 * 3600;
+
+/// The targets `--demo` shows when the config sets none. The first response is short, because
+/// the demo's queue moves in seconds (a new conversation every 10 s): a new one is imminent
+/// after 30 s and breaching after a minute, so every state is on screen within a minute. The
+/// demo data's live queue is shaped around this first-response target
+/// ([`QUEUE_TARGET_SECS`]): it opens with conversations in each state; nobody older waits.
+/// Resolution is a day, as a real desk's: what was opened today is within it (imminent after
+/// 12 hours), and only what has stayed open for more than a day is over.
 pub fn targets() -> crate::sla::Sla {
     crate::sla::Sla {
         base: crate::sla::Policy {
             first_response: Some(QUEUE_TARGET_SECS),
-            resolution: Some(30 * 60),
+            resolution: Some(RESOLUTION_SECS),
             warn_at: 0.5,
             ..crate::sla::Policy::default()
         },
@@ -75,4 +79,33 @@ pub(crate) fn plan(n: usize, mut below: impl FnMut(u64) -> u64) -> Vec<(Kind, i6
             (kind, (hundredths * QUEUE_TARGET_SECS / 100).max(1))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod target_tests {
+    use crate::demo::data::REFERENCE_TIME;
+    use crate::sla::{State, state};
+
+    /// Issue 32 §10: with a 30-minute resolution target most open rows of the demo were
+    /// "over", even those opened an hour ago. Nothing opened within a working day is over;
+    /// the last two days show every state.
+    #[test]
+    fn the_demo_resolution_target_puts_only_what_is_open_for_more_than_a_day_over() {
+        let ds = crate::demo::dataset(42, 5000, 1500);
+        let t = super::targets();
+        let (target, warn) = (t.base.resolution.expect("a target"), t.base.warn_at);
+        let now: jiff::Timestamp = REFERENCE_TIME.parse().unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for c in ds.conversations.iter().filter(|c| c.status != "closed") {
+            let age = c.created_at.duration_until(now).as_secs();
+            let s = state(age, target, warn);
+            if age < 8 * 3600 {
+                assert_ne!(s, State::Breaching, "open for {age}s and over");
+            }
+            if age < 2 * 24 * 3600 {
+                seen.insert(s);
+            }
+        }
+        assert_eq!(seen.len(), 3, "{seen:?}");
+    }
 }
