@@ -85,7 +85,7 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
             emails.len(),
             if emails.len() == 1 { "" } else { "es" }
         );
-        let ticket = super::update::looking_up(app, what);
+        let ticket = super::message::update::looking_up(app, what);
         cmds.push(Command::ResolveQueryEmails {
             ticket,
             query: q,

@@ -24,6 +24,20 @@ pub fn settle(app: &mut App) {
     }
 }
 
+/// An e-mail lookup begins over the Conversations tab's walk (any lookup in flight is
+/// replaced), said on the status line for as long as it runs; its ticket.
+pub fn looking_up(app: &mut App, what: String) -> u64 {
+    let ticket = app
+        .lookups
+        .begin(app.conversations.generation, what.clone());
+    app.post(Message {
+        text: format!("looking up {what}… (Esc stops)"),
+        error: false,
+        life: Life::Lookup { ticket },
+    });
+    ticket
+}
+
 /// "no row selected" (a key that needs one): said until a row is selected.
 pub fn no_row_selected(app: &mut App) {
     app.post(Message {

@@ -1032,7 +1032,7 @@ pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Comman
                         "the visitors with e-mail {}",
                         crate::text::one_line(&email, 60)
                     );
-                    let ticket = looking_up(app, what);
+                    let ticket = super::message::update::looking_up(app, what);
                     cmds.push(Command::ResolveEmail {
                         ticket,
                         email,
@@ -1043,20 +1043,6 @@ pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Comman
         }
         Resource::Visitors => set_visitors(app, form.visitor_filter(), cmds),
     }
-}
-
-/// An e-mail lookup begins over the Conversations tab's walk (any lookup in flight is
-/// replaced), said on the status line for as long as it runs; its ticket.
-pub fn looking_up(app: &mut App, what: String) -> u64 {
-    let ticket = app
-        .lookups
-        .begin(app.conversations.generation, what.clone());
-    app.post(Message {
-        text: format!("looking up {what}… (Esc stops)"),
-        error: false,
-        life: Life::Lookup { ticket },
-    });
-    ticket
 }
 
 pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
