@@ -698,7 +698,14 @@ fn copy_sends_only_the_uuid() {
     let cmds = update(&mut app, ch('y'));
     let id = app.selected_id().unwrap();
     assert_eq!(cmds, vec![Command::CopyToClipboard(id.to_string())]);
-    assert!(app.message.as_ref().unwrap().text.contains(&id.to_string()));
+    // Named short on the status line (the whole id is what is copied).
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .text
+            .contains(&convo::api::short_id(&id))
+    );
     assert!(Uuid::parse_str(&id.to_string()).is_ok());
 }
 
