@@ -321,6 +321,25 @@ fn the_scope_and_confirm_prompts_say_their_keys_whole_at_80_columns() {
     );
 }
 
+/// The detail pane over a running whole-walk export (`tui::update::layers`): Esc closes the
+/// pane, what is on top; the export goes on, and the next Esc stops it.
+#[test]
+fn esc_closes_the_detail_pane_over_a_running_export_first() {
+    let (mut dr, mut app) = open_conversations(900, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("part.csv");
+    start_whole_walk(&mut dr, &mut app, &path, 1);
+    dr.drive(&mut app, key(KeyCode::Enter), Some(0));
+    assert_eq!(app.detail, Some(0));
+    let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    assert!(exports(&cmds).is_empty(), "{cmds:?}");
+    assert_eq!(app.detail, None);
+    assert!(app.walk_export.is_some(), "the export goes on");
+    let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
+    assert_eq!(exports(&cmds).len(), 1, "{cmds:?}");
+    assert!(app.walk_export.is_none());
+}
+
 #[test]
 fn esc_stops_the_walk_and_writes_the_rows_so_far_said_to_be_partial() {
     let (mut dr, mut app) = open_conversations(900, Faults::default());
