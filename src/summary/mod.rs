@@ -26,6 +26,8 @@ pub mod query;
 pub mod report;
 pub mod table;
 pub mod views;
+pub mod views_command;
+pub mod views_output;
 mod walked;
 
 use std::collections::HashMap;

@@ -42,3 +42,16 @@ pub enum SummaryFormat {
     /// Prometheus text format for node_exporter's textfile collector.
     Prometheus,
 }
+
+/// `convo summary --views`: every view's counts, one row each.
+#[derive(Debug, Clone, Default)]
+pub struct ViewsOptions {
+    pub format: SummaryFormat,
+    /// Prometheus: how the summary gauges are grouped (each sample also has `view`).
+    pub by: crate::summary::By,
+    /// Requests one view may send (default: `scan_max_pages` from the config); past it the
+    /// count is "≥ N".
+    pub max_pages: Option<u64>,
+    /// Rows per request (default: `page_size` from the config); checked by `Limit::new`.
+    pub limit: Option<i64>,
+}

@@ -9,6 +9,10 @@
 //! (the same series served on `/metrics`) and the browser's board. Nothing here writes to the
 //! terminal: what a walk would say on stderr (retries, warnings) is kept in the report's
 //! `notices`, sanitised.
+//!
+//! The walk's future is not `Send` (it holds the local store and the summary walk's writers
+//! across awaits): run it in the task that owns the store (`select!` beside other work, as
+//! `convo exporter` does, a `LocalSet`, or a thread with its own runtime), not `tokio::spawn`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
