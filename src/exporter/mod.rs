@@ -111,6 +111,7 @@ pub async fn run(
         interval,
         opts.by,
         cfg.aliases.clone(),
+        &cfg.sla,
     ));
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await

@@ -33,6 +33,8 @@ pub struct State {
     interval: Duration,
     by: By,
     aliases: Aliases,
+    /// The config's base response-time targets, in seconds (`first_response`, `resolution`).
+    targets: Vec<(&'static str, i64)>,
 }
 
 /// The rounds of walks over every view.
@@ -44,8 +46,22 @@ struct Rounds {
 }
 
 impl State {
-    /// No view read yet; `names` in the order they are walked.
-    pub fn new(names: &[String], interval: Duration, by: By, aliases: Aliases) -> State {
+    /// No view read yet; `names` in the order they are walked; `sla`'s base targets are
+    /// served as `convo_sla_target_seconds` (the rules compare the oldest wait with it).
+    pub fn new(
+        names: &[String],
+        interval: Duration,
+        by: By,
+        aliases: Aliases,
+        sla: &crate::sla::Sla,
+    ) -> State {
+        let targets = [
+            ("first_response", sla.base.first_response),
+            ("resolution", sla.base.resolution),
+        ]
+        .into_iter()
+        .filter_map(|(n, t)| Some((n, t?)))
+        .collect();
         State {
             views: Mutex::new(
                 names
@@ -63,6 +79,7 @@ impl State {
             interval,
             by,
             aliases,
+            targets,
         }
     }
 
@@ -157,6 +174,17 @@ impl State {
                 took.as_secs_f64(),
                 at.as_second()
             ));
+        }
+        if !self.targets.is_empty() {
+            out.push_str(
+                "# HELP convo_sla_target_seconds The config's response-time targets ([sla], \
+                 sites without an override).\n# TYPE convo_sla_target_seconds gauge\n",
+            );
+            for (target, secs) in &self.targets {
+                out.push_str(&format!(
+                    "convo_sla_target_seconds{{target=\"{target}\"}} {secs}\n"
+                ));
+            }
         }
         out.push_str(&format!(
             "# HELP convo_exporter_interval_seconds How often every view is walked.\n\
