@@ -179,3 +179,265 @@ fn promtool_check_metrics(text: &str) -> Option<String> {
         String::from_utf8_lossy(&o.stderr)
     ))
 }
+
+#[test]
+fn scrapes_never_walk_one_walk_per_view_per_interval() {
+    let d = demo(200);
+    let home = tempfile::tempdir().unwrap();
+    let e = Exporter::start(&d, home.path(), None, &["--interval", "1h"]);
+    let first = e.metrics_when_read(2);
+    let served = d.requests();
+    for _ in 0..10 {
+        let (status, _) = e.get("/metrics");
+        assert_eq!(status, 200);
+    }
+    let later = e.get("/metrics").1;
+    assert_eq!(
+        d.requests(),
+        served,
+        "a scrape sent a request to the service"
+    );
+    let sent = |t: &str| {
+        sample(
+            t,
+            "convo_api_requests_total",
+            "endpoint=\"conversations\",status=\"200\"",
+        )
+    };
+    assert_eq!(sent(&later), sent(&first));
+    assert_eq!(sample(&later, "convo_exporter_rounds_total", ""), Some(1.0));
+}
+
+#[test]
+fn a_walk_under_way_is_never_served_only_the_last_complete_one() {
+    // A view of some 15 pages at 10 rows a page, 100 ms a request: its walk takes about 1.5 s,
+    // during which its figures must stay those of the walk before.
+    let d = Demo::with(DemoOptions {
+        seed: 7,
+        conversations: 500,
+        visitors: 10,
+        latency: Duration::from_millis(100),
+        ..DemoOptions::default()
+    });
+    let closed = common::count(&d, |c| c.status == "closed") as f64;
+    assert!(closed > 100.0, "several pages: {closed}");
+    let home = tempfile::tempdir().unwrap();
+    let cfg = config(
+        &home,
+        "[[views]]\nname = \"Closed\"\nquery = \"status:closed\"\n",
+    );
+    let e = Exporter::start(
+        &d,
+        home.path(),
+        Some(&cfg),
+        &["--interval", "1s", "--limit", "10", "--max-pages", "1000"],
+    );
+    let view = "view=\"Closed\"";
+    let t0 = Instant::now();
+    let mut seen = Vec::new();
+    let mut rounds = 0.0;
+    while t0.elapsed() < Duration::from_secs(60) && rounds < 2.0 {
+        let text = e.get("/metrics").1;
+        rounds = sample(&text, "convo_exporter_rounds_total", "").unwrap_or(0.0);
+        seen.push(sample(&text, "convo_view_matches", view));
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    assert!(rounds >= 2.0, "two rounds in 60 s");
+    // Absent until the first walk ends, then the whole count, never a part of it.
+    let first = seen.iter().position(Option::is_some).expect("read once");
+    assert!(first > 0, "a scrape came before the first walk ended");
+    assert!(
+        seen[first..].iter().all(|v| *v == Some(closed)),
+        "a half walk was served: {:?} (the view has {closed})",
+        seen.iter()
+            .flatten()
+            .filter(|v| **v != closed)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_failing_view_keeps_its_last_values_and_says_so() {
+    // The service answers the first round's requests (one a view), then only 500s.
+    let d = Demo::faulty(200, 10, |f| f.fail_after = Some(2));
+    let home = tempfile::tempdir().unwrap();
+    let e = Exporter::start(
+        &d,
+        home.path(),
+        None,
+        &["--interval", "1s", "--limit", "100"],
+    );
+    let good = e.metrics_when_read(2);
+    let view = "view=\"Unassigned open\"";
+    let matches = sample(&good, "convo_view_matches", view).expect("counted");
+    let waiting = sample(
+        &good,
+        "convo_conversations_waiting",
+        &format!("status=\"open\",{view}"),
+    );
+    let read_at = sample(
+        &good,
+        "convo_view_last_complete_walk_timestamp_seconds",
+        view,
+    );
+    let t0 = Instant::now();
+    let text = loop {
+        let text = e.get("/metrics").1;
+        if sample(&text, "convo_view_up", view) == Some(0.0) {
+            break text;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "never failed:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        sample(&text, "convo_view_matches", view),
+        Some(matches),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "convo_conversations_waiting",
+            &format!("status=\"open\",{view}")
+        ),
+        waiting
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "convo_view_last_complete_walk_timestamp_seconds",
+            view
+        ),
+        read_at,
+        "the figures are still the first walk's"
+    );
+    assert!(
+        sample(
+            &text,
+            "convo_exporter_walks_total",
+            &format!("{view},result=\"error\"")
+        )
+        .unwrap()
+            >= 1.0
+    );
+    assert!(
+        sample(
+            &text,
+            "convo_api_requests_total",
+            "endpoint=\"conversations\",status=\"500\""
+        )
+        .unwrap()
+            >= 1.0
+    );
+    let (_, page) = e.get("/");
+    assert_has(&page, "Unassigned open: read at");
+    assert_has(&page, "last walk failed: ");
+    assert_has(&page, "500");
+}
+
+#[test]
+fn healthz_and_unknown_paths() {
+    let d = demo(50);
+    let home = tempfile::tempdir().unwrap();
+    let e = Exporter::start(&d, home.path(), None, &[]);
+    assert_eq!(e.get("/healthz"), (200, "ok\n".to_string()));
+    let (status, body) = e.get("/metrics/../secret");
+    assert_eq!(status, 404, "{body}");
+    assert_has(&body, "/metrics, /healthz");
+    let (status, page) = e.get("/");
+    assert_eq!(status, 200);
+    assert_has(&page, "/metrics");
+}
+
+#[test]
+fn sigterm_stops_it_cleanly() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let d = demo(50);
+    let home = tempfile::tempdir().unwrap();
+    let mut e = Exporter::start(&d, home.path(), None, &["--interval", "1s"]);
+    e.metrics_when_read(2);
+    kill(Pid::from_raw(e.child.id() as i32), Signal::SIGTERM).unwrap();
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = e.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "still running 10 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    std::thread::sleep(Duration::from_millis(100));
+    assert_has(&e.stderr.lock().unwrap(), "convo exporter: stopped");
+    assert!(
+        std::net::TcpStream::connect(&e.addr).is_err(),
+        "still listening"
+    );
+}
+
+#[test]
+fn the_key_is_never_in_an_answer() {
+    // The service puts the key in every error body (and answers 500): the walks fail with
+    // errors the client scrubbed; nothing served holds the key.
+    let d = Demo::faulty(50, 10, |f| f.echo_key = Some(500));
+    let home = tempfile::tempdir().unwrap();
+    let key = d.key();
+    let e = Exporter::start(&d, home.path(), None, &["--interval", "1s"]);
+    let text = e.metrics_when_read(2);
+    assert_eq!(
+        sample(&text, "convo_view_up", "view=\"Breaching\""),
+        Some(0.0),
+        "{text}"
+    );
+    let secret = &key["sk_".len()..];
+    for path in ["/metrics", "/", "/healthz", "/nope", "/metrics?key=1"] {
+        let (_, body) = e.get(path);
+        assert!(!body.contains(secret), "{path} holds the key:\n{body}");
+    }
+    let (_, page) = e.get("/");
+    assert_has(&page, "last walk failed");
+    assert!(!e.stderr.lock().unwrap().contains(secret));
+}
+
+#[test]
+fn loopback_by_default_elsewhere_only_when_asked() {
+    let home = tempfile::tempdir().unwrap();
+    let help = convo_cmd(home.path())
+        .args(["exporter", "--help"])
+        .output()
+        .unwrap();
+    assert_has(
+        &String::from_utf8_lossy(&help.stdout),
+        "[default: 127.0.0.1:9464]",
+    );
+    let d = demo(20);
+    let refused = convo_cmd(home.path())
+        .env("CONVO_API_KEY", d.key())
+        .args(["--base-url", &d.url(), "exporter", "--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_has(&err, "not a loopback address");
+    assert_has(&err, "--allow-remote");
+    let e = Exporter::start_at(
+        &d.url(),
+        &d.key(),
+        home.path(),
+        None,
+        &["--listen", "0.0.0.0:0", "--allow-remote"],
+        &[],
+    );
+    assert!(e.addr.starts_with("0.0.0.0:"), "{}", e.addr);
+    let port = e.addr.rsplit(':').next().unwrap();
+    assert_eq!(
+        common::exporter::get(&format!("127.0.0.1:{port}"), "/healthz").0,
+        200
+    );
+}

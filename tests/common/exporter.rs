@@ -18,7 +18,7 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    /// `convo --base-url DEMO exporter --listen 127.0.0.1:0 ARGS` in `home` (with `--config
+    /// `convo --base-url DEMO exporter --listen 127.0.0.1:0 ARGS` (unless ARGS say `--listen`) in `home` (with `--config
     /// CFG` first when given), once it says where it serves.
     pub fn start(
         demo: &Demo,
@@ -54,10 +54,11 @@ impl Exporter {
         if let Some(c) = config {
             cmd.args(["--config", c]);
         }
-        cmd.args(["--base-url", url, "exporter", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        cmd.args(["--base-url", url, "exporter"]);
+        if !args.contains(&"--listen") {
+            cmd.args(["--listen", "127.0.0.1:0"]);
+        }
+        cmd.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("convo exporter starts");
         let mut err = BufReader::new(child.stderr.take().expect("stderr"));
         let mut first = String::new();
