@@ -164,6 +164,12 @@ impl ViewsWalk<'_> {
                     .map(String::as_str)
                     .unwrap_or("no reason given")
             ),
+            // One line: the query and what is wrong with it (the caret needs its own line).
+            ListError::Query(m) => format!(
+                "bad query {:?}: {}",
+                query,
+                m.lines().last().unwrap_or_default().trim()
+            ),
             e => e.to_string(),
         });
         ViewReport {

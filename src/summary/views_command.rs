@@ -84,10 +84,16 @@ pub async fn run(
         .iter()
         .map(|r| format!("{:?}", crate::text::one_line(&r.name, 60)))
         .collect();
-    Err(SummaryError::ViewsFailed(format!(
-        "{} of {} views could not be read ({}); the others were printed",
-        failed.len(),
-        reports.len(),
-        names.join(", ")
-    )))
+    Err(SummaryError::ViewsFailed(
+        if failed.len() == reports.len() {
+            format!("no view could be read ({})", names.join(", "))
+        } else {
+            format!(
+                "{} of {} views could not be read ({}); the others were printed",
+                failed.len(),
+                reports.len(),
+                names.join(", ")
+            )
+        },
+    ))
 }
