@@ -257,7 +257,7 @@ async fn run(cli: Cli) -> u8 {
             }
         }
         Some(Command::Exporter(args)) => {
-            let opts = args.options(None);
+            let opts = args.options(cfg.exporter_interval_secs);
             match convo::exporter::run(client, cfg, opts, &mut std::io::stderr()).await {
                 Ok(()) => exit::OK,
                 Err(e) => report(&e, e.exit_code()),

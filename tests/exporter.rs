@@ -516,3 +516,30 @@ fn the_dashboard_and_the_rules_name_only_series_the_exporter_serves() {
         }
     }
 }
+
+#[test]
+fn the_interval_comes_from_the_config_and_the_flag_wins() {
+    let d = demo(50);
+    let home = tempfile::tempdir().unwrap();
+    let cfg = config(&home, "exporter_interval = \"2m\"\n");
+    let e = Exporter::start(&d, home.path(), Some(&cfg), &[]);
+    let text = e.metrics_when_read(2);
+    assert_eq!(
+        sample(&text, "convo_exporter_interval_seconds", ""),
+        Some(120.0)
+    );
+    let e = Exporter::start(&d, home.path(), Some(&cfg), &["--interval", "5s"]);
+    let text = e.metrics_when_read(2);
+    assert_eq!(
+        sample(&text, "convo_exporter_interval_seconds", ""),
+        Some(5.0)
+    );
+    let bad = config(&home, "exporter_interval = \"0s\"\n");
+    let o = convo_cmd(home.path())
+        .env("CONVO_API_KEY", d.key())
+        .args(["--config", &bad, "--base-url", &d.url(), "exporter"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_has(&String::from_utf8_lossy(&o.stderr), "exporter_interval");
+}
