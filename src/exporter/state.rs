@@ -156,6 +156,7 @@ impl State {
              # TYPE convo_api_rate_limited_total counter\nconvo_api_rate_limited_total {}\n",
             requests.rate_limited()
         ));
+        out.push_str(&budget_series());
         let rounds = *lock(&self.rounds);
         out.push_str(&format!(
             "# HELP convo_exporter_rounds_total Rounds over every view that ended.\n\
@@ -220,6 +221,18 @@ impl State {
         }
         out
     }
+}
+
+/// The request budget's series. GAP, left for the lead: the request budget (`api::budget`,
+/// on another branch when this was written) is not on this one. Once it is merged, serve
+/// `Client::budget().snapshot()` here (pass the client's budget in): `left` as
+/// `convo_api_budget_remaining` and `limit` as `convo_api_budget_limit` (gauges, no labels;
+/// no sample while the budget is unknown, i.e. `None`), and add a dashboard panel and, if
+/// wanted, a rule (`convo_api_budget_remaining < 0.1 * convo_api_budget_limit`); the
+/// dashboard test then checks them. The exporter's walks are its own user's requests
+/// (`Priority::User`): nobody else shares its client.
+fn budget_series() -> String {
+    String::new()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
