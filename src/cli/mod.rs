@@ -256,6 +256,7 @@ Exit codes: as for `convo list` (0 ok, 2 usage, 3 key refused, 4 network, 5 bad 
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
+    arg_required_else_help = true,
     after_help = VIEWS_AFTER_HELP
 )]
 pub struct SummaryTop {
@@ -288,7 +289,8 @@ convo_oldest_waiting_seconds (a view label, and status/site/assignee per --by),
 convo_view_matches, convo_view_complete, convo_view_up,
 convo_view_last_complete_walk_timestamp_seconds, convo_view_walk_duration_seconds,
 convo_exporter_walks_total, convo_api_requests_total, convo_api_rate_limited_total.
-Alert rules and a Grafana dashboard: assets/prometheus/ in the source.
+Alert rules, a Grafana dashboard and a systemd unit: assets/ in the source
+(/usr/share/doc/convo/examples/ in the Debian package).
 
 Examples:
   convo exporter
