@@ -332,6 +332,25 @@ fn a_failing_view_keeps_its_last_values_and_says_so() {
         .unwrap()
             >= 1.0
     );
+    // Said once, not at every failed round.
+    let errors = format!("{view},result=\"error\"");
+    while sample(&e.get("/metrics").1, "convo_exporter_walks_total", &errors) < Some(2.0) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no second failed walk"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let said = e.stderr.lock().unwrap().clone();
+    assert_has(
+        &said,
+        "convo exporter: view \"Unassigned open\": the walk failed: ",
+    );
+    assert_eq!(
+        said.matches("\"Unassigned open\": the walk failed").count(),
+        1,
+        "{said}"
+    );
     let (_, page) = e.get("/");
     assert_has(&page, "Unassigned open: read at");
     assert_has(&page, "last walk failed: ");

@@ -132,19 +132,22 @@ pub async fn run(
     // and ends when the server does.
     let served = tokio::select! {
         r = server => r,
-        () = walk_forever(client, cfg, opts, state) => Ok(()),
+        () = walk_forever(client, cfg, opts, state, &mut *err) => Ok(()),
     };
     served.map_err(|e| ExporterError::Listen(format!("the server stopped: {e}")))?;
     let _ = writeln!(err, "convo exporter: stopped");
     Ok(())
 }
 
-/// One round over every view per interval, each view's figures replaced as its walk ends.
+/// One round over every view per interval, each view's figures replaced as its walk ends; a
+/// view that starts failing, and one read again after failing, is said on `err` (once, not at
+/// every round: a journal stays readable).
 async fn walk_forever(
     client: Client,
     cfg: Config,
     opts: ExporterOptions,
     state: Arc<state::State>,
+    err: &mut dyn std::io::Write,
 ) {
     let Ok(walk) = views_walk(&client, &cfg, opts.max_pages, opts.limit) else {
         return;
@@ -157,14 +160,29 @@ async fn walk_forever(
     let mut ticks = tokio::time::interval(interval);
     // A round longer than the interval starts the next at once, never several at once.
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failing = vec![false; views.len()];
     loop {
         ticks.tick().await;
         let started = Instant::now();
         for (i, v) in views.iter().enumerate() {
             let r = walk.walk(v, now(), store.as_mut()).await;
-            if let Err(e) = &r.outcome {
-                tracing::warn!(view = %crate::text::one_line(&v.name, 80), error = %e, "view walk failed");
+            let name = crate::text::one_line(&v.name, 80);
+            match &r.outcome {
+                Err(e) if !failing[i] => {
+                    let _ = writeln!(
+                        err,
+                        "convo exporter: view {name:?}: the walk failed: {}; its figures stay \
+                         those of its last complete walk",
+                        crate::text::one_line(e, 300)
+                    );
+                    tracing::warn!(view = %name, error = %e, "view walk failed");
+                }
+                Ok(_) if failing[i] => {
+                    let _ = writeln!(err, "convo exporter: view {name:?}: read again");
+                }
+                _ => {}
             }
+            failing[i] = r.outcome.is_err();
             state.ended(i, r);
         }
         state.round_ended(jiff::Timestamp::now(), started.elapsed());
