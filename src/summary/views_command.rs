@@ -56,7 +56,13 @@ pub async fn run(
     }
     let text = match a.format {
         SummaryFormat::Table => {
-            views_output::table(&reports, o.table_width(), &jiff::tz::TimeZone::system())
+            let width = o.table_width();
+            let (text, hidden) =
+                views_output::table(&reports, width, &jiff::tz::TimeZone::system());
+            if let Some(line) = crate::output::stderr::hidden_columns_line(&hidden, width) {
+                let _ = writeln!(o.err, "{line}");
+            }
+            text
         }
         SummaryFormat::Json => views_output::json(&reports),
         SummaryFormat::Csv => {

@@ -156,22 +156,39 @@ fn cells(r: &ViewReport, secs: bool, tz: &jiff::tz::TimeZone) -> Vec<String> {
     }
 }
 
-/// The aligned table: one row per view, fitted to `width` when stdout is a terminal.
-pub fn table(reports: &[ViewReport], width: Option<usize>, tz: &jiff::tz::TimeZone) -> String {
-    let cols = [
-        TableCol::new(COLUMNS[0], 40, 8).kept(),
+/// The table's columns (the least useful are left out first on a narrow terminal: READ,
+/// then IMMINENT and OLDEST WAITING).
+pub fn table_cols() -> [TableCol; 8] {
+    [
+        TableCol::new(COLUMNS[0], 40, 16).kept(),
         TableCol::new(COLUMNS[1], 12, 5).kept(),
         TableCol::new(COLUMNS[2], 9, 4).kept(),
         TableCol::new(COLUMNS[3], 14, 6),
         TableCol::new(COLUMNS[4], 9, 4),
         TableCol::new(COLUMNS[5], 9, 4).kept(),
         TableCol::new(COLUMNS[6], 8, 8),
-        TableCol::new(COLUMNS[7], 200, 10).kept(),
-    ];
-    let rows: Vec<Vec<String>> = reports.iter().map(|r| cells(r, false, tz)).collect();
+        TableCol::new(COLUMNS[7], 200, 12).kept(),
+    ]
+}
+
+/// One report as the table's cells ([`COLUMNS`]): counts as `1,234` (`≥ 1,234` past the page
+/// budget), ages as `1h 5m`, the read time as `HH:MM:SS` in `tz`, `-` where a figure does
+/// not apply. Not sanitised (view names and errors are text): the writer does that.
+pub fn table_row(r: &ViewReport, tz: &jiff::tz::TimeZone) -> Vec<String> {
+    cells(r, false, tz)
+}
+
+/// The aligned table: one row per view, fitted to `width` when stdout is a terminal; with the
+/// headers it left out.
+pub fn table(
+    reports: &[ViewReport],
+    width: Option<usize>,
+    tz: &jiff::tz::TimeZone,
+) -> (String, Vec<&'static str>) {
+    let rows: Vec<Vec<String>> = reports.iter().map(|r| table_row(r, tz)).collect();
     let mut out = Vec::new();
-    let _ = write_table_cols(&mut out, &cols, &rows, width);
-    String::from_utf8_lossy(&out).into_owned()
+    let hidden = write_table_cols(&mut out, &table_cols(), &rows, width).unwrap_or_default();
+    (String::from_utf8_lossy(&out).into_owned(), hidden)
 }
 
 /// RFC 4180 CSV with a header line; ages in seconds, the read time in RFC 3339, a count past
