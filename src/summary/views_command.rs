@@ -46,14 +46,18 @@ pub async fn run(
 ) -> Result<(), SummaryError> {
     let walk = views_walk(client, cfg, a.max_pages, a.limit)?;
     let views = all_views(&cfg.views);
-    let mut reports: Vec<ViewReport> = Vec::with_capacity(views.len());
-    for v in &views {
-        let r = walk.walk(v, now_from_env()?, store.as_mut()).await;
-        for n in &r.notices {
-            let _ = writeln!(o.err, "{n}");
-        }
-        reports.push(r);
-    }
+    // A bad CONVO_NOW is refused once, before any request; each view is then measured to
+    // the clock when its walk starts.
+    now_from_env()?;
+    let now = || now_from_env().unwrap_or_else(|_| jiff::Timestamp::now());
+    let err = &mut *o.err;
+    let reports = walk
+        .walk_all(&views, now, store.as_mut(), |r| {
+            for n in &r.notices {
+                let _ = writeln!(err, "{n}");
+            }
+        })
+        .await;
     let text = match a.format {
         SummaryFormat::Table => {
             let width = o.table_width();
