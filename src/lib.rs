@@ -5,7 +5,7 @@
 //! finds no import circle). After each, in brackets, the modules it imports: read from its
 //! `use crate::` lines, unit tests left out.
 //! - `main.rs` (the binary) parses the command line with [`cli`] and runs a command, the
-//!   [`demo`] server or the [`tui`].
+//!   [`demo`] server, the [`exporter`] or the [`tui`].
 //! - [`cli`]: the clap definitions of the command line (and completions, the man page); it
 //!   builds the commands' own options ([`options`], [`summary::options`], the store's
 //!   action, the demo's options). Only `main` imports it; the only module that imports clap.
@@ -13,6 +13,9 @@
 //! - [`tui`]: the interactive app (state, update, keys, runtime) and [`tui::view`] (drawing
 //!   only). [setup, summary (the counting of `S`), query, exit, output, store, config, pager,
 //!   sla, api, text, testing]
+//! - [`exporter`]: `convo exporter`, every view walked once per interval and served to
+//!   Prometheus (`/metrics`); its walk is [`summary::views`]. [summary, store, config, api,
+//!   text]
 //! - The commands: [`list`] (`convo list`, with [`list::visitor_join`] for `--with-visitor`
 //!   and `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S`
 //!   shares), [`store_command`] (`convo store`). None imports another, nor `cli`. [list,
@@ -56,6 +59,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod exit;
+pub mod exporter;
 pub mod list;
 pub mod logging;
 pub mod options;

@@ -208,7 +208,10 @@ async fn run(cli: Cli) -> u8 {
                 Err(e) => report(&e, e.exit_code()),
             }
         }
-        Some(Command::Summary(cli::SummaryCommand::Conversations(a))) => {
+        Some(Command::Summary(cli::SummaryTop {
+            command: Some(cli::SummaryCommand::Conversations(a)),
+            ..
+        })) => {
             let a = a.into();
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
             let (mut out, mut err) = (stdout.lock(), stderr.lock());
@@ -233,6 +236,29 @@ async fn run(cli: Cli) -> u8 {
             )
             .await
             {
+                Ok(()) => exit::OK,
+                Err(e) => report(&e, e.exit_code()),
+            }
+        }
+        Some(Command::Summary(top)) => {
+            let a = (&top.views).into();
+            let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+            let (mut out, mut err) = (stdout.lock(), stderr.lock());
+            let mut o = Output {
+                out_is_terminal: std::io::stdout().is_terminal(),
+                err_is_terminal: std::io::stderr().is_terminal(),
+                out: &mut out,
+                err: &mut err,
+            };
+            let store = open_store(&cfg, &mut o);
+            match convo::summary::views_command::run(&client, &a, &cfg, store, &mut o).await {
+                Ok(()) => exit::OK,
+                Err(e) => report(&e, e.exit_code()),
+            }
+        }
+        Some(Command::Exporter(args)) => {
+            let opts = args.options(cfg.exporter_interval_secs);
+            match convo::exporter::run(client, cfg, opts, &mut std::io::stderr()).await {
                 Ok(()) => exit::OK,
                 Err(e) => report(&e, e.exit_code()),
             }

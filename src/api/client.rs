@@ -144,6 +144,8 @@ pub struct Client {
     pacing: Arc<Pacing>,
     /// How the pool was built, to build `convo doctor`'s undecoded client the same way.
     wire: Arc<Wire>,
+    /// Requests sent, by endpoint and answer (`convo exporter`'s own series).
+    stats: Arc<super::stats::RequestStats>,
 }
 
 /// The transport settings a pool is built from.
@@ -453,7 +455,13 @@ impl Client {
             first: Arc::default(),
             pacing: Arc::new(Pacing::new(settings.max_parallel)),
             wire: Arc::new(wire),
+            stats: Arc::default(),
         })
+    }
+
+    /// The requests this client (and its clones) sent, by endpoint and answer.
+    pub fn stats(&self) -> &super::stats::RequestStats {
+        &self.stats
     }
 
     /// Where requests go (direct or through which proxy) and why.
@@ -709,8 +717,12 @@ impl Client {
             .header(reqwest::header::ACCEPT, "application/json")
             .send()
             .await
-            .map_err(|e| self.transport_failure(&e, attempts))?;
+            .map_err(|e| {
+                self.stats.record(url, None);
+                self.transport_failure(&e, attempts)
+            })?;
         let status = resp.status();
+        self.stats.record(url, Some(status.as_u16()));
         if status == StatusCode::TOO_MANY_REQUESTS {
             // Every request to the service waits, not only this one; set before the requests
             // held back for the first answer are let go.

@@ -8,6 +8,7 @@ pub mod key;
 pub mod model;
 pub mod proxy;
 pub mod redact;
+pub mod stats;
 pub mod tls;
 
 pub use client::{Client, ClientSettings, Probe, RetryNotice};

@@ -28,12 +28,14 @@ macro_rules! value_enum {
 
 mod args;
 pub mod demo;
+mod views;
 
 pub use args::{
     CommonListArgs, ConversationArgs, ConversationFilterArgs, QueryArgs, SummaryArgs, VisitorArgs,
     VisitorQueryArgs,
 };
 use demo::DemoServerArgs;
+pub use views::{ExporterArgs, ViewsArgs};
 
 /// `convo completions SHELL`.
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
@@ -128,9 +130,13 @@ pub enum Command {
     /// Print a list for scripts (json, jsonl, csv or an aligned table).
     #[command(subcommand)]
     List(ListCommand),
-    /// Count conversations by status, site or assignee: share, ages, staleness, waiting.
-    #[command(subcommand)]
-    Summary(SummaryCommand),
+    /// Count conversations by status, site or assignee: share, ages, staleness, waiting;
+    /// `--views`: every view's counts, one row each.
+    Summary(SummaryTop),
+    /// Serve every view's counts to Prometheus (/metrics), each view walked once per interval
+    /// whoever looks: one exporter serves a whole team.
+    #[command(after_help = EXPORTER_AFTER_HELP)]
+    Exporter(ExporterArgs),
     /// The local store (visitor names, last looks, summary samples): where, what, wipe, sync.
     #[command(subcommand)]
     Store(StoreCommand),
@@ -244,6 +250,52 @@ Examples:
     && mv /var/lib/node_exporter/convo.prom.$$ /var/lib/node_exporter/convo.prom
 
 Exit codes: as for `convo list` (0 ok, 2 usage, 3 key refused, 4 network, 5 bad data or\na walk the service ended early).";
+
+/// `convo summary`: `conversations` (one filter or query), or `--views` (every view).
+#[derive(Debug, clap::Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    arg_required_else_help = true,
+    after_help = VIEWS_AFTER_HELP
+)]
+pub struct SummaryTop {
+    #[command(flatten)]
+    pub views: ViewsArgs,
+    #[command(subcommand)]
+    pub command: Option<SummaryCommand>,
+}
+
+const VIEWS_AFTER_HELP: &str = "\
+--views walks every view (\"Unassigned open\", \"Breaching\", then [[views]] in the config) one
+after another, as `summary conversations -q` walks a query, and prints one row per view.
+A view past its page budget (--max-pages) shows \"≥ N\"; a view that fails shows its error and
+the others are printed (exit 5).
+
+Examples:
+  convo summary --views
+  convo summary --views --format json
+  convo summary --views --format prometheus > /var/lib/node_exporter/convo.prom.$$ \\
+    && mv /var/lib/node_exporter/convo.prom.$$ /var/lib/node_exporter/convo.prom";
+
+const EXPORTER_AFTER_HELP: &str = "\
+Every interval, each view (built-in and [[views]]) is walked once, as `convo summary --views`
+walks it; /metrics serves the last complete walk of each view (never one under way), so its
+cost to the service is one walk per view per interval, however many scrape it. A view whose
+walk fails keeps its figures, with convo_view_up 0. SIGTERM or Ctrl-C stops it.
+
+Series: convo_conversations, convo_conversations_waiting, _imminent, _breaching,
+convo_oldest_waiting_seconds (a view label, and status/site/assignee per --by),
+convo_view_matches, convo_view_complete, convo_view_up,
+convo_view_last_complete_walk_timestamp_seconds, convo_view_walk_duration_seconds,
+convo_exporter_walks_total, convo_api_requests_total, convo_api_rate_limited_total.
+Alert rules, a Grafana dashboard and a systemd unit: assets/ in the source
+(/usr/share/doc/convo/examples/ in the Debian package).
+
+Examples:
+  convo exporter
+  convo exporter --listen 127.0.0.1:9464 --interval 30s
+  convo exporter --listen 0.0.0.0:9464 --allow-remote";
 
 #[derive(Debug, Subcommand)]
 pub enum SummaryCommand {

@@ -78,6 +78,7 @@ const KNOWN_KEYS: &[&str] = &[
     "agent_id",
     "max_streams",
     "scan_max_pages",
+    "exporter_interval",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -139,6 +140,8 @@ pub(super) struct FileConfig {
     pub max_streams: Option<i64>,
     /// Pages the browser reads for a query's checks before it waits for `L` (default 50).
     pub scan_max_pages: Option<i64>,
+    /// How often `convo exporter` walks every view (default 60s).
+    pub exporter_interval: Option<super::ui::DurationValue>,
 }
 
 impl FileConfig {
@@ -179,7 +182,8 @@ impl FileConfig {
             visitor_sync_rps,
             agent_id,
             max_streams,
-            scan_max_pages
+            scan_max_pages,
+            exporter_interval
         );
         self.sla = match (self.sla.take(), p.sla) {
             (Some(top), Some(p)) => Some(top.overlay(p)),
@@ -415,6 +419,8 @@ pub(super) struct Extras {
     pub sla: crate::sla::Sla,
     pub store: super::StoreSettings,
     pub query: super::QuerySettings,
+    /// `exporter_interval` in seconds.
+    pub exporter_interval_secs: Option<u64>,
 }
 
 impl Default for Extras {
@@ -428,6 +434,7 @@ impl Default for Extras {
             sla: Default::default(),
             store: super::StoreSettings::default(),
             query: super::QuerySettings::default(),
+            exporter_interval_secs: None,
         }
     }
 }
@@ -544,7 +551,26 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
             ));
         }
     };
+    let exporter_interval_secs = match f.exporter_interval.take() {
+        None => None,
+        Some(v) => {
+            let secs = match v {
+                super::ui::DurationValue::Secs(n) if n >= 0 => Ok(n),
+                super::ui::DurationValue::Secs(n) => Err(format!("{n} is negative")),
+                super::ui::DurationValue::Text(t) => super::ui::parse_duration(&t),
+            }
+            .map_err(|m| invalid("exporter_interval", m))?;
+            if !(1..=86_400).contains(&secs) {
+                return Err(invalid(
+                    "exporter_interval",
+                    "must be between 1 second and a day (e.g. \"30s\", \"1m\")".into(),
+                ));
+            }
+            Some(secs as u64)
+        }
+    };
     Ok(Extras {
+        exporter_interval_secs,
         query: super::QuerySettings {
             agent_id,
             max_streams,

@@ -17,6 +17,7 @@
 //! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
 //! used is a [`ConfigError::Setting`], which names it and not the file.
 
+pub mod builtin_views;
 mod file;
 mod locate;
 pub mod save_view;
@@ -180,6 +181,8 @@ pub struct Config {
     pub ca_file: Option<PathBuf>,
     /// Periodic refresh of the TUI; `None` (or 0 in the file) means never.
     pub refresh_secs: Option<u64>,
+    /// `exporter_interval`: how often `convo exporter` walks every view (`None`: its default).
+    pub exporter_interval_secs: Option<u64>,
     /// Saved views (`[[views]]`), in file order.
     pub views: Vec<View>,
     /// Names for site and agent UUIDs.
@@ -723,6 +726,7 @@ impl Config {
             proxy,
             ca_file,
             refresh_secs: ex.refresh_secs,
+            exporter_interval_secs: ex.exporter_interval_secs,
             views: ex.views,
             aliases: ex.aliases,
             warnings: Vec::new(),
@@ -814,6 +818,7 @@ impl Config {
             proxy: ProxySetting::Environment,
             ca_file: None,
             refresh_secs: ex.refresh_secs.or(Some(DEMO_REFRESH_SECS)),
+            exporter_interval_secs: ex.exporter_interval_secs,
             views: ex.views,
             aliases: ex.aliases,
             warnings,

@@ -26,6 +26,8 @@ pub enum SummaryError {
     Usage(String),
     /// The walk or the output failed, as `convo list` reports it.
     List(ListError),
+    /// `summary --views`: some views could not be read (the others were printed); exit 5.
+    ViewsFailed(String),
 }
 
 impl SummaryError {
@@ -33,6 +35,7 @@ impl SummaryError {
         match self {
             SummaryError::Usage(_) => exit::USAGE,
             SummaryError::List(e) => e.exit_code(),
+            SummaryError::ViewsFailed(_) => exit::BAD_DATA,
         }
     }
 }
@@ -40,7 +43,7 @@ impl SummaryError {
 impl std::fmt::Display for SummaryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SummaryError::Usage(m) => f.write_str(m),
+            SummaryError::Usage(m) | SummaryError::ViewsFailed(m) => f.write_str(m),
             SummaryError::List(e) => write!(f, "{e}"),
         }
     }

@@ -15,6 +15,9 @@ pub struct SummaryOptions {
     pub stale_after: Option<i64>,
     /// Stop after this many conversations; the summary then says it is partial.
     pub max: Option<u64>,
+    /// Stop after this many requests (a page budget); the summary then says it is partial
+    /// (`convo summary --views` shows "≥ N").
+    pub max_pages: Option<u64>,
     /// Rows per request (default: `page_size` from the config); checked by `Limit::new`.
     pub limit: Option<i64>,
     pub format: SummaryFormat,
@@ -38,4 +41,17 @@ pub enum SummaryFormat {
     Csv,
     /// Prometheus text format for node_exporter's textfile collector.
     Prometheus,
+}
+
+/// `convo summary --views`: every view's counts, one row each.
+#[derive(Debug, Clone, Default)]
+pub struct ViewsOptions {
+    pub format: SummaryFormat,
+    /// Prometheus: how the summary gauges are grouped (each sample also has `view`).
+    pub by: crate::summary::By,
+    /// Requests one view may send (default: `scan_max_pages` from the config); past it the
+    /// count is "≥ N".
+    pub max_pages: Option<u64>,
+    /// Rows per request (default: `page_size` from the config); checked by `Limit::new`.
+    pub limit: Option<i64>,
 }

@@ -78,7 +78,7 @@ fn name_label(by: By, k: &Key, aliases: &Aliases) -> Option<String> {
 }
 
 /// Escapes a label value: backslash, double quote and line feed, as the format asks.
-fn escape(v: &str) -> String {
+pub fn escape(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
     for c in v.chars() {
         match c {
@@ -98,37 +98,7 @@ pub fn text(s: &Summary, by: By, aliases: &Aliases, query: Option<&str>) -> Stri
     let extra = query
         .map(|q| format!(",query=\"{}\"", escape(q)))
         .unwrap_or_default();
-    let mut gauges = vec![COUNT, WAITING];
-    if let Some(t) = s.sla() {
-        if t.is_tracked(Target::FirstResponse) {
-            gauges.extend([IMMINENT, BREACHING]);
-        }
-        if t.is_tracked(Target::Resolution) {
-            gauges.extend([RES_IMMINENT, RES_BREACHING]);
-        }
-    }
-    gauges.push(OLDEST_WAITING);
-    let buckets = s.buckets(by);
-    let mut out = String::new();
-    for g in &gauges {
-        out.push_str(&format!(
-            "# HELP {} {}\n# TYPE {} gauge\n",
-            g.name, g.help, g.name
-        ));
-        for b in &buckets {
-            if let Some(v) = (g.value)(b) {
-                let name = name_label(by, &b.key, aliases)
-                    .map(|l| format!(",{l}"))
-                    .unwrap_or_default();
-                out.push_str(&format!(
-                    "{}{{{}=\"{}\"{name}{extra}}} {v}\n",
-                    g.name,
-                    by.name(),
-                    escape(&label_value(&b.key))
-                ));
-            }
-        }
-    }
+    let mut out = gauges(&[Part { summary: s, extra }], by, aliases);
     if !s.coverage().complete {
         out.push_str(
             "# HELP convo_summary_complete 0 when the walk was cut short (--max, an error): the \
@@ -140,6 +110,60 @@ pub fn text(s: &Summary, by: By, aliases: &Aliases, query: Option<&str>) -> Stri
                 escape(q)
             )),
             None => out.push_str("convo_summary_complete 0\n"),
+        }
+    }
+    out
+}
+
+/// One summary among those [`gauges`] writes, and the labels its samples carry after the
+/// grouping's (each `,name="value"`, escaped).
+pub struct Part<'a> {
+    pub summary: &'a Summary,
+    pub extra: String,
+}
+
+/// The gauges of several summaries, each metric's `# HELP` and `# TYPE` once and then every
+/// part's samples (a metric's samples stay together, as the format asks). A target's gauges
+/// are written when some part tracks it, for the parts that do.
+pub fn gauges(parts: &[Part<'_>], by: By, aliases: &Aliases) -> String {
+    let tracks = |p: &Part<'_>, t: Target| p.summary.sla().is_some_and(|s| s.is_tracked(t));
+    let mut list: Vec<(Gauge, Option<Target>)> = vec![(COUNT, None), (WAITING, None)];
+    list.extend([
+        (IMMINENT, Some(Target::FirstResponse)),
+        (BREACHING, Some(Target::FirstResponse)),
+        (RES_IMMINENT, Some(Target::Resolution)),
+        (RES_BREACHING, Some(Target::Resolution)),
+    ]);
+    list.push((OLDEST_WAITING, None));
+    let buckets: Vec<Vec<Bucket>> = parts.iter().map(|p| p.summary.buckets(by)).collect();
+    let mut out = String::new();
+    for (g, target) in &list {
+        let wanted = |p: &Part<'_>| target.is_none_or(|t| tracks(p, t));
+        if !parts.iter().any(wanted) {
+            continue;
+        }
+        out.push_str(&format!(
+            "# HELP {} {}\n# TYPE {} gauge\n",
+            g.name, g.help, g.name
+        ));
+        for (p, buckets) in parts.iter().zip(&buckets) {
+            if !wanted(p) {
+                continue;
+            }
+            for b in buckets {
+                if let Some(v) = (g.value)(b) {
+                    let name = name_label(by, &b.key, aliases)
+                        .map(|l| format!(",{l}"))
+                        .unwrap_or_default();
+                    out.push_str(&format!(
+                        "{}{{{}=\"{}\"{name}{}}} {v}\n",
+                        g.name,
+                        by.name(),
+                        escape(&label_value(&b.key)),
+                        p.extra
+                    ));
+                }
+            }
         }
     }
     out

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod app;
+pub mod exporter;
 pub mod pty;
 pub mod runtime;
 
