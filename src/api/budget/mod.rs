@@ -232,29 +232,29 @@ impl State {
         }
     }
 
-    fn sent_within(&self, now: Instant, since: Option<Instant>, who: Option<Priority>) -> u32 {
+    /// Requests (of `who`, or all) admitted in the last window.
+    fn sent_within(&self, now: Instant, who: Option<Priority>) -> u32 {
         let w = self.window();
         self.sends
             .iter()
             .rev()
-            .take_while(|(t, _)| now.duration_since(*t) < w && since.is_none_or(|s| *t >= s))
+            .take_while(|(t, _)| now.duration_since(*t) < w)
             .filter(|(_, p)| who.is_none_or(|w| w == *p))
             .count() as u32
     }
 
     /// Requests left now, when anything is known.
     fn left(&self, now: Instant) -> Option<u32> {
-        if let Some(t) = self.told {
-            if now < t.reset_at {
-                return Some(t.remaining.saturating_sub(t.sent_since));
-            }
-            // Past the reset the service said: the limit, less what went since.
-            return self
-                .limit
-                .map(|l| l.saturating_sub(self.sent_within(now, Some(t.reset_at), None)));
+        if let Some(t) = self.told
+            && now < t.reset_at
+        {
+            return Some(t.remaining.saturating_sub(t.sent_since));
         }
+        // Past the reset the service said (or told nothing): the limit, less what went in the
+        // last window. Never more than a fixed window's service allows, and right for a
+        // sliding window's.
         self.limit
-            .map(|l| l.saturating_sub(self.sent_within(now, None, None)))
+            .map(|l| l.saturating_sub(self.sent_within(now, None)))
     }
 
     /// When a slot is next expected to free up.
@@ -274,7 +274,7 @@ impl State {
 
     fn background_left(&self, now: Instant) -> Option<u32> {
         let left = self.left(now)?;
-        let spent = self.sent_within(now, None, Some(Priority::Background));
+        let spent = self.sent_within(now, Some(Priority::Background));
         Some(background_share(left, spent, reserve(self.limit)))
     }
 
@@ -393,7 +393,7 @@ impl Budget {
             (_, None) => true,
             (Priority::User, Some(left)) => left > 0 || waited >= MAX_USER_WAIT,
             (Priority::Background, Some(left)) => {
-                let spent = st.sent_within(now, None, Some(Priority::Background));
+                let spent = st.sent_within(now, Some(Priority::Background));
                 background_may_send(left, spent, reserve(st.limit))
             }
         };
