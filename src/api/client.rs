@@ -605,8 +605,10 @@ impl Client {
         };
         loop {
             let attempts = retries + rate_waits + 1;
-            self.budget.admit(self.priority, &on_budget).await;
-            match self.attempt(&url, attempts).await {
+            let ticket = self.budget.admit(self.priority, &on_budget).await;
+            let answer = self.attempt(&url, attempts).await;
+            drop(ticket);
+            match answer {
                 Ok(body) => return Ok(body),
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry { error, reason }) => {

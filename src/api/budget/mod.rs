@@ -205,13 +205,21 @@ struct Told {
 struct State {
     limit: Option<u32>,
     window: Option<Duration>,
+    /// The service named the window (`w=`); else it is the longest reset heard (a window is
+    /// at least as long as any wait to its reset), or a minute.
+    window_said: bool,
     source: Source,
     told: Option<Told>,
     /// Requests admitted, oldest first, kept for one window.
     sends: VecDeque<(Instant, Priority)>,
     /// Bumped whenever [`Budget::learned`] changes.
     version: u64,
+    /// Requests admitted and not yet answered (their [`Ticket`]s are alive).
+    in_flight: u32,
 }
+
+/// How much longer than the window a request admitted is counted.
+const COUNT_MARGIN: Duration = Duration::from_millis(500);
 
 /// Sends kept at most (a limit above this per window is not paced by counting).
 const MAX_SENDS: usize = 100_000;
@@ -234,7 +242,10 @@ impl State {
 
     /// Requests (of `who`, or all) admitted in the last window.
     fn sent_within(&self, now: Instant, who: Option<Priority>) -> u32 {
-        let w = self.window();
+        // A request is counted from when it was admitted, a little before the service counts
+        // it: kept a little longer than the window, it is never forgotten before the service
+        // forgets it.
+        let w = self.window() + COUNT_MARGIN;
         self.sends
             .iter()
             .rev()
@@ -278,12 +289,28 @@ impl State {
         Some(background_share(left, spent, reserve(self.limit)))
     }
 
+    /// The window was guessed from resets heard (not seeded, not counted at a 429).
+    fn source_was_heard(&self) -> bool {
+        matches!(self.source, Source::RateLimit | Source::XRateLimit)
+    }
+
     fn learned(&self) -> Option<Learned> {
         Some(Learned {
             limit: self.limit?,
             window: self.window(),
             source: self.source,
         })
+    }
+}
+
+/// A request admitted and not yet answered; dropped when its answer has been heard.
+#[derive(Debug)]
+pub struct Ticket<'a>(&'a Budget);
+
+impl Drop for Ticket<'_> {
+    fn drop(&mut self) {
+        let mut st = self.0.lock();
+        st.in_flight = st.in_flight.saturating_sub(1);
     }
 }
 
@@ -311,10 +338,12 @@ impl Budget {
             state: Mutex::new(State {
                 limit: None,
                 window: None,
+                window_said: false,
                 source: Source::Unknown,
                 told: None,
                 sends: VecDeque::new(),
                 version: 0,
+                in_flight: 0,
             }),
             changed: tokio::sync::Notify::new(),
         }
@@ -363,13 +392,18 @@ impl Budget {
     /// Waits until a request of `priority` may go, and counts it as sent. A user's request
     /// that has to wait hears `on_wait` with how long (once per wait); background work waits
     /// silently.
-    pub async fn admit(&self, priority: Priority, on_wait: &(dyn Fn(Duration) + Send + Sync)) {
+    /// The ticket is held until the answer has been [`Budget::heard`] (or the request failed).
+    pub async fn admit(
+        &self,
+        priority: Priority,
+        on_wait: &(dyn Fn(Duration) + Send + Sync),
+    ) -> Ticket<'_> {
         let started = Instant::now();
         let mut said: Option<Instant> = None;
         loop {
             let now = Instant::now();
             let Err(free) = self.try_admit(priority, now, now.duration_since(started)) else {
-                return;
+                return Ticket(self);
             };
             let until = match priority {
                 Priority::User => free.min(started + MAX_USER_WAIT),
@@ -401,6 +435,7 @@ impl Budget {
             return Err(st.next_free(now));
         }
         st.sends.push_back((now, priority));
+        st.in_flight = st.in_flight.saturating_add(1);
         if let Some(t) = &mut st.told {
             t.sent_since = t.sent_since.saturating_add(1);
         }
@@ -415,19 +450,31 @@ impl Budget {
         let before = st.learned();
         match heard {
             Some((h, source)) => {
+                if st.source != source {
+                    // What another source said (or a 429's count) is not this one's window.
+                    st.window = None;
+                    st.window_said = false;
+                }
                 st.source = source;
                 if let Some(l) = h.limit {
                     st.limit = Some(l);
                 }
                 if let Some(w) = h.window {
                     st.window = Some(w);
+                    st.window_said = true;
+                } else if let Some(r) = h.reset.filter(|r| !r.is_zero())
+                    && !st.window_said
+                    && st.source_was_heard()
+                {
+                    st.window = Some(st.window.map_or(r, |w| w.max(r)));
                 }
                 if let Some(r) = h.remaining {
                     let reset = h.reset.unwrap_or_else(|| st.window());
                     st.told = Some(Told {
                         remaining: r,
                         reset_at: now + reset,
-                        sent_since: 0,
+                        // The others in flight may not be in `r` yet.
+                        sent_since: st.in_flight.saturating_sub(1),
                     });
                 }
             }
