@@ -1138,7 +1138,13 @@ fn explain_estimates_the_requests_from_the_counts_seen() {
         ok(&o);
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
-    let explain = ["list", "conversations", "-q", "status:open,pending", "--all"];
+    let explain = [
+        "list",
+        "conversations",
+        "-q",
+        "status:open,pending",
+        "--all",
+    ];
     let before = d.requests();
     let out = cmd(&[&explain[..], &["--explain", "--limit", "20"]].concat());
     common::assert_has(
