@@ -86,9 +86,9 @@ impl StoreLink {
             }
         };
         let pace = if demo {
-            Pace::PerSecond(cfg.store.visitor_sync_rps.max(DEMO_RPS))
+            Pace::Background(cfg.store.visitor_sync_rps.max(DEMO_RPS))
         } else {
-            Pace::PerSecond(cfg.store.visitor_sync_rps)
+            Pace::Background(cfg.store.visitor_sync_rps)
         };
         let budget = super::budget_keeper::spawn(task.clone(), client.clone());
         let run_sync = cfg.store.visitor_sync;
