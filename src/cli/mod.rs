@@ -104,7 +104,7 @@ pub struct Cli {
     pub demo: bool,
 
     /// With --demo: the demo server allows at most N requests a minute (with RateLimit
-    /// headers), as a real service does; see the budget in `convo doctor --demo`.
+    /// headers), as a real service does; the browser spends them user first.
     #[arg(
         long,
         global = true,
