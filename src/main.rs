@@ -125,6 +125,11 @@ async fn run(cli: Cli) -> u8 {
                 },
                 ..Default::default()
             },
+            budget: cli.demo_rate_limit.map(|limit| convo::demo::RequestBudget {
+                limit,
+                window: std::time::Duration::from_secs(60),
+                headers: convo::demo::LimitHeaders::Ietf,
+            }),
             ..DemoOptions::default()
         };
         let server = match DemoServer::start(opts).await {

@@ -229,6 +229,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
         }
     };
     checks.extend(proxy_checks(&client, cfg.connect_timeout).await);
+    let kept = seed_budget(&cfg, &client);
     let mut skew_checked = false;
     for r in Resource::ALL {
         match client.probe(r).await {
@@ -265,7 +266,47 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
         ));
     }
     checks.push(compression_check(&client).await);
+    checks.push(budget_check(&client, kept));
     checks
+}
+
+/// The budget the store kept from an earlier run, handed to `client`; when it was learned.
+/// The store is only read when its file exists (doctor creates nothing).
+fn seed_budget(cfg: &Config, client: &Client) -> Option<i64> {
+    let path = crate::store::path_for(cfg).ok().filter(|p| p.exists())?;
+    let (learned, at) = crate::store::Store::open(&path).ok()?.budget().ok()??;
+    client.budget().seed(learned);
+    Some(at)
+}
+
+/// The request budget the client sees after its probes (decisions.md "Errors"), with where it
+/// came from.
+fn budget_check(client: &Client, kept_at: Option<i64>) -> Check {
+    let s = client.budget().snapshot();
+    let mut line = format!("request budget: {}", s.line());
+    if s.left.is_none()
+        && s.limit.is_some()
+        && let Some(at) = kept_at
+    {
+        let ago = jiff::Timestamp::now().as_second().saturating_sub(at).max(0);
+        let ago = match ago {
+            0..120 => format!("{ago} s"),
+            120..7200 => format!("{} min", ago / 60),
+            7200..172_800 => format!("{} h", ago / 3600),
+            _ => format!("{} days", ago / 86_400),
+        };
+        line.push_str(&format!(" (kept from a run {ago} ago)"));
+    }
+    match s.limit.or(s.left) {
+        Some(_) => Check::Ok(format!(
+            "{line}; background work (the visitor sync, the tab not shown) spends at most half \
+             of what is left"
+        )),
+        None => Check::Ok(format!(
+            "{line}; convo learns it from the first 429 (background work then spends at most \
+             half of it)"
+        )),
+    }
 }
 
 /// Whether the service compresses its answers, and how much a page of 100 conversations

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use common::exporter::{Exporter, sample};
 use common::{Demo, assert_has, convo_cmd};
-use convo::demo::{DemoOptions, Faults};
+use convo::demo::{DemoOptions, Faults, LimitHeaders, RequestBudget};
 
 const NOW: &str = "2026-11-22T12:30:00Z";
 
@@ -561,4 +561,33 @@ fn the_interval_comes_from_the_config_and_the_flag_wins() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert_has(&String::from_utf8_lossy(&o.stderr), "exporter_interval");
+}
+
+/// Behind a service that says its budget (the IETF headers), the exporter serves what is left
+/// and the window's limit, and never the key with them.
+#[test]
+fn the_budget_the_service_says_is_served() {
+    let d = Demo::with(DemoOptions {
+        conversations: 200,
+        visitors: 40,
+        budget: Some(RequestBudget {
+            limit: 500,
+            window: Duration::from_secs(60),
+            headers: LimitHeaders::Ietf,
+        }),
+        seed: 7,
+        latency: Duration::ZERO,
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    let cfg = config(&home, CONFIG);
+    let e = exporter_with_now(&d, &home, &cfg, &["--interval", "1h"]);
+    let text = e.metrics_when_read(VIEWS);
+    assert_eq!(
+        sample(&text, "convo_api_budget_limit", ""),
+        Some(500.0),
+        "{text}"
+    );
+    let left = sample(&text, "convo_api_budget_remaining", "").expect("budget left served");
+    assert!(left > 0.0 && left < 500.0, "left {left}:\n{text}");
 }

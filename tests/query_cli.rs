@@ -1120,3 +1120,57 @@ fn a_visitor_email_nobody_has_exits_2_with_a_query() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+/// `--explain` estimates the requests a query will send, per stream, from the page size and
+/// the counts seen (a summary of the same filter), and says it is an estimate; it sends none.
+#[test]
+fn explain_estimates_the_requests_from_the_counts_seen() {
+    let (d, _) = demo(300, 10);
+    let home = tempfile::tempdir().unwrap();
+    let cmd = |args: &[&str]| {
+        let o = convo_cmd(home.path())
+            .env("CONVO_API_KEY", d.key())
+            .arg("--base-url")
+            .arg(d.url())
+            .args(args)
+            .output()
+            .expect("runs");
+        ok(&o);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let explain = [
+        "list",
+        "conversations",
+        "-q",
+        "status:open,pending",
+        "--all",
+    ];
+    let before = d.requests();
+    let out = cmd(&[&explain[..], &["--explain", "--limit", "20"]].concat());
+    common::assert_has(
+        &out,
+        "requests (an estimate, from 20 rows a page and the counts seen):\n  \
+         1. at least 1 request (one per 20 rows; no count seen",
+    );
+    common::assert_has(&out, "in all: at least 2");
+    assert_eq!(d.requests(), before, "--explain sends nothing");
+
+    // A summary of `status=open` counts its rows; the estimate uses the count.
+    cmd(&["summary", "conversations", "--status", "open"]);
+    let open = common::count(d.s(), |c| c.status == "open");
+    assert!(open > 20, "{open}");
+    let before = d.requests();
+    let out = cmd(&[&explain[..], &["--explain", "--limit", "20"]].concat());
+    common::assert_has(
+        &out,
+        &format!(
+            "  1. {} requests ({open} rows when counted ",
+            open.div_ceil(20)
+        ),
+    );
+    common::assert_has(&out, "  2. at least 1 request");
+    assert_eq!(d.requests(), before, "--explain sends nothing");
+    // One page: one request a stream.
+    let out = cmd(&["list", "conversations", "-q", "status:open", "--explain"]);
+    common::assert_has(&out, "  1. 1 request (one page)\n  in all: about 1\n");
+}

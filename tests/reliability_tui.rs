@@ -153,6 +153,7 @@ fn a_5xx_once_then_success_leaves_no_error_on_screen() {
                 wait: Duration::from_millis(500),
                 reason: "HTTP 503".into(),
                 rate_limited: false,
+                budget: false,
             },
         },
     );
@@ -785,4 +786,42 @@ fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
         s.send(b"q");
         assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
     }
+}
+
+/// Waiting on the request budget is said on the status line and in the footer, with how long,
+/// and is no error: no request failed.
+#[test]
+fn a_wait_on_the_request_budget_is_said_with_its_countdown() {
+    let mut app = testing::app(W, H, 20);
+    let cmds = update(&mut app, Msg::Resize(W, H));
+    let Some(Command::Fetch { generation, .. }) = cmds
+        .iter()
+        .find(|c| matches!(c, Command::Fetch { .. }))
+        .cloned()
+    else {
+        panic!("the first page is asked for")
+    };
+    update(
+        &mut app,
+        Msg::Retrying {
+            tab: Resource::Conversations,
+            generation,
+            cursor: None,
+            notice: RetryNotice {
+                attempt: 0,
+                wait: Duration::from_secs(12),
+                reason: "waiting on the request budget".into(),
+                rate_limited: false,
+                budget: true,
+            },
+        },
+    );
+    let screen = testing::render(&app);
+    common::assert_has(
+        &screen,
+        "waiting on the request budget: the next request goes in 12s · rows shown are kept",
+    );
+    common::assert_has(&screen, "· waiting on the request budget: 12s");
+    assert!(!screen.contains("attempt"), "{screen}");
+    assert!(!screen.contains("rate limited"), "{screen}");
 }

@@ -549,3 +549,45 @@ fn doctor_says_whether_the_service_compresses_and_how_much_a_page_shrinks() {
     let out = doctor_with(&d, tmp.path(), "", 0);
     common::assert_has(&out, "the service does not compress its answers");
 }
+
+/// `convo doctor` says the request budget the service's headers tell (and that it is not known
+/// when they tell nothing).
+#[test]
+fn doctor_shows_the_request_budget_it_sees() {
+    use convo::demo::{DemoOptions, LimitHeaders, RequestBudget};
+    let tmp = tempfile::tempdir().unwrap();
+    for (headers, want) in [
+        (
+            LimitHeaders::Ietf,
+            "ok    request budget: 120 requests per 60 s (RateLimit headers); 118 left, resets in 60 s; background work",
+        ),
+        (
+            // The window is the longest reset heard: 59 or 60 s, as the second turns.
+            LimitHeaders::X,
+            "s (X-RateLimit headers); 118 left, resets in",
+        ),
+        (
+            LimitHeaders::None,
+            "ok    request budget: not known yet: the service sent no RateLimit or X-RateLimit headers and no 429; convo learns it from the first 429",
+        ),
+    ] {
+        let d = Demo::with(DemoOptions {
+            conversations: 20,
+            visitors: 10,
+            budget: Some(RequestBudget {
+                limit: 120,
+                window: std::time::Duration::from_secs(60),
+                headers,
+            }),
+            ..DemoOptions::default()
+        });
+        let (out, _) = exits(
+            0,
+            tmp.path(),
+            &[("CONVO_API_KEY", &d.key())],
+            &["--base-url", &d.url(), "doctor"],
+        );
+        common::assert_has(&out, want);
+        common::assert_has(&out, "ok    request budget: ");
+    }
+}

@@ -87,3 +87,50 @@ fn the_sync_waits_for_the_users_own_fetches() {
     assert_eq!(requests, 4);
     assert_eq!(d.requests() - before, 4);
 }
+
+/// An open browser's sync (`Pace::Background`) walks at its pace the first time; once a walk
+/// has finished, a walk again sends one request a minute (an idle browser costs the service
+/// little), where `convo store sync` (`Pace::PerSecond`) walks again at its pace.
+#[test]
+fn a_background_walk_again_sends_one_request_a_minute() {
+    let d = Demo::start(5, 350, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let store = task(&tmp);
+    let client = d.client();
+    let before = d.requests();
+    let first = d
+        .block_on(walk(
+            &client,
+            &store,
+            Pace::Background(50),
+            None,
+            &mut |_, _| {},
+        ))
+        .expect("the first walk ends");
+    assert!(first.progress.done, "{:?}", first.progress);
+    assert_eq!(d.requests() - before, 4, "350 visitors: 4 pages");
+    // Again: one request, then a minute's wait.
+    let before = d.requests();
+    let again = d.block_on(async {
+        tokio::time::timeout(
+            Duration::from_millis(1500),
+            walk(&client, &store, Pace::Background(50), None, &mut |_, _| {}),
+        )
+        .await
+    });
+    assert!(again.is_err(), "the walk again is still under way");
+    assert_eq!(d.requests() - before, 1);
+    // The user's own `convo store sync` goes on from there at its pace.
+    let before = d.requests();
+    let own = d
+        .block_on(walk(
+            &client,
+            &store,
+            Pace::PerSecond(50),
+            None,
+            &mut |_, _| {},
+        ))
+        .expect("walks");
+    assert!(own.progress.done);
+    assert_eq!(d.requests() - before, 3);
+}

@@ -37,6 +37,7 @@ fn retry(generation: u64, cursor: Option<&str>) -> Msg {
             wait: Duration::from_secs(2),
             reason: "HTTP 503".into(),
             rate_limited: false,
+            budget: false,
         },
     }
 }

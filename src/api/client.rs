@@ -11,6 +11,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use reqwest::{StatusCode, Url, redirect};
 use serde::Deserialize;
 
+use super::budget::{Budget, Priority};
 use super::error::ApiError;
 use super::filter::{Limit, ListFilter, Resource};
 use super::key::ApiKey;
@@ -108,6 +109,9 @@ pub struct RetryNotice {
     pub reason: String,
     /// True when the service asked to slow down (429).
     pub rate_limited: bool,
+    /// True when no request was sent: the client waits for the request budget to have a slot
+    /// (`attempt` is 0).
+    pub budget: bool,
 }
 
 /// What one probe request found (`convo doctor`).
@@ -146,6 +150,10 @@ pub struct Client {
     wire: Arc<Wire>,
     /// Requests sent, by endpoint and answer (`convo exporter`'s own series).
     stats: Arc<super::stats::RequestStats>,
+    /// The service's request budget, shared by every clone (see [`super::budget`]).
+    budget: Arc<Budget>,
+    /// Whose requests this clone sends: [`Client::background`] makes a background one.
+    priority: Priority,
 }
 
 /// The transport settings a pool is built from.
@@ -456,12 +464,34 @@ impl Client {
             pacing: Arc::new(Pacing::new(settings.max_parallel)),
             wire: Arc::new(wire),
             stats: Arc::default(),
+            budget: Arc::default(),
+            priority: Priority::User,
         })
     }
 
     /// The requests this client (and its clones) sent, by endpoint and answer.
     pub fn stats(&self) -> &super::stats::RequestStats {
         &self.stats
+    }
+
+    /// A clone for work the user did not ask for now (the visitor sync, checks, the hidden
+    /// tab's refresh, look-ahead past the next screen, the board): its requests spend only the
+    /// background share of the budget ([`super::budget`]). Same pool, same budget.
+    pub fn background(&self) -> Client {
+        Client {
+            priority: Priority::Background,
+            ..self.clone()
+        }
+    }
+
+    /// Whose requests this client sends.
+    pub fn priority(&self) -> Priority {
+        self.priority
+    }
+
+    /// The service's request budget, as this client and all its clones spend it.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
     }
 
     /// Where requests go (direct or through which proxy) and why.
@@ -572,9 +602,21 @@ impl Client {
     ) -> Result<Vec<u8>, ApiError> {
         let mut retries = 0u32;
         let mut rate_waits = 0u32;
+        let on_budget = |wait: Duration| {
+            on_retry(RetryNotice {
+                attempt: 0,
+                wait,
+                reason: "waiting on the request budget".into(),
+                rate_limited: false,
+                budget: true,
+            })
+        };
         loop {
             let attempts = retries + rate_waits + 1;
-            match self.attempt(&url, attempts).await {
+            let ticket = self.budget.admit(self.priority, &on_budget).await;
+            let answer = self.attempt(&url, attempts).await;
+            drop(ticket);
+            match answer {
                 Ok(body) => return Ok(body),
                 Err(Failure::Fatal(e)) => return Err(e),
                 Err(Failure::Retry { error, reason }) => {
@@ -587,6 +629,7 @@ impl Client {
                         wait,
                         reason,
                         rate_limited: false,
+                        budget: false,
                     });
                     tokio::time::sleep(wait).await;
                 }
@@ -600,6 +643,7 @@ impl Client {
                         wait,
                         reason: "rate limited (HTTP 429)".into(),
                         rate_limited: true,
+                        budget: false,
                     });
                     tokio::time::sleep(wait).await;
                 }
@@ -723,6 +767,11 @@ impl Client {
             })?;
         let status = resp.status();
         self.stats.record(url, Some(status.as_u16()));
+        self.budget.heard(
+            resp.headers(),
+            status == StatusCode::TOO_MANY_REQUESTS,
+            jiff::Timestamp::now().as_second(),
+        );
         if status == StatusCode::TOO_MANY_REQUESTS {
             // Every request to the service waits, not only this one; set before the requests
             // held back for the first answer are let go.

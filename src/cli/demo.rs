@@ -4,7 +4,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::demo::{BadBytes, BadCert, Churn, DemoOptions, Faults, Link, ServeOrder};
+use crate::demo::{
+    BadBytes, BadCert, Churn, DemoOptions, Faults, LimitHeaders, Link, RequestBudget, ServeOrder,
+};
 
 /// Run the demo server: the same API as the service, on generated data, loopback only.
 #[derive(clap::Args, Debug, Clone)]
@@ -46,6 +48,29 @@ pub struct DemoServerArgs {
     /// convo-demo-ca-PORT.pem).
     #[arg(long, value_name = "PATH", requires = "tls")]
     pub ca_out: Option<PathBuf>,
+
+    /// A request budget per key, as real services keep: at most N API requests in any
+    /// --rate-limit-window (a minute); past it, 429 with Retry-After.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_limit: Option<u32>,
+    /// With --rate-limit: which headers say the budget on every answer (ietf: RateLimit and
+    /// RateLimit-Policy; x: X-RateLimit-*; none: only the 429s).
+    #[arg(
+        long,
+        value_name = "KIND",
+        default_value = "ietf",
+        requires = "rate_limit"
+    )]
+    pub rate_limit_headers: LimitHeaders,
+    /// With --rate-limit: the window, in seconds.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 60,
+        requires = "rate_limit",
+        value_parser = clap::value_parser!(u64).range(1..=86400)
+    )]
+    pub rate_limit_window: u64,
 
     /// Keep the generated times at their fixed reference (the newest near 2026-11-22T12:00:00Z)
     /// instead of ending now: the same seed then answers byte for byte the same on any day.
@@ -253,6 +278,11 @@ impl DemoServerArgs {
                 rtt: Duration::from_millis(self.link_rtt_ms.unwrap_or(0)),
                 kbps: self.link_kbps,
             }),
+            budget: self.rate_limit.map(|limit| RequestBudget {
+                limit,
+                window: Duration::from_secs(self.rate_limit_window),
+                headers: self.rate_limit_headers,
+            }),
             faults: Faults {
                 fail_first: self.fail_first,
                 fail_status: self.fail_status,
@@ -292,6 +322,12 @@ impl DemoServerArgs {
         }
     }
 }
+
+value_enum!(LimitHeaders {
+    Ietf => "ietf": "RateLimit and RateLimit-Policy (the IETF draft)",
+    X => "x": "X-RateLimit-Limit, -Remaining, -Reset",
+    None => "none": "no headers: only the 429s and Retry-After",
+});
 
 value_enum!(BadBytes {
     Utf8 => "utf8": "Bytes 0xFF 0xFE inside a string: not UTF-8",

@@ -105,6 +105,18 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = "Global options")]
     pub demo: bool,
 
+    /// With --demo: the demo server allows at most N requests a minute (with RateLimit
+    /// headers), as a real service does; the browser spends them user first.
+    #[arg(
+        long,
+        global = true,
+        value_name = "N",
+        requires = "demo",
+        help_heading = "Global options",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub demo_rate_limit: Option<u32>,
+
     /// Open the TUI on this saved view ([[views]] in the config, or a built-in one:
     /// "Unassigned open", "Breaching")
     #[arg(long, value_name = "NAME")]

@@ -10,6 +10,7 @@ pub mod link;
 mod names;
 mod query;
 mod queue;
+mod rate_limit;
 mod server;
 pub mod tls;
 
@@ -29,6 +30,7 @@ pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use link::Link;
 pub use names::{aliases, me};
 pub use queue::{QUEUE_TARGET_SECS, targets};
+pub use rate_limit::{LimitCounts, LimitHeaders, RequestBudget};
 pub use server::OPENAPI_YAML;
 
 /// How to run the demo server.
@@ -54,6 +56,8 @@ pub struct DemoOptions {
     pub compress: bool,
     /// A simulated network link in front of the server (round trip and rate); `None`: loopback.
     pub link: Option<Link>,
+    /// `--rate-limit`: a request budget per key (429 past it); `None`: no limit.
+    pub budget: Option<RequestBudget>,
 }
 
 impl Default for DemoOptions {
@@ -68,6 +72,7 @@ impl Default for DemoOptions {
             anchor: None,
             compress: true,
             link: None,
+            budget: None,
         }
     }
 }
@@ -86,6 +91,8 @@ pub struct DemoServer {
     connections: Arc<AtomicU64>,
     /// TLS handshakes finished, full and resumed.
     handshakes: Arc<tls::Handshakes>,
+    /// With a request budget: its state and counts.
+    limiter: Option<Arc<rate_limit::Limiter>>,
 }
 
 /// The demo key for a seed: `sk_demo_` and 24 hex digits.
@@ -211,6 +218,13 @@ impl DemoServer {
             cancel: cancel.clone(),
         });
         let mut app = server::router(shared.clone());
+        let limiter = opts.budget.map(|b| Arc::new(rate_limit::Limiter::new(b)));
+        if let Some(l) = &limiter {
+            app = app.layer(axum::middleware::from_fn_with_state(
+                l.clone(),
+                rate_limit::layer,
+            ));
+        }
         if opts.compress {
             app = app.layer(tower_http::compression::CompressionLayer::new());
         }
@@ -262,6 +276,7 @@ impl DemoServer {
             ca_pem,
             connections,
             handshakes,
+            limiter,
         })
     }
 
@@ -313,6 +328,15 @@ impl DemoServer {
     /// they wait out the latency).
     pub fn peak_concurrency(&self) -> u64 {
         self.shared.peak_waiting.load(Ordering::SeqCst)
+    }
+
+    /// With a request budget (`--rate-limit`): the requests it let through and answered 429,
+    /// per list. All zero without one.
+    pub fn limit_counts(&self) -> LimitCounts {
+        self.limiter
+            .as_ref()
+            .map(|l| l.counts())
+            .unwrap_or_default()
     }
 
     /// How many `/v1` requests were served (faulty ones included).

@@ -15,7 +15,7 @@ use crate::api::Client;
 /// The content type of the text format Prometheus scrapes.
 pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-/// The routes, sharing the state and the client (for its request counts only).
+/// The routes, sharing the state and the client (for its request counts and budget only).
 pub fn router(state: Arc<State>, client: Client) -> Router {
     let shared = Arc::new((state, client));
     let metrics = {
@@ -25,7 +25,7 @@ pub fn router(state: Arc<State>, client: Client) -> Router {
             async move {
                 (
                     [(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)],
-                    s.0.metrics(s.1.stats()),
+                    s.0.metrics(s.1.stats(), &s.1.budget().snapshot()),
                 )
             }
         }

@@ -6,6 +6,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::api::budget::Snapshot;
 use crate::api::stats::RequestStats;
 use crate::config::Aliases;
 use crate::summary::By;
@@ -115,7 +116,7 @@ impl State {
     }
 
     /// `/metrics`: the views' series, then the exporter's own.
-    pub fn metrics(&self, requests: &RequestStats) -> String {
+    pub fn metrics(&self, requests: &RequestStats, budget: &Snapshot) -> String {
         let views = lock(&self.views).clone();
         let states: Vec<ViewState<'_>> = views
             .iter()
@@ -156,7 +157,7 @@ impl State {
              # TYPE convo_api_rate_limited_total counter\nconvo_api_rate_limited_total {}\n",
             requests.rate_limited()
         ));
-        out.push_str(&budget_series());
+        out.push_str(&budget_series(budget));
         let rounds = *lock(&self.rounds);
         out.push_str(&format!(
             "# HELP convo_exporter_rounds_total Rounds over every view that ended.\n\
@@ -223,16 +224,26 @@ impl State {
     }
 }
 
-/// The request budget's series. GAP, left for the lead: the request budget (`api::budget`,
-/// on another branch when this was written) is not on this one. Once it is merged, serve
-/// `Client::budget().snapshot()` here (pass the client's budget in): `left` as
-/// `convo_api_budget_remaining` and `limit` as `convo_api_budget_limit` (gauges, no labels;
-/// no sample while the budget is unknown, i.e. `None`), and add a dashboard panel and, if
-/// wanted, a rule (`convo_api_budget_remaining < 0.1 * convo_api_budget_limit`); the
-/// dashboard test then checks them. The exporter's walks are its own user's requests
-/// (`Priority::User`): nobody else shares its client.
-fn budget_series() -> String {
-    String::new()
+/// The request budget's series, as the client sees it (`api::budget`): requests left in the
+/// window and the window's limit, gauges without labels; no sample while the budget is unknown
+/// (a service that sends no rate-limit headers and has not answered 429). The exporter's walks
+/// are its own user's requests (`Priority::User`): nobody else shares its client.
+fn budget_series(b: &Snapshot) -> String {
+    let mut out = String::new();
+    if let Some(left) = b.left {
+        out.push_str(&format!(
+            "# HELP convo_api_budget_remaining Requests left in the service's rate-limit window \
+             (learned from its headers or 429s).\n# TYPE convo_api_budget_remaining gauge\n\
+             convo_api_budget_remaining {left}\n"
+        ));
+    }
+    if let Some(limit) = b.limit {
+        out.push_str(&format!(
+            "# HELP convo_api_budget_limit Requests the service allows per window.\n\
+             # TYPE convo_api_budget_limit gauge\nconvo_api_budget_limit {limit}\n"
+        ));
+    }
+    out
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

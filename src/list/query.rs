@@ -14,12 +14,12 @@ use crate::config::Config;
 use crate::exit::{ListError, quiet_pipe};
 use crate::options::{CommonOptions, ConversationOptions, FlagTerm, VisitorOptions};
 use crate::output::{CsvStyle, Output, Printable, stderr};
-use crate::query::Query;
 use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
 use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
+use crate::query::{Query, cost};
 
 /// Parses and resolves `-q` with the flags' terms (the query as written, and resolved), or
 /// the error with its caret.
@@ -76,7 +76,10 @@ pub async fn conversations(
     let mut plan = plan::conversations(&q, &emails, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
-        return explain(&plan, cfg, o);
+        let now = now()?.as_second();
+        let store = store.or_else(|| existing_store(cfg));
+        let counts = cost::conversation_counts(store.as_ref(), &plan.streams, now);
+        return explain(&plan, cfg, o, (&counts, limit, &args.common, now));
     }
     // `--visitor-email` keeps its word with -q too: no visitor with it exits 2.
     if let Some(e) = args.visitor_email.as_deref().map(str::trim)
@@ -170,7 +173,9 @@ pub async fn visitors(
     let mut plan = plan::visitors(&q, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
-        return explain(&plan, cfg, o);
+        let now = now()?.as_second();
+        let counts = cost::visitor_counts(existing_store(cfg).as_ref(), &plan.streams);
+        return explain(&plan, cfg, o, (&counts, limit, &args.common, now));
     }
     let filter = Filter::new(&plan.terms(), context(cfg, now()?));
     // Every visitor received is kept in the local store, as `list visitors` does.
@@ -219,12 +224,35 @@ fn context(cfg: &Config, now: jiff::Timestamp) -> Context<'_> {
     }
 }
 
+/// The store, only when its file exists (`--explain` creates nothing).
+fn existing_store(cfg: &Config) -> Option<crate::store::Store> {
+    let path = crate::store::path_for(cfg).ok().filter(|p| p.exists())?;
+    crate::store::Store::open(&path).ok()
+}
+
+/// What `--explain` estimates from: the counts seen per stream, the page size, how far the
+/// walk goes, the clock.
+type CostInputs<'a> = (&'a [Option<cost::Seen>], Limit, &'a CommonOptions, i64);
+
 fn explain<F: ListFilter>(
     plan: &Plan<F>,
     cfg: &Config,
     o: &mut Output<'_>,
+    (counts, limit, common, now): CostInputs<'_>,
 ) -> Result<(), ListError> {
+    let reach = if common.all {
+        cost::Reach::All
+    } else {
+        match common.cap(limit) {
+            Some(m) if !common.one_page() => cost::Reach::Max(m),
+            _ => cost::Reach::OnePage,
+        }
+    };
+    let limit = u32::try_from(limit.get()).unwrap_or(100);
+    let checks = !plan.checks.is_empty();
+    let estimate = cost::estimate(counts, limit, reach, checks, now);
     quiet_pipe(o.out.write_all(plan.explain(&cfg.aliases).as_bytes()))?;
+    quiet_pipe(o.out.write_all(estimate.as_bytes()))?;
     quiet_pipe(o.out.flush())?;
     Ok(())
 }

@@ -6,11 +6,13 @@
 //! - [`parse`](parse()): text → [`Query`] (or a [`QueryError`] with its position);
 //!   `Display` prints the canonical text, which parses back to the same query.
 //! - [`resolve`]: `me`, site and agent names → UUIDs (from the config).
-//! - [`plan`]: a resolved query → streams of API requests + predicates applied in convo.
+//! - [`plan`]: a resolved query → streams of API requests + predicates applied in convo;
+//!   [`cost`]: `--explain`'s estimate of the requests it will send.
 //! - [`eval`]: those predicates, applied to a row.
 //! - [`exec`]: the streams walked concurrently and merged in the service's order.
 
 pub mod by_email;
+pub mod cost;
 mod error;
 pub mod eval;
 pub mod exec;

@@ -11,11 +11,13 @@
 //! - [`visitors`]: the visitor directory.
 //! - [`looks`]: what was loaded per view at the last look.
 //! - [`samples`]: summary counts over time (the 24 h sparkline).
+//! - [`budget`]: the service's request budget, as learned, for the next start.
 //! - [`queries`]: the query line's history and the attribute keys it completes.
 //! - [`sync`]: the paced walk of the visitors list into the store.
 //! - `stats`: opening the store for a command, and its sizes and counts.
 //! - [`worker`]: a thread that owns the connection, so the UI never waits on SQLite.
 
+pub mod budget;
 pub mod looks;
 pub mod queries;
 pub mod samples;

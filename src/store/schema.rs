@@ -50,6 +50,14 @@ pub(super) const MIGRATIONS: &[&str] = &[
         used_at INTEGER NOT NULL,       -- unix seconds, last run
         PRIMARY KEY (tab, text)
      ) WITHOUT ROWID;",
+    // 5: the service's request budget, as learned (the file is per service already).
+    "CREATE TABLE request_budget (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        quota INTEGER NOT NULL,         -- requests per window
+        window_secs INTEGER NOT NULL,
+        source TEXT NOT NULL,           -- api::budget::Source::as_str
+        learned_at INTEGER NOT NULL     -- unix seconds
+     );",
 ];
 
 /// The schema version this convo writes.
@@ -62,6 +70,7 @@ pub(super) const DATA_TABLES: &[&str] = &[
     "looks",
     "samples",
     "query_history",
+    "request_budget",
 ];
 
 #[derive(Debug)]

@@ -2,7 +2,10 @@
 //! names appear where ids were without the user visiting the Visitors tab.
 //!
 //! - Paced: requests start at least `1 / rps` seconds apart (plus a millisecond), so no second
-//!   ever holds more than `rps` of them and there is no burst after a pause.
+//!   ever holds more than `rps` of them and there is no burst after a pause. An open
+//!   browser's sync ([`Pace::Background`]) walks again, once a walk has finished, at one
+//!   request a minute; its client is a background one, so it also spends only its share of
+//!   the service's request budget (`api::budget`).
 //! - Yields: before each request it waits until the user's own fetches (counted by
 //!   [`UserFetches`]) are done; those do not count against the pace.
 //! - Backs off: a 429 (the client already waits `Retry-After`) doubles the spacing, up to
@@ -77,14 +80,25 @@ impl Drop for UserFetch {
 pub enum Pace {
     /// At most this many requests in any second.
     PerSecond(u32),
+    /// An open browser's background sync: the first walk at most this many requests a
+    /// second; once a walk has finished, a walk again (names and e-mails change) at one
+    /// request every [`REWALK_SPACING`], so an idle browser costs the service little.
+    Background(u32),
     /// As fast as the service answers (benches, `convo store sync --unpaced`).
     Unpaced,
 }
 
+/// The spacing of a background walk after the first one finished.
+pub const REWALK_SPACING: Duration = Duration::from_secs(60);
+
 impl Pace {
-    fn spacing(self) -> Duration {
+    /// The time between two requests; `rewalk`: a walk has finished before.
+    fn spacing(self, rewalk: bool) -> Duration {
         match self {
-            Pace::PerSecond(n) => Duration::from_secs(1) / n.max(1) + Duration::from_millis(1),
+            Pace::Background(_) if rewalk => REWALK_SPACING,
+            Pace::PerSecond(n) | Pace::Background(n) => {
+                Duration::from_secs(1) / n.max(1) + Duration::from_millis(1)
+            }
             Pace::Unpaced => Duration::ZERO,
         }
     }
@@ -180,7 +194,7 @@ pub async fn walk<P: FnMut(Progress, &[Visitor])>(
         backing_off: false,
     };
     on_progress(progress, &[]);
-    let base = pace.spacing();
+    let base = pace.spacing(state.last_total.is_some());
     let mut spacing = base;
     let mut last_start: Option<Instant> = None;
     let mut seen = HashSet::new();
@@ -211,7 +225,7 @@ pub async fn walk<P: FnMut(Progress, &[Visitor])>(
             .list::<_, Visitor>(&filter, Limit::MAX, state.cursor.as_deref(), &on_retry)
             .await;
         if limited.load(Ordering::SeqCst) {
-            spacing = (spacing.max(Duration::from_millis(500)) * 2).min(MAX_SPACING);
+            spacing = (spacing.max(Duration::from_millis(500)) * 2).min(MAX_SPACING.max(base));
             progress.backing_off = true;
         } else if spacing > base {
             spacing = (spacing / 2).max(base);

@@ -51,6 +51,7 @@ macro_rules! with_tab {
 
 pub mod app;
 pub mod browser;
+pub mod budget_keeper;
 pub mod clipboard;
 pub mod columns;
 pub mod command;

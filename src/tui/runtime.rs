@@ -521,7 +521,7 @@ impl Runtime {
                         t.wants_whole(generation),
                         t.asks_ahead(generation)
                     ));
-                    self.spawn(tab, generation, cursor, query, limit, false, room)
+                    self.spawn(tab, generation, cursor, query, limit, false, room, false)
                 }
                 Command::FetchHead {
                     tab,
@@ -529,7 +529,12 @@ impl Runtime {
                     query,
                     limit,
                     cursor,
-                } => self.spawn(tab, generation, cursor, query, limit, true, 0),
+                } => {
+                    // The refresh of a tab not shown is background work: it spends only its
+                    // share of the request budget (decisions.md "Errors").
+                    let hidden = tab != app.active;
+                    self.spawn(tab, generation, cursor, query, limit, true, 0, hidden)
+                }
                 Command::FetchPart {
                     tab,
                     generation,
@@ -538,7 +543,18 @@ impl Runtime {
                     cursor,
                     query,
                     limit,
-                } => self.spawn_part(tab, generation, (stream, head), cursor, query, limit),
+                } => {
+                    let client = self.client_for(head && tab != app.active);
+                    self.spawn_part(
+                        client,
+                        tab,
+                        generation,
+                        (stream, head),
+                        cursor,
+                        query,
+                        limit,
+                    )
+                }
                 Command::Notify { more } => {
                     out.write_all(super::notify::notification(more).as_bytes())?;
                     out.flush()?;
@@ -747,10 +763,22 @@ impl Runtime {
         );
     }
 
+    /// The client for a fetch: a background one ([`Client::background`]) for work the user
+    /// did not ask for now.
+    fn client_for(&self, background: bool) -> Client {
+        if background {
+            self.client.background()
+        } else {
+            self.client.clone()
+        }
+    }
+
     /// The e-mail filter of several visitors: each one's conversations walked whole and merged
     /// newest first, answered as one last page (a refresh: as the head).
+    #[allow(clippy::too_many_arguments)]
     fn spawn_merged(
         &mut self,
+        client: Client,
         tab: Resource,
         generation: u64,
         base: crate::api::ConversationFilter,
@@ -758,7 +786,7 @@ impl Runtime {
         limit: Limit,
         head: bool,
     ) {
-        let (client, tx) = (self.client.clone(), self.tx.clone());
+        let tx = self.tx.clone();
         let id = if head {
             Task::Head { tab, generation }
         } else {
@@ -817,8 +845,10 @@ impl Runtime {
     /// Starts the fetch of one page of one stream of a union tab's walk, through the shared
     /// client (its `max_parallel` and 429 pacing hold for every stream). A newer fetch of the
     /// same stream aborts an older one.
+    #[allow(clippy::too_many_arguments)]
     fn spawn_part(
         &mut self,
+        client: Client,
         tab: Resource,
         generation: u64,
         (stream, head): (usize, bool),
@@ -826,7 +856,7 @@ impl Runtime {
         query: Query,
         limit: Limit,
     ) {
-        let (client, tx) = (self.client.clone(), self.tx.clone());
+        let tx = self.tx.clone();
         let busy = self.user_fetches.begin();
         let id = Task::Part {
             tab,
@@ -874,13 +904,15 @@ impl Runtime {
         limit: Limit,
         head: bool,
         room: usize,
+        background: bool,
     ) {
-        let client = self.client.clone();
+        let client = self.client_for(background);
         let tx = self.tx.clone();
         if let Query::Conversations(f) = &query
             && let Some(visitors) = f.merged_visitors()
         {
-            return self.spawn_merged(tab, generation, f.clone(), visitors.to_vec(), limit, head);
+            let visitors = visitors.to_vec();
+            return self.spawn_merged(client, tab, generation, f.clone(), visitors, limit, head);
         }
         let asker = Asker {
             walks: self.walks.clone(),

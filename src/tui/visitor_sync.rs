@@ -26,11 +26,14 @@ pub struct StoreLink {
     /// The task that sends the known names and runs the sync: stopped with the link (a
     /// profile switch drops the old profile's link).
     sync: tokio::task::AbortHandle,
+    /// Keeps the request budget across runs ([`super::budget_keeper`]).
+    budget: tokio::task::AbortHandle,
 }
 
 impl Drop for StoreLink {
     fn drop(&mut self) {
         self.sync.abort();
+        self.budget.abort();
     }
 }
 
@@ -83,11 +86,14 @@ impl StoreLink {
             }
         };
         let pace = if demo {
-            Pace::PerSecond(cfg.store.visitor_sync_rps.max(DEMO_RPS))
+            Pace::Background(cfg.store.visitor_sync_rps.max(DEMO_RPS))
         } else {
-            Pace::PerSecond(cfg.store.visitor_sync_rps)
+            Pace::Background(cfg.store.visitor_sync_rps)
         };
+        let budget = super::budget_keeper::spawn(task.clone(), client.clone());
         let run_sync = cfg.store.visitor_sync;
+        // The sync is background work: it spends only its share of the request budget.
+        let client = client.background();
         let (t, s, tx2) = (task.clone(), said.clone(), tx.clone());
         let sync = tokio::spawn(async move {
             // A damaged file moved aside is said first; then the names known so far.
@@ -173,6 +179,7 @@ impl StoreLink {
             task,
             said,
             sync: sync.abort_handle(),
+            budget,
         })
     }
 

@@ -110,6 +110,7 @@ pub fn retry_of(
         wait,
         reason: reason.into(),
         rate_limited,
+        budget: false,
     };
     Msg::Retrying {
         tab: Resource::Conversations,

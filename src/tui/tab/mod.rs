@@ -75,6 +75,8 @@ pub struct Retry {
     pub reason: String,
     /// A 429 rather than a failure.
     pub rate_limited: bool,
+    /// No request sent yet: the request budget has no slot left until then.
+    pub budget: bool,
 }
 
 /// After a reload, the row to select again once it shows up.

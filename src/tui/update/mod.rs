@@ -246,6 +246,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                         attempt: notice.attempt,
                         reason: crate::text::one_line(&notice.reason, 200),
                         rate_limited: notice.rate_limited,
+                        budget: notice.budget,
                     });
                     app.dirty = true;
                 }

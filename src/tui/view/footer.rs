@@ -61,15 +61,14 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
             .as_second()
             .saturating_sub(app.now.as_second())
             .max(0);
-        let what = if r.rate_limited {
-            "rate limited"
+        let text = if r.budget {
+            format!(" · waiting on the request budget: {secs}s")
+        } else if r.rate_limited {
+            format!(" · rate limited: retry in {secs}s")
         } else {
-            "retrying"
+            format!(" · retrying: retry in {secs}s")
         };
-        spans.push(Span::styled(
-            format!(" · {what}: retry in {secs}s"),
-            Style::new().fg(Color::Yellow),
-        ));
+        spans.push(Span::styled(text, Style::new().fg(Color::Yellow)));
     } else if let Some(n) = &t.next {
         // A walk read behind the rows shown: how far it got, or that it failed.
         let text = match (&n.error, &n.why) {

@@ -124,13 +124,20 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(line), area);
 }
 
-/// e.g. ` rate limited (HTTP 429): retrying in 3s (attempt 2)`.
+/// e.g. ` rate limited (HTTP 429): retrying in 3s (attempt 2)`, or ` waiting on the request
+/// budget: the next request goes in 12s`.
 pub fn retry_text(app: &App, r: &Retry) -> String {
     let secs = r
         .until
         .as_second()
         .saturating_sub(app.now.as_second())
         .max(0);
+    if r.budget {
+        // No request failed: the service's budget has no slot left until then.
+        return format!(
+            " waiting on the request budget: the next request goes in {secs}s · rows shown are kept"
+        );
+    }
     format!(
         " {}: retrying in {secs}s (attempt {}) · rows shown are kept",
         r.reason, r.attempt
