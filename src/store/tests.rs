@@ -105,7 +105,7 @@ fn visitors_upsert_and_read_back() {
     assert_eq!(v.seen_at, 200);
     assert_eq!(v.attributes_json()["plan"], "pro");
     assert_eq!(v.created_at.as_deref(), Some("2026-11-20T10:00:00Z"));
-    let mut names = s.visitor_names().unwrap();
+    let mut names = s.names_of(&[1, 2, 3, 9].map(Uuid::from_u128)).unwrap();
     names.sort();
     let shown: Vec<(Uuid, Option<&str>)> = names
         .iter()
@@ -121,6 +121,7 @@ fn visitors_upsert_and_read_back() {
         vec![
             (Uuid::from_u128(1), Some("Ana Lima")),
             (Uuid::from_u128(2), Some("bo@example.com")),
+            (Uuid::from_u128(3), None),
         ]
     );
     assert!(s.visitor(Uuid::from_u128(9)).unwrap().is_none());
@@ -143,6 +144,10 @@ fn sync_state_and_page_are_kept_together() {
         started_at: Some(5),
         finished_at: None,
         last_total: Some(20_000),
+        fits: [true, false, false],
+        rows_seen: 100,
+        tail: Some(Some("xyz".into())),
+        checked_at: Some(4),
     };
     s.record_sync_page(&[visitor(1, Some("A"), None)], &st, 6)
         .unwrap();
