@@ -2,7 +2,9 @@
 //! browser's "what changed" marks and periodic refresh can be tried and tested.
 //!
 //! New conversations get the newest `createdAt` (one second after the head), so they land at
-//! the head of the API order and keyset cursors handed out earlier stay valid. A reassignment
+//! the newest end of the API order (the head; the tail with `--order oldest`) and keyset
+//! cursors handed out earlier stay valid; a share of them (`new_visitors`) is by a visitor
+//! created with it, at the newest end of the visitors list. A reassignment
 //! or a pick-up changes the assignee (and `updatedAt`) of a row in place; its position does
 //! not move. The indexes are rebuilt after each change (positions shift by one per insert).
 //!
@@ -31,6 +33,9 @@ pub struct Churn {
     /// Changes come only from the test through [`crate::demo::DemoServer::assign`] (the
     /// data is kept in a changeable copy; nothing changes by itself).
     pub scripted: bool,
+    /// Percent of new conversations started by a new visitor, who joins the visitors list at
+    /// its newest end (`--churn-new-visitors P`; 0: new conversations are by known visitors).
+    pub new_visitors: u32,
 }
 
 /// Whether new conversations are created "now" by the wall clock (an anchored dataset, as
@@ -68,6 +73,8 @@ pub(crate) struct Live {
     heads: u64,
     started: Instant,
     clock: Clock,
+    /// `--order oldest`: the newest rows are at the end of each list.
+    oldest_first: bool,
 }
 
 /// The churn state shared by the handlers: a lock around [`Live`]. Only built when churn is
@@ -80,7 +87,13 @@ pub(crate) struct Churning {
 
 impl Churning {
     /// A churning copy of `data`, seeded from `seed`.
-    pub fn new(churn: Churn, data: &Dataset, seed: u64, clock: Clock) -> Churning {
+    pub fn new(
+        churn: Churn,
+        data: &Dataset,
+        seed: u64,
+        clock: Clock,
+        oldest_first: bool,
+    ) -> Churning {
         Churning {
             churn,
             live: RwLock::new(Live {
@@ -91,6 +104,7 @@ impl Churning {
                 heads: 0,
                 started: Instant::now(),
                 clock,
+                oldest_first,
             }),
         }
     }
@@ -104,7 +118,7 @@ impl Churning {
             if live.heads > 1 {
                 // Reassign first, distinct rows, so that each one is a change of an old row.
                 let n = live.data.conversations.len().min(REASSIGN_WINDOW);
-                let mut at: Vec<usize> = (0..n).collect();
+                let mut at: Vec<usize> = (0..n).map(|k| live.at_newest(k)).collect();
                 for k in 0..n {
                     let j = k + live.rng.below((n - k) as u64) as usize;
                     at.swap(k, j);
@@ -114,7 +128,7 @@ impl Churning {
                 }
                 for _ in 0..self.churn.new_per_head {
                     let wall = live.wall();
-                    changed |= live.insert(wall);
+                    changed |= live.insert(wall, self.churn.new_visitors);
                 }
             }
         }
@@ -123,7 +137,7 @@ impl Churning {
             let due = ms.saturating_mul(u64::from(self.churn.per_minute)) / 60_000;
             while live.timed < due {
                 let wall = live.wall();
-                changed |= live.timed_change(wall);
+                changed |= live.timed_change(wall, self.churn.new_visitors);
             }
         }
         if changed {
@@ -135,7 +149,7 @@ impl Churning {
     /// at the head's time; false when no conversation has that id.
     pub fn assign(&self, id: uuid::Uuid, agent: Option<uuid::Uuid>) -> bool {
         let mut live = self.live.write().unwrap_or_else(PoisonError::into_inner);
-        let head = live.data.conversations.first().map(|c| c.created_at);
+        let head = live.newest().map(|c| c.created_at);
         let Some(c) = live.data.conversations.iter_mut().find(|c| c.id == id) else {
             return false;
         };
@@ -154,6 +168,40 @@ impl Churning {
 }
 
 impl Live {
+    /// The position of the `k`th newest conversation.
+    fn at_newest(&self, k: usize) -> usize {
+        if self.oldest_first {
+            self.data.conversations.len().saturating_sub(1 + k)
+        } else {
+            k
+        }
+    }
+
+    /// The newest conversation.
+    fn newest(&self) -> Option<&DemoConversation> {
+        self.data.conversations.get(self.at_newest(0))
+    }
+
+    /// A new visitor at the newest end of the visitors list, created no earlier than `at`.
+    fn new_visitor(&mut self, at: Timestamp) -> uuid::Uuid {
+        let newest = if self.oldest_first {
+            self.data.visitors.last()
+        } else {
+            self.data.visitors.first()
+        };
+        let created_at = newest
+            .and_then(|v| v.created_at.checked_add(SignedDuration::from_secs(1)).ok())
+            .map_or(at, |t| t.max(at));
+        let v = super::data::fresh_visitor(&mut self.rng, created_at);
+        let id = v.id;
+        if self.oldest_first {
+            self.data.visitors.push(v);
+        } else {
+            self.data.visitors.insert(0, v);
+        }
+        id
+    }
+
     /// The time now by the wall clock, when changes are made at it.
     fn wall(&self) -> Option<Timestamp> {
         (self.clock == Clock::Wall).then(Timestamp::now)
@@ -161,11 +209,11 @@ impl Live {
 
     /// The next change by the clock: a new conversation, then a pick-up, and so on. `wall`:
     /// the time now (by the wall clock), which new conversations are created at.
-    fn timed_change(&mut self, wall: Option<Timestamp>) -> bool {
+    fn timed_change(&mut self, wall: Option<Timestamp>, new_visitors: u32) -> bool {
         let k = self.timed;
         self.timed += 1;
         if k.is_multiple_of(2) {
-            self.insert(wall)
+            self.insert(wall, new_visitors)
         } else {
             self.pick_up(wall)
         }
@@ -173,7 +221,7 @@ impl Live {
 
     /// Puts a new open, unassigned conversation at the head (at `wall` when given and later
     /// than the head).
-    fn insert(&mut self, wall: Option<Timestamp>) -> bool {
+    fn insert(&mut self, wall: Option<Timestamp>, new_visitors: u32) -> bool {
         let Some(&site_id) = self.data.sites.first() else {
             return false;
         };
@@ -182,11 +230,12 @@ impl Live {
             .sites
             .get(self.rng.below(self.data.sites.len() as u64) as usize)
             .unwrap_or(&site_id);
-        let visitor_id = match self.data.visitors.len() {
+        let by_new = new_visitors > 0 && self.rng.below(100) < u64::from(new_visitors);
+        let known = match self.data.visitors.len() {
             0 => self.rng.uuid(),
             n => self.data.visitors[self.rng.below(n as u64) as usize].id,
         };
-        let mut created_at = match self.data.conversations.first() {
+        let mut created_at = match self.newest() {
             Some(h) => h
                 .created_at
                 .checked_add(SignedDuration::from_secs(1))
@@ -197,6 +246,11 @@ impl Live {
             // Still the newest (the head order holds), and its age grows from now on.
             created_at = created_at.max(now);
         }
+        let visitor_id = if by_new {
+            self.new_visitor(created_at)
+        } else {
+            known
+        };
         let c = DemoConversation {
             id: self.rng.uuid(),
             site_id,
@@ -206,7 +260,11 @@ impl Live {
             created_at,
             updated_at: created_at,
         };
-        self.data.conversations.insert(0, c);
+        if self.oldest_first {
+            self.data.conversations.push(c);
+        } else {
+            self.data.conversations.insert(0, c);
+        }
         true
     }
 
@@ -214,14 +272,10 @@ impl Live {
     /// longest waiting three times in five, any other time; its `updatedAt` becomes `wall` (or
     /// the head's time). Nobody waiting: a reassignment instead.
     fn pick_up(&mut self, wall: Option<Timestamp>) -> bool {
-        let waiting: Vec<usize> = self
-            .data
-            .conversations
-            .iter()
-            .take(PICK_UP_WINDOW)
-            .enumerate()
-            .filter(|(_, c)| c.waits())
-            .map(|(i, _)| i)
+        let n = self.data.conversations.len().min(PICK_UP_WINDOW);
+        let waiting: Vec<usize> = (0..n)
+            .map(|k| self.at_newest(k))
+            .filter(|&i| self.data.conversations[i].waits())
             .collect();
         let Some(&oldest) = waiting.last() else {
             return self.reassign();
@@ -234,7 +288,9 @@ impl Live {
         let Some(agent) = self.rng.pick_of(&self.data.agents) else {
             return false;
         };
-        let head = self.data.conversations[0].created_at;
+        let Some(head) = self.newest().map(|c| c.created_at) else {
+            return false;
+        };
         let c = &mut self.data.conversations[i];
         c.assignee_id = Some(agent);
         c.updated_at = c.updated_at.max(wall.unwrap_or(head).max(head));
@@ -244,7 +300,8 @@ impl Live {
     /// Reassigns one of the first rows.
     fn reassign(&mut self) -> bool {
         let n = self.data.conversations.len().min(REASSIGN_WINDOW);
-        let i = self.rng.below(n as u64) as usize;
+        let k = self.rng.below(n as u64) as usize;
+        let i = self.at_newest(k);
         self.reassign_at(i)
     }
 
@@ -255,7 +312,9 @@ impl Live {
             return false;
         }
         let agents = self.data.agents.clone();
-        let head = self.data.conversations[0].created_at;
+        let Some(head) = self.newest().map(|c| c.created_at) else {
+            return false;
+        };
         let c = &mut self.data.conversations[i];
         let next = if c.assignee_id.is_some() && self.rng.chance(33) {
             None
@@ -289,6 +348,7 @@ mod tests {
             &ds,
             7,
             Clock::AfterHead,
+            false,
         );
         ch.advance(true);
         assert_eq!(ch.read().data.conversations, ds.conversations, "first head");
@@ -331,13 +391,14 @@ mod tests {
             &ds,
             42,
             Clock::Wall,
+            false,
         );
         let start: Timestamp = REFERENCE_TIME.parse().unwrap();
         let mut live = ch.live.write().unwrap();
         let (mut samples, mut every_state, mut longest) = (0, 0, 0);
         for step in 1..=360 {
             let now = start + SignedDuration::from_secs(5 * step);
-            live.timed_change(Some(now));
+            live.timed_change(Some(now), 0);
             if step % 6 != 0 {
                 continue;
             }
@@ -377,6 +438,7 @@ mod tests {
             &ds,
             7,
             Clock::Wall,
+            false,
         );
         let before = Timestamp::now();
         ch.advance(true);
@@ -386,5 +448,46 @@ mod tests {
         assert!(head.created_at >= before, "{}", head.created_at);
         assert!(head.created_at > live.data.conversations[1].created_at);
         assert_eq!((head.status, head.assignee_id), ("open", None));
+    }
+
+    #[test]
+    fn new_visitors_join_the_newest_end_in_either_order() {
+        for oldest in [false, true] {
+            let mut ds = dataset(7, 50, 20);
+            if oldest {
+                ds.conversations.reverse();
+                ds.visitors.reverse();
+            }
+            let ch = Churning::new(
+                Churn {
+                    new_per_head: 2,
+                    new_visitors: 100,
+                    ..Churn::default()
+                },
+                &ds,
+                7,
+                Clock::AfterHead,
+                oldest,
+            );
+            ch.advance(true);
+            ch.advance(true);
+            let live = ch.read();
+            let (cs, vs) = (&live.data.conversations, &live.data.visitors);
+            assert_eq!((cs.len(), vs.len()), (52, 22), "oldest first: {oldest}");
+            let newest_c = if oldest { &cs[51] } else { &cs[0] };
+            let newest_v = if oldest { &vs[21] } else { &vs[0] };
+            assert_eq!(newest_c.visitor_id, newest_v.id, "oldest first: {oldest}");
+            let key = |v: &super::super::data::DemoVisitor| (v.created_at, v.id);
+            let ordered = |a, b| if oldest { a < b } else { a > b };
+            assert!(
+                vs.windows(2).all(|w| ordered(key(&w[0]), key(&w[1]))),
+                "the visitors' order is kept (oldest first: {oldest})"
+            );
+            assert!(
+                cs.windows(2)
+                    .all(|w| ordered((w[0].created_at, w[0].id), (w[1].created_at, w[1].id)))
+            );
+            assert_eq!(live.ix.by_visitor[&newest_v.id].len(), 1);
+        }
     }
 }
