@@ -36,7 +36,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 pub use looks::{LookDiff, LookRow, Snapshot};
 pub use samples::Sample;
 pub use schema::VERSION as SCHEMA_VERSION;
-pub use stats::{Stats, open_for_command};
+pub use stats::{Stats, SyncWords, open_for_command};
 pub use sync_state::{SyncState, Unknown};
 pub use visitors::{NameRow, StoredVisitor};
 pub use worker::StoreTask;

@@ -189,7 +189,7 @@ impl ListOrder {
     /// In words, for `convo store stats` and `convo doctor`.
     pub fn words(self) -> &'static str {
         match self {
-            ListOrder::Learning => "not learned yet (no page read)",
+            ListOrder::Learning => "in an order not learned yet (no page read)",
             ListOrder::Known(Order::CreatedAsc) => {
                 "oldest first (learned from its rows): new visitors are read from the last page's cursor"
             }
@@ -197,8 +197,8 @@ impl ListOrder {
                 "newest first (learned from its rows): new visitors are read from the top"
             }
             ListOrder::Unknown => {
-                "cannot be learned from its rows: full walks only (visitor_rewalk), so new \
-                 visitors are named only by the next walk"
+                "in no order convo can learn from its rows: full walks only (visitor_rewalk), \
+                 so new visitors are named only by the next walk"
             }
         }
     }
