@@ -25,9 +25,11 @@ const DEMO_RPS: u32 = 20;
 /// Unprompted, the list's new end is checked this often.
 pub const CHECK_EVERY: Duration = Duration::from_secs(10 * 60);
 
-/// Checks asked for by rows start at least this far apart (a burst of new visitors is one
-/// check).
-const NUDGE_GAP: Duration = Duration::from_secs(5);
+/// Checks asked for by rows start at least this far apart (a burst of pages is one check);
+/// after a check that found no new visitor the gap doubles, up to [`MAX_GAP`] (rows of old
+/// visitors the walk has not reached yet are not at the new end).
+const MIN_GAP: Duration = Duration::from_secs(1);
+const MAX_GAP: Duration = Duration::from_secs(60);
 
 /// "A row has a visitor the store does not know": wakes the sync for a check of the new end.
 #[derive(Debug, Default)]
@@ -360,25 +362,43 @@ impl SyncRun<'_> {
     /// due; otherwise waits. Ends only on an error.
     async fn run(&self, pace: Pace, user: Arc<UserFetches>) -> Result<(), sync::SyncError> {
         let mut s = sync::Syncer::open(self.client, self.store, pace, Some(user)).await?;
-        let mut last_check: Option<Instant> = None;
-        let mut asked = false;
+        let start = Instant::now();
+        let now = jiff::Timestamp::now().as_second();
+        let age = s
+            .state()
+            .checked_at
+            .map_or(i64::MAX, |c| now.saturating_sub(c));
+        let mut next_rare =
+            start + CHECK_EVERY.saturating_sub(Duration::from_secs(age.max(0) as u64));
+        let (mut next_asked, mut gap, mut asked) = (start, MIN_GAP, false);
         loop {
             asked |= self.nudge.take();
             let now = jiff::Timestamp::now().as_second();
-            let since_check = last_check.map(|t| t.elapsed());
-            let rare = since_check.is_none_or(|d| d >= CHECK_EVERY)
-                && s.state()
-                    .checked_at
-                    .is_none_or(|c| now.saturating_sub(c) >= CHECK_EVERY.as_secs() as i64);
-            let asked_now = asked && since_check.is_none_or(|d| d >= NUDGE_GAP);
-            if rare || asked_now {
-                asked = false;
-                last_check = Some(Instant::now());
+            let at = Instant::now();
+            if at >= next_rare || (asked && at >= next_asked) {
                 let tx = self.tx;
-                s.check_new_end(&mut |rows: &[Visitor]| {
-                    let _ = tx.send(Msg::VisitorNames(labels(rows)));
-                })
-                .await?;
+                let checked = s
+                    .check_new_end(&mut |rows: &[Visitor]| {
+                        let _ = tx.send(Msg::VisitorNames(labels(rows)));
+                    })
+                    .await?;
+                next_rare = Instant::now() + CHECK_EVERY;
+                match checked {
+                    sync::Checked::Read { new, .. } => {
+                        gap = if new > 0 {
+                            MIN_GAP
+                        } else {
+                            (gap * 2).min(MAX_GAP)
+                        };
+                        next_asked = Instant::now() + gap;
+                        asked = false;
+                    }
+                    // No order yet: the walk under way (if any) teaches it, then try again.
+                    sync::Checked::Skipped => {
+                        asked &= sync::due(s.state(), now, self.rewalk);
+                        next_asked = Instant::now() + MIN_GAP;
+                    }
+                }
                 continue;
             }
             if sync::due(s.state(), now, self.rewalk) {
@@ -391,16 +411,16 @@ impl SyncRun<'_> {
                 continue;
             }
             // Nothing due: wait for a row to ask, the next check or the next walk.
-            let to_check = CHECK_EVERY.saturating_sub(since_check.unwrap_or_default());
             let to_walk = s
                 .state()
                 .finished_at
                 .map_or(0, |f| (f + self.rewalk).saturating_sub(now))
                 .max(1) as u64;
-            let mut wait = to_check.min(Duration::from_secs(to_walk));
+            let mut until = next_rare.min(at + Duration::from_secs(to_walk));
             if asked {
-                wait = wait.min(NUDGE_GAP.saturating_sub(since_check.unwrap_or_default()));
+                until = until.min(next_asked);
             }
+            let wait = until.saturating_duration_since(at);
             tokio::select! {
                 _ = self.nudge.wake.notified() => {}
                 _ = tokio::time::sleep(wait.max(Duration::from_millis(50))) => {}
