@@ -1046,6 +1046,17 @@ mod tests {
             e.contains("visitor_sync_rps") && e.contains("1..=50"),
             "{e}"
         );
+        assert_eq!(top.store.visitor_rewalk_secs, 86_400, "one day by default");
+        for (v, secs) in [("\"12h\"", 43_200), ("3600", 3_600)] {
+            let c = load(&format!("base_url = \"https://x\"\nvisitor_rewalk = {v}\n")).unwrap();
+            assert_eq!(c.store.visitor_rewalk_secs, secs, "{v}");
+        }
+        for v in ["\"10s\"", "\"2y\"", "\"soon\"", "-5"] {
+            let e = load(&format!("base_url = \"https://x\"\nvisitor_rewalk = {v}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("visitor_rewalk"), "{v}: {e}");
+        }
     }
 
     #[test]
