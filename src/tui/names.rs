@@ -162,10 +162,7 @@ impl VisitorNames {
     /// unknown (unless the sync or a row named them meanwhile). How many are unknown.
     pub fn answered(&mut self, asked: &[Uuid], found: Vec<(Uuid, Option<VisitorLabel>)>) -> usize {
         for (id, l) in found {
-            // A label the sync or a visitor row gave meanwhile is as new or newer.
-            if !matches!(self.map.get(&id), Some(Entry::Known(_))) {
-                self.map.insert(id, Entry::Known(l));
-            }
+            self.map.insert(id, Entry::Known(l));
         }
         let mut unknown = 0;
         for id in asked {

@@ -15,11 +15,21 @@ use super::names::VisitorLabel;
 use super::search;
 use crate::api::{ApiError, Resource};
 
-/// Rows just loaded: a conversations page asks for its visitors' names; visitor rows put
-/// theirs on screen at once and go into the store.
-pub fn page_arrived(app: &mut App, result: &Result<Loaded, ApiError>, cmds: &mut Vec<Command>) {
+/// Rows just loaded for `tab`'s walk `generation`: a conversations page of a walk still
+/// wanted asks for its visitors' names; visitor rows put theirs on screen at once and go into
+/// the store.
+pub fn page_arrived(
+    app: &mut App,
+    (tab, generation): (Resource, u64),
+    result: &Result<Loaded, ApiError>,
+    cmds: &mut Vec<Command>,
+) {
+    let t = &app.conversations;
+    let wanted = tab == Resource::Conversations
+        && (t.generation == generation
+            || t.next.as_ref().is_some_and(|n| n.generation == generation));
     match result {
-        Ok(Loaded::Conversations(p)) => {
+        Ok(Loaded::Conversations(p)) if wanted => {
             let mut rows: HashMap<Uuid, u32> = HashMap::new();
             let mut order = Vec::new();
             for c in &p.items {

@@ -96,7 +96,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             generation,
             result,
         } => {
-            super::names_wanted::page_arrived(app, &result, &mut cmds);
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             on_page(app, tab, generation, result)
         }
         Msg::PartLoaded {
@@ -106,7 +106,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             head,
             result,
         } => {
-            super::names_wanted::page_arrived(app, &result, &mut cmds);
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             super::query_visitors::page_arrived(app, tab, generation, &result, &mut cmds);
             super::query_run::part_loaded(app, tab, (generation, stream, head), result);
             // Its rows reach the table now, so that what follows a page (an export's walk,
@@ -125,7 +125,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             generation,
             result,
         } => {
-            super::names_wanted::page_arrived(app, &result, &mut cmds);
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             let merged = on_head(app, tab, generation, result, &mut cmds);
             if tab == Resource::Conversations && merged.is_some() {
                 sample = Some(merged);
