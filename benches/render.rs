@@ -59,16 +59,20 @@ fn frame(c: &mut Criterion) {
         if names {
             // The local store's directory as the screen reads it: 100,000 visitors named,
             // the rows' visitors among them (the VISITOR column shows names, not ids).
-            app.names.extend((0..100_000).map(|i| {
-                (
-                    testing::test_id(2, i),
-                    VisitorLabel {
-                        name: Some(format!("Visitor Number {i}").into()),
-                        email: Some(format!("v{i}@example.com").into()),
-                        external_id: None,
-                    },
-                )
-            }));
+            let found: Vec<_> = (0..100_000)
+                .map(|i| {
+                    (
+                        testing::test_id(2, i),
+                        Some(VisitorLabel {
+                            name: Some(format!("Visitor Number {i}").into()),
+                            email: Some(format!("v{i}@example.com").into()),
+                            external_id: None,
+                        }),
+                    )
+                })
+                .collect();
+            let asked: Vec<_> = found.iter().map(|(id, _)| *id).collect();
+            app.names.answered(&asked, found);
             let first = app.conversations.rows()[0].visitor_id;
             assert!(app.names.shown(&first).is_some(), "names resolve");
         }
@@ -112,16 +116,20 @@ fn search_keystroke(c: &mut Criterion) {
     let mut g = c.benchmark_group("search_5000_rows");
     g.measurement_time(Duration::from_secs(4));
     let mut app = app_with(5_000);
-    app.names.extend((0..17).map(|i| {
-        (
-            testing::test_id(2, i),
-            VisitorLabel {
-                name: Some(["Björn Ångström", "Ana Souza", "王小明"][i % 3].into()),
-                email: Some(format!("v{i}@example.com").into()),
-                external_id: None,
-            },
-        )
-    }));
+    let found: Vec<_> = (0..17)
+        .map(|i| {
+            (
+                testing::test_id(2, i),
+                Some(VisitorLabel {
+                    name: Some(["Björn Ångström", "Ana Souza", "王小明"][i % 3].into()),
+                    email: Some(format!("v{i}@example.com").into()),
+                    external_id: None,
+                }),
+            )
+        })
+        .collect();
+    let asked: Vec<_> = found.iter().map(|(id, _)| *id).collect();
+    app.names.answered(&asked, found);
     for query in ["angstr", "ångstr"] {
         update(&mut app, testing::ch('\\'));
         for ch in query.chars() {

@@ -22,7 +22,7 @@
 //!   summary: options, query, exit, output, store, config, pager, sla, api, text, testing;
 //!   store_command: exit, output, store, config, api, text]
 //! - [`setup`]: `convo doctor`, `convo config init`; the TUI takes its client set-up.
-//!   [config, api]
+//!   [store, config, api]
 //! - [`options`]: the options `list` and `summary` take (filters, `-q`, paging, formats) as
 //!   plain values, with the API filters and query terms they stand for. [query, api]
 //! - [`query`]: the query language (parse, print, resolve names), the planner (streams of

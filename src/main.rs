@@ -117,10 +117,12 @@ async fn run(cli: Cli) -> u8 {
             addr: ([127, 0, 0, 1], 0).into(),
             anchor: Some(jiff::Timestamp::now()),
             // A live queue: a new conversation or a pick-up every 5 s, so the demo's minute
-            // targets show conversations turning imminent and breaching as one watches.
+            // targets show conversations turning imminent and breaching as one watches; a
+            // third of the new ones by a new visitor, whom the visitor sync names.
             faults: convo::demo::Faults {
                 churn: convo::demo::Churn {
                     per_minute: 12,
+                    new_visitors: 30,
                     ..Default::default()
                 },
                 ..Default::default()

@@ -267,6 +267,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     }
     checks.push(compression_check(&client).await);
     checks.push(budget_check(&client, kept));
+    checks.push(store_check(&cfg));
     checks
 }
 
@@ -306,6 +307,43 @@ fn budget_check(client: &Client, kept_at: Option<i64>) -> Check {
             "{line}; convo learns it from the first 429 (background work then spends at most \
              half of it)"
         )),
+    }
+}
+
+/// The local store's visitor sync: how far its walk is, the order it learned, and the rows
+/// whose visitors it does not know yet. An order it cannot learn is a warning: new visitors
+/// are named only by the next full walk.
+fn store_check(cfg: &Config) -> Check {
+    let path = match crate::store::path_for(cfg) {
+        Ok(p) => p,
+        Err(e) => return Check::Ok(format!("visitor names: {e}")),
+    };
+    let store = match crate::store::Store::open(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            return Check::Warn(
+                format!("visitor names: {e}"),
+                "see `convo store path`; `convo store clear` starts afresh".into(),
+            );
+        }
+    };
+    let w = crate::store::SyncWords::of(
+        &store.sync_state().unwrap_or_default(),
+        store.unknown().unwrap_or_default(),
+    );
+    let line = format!(
+        "visitor names: the visitors list is {}; full walk: {}; {}",
+        w.order, w.walk, w.unknown
+    );
+    if w.full_walks_only {
+        Check::Warn(
+            line,
+            "nothing to fix in convo: the service's visitors list follows no createdAt order; \
+             a shorter visitor_rewalk names new visitors sooner, at the cost of more requests"
+                .into(),
+        )
+    } else {
+        Check::Ok(line)
     }
 }
 

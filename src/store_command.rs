@@ -32,12 +32,6 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
-fn when(unix: i64) -> String {
-    jiff::Timestamp::from_second(unix)
-        .map(|t| t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string())
-        .unwrap_or_else(|_| unix.to_string())
-}
-
 /// Removes `FILE.corrupt-*` files left beside the store.
 fn remove_asides(path: &Path) -> std::io::Result<usize> {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
@@ -90,18 +84,7 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
                 }
             };
             let sync = s.sync_state().unwrap_or_default();
-            let walk = match (&sync.cursor, sync.finished_at) {
-                (Some(_), _) => format!(
-                    "under way ({} visitors so far; resumes where it stopped)",
-                    thousands(sync.walked)
-                ),
-                (None, Some(t)) => format!(
-                    "last complete walk {} ({} visitors)",
-                    when(t),
-                    thousands(sync.last_total.unwrap_or(0))
-                ),
-                (None, None) => "never run (convo store sync, or start the TUI)".into(),
-            };
+            let words = store::SyncWords::of(&sync, s.unknown().unwrap_or_default());
             let _ = writeln!(o.out, "path:      {}", path.display());
             let _ = writeln!(
                 o.out,
@@ -110,7 +93,9 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
                 st.bytes
             );
             let _ = writeln!(o.out, "visitors:  {}", thousands(st.visitors));
-            let _ = writeln!(o.out, "sync:      {walk}");
+            let _ = writeln!(o.out, "sync:      {}", words.walk);
+            let _ = writeln!(o.out, "order:     {}", words.order);
+            let _ = writeln!(o.out, "unknown:   {}", words.unknown);
             let _ = writeln!(o.out, "last looks: {} views", thousands(st.looks));
             let _ = writeln!(o.out, "samples:   {}", thousands(st.samples));
             let _ = writeln!(o.out, "schema:    version {}", store::SCHEMA_VERSION);

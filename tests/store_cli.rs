@@ -404,3 +404,44 @@ fn queries_keep_visitors_and_check_visitor_fields_from_the_store() {
     let got = listed_ids(&d, tmp.path(), "conversations", &["-q", &q]);
     assert_eq!(got, want);
 }
+
+/// `convo store stats` and `convo doctor` say the visitors list's order as the sync learned
+/// it from the rows: not yet before any walk, then newest first or oldest first as served.
+#[test]
+fn stats_and_doctor_say_the_order_the_sync_learned() {
+    for (order, words) in [
+        (
+            convo::demo::ServeOrder::Newest,
+            "newest first (learned from its rows)",
+        ),
+        (
+            convo::demo::ServeOrder::Oldest,
+            "oldest first (learned from its rows)",
+        ),
+    ] {
+        let d = Demo::faulty(20, 230, |f| f.order = order);
+        let tmp = tempfile::tempdir().unwrap();
+        let stats = |tmp: &Path| {
+            let o = run(&d, tmp, &["store", "stats"]);
+            assert!(o.status.success(), "{}", err(&o));
+            out(&o)
+        };
+        let before = stats(tmp.path());
+        common::assert_has(&before, "order:     in an order not learned yet");
+        common::assert_has(
+            &before,
+            "unknown:   no loaded row has a visitor the store does not know",
+        );
+        let o = run(&d, tmp.path(), &["store", "sync", "--unpaced"]);
+        assert!(o.status.success(), "{}", err(&o));
+        let after = stats(tmp.path());
+        common::assert_has(&after, &format!("order:     {words}"));
+        common::assert_has(&after, "(230 visitors)");
+        let o = run(&d, tmp.path(), &["doctor"]);
+        assert!(o.status.success(), "{}", out(&o));
+        common::assert_has(
+            &out(&o),
+            &format!("ok    visitor names: the visitors list is {words}"),
+        );
+    }
+}

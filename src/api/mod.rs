@@ -7,6 +7,7 @@ pub mod error;
 pub mod filter;
 pub mod key;
 pub mod model;
+pub mod order;
 pub mod proxy;
 pub mod redact;
 pub mod stats;

@@ -229,6 +229,16 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub churn_head_reassign: u32,
+    /// For testing, with churn: P percent of the new conversations are started by a new
+    /// visitor, who joins the visitors list at its newest end (0 to 100).
+    #[arg(
+        long,
+        value_name = "P",
+        default_value_t = 0,
+        value_parser = clap::value_parser!(u32).range(0..=100),
+        help_heading = "Faults (for testing)"
+    )]
+    pub churn_new_visitors: u32,
     /// For testing: the newest N open conversations an agent holds (past the live queue at
     /// the top) are left unassigned, so the "Unassigned open" view runs to several pages.
     #[arg(
@@ -315,6 +325,7 @@ impl DemoServerArgs {
                     new_per_head: self.churn_head_new,
                     reassign_per_head: self.churn_head_reassign,
                     scripted: false,
+                    new_visitors: self.churn_new_visitors,
                 },
                 order: self.order,
                 backlog: self.backlog,

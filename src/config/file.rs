@@ -74,6 +74,7 @@ const KNOWN_KEYS: &[&str] = &[
     "store",
     "visitor_sync",
     "visitor_sync_rps",
+    "visitor_rewalk",
     "query",
     "agent_id",
     "max_streams",
@@ -134,6 +135,8 @@ pub(super) struct FileConfig {
     pub visitor_sync: Option<bool>,
     /// Requests per second of that walk (default 2).
     pub visitor_sync_rps: Option<u32>,
+    /// How old a complete walk may get before the next one (default one day).
+    pub visitor_rewalk: Option<super::ui::DurationValue>,
     /// The user's own agent UUID: what `assignee:me` means in a query.
     pub agent_id: Option<String>,
     /// Streams a query's union may run (default 16).
@@ -180,6 +183,7 @@ impl FileConfig {
             store,
             visitor_sync,
             visitor_sync_rps,
+            visitor_rewalk,
             agent_id,
             max_streams,
             scan_max_pages,
@@ -506,10 +510,32 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
             ));
         }
     };
+    let visitor_rewalk_secs = match f.visitor_rewalk.take() {
+        None => super::StoreSettings::DEFAULT_REWALK_SECS,
+        Some(v) => {
+            let secs = match v {
+                super::ui::DurationValue::Secs(n) if n >= 0 => Ok(n),
+                super::ui::DurationValue::Secs(n) => Err(format!("{n} is negative")),
+                super::ui::DurationValue::Text(t) => super::ui::parse_duration(&t),
+            }
+            .map_err(|m| invalid("visitor_rewalk", m))?;
+            if !(60..=365 * 86_400).contains(&secs) {
+                return Err(invalid(
+                    "visitor_rewalk",
+                    format!(
+                        "{secs} s is outside one minute to a year (how old a complete walk of \
+                         the visitors list may get, e.g. \"1d\" or \"12h\")"
+                    ),
+                ));
+            }
+            secs
+        }
+    };
     let store = super::StoreSettings {
         enabled: f.store.unwrap_or(true),
         visitor_sync: f.visitor_sync.unwrap_or(true),
         visitor_sync_rps,
+        visitor_rewalk_secs,
         key_url: String::new(),
     };
     let agent_id = match f.agent_id.take() {

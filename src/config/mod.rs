@@ -117,7 +117,8 @@ impl Aliases {
     }
 }
 
-/// The local store's settings (`store`, `visitor_sync`, `visitor_sync_rps`; per profile).
+/// The local store's settings (`store`, `visitor_sync`, `visitor_sync_rps`,
+/// `visitor_rewalk`; per profile).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreSettings {
     /// `store = false`: nothing is kept on disk.
@@ -129,6 +130,9 @@ pub struct StoreSettings {
     pub visitor_sync: bool,
     /// Its pace: at most this many requests in any second.
     pub visitor_sync_rps: u32,
+    /// A complete walk is done again when it is older than this (names and e-mails change;
+    /// new visitors come in between by the checks of the list's new end).
+    pub visitor_rewalk_secs: i64,
 }
 
 impl StoreSettings {
@@ -136,6 +140,8 @@ impl StoreSettings {
     pub const DEFAULT_RPS: u32 = 2;
     /// Highest pace accepted in the file.
     pub const MAX_RPS: u32 = 50;
+    /// Default age of a complete walk before the next: one day.
+    pub const DEFAULT_REWALK_SECS: i64 = 86_400;
 }
 
 impl Default for StoreSettings {
@@ -145,6 +151,7 @@ impl Default for StoreSettings {
             key_url: String::new(),
             visitor_sync: true,
             visitor_sync_rps: StoreSettings::DEFAULT_RPS,
+            visitor_rewalk_secs: StoreSettings::DEFAULT_REWALK_SECS,
         }
     }
 }
@@ -1044,6 +1051,17 @@ mod tests {
             e.contains("visitor_sync_rps") && e.contains("1..=50"),
             "{e}"
         );
+        assert_eq!(top.store.visitor_rewalk_secs, 86_400, "one day by default");
+        for (v, secs) in [("\"12h\"", 43_200), ("3600", 3_600)] {
+            let c = load(&format!("base_url = \"https://x\"\nvisitor_rewalk = {v}\n")).unwrap();
+            assert_eq!(c.store.visitor_rewalk_secs, secs, "{v}");
+        }
+        for v in ["\"10s\"", "\"2y\"", "\"soon\"", "-5"] {
+            let e = load(&format!("base_url = \"https://x\"\nvisitor_rewalk = {v}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("visitor_rewalk"), "{v}: {e}");
+        }
     }
 
     #[test]

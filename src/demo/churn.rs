@@ -2,7 +2,9 @@
 //! browser's "what changed" marks and periodic refresh can be tried and tested.
 //!
 //! New conversations get the newest `createdAt` (one second after the head), so they land at
-//! the head of the API order and keyset cursors handed out earlier stay valid. A reassignment
+//! the newest end of the API order (the head; the tail with `--order oldest`) and keyset
+//! cursors handed out earlier stay valid; a share of them (`new_visitors`) is by a visitor
+//! created with it, at the newest end of the visitors list. A reassignment
 //! or a pick-up changes the assignee (and `updatedAt`) of a row in place; its position does
 //! not move. The indexes are rebuilt after each change (positions shift by one per insert).
 //!
@@ -35,6 +37,9 @@ pub struct Churn {
     /// Changes come only from the test through [`crate::demo::DemoServer::assign`] (the
     /// data is kept in a changeable copy; nothing changes by itself).
     pub scripted: bool,
+    /// Percent of new conversations started by a new visitor, who joins the visitors list at
+    /// its newest end (`--churn-new-visitors P`; 0: new conversations are by known visitors).
+    pub new_visitors: u32,
 }
 
 /// Whether new conversations are created "now" by the wall clock (an anchored dataset, as
@@ -74,6 +79,8 @@ pub(crate) struct Live {
     /// The wall clock when the churn started (the time of change k is reckoned from it).
     started_at: Timestamp,
     clock: Clock,
+    /// `--order oldest`: the newest rows are at the end of each list.
+    oldest_first: bool,
 }
 
 /// The churn state shared by the handlers: a lock around [`Live`]. Only built when churn is
@@ -86,7 +93,13 @@ pub(crate) struct Churning {
 
 impl Churning {
     /// A churning copy of `data`, seeded from `seed`.
-    pub fn new(churn: Churn, data: &Dataset, seed: u64, clock: Clock) -> Churning {
+    pub fn new(
+        churn: Churn,
+        data: &Dataset,
+        seed: u64,
+        clock: Clock,
+        oldest_first: bool,
+    ) -> Churning {
         Churning {
             churn,
             live: RwLock::new(Live {
@@ -98,6 +111,7 @@ impl Churning {
                 started: Instant::now(),
                 started_at: Timestamp::now(),
                 clock,
+                oldest_first,
             }),
         }
     }
@@ -111,7 +125,7 @@ impl Churning {
             if live.heads > 1 {
                 // Reassign first, distinct rows, so that each one is a change of an old row.
                 let n = live.data.conversations.len().min(REASSIGN_WINDOW);
-                let mut at: Vec<usize> = (0..n).collect();
+                let mut at: Vec<usize> = (0..n).map(|k| live.at_newest(k)).collect();
                 for k in 0..n {
                     let j = k + live.rng.below((n - k) as u64) as usize;
                     at.swap(k, j);
@@ -121,7 +135,7 @@ impl Churning {
                 }
                 for _ in 0..self.churn.new_per_head {
                     let wall = live.wall();
-                    changed |= live.insert(wall);
+                    changed |= live.insert(wall, self.churn.new_visitors);
                 }
             }
         }
@@ -130,7 +144,7 @@ impl Churning {
             let due = ms.saturating_mul(u64::from(self.churn.per_minute)) / 60_000;
             while live.timed < due {
                 let wall = live.due_at(live.timed, self.churn.per_minute);
-                changed |= live.timed_change(wall);
+                changed |= live.timed_change(wall, self.churn.new_visitors);
             }
         }
         if changed {
@@ -142,7 +156,7 @@ impl Churning {
     /// at the head's time; false when no conversation has that id.
     pub fn assign(&self, id: uuid::Uuid, agent: Option<uuid::Uuid>) -> bool {
         let mut live = self.live.write().unwrap_or_else(PoisonError::into_inner);
-        let head = live.data.conversations.first().map(|c| c.created_at);
+        let head = live.newest().map(|c| c.created_at);
         let Some(c) = live.data.conversations.iter_mut().find(|c| c.id == id) else {
             return false;
         };
@@ -161,6 +175,40 @@ impl Churning {
 }
 
 impl Live {
+    /// The position of the `k`th newest conversation.
+    fn at_newest(&self, k: usize) -> usize {
+        if self.oldest_first {
+            self.data.conversations.len().saturating_sub(1 + k)
+        } else {
+            k
+        }
+    }
+
+    /// The newest conversation.
+    fn newest(&self) -> Option<&DemoConversation> {
+        self.data.conversations.get(self.at_newest(0))
+    }
+
+    /// A new visitor at the newest end of the visitors list, created no earlier than `at`.
+    fn new_visitor(&mut self, at: Timestamp) -> uuid::Uuid {
+        let newest = if self.oldest_first {
+            self.data.visitors.last()
+        } else {
+            self.data.visitors.first()
+        };
+        let created_at = newest
+            .and_then(|v| v.created_at.checked_add(SignedDuration::from_secs(1)).ok())
+            .map_or(at, |t| t.max(at));
+        let v = super::data::fresh_visitor(&mut self.rng, created_at);
+        let id = v.id;
+        if self.oldest_first {
+            self.data.visitors.push(v);
+        } else {
+            self.data.visitors.insert(0, v);
+        }
+        id
+    }
+
     /// The time now by the wall clock, when changes are made at it.
     fn wall(&self) -> Option<Timestamp> {
         (self.clock == Clock::Wall).then(Timestamp::now)
@@ -181,11 +229,11 @@ impl Live {
     /// The next change by the clock: a new conversation, then a pick-up, and so on (every
     /// other pick-up, a conversation taken earlier is closed too). `wall`: the time the change
     /// was due (by the wall clock), which new conversations are created at.
-    fn timed_change(&mut self, wall: Option<Timestamp>) -> bool {
+    fn timed_change(&mut self, wall: Option<Timestamp>, new_visitors: u32) -> bool {
         let k = self.timed;
         self.timed += 1;
         if k.is_multiple_of(2) {
-            self.insert(wall)
+            self.insert(wall, new_visitors)
         } else {
             let picked = self.pick_up(wall);
             let closed = k % 4 == 3 && self.close(wall);
@@ -196,19 +244,20 @@ impl Live {
     /// An agent closes an open conversation they took earlier (the one taken longest ago
     /// among the first rows): its `updatedAt` becomes `wall` (or the head's time).
     fn close(&mut self, wall: Option<Timestamp>) -> bool {
-        let Some(i) = self
-            .data
-            .conversations
-            .iter()
-            .take(PICK_UP_WINDOW)
-            .enumerate()
-            .filter(|(_, c)| c.status == "open" && c.assignee_id.is_some())
-            .min_by_key(|(_, c)| c.updated_at)
-            .map(|(i, _)| i)
+        let n = self.data.conversations.len().min(PICK_UP_WINDOW);
+        let Some(i) = (0..n)
+            .map(|k| self.at_newest(k))
+            .filter(|&i| {
+                let c = &self.data.conversations[i];
+                c.status == "open" && c.assignee_id.is_some()
+            })
+            .min_by_key(|&i| self.data.conversations[i].updated_at)
         else {
             return false;
         };
-        let head = self.data.conversations[0].created_at;
+        let Some(head) = self.newest().map(|c| c.created_at) else {
+            return false;
+        };
         let c = &mut self.data.conversations[i];
         c.status = "closed";
         c.updated_at = c.updated_at.max(wall.unwrap_or(head).max(head));
@@ -217,7 +266,7 @@ impl Live {
 
     /// Puts a new open, unassigned conversation at the head (at `wall` when given and later
     /// than the head).
-    fn insert(&mut self, wall: Option<Timestamp>) -> bool {
+    fn insert(&mut self, wall: Option<Timestamp>, new_visitors: u32) -> bool {
         let Some(&site_id) = self.data.sites.first() else {
             return false;
         };
@@ -226,7 +275,8 @@ impl Live {
             .sites
             .get(self.rng.below(self.data.sites.len() as u64) as usize)
             .unwrap_or(&site_id);
-        let visitor_id = match self.data.visitors.len() {
+        let by_new = new_visitors > 0 && self.rng.below(100) < u64::from(new_visitors);
+        let known = match self.data.visitors.len() {
             0 => self.rng.uuid(),
             n => self.data.visitors[self.rng.below(n as u64) as usize].id,
         };
@@ -236,7 +286,7 @@ impl Live {
             Some(_) => SignedDuration::from_millis(1),
             None => SignedDuration::from_secs(1),
         };
-        let mut created_at = match self.data.conversations.first() {
+        let mut created_at = match self.newest() {
             Some(h) => h.created_at.checked_add(step).unwrap_or(h.created_at),
             None => REFERENCE_TIME.parse().unwrap_or(Timestamp::UNIX_EPOCH),
         };
@@ -244,6 +294,11 @@ impl Live {
             // Still the newest (the head order holds), and its age grows from now on.
             created_at = created_at.max(now);
         }
+        let visitor_id = if by_new {
+            self.new_visitor(created_at)
+        } else {
+            known
+        };
         let c = DemoConversation {
             id: self.rng.uuid(),
             site_id,
@@ -253,7 +308,11 @@ impl Live {
             created_at,
             updated_at: created_at,
         };
-        self.data.conversations.insert(0, c);
+        if self.oldest_first {
+            self.data.conversations.push(c);
+        } else {
+            self.data.conversations.insert(0, c);
+        }
         true
     }
 
@@ -261,14 +320,10 @@ impl Live {
     /// longest waiting three times in five, any other time; its `updatedAt` becomes `wall` (or
     /// the head's time). Nobody waiting: a reassignment instead.
     fn pick_up(&mut self, wall: Option<Timestamp>) -> bool {
-        let waiting: Vec<usize> = self
-            .data
-            .conversations
-            .iter()
-            .take(PICK_UP_WINDOW)
-            .enumerate()
-            .filter(|(_, c)| c.waits())
-            .map(|(i, _)| i)
+        let n = self.data.conversations.len().min(PICK_UP_WINDOW);
+        let waiting: Vec<usize> = (0..n)
+            .map(|k| self.at_newest(k))
+            .filter(|&i| self.data.conversations[i].waits())
             .collect();
         let Some(&oldest) = waiting.last() else {
             return self.reassign();
@@ -281,7 +336,9 @@ impl Live {
         let Some(agent) = self.rng.pick_of(&self.data.agents) else {
             return false;
         };
-        let head = self.data.conversations[0].created_at;
+        let Some(head) = self.newest().map(|c| c.created_at) else {
+            return false;
+        };
         let c = &mut self.data.conversations[i];
         c.assignee_id = Some(agent);
         c.updated_at = c.updated_at.max(wall.unwrap_or(head).max(head));
@@ -291,7 +348,8 @@ impl Live {
     /// Reassigns one of the first rows.
     fn reassign(&mut self) -> bool {
         let n = self.data.conversations.len().min(REASSIGN_WINDOW);
-        let i = self.rng.below(n as u64) as usize;
+        let k = self.rng.below(n as u64) as usize;
+        let i = self.at_newest(k);
         self.reassign_at(i)
     }
 
@@ -302,7 +360,9 @@ impl Live {
             return false;
         }
         let agents = self.data.agents.clone();
-        let head = self.data.conversations[0].created_at;
+        let Some(head) = self.newest().map(|c| c.created_at) else {
+            return false;
+        };
         let c = &mut self.data.conversations[i];
         let next = if c.assignee_id.is_some() && self.rng.chance(33) {
             None
@@ -336,6 +396,7 @@ mod tests {
             &ds,
             7,
             Clock::AfterHead,
+            false,
         );
         ch.advance(true);
         assert_eq!(ch.read().data.conversations, ds.conversations, "first head");
@@ -378,13 +439,14 @@ mod tests {
             &ds,
             42,
             Clock::Wall,
+            false,
         );
         let start: Timestamp = REFERENCE_TIME.parse().unwrap();
         let mut live = ch.live.write().unwrap();
         let (mut samples, mut every_state, mut longest) = (0, 0, 0);
         for step in 1..=360 {
             let now = start + SignedDuration::from_secs(5 * step);
-            live.timed_change(Some(now));
+            live.timed_change(Some(now), 0);
             if step % 6 != 0 {
                 continue;
             }
@@ -424,6 +486,7 @@ mod tests {
             &ds,
             7,
             Clock::Wall,
+            false,
         );
         let before = Timestamp::now();
         ch.advance(true);
@@ -449,6 +512,7 @@ mod tests {
             &ds,
             7,
             Clock::Wall,
+            false,
         );
         let quiet = std::time::Duration::from_secs(600);
         {
@@ -478,5 +542,46 @@ mod tests {
             .filter(|c| c.status == "closed" && c.updated_at > now - SignedDuration::from_secs(601))
             .count();
         assert!(closed_now >= 100, "{closed_now} closed by the churn");
+    }
+
+    #[test]
+    fn new_visitors_join_the_newest_end_in_either_order() {
+        for oldest in [false, true] {
+            let mut ds = dataset(7, 50, 20);
+            if oldest {
+                ds.conversations.reverse();
+                ds.visitors.reverse();
+            }
+            let ch = Churning::new(
+                Churn {
+                    new_per_head: 2,
+                    new_visitors: 100,
+                    ..Churn::default()
+                },
+                &ds,
+                7,
+                Clock::AfterHead,
+                oldest,
+            );
+            ch.advance(true);
+            ch.advance(true);
+            let live = ch.read();
+            let (cs, vs) = (&live.data.conversations, &live.data.visitors);
+            assert_eq!((cs.len(), vs.len()), (52, 22), "oldest first: {oldest}");
+            let newest_c = if oldest { &cs[51] } else { &cs[0] };
+            let newest_v = if oldest { &vs[21] } else { &vs[0] };
+            assert_eq!(newest_c.visitor_id, newest_v.id, "oldest first: {oldest}");
+            let key = |v: &super::super::data::DemoVisitor| (v.created_at, v.id);
+            let ordered = |a, b| if oldest { a < b } else { a > b };
+            assert!(
+                vs.windows(2).all(|w| ordered(key(&w[0]), key(&w[1]))),
+                "the visitors' order is kept (oldest first: {oldest})"
+            );
+            assert!(
+                cs.windows(2)
+                    .all(|w| ordered((w[0].created_at, w[0].id), (w[1].created_at, w[1].id)))
+            );
+            assert_eq!(live.ix.by_visitor[&newest_v.id].len(), 1);
+        }
     }
 }

@@ -360,6 +360,25 @@ fn live_queue(cs: &mut [DemoConversation], agents: &[Uuid], seed: u64, reference
     }
 }
 
+/// A visitor who just arrived (the churn's new visitors): a name, an address, an external id.
+pub(crate) fn fresh_visitor(r: &mut Rng, created_at: Timestamp) -> DemoVisitor {
+    let name = format!("{} {}", r.pick(FIRST), r.pick(LAST));
+    let slug = ascii_slug(&name);
+    let local = match slug.trim_matches('.') {
+        "" => "visitor".to_string(),
+        s => s.to_string(),
+    };
+    DemoVisitor {
+        id: r.uuid(),
+        external_id: Some(format!("crm-{:06}", r.below(1_000_000))),
+        email: Some(format!("{local}{}@{}", r.below(100), r.pick(DOMAINS))),
+        name: Some(name),
+        attributes: attributes(r),
+        created_at,
+        omit_empty: false,
+    }
+}
+
 /// Generates the data set for a seed. Cheap enough for 1,000,000 conversations. The newest
 /// conversations are a live queue at [`REFERENCE_TIME`] (see [`super::queue`]): some waiting
 /// within the first-response target, some imminent, a few breaching; nobody older waits.

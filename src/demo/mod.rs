@@ -175,10 +175,10 @@ impl DemoServer {
         }
         match faults.order {
             ServeOrder::Newest => {}
-            _ if faults.churn.is_on() => {
+            ServeOrder::Updated | ServeOrder::Mixed if faults.churn.is_on() => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
-                    "--order oldest/updated/mixed cannot be combined with churn (it adds rows at the \
+                    "--order updated/mixed cannot be combined with churn (it adds rows at the \
                      newest end)",
                 ));
             }
@@ -200,7 +200,13 @@ impl DemoServer {
             } else {
                 churn::Clock::AfterHead
             };
-            churn::Churning::new(faults.churn, &data, seed, clock)
+            churn::Churning::new(
+                faults.churn,
+                &data,
+                seed,
+                clock,
+                faults.order == ServeOrder::Oldest,
+            )
         });
         let cancel = CancellationToken::new();
         let shared = Arc::new(server::Shared {

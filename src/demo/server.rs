@@ -531,13 +531,19 @@ async fn visitors(
         let email = q.get("email").map(|e| e.to_lowercase());
         let ext = q.get("external_id").cloned();
         let fh = cursor::filter_hash(&[("email", email.clone()), ("external_id", ext.clone())]);
+        // With churn, the visitors as changed so far (new ones join at the newest end).
+        let live = s.churn.as_ref().map(|ch| ch.read());
+        let (data, ix) = match &live {
+            Some(l) => (&l.data, &l.ix),
+            None => (&s.data, &s.ix),
+        };
         let candidates = match (&email, &ext) {
-            (Some(e), _) => Some(s.ix.by_email.get(e).map_or(&[][..], Vec::as_slice)),
-            (None, Some(x)) => Some(s.ix.by_external_id.get(x).map_or(&[][..], Vec::as_slice)),
+            (Some(e), _) => Some(ix.by_email.get(e).map_or(&[][..], Vec::as_slice)),
+            (None, Some(x)) => Some(ix.by_external_id.get(x).map_or(&[][..], Vec::as_slice)),
             _ => None,
         };
         let list = List {
-            rows: &s.data.visitors,
+            rows: &data.visitors,
             key: visitor_key_in(s.faults.order),
             kind: b'v',
         };

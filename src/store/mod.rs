@@ -13,7 +13,9 @@
 //! - [`samples`]: summary counts over time (the 24 h sparkline).
 //! - [`budget`]: the service's request budget, as learned, for the next start.
 //! - [`queries`]: the query line's history and the attribute keys it completes.
-//! - [`sync`]: the paced walk of the visitors list into the store.
+//! - [`sync`]: the paced walk of the visitors list into the store, and its checks of the
+//!   list's new end.
+//! - `sync_state`: where the sync stands (kept with each page it writes).
 //! - `stats`: opening the store for a command, and its sizes and counts.
 //! - [`worker`]: a thread that owns the connection, so the UI never waits on SQLite.
 
@@ -24,6 +26,7 @@ pub mod samples;
 mod schema;
 mod stats;
 pub mod sync;
+mod sync_state;
 pub mod visitors;
 pub mod worker;
 
@@ -35,8 +38,9 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 pub use looks::{LookDiff, LookRow, Snapshot};
 pub use samples::Sample;
 pub use schema::VERSION as SCHEMA_VERSION;
-pub use stats::{Stats, open_for_command};
-pub use visitors::{NameRow, StoredVisitor, SyncState};
+pub use stats::{Stats, SyncWords, open_for_command};
+pub use sync_state::{SyncState, Unknown};
+pub use visitors::{NameRow, StoredVisitor};
 pub use worker::StoreTask;
 
 /// How long a write waits for another convo's write before giving up (the busy timeout).

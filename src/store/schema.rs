@@ -58,6 +58,18 @@ pub(super) const MIGRATIONS: &[&str] = &[
         source TEXT NOT NULL,           -- api::budget::Source::as_str
         learned_at INTEGER NOT NULL     -- unix seconds
      );",
+    // 6: the visitors list's order as learned from its rows, its new end, and the visitors
+    // of loaded rows the store did not know.
+    "ALTER TABLE sync_state ADD COLUMN fits INTEGER NOT NULL DEFAULT 7; -- orders followed (bits)
+     ALTER TABLE sync_state ADD COLUMN rows_seen INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE sync_state ADD COLUMN tail_known INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE sync_state ADD COLUMN tail_cursor TEXT;  -- the last page's cursor
+     ALTER TABLE sync_state ADD COLUMN checked_at INTEGER; -- last check of the new end
+     CREATE TABLE unknown_visitors (
+        id BLOB PRIMARY KEY NOT NULL,   -- 16 bytes
+        rows INTEGER NOT NULL,          -- loaded rows with this visitor, at the last sighting
+        seen_at INTEGER NOT NULL
+     ) WITHOUT ROWID;",
 ];
 
 /// The schema version this convo writes.
@@ -71,6 +83,7 @@ pub(super) const DATA_TABLES: &[&str] = &[
     "samples",
     "query_history",
     "request_budget",
+    "unknown_visitors",
 ];
 
 #[derive(Debug)]

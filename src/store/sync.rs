@@ -4,16 +4,22 @@
 //! - Paced: requests start at least `1 / rps` seconds apart (plus a millisecond), so no second
 //!   ever holds more than `rps` of them and there is no burst after a pause. An open
 //!   browser's sync ([`Pace::Background`]) walks again, once a walk has finished, at one
-//!   request a minute; its client is a background one, so it also spends only its share of
-//!   the service's request budget (`api::budget`).
+//!   request every [`REWALK_SPACING`] (its checks of the new end keep the first walk's pace);
+//!   its client is a background one, so it also spends only its share of the service's
+//!   request budget (`api::budget`).
 //! - Yields: before each request it waits until the user's own fetches (counted by
 //!   [`UserFetches`]) are done; those do not count against the pace.
 //! - Backs off: a 429 (the client already waits `Retry-After`) doubles the spacing, up to
 //!   30 s; it comes back down by halves after clean pages.
 //! - Resumes: the next cursor is kept with each page's rows (one transaction), so a restart
 //!   goes on where the last run stopped. A cursor the service no longer accepts restarts the
-//!   walk from the first page. The spec promises no order, so every walk is a full walk; a
-//!   finished walk is done again when it is older than [`REWALK_AFTER_SECS`].
+//!   walk from the first page. A finished walk is done again when it is older than
+//!   `visitor_rewalk` (default one day): names and e-mails do change.
+//! - Learns the list's order from its rows, as the union does
+//!   ([`crate::api::order::orders_followed`]), and keeps its new end current between walks
+//!   ([`Syncer::check_new_end`]): newest first, it reads from the top until a page holds only
+//!   visitors it knows (usually one request); oldest first, it reads again from the cursor of
+//!   the last page of the last walk. An order it cannot learn means full walks only.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -24,10 +30,11 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::{StoreError, StoreTask, SyncState};
-use crate::api::{ApiError, Client, Limit, RetryNotice, Visitor, VisitorFilter};
+use crate::api::order::{Order, common_order, orders_followed};
+use crate::api::{ApiError, Client, Limit, Page, RetryNotice, Visitor, VisitorFilter};
 
-/// A finished walk is done again after this long (the next start or the next round).
-pub const REWALK_AFTER_SECS: i64 = 15 * 60;
+/// A check of the new end reads at most this many pages (the full walk does the rest).
+pub const MAX_CHECK_PAGES: u32 = 10;
 
 /// Longest spacing after repeated 429s.
 const MAX_SPACING: Duration = Duration::from_secs(30);
@@ -80,9 +87,10 @@ impl Drop for UserFetch {
 pub enum Pace {
     /// At most this many requests in any second.
     PerSecond(u32),
-    /// An open browser's background sync: the first walk at most this many requests a
-    /// second; once a walk has finished, a walk again (names and e-mails change) at one
-    /// request every [`REWALK_SPACING`], so an idle browser costs the service little.
+    /// An open browser's background sync: the first walk and the checks of the new end at
+    /// most this many requests a second; once a walk has finished, a walk again (names and
+    /// e-mails change) at one request every [`REWALK_SPACING`], so an idle browser costs the
+    /// service little.
     Background(u32),
     /// As fast as the service answers (benches, `convo store sync --unpaced`).
     Unpaced,
@@ -92,14 +100,21 @@ pub enum Pace {
 pub const REWALK_SPACING: Duration = Duration::from_secs(60);
 
 impl Pace {
-    /// The time between two requests; `rewalk`: a walk has finished before.
-    fn spacing(self, rewalk: bool) -> Duration {
+    /// The time between two requests.
+    fn spacing(self) -> Duration {
         match self {
-            Pace::Background(_) if rewalk => REWALK_SPACING,
             Pace::PerSecond(n) | Pace::Background(n) => {
                 Duration::from_secs(1) / n.max(1) + Duration::from_millis(1)
             }
             Pace::Unpaced => Duration::ZERO,
+        }
+    }
+
+    /// The least time between two pages of a walk; `rewalk`: a walk has finished before.
+    fn walk_spacing(self, rewalk: bool) -> Duration {
+        match self {
+            Pace::Background(_) if rewalk => REWALK_SPACING,
+            _ => self.spacing(),
         }
     }
 }
@@ -162,12 +177,323 @@ pub struct Outcome {
     pub requests: u64,
 }
 
-/// Whether a walk is due now: never done, under way, or the last one is old.
-pub fn due(state: &SyncState, now: i64) -> bool {
+/// Whether a full walk is due now: never done, under way, or the last one is older than
+/// `rewalk_secs`.
+pub fn due(state: &SyncState, now: i64, rewalk_secs: i64) -> bool {
     state.cursor.is_some()
         || state
             .finished_at
-            .is_none_or(|t| now.saturating_sub(t) >= REWALK_AFTER_SECS)
+            .is_none_or(|t| now.saturating_sub(t) >= rewalk_secs)
+}
+
+/// The order the visitors list was seen to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListOrder {
+    /// Fewer than two rows seen since the walk began.
+    Learning,
+    /// Every row seen follows it: the new end can be checked.
+    Known(Order),
+    /// No order convo knows fits the rows: full walks only.
+    Unknown,
+}
+
+impl ListOrder {
+    /// What the sync learned, from where it stands.
+    pub fn of(state: &SyncState) -> ListOrder {
+        match common_order(&[state.fits]) {
+            Some(o @ (Order::CreatedDesc | Order::CreatedAsc)) if state.rows_seen >= 2 => {
+                ListOrder::Known(o)
+            }
+            Some(_) if state.rows_seen < 2 => ListOrder::Learning,
+            _ => ListOrder::Unknown,
+        }
+    }
+
+    /// In words, for `convo store stats` and `convo doctor`.
+    pub fn words(self) -> &'static str {
+        match self {
+            ListOrder::Learning => "in an order not learned yet (no page read)",
+            ListOrder::Known(Order::CreatedAsc) => {
+                "oldest first (learned from its rows): new visitors are read from the last page's cursor"
+            }
+            ListOrder::Known(_) => {
+                "newest first (learned from its rows): new visitors are read from the top"
+            }
+            ListOrder::Unknown => {
+                "in no order convo can learn from its rows: full walks only (visitor_rewalk), \
+                 so new visitors are named only by the next walk"
+            }
+        }
+    }
+}
+
+/// The one path the sync's requests take: paced, after the user's own fetches, slower after
+/// a 429.
+struct Requests<'a> {
+    client: &'a Client,
+    user: Option<Arc<UserFetches>>,
+    base: Duration,
+    spacing: Duration,
+    last_start: Option<Instant>,
+    sent: u64,
+    backing_off: bool,
+}
+
+impl Requests<'_> {
+    /// One page of the visitors list (full pages, `limit=100`) from `cursor`, at least
+    /// `floor` after the last one.
+    async fn page(
+        &mut self,
+        cursor: Option<&str>,
+        floor: Duration,
+    ) -> Result<Page<Visitor>, ApiError> {
+        if let Some(u) = &self.user {
+            u.idle().await;
+        }
+        if let Some(t) = self.last_start {
+            tokio::time::sleep_until(t + self.spacing.max(floor)).await;
+            // The user may have started a fetch while we slept: they go first.
+            if let Some(u) = &self.user {
+                u.idle().await;
+            }
+        }
+        self.last_start = Some(Instant::now());
+        self.sent += 1;
+        let limited = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let heard = limited.clone();
+        let on_retry = move |n: RetryNotice| {
+            if n.rate_limited {
+                heard.store(true, Ordering::SeqCst);
+            }
+        };
+        let page = self
+            .client
+            .list::<_, Visitor>(&VisitorFilter::default(), Limit::MAX, cursor, &on_retry)
+            .await;
+        if limited.load(Ordering::SeqCst) {
+            self.spacing = (self.spacing.max(Duration::from_millis(500)) * 2).min(MAX_SPACING);
+            self.backing_off = true;
+        } else if self.spacing > self.base {
+            self.spacing = (self.spacing / 2).max(self.base);
+            self.backing_off = self.spacing > self.base;
+        }
+        page
+    }
+}
+
+/// What a check of the new end did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    /// Read this many pages; this many visitors were new to the store.
+    Read { pages: u32, new: u64 },
+    /// Nothing to read from: the order is not known (yet), or (oldest first) no walk has
+    /// reached the end yet, which the walk under way will do.
+    Skipped,
+}
+
+/// The visitor sync of one store: its full walk, page by page, and its checks of the new end,
+/// sharing one pace.
+pub struct Syncer<'a> {
+    store: &'a StoreTask,
+    pace: Pace,
+    req: Requests<'a>,
+    state: SyncState,
+    /// The walk's last row (its order is checked across pages).
+    prev: Option<Visitor>,
+    /// Cursors this walk was given (a repeat would loop).
+    seen: HashSet<String>,
+    restarted: bool,
+    progress: Progress,
+}
+
+impl<'a> Syncer<'a> {
+    /// The sync of `store`, from where it stands. `user` (the TUI's fetches) is waited for
+    /// before each request.
+    pub async fn open(
+        client: &'a Client,
+        store: &'a StoreTask,
+        pace: Pace,
+        user: Option<Arc<UserFetches>>,
+    ) -> Result<Syncer<'a>, SyncError> {
+        let state = store.call(|s| s.sync_state()).await?;
+        let progress = Progress {
+            walked: if state.cursor.is_some() {
+                state.walked
+            } else {
+                0
+            },
+            last_total: state.last_total,
+            pages: 0,
+            done: false,
+            backing_off: false,
+        };
+        Ok(Syncer {
+            store,
+            pace,
+            req: Requests {
+                client,
+                user,
+                base: pace.spacing(),
+                spacing: pace.spacing(),
+                last_start: None,
+                sent: 0,
+                backing_off: false,
+            },
+            state,
+            prev: None,
+            seen: HashSet::new(),
+            restarted: false,
+            progress,
+        })
+    }
+
+    /// Where the sync stands.
+    pub fn state(&self) -> &SyncState {
+        &self.state
+    }
+
+    /// Where the walk stands.
+    pub fn progress(&self) -> Progress {
+        self.progress
+    }
+
+    /// Requests sent so far.
+    pub fn requests(&self) -> u64 {
+        self.req.sent
+    }
+
+    /// Takes `rows` (after `prev`) into the order being learned.
+    fn learn_order(&mut self, prev: Option<&Visitor>, rows: &[Visitor]) {
+        let f = orders_followed(prev, rows);
+        for (k, fit) in f.iter().enumerate() {
+            self.state.fits[k] &= *fit;
+        }
+        self.state.rows_seen += rows.len() as u64;
+    }
+
+    async fn record(&mut self, rows: Arc<Vec<Visitor>>, now: i64) -> Result<u64, SyncError> {
+        let kept = self.state.clone();
+        Ok(self
+            .store
+            .call(move |s| s.record_sync_page(&rows, &kept, now))
+            .await?)
+    }
+
+    /// Fetches and keeps the next page of the full walk (the first of a new walk when none is
+    /// under way); returns its rows.
+    pub async fn walk_page(&mut self) -> Result<Vec<Visitor>, SyncError> {
+        loop {
+            if self.state.cursor.is_none() {
+                // A new walk: its rows teach the order afresh.
+                self.state.walked = 0;
+                self.state.started_at = Some(jiff::Timestamp::now().as_second());
+                self.state.fits = [true; 3];
+                self.state.rows_seen = 0;
+                self.prev = None;
+                self.seen.clear();
+                self.progress.walked = 0;
+                self.progress.done = false;
+            }
+            let asked = self.state.cursor.clone();
+            let floor = self.pace.walk_spacing(self.state.last_total.is_some());
+            let page = self.req.page(asked.as_deref(), floor).await;
+            self.progress.backing_off = self.req.backing_off;
+            let page = match page {
+                Ok(p) => p,
+                Err(ApiError::BadRequest { .. }) if asked.is_some() && !self.restarted => {
+                    // The kept cursor is no longer accepted: start this walk over.
+                    self.restarted = true;
+                    self.state.cursor = None;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let now = jiff::Timestamp::now().as_second();
+            let prev = self.prev.take();
+            self.learn_order(prev.as_ref(), &page.items);
+            self.prev = page.items.last().cloned().or(prev);
+            self.state.walked += page.items.len() as u64;
+            let next = page.next_cursor.filter(|_| page.has_more);
+            if let Some(c) = &next
+                && !self.seen.insert(c.clone())
+            {
+                return Err(SyncError::Loop);
+            }
+            self.state.cursor = next;
+            if self.state.cursor.is_none() {
+                self.state.finished_at = Some(now);
+                self.state.last_total = Some(self.state.walked);
+                self.state.tail = Some(asked);
+            }
+            let rows = Arc::new(page.items);
+            self.record(rows.clone(), now).await?;
+            self.progress.walked = self.state.walked;
+            self.progress.pages += 1;
+            if self.state.cursor.is_none() {
+                self.progress.done = true;
+                self.progress.last_total = self.state.last_total;
+            }
+            return Ok(Arc::unwrap_or_clone(rows));
+        }
+    }
+
+    /// Reads the list's new end into the store, as its learned order says (see the module);
+    /// `on_rows` hears each page's rows (already in the store).
+    pub async fn check_new_end<P: FnMut(&[Visitor])>(
+        &mut self,
+        on_rows: &mut P,
+    ) -> Result<Checked, SyncError> {
+        let oldest_first = match ListOrder::of(&self.state) {
+            ListOrder::Known(Order::CreatedAsc) => true,
+            ListOrder::Known(_) => false,
+            _ => return Ok(Checked::Skipped),
+        };
+        let mut asked = if oldest_first {
+            match self.state.tail.clone() {
+                Some(t) => t,
+                None => return Ok(Checked::Skipped),
+            }
+        } else {
+            None
+        };
+        let (mut pages, mut new, mut seen) = (0, 0, HashSet::new());
+        loop {
+            let page = match self.req.page(asked.as_deref(), Duration::ZERO).await {
+                Ok(p) => p,
+                Err(ApiError::BadRequest { .. }) if oldest_first && asked.is_some() => {
+                    // The kept cursor is no longer accepted: the next walk finds the end.
+                    self.state.tail = None;
+                    self.record(Arc::new(Vec::new()), jiff::Timestamp::now().as_second())
+                        .await?;
+                    return Ok(Checked::Read { pages, new });
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let now = jiff::Timestamp::now().as_second();
+            pages += 1;
+            self.learn_order(None, &page.items);
+            self.state.checked_at = Some(now);
+            let next = page.next_cursor.filter(|_| page.has_more);
+            if oldest_first && next.is_none() {
+                self.state.tail = Some(asked.clone());
+            }
+            let rows = Arc::new(page.items);
+            let fresh = self.record(rows.clone(), now).await?;
+            new += fresh;
+            on_rows(&rows);
+            let Some(next) = next else {
+                return Ok(Checked::Read { pages, new });
+            };
+            // Newest first: a page of known visitors is where the new end stops.
+            if (!oldest_first && fresh == 0)
+                || pages >= MAX_CHECK_PAGES
+                || !seen.insert(next.clone())
+            {
+                return Ok(Checked::Read { pages, new });
+            }
+            asked = Some(next);
+        }
+    }
 }
 
 /// Walks the visitors list to its end into the store, from where the last run stopped (or
@@ -180,96 +506,17 @@ pub async fn walk<P: FnMut(Progress, &[Visitor])>(
     user: Option<Arc<UserFetches>>,
     on_progress: &mut P,
 ) -> Result<Outcome, SyncError> {
-    let mut state = store.call(|s| s.sync_state()).await?;
-    let now = jiff::Timestamp::now().as_second();
-    if state.cursor.is_none() {
-        state.walked = 0;
-        state.started_at = Some(now);
-    }
-    let mut progress = Progress {
-        walked: state.walked,
-        last_total: state.last_total,
-        pages: 0,
-        done: false,
-        backing_off: false,
-    };
-    on_progress(progress, &[]);
-    let base = pace.spacing(state.last_total.is_some());
-    let mut spacing = base;
-    let mut last_start: Option<Instant> = None;
-    let mut seen = HashSet::new();
-    let mut restarted = false;
-    let mut requests = 0u64;
-    let filter = VisitorFilter::default();
+    let mut s = Syncer::open(client, store, pace, user).await?;
+    on_progress(s.progress(), &[]);
     loop {
-        if let Some(u) = &user {
-            u.idle().await;
-        }
-        if let Some(t) = last_start {
-            tokio::time::sleep_until(t + spacing).await;
-            // The user may have started a fetch while we slept: they go first.
-            if let Some(u) = &user {
-                u.idle().await;
-            }
-        }
-        last_start = Some(Instant::now());
-        requests += 1;
-        let limited = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let heard = limited.clone();
-        let on_retry = move |n: RetryNotice| {
-            if n.rate_limited {
-                heard.store(true, Ordering::SeqCst);
-            }
-        };
-        let page = client
-            .list::<_, Visitor>(&filter, Limit::MAX, state.cursor.as_deref(), &on_retry)
-            .await;
-        if limited.load(Ordering::SeqCst) {
-            spacing = (spacing.max(Duration::from_millis(500)) * 2).min(MAX_SPACING.max(base));
-            progress.backing_off = true;
-        } else if spacing > base {
-            spacing = (spacing / 2).max(base);
-            progress.backing_off = spacing > base;
-        }
-        let page = match page {
-            Ok(p) => p,
-            Err(ApiError::BadRequest { .. }) if state.cursor.is_some() && !restarted => {
-                // The kept cursor is no longer accepted: start this walk over.
-                restarted = true;
-                state.cursor = None;
-                state.walked = 0;
-                progress.walked = 0;
-                continue;
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let now = jiff::Timestamp::now().as_second();
-        state.walked += page.items.len() as u64;
-        let next = page.next_cursor.filter(|_| page.has_more);
-        if let Some(c) = &next
-            && !seen.insert(c.clone())
-        {
-            return Err(SyncError::Loop);
-        }
-        state.cursor = next;
-        if state.cursor.is_none() {
-            state.finished_at = Some(now);
-            state.last_total = Some(state.walked);
-        }
-        let rows = Arc::new(page.items);
-        let kept = state.clone();
-        let written = rows.clone();
-        store
-            .call(move |s| s.record_sync_page(&written, &kept, now))
-            .await?;
-        progress.walked = state.walked;
-        progress.pages += 1;
-        if state.cursor.is_none() {
-            progress.done = true;
-            progress.last_total = state.last_total;
-            on_progress(progress, &rows);
-            return Ok(Outcome { progress, requests });
-        }
+        let rows = s.walk_page().await?;
+        let progress = s.progress();
         on_progress(progress, &rows);
+        if progress.done {
+            return Ok(Outcome {
+                progress,
+                requests: s.requests(),
+            });
+        }
     }
 }

@@ -105,7 +105,7 @@ fn visitors_upsert_and_read_back() {
     assert_eq!(v.seen_at, 200);
     assert_eq!(v.attributes_json()["plan"], "pro");
     assert_eq!(v.created_at.as_deref(), Some("2026-11-20T10:00:00Z"));
-    let mut names = s.visitor_names().unwrap();
+    let mut names = s.names_of(&[1, 2, 3, 9].map(Uuid::from_u128)).unwrap();
     names.sort();
     let shown: Vec<(Uuid, Option<&str>)> = names
         .iter()
@@ -121,6 +121,7 @@ fn visitors_upsert_and_read_back() {
         vec![
             (Uuid::from_u128(1), Some("Ana Lima")),
             (Uuid::from_u128(2), Some("bo@example.com")),
+            (Uuid::from_u128(3), None),
         ]
     );
     assert!(s.visitor(Uuid::from_u128(9)).unwrap().is_none());
@@ -143,6 +144,10 @@ fn sync_state_and_page_are_kept_together() {
         started_at: Some(5),
         finished_at: None,
         last_total: Some(20_000),
+        fits: [true, false, false],
+        rows_seen: 100,
+        tail: Some(Some("xyz".into())),
+        checked_at: Some(4),
     };
     s.record_sync_page(&[visitor(1, Some("A"), None)], &st, 6)
         .unwrap();
@@ -434,4 +439,83 @@ async fn the_task_answers_off_thread_and_turns_off_after_a_failure() {
     // Later jobs are answered with the same error at once.
     let e2 = task.call(|s| s.visitor_count()).await.unwrap_err();
     assert_eq!(e, e2);
+}
+
+#[test]
+fn unknown_visitors_are_tallied_until_received() {
+    let (_d, path) = tmp_store();
+    let mut s = Store::open(&path).unwrap();
+    s.upsert_visitors(&[visitor(1, Some("A"), None)], 1)
+        .unwrap();
+    let id = Uuid::from_u128;
+    // A known one is not noted; two unknown ones with their rows are.
+    s.note_unknown(&[(id(1), 4), (id(2), 3), (id(3), 1)], 5)
+        .unwrap();
+    assert_eq!(
+        s.unknown().unwrap(),
+        super::Unknown {
+            visitors: 2,
+            rows: 4
+        }
+    );
+    // Received (by the sync or any list): no longer unknown.
+    let st = SyncState::default();
+    assert_eq!(
+        s.record_sync_page(
+            &[visitor(2, Some("B"), None), visitor(1, Some("A"), None)],
+            &st,
+            6
+        )
+        .unwrap(),
+        1,
+        "one of the page's rows was new"
+    );
+    assert_eq!(
+        s.unknown().unwrap(),
+        super::Unknown {
+            visitors: 1,
+            rows: 1
+        }
+    );
+}
+
+#[test]
+fn an_order_that_cannot_be_learned_means_full_walks_only_in_words() {
+    use super::sync::ListOrder;
+    let mut st = SyncState {
+        rows_seen: 300,
+        fits: [false; 3],
+        ..SyncState::default()
+    };
+    let w = super::SyncWords::of(&st, super::Unknown::default());
+    assert_eq!(ListOrder::of(&st), ListOrder::Unknown);
+    assert!(w.full_walks_only);
+    assert!(w.order.contains("full walks only"), "{}", w.order);
+    st.fits = [false, true, false];
+    assert_eq!(
+        ListOrder::of(&st),
+        ListOrder::Known(crate::api::order::Order::CreatedAsc)
+    );
+    st.rows_seen = 1;
+    assert_eq!(ListOrder::of(&st), ListOrder::Learning);
+    let w = super::SyncWords::of(
+        &SyncState {
+            cursor: Some("c".into()),
+            walked: 1200,
+            last_total: Some(20_000),
+            ..SyncState::default()
+        },
+        super::Unknown {
+            visitors: 3,
+            rows: 7,
+        },
+    );
+    assert_eq!(
+        w.walk,
+        "under way (1,200 visitors so far of ≥20,000; resumes where it stopped)"
+    );
+    assert_eq!(
+        w.unknown,
+        "7 loaded rows (3 visitors) have a visitor the store does not know yet"
+    );
 }

@@ -1,5 +1,5 @@
 //! The visitor directory: every visitor row convo receives is upserted (the service's row wins
-//! whole), and the background walk keeps its place in `sync_state` so it resumes after a restart.
+//! whole); the screen reads the names of the visitors it shows ([`Store::names_of`]).
 
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
@@ -63,24 +63,6 @@ pub struct NameRow {
     pub email: Option<String>,
     pub external_id: Option<String>,
 }
-
-/// Where the background walk of the visitors list stands.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SyncState {
-    /// The next page's cursor; `None`: the walk starts from the first page.
-    pub cursor: Option<String>,
-    /// Rows received in the walk under way.
-    pub walked: u64,
-    /// Unix seconds the walk under way began.
-    pub started_at: Option<i64>,
-    /// Unix seconds the last complete walk ended.
-    pub finished_at: Option<i64>,
-    /// Rows of the last complete walk.
-    pub last_total: Option<u64>,
-}
-
-/// The name of the one walk kept today.
-const VISITOR_WALK: &str = "visitors";
 
 fn attributes_text(v: &serde_json::Value) -> Option<String> {
     match v {
@@ -150,36 +132,41 @@ impl Store {
         Ok(out)
     }
 
-    /// Every visitor's name, e-mail and external id (for the in-memory map the screen reads).
-    /// Visitors with nothing to show are left out.
-    pub fn visitor_names(&self) -> Result<Vec<NameRow>, StoreError> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id, name, email, external_id FROM visitors")
-            .map_err(|e| self.error(&e))?;
-        let rows = st
-            .query_map([], |r| {
-                let id: Vec<u8> = r.get(0)?;
-                let name: Option<String> = r.get(1)?;
-                let email: Option<String> = r.get(2)?;
-                let ext: Option<String> = r.get(3)?;
-                Ok((id, name, email, ext))
-            })
-            .map_err(|e| StoreError::from_sqlite(&self.path, &e, self.busy))?;
+    /// The name fields of those of `ids` the store knows (visitors without any name
+    /// included: they are known), in one query per 500 ids. The screen asks this for a page's
+    /// visitors; it never loads the whole directory.
+    pub fn names_of(&self, ids: &[Uuid]) -> Result<Vec<NameRow>, StoreError> {
         let mut out = Vec::new();
-        for row in rows {
-            let (id, name, email, ext) =
-                row.map_err(|e| StoreError::from_sqlite(&self.path, &e, self.busy))?;
-            let Ok(id) = Uuid::from_slice(&id) else {
-                continue;
-            };
-            if display_name(name.as_deref(), email.as_deref(), ext.as_deref()).is_some() {
-                out.push(NameRow {
-                    id,
-                    name,
-                    email,
-                    external_id: ext,
-                });
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(",");
+            let mut st = self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT id, name, email, external_id FROM visitors WHERE id IN ({marks})"
+                ))
+                .map_err(|e| self.error(&e))?;
+            let params = rusqlite::params_from_iter(chunk.iter().map(|id| id.as_bytes().to_vec()));
+            let rows = st
+                .query_map(params, |r| {
+                    Ok((
+                        r.get::<_, Vec<u8>>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                })
+                .map_err(|e| StoreError::from_sqlite(&self.path, &e, self.busy))?;
+            for row in rows {
+                let (id, name, email, external_id) =
+                    row.map_err(|e| StoreError::from_sqlite(&self.path, &e, self.busy))?;
+                if let Ok(id) = Uuid::from_slice(&id) {
+                    out.push(NameRow {
+                        id,
+                        name,
+                        email,
+                        external_id,
+                    });
+                }
             }
         }
         Ok(out)
@@ -192,66 +179,16 @@ impl Store {
             .map(|n| n.max(0) as u64)
             .map_err(|e| self.error(&e))
     }
-
-    /// Where the background walk stands.
-    pub fn sync_state(&self) -> Result<SyncState, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT cursor, walked, started_at, finished_at, last_total
-                 FROM sync_state WHERE walk = ?1",
-                [VISITOR_WALK],
-                |r| {
-                    Ok(SyncState {
-                        cursor: r.get(0)?,
-                        walked: r.get::<_, i64>(1)?.max(0) as u64,
-                        started_at: r.get(2)?,
-                        finished_at: r.get(3)?,
-                        last_total: r.get::<_, Option<i64>>(4)?.map(|n| n.max(0) as u64),
-                    })
-                },
-            )
-            .optional()
-            .map(Option::unwrap_or_default)
-            .map_err(|e| self.error(&e))
-    }
-
-    /// Records one page of the walk: its rows and where the walk goes next, in one
-    /// transaction (so a restart resumes exactly after the rows kept).
-    pub fn record_sync_page(
-        &mut self,
-        rows: &[Visitor],
-        state: &SyncState,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let (path, busy) = (self.path.clone(), self.busy);
-        let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
-        upsert_rows(&tx, rows, now).map_err(err)?;
-        tx.execute(
-            "INSERT INTO sync_state (walk, cursor, walked, started_at, finished_at, last_total)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT(walk) DO UPDATE SET cursor = excluded.cursor,
-                   walked = excluded.walked, started_at = excluded.started_at,
-                   finished_at = excluded.finished_at, last_total = excluded.last_total",
-            params![
-                VISITOR_WALK,
-                state.cursor,
-                state.walked as i64,
-                state.started_at,
-                state.finished_at,
-                state.last_total.map(|n| n as i64)
-            ],
-        )
-        .map_err(err)?;
-        tx.commit().map_err(err)
-    }
 }
 
-/// Upserts rows inside a transaction the caller commits.
-fn upsert_rows(tx: &rusqlite::Transaction<'_>, rows: &[Visitor], now: i64) -> rusqlite::Result<()> {
+/// Upserts rows inside a transaction the caller commits; how many of them the store did not
+/// know before. A visitor received is no longer unknown (`unknown_visitors`).
+pub(super) fn upsert_rows(
+    tx: &rusqlite::Transaction<'_>,
+    rows: &[Visitor],
+    now: i64,
+) -> rusqlite::Result<u64> {
+    let mut known = tx.prepare_cached("SELECT 1 FROM visitors WHERE id = ?1")?;
     let mut st = tx.prepare_cached(
         "INSERT INTO visitors (id, name, email, external_id, attributes, created_at, seen_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -259,9 +196,16 @@ fn upsert_rows(tx: &rusqlite::Transaction<'_>, rows: &[Visitor], now: i64) -> ru
            external_id = excluded.external_id, attributes = excluded.attributes,
            created_at = excluded.created_at, seen_at = excluded.seen_at",
     )?;
+    let mut gone = tx.prepare_cached("DELETE FROM unknown_visitors WHERE id = ?1")?;
+    let mut new = 0;
     for v in rows {
+        let id = v.id.as_bytes().as_slice();
+        if !known.exists([id])? {
+            new += 1;
+            gone.execute([id])?;
+        }
         st.execute(params![
-            v.id.as_bytes().as_slice(),
+            id,
             v.name,
             v.email,
             v.external_id,
@@ -270,7 +214,7 @@ fn upsert_rows(tx: &rusqlite::Transaction<'_>, rows: &[Visitor], now: i64) -> ru
             now
         ])?;
     }
-    Ok(())
+    Ok(new)
 }
 
 /// A row of `visitors`; `None` for an id that is not 16 bytes (never written by convo).

@@ -24,6 +24,10 @@ impl Query {
 pub enum Command {
     /// Keep these visitor rows in the local store (its thread does it; nothing waits).
     KeepVisitors(super::names::VisitorRows),
+    /// Read the names of these visitors (with how many loaded rows have each) from the store;
+    /// answered by `Msg::NamesLoaded`. Those it does not know are noted and the visitor sync
+    /// checks the list's new end.
+    LoadNames(Vec<(uuid::Uuid, u32)>),
     /// Fetch one page of a tab's walk; the answer comes back as `Msg::PageLoaded` with the
     /// same tab and generation. A newer fetch of the same tab replaces (aborts) an older one.
     Fetch {

@@ -69,6 +69,7 @@ pub mod marks;
 pub mod message;
 pub mod msg;
 pub mod names;
+pub mod names_wanted;
 pub mod notify;
 pub mod overlay;
 pub mod profiles;

@@ -108,8 +108,13 @@ pub enum Msg {
         cursor: Option<String>,
         notice: RetryNotice,
     },
-    /// Visitors' labels from the local store or the background sync.
-    VisitorNames(Vec<(uuid::Uuid, super::names::VisitorLabel)>),
+    /// Visitors' labels from a page of the background sync (`None`: no name to show).
+    VisitorNames(Vec<(uuid::Uuid, Option<super::names::VisitorLabel>)>),
+    /// The store's answer to `Command::LoadNames`: which of `asked` it knows.
+    NamesLoaded {
+        asked: Vec<uuid::Uuid>,
+        found: Vec<(uuid::Uuid, Option<super::names::VisitorLabel>)>,
+    },
     /// Where the background visitor sync stands ("names: 1,200 of ≥20,000 visitors");
     /// `None` when it is done or stopped.
     VisitorSync(Option<String>),

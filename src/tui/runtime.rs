@@ -702,6 +702,9 @@ impl Runtime {
                         s.keep(rows.0, &self.tx);
                     }
                 }
+                Command::LoadNames(ids) => {
+                    super::visitor_sync::load_names(&self.store, ids, &self.tx)
+                }
                 Command::CopyToClipboard(text) => match self.clipboard.tool.clone() {
                     Some(tool) => {
                         // A program may take its time: on a thread of its own.

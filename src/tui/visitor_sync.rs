@@ -1,12 +1,16 @@
 //! The runtime's side of the local store: opens it on its own thread (so a locked file never
-//! holds the first frame), hands the known names to the screen, and runs the background
-//! visitor sync (paced, after the user's own fetches). Anything wrong with the store is said
+//! holds the first frame), reads the names the screen asks for, and runs the background
+//! visitor sync (paced, after the user's own fetches): the full walk when it is due
+//! (`visitor_rewalk`), and a check of the list's new end when a row has a visitor the store
+//! does not know (and otherwise every [`CHECK_EVERY`]). Anything wrong with the store is said
 //! once on the status line; convo goes on without it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
+use tokio::time::Instant;
 
 use super::msg::Msg;
 use super::names::VisitorLabel;
@@ -18,16 +22,44 @@ use crate::store::{Store, StoreError, StoreTask};
 /// The demo's server is on loopback: its names come in within a second or two.
 const DEMO_RPS: u32 = 20;
 
+/// Unprompted, the list's new end is checked this often.
+pub const CHECK_EVERY: Duration = Duration::from_secs(10 * 60);
+
+/// Checks asked for by rows start at least this far apart (a burst of pages is one check);
+/// after a check that found no new visitor the gap doubles, up to [`MAX_GAP`] (rows of old
+/// visitors the walk has not reached yet are not at the new end).
+const MIN_GAP: Duration = Duration::from_secs(1);
+const MAX_GAP: Duration = Duration::from_secs(60);
+
+/// "A row has a visitor the store does not know": wakes the sync for a check of the new end.
+#[derive(Debug, Default)]
+struct Nudge {
+    set: AtomicBool,
+    wake: Notify,
+}
+
+impl Nudge {
+    fn nudge(&self) {
+        self.set.store(true, Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
+    fn take(&self) -> bool {
+        self.set.swap(false, Ordering::SeqCst)
+    }
+}
+
 /// The store link of a running TUI.
 pub struct StoreLink {
     pub task: StoreTask,
     /// Set once a failure has been said.
     said: Arc<AtomicBool>,
-    /// The task that sends the known names and runs the sync: stopped with the link (a
-    /// profile switch drops the old profile's link).
+    /// The task that runs the sync: stopped with the link (a profile switch drops the old
+    /// profile's link).
     sync: tokio::task::AbortHandle,
     /// Keeps the request budget across runs ([`super::budget_keeper`]).
     budget: tokio::task::AbortHandle,
+    nudge: Arc<Nudge>,
 }
 
 impl Drop for StoreLink {
@@ -37,10 +69,8 @@ impl Drop for StoreLink {
     }
 }
 
-fn labels(rows: &[Visitor]) -> Vec<(uuid::Uuid, VisitorLabel)> {
-    rows.iter()
-        .filter_map(|v| VisitorLabel::of(v).map(|l| (v.id, l)))
-        .collect()
+fn labels(rows: &[Visitor]) -> Vec<(uuid::Uuid, Option<VisitorLabel>)> {
+    rows.iter().map(|v| (v.id, VisitorLabel::of(v))).collect()
 }
 
 /// Says a store failure on the status line, once per run (`store = false` says nothing).
@@ -94,9 +124,11 @@ impl StoreLink {
         let run_sync = cfg.store.visitor_sync;
         // The sync is background work: it spends only its share of the request budget.
         let client = client.background();
-        let (t, s, tx2) = (task.clone(), said.clone(), tx.clone());
+        let rewalk = cfg.store.visitor_rewalk_secs;
+        let nudge = Arc::new(Nudge::default());
+        let (t, s, tx2, n) = (task.clone(), said.clone(), tx.clone(), nudge.clone());
         let sync = tokio::spawn(async move {
-            // A damaged file moved aside is said first; then the names known so far.
+            // A damaged file moved aside is said first; then the last look.
             match t.call(|st| Ok(st.notice.take())).await {
                 Ok(Some(n)) => {
                     let _ = tx2.send(Msg::Notice {
@@ -119,60 +151,28 @@ impl StoreLink {
                 Ok(None) => {}
                 Err(e) => return say_once(&s, &tx2, &e),
             }
-            match t.call(|st| st.visitor_names()).await {
-                Ok(rows) => {
-                    let l = rows
-                        .into_iter()
-                        .map(|r| {
-                            let label = VisitorLabel {
-                                name: r.name.map(Into::into),
-                                email: r.email.map(Into::into),
-                                external_id: r.external_id.map(Into::into),
-                            };
-                            (r.id, label)
-                        })
-                        .collect();
-                    let _ = tx2.send(Msg::VisitorNames(l));
-                }
-                Err(e) => return say_once(&s, &tx2, &e),
-            }
-            if !run_sync {
-                return;
-            }
-            loop {
-                let state = match t.call(|st| st.sync_state()).await {
-                    Ok(st) => st,
-                    Err(e) => return say_once(&s, &tx2, &e),
+            if run_sync {
+                let run = SyncRun {
+                    client: &client,
+                    store: &t,
+                    tx: &tx2,
+                    nudge: &n,
+                    rewalk,
                 };
-                let now = jiff::Timestamp::now().as_second();
-                if sync::due(&state, now) {
-                    let tx3 = tx2.clone();
-                    let mut on_progress = move |p: sync::Progress, rows: &[Visitor]| {
-                        if !rows.is_empty() {
-                            let _ = tx3.send(Msg::VisitorNames(labels(rows)));
-                        }
-                        let line = (!p.done).then(|| p.line());
-                        let _ = tx3.send(Msg::VisitorSync(line));
-                    };
-                    let r =
-                        sync::walk(&client, &t, pace, Some(user.clone()), &mut on_progress).await;
-                    if let Err(e) = r {
-                        let _ = tx2.send(Msg::VisitorSync(None));
-                        match e {
-                            sync::SyncError::Store(e) => return say_once(&s, &tx2, &e),
-                            e => {
-                                let _ = tx2.send(Msg::Notice {
-                                    text: format!(
-                                        "visitor names: the sync stopped ({e}); it resumes at the next start"
-                                    ),
-                                    error: false,
-                                });
-                                return;
-                            }
+                if let Err(e) = run.run(pace, user).await {
+                    let _ = tx2.send(Msg::VisitorSync(None));
+                    match e {
+                        sync::SyncError::Store(e) => say_once(&s, &tx2, &e),
+                        e => {
+                            let _ = tx2.send(Msg::Notice {
+                                text: format!(
+                                    "visitor names: the sync stopped ({e}); it resumes at the next start"
+                                ),
+                                error: false,
+                            });
                         }
                     }
                 }
-                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
             }
         });
         Some(StoreLink {
@@ -180,6 +180,7 @@ impl StoreLink {
             said,
             sync: sync.abort_handle(),
             budget,
+            nudge,
         })
     }
 
@@ -296,5 +297,141 @@ impl StoreLink {
                 say_once(&said, &tx, &e);
             }
         });
+    }
+}
+
+/// Reads the names of `ids` (with their rows) from the store (`Msg::NamesLoaded`); those it
+/// does not know are noted for `convo store stats` and wake the sync. Without a store, none
+/// is known.
+pub fn load_names(
+    link: &Option<StoreLink>,
+    ids: Vec<(uuid::Uuid, u32)>,
+    tx: &mpsc::UnboundedSender<Msg>,
+) {
+    let asked: Vec<uuid::Uuid> = ids.iter().map(|(id, _)| *id).collect();
+    let Some(link) = link else {
+        let _ = tx.send(Msg::NamesLoaded {
+            asked,
+            found: Vec::new(),
+        });
+        return;
+    };
+    let q = asked.clone();
+    let answer = link.task.run(move |s| {
+        let rows = s.names_of(&q)?;
+        let known: std::collections::HashSet<uuid::Uuid> = rows.iter().map(|r| r.id).collect();
+        let unknown: Vec<(uuid::Uuid, u32)> = ids
+            .into_iter()
+            .filter(|(id, _)| !known.contains(id))
+            .collect();
+        s.note_unknown(&unknown, jiff::Timestamp::now().as_second())?;
+        Ok((rows, !unknown.is_empty()))
+    });
+    let (said, tx, nudge) = (link.said.clone(), tx.clone(), link.nudge.clone());
+    tokio::spawn(async move {
+        let found = match answer.await {
+            Ok(Ok((rows, unknown))) => {
+                if unknown {
+                    nudge.nudge();
+                }
+                rows.into_iter()
+                    .map(|r| {
+                        let l = VisitorLabel::from_fields(
+                            r.name.as_deref(),
+                            r.email.as_deref(),
+                            r.external_id.as_deref(),
+                        );
+                        (r.id, l)
+                    })
+                    .collect()
+            }
+            Ok(Err(e)) => {
+                say_once(&said, &tx, &e);
+                Vec::new()
+            }
+            Err(_) => Vec::new(),
+        };
+        let _ = tx.send(Msg::NamesLoaded { asked, found });
+    });
+}
+
+/// One run of the visitor sync in the TUI.
+struct SyncRun<'a> {
+    client: &'a Client,
+    store: &'a StoreTask,
+    tx: &'a mpsc::UnboundedSender<Msg>,
+    nudge: &'a Nudge,
+    rewalk: i64,
+}
+
+impl SyncRun<'_> {
+    /// Checks the new end when asked (or every [`CHECK_EVERY`]), and walks when the walk is
+    /// due; otherwise waits. Ends only on an error.
+    async fn run(&self, pace: Pace, user: Arc<UserFetches>) -> Result<(), sync::SyncError> {
+        let mut s = sync::Syncer::open(self.client, self.store, pace, Some(user)).await?;
+        let start = Instant::now();
+        let now = jiff::Timestamp::now().as_second();
+        let age = s
+            .state()
+            .checked_at
+            .map_or(i64::MAX, |c| now.saturating_sub(c));
+        let mut next_rare =
+            start + CHECK_EVERY.saturating_sub(Duration::from_secs(age.max(0) as u64));
+        let (mut next_asked, mut gap, mut asked) = (start, MIN_GAP, false);
+        loop {
+            asked |= self.nudge.take();
+            let now = jiff::Timestamp::now().as_second();
+            let at = Instant::now();
+            if at >= next_rare || (asked && at >= next_asked) {
+                let tx = self.tx;
+                let checked = s
+                    .check_new_end(&mut |rows: &[Visitor]| {
+                        let _ = tx.send(Msg::VisitorNames(labels(rows)));
+                    })
+                    .await?;
+                next_rare = Instant::now() + CHECK_EVERY;
+                match checked {
+                    sync::Checked::Read { new, .. } => {
+                        gap = if new > 0 {
+                            MIN_GAP
+                        } else {
+                            (gap * 2).min(MAX_GAP)
+                        };
+                        next_asked = Instant::now() + gap;
+                        asked = false;
+                    }
+                    // No order yet: the walk under way (if any) teaches it, then try again.
+                    sync::Checked::Skipped => {
+                        asked &= sync::due(s.state(), now, self.rewalk);
+                        next_asked = Instant::now() + MIN_GAP;
+                    }
+                }
+                continue;
+            }
+            if sync::due(s.state(), now, self.rewalk) {
+                let rows = s.walk_page().await?;
+                let p = s.progress();
+                if !rows.is_empty() {
+                    let _ = self.tx.send(Msg::VisitorNames(labels(&rows)));
+                }
+                let _ = self.tx.send(Msg::VisitorSync((!p.done).then(|| p.line())));
+                continue;
+            }
+            // Nothing due: wait for a row to ask, the next check or the next walk.
+            let to_walk = s
+                .state()
+                .finished_at
+                .map_or(0, |f| (f + self.rewalk).saturating_sub(now))
+                .max(1) as u64;
+            let mut until = next_rare.min(at + Duration::from_secs(to_walk));
+            if asked {
+                until = until.min(next_asked);
+            }
+            let wait = until.saturating_duration_since(at);
+            tokio::select! {
+                _ = self.nudge.wake.notified() => {}
+                _ = tokio::time::sleep(wait.max(Duration::from_millis(50))) => {}
+            }
+        }
     }
 }

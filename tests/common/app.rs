@@ -139,7 +139,10 @@ pub fn visitor_named(
         email: email.map(Into::into),
         external_id: external_id.map(Into::into),
     };
-    Msg::VisitorNames(vec![(id, label)])
+    Msg::NamesLoaded {
+        asked: vec![id],
+        found: vec![(id, Some(label))],
+    }
 }
 
 /// The screen's error line (the status line while an error shows); panics with the screen

@@ -97,7 +97,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             generation,
             result,
         } => {
-            learn_visitors(app, &result, &mut cmds);
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             on_page(app, tab, generation, result)
         }
         Msg::PartLoaded {
@@ -107,7 +107,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             head,
             result,
         } => {
-            learn_visitors(app, &result, &mut cmds);
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             super::query_visitors::page_arrived(app, tab, generation, &result, &mut cmds);
             super::query_run::part_loaded(app, tab, (generation, stream, head), result);
             // Its rows reach the table now, so that what follows a page (an export's walk,
@@ -132,22 +132,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             generation,
             result,
         } => {
-            learn_visitors(app, &result, &mut cmds);
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             let merged = on_head(app, tab, generation, result, &mut cmds);
             if tab == Resource::Conversations && merged.is_some() {
                 sample = Some(merged);
             }
         }
-        Msg::VisitorNames(labels) => {
-            app.names.extend(labels);
-            // A search may now match names it could not before.
-            if !app.search.get(Resource::Conversations).query.is_empty() {
-                let active = std::mem::replace(&mut app.active, Resource::Conversations);
-                search::update::refresh(app, true);
-                app.active = active;
-            }
-            app.dirty = true;
-        }
+        Msg::VisitorNames(labels) => super::names_wanted::offered(app, labels),
+        Msg::NamesLoaded { asked, found } => super::names_wanted::answered(app, asked, found),
         Msg::EmailResolved {
             ticket,
             email,
@@ -307,19 +299,6 @@ fn since_look_message(app: &mut App) {
         },
     });
     app.dirty = true;
-}
-
-/// Visitor rows just loaded: their names go on screen at once and into the store.
-fn learn_visitors(app: &mut App, result: &Result<Loaded, ApiError>, cmds: &mut Vec<Command>) {
-    if let Ok(Loaded::Visitors(p)) = result
-        && !p.items.is_empty()
-    {
-        app.names.learn(&p.items);
-        cmds.push(Command::KeepVisitors(super::names::VisitorRows(
-            p.items.clone(),
-        )));
-        app.dirty = true;
-    }
 }
 
 /// A background task panicked (see `tasks`): the app goes on as if it had failed, and says so.
