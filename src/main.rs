@@ -148,6 +148,7 @@ async fn run(cli: Cli) -> u8 {
             // config gives its own `agent_id`.
             if c.query.agent_id.is_none() {
                 c.query.agent_id = convo::demo::me(server.data());
+                c.query.demo_me = c.query.agent_id.is_some();
             }
             c
         });
@@ -291,6 +292,16 @@ async fn run_tui(
     // saved view's; a query that does not parse or resolve exits 2).
     let view = match query {
         Some(q) => {
+            // Said as the flag it came from, not as the view it becomes.
+            let names = convo::query::resolve::Names {
+                agent_id: cfg.query.agent_id,
+                aliases: &cfg.aliases,
+                sla: &cfg.sla,
+            };
+            let tab = convo::api::Resource::Conversations;
+            if let Err(e) = convo::query::views::understood(&q, tab, &names) {
+                return report(format!("--query: {e}"), exit::USAGE);
+            }
             let name = format!("query: {q}");
             cfg.views.push(convo::config::View {
                 name: name.clone(),

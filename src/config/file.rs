@@ -549,6 +549,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
             agent_id,
             max_streams,
             scan_max_pages,
+            demo_me: false,
         },
         page_size,
         refresh_secs,

@@ -210,6 +210,9 @@ pub struct QuerySettings {
     /// `scan_max_pages` (default 50): stream pages the browser reads for rows a query's checks
     /// let through before it waits for `L`.
     pub scan_max_pages: usize,
+    /// `agent_id` was chosen by `--demo` (its agent with the most open conversations), not
+    /// given in the config.
+    pub demo_me: bool,
 }
 
 impl QuerySettings {
@@ -227,6 +230,7 @@ impl Default for QuerySettings {
             agent_id: None,
             max_streams: QuerySettings::DEFAULT_MAX_STREAMS,
             scan_max_pages: QuerySettings::DEFAULT_SCAN_MAX_PAGES,
+            demo_me: false,
         }
     }
 }

@@ -48,9 +48,16 @@ fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[FlagTerm], cfg: &Con
         matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
     });
     if let (true, Some(id)) = (says_me, cfg.query.agent_id) {
+        let who = match cfg.aliases.name(&id) {
+            Some(n) => format!("{} = agent {id}", crate::text::one_line(n, 40)),
+            None => format!("agent_id {id}"),
+        };
         notes.push(match &cfg.profile {
-            Some(p) => format!("me is agent_id {id} (profile {p})"),
-            None => format!("me is agent_id {id} (config)"),
+            _ if cfg.query.demo_me => {
+                format!("me is {who} (the demo's agent with the most open conversations)")
+            }
+            Some(p) => format!("me is {who} (profile {p})"),
+            None => format!("me is {who} (config)"),
         });
     }
     notes.append(&mut plan.notes);

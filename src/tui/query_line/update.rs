@@ -181,8 +181,8 @@ fn explain(app: &App, line: &mut QueryLine) {
             Some(n) => format!("{} = agent {me}", crate::text::one_line(n, 40)),
             None => format!("agent {me}"),
         };
-        let from = if app.demo {
-            "agent_id in the config, else the demo's"
+        let from = if app.query_settings.demo_me {
+            "the demo's agent with the most open conversations"
         } else {
             "agent_id in the config"
         };
