@@ -140,8 +140,19 @@ async fn run(cli: Cli) -> u8 {
         let targets = convo::demo::targets();
         let cfg = Config::for_demo(server.base_url(), key, targets, &ov).map(|mut c| {
             for (id, name) in convo::demo::aliases(server.data()) {
-                if c.aliases.name(&id).is_none() {
-                    c.aliases.insert(id, name);
+                let kind = if server.data().sites.contains(&id) {
+                    convo::config::AliasKind::Site
+                } else {
+                    convo::config::AliasKind::Agent
+                };
+                match c.aliases.name(&id) {
+                    None => c.aliases.insert_as(id, name, kind),
+                    // The user's name for it, of the kind the demo knows.
+                    Some(own) if c.aliases.kind(&id).is_none() => {
+                        let own = own.to_string();
+                        c.aliases.insert_as(id, own, kind)
+                    }
+                    Some(_) => {}
                 }
             }
             // `me` is one of the demo's agents with open conversations, unless the user's

@@ -19,7 +19,9 @@ use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
-use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
+use crate::query::run::{
+    Keeper, before_any_request, from_the_flags, lookup, resolve_emails, understood_with,
+};
 
 /// Parses and resolves `-q` with the flags' terms (the query as written, and resolved), or
 /// the error with its caret.
@@ -79,7 +81,7 @@ pub async fn conversations(
         cfg,
     )?;
     let limit = args.common.limit_or(cfg.page_size)?;
-    let (emails, store) = emails_and_store(client, args, &q, cfg, o).await?;
+    let (emails, store) = emails_and_store(client, args, (&parsed, &q), &flags, cfg, o).await?;
     let mut plan = plan::conversations(&q, &emails, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
@@ -121,7 +123,8 @@ pub async fn conversations(
 async fn emails_and_store(
     client: &Client,
     args: &ConversationOptions,
-    q: &Query,
+    (parsed, q): (&Query, &Query),
+    flags: &[FlagTerm],
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(plan::Emails, Option<crate::store::Store>), ListError> {
@@ -131,6 +134,10 @@ async fn emails_and_store(
     } else {
         None
     };
+    if !args.query.explain {
+        let text = args.query.text.as_deref();
+        before_any_request(text, flags, parsed, store.as_ref(), o.err)?;
+    }
     let mut keeper = Keeper::new(store.as_mut());
     let emails = resolve_emails(client, &wanted, &mut keeper).await;
     keeper.finish(o.err);
@@ -182,6 +189,8 @@ pub async fn visitors(
     let filter = Filter::new(&plan.terms(), context(cfg, now()?));
     // Every visitor received is kept in the local store, as `list visitors` does.
     let mut store = crate::store::open_for_command(cfg, o.err);
+    let text = args.query.text.as_deref();
+    before_any_request(text, &flags, &parsed, store.as_ref(), o.err)?;
     let mut keeper = Keeper::new(store.as_mut());
     let mut pass = |v: &Visitor| {
         keeper.keep(v);

@@ -10,11 +10,13 @@
 //! - [`eval`]: those predicates, applied to a row.
 //! - [`exec`]: the streams walked concurrently and merged in the service's order.
 
+mod bounds;
 pub mod by_email;
 mod error;
 pub mod eval;
 pub mod exec;
 pub mod filters;
+mod known;
 pub mod merge;
 pub mod named;
 pub mod pages;
@@ -32,6 +34,7 @@ use uuid::Uuid;
 use crate::api::{Resource, Status};
 
 pub use error::QueryError;
+pub use known::cautions;
 pub use parse::parse;
 pub use print::format_secs;
 

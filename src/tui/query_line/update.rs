@@ -251,6 +251,15 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
         app.prompt = Some(Prompt::Query(Box::new(line)));
         return;
     };
+    // What `list -q` says before any request: a key's typo stays on the line.
+    let notes = match crate::query::cautions(&parsed, Some(&line.attr_keys)) {
+        Ok(n) => n,
+        Err(e) => {
+            line.error = Some((e, line.text.clone()));
+            app.prompt = Some(Prompt::Query(Box::new(line)));
+            return;
+        }
+    };
     let text = line.text.trim().to_string();
     app.query_history.get_mut(line.tab).push(&text);
     if !text.is_empty() {
@@ -261,6 +270,9 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
     }
     app.prompt = None;
     cmds.extend(run_query(app, line.tab, parsed));
+    if !notes.is_empty() {
+        app.say(notes.join("; "));
+    }
 }
 
 /// A query's terms as canonical texts, in order (two queries of the same terms in another
