@@ -163,6 +163,41 @@ fn visitor_fields_need_the_store_and_its_keys() {
     assert_has(&err(&o), "did you mean attr.plan:?");
 }
 
+/// Names and free text fold case and accents as quick search does: `name:bjorn`, a bare
+/// `bjorn` and (from the store) `visitor.name:bjorn` find "Björn"; e-mails stay exact.
+#[test]
+fn names_and_text_are_accent_blind() {
+    let d = Demo::start(300, 120, Faults::default());
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = convo_in(home.path(), &d, "", args);
+        assert!(o.status.success(), "{args:?}: {}", err(&o));
+        out(&o).lines().count()
+    };
+    let visitors = |q: &str| run(&["list", "visitors", "-q", q, "--all", "--format", "jsonl"]);
+    let named = visitors("name:björn");
+    assert!(named > 0, "the demo has a Björn");
+    assert_eq!(visitors("name:BJORN"), named);
+    assert_eq!(visitors("bjorn"), named);
+    assert!(visitors("-name:bjorn") > 0);
+    run(&["store", "sync"]);
+    let conv = |q: &str| {
+        run(&[
+            "list",
+            "conversations",
+            "-q",
+            q,
+            "--all",
+            "--format",
+            "jsonl",
+        ])
+    };
+    let theirs = conv("visitor.name:björn");
+    assert!(theirs > 0, "Björn has conversations");
+    assert_eq!(conv("visitor.name:bjorn"), theirs);
+    assert!(conv("bjorn") >= theirs);
+}
+
 mod query_line {
     use convo::config::AliasKind;
     use convo::tui::app::App;

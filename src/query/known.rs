@@ -6,7 +6,6 @@
 
 use std::ops::Range;
 
-use super::resolve::closest;
 use super::{Pred, Query, QueryError};
 use crate::api::Status;
 
@@ -151,6 +150,41 @@ fn shown_keys(keys: &[String]) -> String {
         s.push(format!("{} more", keys.len() - 8));
     }
     s.join(", ")
+}
+
+/// Up to `n` of `candidates` closest to `s` (edit distance, ignoring case), nearest first;
+/// only those near enough to be a typo or a start.
+pub(crate) fn closest(s: &str, candidates: impl Iterator<Item = String>, n: usize) -> Vec<String> {
+    let want: Vec<char> = s.to_lowercase().chars().take(64).collect();
+    let mut scored: Vec<(usize, String)> = candidates
+        .filter_map(|c| {
+            let lc: Vec<char> = c.to_lowercase().chars().take(64).collect();
+            let d = if !want.is_empty() && lc.starts_with(&want) {
+                0
+            } else {
+                distance(&want, &lc)
+            };
+            (d <= (want.len() / 3).max(2)).then_some((d, c))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(n).map(|(_, c)| c).collect()
+}
+
+/// Levenshtein distance.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
 }
 
 #[cfg(test)]

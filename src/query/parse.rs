@@ -9,8 +9,7 @@ use std::ops::Range;
 use jiff::civil;
 use uuid::Uuid;
 
-use super::known;
-use super::resolve::closest;
+use super::known::{self, closest};
 use super::{
     AssigneeRef, Cmp, DateVal, DueValue, IsValue, NameRef, Pred, Query, QueryError, Secs, Side,
     Term, VisitorRef, fields,
