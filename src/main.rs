@@ -197,6 +197,7 @@ async fn run(cli: Cli) -> u8 {
             let mut o = Output {
                 out_is_terminal: std::io::stdout().is_terminal(),
                 err_is_terminal: std::io::stderr().is_terminal(),
+                aliases: cfg.aliases.clone(),
                 out: &mut out,
                 err: &mut err,
             };
@@ -227,6 +228,7 @@ async fn run(cli: Cli) -> u8 {
             let mut o = Output {
                 out_is_terminal: std::io::stdout().is_terminal(),
                 err_is_terminal: std::io::stderr().is_terminal(),
+                aliases: cfg.aliases.clone(),
                 out: &mut out,
                 err: &mut err,
             };
@@ -255,6 +257,7 @@ async fn run(cli: Cli) -> u8 {
             let mut o = Output {
                 out_is_terminal: std::io::stdout().is_terminal(),
                 err_is_terminal: std::io::stderr().is_terminal(),
+                aliases: cfg.aliases.clone(),
                 out: &mut out,
                 err: &mut err,
             };

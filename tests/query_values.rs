@@ -198,6 +198,52 @@ fn names_and_text_are_accent_blind() {
     assert!(conv("bjorn") >= theirs);
 }
 
+/// `-q visitor:E-MAIL` nobody has exits 2, as `--visitor-email` does (the README says they
+/// are the same term); with an e-mail someone has beside it, it runs.
+#[test]
+fn a_visitor_e_mail_nobody_has_exits_2_in_a_query_too() {
+    let d = demo();
+    let cfg = "store = false\n";
+    // (The e-mail is looked up first: one request, then no list request.)
+    let o = convo_with(
+        &d,
+        cfg,
+        &[
+            "list",
+            "conversations",
+            "-q",
+            "visitor:nobody@example.invalid",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_has(&err(&o), "nobody@example.invalid");
+    let flag = convo_with(
+        &d,
+        cfg,
+        &[
+            "list",
+            "conversations",
+            "--visitor-email",
+            "nobody@example.invalid",
+        ],
+    );
+    assert_eq!(flag.status.code(), Some(2));
+    let someone = d
+        .s()
+        .data()
+        .visitors
+        .iter()
+        .find_map(|v| v.email.clone())
+        .expect("an e-mail");
+    list_q(
+        &d,
+        cfg,
+        &format!("visitor:nobody@example.invalid,{someone}"),
+        0,
+    );
+    list_q(&d, cfg, "-visitor:nobody@example.invalid", 0);
+}
+
 mod query_line {
     use convo::config::AliasKind;
     use convo::tui::app::App;

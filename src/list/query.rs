@@ -87,11 +87,10 @@ pub async fn conversations(
         annotate(&mut plan, &parsed, &flags, cfg);
         return explain(&plan, cfg, o);
     }
-    // `--visitor-email` keeps its word with -q too: no visitor with it exits 2.
-    if let Some(e) = args.visitor_email.as_deref().map(str::trim)
-        && emails.get(&e.to_lowercase()).is_none_or(Vec::is_empty)
-    {
-        return Err(ListError::NoVisitor(e.to_string()));
+    // A `visitor:` term (or `--visitor-email`, the same term) whose e-mails no visitor has
+    // matches nothing: exit 2, as without -q.
+    if let Some(e) = no_visitor(&q, &emails) {
+        return Err(ListError::NoVisitor(e));
     }
     let now = now()?;
     let filter = Filter::new(&plan.terms(), context(cfg, now));
@@ -200,6 +199,29 @@ pub async fn visitors(
     let r = run(client, &plan, limit, &args.common, o, &mut pass, &mut rows).await;
     keeper.finish(o.err);
     r
+}
+
+/// The first e-mail of a required `visitor:` term that names only e-mails no visitor has.
+fn no_visitor(q: &Query, emails: &plan::Emails) -> Option<String> {
+    use crate::query::{Pred, VisitorRef};
+    q.terms.iter().filter(|t| !t.negated).find_map(|t| {
+        let Pred::Visitor(vs) = &t.pred else {
+            return None;
+        };
+        let found = |v: &VisitorRef| match v {
+            VisitorRef::Id(_) => true,
+            VisitorRef::Email(e) => emails
+                .get(&e.trim().to_lowercase())
+                .is_some_and(|ids| !ids.is_empty()),
+        };
+        if vs.iter().any(found) {
+            return None;
+        }
+        vs.iter().find_map(|v| match v {
+            VisitorRef::Email(e) => Some(e.trim().to_string()),
+            VisitorRef::Id(_) => None,
+        })
+    })
 }
 
 /// Whether the query checks a conversation's visitor (its fields, or free text).
