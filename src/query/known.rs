@@ -44,7 +44,7 @@ pub(crate) fn status(text: &str, quoted: bool, at: Range<usize>) -> Result<Statu
             "open, pending or closed",
         )
         .hint(format!(
-            "did you mean {n}? (a status of the service's own: quote it, status:\"{}\")",
+            "did you mean {n}? A status of the service's own: quote it, status:\"{}\"",
             crate::text::one_line(&s, 40)
         )));
     }
@@ -73,7 +73,7 @@ pub(crate) fn bare_word(word: &str, at: Range<usize>) -> Result<(), QueryError> 
         format!("a term such as {field}:{lower}"),
     )
     .hint(format!(
-        "did you mean {field}:{lower}? (to search the text for the word, quote it: \"{lower}\")"
+        "did you mean {field}:{lower}? To search the text for the word, quote it: \"{lower}\""
     )))
 }
 
@@ -277,6 +277,11 @@ mod tests {
         assert_eq!(
             e.hint.as_deref(),
             Some("to search for the text, quote it: \"re: order\"")
+        );
+        // A visitors' field in conversations points at the visitor's own.
+        assert_eq!(
+            err("name:bjorn").hint.as_deref(),
+            Some("name is a field of visitors; here, visitor.name:")
         );
         // A known field with no value says so once.
         let e = err("status: open");

@@ -346,12 +346,19 @@ fn unknown_field(text: &str, at: Range<usize>, resource: Resource) -> QueryError
             crate::text::one_line(phrase, 60)
         )
     };
+    let lower = raw.to_ascii_lowercase();
     let hint = if let Some(w) = next {
         quote_it(&format!("{raw}: {w}"))
+    } else if fields(other).contains(&lower.as_str()) {
+        // `name:` in conversations: the visitor's own field, written `visitor.name:`.
+        let theirs = format!("visitor.{lower}");
+        if known.contains(&theirs.as_str()) {
+            format!("{raw} is a field of {}; here, {theirs}:", other.name())
+        } else {
+            format!("{raw} is a field of {}", other.name())
+        }
     } else if let Some(n) = near.first() {
         format!("did you mean {n}:?")
-    } else if fields(other).contains(&raw.to_ascii_lowercase().as_str()) {
-        format!("{raw} is a field of {}", other.name())
     } else {
         quote_it(&format!("{}…", &text[at.start..term_end]))
     };
