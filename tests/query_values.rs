@@ -312,6 +312,8 @@ mod query_line {
             ("assignee:nnoe", "no agent named \"nnoe\"", 9),
             ("age:>1d age:<1h", "nothing can match", 8),
             ("breaching", "the word \"breaching\" alone", 0),
+            // A name of no known kind is the kind the loaded rows show.
+            ("assignee:\"Web shop\"", "\"Web shop\" is a site", 9),
         ] {
             let (mut app, _s) = loaded();
             typed(&mut app, q);

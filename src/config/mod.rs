@@ -141,6 +141,12 @@ impl Aliases {
     pub fn insert(&mut self, id: Uuid, name: String) {
         self.0.insert(id, (name, None));
     }
+    /// Gives a name of no known kind the kind the data shows it to be (a site's id in a row).
+    pub fn learn(&mut self, id: Uuid, kind: AliasKind) {
+        if let Some((_, k @ None)) = self.0.get_mut(&id) {
+            *k = Some(kind);
+        }
+    }
     /// Names `id` as a site or an agent (a later name for the same UUID wins).
     pub fn insert_as(&mut self, id: Uuid, name: String, kind: AliasKind) {
         self.0.insert(id, (name, Some(kind)));

@@ -142,12 +142,23 @@ pub fn on_paste(app: &mut App, mut line: QueryLine, pasted: &str) {
     app.prompt = Some(Prompt::Query(Box::new(line)));
 }
 
-/// The line's text parsed and resolved, or the error (kept on the line).
+/// The line's text parsed and resolved, or the error (kept on the line). Names of no known
+/// kind take the kind the loaded rows show (a site's name is not taken for an assignee).
 fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
     let text = line.text.clone();
+    let mut aliases = app.aliases.clone();
+    if line.tab == Resource::Conversations {
+        use crate::config::AliasKind::{Agent, Site};
+        for r in app.conversations.rows() {
+            aliases.learn(r.site_id, Site);
+            if let Some(a) = r.assignee_id {
+                aliases.learn(a, Agent);
+            }
+        }
+    }
     let names = Names {
         agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
+        aliases: &aliases,
         sla: &app.sla,
     };
     let parsed = parse(&text, line.tab).and_then(|p| resolve(&p, &names).map(|r| (p, r)));
