@@ -143,6 +143,10 @@ fn visitor_fields_need_the_store_and_its_keys() {
     assert_has(&err(&o), "the local store has no visitors yet");
     assert_has(&err(&o), "convo store sync");
     assert_eq!(d.requests(), before, "no request");
+    // `summary -q` says the same.
+    let o = run(&["summary", "conversations", "-q", "visitor.plan:pro"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert_has(&err(&o), "the local store has no visitors yet");
     let o = run(&["store", "sync"]);
     assert!(o.status.success(), "{}", err(&o));
     let o = q("visitor.pln:pro");
