@@ -6,7 +6,8 @@
 
 use std::ops::Range;
 
-use super::{Pred, Query, QueryError};
+use super::{Pred, Query, QueryError, fields};
+use crate::api::Resource;
 use crate::api::Status;
 
 /// `due:`'s words.
@@ -150,6 +151,65 @@ fn shown_keys(keys: &[String]) -> String {
         s.push(format!("{} more", keys.len() - 8));
     }
     s.join(", ")
+}
+
+/// Whether `raw` (before a colon) names a field of `resource`.
+pub(crate) fn is_field(raw: &str, resource: Resource) -> bool {
+    let lower = raw.to_ascii_lowercase();
+    let prefix = match resource {
+        Resource::Conversations => "visitor.",
+        Resource::Visitors => "attr.",
+    };
+    fields(resource).contains(&lower.as_str()) || lower.starts_with(prefix)
+}
+
+/// `text[at]` is no field: the fields, the nearest one, or how to search for the text.
+pub(crate) fn unknown_field(text: &str, at: Range<usize>, resource: Resource) -> QueryError {
+    let raw = &text[at.clone()];
+    let known = fields(resource);
+    let mut e = QueryError::new(
+        at.start..at.end + 1,
+        format!("unknown field {:?}", crate::text::one_line(raw, 40)),
+        format!("a field of {}: {}", resource.name(), known.join(", ")),
+    );
+    let near = closest(raw, known.iter().map(|s| s.to_string()), 1);
+    let other = match resource {
+        Resource::Conversations => Resource::Visitors,
+        Resource::Visitors => Resource::Conversations,
+    };
+    // The term and the word after it when the colon ends the term (`re: order`): text with
+    // a colon and a space, far likelier than a field's typo.
+    let term_end = text[at.end..]
+        .find(char::is_whitespace)
+        .map_or(text.len(), |i| at.end + i);
+    let next = text[term_end..]
+        .split_whitespace()
+        .next()
+        .filter(|_| term_end == at.end + 1);
+    let quote_it = |phrase: &str| {
+        format!(
+            "to search for the text, quote it: \"{}\"",
+            crate::text::one_line(phrase, 60)
+        )
+    };
+    let lower = raw.to_ascii_lowercase();
+    let hint = if let Some(w) = next {
+        quote_it(&format!("{raw}: {w}"))
+    } else if fields(other).contains(&lower.as_str()) {
+        // `name:` in conversations: the visitor's own field, written `visitor.name:`.
+        let theirs = format!("visitor.{lower}");
+        if known.contains(&theirs.as_str()) {
+            format!("{raw} is a field of {}; here, {theirs}:", other.name())
+        } else {
+            format!("{raw} is a field of {}", other.name())
+        }
+    } else if let Some(n) = near.first() {
+        format!("did you mean {n}:?")
+    } else {
+        quote_it(&format!("{}…", &text[at.start..term_end]))
+    };
+    e = e.hint(hint);
+    e
 }
 
 /// Up to `n` of `candidates` closest to `s` (edit distance, ignoring case), nearest first;

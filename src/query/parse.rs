@@ -9,10 +9,10 @@ use std::ops::Range;
 use jiff::civil;
 use uuid::Uuid;
 
-use super::known::{self, closest};
+use super::known;
 use super::{
     AssigneeRef, Cmp, DateVal, DueValue, IsValue, NameRef, Pred, Query, QueryError, Secs, Side,
-    Term, VisitorRef, fields,
+    Term, VisitorRef,
 };
 use crate::api::Resource;
 
@@ -183,9 +183,9 @@ fn parse_term(
         });
     };
     let field_span = body..colon;
-    if colon + 1 == span.end && !is_field(&text[field_span.clone()], resource) {
+    if colon + 1 == span.end && !known::is_field(&text[field_span.clone()], resource) {
         // `re: order`: an unknown field says so before its missing value.
-        return Err(unknown_field(text, field_span, resource));
+        return Err(known::unknown_field(text, field_span, resource));
     }
     let values = split_values(text, colon + 1..span.end, &text[field_span.clone()])?;
     let pred = field_pred(text, field_span, &values, resource)?;
@@ -293,7 +293,7 @@ fn field_pred(
         ("email", false) => Pred::Email(strings()),
         ("external_id", false) => Pred::ExternalId(strings()),
         ("name", false) => Pred::Name(strings()),
-        _ => return Err(unknown_field(text, field, resource)),
+        _ => return Err(known::unknown_field(text, field, resource)),
     };
     for v in values {
         if v.text.trim().is_empty() {
@@ -305,65 +305,6 @@ fn field_pred(
         }
     }
     Ok(pred)
-}
-
-/// Whether `raw` (before a colon) names a field of `resource`.
-fn is_field(raw: &str, resource: Resource) -> bool {
-    let lower = raw.to_ascii_lowercase();
-    let prefix = match resource {
-        Resource::Conversations => "visitor.",
-        Resource::Visitors => "attr.",
-    };
-    fields(resource).contains(&lower.as_str()) || lower.starts_with(prefix)
-}
-
-/// `text[at]` is no field: the fields, the nearest one, or how to search for the text.
-fn unknown_field(text: &str, at: Range<usize>, resource: Resource) -> QueryError {
-    let raw = &text[at.clone()];
-    let known = fields(resource);
-    let mut e = QueryError::new(
-        at.start..at.end + 1,
-        format!("unknown field {:?}", crate::text::one_line(raw, 40)),
-        format!("a field of {}: {}", resource.name(), known.join(", ")),
-    );
-    let near = closest(raw, known.iter().map(|s| s.to_string()), 1);
-    let other = match resource {
-        Resource::Conversations => Resource::Visitors,
-        Resource::Visitors => Resource::Conversations,
-    };
-    // The term and the word after it when the colon ends the term (`re: order`): text with
-    // a colon and a space, far likelier than a field's typo.
-    let term_end = text[at.end..]
-        .find(char::is_whitespace)
-        .map_or(text.len(), |i| at.end + i);
-    let next = text[term_end..]
-        .split_whitespace()
-        .next()
-        .filter(|_| term_end == at.end + 1);
-    let quote_it = |phrase: &str| {
-        format!(
-            "to search for the text, quote it: \"{}\"",
-            crate::text::one_line(phrase, 60)
-        )
-    };
-    let lower = raw.to_ascii_lowercase();
-    let hint = if let Some(w) = next {
-        quote_it(&format!("{raw}: {w}"))
-    } else if fields(other).contains(&lower.as_str()) {
-        // `name:` in conversations: the visitor's own field, written `visitor.name:`.
-        let theirs = format!("visitor.{lower}");
-        if known.contains(&theirs.as_str()) {
-            format!("{raw} is a field of {}; here, {theirs}:", other.name())
-        } else {
-            format!("{raw} is a field of {}", other.name())
-        }
-    } else if let Some(n) = near.first() {
-        format!("did you mean {n}:?")
-    } else {
-        quote_it(&format!("{}…", &text[at.start..term_end]))
-    };
-    e = e.hint(hint);
-    e
 }
 
 fn one_value<'a>(values: &'a [Value], field: &str, what: &str) -> Result<&'a Value, QueryError> {
