@@ -42,7 +42,8 @@
 //! - [`sla`]: response-time targets and a conversation's state against them (pure). [api]
 //! - [`pager`]: the cursor walk, a pure state machine. [api]
 //! - [`api`]: models, filters, the key, errors and the HTTP client; no UI. [text]
-//! - [`text`]: sanitising untrusted text, fitting it to terminal cells, `1,234` numbers. []
+//! - [`text`]: sanitising untrusted text, fitting it to terminal cells, `1,234` numbers,
+//!   folding case and accents (`text::fold`: quick search and queries). []
 //! - [`logging`]: tracing to a file in the data dir. []
 //! - `testing` (only with the `testing` cargo feature, which `cargo test` turns on): the
 //!   binary's test-only switches (`CONVO_TEST_PANIC`, `CONVO_NOW`). [text]

@@ -147,14 +147,26 @@ async fn run(cli: Cli) -> u8 {
         let targets = convo::demo::targets();
         let cfg = Config::for_demo(server.base_url(), key, targets, &ov).map(|mut c| {
             for (id, name) in convo::demo::aliases(server.data()) {
-                if c.aliases.name(&id).is_none() {
-                    c.aliases.insert(id, name);
+                let kind = if server.data().sites.contains(&id) {
+                    convo::config::AliasKind::Site
+                } else {
+                    convo::config::AliasKind::Agent
+                };
+                match c.aliases.name(&id) {
+                    None => c.aliases.insert_as(id, name, kind),
+                    // The user's name for it, of the kind the demo knows.
+                    Some(own) if c.aliases.kind(&id).is_none() => {
+                        let own = own.to_string();
+                        c.aliases.insert_as(id, own, kind)
+                    }
+                    Some(_) => {}
                 }
             }
             // `me` is one of the demo's agents with open conversations, unless the user's
             // config gives its own `agent_id`.
             if c.query.agent_id.is_none() {
                 c.query.agent_id = convo::demo::me(server.data());
+                c.query.demo_me = c.query.agent_id.is_some();
             }
             c
         });
@@ -192,6 +204,7 @@ async fn run(cli: Cli) -> u8 {
             let mut o = Output {
                 out_is_terminal: std::io::stdout().is_terminal(),
                 err_is_terminal: std::io::stderr().is_terminal(),
+                aliases: cfg.aliases.clone(),
                 out: &mut out,
                 err: &mut err,
             };
@@ -225,6 +238,7 @@ async fn run(cli: Cli) -> u8 {
             let mut o = Output {
                 out_is_terminal: std::io::stdout().is_terminal(),
                 err_is_terminal: std::io::stderr().is_terminal(),
+                aliases: cfg.aliases.clone(),
                 out: &mut out,
                 err: &mut err,
             };
@@ -254,6 +268,7 @@ async fn run(cli: Cli) -> u8 {
             let mut o = Output {
                 out_is_terminal: std::io::stdout().is_terminal(),
                 err_is_terminal: std::io::stderr().is_terminal(),
+                aliases: cfg.aliases.clone(),
                 out: &mut out,
                 err: &mut err,
             };
@@ -276,6 +291,7 @@ async fn run(cli: Cli) -> u8 {
             let mut o = Output {
                 out_is_terminal: std::io::stdout().is_terminal(),
                 err_is_terminal: std::io::stderr().is_terminal(),
+                aliases: cfg.aliases.clone(),
                 out: &mut out,
                 err: &mut err,
             };
@@ -324,6 +340,16 @@ async fn run_tui(
     // saved view's; a query that does not parse or resolve exits 2).
     let view = match query {
         Some(q) => {
+            // Said as the flag it came from, not as the view it becomes.
+            let names = convo::query::resolve::Names {
+                agent_id: cfg.query.agent_id,
+                aliases: &cfg.aliases,
+                sla: &cfg.sla,
+            };
+            let tab = convo::api::Resource::Conversations;
+            if let Err(e) = convo::query::views::understood(&q, tab, &names) {
+                return report(format!("--query: {e}"), exit::USAGE);
+            }
             let name = format!("query: {q}");
             cfg.views.push(convo::config::View {
                 name: name.clone(),

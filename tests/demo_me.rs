@@ -86,7 +86,31 @@ fn the_browser_opens_on_assignee_me_and_the_plan_names_me() {
     t.send("?");
     let plan = t.wait_for(&format!("me: {name} = agent {id}"));
     assert!(
-        plan.contains("(agent_id in the config, else the demo's)"),
+        plan.contains("(the demo's agent with the most open conversations)"),
         "{plan}"
     );
+}
+
+/// `--explain` under `--demo` says that `me` is the demo's agent, by name, not the config's.
+#[test]
+fn explain_says_me_is_the_demos_agent() {
+    let (id, name) = me();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_convo"))
+        .env_clear()
+        .env("HOME", tmp.path())
+        .env("CONVO_LOG_FILE", tmp.path().join("convo.log"))
+        .args(["--demo", "list", "conversations", "-q", "assignee:me"])
+        .arg("--explain")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("convo runs");
+    let plan = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        plan.contains(&format!(
+            "me is {name} = agent {id} (the demo's agent with the most open conversations)"
+        )),
+        "{plan}"
+    );
+    assert!(!plan.contains("(config)"), "{plan}");
 }

@@ -513,8 +513,58 @@ fn a_table_on_a_terminal_fits_its_width_and_says_what_it_left_out() {
         table[0].starts_with("ID") && table[0].contains("ASSIGNEE"),
         "{raw}"
     );
+    // As the browser: the ID gives up room first (its short form), then CREATED goes.
     assert!(
-        raw.contains("convo: CREATED, UPDATED left out to fit 80 columns"),
+        raw.contains("convo: CREATED left out to fit 80 columns"),
+        "{raw}"
+    );
+    assert!(table[0].contains("UPDATED"), "{raw}");
+    for l in &table[1..] {
+        let id = l.split_whitespace().next().unwrap_or_default();
+        assert_eq!(id.len(), 8, "the short id: {l:?}");
+    }
+}
+
+/// The table of `list` leaves columns out in the browser's order: each column's rank is the
+/// browser's column of the same title.
+#[test]
+fn the_table_drops_columns_in_the_browsers_order() {
+    use convo::output::Printable;
+    use convo::tui::columns::Column;
+    let tables = [convo::api::Conversation::TABLE, convo::api::Visitor::TABLE];
+    for col in tables.iter().flat_map(|t| t.iter()) {
+        let tui = Column::ALL
+            .iter()
+            .map(|c| c.spec())
+            .find(|s| s.title == col.header)
+            .unwrap_or_else(|| panic!("the browser has a {} column", col.header));
+        assert_eq!(col.drop, tui.drop, "{}", col.header);
+    }
+}
+
+/// `--format table` names sites and agents as the browser does (`[aliases]`, here the
+/// demo's names), and says "unassigned".
+#[test]
+fn a_table_names_sites_and_agents_by_their_aliases() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = common::pty::command(home.path());
+    cmd.args(common::words(
+        "--demo list conversations --max 30 --format table",
+    ));
+    let mut p = common::pty::Pty::run(cmd, 120, 40);
+    let wait = std::time::Duration::from_secs(30);
+    assert_eq!(p.wait_exit(wait), Some(0));
+    let raw = String::from_utf8_lossy(&p.raw()).into_owned();
+    let sites = [
+        "Web shop",
+        "Help center",
+        "Mobile app",
+        "Partner portal",
+        "Careers",
+    ];
+    assert!(sites.iter().any(|s| raw.contains(s)), "{raw}");
+    assert!(
+        raw.contains("Ana (EU desk)") || raw.contains("Ben (US desk)") || raw.contains("Goran"),
         "{raw}"
     );
 }

@@ -437,8 +437,9 @@ fn a_query_nothing_can_match_says_why() {
     let (d, me) = demo(50, 10);
     let before = d.requests();
     let o = list_q(&d, me, "visitor:nobody@nowhere.example", "--all");
-    ok(&o);
-    says(&o, "no visitor has the e-mail nobody@nowhere.example");
+    // As --visitor-email, the same term: exit 2 (issue 32).
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    says(&o, "no visitor has the e-mail \"nobody@nowhere.example\"");
     // One request: the e-mail's lookup; no list request.
     assert_eq!(d.requests() - before, 1);
     let o = list_q(&d, me, "is:waiting status:closed", "--all");

@@ -122,9 +122,8 @@ pub struct Cli {
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
 
-    /// Open the TUI on the conversations this query lists (see "Queries" in the README); for
-    /// now one the service answers with one request (e.g. 'status:open assignee:none
-    /// site:"Web shop"').
+    /// Open the TUI on the conversations this query lists (see "Queries" in the README), e.g.
+    /// 'status:open,pending assignee:me,none site:"Web shop"'.
     #[arg(
         long,
         value_name = "QUERY",

@@ -36,6 +36,8 @@ const KNOWN_KEYS: &[&str] = &[
     "refresh_secs",
     "refresh_max_pages",
     "aliases",
+    "sites",
+    "agents",
     "views",
     "profiles",
     "name",
@@ -108,8 +110,9 @@ pub(super) struct FileConfig {
     pub refresh_secs: Option<u64>,
     /// Pages a refresh re-reads from the top at most (see `crate::config::ui`).
     pub refresh_max_pages: Option<i64>,
+    /// `UUID = "name"`, or the tables `[aliases.sites]` and `[aliases.agents]` of them.
     #[serde(default)]
-    pub aliases: BTreeMap<String, String>,
+    pub aliases: BTreeMap<String, toml::Value>,
     #[serde(default)]
     pub views: Vec<FileView>,
     /// `[profiles.NAME]`: the same keys, laid over the top level when NAME is chosen.
@@ -194,7 +197,15 @@ impl FileConfig {
             (top, p) => p.or(top),
         };
         self.keys.extend(p.keys);
-        self.aliases.extend(p.aliases);
+        for (k, v) in p.aliases {
+            // `[profiles.X.aliases.sites]` adds to `[aliases.sites]`, as names add to names.
+            match (self.aliases.get_mut(&k), v) {
+                (Some(toml::Value::Table(top)), toml::Value::Table(more)) => top.extend(more),
+                (_, v) => {
+                    self.aliases.insert(k, v);
+                }
+            }
+        }
         self.views.extend(p.views);
         self
     }
@@ -443,6 +454,58 @@ impl Default for Extras {
     }
 }
 
+/// `[aliases]`: `UUID = "name"` of no known kind, and `[aliases.sites]` /
+/// `[aliases.agents]`, whose names are of that kind (kinds first, so a kinded name wins).
+fn aliases_of(
+    table: BTreeMap<String, toml::Value>,
+    invalid: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<Aliases, ConfigError> {
+    use super::AliasKind;
+    let mut aliases = Aliases::default();
+    let one = |at: String, k: &str, v: &toml::Value| -> Result<(Uuid, String), ConfigError> {
+        let id = Uuid::parse_str(k.trim()).map_err(|_| {
+            invalid(
+                &at,
+                "the key is not a UUID (aliases map a site's or agent's UUID to a name)".into(),
+            )
+        })?;
+        match v {
+            toml::Value::String(n) => Ok((id, n.clone())),
+            _ => Err(invalid(&at, "a name is a string".into())),
+        }
+    };
+    let mut kinded = Vec::new();
+    for (k, v) in &table {
+        let kind = match k.as_str() {
+            "sites" => Some(AliasKind::Site),
+            "agents" => Some(AliasKind::Agent),
+            _ => None,
+        };
+        match (kind, v) {
+            (Some(kind), toml::Value::Table(t)) => {
+                for (id, name) in t {
+                    let at = format!("aliases.{k}.{}", shown(id));
+                    kinded.push((one(at, id, name)?, kind));
+                }
+            }
+            (Some(_), _) => {
+                return Err(invalid(
+                    &format!("aliases.{k}"),
+                    format!("[aliases.{k}] is a table of UUID = \"name\""),
+                ));
+            }
+            (None, v) => {
+                let (id, name) = one(format!("aliases.{}", shown(k)), k, v)?;
+                aliases.insert(id, name);
+            }
+        }
+    }
+    for ((id, name), kind) in kinded {
+        aliases.insert_as(id, name, kind);
+    }
+    Ok(aliases)
+}
+
 /// Checks and takes the views, aliases, page size and refresh interval out of `f`.
 pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigError> {
     let invalid = |key: &str, message: String| ConfigError::Invalid {
@@ -465,16 +528,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         }
         s => s.filter(|&s| s > 0),
     };
-    let mut aliases = Aliases::default();
-    for (k, name) in std::mem::take(&mut f.aliases) {
-        let id = Uuid::parse_str(k.trim()).map_err(|_| {
-            invalid(
-                &format!("aliases.{}", shown(&k)),
-                "the key is not a UUID (aliases map a site's or agent's UUID to a name)".into(),
-            )
-        })?;
-        aliases.insert(id, name);
-    }
+    let aliases = aliases_of(std::mem::take(&mut f.aliases), &invalid)?;
     let mut views = Vec::new();
     for v in std::mem::take(&mut f.views) {
         let view = view_from_file(v, path)?;
@@ -601,6 +655,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
             agent_id,
             max_streams,
             scan_max_pages,
+            demo_me: false,
         },
         page_size,
         refresh_secs,

@@ -77,14 +77,37 @@ pub struct View {
     pub query: Option<String>,
 }
 
-/// Names for site and agent UUIDs (one namespace), from `[aliases]`.
+/// Names for site and agent UUIDs (one namespace), from `[aliases]`, each of a kind when
+/// it is known (`[aliases.sites]`, `[aliases.agents]`, the demo's names): a site's name is
+/// then never taken for an agent's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Aliases(BTreeMap<Uuid, String>);
+pub struct Aliases(BTreeMap<Uuid, (String, Option<AliasKind>)>);
+
+/// What an alias names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AliasKind {
+    Site,
+    Agent,
+}
+
+impl AliasKind {
+    /// `site` or `agent`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AliasKind::Site => "site",
+            AliasKind::Agent => "agent",
+        }
+    }
+}
 
 impl Aliases {
     /// The name given to this UUID, if any.
     pub fn name(&self, id: &Uuid) -> Option<&str> {
-        self.0.get(id).map(String::as_str)
+        self.0.get(id).map(|(n, _)| n.as_str())
+    }
+    /// What this UUID's alias names, when it is known.
+    pub fn kind(&self, id: &Uuid) -> Option<AliasKind> {
+        self.0.get(id).and_then(|(_, k)| *k)
     }
     /// Whether no alias is defined.
     pub fn is_empty(&self) -> bool {
@@ -95,7 +118,7 @@ impl Aliases {
         let exact: Vec<Uuid> = self
             .0
             .iter()
-            .filter(|(_, n)| *n == name)
+            .filter(|(_, (n, _))| *n == name)
             .map(|(id, _)| *id)
             .collect();
         if !exact.is_empty() {
@@ -103,17 +126,31 @@ impl Aliases {
         }
         self.0
             .iter()
-            .filter(|(_, n)| n.eq_ignore_ascii_case(name))
+            .filter(|(_, (n, _))| n.eq_ignore_ascii_case(name))
             .map(|(id, _)| *id)
             .collect()
     }
     /// Every (UUID, name), in UUID order.
     pub fn iter(&self) -> impl Iterator<Item = (Uuid, &str)> {
-        self.0.iter().map(|(id, n)| (*id, n.as_str()))
+        self.0.iter().map(|(id, (n, _))| (*id, n.as_str()))
     }
-    /// Names `id` (a later name for the same UUID wins).
+    /// Every (UUID, name, kind when known), in UUID order.
+    pub fn iter_kinds(&self) -> impl Iterator<Item = (Uuid, &str, Option<AliasKind>)> {
+        self.0.iter().map(|(id, (n, k))| (*id, n.as_str(), *k))
+    }
+    /// Names `id`, of no known kind (a later name for the same UUID wins).
     pub fn insert(&mut self, id: Uuid, name: String) {
-        self.0.insert(id, name);
+        self.0.insert(id, (name, None));
+    }
+    /// Gives a name of no known kind the kind the data shows it to be (a site's id in a row).
+    pub fn learn(&mut self, id: Uuid, kind: AliasKind) {
+        if let Some((_, k @ None)) = self.0.get_mut(&id) {
+            *k = Some(kind);
+        }
+    }
+    /// Names `id` as a site or an agent (a later name for the same UUID wins).
+    pub fn insert_as(&mut self, id: Uuid, name: String, kind: AliasKind) {
+        self.0.insert(id, (name, Some(kind)));
     }
 }
 
@@ -220,6 +257,9 @@ pub struct QuerySettings {
     /// `scan_max_pages` (default 50): stream pages the browser reads for rows a query's checks
     /// let through before it waits for `L`.
     pub scan_max_pages: usize,
+    /// `agent_id` was chosen by `--demo` (its agent with the most open conversations), not
+    /// given in the config.
+    pub demo_me: bool,
 }
 
 impl QuerySettings {
@@ -237,6 +277,7 @@ impl Default for QuerySettings {
             agent_id: None,
             max_streams: QuerySettings::DEFAULT_MAX_STREAMS,
             scan_max_pages: QuerySettings::DEFAULT_SCAN_MAX_PAGES,
+            demo_me: false,
         }
     }
 }
@@ -914,6 +955,40 @@ mod tests {
         let e = load("base_url = \"https://x\"\n[[views]]\nname = \"a\"\nemail = \"a@b\"\n")
             .unwrap_err();
         assert!(e.to_string().contains("tab"), "{e}");
+    }
+
+    #[test]
+    fn aliases_may_say_what_they_name() {
+        let text = "base_url = \"https://x\"\n\
+                    [aliases]\n\"9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d\" = \"Liam\"\n\
+                    [aliases.sites]\n\"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90\" = \"Web shop\"\n\
+                    [aliases.agents]\n\"5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60\" = \"Ana\"\n\
+                    [profiles.p.aliases.agents]\n\"0b6f2d4c-0000-4d0e-9c1a-3f6e2b7d8a90\" = \"Bo\"\n";
+        let c = load(text).unwrap();
+        let id = |s: &str| s.parse::<Uuid>().unwrap();
+        let shop = id("0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90");
+        assert_eq!(c.aliases.name(&shop), Some("Web shop"));
+        assert_eq!(c.aliases.kind(&shop), Some(AliasKind::Site));
+        let ana = id("5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60");
+        assert_eq!(c.aliases.kind(&ana), Some(AliasKind::Agent));
+        assert_eq!(
+            c.aliases.kind(&id("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d")),
+            None
+        );
+        // A profile's agents add to the top level's.
+        let ov = Overrides {
+            profile: Some("p".into()),
+            ..Overrides::default()
+        };
+        let p = Config::from_toml_str(text, Path::new("/t/c.toml"), &ov, &env_with_key).unwrap();
+        assert_eq!(p.aliases.kind(&ana), Some(AliasKind::Agent));
+        let bo = id("0b6f2d4c-0000-4d0e-9c1a-3f6e2b7d8a90");
+        assert_eq!(p.aliases.kind(&bo), Some(AliasKind::Agent));
+        // Anything else is said with its key.
+        let e = load("base_url = \"https://x\"\n[aliases.sites]\n\"nope\" = \"x\"\n").unwrap_err();
+        assert!(e.to_string().contains("aliases.sites"), "{e}");
+        let e = load("base_url = \"https://x\"\n[aliases]\nsites = 3\n").unwrap_err();
+        assert!(e.to_string().contains("aliases.sites"), "{e}");
     }
 
     #[test]

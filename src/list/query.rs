@@ -18,7 +18,9 @@ use crate::query::eval::{Context, Filter, VisitorInfo};
 use crate::query::exec::{Timed, Union};
 use crate::query::plan::{self, Plan};
 use crate::query::resolve::Names;
-use crate::query::run::{Keeper, from_the_flags, lookup, resolve_emails, understood_with};
+use crate::query::run::{
+    Keeper, before_any_request, from_the_flags, lookup, resolve_emails, understood_with,
+};
 use crate::query::{Query, cost};
 
 /// Parses and resolves `-q` with the flags' terms (the query as written, and resolved), or
@@ -48,9 +50,16 @@ fn annotate<F>(plan: &mut Plan<F>, parsed: &Query, flags: &[FlagTerm], cfg: &Con
         matches!(&t.pred, crate::query::Pred::Assignee(v) if v.contains(&crate::query::AssigneeRef::Me))
     });
     if let (true, Some(id)) = (says_me, cfg.query.agent_id) {
+        let who = match cfg.aliases.name(&id) {
+            Some(n) => format!("{} = agent {id}", crate::text::one_line(n, 40)),
+            None => format!("agent_id {id}"),
+        };
         notes.push(match &cfg.profile {
-            Some(p) => format!("me is agent_id {id} (profile {p})"),
-            None => format!("me is agent_id {id} (config)"),
+            _ if cfg.query.demo_me => {
+                format!("me is {who} (the demo's agent with the most open conversations)")
+            }
+            Some(p) => format!("me is {who} (profile {p})"),
+            None => format!("me is {who} (config)"),
         });
     }
     notes.append(&mut plan.notes);
@@ -72,7 +81,7 @@ pub async fn conversations(
         cfg,
     )?;
     let limit = args.common.limit_or(cfg.page_size)?;
-    let (emails, store) = emails_and_store(client, args, &q, cfg, o).await?;
+    let (emails, store) = emails_and_store(client, args, (&parsed, &q), &flags, cfg, o).await?;
     let mut plan = plan::conversations(&q, &emails, cfg.query.max_streams);
     if args.query.explain {
         annotate(&mut plan, &parsed, &flags, cfg);
@@ -81,11 +90,10 @@ pub async fn conversations(
         let counts = cost::conversation_counts(store.as_ref(), &plan.streams, now);
         return explain(&plan, cfg, o, (&counts, limit, &args.common, now));
     }
-    // `--visitor-email` keeps its word with -q too: no visitor with it exits 2.
-    if let Some(e) = args.visitor_email.as_deref().map(str::trim)
-        && emails.get(&e.to_lowercase()).is_none_or(Vec::is_empty)
-    {
-        return Err(ListError::NoVisitor(e.to_string()));
+    // A `visitor:` term (or `--visitor-email`, the same term) whose e-mails no visitor has
+    // matches nothing: exit 2, as without -q.
+    if let Some(e) = no_visitor(&q, &emails) {
+        return Err(ListError::NoVisitor(e));
     }
     let now = now()?;
     let filter = Filter::new(&plan.terms(), context(cfg, now));
@@ -117,7 +125,8 @@ pub async fn conversations(
 async fn emails_and_store(
     client: &Client,
     args: &ConversationOptions,
-    q: &Query,
+    (parsed, q): (&Query, &Query),
+    flags: &[FlagTerm],
     cfg: &Config,
     o: &mut Output<'_>,
 ) -> Result<(plan::Emails, Option<crate::store::Store>), ListError> {
@@ -127,6 +136,10 @@ async fn emails_and_store(
     } else {
         None
     };
+    if !args.query.explain {
+        let text = args.query.text.as_deref();
+        before_any_request(text, flags, parsed, store.as_ref(), o.err)?;
+    }
     let mut keeper = Keeper::new(store.as_mut());
     let emails = resolve_emails(client, &wanted, &mut keeper).await;
     keeper.finish(o.err);
@@ -180,6 +193,8 @@ pub async fn visitors(
     let filter = Filter::new(&plan.terms(), context(cfg, now()?));
     // Every visitor received is kept in the local store, as `list visitors` does.
     let mut store = crate::store::open_for_command(cfg, o.err);
+    let text = args.query.text.as_deref();
+    before_any_request(text, &flags, &parsed, store.as_ref(), o.err)?;
     let mut keeper = Keeper::new(store.as_mut());
     let mut pass = |v: &Visitor| {
         keeper.keep(v);
@@ -189,6 +204,29 @@ pub async fn visitors(
     let r = run(client, &plan, limit, &args.common, o, &mut pass, &mut rows).await;
     keeper.finish(o.err);
     r
+}
+
+/// The first e-mail of a required `visitor:` term that names only e-mails no visitor has.
+fn no_visitor(q: &Query, emails: &plan::Emails) -> Option<String> {
+    use crate::query::{Pred, VisitorRef};
+    q.terms.iter().filter(|t| !t.negated).find_map(|t| {
+        let Pred::Visitor(vs) = &t.pred else {
+            return None;
+        };
+        let found = |v: &VisitorRef| match v {
+            VisitorRef::Id(_) => true,
+            VisitorRef::Email(e) => emails
+                .get(&e.trim().to_lowercase())
+                .is_some_and(|ids| !ids.is_empty()),
+        };
+        if vs.iter().any(found) {
+            return None;
+        }
+        vs.iter().find_map(|v| match v {
+            VisitorRef::Email(e) => Some(e.trim().to_string()),
+            VisitorRef::Id(_) => None,
+        })
+    })
 }
 
 /// Whether the query checks a conversation's visitor (its fields, or free text).

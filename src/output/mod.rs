@@ -32,6 +32,8 @@ pub struct Output<'a> {
     pub out_is_terminal: bool,
     /// stderr is a terminal: a progress line is shown.
     pub err_is_terminal: bool,
+    /// `[aliases]` (and the demo's names): a table's site and agent UUIDs by name.
+    pub aliases: crate::config::Aliases,
 }
 
 impl Output<'_> {
@@ -43,8 +45,31 @@ impl Output<'_> {
 
     /// Writes an aligned table to stdout ([`write_table_cols`]) fitted to [`Self::table_width`];
     /// the columns left out to fit are named on stderr.
+    /// A row's cells with the UUIDs of [`TableCol::named`] columns by their alias, else short.
+    fn named_cells(&self, cols: &[TableCol], row: &[String]) -> Vec<String> {
+        row.iter()
+            .zip(cols.iter().map(|c| c.named).chain(std::iter::repeat(false)))
+            .map(
+                |(cell, named)| match named.then(|| uuid::Uuid::parse_str(cell).ok()).flatten() {
+                    Some(id) => match self.aliases.name(&id) {
+                        Some(n) => n.to_string(),
+                        None => crate::api::model::short_id(&id),
+                    },
+                    None => cell.clone(),
+                },
+            )
+            .collect()
+    }
+
     pub fn table(&mut self, cols: &[TableCol], rows: &[Vec<String>]) -> std::io::Result<()> {
         let width = self.table_width();
+        let named: Vec<Vec<String>>;
+        let rows = if cols.iter().any(|c| c.named) {
+            named = rows.iter().map(|r| self.named_cells(cols, r)).collect();
+            &named
+        } else {
+            rows
+        };
         let hidden = write_table_cols(self.out, cols, rows, width)?;
         if let Some(line) = stderr::hidden_columns_line(&hidden, width) {
             let _ = writeln!(self.err, "{line}");

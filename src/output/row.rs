@@ -14,6 +14,14 @@ pub struct TableCol {
     pub min: usize,
     /// Left out only after every column without it (the point of the listing, e.g. `DUE`).
     pub keep: bool,
+    /// When it is left out on a narrow terminal: higher first (the browser's order, its
+    /// `columns!` table; a test holds them equal).
+    pub drop: u8,
+    /// A UUID shown whole at `max`, else its short form (`min` characters) rather than cut:
+    /// the first column to give up room, as the browser's ID.
+    pub short: bool,
+    /// A UUID named by `[aliases]` when it has a name (else its short form).
+    pub named: bool,
 }
 
 impl TableCol {
@@ -23,6 +31,30 @@ impl TableCol {
             max,
             min,
             keep: false,
+            drop: 0,
+            short: false,
+            named: false,
+        }
+    }
+
+    /// The same column, left out in turn `rank` (higher first).
+    pub const fn drops(self, rank: u8) -> TableCol {
+        TableCol { drop: rank, ..self }
+    }
+
+    /// The same column, a UUID whole or short (see [`TableCol::short`]).
+    pub const fn short_form(self) -> TableCol {
+        TableCol {
+            short: true,
+            ..self
+        }
+    }
+
+    /// The same column, a UUID by its alias (see [`TableCol::named`]).
+    pub const fn named(self) -> TableCol {
+        TableCol {
+            named: true,
+            ..self
         }
     }
 
@@ -77,13 +109,13 @@ impl Printable for Conversation {
         ]
     }
     const TABLE: &'static [TableCol] = &[
-        TableCol::new("ID", 36, 36),
+        TableCol::new("ID", 36, 8).short_form().drops(2),
         TableCol::new("STATUS", 12, 6),
-        TableCol::new("SITE", 8, 8),
+        TableCol::new("SITE", 18, 8).named().drops(6),
         TableCol::new("VISITOR", 8, 8),
-        TableCol::new("ASSIGNEE", 10, 10),
-        TableCol::new("CREATED", 30, 20),
-        TableCol::new("UPDATED", 30, 20),
+        TableCol::new("ASSIGNEE", 18, 10).named().drops(3),
+        TableCol::new("CREATED", 30, 20).drops(7),
+        TableCol::new("UPDATED", 30, 20).drops(4),
     ];
     fn json_into(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         self.write_json(out)
@@ -92,10 +124,11 @@ impl Printable for Conversation {
         vec![
             self.id.to_string(),
             self.status.to_string(),
-            short_id(&self.site_id),
+            // Whole: named by the aliases, or cut to the short form, as the table is written.
+            self.site_id.to_string(),
             short_id(&self.visitor_id),
             self.assignee_id
-                .map(|a| short_id(&a))
+                .map(|a| a.to_string())
                 .unwrap_or_else(|| "unassigned".into()),
             table_ts(&self.created_at),
             table_ts(&self.updated_at),
@@ -127,11 +160,11 @@ impl Printable for Visitor {
         ]
     }
     const TABLE: &'static [TableCol] = &[
-        TableCol::new("ID", 36, 36),
+        TableCol::new("ID", 36, 8).short_form().drops(2),
         TableCol::new("NAME", 28, 12),
-        TableCol::new("EMAIL", 32, 16),
-        TableCol::new("EXTERNAL ID", 20, 11),
-        TableCol::new("CREATED", 30, 20),
+        TableCol::new("EMAIL", 32, 16).drops(1),
+        TableCol::new("EXTERNAL ID", 20, 11).drops(3),
+        TableCol::new("CREATED", 30, 20).drops(7),
     ];
     fn table_cells(&self) -> Vec<String> {
         let dash = || "—".to_string();

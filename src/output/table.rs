@@ -22,13 +22,15 @@ pub fn write_table<T: Printable>(
 }
 
 /// Which columns fit in `width` cells, and how wide: `None` for a column left out. Columns are
-/// left out from the right, those marked `keep` last and the first never, until the rest fit
+/// left out by `drop` rank (higher first), then from the right, those marked `keep` last and
+/// the first never, until the rest fit
 /// at their least (`mins`); then the shown ones are narrowed from the right only as far as
 /// needed. `widths` are the natural widths. The first column alone is cut to the width.
 pub fn fit_widths(
     widths: &[usize],
     mins: &[usize],
     keep: &[bool],
+    drop: &[u8],
     width: usize,
 ) -> Vec<Option<usize>> {
     let line = |w: &mut dyn Iterator<Item = usize>| {
@@ -50,8 +52,16 @@ pub fn fit_widths(
                 .map(|(w, _)| *w),
         )
     };
+    // Higher ranks first, then from the right.
+    let mut order: Vec<usize> = (1..widths.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(drop.get(i).copied().unwrap_or(0)),
+            std::cmp::Reverse(i),
+        )
+    });
     for pass_keep in [false, true] {
-        for i in (1..widths.len()).rev() {
+        for &i in &order {
             if least_line(&shown) <= width {
                 break;
             }
@@ -103,7 +113,7 @@ pub fn write_table_cols(
                 .collect()
         })
         .collect();
-    let natural: Vec<usize> = cols
+    let mut natural: Vec<usize> = cols
         .iter()
         .enumerate()
         .map(|(i, c)| {
@@ -118,8 +128,18 @@ pub fn write_table_cols(
     let widths: Vec<Option<usize>> = match width {
         Some(w) => {
             let mins: Vec<usize> = cols.iter().map(|c| c.min.max(c.header.len())).collect();
+            // A whole-or-short UUID is the first to give up room: short when all do not fit.
+            let all = natural.iter().sum::<usize>() + GAP * natural.len().saturating_sub(1);
+            if all > w {
+                for (n, c) in natural.iter_mut().zip(cols) {
+                    if c.short {
+                        *n = (*n).min(c.min.max(c.header.len()));
+                    }
+                }
+            }
             let keep: Vec<bool> = cols.iter().map(|c| c.keep).collect();
-            fit_widths(&natural, &mins, &keep, w)
+            let drop: Vec<u8> = cols.iter().map(|c| c.drop).collect();
+            fit_widths(&natural, &mins, &keep, &drop, w)
         }
         None => natural.into_iter().map(Some).collect(),
     };
@@ -140,8 +160,21 @@ pub fn write_table_cols(
         l
     };
     out.write_all(line(&mut cols.iter().map(|c| c.header)).as_bytes())?;
+    // A whole-or-short column narrower than its whole form shows the short one, uncut.
+    let short_at: Vec<Option<usize>> = cols
+        .iter()
+        .zip(&widths)
+        .map(|(c, w)| match w {
+            Some(w) if c.short && *w < c.max => Some(c.min),
+            _ => None,
+        })
+        .collect();
     for r in &fitted {
-        out.write_all(line(&mut r.iter().map(String::as_str)).as_bytes())?;
+        let cells = r.iter().zip(&short_at).map(|(cell, s)| match s {
+            Some(n) => cell.get(..*n).unwrap_or(cell),
+            None => cell.as_str(),
+        });
+        out.write_all(line(&mut cells.into_iter()).as_bytes())?;
     }
     out.flush()?;
     Ok(cols

@@ -9,6 +9,7 @@ use super::{AssigneeRef, Cmp, DateVal, DueValue, IsValue, NameRef, Pred, Term, V
 use crate::api::{Conversation, Visitor};
 use crate::config::Aliases;
 use crate::sla::{Sla, State};
+use crate::text::fold::Needle;
 
 /// What a visitor is known as in the local store (for `visitor.*` and free text).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,7 +45,8 @@ impl Window {
 
 #[derive(Debug, Clone)]
 enum Check {
-    Text(String),
+    /// Folded (case and accents, as quick search: `bjorn` finds "Björn").
+    Text(Needle),
     Status(Vec<String>),
     Assignee(Vec<AssigneeRef>),
     Site(Vec<Uuid>),
@@ -53,12 +55,14 @@ enum Check {
     Updated(Window),
     Due(Vec<DueValue>),
     Is(Vec<IsValue>),
-    VisitorName(Vec<String>),
+    /// Folded, as `Text`.
+    VisitorName(Vec<Needle>),
     VisitorEmail(Vec<String>),
     VisitorAttr(String, Vec<String>),
     Email(Vec<String>),
     ExternalId(Vec<String>),
-    Name(Vec<String>),
+    /// Folded, as `Text`.
+    Name(Vec<Needle>),
     Attr(String, Vec<String>),
 }
 
@@ -168,11 +172,12 @@ impl<'a> Filter<'a> {
     /// Compiles `terms` (resolved: no names, no `me`) for one walk.
     pub fn new(terms: &[Term], ctx: Context<'a>) -> Filter<'a> {
         let lower = |v: &[String]| v.iter().map(|s| s.trim().to_lowercase()).collect();
+        let folded = |v: &[String]| v.iter().map(|s| Needle::new(s.trim())).collect();
         let checks = terms
             .iter()
             .map(|t| {
                 let c = match &t.pred {
-                    Pred::Text(s) => Check::Text(s.to_lowercase()),
+                    Pred::Text(s) => Check::Text(Needle::new(s)),
                     Pred::Status(v) => {
                         Check::Status(v.iter().map(|s| s.as_str().to_lowercase()).collect())
                     }
@@ -199,14 +204,14 @@ impl<'a> Filter<'a> {
                     Pred::Updated(c) => Check::Updated(date_window(c, &ctx.tz)),
                     Pred::Due(v) => Check::Due(v.clone()),
                     Pred::Is(v) => Check::Is(v.clone()),
-                    Pred::VisitorName(v) => Check::VisitorName(lower(v)),
+                    Pred::VisitorName(v) => Check::VisitorName(folded(v)),
                     Pred::VisitorEmail(v) => Check::VisitorEmail(lower(v)),
                     Pred::VisitorAttr(k, v) => Check::VisitorAttr(k.clone(), lower(v)),
                     Pred::Email(v) => Check::Email(lower(v)),
                     Pred::ExternalId(v) => {
                         Check::ExternalId(v.iter().map(|s| s.trim().to_string()).collect())
                     }
-                    Pred::Name(v) => Check::Name(lower(v)),
+                    Pred::Name(v) => Check::Name(folded(v)),
                     Pred::Attr(k, v) => Check::Attr(k.clone(), lower(v)),
                 };
                 (t.negated, c)
@@ -249,7 +254,7 @@ impl<'a> Filter<'a> {
         let ctx = &self.ctx;
         match check {
             Check::Text(t) => {
-                let has = |s: &str| s.to_lowercase().contains(t.as_str());
+                let has = |s: &str| t.is_in(s, &mut String::new());
                 has(&c.id.to_string())
                     || has(&c.visitor_id.to_string())
                     || has(c.status.as_str())
@@ -293,7 +298,7 @@ impl<'a> Filter<'a> {
             }),
             Check::VisitorName(v) => visitor
                 .and_then(|x| x.name.as_deref())
-                .is_some_and(|n| contains_any(n, v)),
+                .is_some_and(|n| folded_has_any(n, v)),
             Check::VisitorEmail(v) => visitor
                 .and_then(|x| x.email.as_deref())
                 .is_some_and(|e| equals_any(e, v)),
@@ -314,7 +319,7 @@ impl<'a> Filter<'a> {
         let created = v.created_at.as_ref().and_then(|t| t.parsed());
         match check {
             Check::Text(t) => {
-                let has = |s: &str| s.to_lowercase().contains(t.as_str());
+                let has = |s: &str| t.is_in(s, &mut String::new());
                 has(&v.id.to_string())
                     || v.name.as_deref().is_some_and(has)
                     || v.email.as_deref().is_some_and(has)
@@ -326,7 +331,7 @@ impl<'a> Filter<'a> {
                 .external_id
                 .as_deref()
                 .is_some_and(|id| x.iter().any(|w| w == id.trim())),
-            Check::Name(n) => v.name.as_deref().is_some_and(|x| contains_any(x, n)),
+            Check::Name(n) => v.name.as_deref().is_some_and(|x| folded_has_any(x, n)),
             Check::Attr(k, vals) => attr_is(&v.attributes, k, vals),
             // Conversations' fields: never in a visitors query (the parser refuses them).
             _ => false,
@@ -334,9 +339,10 @@ impl<'a> Filter<'a> {
     }
 }
 
-fn contains_any(s: &str, lowered: &[String]) -> bool {
-    let s = s.to_lowercase();
-    lowered.iter().any(|w| s.contains(w.as_str()))
+/// Whether `s`, folded, holds any of `needles`.
+fn folded_has_any(s: &str, needles: &[Needle]) -> bool {
+    let mut buf = String::new();
+    needles.iter().any(|n| n.is_in(s, &mut buf))
 }
 
 fn equals_any(s: &str, lowered: &[String]) -> bool {

@@ -11,12 +11,14 @@
 //! - [`eval`]: those predicates, applied to a row.
 //! - [`exec`]: the streams walked concurrently and merged in the service's order.
 
+mod bounds;
 pub mod by_email;
 pub mod cost;
 mod error;
 pub mod eval;
 pub mod exec;
 pub mod filters;
+mod known;
 pub mod merge;
 pub mod named;
 pub mod pages;
@@ -34,6 +36,7 @@ use uuid::Uuid;
 use crate::api::{Resource, Status};
 
 pub use error::QueryError;
+pub use known::cautions;
 pub use parse::parse;
 pub use print::format_secs;
 

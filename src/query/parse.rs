@@ -9,12 +9,12 @@ use std::ops::Range;
 use jiff::civil;
 use uuid::Uuid;
 
-use super::resolve::closest;
+use super::known;
 use super::{
     AssigneeRef, Cmp, DateVal, DueValue, IsValue, NameRef, Pred, Query, QueryError, Secs, Side,
-    Term, VisitorRef, fields,
+    Term, VisitorRef,
 };
-use crate::api::{Resource, Status};
+use crate::api::Resource;
 
 /// Parses a query for `resource`. Never panics; every error has a position within `text`.
 pub fn parse(text: &str, resource: Resource) -> Result<Query, QueryError> {
@@ -26,6 +26,7 @@ pub fn parse(text: &str, resource: Resource) -> Result<Query, QueryError> {
         i = end;
     }
     check_given_once(&terms)?;
+    super::bounds::check(&terms)?;
     Ok(Query { resource, terms })
 }
 
@@ -97,6 +98,7 @@ fn unquote(raw: &str) -> (String, bool) {
 struct Value {
     text: String,
     span: Range<usize>,
+    quoted: bool,
 }
 
 /// Splits `text[range]` at commas outside quotes; an empty piece is an error.
@@ -110,17 +112,18 @@ fn split_values(text: &str, range: Range<usize>, field: &str) -> Result<Vec<Valu
             return Err(QueryError::new(
                 from..to,
                 if to == range.end && from == range.start {
-                    format!("nothing after {field}:")
+                    format!("{field}: with no value")
                 } else {
                     "an empty value".to_string()
                 },
                 format!("a value for {field}"),
             ));
         }
-        let (t, _) = unquote(&text[from..to]);
+        let (t, quoted) = unquote(&text[from..to]);
         out.push(Value {
             text: t,
             span: from..to,
+            quoted,
         });
         Ok(())
     };
@@ -161,13 +164,16 @@ fn parse_term(
         ));
     }
     let Some(colon) = colon else {
-        let (t, _) = unquote(&text[body..span.end]);
+        let (t, quoted) = unquote(&text[body..span.end]);
         if t.is_empty() {
             return Err(QueryError::new(
                 body..span.end,
                 "an empty phrase",
                 "a word or a quoted phrase",
             ));
+        }
+        if !quoted && resource == Resource::Conversations {
+            known::bare_word(&t, body..span.end)?;
         }
         return Ok(Term {
             negated,
@@ -177,6 +183,10 @@ fn parse_term(
         });
     };
     let field_span = body..colon;
+    if colon + 1 == span.end && !known::is_field(&text[field_span.clone()], resource) {
+        // `re: order`: an unknown field says so before its missing value.
+        return Err(known::unknown_field(text, field_span, resource));
+    }
     let values = split_values(text, colon + 1..span.end, &text[field_span.clone()])?;
     let pred = field_pred(text, field_span, &values, resource)?;
     Ok(Term {
@@ -228,8 +238,8 @@ fn field_pred(
         ("status", true) => Pred::Status(
             values
                 .iter()
-                .map(|v| Status::from_wire(&v.text.trim().to_lowercase()))
-                .collect(),
+                .map(|v| known::status(&v.text, v.quoted, v.span.clone()))
+                .collect::<Result<_, _>>()?,
         ),
         ("assignee", true) => Pred::Assignee(values.iter().map(|v| assignee(&v.text)).collect()),
         ("site", true) => Pred::Site(
@@ -255,8 +265,8 @@ fn field_pred(
                 })
                 .collect::<Result<_, _>>()?,
         ),
-        ("age", _) => Pred::Age(duration_cmp(one("one comparison")?, &name)?),
-        ("idle", true) => Pred::Idle(duration_cmp(one("one comparison")?, &name)?),
+        ("age", _) => Pred::Age(duration_cmp(text, one("one comparison")?, &name)?),
+        ("idle", true) => Pred::Idle(duration_cmp(text, one("one comparison")?, &name)?),
         ("created", _) => Pred::Created(date_cmp(one("one date or range")?)?),
         ("updated", true) => Pred::Updated(date_cmp(one("one date or range")?)?),
         ("due", true) => Pred::Due(values.iter().map(due).collect::<Result<_, _>>()?),
@@ -266,18 +276,24 @@ fn field_pred(
                 .map(|v| match v.text.to_ascii_lowercase().as_str() {
                     "waiting" => Ok(IsValue::Waiting),
                     "stale" => Ok(IsValue::Stale),
-                    _ => Err(QueryError::new(
-                        v.span.clone(),
-                        format!("{:?}", v.text),
-                        "waiting or stale",
-                    )),
+                    _ => {
+                        let e = QueryError::new(
+                            v.span.clone(),
+                            format!("{:?}", v.text),
+                            "waiting or stale",
+                        );
+                        Err(match known::did_you_mean(&v.text, &known::IS_WORDS) {
+                            Some(h) => e.hint(h),
+                            None => e,
+                        })
+                    }
                 })
                 .collect::<Result<_, _>>()?,
         ),
         ("email", false) => Pred::Email(strings()),
         ("external_id", false) => Pred::ExternalId(strings()),
         ("name", false) => Pred::Name(strings()),
-        _ => return Err(unknown_field(raw, field, resource)),
+        _ => return Err(known::unknown_field(text, field, resource)),
     };
     for v in values {
         if v.text.trim().is_empty() {
@@ -289,29 +305,6 @@ fn field_pred(
         }
     }
     Ok(pred)
-}
-
-fn unknown_field(raw: &str, at: Range<usize>, resource: Resource) -> QueryError {
-    let known = fields(resource);
-    let mut e = QueryError::new(
-        at.start..at.end + 1,
-        format!("unknown field {:?}", crate::text::one_line(raw, 40)),
-        format!("a field of {}: {}", resource.name(), known.join(", ")),
-    );
-    let near = closest(raw, known.iter().map(|s| s.to_string()), 1);
-    let other = match resource {
-        Resource::Conversations => Resource::Visitors,
-        Resource::Visitors => Resource::Conversations,
-    };
-    let hint = if let Some(n) = near.first() {
-        format!("did you mean {n}:?")
-    } else if fields(other).contains(&raw.to_ascii_lowercase().as_str()) {
-        format!("{raw} is a field of {}", other.name())
-    } else {
-        format!("to search for text with a colon, quote it: \"{raw}:…\"")
-    };
-    e = e.hint(hint);
-    e
 }
 
 fn one_value<'a>(values: &'a [Value], field: &str, what: &str) -> Result<&'a Value, QueryError> {
@@ -420,6 +413,13 @@ fn read_cmp<T>(
 }
 
 fn duration(s: &str) -> Result<Secs, String> {
+    if s.trim().parse::<i64>().is_ok() {
+        // A bare number is seconds in the config, but here `age:>10 m` would read as 10s.
+        return Err(format!(
+            "a duration with its unit: {n}s, {n}m, {n}h or {n}d",
+            n = s.trim()
+        ));
+    }
     crate::config::ui::parse_duration(s)
         .map_err(|_| "a duration such as 90s, 30m, 2h, 1h30m or 1d".to_string())
         .and_then(|n| {
@@ -431,8 +431,15 @@ fn duration(s: &str) -> Result<Secs, String> {
         })
 }
 
-fn duration_cmp(v: &Value, field: &str) -> Result<Cmp<Secs>, QueryError> {
-    read_cmp(v, duration, false, field)
+/// A comparison of durations; a unit written apart from its number (`age:>10 m`) is said.
+fn duration_cmp(text: &str, v: &Value, field: &str) -> Result<Cmp<Secs>, QueryError> {
+    read_cmp(v, duration, false, field).map_err(|e| match known::unit_after(text, v.span.end) {
+        Some(unit) => e.hint(format!(
+            "no space between the number and its unit: {field}:{}{unit}",
+            v.text.trim()
+        )),
+        None => e,
+    })
 }
 
 /// A date as GitHub's search takes it: `2026-11-01`, `2026-11-01T10:00` (local time) or with
@@ -464,11 +471,15 @@ fn date_cmp(v: &Value) -> Result<Cmp<DateVal>, QueryError> {
 fn due(v: &Value) -> Result<DueValue, QueryError> {
     let t = v.text.trim();
     let err = || {
-        QueryError::new(
+        let e = QueryError::new(
             v.span.clone(),
             format!("{t:?}"),
             "breaching, imminent, ok, or <DURATION / >DURATION (e.g. due:<10m)",
-        )
+        );
+        match known::did_you_mean(t, &known::DUE_WORDS) {
+            Some(h) => e.hint(h),
+            None => e,
+        }
     };
     Ok(match t.to_ascii_lowercase().as_str() {
         "breaching" => DueValue::Breaching,

@@ -25,7 +25,7 @@ impl Display for Term {
             f.write_char('-')?;
         }
         match &self.pred {
-            Pred::Text(t) => write!(f, "{}", quoted(t, true)),
+            Pred::Text(t) => write!(f, "{}", text(t)),
             p => write!(f, "{}:{}", p.field(), term_values(self)),
         }
     }
@@ -44,6 +44,21 @@ pub(super) fn quoted(s: &str, text: bool) -> String {
     if !needs_quotes(s, text) {
         return s.to_string();
     }
+    in_quotes(s)
+}
+
+/// Free text: quoted when it must be, and when bare it would be taken for a term's value
+/// (`"breaching"`).
+fn text(t: &str) -> String {
+    if super::known::bare_word(t, 0..0).is_err() {
+        in_quotes(t)
+    } else {
+        quoted(t, true)
+    }
+}
+
+/// `s` in quotes, with `\"` and `\\`.
+fn in_quotes(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -111,8 +126,12 @@ fn list<T>(xs: &[T], one: impl Fn(&T) -> String) -> String {
 pub(super) fn term_values(t: &Term) -> String {
     let s = |x: &String| quoted(x, false);
     match &t.pred {
-        Pred::Text(x) => quoted(x, true),
-        Pred::Status(v) => list(v, |x| quoted(x.as_str(), false)),
+        Pred::Text(x) => text(x),
+        // A status near a known one reads back only quoted (else it is taken for a typo).
+        Pred::Status(v) => list(v, |x| match super::known::near_status(x.as_str()) {
+            Some(_) => in_quotes(x.as_str()),
+            None => quoted(x.as_str(), false),
+        }),
         Pred::Assignee(v) => list(v, |a| match a {
             AssigneeRef::Me => "me".into(),
             AssigneeRef::None => "none".into(),

@@ -4,7 +4,9 @@
 
 use uuid::Uuid;
 
+use super::known::{ASSIGNEE_WORDS, closest};
 use super::{AssigneeRef, NameRef, Pred, Query, QueryError};
+use crate::config::AliasKind::{self, Agent, Site};
 use crate::config::Aliases;
 use crate::sla::{Sla, Target};
 
@@ -41,7 +43,7 @@ pub fn resolve(q: &Query, names: &Names<'_>) -> Result<Query, QueryError> {
                             }
                         },
                         AssigneeRef::Name(n) => {
-                            *v = AssigneeRef::Id(by_name(n, names.aliases, &term, i, "agent")?)
+                            *v = AssigneeRef::Id(by_name(n, names.aliases, &term, i, Agent)?)
                         }
                         _ => {}
                     }
@@ -50,7 +52,7 @@ pub fn resolve(q: &Query, names: &Names<'_>) -> Result<Query, QueryError> {
             Pred::Site(values) => {
                 for (i, v) in values.iter_mut().enumerate() {
                     if let NameRef::Name(n) = v {
-                        *v = NameRef::Id(by_name(n, names.aliases, &term, i, "site")?);
+                        *v = NameRef::Id(by_name(n, names.aliases, &term, i, Site)?);
                     }
                 }
             }
@@ -68,44 +70,76 @@ pub fn resolve(q: &Query, names: &Names<'_>) -> Result<Query, QueryError> {
     Ok(out)
 }
 
-/// The one UUID named `name` (exactly but for case, else as the start of one name).
+/// The one UUID of a `kind` named `name` (exactly but for case, else as the start of one
+/// name); an alias of the other kind is never taken.
 fn by_name(
     name: &str,
     aliases: &Aliases,
     term: &super::Term,
     i: usize,
-    what: &str,
+    kind: AliasKind,
 ) -> Result<Uuid, QueryError> {
-    let wanted = name.to_lowercase();
-    let all: Vec<(Uuid, &str)> = aliases.iter().collect();
-    let exact: Vec<&(Uuid, &str)> = all
-        .iter()
-        .filter(|(_, n)| n.to_lowercase() == wanted)
-        .collect();
-    let found = if exact.is_empty() {
-        all.iter()
-            .filter(|(_, n)| n.to_lowercase().starts_with(&wanted))
-            .collect()
-    } else {
-        exact
+    let what = kind.as_str();
+    let other = match kind {
+        Site => Agent,
+        Agent => Site,
     };
+    let all: Vec<(Uuid, &str)> = aliases
+        .iter_kinds()
+        .filter(|(_, _, k)| *k != Some(other))
+        .map(|(id, n, _)| (id, n))
+        .collect();
+    let found = named(name, &all);
     match found.as_slice() {
         [(id, _)] => Ok(*id),
         [] => {
-            let near = closest(name, all.iter().map(|(_, n)| n.to_string()), 3);
+            let shown = crate::text::one_line(name, 40);
+            let theirs: Vec<(Uuid, &str)> = aliases
+                .iter_kinds()
+                .filter(|(_, _, k)| *k == Some(other))
+                .map(|(id, n, _)| (id, n))
+                .collect();
+            if let [(_, n), ..] = named(name, &theirs).as_slice() {
+                let n = crate::text::one_line(n, 40);
+                return Err(QueryError::new(
+                    term.value_span(i),
+                    format!("{n:?} is {} {}", article(other.as_str()), other.as_str()),
+                    format!("{} {what}'s UUID or name", article(what)),
+                )
+                .hint(format!(
+                    "{}:{} lists its conversations",
+                    other.as_str(),
+                    super::quote(&n)
+                )));
+            }
+            let words: &[&str] = match kind {
+                Agent => &ASSIGNEE_WORDS,
+                Site => &[],
+            };
+            let near = closest(
+                name,
+                words
+                    .iter()
+                    .map(|w| w.to_string())
+                    .chain(all.iter().map(|(_, n)| n.to_string())),
+                3,
+            );
+            let expected = match kind {
+                Agent => "an agent's UUID or name from [aliases], me, none or anyone".to_string(),
+                Site => "a site's UUID or name from [aliases]".to_string(),
+            };
             let e = QueryError::new(
                 term.value_span(i),
-                format!("no {what} named {:?}", crate::text::one_line(name, 40)),
-                format!("a {what}'s UUID or a name from [aliases]"),
+                format!("no {what} named {shown:?}"),
+                expected,
             );
-            Err(if near.is_empty() {
-                if all.is_empty() {
-                    e.hint("[aliases] in the config names no site or agent")
-                } else {
-                    e
+            Err(match near.first() {
+                Some(w) if words.contains(&w.as_str()) => e.hint(format!("did you mean {w}?")),
+                Some(_) => e.hint(format!("closest: {}", quote_all(&near))),
+                None if all.is_empty() => {
+                    e.hint(format!("[aliases] in the config names no {what}"))
                 }
-            } else {
-                e.hint(format!("closest: {}", quote_all(&near)))
+                None => e,
             })
         }
         several => {
@@ -124,6 +158,31 @@ fn by_name(
     }
 }
 
+/// The aliases of `all` named `name` exactly but for case, else those it starts.
+fn named<'a>(name: &str, all: &'a [(Uuid, &'a str)]) -> Vec<&'a (Uuid, &'a str)> {
+    let wanted = name.to_lowercase();
+    let exact: Vec<&(Uuid, &str)> = all
+        .iter()
+        .filter(|(_, n)| n.to_lowercase() == wanted)
+        .collect();
+    if exact.is_empty() {
+        all.iter()
+            .filter(|(_, n)| n.to_lowercase().starts_with(&wanted))
+            .collect()
+    } else {
+        exact
+    }
+}
+
+/// `a` or `an` before `word`.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 fn quote_all(names: &[String]) -> String {
     names
         .iter()
@@ -132,37 +191,64 @@ fn quote_all(names: &[String]) -> String {
         .join(", ")
 }
 
-/// Up to `n` of `candidates` closest to `s` (edit distance, ignoring case), nearest first;
-/// only those near enough to be a typo or a start.
-pub(crate) fn closest(s: &str, candidates: impl Iterator<Item = String>, n: usize) -> Vec<String> {
-    let want: Vec<char> = s.to_lowercase().chars().take(64).collect();
-    let mut scored: Vec<(usize, String)> = candidates
-        .filter_map(|c| {
-            let lc: Vec<char> = c.to_lowercase().chars().take(64).collect();
-            let d = if !want.is_empty() && lc.starts_with(&want) {
-                0
-            } else {
-                distance(&want, &lc)
-            };
-            (d <= (want.len() / 3).max(2)).then_some((d, c))
-        })
-        .collect();
-    scored.sort();
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(n).map(|(_, c)| c).collect()
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Resource::Conversations as C;
+    use crate::config::AliasKind;
+    use crate::query::parse;
 
-/// Levenshtein distance.
-fn distance(a: &[char], b: &[char]) -> usize {
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
+    const SHOP: Uuid = Uuid::from_u128(0x51);
+    const GORAN: Uuid = Uuid::from_u128(0xa7);
+    const LIAM: Uuid = Uuid::from_u128(0xa9);
+
+    /// A site and an agent of known kinds, and a name of no known kind.
+    fn run(q: &str) -> Result<Query, QueryError> {
+        let mut a = Aliases::default();
+        a.insert_as(SHOP, "Web shop".into(), AliasKind::Site);
+        a.insert_as(GORAN, "Goran".into(), AliasKind::Agent);
+        a.insert(LIAM, "Liam".into());
+        let sla = Sla::default();
+        let names = Names {
+            agent_id: None,
+            aliases: &a,
+            sla: &sla,
+        };
+        resolve(&parse(q, C).unwrap(), &names)
     }
-    prev[b.len()]
+
+    #[test]
+    fn a_name_of_the_other_kind_is_an_error_that_names_its_kind() {
+        let e = run("assignee:\"Web shop\"").unwrap_err();
+        assert_eq!(e.found, "\"Web shop\" is a site");
+        assert_eq!(e.expected, "an agent's UUID or name");
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("site:\"Web shop\" lists its conversations")
+        );
+        let e = run("site:gor").unwrap_err();
+        assert_eq!(e.found, "\"Goran\" is an agent");
+        // A name of no known kind is taken for either.
+        assert!(run("assignee:liam site:liam").is_ok());
+        assert!(run("assignee:goran site:web").is_ok());
+    }
+
+    #[test]
+    fn an_assignee_typo_of_none_me_or_anyone_says_which() {
+        let e = run("assignee:nnoe").unwrap_err();
+        assert_eq!(e.found, "no agent named \"nnoe\"");
+        assert_eq!(
+            e.expected,
+            "an agent's UUID or name from [aliases], me, none or anyone"
+        );
+        assert_eq!(e.hint.as_deref(), Some("did you mean none?"));
+        assert_eq!(
+            run("assignee:anyon").unwrap_err().hint.as_deref(),
+            Some("did you mean anyone?")
+        );
+        assert_eq!(
+            run("assignee:gorn").unwrap_err().hint.as_deref(),
+            Some("closest: \"Goran\"")
+        );
+    }
 }

@@ -89,6 +89,54 @@ pub fn understood_with(
     Ok((parsed, resolved))
 }
 
+/// Before any request: the query's cautions said once on `err` (statuses convo does not
+/// know, attribute keys the store has never seen); an attribute key's typo refused with its
+/// caret; `visitor.*` terms refused when there are no visitors to check them against (no
+/// store, or one still empty), saying how to fill it.
+pub fn before_any_request(
+    q: Option<&str>,
+    flags: &[FlagTerm],
+    parsed: &Query,
+    store: Option<&Store>,
+    err: &mut dyn std::io::Write,
+) -> Result<(), ListError> {
+    let keys = store.and_then(|s| s.attribute_keys().ok());
+    let notes = super::cautions(parsed, keys.as_deref())
+        .map_err(|e| ListError::Query(e.render(&query_text(q, flags).0)))?;
+    if let Some(t) = parsed.terms.iter().find(|t| {
+        matches!(
+            t.pred,
+            super::Pred::VisitorName(_)
+                | super::Pred::VisitorEmail(_)
+                | super::Pred::VisitorAttr(..)
+        )
+    }) {
+        let field = t.pred.field();
+        let why = match store.map(|s| s.visitor_count()) {
+            None => Some(
+                "there is no local store here (store = false, or it could not be opened)"
+                    .to_string(),
+            ),
+            Some(Ok(0)) => Some(
+                "the local store has no visitors yet: fill it with `convo store sync` (one walk \
+                 of the visitors list, with progress), or browse with `convo`, which fills it as \
+                 it goes"
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(ListError::Usage(format!(
+                "{field} is checked against the visitors in the local store, and {why}"
+            )));
+        }
+    }
+    for n in notes {
+        let _ = writeln!(err, "convo: note: {}", crate::text::one_line(&n, 400));
+    }
+    Ok(())
+}
+
 /// An error in a flag's term, naming the flag; a field given twice says to write its values
 /// in `-q` instead of the flags that give it (`flags`: all of them).
 fn from_flag(mut e: QueryError, f: &FlagTerm, flags: &[FlagTerm]) -> QueryError {

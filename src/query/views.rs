@@ -28,6 +28,15 @@ pub fn one_request(q: &Query, max_streams: usize) -> bool {
     }
 }
 
+/// `text` parsed and resolved for `tab` (as written, and resolved), or `bad query` with the
+/// text and a caret under the error (`--query` and `[[views]] query` say it so).
+pub fn understood(text: &str, tab: Resource, names: &Names<'_>) -> Result<(Query, Query), String> {
+    let bad = |e: super::QueryError| format!("bad query\n{}", e.render(text));
+    let parsed = parse(text, tab).map_err(bad)?;
+    let q = resolve(&parsed, names).map_err(bad)?;
+    Ok((parsed, q))
+}
+
 /// Checks the query of every view that has one and keeps its canonical text; sets the filters
 /// of those one request answers. The first view whose query is bad is the error (its name,
 /// the query with a caret).
@@ -37,11 +46,8 @@ pub fn apply(views: &mut [View], names: &Names<'_>, max_streams: usize) -> Resul
             continue;
         };
         let name = crate::text::one_line(&v.name, 60);
-        let bad = |why: String| format!("view {name:?}: {why}");
-        let parsed =
-            parse(&text, v.tab).map_err(|e| bad(format!("bad query\n{}", e.render(&text))))?;
-        let q =
-            resolve(&parsed, names).map_err(|e| bad(format!("bad query\n{}", e.render(&text))))?;
+        let (parsed, q) =
+            understood(&text, v.tab, names).map_err(|e| format!("view {name:?}: {e}"))?;
         if one_request(&q, max_streams) {
             match v.tab {
                 Resource::Conversations => {

@@ -54,6 +54,13 @@ pub async fn prepare(
         Resource::Conversations,
         &names,
     )?;
+    crate::query::run::before_any_request(
+        a.query.text.as_deref(),
+        &flags,
+        &parsed,
+        store.as_deref(),
+        err,
+    )?;
     let mut keeper = Keeper::new(store);
     let emails = resolve_emails(client, &plan::emails_to_resolve(&q), &mut keeper).await;
     keeper.finish(err);

@@ -245,6 +245,7 @@ impl ViewsWalk<'_> {
             err,
             out_is_terminal: false,
             err_is_terminal: false,
+            aliases: self.aliases.clone(),
         };
         let walked = super::query::walk(self.client, &a, &p, self.page_size, counting, &mut o)
             .await?

@@ -177,17 +177,18 @@ fn fields(tab: Resource, neg: &str, typed: &str, src: &Sources<'_>) -> Vec<Candi
 
 /// The values `field` takes that completion offers.
 fn values_of(tab: Resource, field: &str, src: &Sources<'_>) -> Vec<String> {
-    let known = |ids: &[Uuid], other: &[Uuid]| -> Vec<String> {
+    use crate::config::AliasKind;
+    let known = |ids: &[Uuid], other: &[Uuid], other_kind: AliasKind| -> Vec<String> {
         let mut out = Vec::new();
         let name = |id: &Uuid| src.aliases.and_then(|a| a.name(id)).map(str::to_string);
         // Seen in the loaded rows first (by alias when there is one), then the other aliases
-        // not seen as the other kind.
+        // not seen as the other kind nor declared of it.
         for id in ids {
             out.push(name(id).unwrap_or_else(|| id.to_string()));
         }
         if let Some(a) = src.aliases {
             for (id, n) in a.iter() {
-                if !ids.contains(&id) && !other.contains(&id) {
+                if !ids.contains(&id) && !other.contains(&id) && a.kind(&id) != Some(other_kind) {
                     out.push(n.to_string());
                 }
             }
@@ -205,10 +206,10 @@ fn values_of(tab: Resource, field: &str, src: &Sources<'_>) -> Vec<String> {
         }
         (Resource::Conversations, "assignee") => {
             let mut v = vec!["me".to_string(), "none".into(), "anyone".into()];
-            v.extend(known(&src.agents, &src.sites));
+            v.extend(known(&src.agents, &src.sites, AliasKind::Site));
             dedupe(v)
         }
-        (Resource::Conversations, "site") => known(&src.sites, &src.agents),
+        (Resource::Conversations, "site") => known(&src.sites, &src.agents, AliasKind::Agent),
         (Resource::Conversations, "is") => vec!["waiting".into(), "stale".into()],
         (Resource::Conversations, "due") => {
             vec!["breaching".into(), "imminent".into(), "ok".into()]

@@ -142,12 +142,23 @@ pub fn on_paste(app: &mut App, mut line: QueryLine, pasted: &str) {
     app.prompt = Some(Prompt::Query(Box::new(line)));
 }
 
-/// The line's text parsed and resolved, or the error (kept on the line).
+/// The line's text parsed and resolved, or the error (kept on the line). Names of no known
+/// kind take the kind the loaded rows show (a site's name is not taken for an assignee).
 fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
     let text = line.text.clone();
+    let mut aliases = app.aliases.clone();
+    if line.tab == Resource::Conversations {
+        use crate::config::AliasKind::{Agent, Site};
+        for r in app.conversations.rows() {
+            aliases.learn(r.site_id, Site);
+            if let Some(a) = r.assignee_id {
+                aliases.learn(a, Agent);
+            }
+        }
+    }
     let names = Names {
         agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
+        aliases: &aliases,
         sla: &app.sla,
     };
     let parsed = parse(&text, line.tab).and_then(|p| resolve(&p, &names).map(|r| (p, r)));
@@ -181,8 +192,8 @@ fn explain(app: &App, line: &mut QueryLine) {
             Some(n) => format!("{} = agent {me}", crate::text::one_line(n, 40)),
             None => format!("agent {me}"),
         };
-        let from = if app.demo {
-            "agent_id in the config, else the demo's"
+        let from = if app.query_settings.demo_me {
+            "the demo's agent with the most open conversations"
         } else {
             "agent_id in the config"
         };
@@ -251,6 +262,15 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
         app.prompt = Some(Prompt::Query(Box::new(line)));
         return;
     };
+    // What `list -q` says before any request: a key's typo stays on the line.
+    let notes = match crate::query::cautions(&parsed, Some(&line.attr_keys)) {
+        Ok(n) => n,
+        Err(e) => {
+            line.error = Some((e, line.text.clone()));
+            app.prompt = Some(Prompt::Query(Box::new(line)));
+            return;
+        }
+    };
     let text = line.text.trim().to_string();
     app.query_history.get_mut(line.tab).push(&text);
     if !text.is_empty() {
@@ -261,6 +281,9 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
     }
     app.prompt = None;
     cmds.extend(run_query(app, line.tab, parsed));
+    if !notes.is_empty() {
+        app.say(notes.join("; "));
+    }
 }
 
 /// A query's terms as canonical texts, in order (two queries of the same terms in another

@@ -2,7 +2,7 @@
 //! contains the query, without regard to case or accents ([`fold`]). Works on indices into the pager's rows and follows
 //! the display order of [`super::sort`]. How keys change it: [`update`].
 
-pub mod fold;
+pub use crate::text::fold;
 pub mod update;
 
 use super::columns::{Cells, Column};

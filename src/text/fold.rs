@@ -1,4 +1,4 @@
-//! Text as quick search compares it: without regard to case or accents, so `bjorn` finds
+//! Text as quick search and queries compare it: without regard to case or accents, so `bjorn` finds
 //! "Björn", `lukasiewicz` "Łukasiewicz" and `strasse` "Straße".
 //!
 //! A character is lower-cased, then decomposed (Unicode NFKD, by `icu_normalizer`, which

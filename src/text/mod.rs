@@ -6,6 +6,8 @@
 //! are shown too, so that what is measured is what the terminal draws. Widths are measured in
 //! cells and long values are cut with `…`.
 
+pub mod fold;
+
 use std::borrow::Cow;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
