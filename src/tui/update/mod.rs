@@ -18,6 +18,7 @@ use super::tab::{Retry, ScreenLine};
 use super::{browser, export, notify, profiles, query_line, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
+mod live;
 pub mod place;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors, set_visitors_from};
@@ -577,6 +578,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &crate::pager::Merged) {
         let n = merged.left_ids.len();
         said.push(format!("{n} row{} left the list", plural(n)));
     }
+    said.extend(live::held_news(app, tab, merged));
     if merged.cut && merged.from_end {
         // An oldest-first view: the oldest rows, shown first, are the ones re-read.
         said.push(format!(
@@ -587,9 +589,14 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &crate::pager::Merged) {
             app.refresh_max_pages
         ));
     } else if merged.cut {
+        // A union reads each of its streams up to the budget.
+        let each = with_tab!(ref app, tab, |t| t.union.is_some()).then_some(" a stream");
         said.push(format!(
-            "only the top {} rows are kept live (refresh_max_pages = {})",
-            merged.live, app.refresh_max_pages
+            "only the top {} rows are kept live (refresh_max_pages = {}{}); the rows after \
+             them are as loaded",
+            merged.live,
+            app.refresh_max_pages,
+            each.unwrap_or_default()
         ));
     }
     // News from the background: it does not cover an error the user has not dealt with or
@@ -1006,16 +1013,13 @@ fn move_by(app: &mut App, delta: isize) {
         if n == 0 {
             false
         } else {
-            let last = n - 1;
-            let target = (t.selected as isize)
-                .saturating_add(delta)
-                .clamp(0, last as isize) as usize;
-            if delta > 0 && target == last && t.error.is_some() {
+            let target = t.move_target(delta);
+            if delta > 0 && target == n - 1 && t.error.is_some() {
                 t.error = None; // scrolling to the end retries
             }
-            let before = t.selected;
+            let before = (t.selected, t.held().is_some());
             t.select(target, body);
-            t.selected != before
+            (t.selected, false) != before
         }
     });
     if moved && let Some(s) = app.detail.as_mut() {

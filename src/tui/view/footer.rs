@@ -108,6 +108,16 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
+    if t.new_above > 0 {
+        // The selection kept its line while rows arrived above the screen.
+        spans.push(Span::styled(
+            format!(
+                " · ↑ {} new above",
+                crate::text::thousands(t.new_above as u64)
+            ),
+            Style::new().fg(Color::Cyan).bold(),
+        ));
+    }
     if t.refresh_error.is_some() {
         spans.push(Span::styled(
             " · refresh failed",

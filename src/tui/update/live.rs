@@ -1,0 +1,32 @@
+//! What a live list did under the user, said on the status line: the selected row that left
+//! the view at a refresh (it stays under the cursor, [`crate::tui::tab::Held`]), and Back's
+//! row that could not be found again.
+
+use crate::api::Resource;
+use crate::api::model::short_id;
+use crate::pager::Merged;
+use crate::tui::app::App;
+use crate::tui::keys::Action;
+
+/// "the selected 80be9fe2 left this view (now assigned to Ana, open); it stays until you
+/// move" when the row under the cursor left at this refresh.
+pub fn held_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
+    let (id, words) = match tab {
+        Resource::Conversations => {
+            let h = app.conversations.held()?;
+            (h.row.id, crate::tui::detail::left_words(app, h))
+        }
+        Resource::Visitors => {
+            let h = app.visitors.held()?;
+            (h.row.id, "the service no longer lists it here".to_string())
+        }
+    };
+    merged.left_ids.contains(&id).then(|| {
+        format!(
+            "the selected {} left this view: {words}; it stays, marked ×, until you move ({}/{})",
+            short_id(&id),
+            app.keymap.key_of(Action::Down),
+            app.keymap.key_of(Action::Up)
+        )
+    })
+}
