@@ -92,7 +92,6 @@ async fn a_union_refreshed_past_its_page_budget_keeps_every_row_in_both_orders()
     }
 }
 
-#[allow(dead_code)]
 fn churning(conversations: usize) -> DemoOptions {
     DemoOptions {
         seed: 9,
@@ -109,12 +108,101 @@ fn churning(conversations: usize) -> DemoOptions {
     }
 }
 
-#[allow(dead_code)]
 fn short(id: uuid::Uuid) -> String {
     id.simple().to_string()[..8].to_string()
 }
 
-#[allow(dead_code)]
-fn server_ids(server: &DemoServer) -> Vec<uuid::Uuid> {
-    server.conversations_now().iter().map(|c| c.id).collect()
+/// The queue ("status:open assignee:none") on the real loop, refreshing every second, all
+/// loaded; its rows.
+async fn queue(server: &DemoServer, size: (u16, u16)) -> (Harness, Vec<uuid::Uuid>) {
+    let want = common::count(server, |c| c.status == "open" && c.assignee_id.is_none());
+    assert!(want > 6 && want < 200, "{want}");
+    let mut h = Harness::on(server, size, 50);
+    h.app.refresh_secs = Some(1);
+    h.app.refresh_on = true;
+    h.app.pending_query =
+        Some(parse("status:open assignee:none", Resource::Conversations).expect("query"));
+    h.until(vec![KeyCode::Char('L')], &format!("all {want} loaded"))
+        .await;
+    let rows = ids(&h);
+    (h, rows)
+}
+
+/// Runs the loop until `done` holds (at most ~20 s); the screen then.
+async fn wait(h: &mut Harness, done: impl Fn(&Harness) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let screen = h.phase(vec![], 200).await;
+        if done(h) {
+            return screen;
+        }
+        assert!(Instant::now() < deadline, "never happened:\n{screen}");
+    }
+}
+
+/// The table's part of the screen line that shows `id` (its short form): left of the
+/// detail pane's border.
+fn line_with(screen: &str, id: uuid::Uuid) -> Option<String> {
+    screen
+        .lines()
+        .map(|l| l.split(['│', '┌', '└']).next().unwrap_or(l).to_string())
+        .find(|l| l.contains(&short(id)))
+}
+
+/// Issue 33, 1 and 2: `G k k k`, the detail pane open, the selected conversation and another
+/// below it are picked up by a colleague. The pane keeps its conversation and says it left;
+/// both rows show ×; the selected one stays under the cursor through later refreshes until
+/// the user moves, and `j` then goes to the row that was after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_moves() {
+    let server = demo(churning(300)).await;
+    let (mut h, rows) = queue(&server, (120, 35)).await;
+    let n = rows.len();
+    h.phase(
+        vec![
+            KeyCode::Char('G'),
+            KeyCode::Char('k'),
+            KeyCode::Char('k'),
+            KeyCode::Char('k'),
+            KeyCode::Enter,
+        ],
+        100,
+    )
+    .await;
+    let (x, next, y) = (rows[n - 4], rows[n - 3], rows[n - 2]);
+    assert_eq!(h.app.selected_id(), Some(x));
+    let agent = server.data().agents[0];
+    assert!(server.assign(x, Some(agent)) && server.assign(y, Some(agent)));
+    let screen = wait(&mut h, |h| h.app.conversations.held().is_some()).await;
+    assert_eq!(h.app.selected_id(), Some(x), "the cursor stays on it");
+    let title = format!("Conversation {} · left this view", short(x));
+    common::assert_has(&screen, &title);
+    common::assert_has(&screen, "× left this view at the last refresh");
+    let said = h
+        .app
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    common::assert_has(&said, &format!("the selected {} left this view", short(x)));
+    for gone in [x, y] {
+        let line = line_with(&screen, gone).unwrap_or_else(|| panic!("{gone} shown:\n{screen}"));
+        assert!(line.starts_with("\"×"), "marked ×: {line}");
+    }
+    // Later refreshes: it stays, with its pane, until the user moves.
+    let refreshes = h.app.last_refresh;
+    let screen = wait(&mut h, |h| h.app.last_refresh > refreshes).await;
+    let screen = if h.app.conversations.head_in_flight {
+        wait(&mut h, |h| !h.app.conversations.head_in_flight).await
+    } else {
+        screen
+    };
+    assert_eq!(h.app.selected_id(), Some(x));
+    common::assert_has(&screen, &title);
+    let screen = h.phase(vec![KeyCode::Char('j')], 100).await;
+    assert_eq!(h.app.selected_id(), Some(next), "the row after it");
+    assert!(h.app.conversations.held().is_none());
+    common::assert_has(&screen, &format!("Conversation {} ", short(next)));
+    assert!(!screen.contains("· left this view"), "{screen}");
+    assert!(!screen.contains("× left this view"), "{screen}");
 }

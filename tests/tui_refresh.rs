@@ -414,10 +414,10 @@ fn a_row_that_left_shows_greyed_where_it_was_for_one_refresh() {
     assert_eq!(line_of(&testing::render_buffer(&app), gone), None);
 }
 
-/// With the selection on the last line, a row that left above it is not drawn when it would
-/// push the selection off the screen (here a new row on top took the room it left).
+/// With the selection on the last line (`G` on a queue), a row that left above it is still
+/// drawn, greyed with ×: the rows above it scroll off the top, the selection keeps its line.
 #[test]
-fn a_row_that_left_never_pushes_the_selection_off_screen() {
+fn a_row_that_left_above_a_selection_on_the_last_line_shows_and_the_selection_stays() {
     let mut server = FakeServer::new(180, 5);
     let mut app = unassigned(&server, 1);
     server.settle(&mut app, Msg::Resize(160, 30));
@@ -432,16 +432,15 @@ fn a_row_that_left_never_pushes_the_selection_off_screen() {
     let mut c = testing::conversation(9000);
     c.assignee_id = None;
     server.conversations.insert(0, c);
+    let y0 = line_of(&testing::render_buffer(&app), selected).expect("on screen");
     server.settle(&mut app, at(10));
     assert_eq!(app.selected_id(), Some(selected));
     let buf = testing::render_buffer(&app);
     let y = line_of(&buf, selected).expect("the selection is on screen");
+    assert_eq!(y, y0, "the selection keeps its line");
     assert_eq!(buf[(0, y)].symbol(), ">");
-    assert_eq!(line_of(&buf, before[3]), None, "no room for it above");
-    // Higher up the list, the room is there: it shows.
-    update(&mut app, key(KeyCode::Home));
-    let buf = testing::render_buffer(&app);
-    assert!(line_of(&buf, before[3]).is_some());
+    let g = line_of(&buf, before[3]).expect("the row that left is shown");
+    assert_eq!(buf[(0, g)].symbol(), "×");
 }
 
 /// Watching the top of a queue, new rows arrive above: the selected row keeps its screen

@@ -202,7 +202,7 @@ pub fn left_words(app: &App, held: &Held<Conversation>) -> String {
             };
             format!("now {who}, {}", text::one_line(c.status.as_str(), 20))
         }
-        None => "the service no longer lists it here (picked up, closed or changed)".into(),
+        None => "the service no longer lists it here".into(),
     }
 }
 

@@ -331,8 +331,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// What each of the table's `body` lines shows, in server order from `offset`: the
     /// loaded rows and, with `gone`, each row that left at the last refresh just after the
     /// row it followed (shown for that one refresh, so the eye can follow; never counted,
-    /// searched or selected). A row that left above the selection is shown only while the
-    /// selection stays on screen.
+    /// searched or selected), and the selected row that left where it was ([`held`]). Rows
+    /// that left above the cursor push the rows above them off the top: every row that left
+    /// is shown, and the cursor stays on screen.
     pub fn screen_lines(&self, body: usize, gone: bool) -> Vec<ScreenLine> {
         let rows = self.pager.rows();
         let n = rows.len();
@@ -355,50 +356,47 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         if after.is_empty() && held.is_none() {
             return plain();
         }
-        let mut out = Vec::with_capacity(body);
-        // Lines the rows that left may take above the selection (the held row's line is the
-        // cursor's: after the selected row when it was last).
-        let cursor =
-            self.selected.saturating_sub(start) + held.is_some_and(|(_, end)| end) as usize;
-        let mut room_above = body.saturating_sub(1 + cursor);
-        let mut add = |out: &mut Vec<ScreenLine>, key: Option<Uuid>, above: bool| {
-            for r in after.get(&key).into_iter().flatten() {
-                if out.len() == body || (above && room_above == 0) {
-                    return;
-                }
-                if above {
-                    room_above -= 1;
-                }
-                out.push(ScreenLine::Gone(r.id()));
-            }
-        };
+        // In server order from `start`: each row, the rows that left after it, the held row
+        // at its place. Rows that left above the cursor push the rows above them off the top
+        // of the screen, not the cursor down: the cursor keeps its line (while it fits).
+        let cursor = self.cursor_line();
+        let mut out: Vec<ScreenLine> = Vec::with_capacity(body + 4);
+        let gone_after = |key: Option<Uuid>| after.get(&key).into_iter().flatten().map(|r| r.id());
         if start == 0 {
-            add(&mut out, None, n > 0);
+            out.extend(gone_after(None).map(ScreenLine::Gone));
         }
-        let held_line = |out: &mut Vec<ScreenLine>, i: usize, end: bool| {
-            if let Some((id, at_end)) = held
-                && at_end == end
+        if n == 0
+            && let Some((id, _)) = held
+        {
+            out.push(ScreenLine::Gone(id));
+        }
+        // Where the cursor's line is in `out`, once placed.
+        let mut at: Option<usize> = None;
+        for (i, r) in rows.iter().enumerate().skip(start) {
+            if at.is_none() {
+                at = out.iter().position(|l| *l == cursor);
+            }
+            let dropped = at.map_or(0, |c| (c + 1).saturating_sub(body));
+            if out.len() >= body + dropped && (at.is_some() || i > self.selected) {
+                break;
+            }
+            if let Some((id, false)) = held
                 && i == self.selected
-                && out.len() < body
             {
                 out.push(ScreenLine::Gone(id));
             }
-        };
-        if n == 0 {
-            held_line(&mut out, 0, true);
-        }
-        for (i, r) in rows.iter().enumerate().skip(start) {
-            if out.len() == body {
-                break;
-            }
-            held_line(&mut out, i, false);
-            if out.len() == body {
-                break;
-            }
             out.push(ScreenLine::Row(i));
-            held_line(&mut out, i, true);
-            add(&mut out, Some(r.id()), i < self.selected);
+            if let Some((id, true)) = held
+                && i == self.selected
+            {
+                out.push(ScreenLine::Gone(id));
+            }
+            out.extend(gone_after(Some(r.id())).map(ScreenLine::Gone));
         }
+        let at = at.or_else(|| out.iter().position(|l| *l == cursor));
+        let dropped = at.map_or(0, |c| (c + 1).saturating_sub(body));
+        out.drain(..dropped.min(out.len()));
+        out.truncate(body);
         out
     }
 

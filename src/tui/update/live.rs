@@ -23,7 +23,7 @@ pub fn held_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
     };
     merged.left_ids.contains(&id).then(|| {
         format!(
-            "the selected {} left this view: {words}; it stays, marked ×, until you move ({}/{})",
+            "the selected {} left this view: {words}; it stays (×) until you move ({}/{})",
             short_id(&id),
             app.keymap.key_of(Action::Down),
             app.keymap.key_of(Action::Up)
