@@ -119,11 +119,12 @@ async fn queue(server: &DemoServer, size: (u16, u16)) -> (Harness, Vec<uuid::Uui
     assert!(want > 6 && want < 200, "{want}");
     let mut h = Harness::on(server, size, 50);
     h.app.refresh_secs = Some(1);
-    h.app.refresh_on = true;
     h.app.pending_query =
         Some(parse("status:open assignee:none", Resource::Conversations).expect("query"));
     h.until(vec![KeyCode::Char('L')], &format!("all {want} loaded"))
         .await;
+    // Then refreshing, every second.
+    h.app.refresh_on = true;
     let rows = ids(&h);
     (h, rows)
 }
@@ -205,4 +206,99 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     common::assert_has(&screen, &format!("Conversation {} ", short(next)));
     assert!(!screen.contains("· left this view"), "{screen}");
     assert!(!screen.contains("× left this view"), "{screen}");
+}
+
+fn arriving(conversations: usize, new_per_head: u32) -> DemoOptions {
+    let mut o = churning(conversations);
+    o.faults.churn.new_per_head = new_per_head;
+    o
+}
+
+/// The screen line (from the top) that shows `id` in the table.
+fn row_of(screen: &str, id: uuid::Uuid) -> Option<usize> {
+    let id = short(id);
+    screen
+        .lines()
+        .position(|l| l.split(['│', '┌', '└']).next().unwrap_or(l).contains(&id))
+}
+
+/// Issue 33, 5: new rows arrive above the row being read at each refresh; it keeps its
+/// screen line (the view scrolls with them) and the footer says how many are above. (A list
+/// that fits on the screen shows whole: nothing is above then.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
+    let server = demo(arriving(300, 2)).await;
+    let (mut h, rows) = queue(&server, (120, 12)).await;
+    assert!(rows.len() > h.app.body_height(), "longer than the screen");
+    let screen = h
+        .phase(
+            vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Char('j')],
+            50,
+        )
+        .await;
+    let x = rows[3];
+    assert_eq!(h.app.selected_id(), Some(x));
+    let y = row_of(&screen, x).expect("on screen");
+    for _ in 0..2 {
+        let at = h.app.last_refresh;
+        wait(&mut h, |h| {
+            h.app.last_refresh > at && !h.app.conversations.head_in_flight
+        })
+        .await;
+    }
+    let screen = h.phase(vec![], 50).await;
+    assert_eq!(h.app.selected_id(), Some(x));
+    assert_eq!(row_of(&screen, x), Some(y), "the same line:\n{screen}");
+    let above = h.app.conversations.new_above;
+    assert!(above >= 4, "two refreshes of two new rows: {above}");
+    common::assert_has(&screen, &format!("↑ {above} new above"));
+    let screen = h.phase(vec![KeyCode::Char('g')], 50).await;
+    assert!(!screen.contains("new above"), "{screen}");
+}
+
+/// Issue 33, 4: Back finds the conversation it left by id, loading on past where it was
+/// (new rows pushed it down), or says it could not find it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
+    let server = demo(arriving(600, 30)).await;
+    let mut h = Harness::on(&server, (120, 30), 50);
+    h.until(vec![], "100 loaded").await;
+    while h.app.conversations.selected < 120 {
+        h.phase(vec![KeyCode::PageDown], 50).await;
+    }
+    let (x, was) = (
+        h.app.selected_id().expect("a row"),
+        h.app.conversations.selected,
+    );
+    // Elsewhere and back: each new walk's first page brings 30 new rows above it.
+    h.until(vec![KeyCode::Char('u')], "loaded").await;
+    h.phase(vec![KeyCode::Backspace], 50).await;
+    wait(&mut h, |h| {
+        h.app.conversations.reselect.is_none() && !h.app.conversations.pager.is_loading()
+    })
+    .await;
+    assert_eq!(h.app.selected_id(), Some(x), "found by id");
+    assert!(h.app.conversations.selected >= was + 60, "it moved down");
+
+    // A conversation that left the view while the user was elsewhere: said.
+    h.phase(vec![KeyCode::Char('u')], 50).await;
+    wait(&mut h, |h| !h.app.conversations.pager.is_loading()).await;
+    h.phase(vec![KeyCode::Char('j'), KeyCode::Char('j')], 50)
+        .await;
+    let y = h.app.selected_id().expect("a row");
+    h.phase(vec![KeyCode::Char('s')], 50).await;
+    assert!(server.assign(y, Some(server.data().agents[0])));
+    h.phase(vec![KeyCode::Backspace], 50).await;
+    let screen = wait(&mut h, |h| {
+        h.app.conversations.reselect.is_none() && !h.app.conversations.pager.is_loading()
+    })
+    .await;
+    assert_ne!(h.app.selected_id(), Some(y));
+    let said = h
+        .app
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default();
+    assert!(said.contains(&short(y)), "said: {said:?}\n{screen}");
 }

@@ -79,11 +79,15 @@ pub struct Retry {
     pub rate_limited: bool,
 }
 
+/// How many pages past where it was a row to select again (Back, a reload) is looked for,
+/// loading on, before the search gives up and says so.
+pub const RESELECT_PAGES: usize = 10;
+
 /// After a reload, the row to select again once it shows up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reselect {
     pub id: Uuid,
-    /// Where it was; the search gives up a page past this.
+    /// Where it was; the search gives up [`RESELECT_PAGES`] pages past this.
     pub index: usize,
 }
 
@@ -164,6 +168,8 @@ pub struct TabState<T, F> {
     /// Rows that arrived above the screen at refreshes while the selection kept its line,
     /// not yet scrolled to ("N new above").
     pub new_above: usize,
+    /// A row to select again that was not found (Back, a reload): said, then taken.
+    pub lost: Option<Reselect>,
 }
 
 impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
@@ -192,6 +198,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             held: None,
             left_now: Vec::new(),
             new_above: 0,
+            lost: None,
         }
     }
 
@@ -295,15 +302,21 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         c
     }
 
-    /// Selects the loaded row `row` names (by id, else where it was), with the same filters.
+    /// Selects the row `row` names, with the same filters: by id among the loaded rows, else
+    /// loading on to find it (within [`RESELECT_PAGES`] pages past where it was); when it is
+    /// not there, where it was, and `lost` says so.
     pub fn reselect_now(&mut self, row: Reselect, body: usize) {
-        let i = self
-            .pager
-            .rows()
-            .iter()
-            .position(|r| r.id() == row.id)
-            .unwrap_or(row.index);
-        self.select(i, body);
+        match self.pager.rows().iter().position(|r| r.id() == row.id) {
+            Some(i) => self.select(i, body),
+            None if self.pager.has_more() => {
+                self.held = None;
+                self.reselect = Some(row);
+            }
+            None => {
+                self.lost = Some(row);
+                self.select(row.index, body);
+            }
+        }
     }
 
     /// The selected row and where it is (for Back to come back to).
@@ -511,8 +524,11 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 return;
             }
             let loaded = self.pager.rows().len();
-            if self.pager.is_done() || loaded > want.index + self.pager.limit() {
+            let bound = want.index + RESELECT_PAGES * self.pager.limit();
+            if self.pager.is_done() || loaded > bound {
+                // Not found: where it was, and said (never another row silently).
                 self.reselect = None;
+                self.lost = Some(want);
                 self.select(want.index, body);
             }
         } else {

@@ -266,6 +266,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     app.conversations.sync_query();
     app.visitors.sync_query();
     fill(app, &mut cmds);
+    live::say_lost(app);
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
