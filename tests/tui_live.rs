@@ -260,7 +260,7 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
 /// (new rows pushed it down), or says it could not find it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
-    let server = demo(arriving(600, 30)).await;
+    let server = demo(arriving(600, 60)).await;
     let mut h = Harness::on(&server, (120, 30), 50);
     h.until(vec![], "100 loaded").await;
     while h.app.conversations.selected < 120 {
@@ -270,7 +270,7 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
         h.app.selected_id().expect("a row"),
         h.app.conversations.selected,
     );
-    // Elsewhere and back: each new walk's first page brings 30 new rows above it.
+    // Elsewhere and back: each new walk's first page brings 60 new rows above it.
     h.until(vec![KeyCode::Char('u')], "loaded").await;
     h.phase(vec![KeyCode::Backspace], 50).await;
     wait(&mut h, |h| {
@@ -278,7 +278,7 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     })
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "found by id");
-    assert!(h.app.conversations.selected >= was + 60, "it moved down");
+    assert!(h.app.conversations.selected >= was + 120, "it moved down");
 
     // A conversation that left the view while the user was elsewhere: said.
     h.phase(vec![KeyCode::Char('u')], 50).await;
