@@ -302,3 +302,29 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
         .unwrap_or_default();
     assert!(said.contains(&short(y)), "said: {said:?}\n{screen}");
 }
+
+/// Issue 33, 1, on a union: the selected conversation is assigned to an agent the query
+/// leaves out; its streams still list it, its check no longer passes it, so the refresh knows
+/// what it is now and the pane says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_row_of_a_union_says_what_it_is_now() {
+    let server = demo(churning(300)).await;
+    let agent = server.data().agents[0];
+    let mut h = Harness::on(&server, (120, 35), 50);
+    h.app.refresh_secs = Some(1);
+    let text = format!("status:open,pending -assignee:{agent}");
+    h.app.pending_query = Some(parse(&text, Resource::Conversations).expect("query"));
+    h.until(vec![KeyCode::Char('L')], "all ").await;
+    h.app.refresh_on = true;
+    h.phase(
+        vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Enter],
+        50,
+    )
+    .await;
+    let x = h.app.selected_id().expect("a row");
+    assert!(server.assign(x, Some(agent)));
+    let screen = wait(&mut h, |h| h.app.conversations.held().is_some()).await;
+    assert_eq!(h.app.selected_id(), Some(x));
+    let now = format!("now assigned to {}", short(agent));
+    common::assert_has(&screen, &now);
+}
