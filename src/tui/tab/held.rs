@@ -91,3 +91,79 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Conversation, ConversationFilter, Limit, Resource};
+    use crate::tui::testing::{conversation, page};
+
+    const BODY: usize = 5;
+
+    /// A tab with `rows` loaded (one page), then refreshed to `fresh`.
+    fn refreshed(
+        rows: &[Conversation],
+        fresh: &[Conversation],
+        selected: usize,
+    ) -> TabState<Conversation, ConversationFilter> {
+        let limit = Limit::new(20).unwrap_or(Limit::DEFAULT);
+        let mut t = TabState::new(
+            Resource::Conversations,
+            ConversationFilter::default(),
+            limit,
+        );
+        let _ = t.next_fetch(BODY, limit);
+        t.apply(Ok(page(rows, 0, 20)), BODY);
+        t.select(selected, BODY);
+        assert!(t.head_fetch(limit, 10, false).is_some());
+        assert_eq!(
+            t.head_page(Ok(page(fresh, 0, 20))),
+            super::super::HeadStep::Ready
+        );
+        t.finish_reread(BODY);
+        t
+    }
+
+    #[test]
+    fn the_last_row_held_shows_after_the_row_above_and_steps_back_to_it() {
+        let rows: Vec<Conversation> = (0..8).map(conversation).collect();
+        let mut t = refreshed(&rows, &rows[..7], 7);
+        let gone = rows[7].id;
+        assert_eq!(t.selected_row().map(|r| r.id), Some(gone), "held");
+        assert_eq!(t.selected, 6);
+        let lines = t.screen_lines(BODY, true);
+        assert_eq!(
+            lines.last(),
+            Some(&ScreenLine::Gone(gone)),
+            "after the last row"
+        );
+        assert_eq!(lines.len(), BODY, "the cursor on screen");
+        assert_eq!(t.move_target(1), 6, "nothing below: the last row");
+        assert_eq!(t.move_target(-1), 6, "up: the row above it");
+        t.select(t.move_target(-1), BODY);
+        assert!(t.held().is_none());
+        assert_eq!(t.selected_row().map(|r| r.id), Some(rows[6].id));
+    }
+
+    #[test]
+    fn a_held_row_that_comes_back_is_selected_again() {
+        let rows: Vec<Conversation> = (0..8).map(conversation).collect();
+        let fresh: Vec<Conversation> = rows
+            .iter()
+            .filter(|r| r.id != rows[3].id)
+            .cloned()
+            .collect();
+        let mut t = refreshed(&rows, &fresh, 3);
+        assert!(t.held().is_some());
+        assert_eq!(t.selected, 3, "the row that took its place");
+        assert_eq!(t.move_target(1), 3, "down: the row after it");
+        assert_eq!(t.move_target(-1), 2, "up: the row before it");
+        let limit = Limit::new(20).unwrap_or(Limit::DEFAULT);
+        assert!(t.head_fetch(limit, 10, false).is_some());
+        let _ = t.head_page(Ok(page(&rows, 0, 20)));
+        t.finish_reread(BODY);
+        assert!(t.held().is_none(), "back in the list");
+        assert_eq!(t.selected, 3);
+        assert_eq!(t.selected_row().map(|r| r.id), Some(rows[3].id));
+    }
+}
