@@ -179,6 +179,7 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     let title = format!("Conversation {} · left this view", short(x));
     common::assert_has(&screen, &title);
     common::assert_has(&screen, "× left this view at the last refresh");
+    common::assert_has(&screen, " × left the view · all ");
     let said = h
         .app
         .message

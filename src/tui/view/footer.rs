@@ -20,7 +20,10 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     let mut spans = Vec::new();
     // The row's place on the screen: in a display sort (an oldest-first view), its place in
     // that order, not in the service's.
-    let position = if n > 0 {
+    let position = if t.held().is_some() {
+        // The row under the cursor left the view: it has no place in the list.
+        " × left the view · ".to_string()
+    } else if n > 0 {
         format!(" row {} · ", app.sort.get(t.tab).pos(t.selected) + 1)
     } else {
         " ".to_string()
