@@ -260,9 +260,13 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16
             tui.press(b"S");
             let shown = tui.wait_for(
                 &|s| s.contains("waiting (open, unassigned):"),
-                Duration::from_secs(300),
+                Duration::from_secs(120),
             );
-            assert!(shown, "S showed no counts");
+            assert!(
+                shown,
+                "S showed no counts: {}",
+                tui.screen.lock().expect("screen")
+            );
             t.elapsed()
         });
     tui.quit();
