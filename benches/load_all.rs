@@ -17,6 +17,12 @@
 //! loading and `LOAD_ALL_LISTS=0` skips the list walks (a profile of the TUI alone, e.g. with
 //! `CONVO_BIN` a wrapper that runs it under valgrind); `LOAD_ALL_LATENCY_MS=2` gives the
 //! server that time per answer (a sleep).
+//!
+//! After `L`, `S` (the summary of the loaded rows) is pressed and timed until its counts show
+//! (`LOAD_ALL_SUMMARY=0` skips it); and per size, a union query's first screen: the binary
+//! started with `--query 'status:open,pending -assignee:none'` (two streams and a check done
+//! in convo), from start to its first row on screen, beside the same start without a query
+//! (median of 3 each).
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
@@ -94,9 +100,49 @@ struct Tui {
     keys: Vec<Duration>,
     rss_before: u64,
     rss_after: u64,
+    /// `S` pressed after `L`: until its counts show.
+    summary: Option<Duration>,
 }
 
-fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16>) -> Tui {
+/// The binary running in a pty, its screen as a `vt100` parser reads it.
+struct Running {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    screen: Arc<Mutex<String>>,
+    pid: u32,
+    _tmp: tempfile::TempDir,
+}
+
+impl Running {
+    /// Waits until `what` holds on screen (false after `limit`).
+    fn wait_for(&self, what: &dyn Fn(&str) -> bool, limit: Duration) -> bool {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            if what(&self.screen.lock().expect("screen")) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        false
+    }
+
+    fn press(&mut self, keys: &[u8]) {
+        self.writer.write_all(keys).expect("keys");
+        self.writer.flush().expect("flush");
+    }
+
+    fn quit(mut self) {
+        let _ = self.writer.write_all(b"q");
+        let _ = self.writer.flush();
+        std::thread::sleep(Duration::from_millis(100));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The binary against `base` in a 200x50 pty with a clean home (page size `limit`), `args`
+/// after the base URL.
+fn spawn(bin: &str, base: &str, key: &str, limit: Option<u16>, args: &[&str]) -> Running {
     let tmp = tempfile::tempdir().expect("temp dir");
     let pair = native_pty_system()
         .openpty(PtySize {
@@ -121,10 +167,11 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16
     cmd.env("CONVO_CONFIG", &config);
     cmd.env("CONVO_API_KEY", key);
     cmd.args(["--base-url", base]);
+    cmd.args(args);
     cmd.cwd(tmp.path());
     let mut reader = pair.master.try_clone_reader().expect("reader");
-    let mut writer = pair.master.take_writer().expect("writer");
-    let mut child = pair.slave.spawn_command(cmd).expect("spawn convo");
+    let writer = pair.master.take_writer().expect("writer");
+    let child = pair.slave.spawn_command(cmd).expect("spawn convo");
     drop(pair.slave);
     let pid = child.process_id().expect("pid");
     let screen = Arc::new(Mutex::new(String::new()));
@@ -145,34 +192,50 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16
             *seen.lock().expect("screen") = parser.screen().contents();
         }
     });
-    let wait_for = |what: &dyn Fn(&str) -> bool, limit: Duration| -> bool {
-        let end = Instant::now() + limit;
-        while Instant::now() < end {
-            if what(&screen.lock().expect("screen")) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_micros(500));
-        }
-        false
-    };
+    Running {
+        child,
+        writer,
+        screen,
+        pid,
+        _tmp: tmp,
+    }
+}
+
+/// From start to the first row on screen (the footer's row number), with `args`.
+fn first_screen(bin: &str, base: &str, key: &str, args: &[&str]) -> Duration {
+    let t = Instant::now();
+    let tui = spawn(bin, base, key, None, args);
+    let shown = tui.wait_for(&|s| footer_row(s).is_some(), Duration::from_secs(120));
+    let took = t.elapsed();
+    assert!(
+        shown,
+        "no first row: {}",
+        tui.screen.lock().expect("screen")
+    );
+    tui.quit();
+    took
+}
+
+fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16>) -> Tui {
+    let mut tui = spawn(bin, base, key, limit, &[]);
+    let pid = tui.pid;
     assert!(
         // Generous: a profile runs the binary under valgrind.
-        wait_for(&|s| footer_row(s).is_some(), Duration::from_secs(300)),
+        tui.wait_for(&|s| footer_row(s).is_some(), Duration::from_secs(300)),
         "no rows on screen: {}",
-        screen.lock().expect("screen")
+        tui.screen.lock().expect("screen")
     );
     std::thread::sleep(Duration::from_millis(300));
     let rss_before = rss_kib(pid);
     let done = format!("all {rows} loaded");
     let t = Instant::now();
-    writer.write_all(b"L").expect("L");
-    writer.flush().expect("flush");
+    tui.press(b"L");
     // A `j` every 100 ms while loading; the time until the footer shows the row it moved to.
     let press = std::env::var("LOAD_ALL_KEYS").map_or(true, |v| v != "0");
     let mut keys = Vec::new();
     let mut row = 1;
     loop {
-        if wait_for(&|s| s.contains(&done), Duration::from_millis(100)) {
+        if tui.wait_for(&|s| s.contains(&done), Duration::from_millis(100)) {
             break;
         }
         assert!(t.elapsed() < Duration::from_secs(3600), "L never finished");
@@ -180,21 +243,33 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16
             continue;
         }
         let k = Instant::now();
-        writer.write_all(b"j").expect("j");
-        writer.flush().expect("flush");
+        tui.press(b"j");
         row += 1;
-        let moved = wait_for(&|s| footer_row(s) == Some(row), Duration::from_secs(5));
+        let moved = tui.wait_for(&|s| footer_row(s) == Some(row), Duration::from_secs(5));
         assert!(moved, "j was not answered");
         keys.push(k.elapsed());
     }
     let load = t.elapsed();
     std::thread::sleep(Duration::from_millis(200));
     let rss_after = rss_kib(pid);
-    let _ = writer.write_all(b"q");
-    let _ = writer.flush();
-    std::thread::sleep(Duration::from_millis(100));
-    let _ = child.kill();
-    let _ = child.wait();
+    // `S`: the summary of every loaded row, until its counts show.
+    let summary = std::env::var("LOAD_ALL_SUMMARY")
+        .map_or(true, |v| v != "0")
+        .then(|| {
+            let t = Instant::now();
+            tui.press(b"S");
+            let shown = tui.wait_for(
+                &|s| s.contains("waiting (open, unassigned):"),
+                Duration::from_secs(120),
+            );
+            assert!(
+                shown,
+                "S showed no counts: {}",
+                tui.screen.lock().expect("screen")
+            );
+            t.elapsed()
+        });
+    tui.quit();
     // Key answers overlap the walk; the load time includes them (as a user would see it).
     Tui {
         rows,
@@ -202,6 +277,7 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16
         keys,
         rss_before,
         rss_after,
+        summary,
     }
 }
 
@@ -228,9 +304,10 @@ fn main() {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "| rows | page | L in the TUI | convo list --all | ratio | j answered (median / max, n) | RSS per row |"
+        "| rows | page | L in the TUI | convo list --all | ratio | j answered (median / max, n) | RSS per row | S after L |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut firsts = Vec::new();
     for rows in sizes {
         let server = rt
             .block_on(DemoServer::start(DemoOptions {
@@ -263,8 +340,11 @@ fn main() {
                 let per_row =
                     (tui.rss_after.saturating_sub(tui.rss_before) * 1024) as f64 / tui.rows as f64;
                 let page = limit.map_or("50 (default)".to_string(), |n| n.to_string());
+                let summary = tui
+                    .summary
+                    .map_or("–".into(), |d| format!("{:.0} ms", ms(d)));
                 println!(
-                    "| {rows} | {page} | {:.0} ms | {:.0} ms | {:.2}x | {:.1} / {:.1} ms, {} | {:.0} B ({} → {} KiB) |",
+                    "| {rows} | {page} | {:.0} ms | {:.0} ms | {:.2}x | {:.1} / {:.1} ms, {} | {:.0} B ({} → {} KiB) | {summary} |",
                     ms(tui.load),
                     ms(list),
                     tui.load.as_secs_f64() / list.as_secs_f64(),
@@ -277,6 +357,30 @@ fn main() {
                 );
             }
         }
+        // A union query's first screen beside a plain one (median of 3 each).
+        let median = |args: &[&str]| {
+            let mut t: Vec<Duration> = (0..3)
+                .map(|_| first_screen(&bin, &base, &key, args))
+                .collect();
+            t.sort();
+            t[1]
+        };
+        let plain = median(&[]);
+        let union = median(&["--query", "status:open,pending -assignee:none"]);
+        firsts.push((rows, union, plain));
         rt.block_on(server.shutdown());
+    }
+    println!();
+    println!(
+        "| rows | first screen of `status:open,pending -assignee:none` | without a query | ratio |"
+    );
+    println!("|---|---|---|---|");
+    for (rows, union, plain) in firsts {
+        println!(
+            "| {rows} | {:.0} ms | {:.0} ms | {:.2}x |",
+            ms(union),
+            ms(plain),
+            union.as_secs_f64() / plain.as_secs_f64()
+        );
     }
 }

@@ -170,12 +170,16 @@ fn its_refresh_keeps_the_oldest_rows_live_and_says_so() {
     );
     assert!(shown.contains(&newest), "the newest is as loaded: not live");
     assert_eq!(shown.len(), want.len() - 2);
-    // The view is still on its first row: now the oldest still waiting.
-    assert_eq!(selected_id(&app), Some(want[2]));
-    assert!(footer(&app).contains(" row 1 · "), "{}", footer(&app));
     let m = app.message.as_ref().expect("said").text.clone();
     assert!(m.contains("only the oldest"), "{m}");
     assert!(m.contains("(shown first) are kept live"), "{m}");
+    // The selected (oldest) one left: it stays under the cursor, marked, until the user
+    // moves; the row after it is then the oldest still waiting, the view's first row.
+    assert_eq!(selected_id(&app), Some(want[0]));
+    assert!(app.conversations.held().is_some());
+    server.settle(&mut app, key(KeyCode::Down));
+    assert_eq!(selected_id(&app), Some(want[2]));
+    assert!(footer(&app).contains(" row 1 · "), "{}", footer(&app));
     // A reload reads everything again: the newest one leaves too.
     server.settle(&mut app, ch('r'));
     let shown: Vec<uuid::Uuid> = app.conversations.rows().iter().map(|c| c.id).collect();

@@ -57,13 +57,15 @@ fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refr
     assert_eq!(mark(&app, 8), None, "updatedAt alone is no change");
     let screen = render(&app);
     assert!(screen.contains("• 3 new · ~ 1 changed"), "{screen}");
-    // the selection stayed on its row (4 now); at the top of the list the top stays in view,
-    // so the new rows come in on screen
+    // the selection stayed on its row (4 now) and on its screen line: the view scrolled
+    // with the rows that arrived above it, and the footer counts them
     assert_eq!(app.conversations.selected, 4);
-    assert_eq!(app.conversations.offset, 0);
+    assert_eq!(app.conversations.offset, 3);
+    assert!(screen.contains("↑ 3 new above"), "{screen}");
 
-    // selecting a marked row clears its mark
+    // selecting a marked row clears its mark; at the top, nothing is new above
     update(&mut app, ch('g'));
+    assert!(!render(&app).contains("new above"));
     assert_eq!(mark(&app, 0), None);
     assert_eq!(app.conversations.marks.counts(g), (2, 1));
     let screen = render(&app);

@@ -117,12 +117,15 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
         "the two that were picked up no longer wait"
     );
 
-    // the selected row itself is picked up: the selection moves to the row that took its
-    // place, not to the top
+    // the selected row itself is picked up: it stays under the cursor, marked, until the
+    // user moves; then the cursor goes to the row that took its place, not to the top
     let index = app.conversations.selected;
     assign(&mut server, selected);
     server.settle(&mut app, at(25));
     assert!(!ids(&app).contains(&selected));
+    assert_eq!(app.selected_id(), Some(selected), "held under the cursor");
+    assert!(app.conversations.held().is_some());
+    update(&mut app, key(KeyCode::Down));
     assert_eq!(app.conversations.selected, index);
     assert_eq!(app.selected_id(), Some(ids(&app)[index]));
 }
@@ -411,10 +414,10 @@ fn a_row_that_left_shows_greyed_where_it_was_for_one_refresh() {
     assert_eq!(line_of(&testing::render_buffer(&app), gone), None);
 }
 
-/// With the selection on the last line, a row that left above it is not drawn when it would
-/// push the selection off the screen (here a new row on top took the room it left).
+/// With the selection on the last line (`G` on a queue), a row that left above it is still
+/// drawn, greyed with ×: the rows above it scroll off the top, the selection keeps its line.
 #[test]
-fn a_row_that_left_never_pushes_the_selection_off_screen() {
+fn a_row_that_left_above_a_selection_on_the_last_line_shows_and_the_selection_stays() {
     let mut server = FakeServer::new(180, 5);
     let mut app = unassigned(&server, 1);
     server.settle(&mut app, Msg::Resize(160, 30));
@@ -429,22 +432,22 @@ fn a_row_that_left_never_pushes_the_selection_off_screen() {
     let mut c = testing::conversation(9000);
     c.assignee_id = None;
     server.conversations.insert(0, c);
+    let y0 = line_of(&testing::render_buffer(&app), selected).expect("on screen");
     server.settle(&mut app, at(10));
     assert_eq!(app.selected_id(), Some(selected));
     let buf = testing::render_buffer(&app);
     let y = line_of(&buf, selected).expect("the selection is on screen");
+    assert_eq!(y, y0, "the selection keeps its line");
     assert_eq!(buf[(0, y)].symbol(), ">");
-    assert_eq!(line_of(&buf, before[3]), None, "no room for it above");
-    // Higher up the list, the room is there: it shows.
-    update(&mut app, key(KeyCode::Home));
-    let buf = testing::render_buffer(&app);
-    assert!(line_of(&buf, before[3]).is_some());
+    let g = line_of(&buf, before[3]).expect("the row that left is shown");
+    assert_eq!(buf[(0, g)].symbol(), "×");
 }
 
-/// Watching the top of a queue, new rows come in on screen: the top stays in view and the
-/// selection moves down with its row, instead of the new rows arriving above the screen.
+/// Watching the top of a queue, new rows arrive above: the selected row keeps its screen
+/// line (it does not walk down the screen), the footer says "1 new above", and scrolling up
+/// shows the new row marked.
 #[test]
-fn at_the_top_new_rows_come_in_on_screen_and_the_selection_goes_down_with_its_row() {
+fn at_the_top_new_rows_arrive_above_and_the_selection_keeps_its_line() {
     let mut server = FakeServer::new(180, 5);
     let mut app = unassigned(&server, 1);
     server.settle(&mut app, Msg::Resize(160, 30));
@@ -454,14 +457,23 @@ fn at_the_top_new_rows_come_in_on_screen_and_the_selection_goes_down_with_its_ro
     c.assignee_id = None;
     let new = c.id;
     server.conversations.insert(0, c);
+    let y = line_of(&testing::render_buffer(&app), selected).expect("on screen");
     server.settle(&mut app, at(10));
-    assert_eq!(app.conversations.offset, 0, "the top stays in view");
+    assert_eq!(
+        app.conversations.offset, 1,
+        "the view scrolled with the new row"
+    );
     assert_eq!(app.selected_id(), Some(selected));
     assert_eq!(app.conversations.selected, 2);
     let buf = testing::render_buffer(&app);
+    assert_eq!(line_of(&buf, selected), Some(y), "the same line");
+    assert_eq!(line_of(&buf, new), None, "above the screen");
+    assert!(testing::render(&app).contains("↑ 1 new above"));
+    // the view scrolled back up (the selection stays): the new row shows, marked
+    app.conversations.offset = 0;
+    let buf = testing::render_buffer(&app);
     let y = line_of(&buf, new).expect("the new row is on screen");
     assert_eq!(buf[(0, y)].symbol(), "•");
-    assert_eq!(line_of(&buf, selected), Some(y + 2));
     // A display sort moves the rows; the marks follow the server's order, so they are hidden
     // rather than drawn beside the wrong rows.
     update(&mut app, ch('>'));

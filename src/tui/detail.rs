@@ -6,10 +6,12 @@ use crate::tui::keys::Action;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
+use crate::api::model::short_id;
 use crate::api::{Conversation, Resource, Visitor};
 use crate::text;
 use crate::tui::app::App;
 use crate::tui::format::absolute;
+use crate::tui::tab::Held;
 
 /// Longest line kept (cells); a 2 MB attribute must not cost a 2 MB line per frame.
 const MAX_LINE: usize = 400;
@@ -183,19 +185,75 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
     v
 }
 
+/// What the held conversation (the selected row that left the view) is now, in a few words:
+/// "now assigned to Ana, open" when a refresh read it, else that the service no longer lists
+/// it in this view.
+pub fn left_words(app: &App, held: &Held<Conversation>) -> String {
+    match &held.now {
+        Some(c) => {
+            let who = match &c.assignee_id {
+                Some(id) => format!(
+                    "assigned to {}",
+                    app.aliases
+                        .name(id)
+                        .map_or_else(|| short_id(id), |a| text::one_line(a, 40))
+                ),
+                None => "unassigned".to_string(),
+            };
+            format!("now {who}, {}", text::one_line(c.status.as_str(), 20))
+        }
+        None => "the service no longer lists it here".into(),
+    }
+}
+
+/// The first lines of the pane on a row that left the view: what happened, and that it
+/// stays until the user moves.
+fn left_lines(app: &App, words: String) -> Vec<Line<'static>> {
+    let k = |a| app.keymap.key_of(a);
+    let warn = Style::new().fg(Color::Yellow).bold();
+    vec![
+        Line::from(Span::styled(
+            format!("× left this view at the last refresh: {words}"),
+            warn,
+        )),
+        hint(&format!(
+            "it stays here until you move ({}/{})",
+            k(Action::Down),
+            k(Action::Up)
+        )),
+        Line::default(),
+    ]
+}
+
 /// The pane's lines for the selected row (empty when nothing is selected).
 pub fn lines(app: &App) -> Vec<Line<'static>> {
     match app.active {
-        Resource::Conversations => app
-            .conversations
-            .selected_row()
-            .map(|c| conversation_lines(app, c))
-            .unwrap_or_default(),
-        Resource::Visitors => app
-            .visitors
-            .selected_row()
-            .map(|r| visitor_lines(app, r))
-            .unwrap_or_default(),
+        Resource::Conversations => {
+            let t = &app.conversations;
+            let mut v = t
+                .held()
+                .map(|h| left_lines(app, left_words(app, h)))
+                .unwrap_or_default();
+            v.extend(
+                t.selected_row()
+                    .map(|c| conversation_lines(app, c))
+                    .unwrap_or_default(),
+            );
+            v
+        }
+        Resource::Visitors => {
+            let t = &app.visitors;
+            let mut v = t
+                .held()
+                .map(|_| left_lines(app, "the service no longer lists it here".into()))
+                .unwrap_or_default();
+            v.extend(
+                t.selected_row()
+                    .map(|r| visitor_lines(app, r))
+                    .unwrap_or_default(),
+            );
+            v
+        }
     }
 }
 

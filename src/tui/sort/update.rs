@@ -89,6 +89,10 @@ pub fn move_sorted(app: &mut App, delta: isize) {
     if n == 0 {
         return;
     }
+    // From a row held under the cursor (it left at a refresh; a display sort does not show
+    // it), a step lands on the row that took its place first.
+    let held = with_tab!(ref app, app.active, |t| t.held().is_some());
+    let delta = if held { delta - delta.signum() } else { delta };
     let f = app.sort.get(app.active);
     let pos = f.pos(selected(app)) as isize;
     let target = pos.saturating_add(delta).clamp(0, n as isize - 1) as usize;

@@ -8,9 +8,11 @@ use super::command::{Command, Query};
 use crate::api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
 use crate::pager::{Merged, Pager, Reread};
 
+mod held;
 pub mod marks;
 mod next;
 pub mod union;
+pub use held::Held;
 pub use next::{NextWalk, Replacing};
 pub use union::{UnionWalk, Verdict};
 
@@ -79,11 +81,15 @@ pub struct Retry {
     pub budget: bool,
 }
 
+/// How many pages past where it was a row to select again (Back, a reload) is looked for,
+/// loading on, before the search gives up and says so.
+pub const RESELECT_PAGES: usize = 10;
+
 /// After a reload, the row to select again once it shows up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reselect {
     pub id: Uuid,
-    /// Where it was; the search gives up a page past this.
+    /// Where it was; the search gives up [`RESELECT_PAGES`] pages past this.
     pub index: usize,
 }
 
@@ -157,6 +163,15 @@ pub struct TabState<T, F> {
     pub refresh_error: Option<String>,
     /// Rows new or changed since the previous fetch (see [`super::marks`]).
     pub marks: super::marks::Marks,
+    /// The selected row left the view at a refresh: the cursor stays on it ([`held`]).
+    held: Option<Held<T>>,
+    /// What a union's refresh read of rows its checks no longer pass (for [`Held::now`]).
+    left_now: Vec<T>,
+    /// Rows that arrived above the screen at refreshes while the selection kept its line,
+    /// not yet scrolled to ("N new above").
+    pub new_above: usize,
+    /// A row to select again that was not found (Back, a reload): said, then taken.
+    pub lost: Option<Reselect>,
 }
 
 impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
@@ -182,6 +197,10 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             reread: None,
             refresh_error: None,
             marks: Default::default(),
+            held: None,
+            left_now: Vec::new(),
+            new_above: 0,
+            lost: None,
         }
     }
 
@@ -190,9 +209,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.pager.rows()
     }
 
-    /// The selected row, if any row is loaded.
+    /// The selected row, if any row is loaded: the row that left under the cursor while it
+    /// is held there ([`held`]).
     pub fn selected_row(&self) -> Option<&T> {
-        self.pager.rows().get(self.selected)
+        match &self.held {
+            Some(h) => Some(&h.row),
+            None => self.pager.rows().get(self.selected),
+        }
     }
 
     /// Starts a new walk (new generation); older answers will be dropped.
@@ -221,6 +244,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.head_in_flight = false;
         self.reread = None;
         self.refresh_error = None;
+        self.held = None;
+        self.new_above = 0;
         Command::Cancel { tab: self.tab }
     }
 
@@ -279,15 +304,21 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         c
     }
 
-    /// Selects the loaded row `row` names (by id, else where it was), with the same filters.
+    /// Selects the row `row` names, with the same filters: by id among the loaded rows, else
+    /// loading on to find it (within [`RESELECT_PAGES`] pages past where it was); when it is
+    /// not there, where it was, and `lost` says so.
     pub fn reselect_now(&mut self, row: Reselect, body: usize) {
-        let i = self
-            .pager
-            .rows()
-            .iter()
-            .position(|r| r.id() == row.id)
-            .unwrap_or(row.index);
-        self.select(i, body);
+        match self.pager.rows().iter().position(|r| r.id() == row.id) {
+            Some(i) => self.select(i, body),
+            None if self.pager.has_more() => {
+                self.held = None;
+                self.reselect = Some(row);
+            }
+            None => {
+                self.lost = Some(row);
+                self.select(row.index, body);
+            }
+        }
     }
 
     /// The selected row and where it is (for Back to come back to).
@@ -298,8 +329,15 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         })
     }
 
-    /// Moves the selection (clamped to the loaded rows) and keeps it on screen.
+    /// Moves the selection (clamped to the loaded rows) and keeps it on screen; a row held
+    /// under the cursor ([`held`]) is let go.
     pub fn select(&mut self, index: usize, body: usize) {
+        self.held = None;
+        self.place(index, body);
+    }
+
+    /// The selection at `index` (clamped), kept on screen; a held row stays held.
+    fn place(&mut self, index: usize, body: usize) {
         let n = self.pager.rows().len();
         self.selected = index.min(n.saturating_sub(1));
         self.scroll_into_view(body);
@@ -308,8 +346,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// What each of the table's `body` lines shows, in server order from `offset`: the
     /// loaded rows and, with `gone`, each row that left at the last refresh just after the
     /// row it followed (shown for that one refresh, so the eye can follow; never counted,
-    /// searched or selected). A row that left above the selection is shown only while the
-    /// selection stays on screen.
+    /// searched or selected), and the selected row that left where it was ([`held`]). Rows
+    /// that left above the cursor push the rows above them off the top: every row that left
+    /// is shown, and the cursor stays on screen.
     pub fn screen_lines(&self, body: usize, gone: bool) -> Vec<ScreenLine> {
         let rows = self.pager.rows();
         let n = rows.len();
@@ -322,52 +361,77 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         if !gone {
             return plain();
         }
+        let held = self.held.as_ref().map(|h| (h.row.id(), h.at_end));
         let mut after: std::collections::HashMap<Option<Uuid>, Vec<&T>> = Default::default();
         for g in self.pager.gone() {
-            after.entry(g.after).or_default().push(&g.row);
+            if held.is_none_or(|(id, _)| id != g.row.id()) {
+                after.entry(g.after).or_default().push(&g.row);
+            }
         }
-        if after.is_empty() {
+        if after.is_empty() && held.is_none() {
             return plain();
         }
-        let mut out = Vec::with_capacity(body);
-        // Lines the rows that left may take above the selection.
-        let mut room_above = body.saturating_sub(1 + self.selected.saturating_sub(start));
-        let mut add = |out: &mut Vec<ScreenLine>, key: Option<Uuid>, above: bool| {
-            for r in after.get(&key).into_iter().flatten() {
-                if out.len() == body || (above && room_above == 0) {
-                    return;
-                }
-                if above {
-                    room_above -= 1;
-                }
-                out.push(ScreenLine::Gone(r.id()));
-            }
-        };
+        // In server order from `start`: each row, the rows that left after it, the held row
+        // at its place. Rows that left above the cursor push the rows above them off the top
+        // of the screen, not the cursor down: the cursor keeps its line (while it fits).
+        let cursor = self.cursor_line();
+        let mut out: Vec<ScreenLine> = Vec::with_capacity(body + 4);
+        let gone_after = |key: Option<Uuid>| after.get(&key).into_iter().flatten().map(|r| r.id());
         if start == 0 {
-            add(&mut out, None, n > 0);
+            out.extend(gone_after(None).map(ScreenLine::Gone));
         }
+        if n == 0
+            && let Some((id, _)) = held
+        {
+            out.push(ScreenLine::Gone(id));
+        }
+        // Where the cursor's line is in `out`, once placed.
+        let mut at: Option<usize> = None;
         for (i, r) in rows.iter().enumerate().skip(start) {
-            if out.len() == body {
+            if at.is_none() {
+                at = out.iter().position(|l| *l == cursor);
+            }
+            let dropped = at.map_or(0, |c| (c + 1).saturating_sub(body));
+            if out.len() >= body + dropped && (at.is_some() || i > self.selected) {
                 break;
             }
+            if let Some((id, false)) = held
+                && i == self.selected
+            {
+                out.push(ScreenLine::Gone(id));
+            }
             out.push(ScreenLine::Row(i));
-            add(&mut out, Some(r.id()), i < self.selected);
+            if let Some((id, true)) = held
+                && i == self.selected
+            {
+                out.push(ScreenLine::Gone(id));
+            }
+            out.extend(gone_after(Some(r.id())).map(ScreenLine::Gone));
         }
+        let at = at.or_else(|| out.iter().position(|l| *l == cursor));
+        let dropped = at.map_or(0, |c| (c + 1).saturating_sub(body));
+        out.drain(..dropped.min(out.len()));
+        out.truncate(body);
         out
     }
 
     /// The row that left at the last refresh with this id.
     pub fn gone_row(&self, id: Uuid) -> Option<&T> {
-        self.pager.gone().map(|g| &g.row).find(|r| r.id() == id)
+        match &self.held {
+            Some(h) if h.row.id() == id => Some(&h.row),
+            _ => self.pager.gone().map(|g| &g.row).find(|r| r.id() == id),
+        }
     }
 
     /// Adjusts the scroll offset so the selection is visible in `body` rows.
     pub fn scroll_into_view(&mut self, body: usize) {
         let body = body.max(1);
+        // A held row after the last one takes the line below it.
+        let cursor = self.selected + self.held.as_ref().is_some_and(|h| h.at_end) as usize;
         if self.selected < self.offset {
             self.offset = self.selected;
-        } else if self.selected >= self.offset + body {
-            self.offset = self.selected + 1 - body;
+        } else if cursor >= self.offset + body {
+            self.offset = cursor + 1 - body;
         }
         let n = self.pager.rows().len();
         // On the last loaded row with more to come, keep a line free for "loading…".
@@ -378,6 +442,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         if self.offset + body > n + 1 {
             self.offset = (n + 1).saturating_sub(body).min(self.selected);
         }
+        // New rows above the screen are the top ones: those scrolled to are seen.
+        self.new_above = self.new_above.min(self.offset);
     }
 
     /// True when the next page should be asked for now: the selection is within a page of
@@ -466,12 +532,15 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 return;
             }
             let loaded = self.pager.rows().len();
-            if self.pager.is_done() || loaded > want.index + self.pager.limit() {
+            let bound = want.index + RESELECT_PAGES * self.pager.limit();
+            if self.pager.is_done() || loaded > bound {
+                // Not found: where it was, and said (never another row silently).
                 self.reselect = None;
+                self.lost = Some(want);
                 self.select(want.index, body);
             }
         } else {
-            self.select(self.selected, body);
+            self.place(self.selected, body);
         }
     }
 
@@ -547,17 +616,19 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     }
 
     /// Merges the finished refresh into the rows. The selection stays on its row, on the
-    /// same screen line (at the top of the list, the top stays in view instead); when its row
-    /// left, on the row that took its place (the one above at the end), never back at the
-    /// top.
+    /// same screen line (the view scrolls with rows that arrive above it, counted in
+    /// `new_above`); when its row left, the cursor stays on it, greyed ([`held`]), with
+    /// `selected` on the row that took its place (the one above at the end).
     pub fn finish_reread(&mut self, body: usize) -> Merged {
         self.head_in_flight = false;
+        let left_now = std::mem::take(&mut self.left_now);
         let Some(r) = self.reread.take() else {
             return Merged::default();
         };
         self.refresh_error = None;
+        // The loaded row at the cursor (the one below a held row).
         let (sel_id, line) = (
-            self.selected_row().map(Row::id),
+            self.pager.rows().get(self.selected).map(Row::id),
             self.selected.saturating_sub(self.offset),
         );
         let old_selected = self.selected;
@@ -580,13 +651,25 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.selected = found
             .unwrap_or(old_selected)
             .min(rows.len().saturating_sub(1));
-        // Watching the top of the list (a queue), the top stays in view: new rows come in
-        // on screen and push the selection down with its row, not up out of sight.
-        self.offset = if self.offset == 0 {
-            0
-        } else {
-            self.selected.saturating_sub(line)
-        };
+        match sel_id {
+            Some(id) if self.held.is_none() && found.is_none() => self.hold(id),
+            _ => {}
+        }
+        self.follow_held(left_now);
+        // The selection keeps its screen line: rows that arrive above it scroll the view
+        // (and are counted), the row being read does not walk down the screen.
+        self.offset = self.selected.saturating_sub(line);
+        let live = merged.live_from..(merged.live_from + merged.live).min(self.offset);
+        let new: std::collections::HashSet<&Uuid> = merged.new_ids.iter().collect();
+        let arrived = self
+            .pager
+            .rows()
+            .get(live)
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| new.contains(&r.id()))
+            .count();
+        self.new_above += arrived;
         self.scroll_into_view(body);
         merged
     }

@@ -204,6 +204,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.head_in_flight = false;
         self.reread = None;
         self.refresh_error = None;
+        self.held = None;
         self.after_page(body);
     }
 }

@@ -91,6 +91,8 @@ struct Refresh<T, F> {
     window: usize,
     /// Stream pages it may read.
     budget: usize,
+    /// Rows it read that the checks no longer pass: what a loaded row that leaves is now.
+    failed: Vec<T>,
 }
 
 impl<T: Row, F> UnionWalk<T, F> {
@@ -384,6 +386,7 @@ where
             rows: Vec::new(),
             window,
             budget,
+            failed: Vec::new(),
         }));
         self.head_in_flight = true;
         self.refresh_error = None;
@@ -401,7 +404,8 @@ where
     ) -> Option<crate::pager::Merged> {
         let r = u.refresh.as_mut()?;
         let complete = loop {
-            if r.rows.len() >= r.window.max(1) {
+            // A page more than it stands for: a row new ones pushed down is still met.
+            if r.rows.len() >= r.window.max(1) + u.limit.get() {
                 break false;
             }
             match r.walk.next_row().0 {
@@ -415,6 +419,9 @@ where
                         if v == Verdict::Pass {
                             r.walk.matched += 1;
                             r.rows.push(x);
+                        } else {
+                            // What a row that leaves the view is now, if it was loaded.
+                            r.failed.push(x);
                         }
                     }
                 },
@@ -430,6 +437,20 @@ where
         };
         let r = *u.refresh.take()?;
         u.handed += 1;
+        // What it stands for: the loaded rows up to the last one it met again (in the merge's
+        // order, every row before that one that still matches was read). A loaded row past
+        // it was not read again (the page budget ended the refresh, or new rows pushed it
+        // down): it stays as loaded, never taken for gone.
+        let window = if complete {
+            r.window
+        } else {
+            let met: std::collections::HashSet<uuid::Uuid> = r.rows.iter().map(Row::id).collect();
+            let loaded = self.pager.rows();
+            loaded[..r.window.min(loaded.len())]
+                .iter()
+                .rposition(|x| met.contains(&x.id()))
+                .map_or(0, |p| p + 1)
+        };
         let mut read = crate::pager::Reread::new(1);
         read.apply(Page {
             items: r.rows.clone(),
@@ -439,14 +460,16 @@ where
         });
         self.reread = Some(super::RereadState {
             read,
-            window: r.window,
+            window,
             limit: u.limit,
             from_page: None,
         });
+        self.left_now = r.failed;
         let merged = super::marks::merge_ready(self, body);
-        // The refresh read as far as the rows it stood for: its walk goes on from there (the
-        // rows it read past the last one loaded come first), and its scan counts.
-        if complete || r.rows.len() >= r.window {
+        // The refresh read past every loaded row: its walk goes on from there (the rows it
+        // read past the last one loaded come first), and its scan counts (never less than
+        // the scan it replaces had counted). Otherwise the walk goes on from where it was.
+        if complete || !merged.cut {
             let kept: std::collections::HashSet<uuid::Uuid> =
                 self.pager.rows().iter().map(Row::id).collect();
             let mut w = r.walk;
@@ -456,6 +479,7 @@ where
                 .filter(|x| !kept.contains(&x.id()))
                 .collect();
             w.handed = u.handed;
+            w.scanned = w.scanned.max(u.scanned);
             *u = w;
         }
         Some(merged)

@@ -19,6 +19,7 @@ use super::{browser, export, notify, profiles, query_line, search, sort, summary
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
 pub mod layers;
+mod live;
 pub mod place;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors, set_visitors_from};
@@ -270,6 +271,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     app.conversations.sync_query();
     app.visitors.sync_query();
     fill(app, &mut cmds);
+    live::say_lost(app);
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
@@ -574,6 +576,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &crate::pager::Merged) {
         let n = merged.left_ids.len();
         said.push(format!("{n} row{} left the list", plural(n)));
     }
+    said.extend(live::held_news(app, tab, merged));
     if merged.cut && merged.from_end {
         // An oldest-first view: the oldest rows, shown first, are the ones re-read.
         said.push(format!(
@@ -584,15 +587,21 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &crate::pager::Merged) {
             app.refresh_max_pages
         ));
     } else if merged.cut {
-        // The budget, or the rows loaded when the refresh began, whichever was fewer.
+        // The budget, or the rows loaded when the refresh began, whichever was fewer. A union
+        // reads each of its streams up to the budget.
+        let each = with_tab!(ref app, tab, |t| t.union.is_some()).then_some(" a stream");
         let budget = app.refresh_max_pages.saturating_mul(app.limit.get());
-        let why = if merged.live < budget {
+        let why = if merged.live < budget && each.is_none() {
             "the rest were loaded after the refresh began".to_string()
         } else {
-            format!("refresh_max_pages = {}", app.refresh_max_pages)
+            format!(
+                "refresh_max_pages = {}{}",
+                app.refresh_max_pages,
+                each.unwrap_or_default()
+            )
         };
         said.push(format!(
-            "only the top {} rows are kept live ({why})",
+            "only the top {} rows are kept live ({why}); the rows after them are as loaded",
             crate::text::thousands(merged.live as u64)
         ));
     }
@@ -901,16 +910,13 @@ fn move_by(app: &mut App, delta: isize) {
         if n == 0 {
             false
         } else {
-            let last = n - 1;
-            let target = (t.selected as isize)
-                .saturating_add(delta)
-                .clamp(0, last as isize) as usize;
-            if delta > 0 && target == last && t.error.is_some() {
+            let target = t.move_target(delta);
+            if delta > 0 && target == n - 1 && t.error.is_some() {
                 t.error = None; // scrolling to the end retries
             }
-            let before = t.selected;
+            let before = (t.selected, t.held().is_some());
             t.select(target, body);
-            t.selected != before
+            (t.selected, false) != before
         }
     });
     if moved && let Some(s) = app.detail.as_mut() {

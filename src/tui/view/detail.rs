@@ -15,17 +15,25 @@ use crate::tui::keys::Action;
 
 /// Draws the pane.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let title = match app.active {
-        Resource::Conversations => app
-            .conversations
-            .selected_row()
-            .map(|c| format!(" Conversation {} ", short_id(&c.id))),
-        Resource::Visitors => app
-            .visitors
-            .selected_row()
-            .map(|v| format!(" Visitor {} ", short_id(&v.id))),
+    let (title, left) = match app.active {
+        Resource::Conversations => (
+            app.conversations
+                .selected_row()
+                .map(|c| format!(" Conversation {} ", short_id(&c.id))),
+            app.conversations.held().is_some(),
+        ),
+        Resource::Visitors => (
+            app.visitors
+                .selected_row()
+                .map(|v| format!(" Visitor {} ", short_id(&v.id))),
+            app.visitors.held().is_some(),
+        ),
+    };
+    let mut title = title.unwrap_or_else(|| " Detail ".into());
+    if left {
+        // The row under the cursor left the view: said in the border too.
+        title.push_str("· left this view ");
     }
-    .unwrap_or_else(|| " Detail ".into());
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(Style::new().fg(Color::Cyan))

@@ -20,7 +20,10 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     let mut spans = Vec::new();
     // The row's place on the screen: in a display sort (an oldest-first view), its place in
     // that order, not in the service's.
-    let position = if n > 0 {
+    let position = if t.held().is_some() {
+        // The row under the cursor left the view: it has no place in the list.
+        " × left the view · ".to_string()
+    } else if n > 0 {
         format!(" row {} · ", app.sort.get(t.tab).pos(t.selected) + 1)
     } else {
         " ".to_string()
@@ -113,6 +116,16 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
+    if t.new_above > 0 {
+        // The selection kept its line while rows arrived above the screen.
+        spans.push(Span::styled(
+            format!(
+                " · ↑ {} new above",
+                crate::text::thousands(t.new_above as u64)
+            ),
+            Style::new().fg(Color::Cyan).bold(),
+        ));
+    }
     if t.refresh_error.is_some() {
         spans.push(Span::styled(
             " · refresh failed",

@@ -27,7 +27,7 @@ pub fn gutter<T: Row + Clone + PartialEq, F: TabFilter>(
     line: ScreenLine,
 ) -> Option<(&'static str, Style)> {
     match line {
-        ScreenLine::Row(i) if i == t.selected => None,
+        line if line == t.cursor_line() && t.held().is_none() => None,
         ScreenLine::Row(i) => t
             .rows()
             .get(i)

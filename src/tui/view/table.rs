@@ -235,11 +235,7 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         .highlight_symbol(SELECTED)
         .highlight_spacing(HighlightSpacing::Always);
     let mut state = TableState::default();
-    state.select(
-        lines
-            .iter()
-            .position(|l| *l == ScreenLine::Row(tab.selected)),
-    );
+    state.select(lines.iter().position(|l| *l == tab.cursor_line()));
     let table_area = Rect::new(area.x, area.y, inner_w, area.height);
     frame.render_stateful_widget(table, table_area, &mut state);
     // The marks in the first column (server order only: a display sort hides them rather than
