@@ -9,7 +9,8 @@
 //! `IDLE_SECS` (default 300) seconds.
 //!
 //! `cargo test --test idle_cost -- --ignored --nocapture`; `CONVO_BIN=path` measures another
-//! build (an older convo, for the figure before).
+//! build (an older convo, for the figure before); `IDLE_SHOW=1` prints each run's last screen
+//! lines (the sync's progress).
 
 mod common;
 
@@ -131,6 +132,11 @@ fn requests_an_hour_of_an_idle_browser() {
         let after = server.limit_counts();
         let took = start.elapsed().as_secs_f64();
         assert!(t.running(), "convo exited:\n{}", t.screen());
+        if std::env::var_os("IDLE_SHOW").is_some() {
+            let screen = t.screen();
+            let tail: Vec<&str> = screen.lines().rev().take(2).collect();
+            println!("screen's last lines: {tail:?}");
+        }
         t.quit();
         let (c, v) = (
             after.conversations - before.conversations,

@@ -218,6 +218,9 @@ struct State {
     in_flight: u32,
 }
 
+/// A 429 teaches a limit only when at least this many requests went in the minute before it.
+pub const MIN_LEARNED: u32 = 10;
+
 /// How much longer than the window a request admitted is counted.
 const COUNT_MARGIN: Duration = Duration::from_millis(500);
 
@@ -487,10 +490,14 @@ impl Budget {
                     .iter()
                     .filter(|(t, _)| now.duration_since(*t) < w)
                     .count() as u32;
-                let limit = sent.saturating_sub(1).max(1);
-                st.limit = Some(st.limit.map_or(limit, |l| l.min(limit)));
-                st.window = Some(w);
-                st.source = Source::TooManyRequests;
+                // A 429 after a few requests says more of the service (a key shared with
+                // others, a fault) than of a budget: only the Retry-After is heeded.
+                let limit = sent.saturating_sub(1);
+                if limit >= MIN_LEARNED {
+                    st.limit = Some(st.limit.map_or(limit, |l| l.min(limit)));
+                    st.window = Some(w);
+                    st.source = Source::TooManyRequests;
+                }
             }
             None => {}
         }

@@ -238,6 +238,14 @@ async fn background_stops_at_its_share_and_the_user_goes_on() {
 
 #[tokio::test]
 async fn a_429_without_headers_teaches_the_requests_of_the_minute_before() {
+    // After a few requests a 429 teaches nothing (its Retry-After is waited, no more).
+    let b = Budget::new();
+    for _ in 0..MIN_LEARNED {
+        b.try_admit(Priority::User, Instant::now(), Duration::ZERO)
+            .unwrap();
+    }
+    b.heard(&HeaderMap::new(), true, NOW);
+    assert_eq!(b.learned().0, None);
     let b = Budget::new();
     let now = Instant::now();
     for _ in 0..31 {
