@@ -153,6 +153,9 @@ pub struct SummaryArgs {
     /// Stop after N conversations; the summary then says it is partial.
     #[arg(long, value_name = "N")]
     pub max: Option<u64>,
+    /// Stop after N requests (a page budget); the summary then says it is partial.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pages: Option<u64>,
     /// Rows per request, 1 to 100 (default: page_size from the config, else 50).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub limit: Option<i64>,
@@ -249,6 +252,7 @@ impl From<SummaryArgs> for SummaryOptions {
             query: a.query.into(),
             stale_after: a.stale_after,
             max: a.max,
+            max_pages: a.max_pages,
             limit: a.limit,
             format: a.format,
             sla: a.sla,

@@ -17,6 +17,7 @@
 //! A value from `CONVO_API_KEY`, `CONVO_BASE_URL`, `CONVO_PROFILE` or a flag that cannot be
 //! used is a [`ConfigError::Setting`], which names it and not the file.
 
+pub mod builtin_views;
 mod file;
 mod locate;
 pub mod save_view;

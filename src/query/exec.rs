@@ -58,6 +58,10 @@ pub struct Union<F, T> {
     notices: Vec<String>,
     failures: Vec<(usize, ApiError)>,
     bad_rows: usize,
+    /// Most requests the walk may send ([`Union::with_max_requests`]); `None`: no bound.
+    max_requests: Option<u64>,
+    /// The walk stopped because a row needed a request past `max_requests`.
+    out_of_budget: bool,
 }
 
 impl<F, T> Union<F, T>
@@ -88,7 +92,26 @@ where
             notices: Vec::new(),
             failures: Vec::new(),
             bad_rows: 0,
+            max_requests: None,
+            out_of_budget: false,
         }
+    }
+
+    /// A page budget: the walk sends at most `n` requests (retries not counted) over all its
+    /// streams, then ends ([`Union::next`] gives `None`) with [`Union::out_of_budget`] set, so
+    /// the caller can say "≥ N" instead of a count.
+    pub fn with_max_requests(mut self, n: u64) -> Self {
+        self.max_requests = Some(n);
+        self
+    }
+
+    /// Whether the walk ended at its page budget with rows left to read.
+    pub fn out_of_budget(&self) -> bool {
+        self.out_of_budget
+    }
+
+    fn budget_spent(&self) -> bool {
+        self.max_requests.is_some_and(|m| self.requests >= m)
     }
 
     /// Requests sent so far (retries not counted).
@@ -162,6 +185,9 @@ where
     fn start(&mut self, i: usize) {
         let s = &mut self.streams[i];
         if s.failed || s.in_flight.is_some() {
+            return;
+        }
+        if self.max_requests.is_some_and(|m| self.requests >= m) {
             return;
         }
         let Some(cursor) = s.pager.next_request() else {
@@ -262,6 +288,13 @@ where
                     // Side by side: every request first, then each answer.
                     for &i in &parts {
                         self.start(i);
+                    }
+                    // A row waits on a page the budget does not allow: the walk ends here.
+                    if self.budget_spent()
+                        && parts.iter().any(|&i| self.streams[i].in_flight.is_none())
+                    {
+                        self.out_of_budget = true;
+                        return None;
                     }
                     for i in parts {
                         self.fill(i).await;

@@ -7,6 +7,7 @@
 //! - [`table`]: the summary as an aligned table, fitted to a terminal (pure).
 //! - [`prometheus`]: the summary in the Prometheus text format (pure).
 //! - [`command`]: `convo summary conversations`, which walks the list into a [`Summary`].
+//! - [`views`]: every view (built-in and `[[views]]`) walked for its counts, one report each.
 //!
 //! Memory is proportional to the number of buckets, never to the rows: each bucket holds
 //! counters, the oldest timestamps and an [`AgeHistogram`], and each grouping holds at most
@@ -24,6 +25,7 @@ pub mod prometheus;
 pub mod query;
 pub mod report;
 pub mod table;
+pub mod views;
 mod walked;
 
 use std::collections::HashMap;

@@ -15,6 +15,9 @@ pub struct SummaryOptions {
     pub stale_after: Option<i64>,
     /// Stop after this many conversations; the summary then says it is partial.
     pub max: Option<u64>,
+    /// Stop after this many requests (a page budget); the summary then says it is partial
+    /// (`convo summary --views` shows "≥ N").
+    pub max_pages: Option<u64>,
     /// Rows per request (default: `page_size` from the config); checked by `Limit::new`.
     pub limit: Option<i64>,
     pub format: SummaryFormat,

@@ -67,7 +67,7 @@ pub(super) async fn walk(
                 s.see(&row);
             }
         }
-        if full(&summary) {
+        if full(&summary) || a.max_pages.is_some_and(|m| pager.pages() as u64 >= m) {
             cut |= pager.has_more();
             break;
         }

@@ -100,8 +100,11 @@ pub(super) async fn walk(
         limit,
         a.max.is_none(),
     );
+    if let Some(n) = a.max_pages {
+        union = union.with_max_requests(n);
+    }
     let mut known: HashMap<Uuid, Option<VisitorInfo>> = HashMap::new();
-    let mut cut = false;
+    let cut;
     loop {
         if a.max.is_some_and(|m| c.summary.coverage().loaded >= m) {
             cut = union.has_more();
@@ -111,7 +114,10 @@ pub(super) async fn walk(
         for line in union.take_notices() {
             let _ = writeln!(o.err, "{line}");
         }
-        let Some(row) = row else { break };
+        let Some(row) = row else {
+            cut = union.out_of_budget();
+            break;
+        };
         let visitor = if filter.needs_visitor() {
             known
                 .entry(row.visitor_id)
