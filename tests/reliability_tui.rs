@@ -152,6 +152,7 @@ fn a_5xx_once_then_success_leaves_no_error_on_screen() {
                 wait: Duration::from_millis(500),
                 reason: "HTTP 503".into(),
                 rate_limited: false,
+                budget: false,
             },
         },
     );

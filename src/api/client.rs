@@ -11,6 +11,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use reqwest::{StatusCode, Url, redirect};
 use serde::Deserialize;
 
+use super::budget::{Budget, Priority};
 use super::error::ApiError;
 use super::filter::{Limit, ListFilter, Resource};
 use super::key::ApiKey;
@@ -108,6 +109,9 @@ pub struct RetryNotice {
     pub reason: String,
     /// True when the service asked to slow down (429).
     pub rate_limited: bool,
+    /// True when no request was sent: the client waits for the request budget to have a slot
+    /// (`attempt` is 0).
+    pub budget: bool,
 }
 
 /// What one probe request found (`convo doctor`).
@@ -144,6 +148,10 @@ pub struct Client {
     pacing: Arc<Pacing>,
     /// How the pool was built, to build `convo doctor`'s undecoded client the same way.
     wire: Arc<Wire>,
+    /// The service's request budget, shared by every clone (see [`super::budget`]).
+    budget: Arc<Budget>,
+    /// Whose requests this clone sends: [`Client::background`] makes a background one.
+    priority: Priority,
 }
 
 /// The transport settings a pool is built from.
@@ -453,7 +461,29 @@ impl Client {
             first: Arc::default(),
             pacing: Arc::new(Pacing::new(settings.max_parallel)),
             wire: Arc::new(wire),
+            budget: Arc::default(),
+            priority: Priority::User,
         })
+    }
+
+    /// A clone for work the user did not ask for now (the visitor sync, checks, the hidden
+    /// tab's refresh, look-ahead past the next screen, the board): its requests spend only the
+    /// background share of the budget ([`super::budget`]). Same pool, same budget.
+    pub fn background(&self) -> Client {
+        Client {
+            priority: Priority::Background,
+            ..self.clone()
+        }
+    }
+
+    /// Whose requests this client sends.
+    pub fn priority(&self) -> Priority {
+        self.priority
+    }
+
+    /// The service's request budget, as this client and all its clones spend it.
+    pub fn budget(&self) -> &Budget {
+        &self.budget
     }
 
     /// Where requests go (direct or through which proxy) and why.
@@ -564,8 +594,18 @@ impl Client {
     ) -> Result<Vec<u8>, ApiError> {
         let mut retries = 0u32;
         let mut rate_waits = 0u32;
+        let on_budget = |wait: Duration| {
+            on_retry(RetryNotice {
+                attempt: 0,
+                wait,
+                reason: "waiting on the request budget".into(),
+                rate_limited: false,
+                budget: true,
+            })
+        };
         loop {
             let attempts = retries + rate_waits + 1;
+            self.budget.admit(self.priority, &on_budget).await;
             match self.attempt(&url, attempts).await {
                 Ok(body) => return Ok(body),
                 Err(Failure::Fatal(e)) => return Err(e),
@@ -579,6 +619,7 @@ impl Client {
                         wait,
                         reason,
                         rate_limited: false,
+                        budget: false,
                     });
                     tokio::time::sleep(wait).await;
                 }
@@ -592,6 +633,7 @@ impl Client {
                         wait,
                         reason: "rate limited (HTTP 429)".into(),
                         rate_limited: true,
+                        budget: false,
                     });
                     tokio::time::sleep(wait).await;
                 }
@@ -711,6 +753,11 @@ impl Client {
             .await
             .map_err(|e| self.transport_failure(&e, attempts))?;
         let status = resp.status();
+        self.budget.heard(
+            resp.headers(),
+            status == StatusCode::TOO_MANY_REQUESTS,
+            jiff::Timestamp::now().as_second(),
+        );
         if status == StatusCode::TOO_MANY_REQUESTS {
             // Every request to the service waits, not only this one; set before the requests
             // held back for the first answer are let go.

@@ -1,6 +1,7 @@
 //! The service's read API: typed rows, filters, the key, errors and the HTTP client.
 //! Nothing here knows about the terminal UI.
 
+pub mod budget;
 pub mod client;
 pub mod error;
 pub mod filter;
@@ -10,6 +11,7 @@ pub mod proxy;
 pub mod redact;
 pub mod tls;
 
+pub use budget::{Budget, Priority};
 pub use client::{Client, ClientSettings, Probe, RetryNotice};
 pub use error::ApiError;
 pub use filter::{

@@ -104,6 +104,7 @@ pub fn retry_of(
         wait,
         reason: reason.into(),
         rate_limited,
+        budget: false,
     };
     Msg::Retrying {
         tab: Resource::Conversations,
