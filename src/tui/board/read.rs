@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
-use tokio::task::JoinHandle;
 
 use super::Counts;
 use crate::api::Client;
@@ -22,14 +21,19 @@ pub struct Setting {
     pub query: crate::config::QuerySettings,
 }
 
-/// The read in flight, if any.
+/// The read in flight, if any: dropping (or sending on) its sender ends it.
 #[derive(Default)]
 pub struct Reader {
-    task: Option<JoinHandle<()>>,
+    cancel: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Reader {
     /// Reads row `index` of round `generation`: at most `pages` pages of `view`, counted.
+    ///
+    /// The walk (`summary::views`, shared with `convo summary --views` and the exporter)
+    /// borrows the store and writes its notices to a plain writer, so its future is not
+    /// `Send`: it runs on a blocking thread of the runtime (`Handle::block_on`), ended at
+    /// once (its requests dropped) by [`Reader::stop`].
     #[allow(clippy::too_many_arguments)]
     pub fn start(
         &mut self,
@@ -42,40 +46,76 @@ impl Reader {
         setting: Setting,
     ) {
         self.stop();
+        let (cancel, cancelled) = tokio::sync::oneshot::channel();
+        self.cancel = Some(cancel);
         let (client, user, answer) = (client.clone(), user.clone(), tx.clone());
-        self.task = Some(crate::tui::tasks::spawn(
-            Task::View { generation, index },
-            tx,
-            async move {
-                // Background work: the user's own fetches first.
-                user.idle().await;
-                let result = count(&client, &view, pages, &setting).await;
-                let _ = answer.send(Msg::ViewRead {
-                    generation,
-                    index,
-                    result,
-                });
-            },
-        ));
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            let _ = tx.send(Msg::ViewRead {
+                generation,
+                index,
+                result: Err("no async runtime to read with (a bug in convo)".into()),
+            });
+            return;
+        };
+        crate::tui::tasks::spawn_blocking(Task::View { generation, index }, tx, move || {
+            handle.block_on(async move {
+                let read = async {
+                    // Background work: the user's own fetches first.
+                    user.idle().await;
+                    count(&client, &view, pages, &setting).await
+                };
+                tokio::select! {
+                    result = read => {
+                        let _ = answer.send(Msg::ViewRead {
+                            generation,
+                            index,
+                            result,
+                        });
+                    }
+                    _ = cancelled => {}
+                }
+            })
+        });
     }
 
-    /// Aborts the read in flight.
+    /// Ends the read in flight (its answer never comes).
     pub fn stop(&mut self) {
-        if let Some(t) = self.task.take() {
-            t.abort();
+        if let Some(c) = self.cancel.take() {
+            let _ = c.send(());
         }
     }
 }
 
-/// Walks at most `pages` pages of `view` into its counts, or says why it could not.
+/// Walks at most `pages` pages of `view` into its counts (the walk `convo summary --views`
+/// and the exporter make: `summary::views`), or says why it could not. The client is the
+/// background one: its requests spend only the background share of the service's budget.
 async fn count(
     client: &Client,
     view: &View,
     pages: usize,
     setting: &Setting,
 ) -> Result<Counts, String> {
-    let _ = (client, view, pages, setting);
-    Err("not read yet".into())
+    let walk = crate::summary::views::ViewsWalk {
+        client: &client.background(),
+        page_size: setting.page_size,
+        max_pages: Some(pages as u64),
+        stale_after_secs: setting.stale_after_secs,
+        aliases: &setting.aliases,
+        sla: &setting.sla,
+        settings: setting.query,
+    };
+    // Without the store: the browser's is its worker thread's (checks on visitors' fields
+    // then say the field is unknown, as `summary -q` does without a store).
+    let report = walk.walk(view, jiff::Timestamp::now(), None).await;
+    let c = report.outcome.map_err(|e| crate::text::one_line(&e, 400))?;
+    Ok(Counts {
+        matched: c.matched,
+        complete: c.complete,
+        waiting: c.waiting().unwrap_or(0),
+        oldest_waiting: c.oldest_waiting_secs(),
+        imminent: c.imminent().unwrap_or(0),
+        breaching: c.breaching().unwrap_or(0),
+    })
 }
 
 impl Setting {
