@@ -2,7 +2,6 @@
 //! are dropped, least needed first, when the terminal is narrow; nothing wraps.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
@@ -23,10 +22,12 @@ enum Col {
     Breaching,
     Trend,
     Read,
+    /// What the view asks (wide terminals).
+    Query,
 }
 
 impl Col {
-    const DRAWN: [Col; 8] = [
+    const DRAWN: [Col; 9] = [
         Col::Name,
         Col::Matched,
         Col::Waiting,
@@ -35,10 +36,11 @@ impl Col {
         Col::Breaching,
         Col::Trend,
         Col::Read,
+        Col::Query,
     ];
 
     /// Kept first when the width runs out: what a supervisor looks at first.
-    const KEPT_FIRST: [Col; 8] = [
+    const KEPT_FIRST: [Col; 9] = [
         Col::Name,
         Col::Matched,
         Col::Breaching,
@@ -47,10 +49,12 @@ impl Col {
         Col::Oldest,
         Col::Trend,
         Col::Imminent,
+        Col::Query,
     ];
 
-    fn title(self) -> &'static str {
+    fn title(self, w: usize) -> &'static str {
         match self {
+            Col::Trend if w < 18 => "TREND",
             Col::Name => "VIEW",
             Col::Matched => "MATCH",
             Col::Waiting => "WAITING",
@@ -59,25 +63,27 @@ impl Col {
             Col::Breaching => "BREACHING",
             Col::Trend => "WAITING, LAST 24 H",
             Col::Read => "READ",
+            Col::Query => "WHAT IT ASKS",
         }
     }
 
     /// The least cells it needs (the name and the trend then take what is left).
     fn min(self) -> usize {
         match self {
-            Col::Name => 12,
-            Col::Matched => 9,
+            Col::Name => 14,
+            Col::Matched => 8,
             Col::Waiting => 7,
             Col::Oldest => 6,
             Col::Imminent => 8,
             Col::Breaching => 9,
             Col::Trend => 10,
-            Col::Read => 8,
+            Col::Read => 7,
+            Col::Query => 24,
         }
     }
 
     fn right_aligned(self) -> bool {
-        !matches!(self, Col::Name | Col::Trend | Col::Read)
+        !matches!(self, Col::Name | Col::Trend | Col::Read | Col::Query)
     }
 }
 
@@ -85,6 +91,8 @@ impl Col {
 const NAME_MAX: usize = 32;
 /// The most time slots a trend draws (one a quarter of an hour over a day).
 const TREND_MAX: usize = 96;
+/// Cells after a trend's line for its range ("0–1,234").
+const TREND_LABEL: usize = 14;
 
 /// The columns that fit `w` cells and their widths, in drawing order.
 fn columns(w: usize, board: &Board) -> Vec<(Col, usize)> {
@@ -92,7 +100,8 @@ fn columns(w: usize, board: &Board) -> Vec<(Col, usize)> {
     let mut left = w;
     let mut kept = Vec::new();
     for c in Col::KEPT_FIRST {
-        if left > c.min() {
+        // What the view asks comes only when the trend has had a day's width (below).
+        if c != Col::Query && left > c.min() {
             left -= c.min() + 1;
             kept.push(c);
         }
@@ -112,75 +121,114 @@ fn columns(w: usize, board: &Board) -> Vec<(Col, usize)> {
         *cw += more;
         left -= more;
     }
+    // The trend up to a full day's slots and its range, then what the view asks.
     for (c, cw) in widths.iter_mut() {
         if *c == Col::Trend {
-            let more = left.min(TREND_MAX.saturating_sub(*cw) + 40);
+            let more = left.min((TREND_MAX + TREND_LABEL).saturating_sub(*cw));
             *cw += more;
+            left -= more;
         }
+    }
+    if left > Col::Query.min() {
+        widths.push((Col::Query, left - 1));
     }
     widths
 }
 
-/// Draws the board over everything but the status line.
+/// Draws the board over the whole screen; its last line is the status line's message when
+/// there is one, else the board's keys.
 pub fn draw(app: &App, frame: &mut Frame) {
-    let full = frame.area();
-    let area = Rect::new(full.x, full.y, full.width, full.height.saturating_sub(1));
+    let area = frame.area();
     frame.render_widget(Clear, area);
     let w = area.width as usize;
     let board = &app.board;
     let cols = columns(w.saturating_sub(1), board);
     let mut lines = vec![title(app, w), header(&cols)];
-    // Title, header, a blank, the selected row's line and the keys: the rest is rows.
+    // Title, header, a blank, the selected row's line and the last line: the rest is rows.
     let room = (area.height as usize).saturating_sub(5).max(1);
     let first = board.selected.saturating_sub(room.saturating_sub(1));
     for (i, r) in board.rows.iter().enumerate().skip(first).take(room) {
         lines.push(row(app, i, r, &cols));
     }
-    while lines.len() < area.height.saturating_sub(3) as usize {
+    // A tall terminal: the selected view's day in more detail below the rows.
+    let panel = panel(app, w);
+    if area.height >= 30 && lines.len() + panel.len() + 3 <= area.height as usize {
+        lines.push(Line::default());
+        lines.extend(panel);
+    }
+    while lines.len() < area.height.saturating_sub(2) as usize {
         lines.push(Line::default());
     }
-    lines.push(Line::default());
     lines.push(about(app, w));
-    lines.push(Line::from(Span::styled(
-        fit(
-            " ↑↓ choose · Enter open in its tab (Backspace comes back) · r read now · Esc close",
-            w,
-        )
-        .into_owned(),
-        Style::new().dim(),
-    )));
+    lines.push(last_line(app, w));
     lines.truncate(area.height as usize);
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// "Board · 5 views · reading 2 of 5: Breaching" or when the last round ended.
+/// The status line's message (an error in red), else the board's keys.
+fn last_line(app: &App, w: usize) -> Line<'static> {
+    match &app.message {
+        Some(m) => Line::from(Span::styled(
+            fit(&format!(" {}", crate::text::one_line(&m.text, 400)), w).into_owned(),
+            if m.error {
+                Style::new().fg(Color::Red)
+            } else {
+                Style::new()
+            },
+        )),
+        None => Line::from(Span::styled(
+            fit(
+                " ↑↓ choose · Enter open (Backspace: back here) · r read now · Esc close · q quit",
+                w,
+            )
+            .into_owned(),
+            Style::new().dim(),
+        )),
+    }
+}
+
+/// "Board · 5 views · reading 2 of 5: Breaching" or when the last round ended, then what
+/// a read may cost, as far as the width allows.
 fn title(app: &App, w: usize) -> Line<'static> {
     let b = &app.board;
     let n = b.rows.len();
-    let mut text = format!(" Board · {n} view{}", if n == 1 { "" } else { "s" });
+    let mut parts = vec![format!(
+        " Board · {n} view{}",
+        if n == 1 { "" } else { "s" }
+    )];
     match (b.progress(), b.round_ended) {
         (Some((i, n)), _) => {
             let name = b.rows.get(i).map(|r| r.name.as_str()).unwrap_or("");
-            text.push_str(&format!(
-                " · reading {} of {n}: {}",
+            parts.push(format!(
+                "reading {} of {n}: {}",
                 i + 1,
                 crate::text::one_line(name, 40)
             ));
         }
         (None, Some(at)) => {
             let next = at.as_second() + b.every_secs as i64 - app.now.as_second();
-            text.push_str(&format!(
-                " · read {} ago, again in {}",
+            parts.push(format!(
+                "read {} ago, again in {}",
                 crate::sla::short(app.now.as_second() - at.as_second()),
                 crate::sla::short(next.max(0))
             ));
         }
-        (None, None) => text.push_str(" · not read yet"),
+        (None, None) => parts.push("not read yet".into()),
     }
-    text.push_str(&format!(
-        " · at most {} pages a view, after your own requests",
-        app.refresh_max_pages
-    ));
+    parts.push(format!("≤ {} pages a view", app.refresh_max_pages));
+    parts.push("after your own requests".into());
+    let mut text = String::new();
+    for p in parts {
+        let more = if text.is_empty() {
+            p
+        } else {
+            format!("{text} · {p}")
+        };
+        if width(&more) > w && !text.is_empty() {
+            break;
+        }
+        text = more;
+    }
     Line::from(Span::styled(
         fit(&text, w).into_owned(),
         Style::new().bold().fg(Color::Cyan),
@@ -194,7 +242,7 @@ fn header(cols: &[(Col, usize)]) -> Line<'static> {
             spans.push(Span::raw(" "));
         }
         spans.push(Span::styled(
-            cell(c.title(), *w, c.right_aligned()),
+            cell(c.title(*w), *w, c.right_aligned()),
             Style::new().bold().underlined(),
         ));
     }
@@ -223,6 +271,13 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
     let mut spans = vec![Span::raw(" ")];
     for (k, (col, w)) in cols.iter().enumerate() {
         let (text, style) = match col {
+            Col::Query => (
+                app.views
+                    .get(i)
+                    .map(|v| super::picker::describe(v, &app.aliases))
+                    .unwrap_or_default(),
+                dim,
+            ),
             Col::Name => {
                 let mark = if r.error.is_some() { "! " } else { "" };
                 let style = if r.error.is_some() {
@@ -275,7 +330,7 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
                 None => trend(app, r, *w),
             },
             Col::Read => match (b.reading == Some(i), r.read_at) {
-                (true, _) => ("reading…".to_string(), Style::new().fg(Color::Yellow)),
+                (true, _) => ("reading".to_string(), Style::new().fg(Color::Yellow)),
                 (false, None) => none("—"),
                 (false, Some(at)) => (
                     format!(
@@ -319,7 +374,7 @@ fn trend(app: &App, r: &BoardRow, w: usize) -> (String, Style) {
     };
     let points: Vec<(i64, u64)> = samples.iter().map(|s| (s.at, s.waiting)).collect();
     // The line, then its range when there is room for it.
-    let label_room = 14;
+    let label_room = TREND_LABEL;
     let slots = if w > 8 + label_room {
         w - label_room
     } else {
@@ -332,6 +387,63 @@ fn trend(app: &App, r: &BoardRow, w: usize) -> (String, Style) {
         line
     };
     (text, Style::new().fg(Color::Cyan))
+}
+
+/// The selected view's last 24 hours, a line per series (waiting, imminent, breaching), as
+/// the summary pane draws its trend.
+fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
+    let b = &app.board;
+    let Some(r) = b
+        .rows
+        .get(b.selected)
+        .filter(|r| r.tab == Resource::Conversations)
+    else {
+        return Vec::new();
+    };
+    let end = app.now.as_second();
+    let day = end - crate::store::samples::DAY_SECS;
+    let (samples, whole, top) =
+        super::summary::same_scope(r.trend.iter().filter(|s| s.at >= day).collect());
+    let Some(first) = samples.first().map(|s| s.at) else {
+        return Vec::new();
+    };
+    let start = if first > day && first < end {
+        first
+    } else {
+        day
+    };
+    let scope = if whole {
+        "the whole view".to_string()
+    } else {
+        format!("its first {} rows", thousands(top))
+    };
+    let heading = format!(
+        " {}: last 24 h, {scope}, {} sample{}",
+        crate::text::one_line(&r.name, 40),
+        samples.len(),
+        if samples.len() == 1 { "" } else { "s" }
+    );
+    let mut lines = vec![Line::from(Span::styled(
+        fit(&heading, w).into_owned(),
+        Style::new().dim(),
+    ))];
+    let slots = w.saturating_sub(40).clamp(8, TREND_MAX);
+    type Series = (&'static str, fn(&crate::store::Sample) -> u64, Color);
+    let mut series: Vec<Series> = vec![("waiting", |s| s.waiting, Color::Cyan)];
+    if app.sla.is_tracked(crate::sla::Target::FirstResponse) {
+        series.push(("imminent", |s| s.imminent, Color::Yellow));
+        series.push(("breaching", |s| s.breaching, Color::Red));
+    }
+    for (name, value, colour) in series {
+        let points: Vec<(i64, u64)> = samples.iter().map(|s| (s.at, value(s))).collect();
+        let (line, min, max) = super::summary::sparkline(&points, start, end, slots);
+        lines.push(Line::from(vec![
+            Span::raw(format!("   {name:<10} ")),
+            Span::styled(line, Style::new().fg(colour)),
+            Span::raw(format!(" min {} max {}", thousands(min), thousands(max))),
+        ]));
+    }
+    lines
 }
 
 /// The selected row's line: its error in full, or what the view asks.
