@@ -434,3 +434,54 @@ async fn the_real_loop_opens_a_view_with_enter_and_comes_back_with_backspace() {
     assert_has(&screen, "Board · 5 views");
     assert_eq!(h.app.board.selected, 3);
 }
+
+#[test]
+fn narrower_terminals_drop_whole_columns_least_needed_first() {
+    const TITLES: [&str; 8] = [
+        "VIEW",
+        "MATCH",
+        "WAITING",
+        "OLDEST",
+        "IMMINENT",
+        "BREACHING",
+        "TREND",
+        "READ",
+    ];
+    let shown = |w: u16| -> Vec<&'static str> {
+        let screen = render(&full_board(w, 24));
+        let header = screen.lines().nth(1).unwrap_or_default().to_string();
+        let words = common::words(header.trim_matches('"'));
+        // Every title on the header is whole (a column is dropped, never cut).
+        for word in &words {
+            assert!(
+                TITLES.contains(word)
+                    || *word == "WAITING,"
+                    || *word == "LAST"
+                    || *word == "24"
+                    || *word == "H",
+                "a cut title {word:?} at {w} columns: {header}"
+            );
+        }
+        TITLES
+            .iter()
+            .copied()
+            .filter(|t| words.contains(t) || (*t == "TREND" && header.contains("LAST 24 H")))
+            .collect()
+    };
+    assert_eq!(shown(80), TITLES, "everything at 80 columns");
+    let mut wider = shown(80);
+    for w in (30..80).rev().step_by(5) {
+        let now = shown(w);
+        assert!(
+            now.iter().all(|t| wider.contains(t)),
+            "{w}: {now:?} ⊄ {wider:?}"
+        );
+        assert!(now.starts_with(&["VIEW", "MATCH"]), "{w}: {now:?}");
+        wider = now;
+    }
+    assert_eq!(
+        shown(60),
+        ["VIEW", "MATCH", "WAITING", "OLDEST", "BREACHING", "READ"]
+    );
+    assert_eq!(shown(40), ["VIEW", "MATCH", "BREACHING"]);
+}

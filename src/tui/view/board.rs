@@ -101,10 +101,15 @@ fn columns(w: usize, board: &Board) -> Vec<(Col, usize)> {
     let mut kept = Vec::new();
     for c in Col::KEPT_FIRST {
         // What the view asks comes only when the trend has had a day's width (below).
-        if c != Col::Query && left > c.min() {
-            left -= c.min() + 1;
-            kept.push(c);
+        if c == Col::Query {
+            continue;
         }
+        // In order: a column less needed never takes the place of one more needed.
+        if left <= c.min() {
+            break;
+        }
+        left -= c.min() + 1;
+        kept.push(c);
     }
     let mut widths: Vec<(Col, usize)> = Col::DRAWN
         .iter()
