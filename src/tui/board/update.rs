@@ -104,8 +104,11 @@ pub fn on_read(
             }),
         });
     }
-    if let Some(n) = next {
-        cmds.extend(read(app, n));
+    match next {
+        Some(n) if shown(app) => cmds.extend(read(app, n)),
+        // Not on screen (another overlay took its place): the round stops here.
+        Some(_) => app.board.stop(),
+        None => {}
     }
 }
 
