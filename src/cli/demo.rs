@@ -118,6 +118,10 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub fail_after_status: u16,
+    /// For testing: API requests whose path and query hold TEXT (e.g. `status=pending`)
+    /// answer 403, as for a key narrowed to some lists: one view fails, the others are read.
+    #[arg(long, value_name = "TEXT", help_heading = "Faults (for testing)")]
+    pub forbid_matching: Option<String>,
     /// For testing: the first N API requests answer 429 with a Retry-After header.
     #[arg(
         long,
@@ -300,6 +304,7 @@ impl DemoServerArgs {
                 fail_always: self.fail_always,
                 fail_after: self.fail_after,
                 fail_after_status: self.fail_after_status,
+                forbid_matching: self.forbid_matching.clone(),
                 rate_limit_first: self.rate_limit_first,
                 retry_after: self.retry_after.clone(),
                 malformed_page: self.malformed_page,

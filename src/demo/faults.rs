@@ -25,6 +25,9 @@ pub struct Faults {
     /// Status for `fail_after`: 401 or 403 play a key revoked or narrowed mid-walk; anything
     /// below 400 (0 included) means 500.
     pub fail_after_status: u16,
+    /// Requests whose path and query hold this text answer 403: a key narrowed to some sites
+    /// or lists, so that one view fails while the others are read.
+    pub forbid_matching: Option<String>,
     /// The first N requests answer 429 with `Retry-After: retry_after` (when `fail_first` is
     /// also set, it wins for the requests both cover).
     pub rate_limit_first: u32,

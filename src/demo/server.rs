@@ -202,6 +202,18 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
     if f.fail_always {
         return Err(fail(StatusCode::INTERNAL_SERVER_ERROR));
     }
+    if let Some(t) = &f.forbid_matching
+        && uri
+            .path_and_query()
+            .is_some_and(|pq| pq.as_str().contains(t.as_str()))
+    {
+        return Err(ApiErr::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "this key may not list these conversations",
+        )
+        .into_response());
+    }
     if n <= u64::from(f.fail_first) {
         let st = StatusCode::from_u16(f.fail_status)
             .ok()

@@ -162,6 +162,8 @@ pub struct App {
     pub query_history: PerTab<super::search::History>,
     /// The config file views are saved into (`w`), whether it exists yet or not.
     pub config_file: Option<std::path::PathBuf>,
+    /// `B`: every view's counts (shown while `overlay` is `Overlay::Board`).
+    pub board: super::board::Board,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
@@ -232,6 +234,7 @@ impl App {
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             query_history: PerTab::default(),
             config_file: None,
+            board: Default::default(),
         }
     }
 

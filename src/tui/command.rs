@@ -152,6 +152,15 @@ pub enum Command {
         view: crate::config::save_view::NewView,
         replace: bool,
     },
+    /// The board's read of one view (background work: the user's fetches go first): at most
+    /// `pages` pages of it counted; answered by `Msg::ViewRead` with the same generation and
+    /// index. A newer read replaces (aborts) an older one.
+    ReadView {
+        generation: u64,
+        index: usize,
+        view: Box<crate::config::View>,
+        pages: usize,
+    },
     /// Leave the app.
     Quit,
 }

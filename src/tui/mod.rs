@@ -50,6 +50,7 @@ macro_rules! with_tab {
 }
 
 pub mod app;
+pub mod board;
 pub mod browser;
 pub mod budget_keeper;
 pub mod clipboard;

@@ -31,6 +31,8 @@ pub enum Task {
     Profile,
     /// An e-mail lookup (`tui::lookup`).
     Lookup { ticket: u64 },
+    /// A board's read of one view.
+    View { generation: u64, index: usize },
 }
 
 /// A message for [`super::update::update`].
@@ -167,6 +169,13 @@ pub enum Msg {
         tab: Resource,
         history: Vec<String>,
         attr_keys: Vec<String>,
+    },
+    /// The answer to `Command::ReadView`: the counts of row `index` of the board's round
+    /// `generation`, or why they could not be read (sanitised).
+    ViewRead {
+        generation: u64,
+        index: usize,
+        result: Result<super::board::Counts, String>,
     },
     /// A background task panicked (a bug): its message, to be shown; the app recovers.
     TaskFailed {

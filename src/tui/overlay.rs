@@ -22,4 +22,6 @@ pub enum Overlay {
     Filter(Box<FilterForm>),
     /// `S`: the summary of the Conversations tab's loaded walk.
     Summary(Box<SummaryPane>),
+    /// `B`: the board of every view (its state is `App::board`, kept while it is not shown).
+    Board,
 }

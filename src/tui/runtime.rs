@@ -234,6 +234,8 @@ pub struct Runtime {
     pub clipboard: super::clipboard::Setup,
     /// The last look being written at quit.
     pending_look: Option<tokio::sync::oneshot::Receiver<Result<(), crate::store::StoreError>>>,
+    /// The board's read in flight.
+    board: super::board::read::Reader,
 }
 
 impl Runtime {
@@ -260,6 +262,7 @@ impl Runtime {
             user_fetches: Default::default(),
             pending_look: None,
             clipboard: Default::default(),
+            board: Default::default(),
         }
     }
 
@@ -406,6 +409,7 @@ impl Runtime {
         for (_, t) in self.parts.drain() {
             t.abort();
         }
+        self.board.stop();
     }
 
     fn draw<B: Backend>(
@@ -470,6 +474,20 @@ impl Runtime {
                     self.keep_look(app);
                     return Ok(true);
                 }
+                Command::ReadView {
+                    generation,
+                    index,
+                    view,
+                    pages,
+                } => self.board.start(
+                    &self.client,
+                    &self.user_fetches,
+                    &self.tx,
+                    (generation, index),
+                    view,
+                    pages,
+                    super::board::read::Setting::of(app),
+                ),
                 Command::Suspend => {
                     let suspended = match &mut self.modes {
                         Some(modes) => modes.suspend()?,

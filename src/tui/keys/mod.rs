@@ -72,6 +72,7 @@ actions! {
     PrevTab = "prev_tab", Tabs, [Key::plain(KeyCode::BackTab)], "previous tab";
     FirstTab = "first_tab", Tabs, [Key::ch('1')], "Conversations";
     SecondTab = "second_tab", Tabs, [Key::ch('2')], "Visitors";
+    Board = "board", Tabs, [Key::ch('B')], "board: every view's counts";
     Filter = "filter", Filters, [Key::ch('/'), Key::ch('f')], "edit filters";
     ClearFilters = "clear_filters", Filters, [Key::ch('x')], "clear all filters";
     ToggleUnassigned = "toggle_unassigned", Filters, [Key::ch('u')], "unassigned only on/off";

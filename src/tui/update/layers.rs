@@ -17,7 +17,7 @@ use crate::tui::command::Command;
 use crate::tui::filter_form::FormOutcome;
 use crate::tui::keys::Action;
 use crate::tui::prompt::Prompt;
-use crate::tui::{export, profiles, query_line, search, summary_pane};
+use crate::tui::{board, export, profiles, query_line, search, summary_pane};
 
 /// One layer of the screen that may take a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,6 +188,13 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         }
         Overlay::Summary(_) if k.code == KeyCode::Char('?') => help_over(app),
         Overlay::Summary(_) => summary_pane::update::on_key(app, k, cmds),
+        Overlay::Board if k.code == KeyCode::Char('?') => help_over(app),
+        Overlay::Board => {
+            if let board::update::Outcome::Open(i) = board::update::on_key(app, k, cmds) {
+                apply_view(app, i, cmds);
+                board::update::opened(app);
+            }
+        }
         Overlay::None => {}
     }
 }

@@ -15,7 +15,7 @@ use super::msg::{Loaded, Msg, Task};
 use super::prompt::Prompt;
 use super::tab::marks;
 use super::tab::{Retry, ScreenLine};
-use super::{browser, export, notify, profiles, query_line, search, sort, summary_pane};
+use super::{board, browser, export, notify, profiles, query_line, search, sort, summary_pane};
 use crate::api::{ApiError, Assignee, ConversationFilter, Page, Resource, Status, VisitorFilter};
 
 pub mod layers;
@@ -83,7 +83,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.visitors.scroll_into_view(body);
             app.dirty = true;
         }
-        Msg::Tick(now) => on_tick(app, now, &mut cmds),
+        Msg::Tick(now) => {
+            on_tick(app, now, &mut cmds);
+            board::update::on_tick(app, &mut cmds);
+        }
+        Msg::ViewRead {
+            generation,
+            index,
+            result,
+        } => board::update::on_read(app, generation, index, result, &mut cmds),
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
         Msg::ExportPathChecked { path, exists } => {
@@ -189,6 +197,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             }
         }
         Msg::Samples { key, samples } => {
+            board::update::on_samples(app, &key, &samples);
             if key == super::tab::marks::look_key_of(&app.conversations) {
                 app.trend = Some((key, samples));
                 app.dirty = true;
@@ -251,6 +260,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             history,
             attr_keys,
         } => query_line::update::on_loaded(app, tab, history, attr_keys),
+        // A board's read that panicked is that view's error; the round goes on.
+        Msg::TaskFailed {
+            task: Task::View { generation, index },
+            message,
+        } => board::update::on_read(
+            app,
+            generation,
+            index,
+            Err(format!("internal error (a bug in convo): {message}")),
+            &mut cmds,
+        ),
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
     keep_oldest_first(app);
@@ -339,6 +359,7 @@ fn on_task_failed(app: &mut App, task: Task, message: &str) {
             app.profiles.switching = None;
             app.say_error(format!("profile not switched: {bug}"));
         }
+        Task::View { .. } => {} // taken by `update` (the round goes on)
     }
     app.dirty = true;
 }
@@ -790,7 +811,10 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             };
             set_conversations(app, f, cmds);
         }
+        // The view opened from the board is on screen as it opened: Back is the board.
+        Action::Back if board::update::takes_back(app) => board::update::open(app, cmds),
         Action::Back => go_back(app, cmds),
+        Action::Board => board::update::open(app, cmds),
         Action::Views => app.overlay = Overlay::Views { selected: 0 },
         Action::Query => query_line::update::open(app, cmds),
         Action::SaveView => query_line::save::open(app),

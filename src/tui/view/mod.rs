@@ -1,6 +1,7 @@
 //! Drawing only: every function takes `&App` and a `Frame` (or an area of it) and changes
 //! nothing. One file per widget.
 
+pub mod board;
 pub mod chips;
 pub mod detail;
 pub mod filter_pane;
@@ -57,6 +58,7 @@ fn draw_overlay(app: &App, overlay: &Overlay, frame: &mut Frame) {
         Overlay::Views { selected } => picker::draw(app, *selected, frame),
         Overlay::Filter(form) => filter_pane::draw(app, form, frame),
         Overlay::Summary(pane) => summary::draw(app, pane, frame),
+        Overlay::Board => board::draw(app, frame),
     }
 }
 

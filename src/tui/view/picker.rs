@@ -12,6 +12,30 @@ use crate::tui::app::App;
 use crate::query::filters::{of_conversations, of_visitors};
 use crate::query::named::with_aliases;
 
+/// What a view shows, as the chips and the query line write it: "Conversations ·
+/// status:open assignee:none", with "every page, oldest first" for such a view.
+pub fn describe(v: &crate::config::View, aliases: &crate::config::Aliases) -> String {
+    let query = match &v.query {
+        Some(q) => q.clone(),
+        None => {
+            let q = match v.tab {
+                Resource::Conversations => of_conversations(&v.conversations),
+                Resource::Visitors => of_visitors(&v.visitors),
+            };
+            with_aliases(&q, aliases).to_string()
+        }
+    };
+    let mut desc = if query.is_empty() {
+        format!("{} · no filters", v.tab.name())
+    } else {
+        format!("{} · {query}", v.tab.name())
+    };
+    if v.oldest_first {
+        desc.push_str(" · every page, oldest first");
+    }
+    desc
+}
+
 /// Draws the picker with line `selected` highlighted.
 pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     let h = app.views.len() as u16 + 4;
@@ -19,26 +43,8 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     let width = area.width.saturating_sub(4) as usize;
     let mut lines = Vec::new();
     for (i, v) in app.views.iter().enumerate() {
-        // What the view shows, as the chips and the query line write it.
-        let query = match &v.query {
-            Some(q) => q.clone(),
-            None => {
-                let q = match v.tab {
-                    Resource::Conversations => of_conversations(&v.conversations),
-                    Resource::Visitors => of_visitors(&v.visitors),
-                };
-                with_aliases(&q, &app.aliases).to_string()
-            }
-        };
         let name = text::one_line(&v.name, 30);
-        let mut desc = if query.is_empty() {
-            format!("{} · no filters", v.tab.name())
-        } else {
-            format!("{} · {query}", v.tab.name())
-        };
-        if v.oldest_first {
-            desc.push_str(" · every page, oldest first");
-        }
+        let desc = describe(v, &app.aliases);
         let row = format!("{name:<30}  {desc}");
         let style = if i == selected {
             Style::new().add_modifier(Modifier::REVERSED)

@@ -220,6 +220,25 @@ pub fn sparkline(points: &[(i64, u64)], start: i64, end: i64, slots: usize) -> (
     (line, min, max)
 }
 
+/// The samples that count the same rows as the newest one (the whole filter, or the top
+/// rows a refresh keeps live, as many as the newest had), so that a line follows what is
+/// sampled now; with whether that is the whole filter, and how many rows the newest counted.
+pub fn same_scope(samples: Vec<&crate::store::Sample>) -> (Vec<&crate::store::Sample>, bool, u64) {
+    let whole = samples.last().is_some_and(|s| s.complete);
+    let top = samples.last().map_or(0, |s| s.loaded);
+    let samples = samples
+        .into_iter()
+        .filter(|s| {
+            if whole {
+                s.complete
+            } else {
+                !s.complete && s.loaded == top
+            }
+        })
+        .collect();
+    (samples, whole, top)
+}
+
 /// The filter's last 24 hours from the local store: waiting and, with a first-response
 /// target, breaching, sampled at refreshes, one a minute at most (and by `convo summary`).
 ///
@@ -235,20 +254,7 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
         Some((k, s)) if *k == key => s.iter().filter(in_day).collect(),
         _ => Vec::new(),
     };
-    // The scope: the newest sample's (the whole filter, or the top rows a refresh keeps live),
-    // so that the line follows what is sampled now.
-    let whole = samples.last().is_some_and(|s| s.complete);
-    let top = samples.last().map_or(0, |s| s.loaded);
-    let samples: Vec<&crate::store::Sample> = samples
-        .into_iter()
-        .filter(|s| {
-            if whole {
-                s.complete
-            } else {
-                !s.complete && s.loaded == top
-            }
-        })
-        .collect();
+    let (samples, whole, top) = same_scope(samples);
     let Some(first) = samples.iter().map(|s| s.at).min() else {
         return vec![Line::from(Span::styled(
             "  last 24 h: no samples yet: L loads the whole list, then refreshes take one a minute",
