@@ -141,35 +141,51 @@ fn convo_asks_for_compressed_answers_and_decodes_them() {
 fn a_decompression_bomb_is_refused_by_its_decoded_size_with_memory_bounded() {
     let _timed = timed();
     let tmp = tempfile::tempdir().expect("tmp");
-    let faults = Faults {
-        gzip_bomb: true,
-        ..Faults::default()
-    };
-    let srv = serve(
-        DemoOptions {
-            faults,
-            ..small(None, true)
-        },
-        false,
-    );
-    // Run under /usr/bin/time-like accounting: the child's peak RSS from its rusage.
-    let before = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("rusage")
-        .max_rss();
-    let (code, out, err) = list_all(&srv, tmp.path(), &[]);
-    let peak_kib = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("rusage")
-        .max_rss();
-    assert_eq!(code, 5, "stderr: {err}");
-    assert!(out.is_empty(), "no rows from a bomb: {out}");
-    assert!(err.contains("larger than 64 MiB"), "{err}");
-    // The body would inflate to 1 GiB; convo stops at 64 MiB of decoded bytes.
-    assert!(
-        peak_kib < 150 * 1024,
-        "peak RSS {} MiB (children's peak before: {} MiB)",
-        peak_kib / 1024,
-        before / 1024
-    );
+    let bombs = [
+        (
+            "gzip",
+            Faults {
+                gzip_bomb: true,
+                ..Faults::default()
+            },
+        ),
+        (
+            "zstd",
+            Faults {
+                zstd_bomb: true,
+                ..Faults::default()
+            },
+        ),
+    ];
+    for (name, faults) in bombs {
+        let srv = serve(
+            DemoOptions {
+                faults,
+                ..small(None, true)
+            },
+            false,
+        );
+        // Run under /usr/bin/time-like accounting: the children's peak RSS from rusage (the
+        // largest of any child so far: each bomb's run is held to the bound).
+        let rusage = || {
+            nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+                .expect("rusage")
+                .max_rss()
+        };
+        let before = rusage();
+        let (code, out, err) = list_all(&srv, tmp.path(), &[]);
+        let peak_kib = rusage();
+        assert_eq!(code, 5, "{name}: stderr: {err}");
+        assert!(out.is_empty(), "{name}: no rows from a bomb: {out}");
+        assert!(err.contains("larger than 64 MiB"), "{name}: {err}");
+        // The body would inflate to 1 GiB; convo stops at 64 MiB of decoded bytes.
+        assert!(
+            peak_kib < 150 * 1024,
+            "{name}: peak RSS {} MiB (children's peak before: {} MiB)",
+            peak_kib / 1024,
+            before / 1024
+        );
+    }
 }
 
 #[test]

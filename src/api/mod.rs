@@ -2,6 +2,7 @@
 //! Nothing here knows about the terminal UI.
 
 pub mod client;
+pub mod encoding;
 pub mod error;
 pub mod filter;
 pub mod key;

@@ -49,7 +49,7 @@ pub struct DemoOptions {
     /// reference time (`data::REFERENCE_TIME`): `convo --demo` and `convo demo-server` pass the
     /// clock, so the newest rows are minutes old, not days. `None` (tests): the fixed times.
     pub anchor: Option<jiff::Timestamp>,
-    /// Compress answers when the client asks (`Accept-Encoding`: gzip, br), as real services
+    /// Compress answers when the client asks (`Accept-Encoding`: zstd, br, gzip), as real services
     /// do. Default on; `--no-compress` turns it off.
     pub compress: bool,
     /// A simulated network link in front of the server (round trip and rate); `None`: loopback.
@@ -212,6 +212,9 @@ impl DemoServer {
         });
         let mut app = server::router(shared.clone());
         if opts.compress {
+            // zstd 3, brotli 4, gzip 6 (tower-http's defaults; docs/performance.md, "What each
+            // encoding costs"): zstd to a client that takes it, brotli or gzip to one that takes
+            // only those.
             app = app.layer(tower_http::compression::CompressionLayer::new());
         }
         let (link_task, link_lanes) = match (opts.link, public) {
