@@ -120,8 +120,8 @@ impl Kind {
         let (p, p_first) = self.best(Ask::Plain)?;
         let ask = if p < c { Ask::Plain } else { Ask::Compressed };
         let loser_first = match ask {
-            Ask::Plain => p_first,
-            Ask::Compressed => c_first,
+            Ask::Plain => c_first,
+            Ask::Compressed => p_first,
         };
         (!loser_first).then_some(Choice {
             ask,
