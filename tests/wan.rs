@@ -158,25 +158,31 @@ fn on_a_slow_link_convo_asks_for_zstd_and_decodes_it() {
         "{compressed} bytes crossed for {raw} bytes of rows: not compressed"
     );
     assert!(plain > raw, "--no-compress: {plain} bytes for {raw}");
-    // What was asked for is zstd, and the demo server sends it (its preference, as convo's).
+    // What convo asks for is zstd, and the demo server sends it (its preference, as convo's);
+    // a client that takes only gzip or brotli gets those.
     let srv = serve(small(None, true), false);
     let raw_client = http_builder()
         .no_gzip()
         .no_brotli()
         .build()
         .expect("client");
-    let resp = srv
-        .rt
-        .block_on(
-            raw_client
-                .get(format!("{}/v1/conversations?limit=100", srv.s().base_url()))
-                .bearer_auth(srv.s().api_key())
-                .header("accept-encoding", convo::api::encoding::COMPRESSED)
-                .send(),
-        )
-        .expect("answer");
-    assert_eq!(resp.headers()["content-encoding"], "zstd");
-    let wire = srv.rt.block_on(resp.bytes()).expect("body");
+    let get = |accept: &str| {
+        let resp = srv
+            .rt
+            .block_on(
+                raw_client
+                    .get(format!("{}/v1/conversations?limit=100", srv.s().base_url()))
+                    .bearer_auth(srv.s().api_key())
+                    .header("accept-encoding", accept)
+                    .send(),
+            )
+            .expect("answer");
+        let enc = resp.headers().get("content-encoding").cloned();
+        let body = srv.rt.block_on(resp.bytes()).expect("body");
+        (enc.map(|v| v.to_str().unwrap_or("?").to_string()), body)
+    };
+    let (enc, wire) = get(convo::api::encoding::COMPRESSED);
+    assert_eq!(enc.as_deref(), Some("zstd"));
     let page = convo::api::encoding::unzstd(&wire, 1 << 20)
         .expect("zstd")
         .expect("small");
@@ -187,6 +193,16 @@ fn on_a_slow_link_convo_asks_for_zstd_and_decodes_it() {
         wire.len(),
         page.len()
     );
+    for (accept, want) in [("gzip", "gzip"), ("br", "br"), ("gzip, br", "br")] {
+        let (enc, wire) = get(accept);
+        assert_eq!(enc.as_deref(), Some(want), "asked {accept}");
+        assert!(
+            wire.len() * 3 < page.len(),
+            "{accept}: {} bytes",
+            wire.len()
+        );
+    }
+    assert_eq!(get("identity"), (None, page.into()));
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! new user see convo work in one command and lets tests talk real HTTP.
 
 mod churn;
+mod compression;
 mod cursor;
 pub mod data;
 mod faults;
@@ -212,10 +213,9 @@ impl DemoServer {
         });
         let mut app = server::router(shared.clone());
         if opts.compress {
-            // zstd 3, brotli 4, gzip 6 (tower-http's defaults; docs/performance.md, "What each
-            // encoding costs"): zstd to a client that takes it, brotli or gzip to one that takes
-            // only those.
-            app = app.layer(tower_http::compression::CompressionLayer::new());
+            app = app
+                .layer(compression::zstd())
+                .layer(compression::brotli_and_gzip());
         }
         let (link_task, link_lanes) = match (opts.link, public) {
             (Some(link), Some(public)) => {
