@@ -659,12 +659,13 @@ impl Client {
         })
     }
 
-    /// `convo doctor`: asks for the first page of 100 conversations (at most five times) until
-    /// the client has chosen between compressed and plain answers, and returns the choice.
+    /// `convo doctor`: asks for the first page of 100 conversations (at most ten times) until
+    /// the client's choice between compressed and plain answers stands on two times each way,
+    /// and returns the choice.
     pub async fn settle_encoding(&self) -> Result<Option<super::encoding::Choice>, ApiError> {
         let url = self.page_url(Resource::Conversations, &[], Limit::new(100)?, None);
-        for _ in 0..5 {
-            if self.encoding.choice().is_some() {
+        for _ in 0..10 {
+            if self.encoding.settled() {
                 break;
             }
             self.get_body(url.clone(), &|_| {}).await?;
