@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::api::{
     ApiError, ApiKey, Client, ClientSettings, KeyError, KeySource, Resource,
-    client::check_base_url, client::is_loopback_host,
+    client::check_base_url, client::is_loopback_host, encoding, encoding::Ask,
 };
 use crate::config::{Config, ConfigError, Overrides, default_path};
 
@@ -268,6 +268,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     checks.push(compression_check(&client).await);
     checks.push(budget_check(&client, kept));
     checks.push(store_check(&cfg));
+    checks.push(encoding_check(&client).await);
     checks
 }
 
@@ -373,6 +374,43 @@ async fn compression_check(client: &Client) -> Check {
         },
         Err(e) => Check::Warn(
             format!("compression not checked: {e}"),
+            "none needed".into(),
+        ),
+    }
+}
+
+/// Which way convo asks this service for its pages (compressed or plain) and why: the times
+/// of a page of 100 conversations both ways, as the client measured them.
+async fn encoding_check(client: &Client) -> Check {
+    let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+    match client.settle_encoding().await {
+        Ok(Some(c)) => {
+            let (won, lost) = match c.ask {
+                Ask::Plain => (c.plain, c.compressed),
+                Ask::Compressed => (c.compressed, c.plain),
+            };
+            Check::Ok(format!(
+                "convo asks this service for {} answers: a page of 100 conversations took {} \
+                 {} against {} {} (it looks again every {} s)",
+                c.ask.describe(),
+                ms(won),
+                c.ask.describe(),
+                ms(lost),
+                match c.ask {
+                    Ask::Plain => "compressed",
+                    Ask::Compressed => "plain",
+                },
+                encoding::RECHECK.as_secs()
+            ))
+        }
+        Ok(None) => Check::Warn(
+            "convo has not chosen between compressed and plain answers yet (the pages' times \
+             did not settle it)"
+                .into(),
+            "none needed: it keeps trying both".into(),
+        ),
+        Err(e) => Check::Warn(
+            format!("compressed or plain answers not chosen: {e}"),
             "none needed".into(),
         ),
     }

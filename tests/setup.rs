@@ -521,6 +521,30 @@ fn version_and_doctor_name_the_commit_and_the_build_date() {
 }
 
 #[test]
+fn doctor_says_which_way_convo_asks_for_pages_and_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A service whose compression takes 20 ms a page, on loopback: plain is faster.
+    let slow = Faults {
+        slow_compression: Some(std::time::Duration::from_millis(20)),
+        ..Faults::default()
+    };
+    let d = Demo::start(300, 50, slow);
+    let out = doctor_with(&d, tmp.path(), "", 0);
+    let line = out
+        .lines()
+        .find(|l| l.contains("convo asks this service"))
+        .unwrap_or_else(|| panic!("no choice line: {out}"));
+    assert!(
+        line.starts_with("ok    convo asks this service for plain answers: a page of 100"),
+        "{line}"
+    );
+    common::assert_has_all(
+        line,
+        &[" ms plain against ", " ms compressed", "every 60 s"],
+    );
+}
+
+#[test]
 fn doctor_says_whether_the_service_compresses_and_how_much_a_page_shrinks() {
     let tmp = tempfile::tempdir().unwrap();
     let d = Demo::start(300, 50, Faults::default());
@@ -529,7 +553,10 @@ fn doctor_says_whether_the_service_compresses_and_how_much_a_page_shrinks() {
         .lines()
         .find(|l| l.contains("compress"))
         .unwrap_or_else(|| panic!("no compression line: {out}"));
-    assert!(line.starts_with("ok    the service compresses ("), "{line}");
+    assert!(
+        line.starts_with("ok    the service compresses (zstd)"),
+        "{line}"
+    );
     common::assert_has(line, "% smaller");
     // The same service, plain: said, and not a failure.
     let rt = tokio::runtime::Runtime::new().unwrap();

@@ -154,6 +154,8 @@ pub struct Client {
     budget: Arc<Budget>,
     /// Whose requests this clone sends: [`Client::background`] makes a background one.
     priority: Priority,
+    /// Whether to ask this service for compressed answers or plain ones (`super::encoding`).
+    encoding: Arc<super::encoding::Chooser>,
 }
 
 /// The transport settings a pool is built from.
@@ -188,7 +190,7 @@ impl Wire {
 /// What `convo doctor` learns of the service's compression from one page of 100 rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
-    /// `Content-Encoding` of the answer to a request that accepts gzip and brotli; `None`
+    /// `Content-Encoding` of the answer to a request that accepts zstd, brotli and gzip; `None`
     /// when the service sent it plain.
     pub encoding: Option<String>,
     /// Bytes on the wire of that answer.
@@ -466,6 +468,7 @@ impl Client {
             stats: Arc::default(),
             budget: Arc::default(),
             priority: Priority::User,
+            encoding: Arc::default(),
         })
     }
 
@@ -699,13 +702,27 @@ impl Client {
                 Ok::<_, ApiError>((encoding, body.len()))
             }
         };
-        let (encoding, wire_bytes) = get("gzip, br").await?;
+        let (encoding, wire_bytes) = get(super::encoding::COMPRESSED).await?;
         let (_, plain_bytes) = get("identity").await?;
         Ok(Compression {
             encoding,
             wire_bytes,
             plain_bytes,
         })
+    }
+
+    /// `convo doctor`: asks for the first page of 100 conversations (at most ten times) until
+    /// the client's choice between compressed and plain answers stands on two times each way,
+    /// and returns the choice.
+    pub async fn settle_encoding(&self) -> Result<Option<super::encoding::Choice>, ApiError> {
+        let url = self.page_url(Resource::Conversations, &[], Limit::new(100)?, None);
+        for _ in 0..10 {
+            if self.encoding.settled() {
+                break;
+            }
+            self.get_body(url.clone(), &|_| {}).await?;
+        }
+        Ok(self.encoding.choice())
     }
 
     /// One request without retries, for `convo doctor`: its time, the server's clock and the
@@ -754,11 +771,14 @@ impl Client {
         // The first answer before the pacing: a 429 it brings pauses those held behind it.
         let first = self.first.wait().await;
         let _permit = self.pacing.admit().await;
+        let ask = self.encoding.next();
+        let sent = std::time::Instant::now();
         let resp = self
             .http
             .get(url.clone())
             .header(self.auth_name.clone(), self.auth_value.clone())
             .header(reqwest::header::ACCEPT, "application/json")
+            .header(reqwest::header::ACCEPT_ENCODING, ask.header())
             .send()
             .await
             .map_err(|e| {
@@ -787,10 +807,20 @@ impl Client {
                 .get(reqwest::header::DATE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string);
+            let zstd = super::encoding::is_zstd(resp.headers());
             return read_body(resp, MAX_BODY_BYTES)
                 .await
                 .map_err(|e| self.transport_failure(&e, attempts))
+                .and_then(|b| match (zstd, b) {
+                    (true, Some(b)) => super::encoding::unzstd(&b, MAX_BODY_BYTES)
+                        .map_err(|detail| Failure::Fatal(ApiError::Decode { detail })),
+                    (_, b) => Ok(b),
+                })
                 .and_then(|b| {
+                    if let Some(b) = &b {
+                        let kind = super::encoding::kind_of(url);
+                        self.encoding.record(ask, &kind, sent.elapsed(), b.len());
+                    }
                     b.map(|b| (b, date.clone())).ok_or_else(|| {
                         Failure::Fatal(ApiError::Decode {
                             detail: format!(
@@ -819,6 +849,13 @@ impl Client {
             .ok()
             .flatten()
             .unwrap_or_default();
+        let body = match super::encoding::is_zstd(&headers) {
+            true => super::encoding::unzstd(&body, 64 * 1024)
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
+            false => body,
+        };
         // Before it is parsed and cut: a key cut in half would not be found afterwards.
         let body = self.redact.bytes(body);
         let err = ErrorBody::parse(&body);

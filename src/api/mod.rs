@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod client;
+pub mod encoding;
 pub mod error;
 pub mod filter;
 pub mod key;

@@ -34,8 +34,8 @@ pub struct DemoServerArgs {
     /// 4000 for 4 Mbit/s. Without --link-rtt-ms the round trip is 0.
     #[arg(long, value_name = "KBPS", value_parser = clap::value_parser!(u64).range(1..))]
     pub link_kbps: Option<u64>,
-    /// Never compress answers (by default they are compressed, gzip or brotli, when the client
-    /// asks with Accept-Encoding, as real services do).
+    /// Never compress answers (by default they are compressed, zstd, brotli or gzip, when the
+    /// client asks with Accept-Encoding, as real services do).
     #[arg(long)]
     pub no_compress: bool,
 
@@ -171,6 +171,13 @@ pub struct DemoServerArgs {
     /// Pages are a small gzip body that inflates without end (a decompression bomb).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub gzip_bomb: bool,
+    /// Pages are a small zstd body that inflates without end (a decompression bomb).
+    #[arg(long, help_heading = "Faults (for testing)")]
+    pub zstd_bomb: bool,
+    /// For testing: answers a client may get compressed come this many ms later (a service
+    /// whose compression is slow).
+    #[arg(long, value_name = "MS", help_heading = "Faults (for testing)")]
+    pub slow_compression_ms: Option<u64>,
     /// For testing: pages hold 5 rows more than the limit asked for.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub oversize_page: bool,
@@ -316,6 +323,10 @@ impl DemoServerArgs {
                 hang: self.hang,
                 reset_mid_body: self.reset_mid_body,
                 gzip_bomb: self.gzip_bomb,
+                zstd_bomb: self.zstd_bomb,
+                slow_compression: self
+                    .slow_compression_ms
+                    .map(std::time::Duration::from_millis),
                 oversize_page: self.oversize_page,
                 null_cursor_with_more: self.null_cursor_with_more,
                 cursor_loop: self.cursor_loop,

@@ -49,6 +49,13 @@ pub struct Faults {
     /// Pages are a small gzip body that inflates without end: a decompression bomb, which a
     /// client must refuse by its decoded size.
     pub gzip_bomb: bool,
+    /// Pages are a small zstd body that inflates without end (the same bomb in zstd), its
+    /// frame asking for the largest window HTTP allows (8 MiB, RFC 9659).
+    pub zstd_bomb: bool,
+    /// Answers a client may get compressed (its `Accept-Encoding` names zstd, br or gzip)
+    /// come this much later: a service whose compression is slow (busy, or at a high level),
+    /// so that plain answers are the faster on any link.
+    pub slow_compression: Option<std::time::Duration>,
     /// Pages hold `limit + 5` rows.
     pub oversize_page: bool,
     /// The first page says `has_more: true` with `next_cursor: null`.
@@ -132,6 +139,29 @@ pub enum ServeOrder {
     Mixed,
 }
 
+/// True when `Accept-Encoding` names an encoding the demo server compresses with.
+pub fn asks_compressed(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get_all(axum::http::header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|e| {
+            let mut parts = e.split(';');
+            let name = parts.next().unwrap_or("").trim();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    == Some(0.0)
+            });
+            ["zstd", "br", "gzip"]
+                .iter()
+                .any(|n| name.eq_ignore_ascii_case(n))
+                && !refused
+        })
+}
+
 /// How much the `gzip_bomb` fault inflates to: 1 GiB of zeros, in about a megabyte.
 pub const BOMB_INFLATED: usize = 1 << 30;
 
@@ -163,6 +193,25 @@ pub fn gzip_bomb() -> impl futures::Stream<Item = Result<axum::body::Bytes, std:
     )
 }
 
+/// The `zstd_bomb` body: one zstd frame with no content size and a window of 8 MiB (the most
+/// RFC 9659 allows), then RLE blocks of 128 KiB of zeros, 4 bytes each, with no last block:
+/// 32 KiB on the wire for 1 GiB, and no end.
+pub fn zstd_bomb() -> impl futures::Stream<Item = Result<axum::body::Bytes, std::io::Error>> + Send
+{
+    const BLOCK: usize = 128 << 10;
+    // Magic; frame header descriptor 0 (no content size, not single-segment, no checksum, no
+    // dictionary); window descriptor: exponent 13, mantissa 0 = 2^(10 + 13) bytes.
+    let header = axum::body::Bytes::from_static(&[0x28, 0xb5, 0x2f, 0xfd, 0x00, 13 << 3]);
+    // Block header (3 bytes, little-endian): not last, type 1 (RLE), size 128 KiB; then the
+    // byte repeated.
+    let h = (BLOCK << 3) | (1 << 1);
+    let rle = [h as u8, (h >> 8) as u8, (h >> 16) as u8, 0];
+    // 1 MiB of blocks a chunk.
+    let chunk = axum::body::Bytes::from(rle.repeat((1 << 20) / BLOCK));
+    let rest = std::iter::repeat_n(chunk, BOMB_INFLATED >> 20);
+    futures::stream::iter(std::iter::once(header).chain(rest).map(Ok))
+}
+
 #[cfg(test)]
 mod tests {
     use futures::StreamExt;
@@ -183,5 +232,25 @@ mod tests {
         let _ = d.read_to_end(&mut inflated);
         assert_eq!(inflated.len(), 4 << 20);
         assert!(inflated.iter().all(|&b| b == 0));
+    }
+
+    #[tokio::test]
+    async fn the_zstd_bomb_is_small_and_inflates_to_zeros_without_end() {
+        let parts: Vec<axum::body::Bytes> = super::zstd_bomb()
+            .take(5)
+            .map(|r| r.expect("no error"))
+            .collect()
+            .await;
+        let compressed: Vec<u8> = parts.concat();
+        assert!(compressed.len() < 1024, "{} bytes", compressed.len());
+        let mut d = zstd::stream::read::Decoder::with_buffer(&compressed[..]).expect("decoder");
+        let mut inflated = vec![0u8; 4 << 20];
+        d.read_exact(&mut inflated).expect("4 MiB of the stream");
+        assert!(inflated.iter().all(|&b| b == 0));
+        // The frame goes on: nothing says where it ends.
+        assert!(
+            d.read_to_end(&mut Vec::new()).is_err(),
+            "the frame has no end"
+        );
     }
 }

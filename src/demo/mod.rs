@@ -3,6 +3,7 @@
 //! new user see convo work in one command and lets tests talk real HTTP.
 
 mod churn;
+mod compression;
 mod cursor;
 pub mod data;
 mod faults;
@@ -51,7 +52,7 @@ pub struct DemoOptions {
     /// reference time (`data::REFERENCE_TIME`): `convo --demo` and `convo demo-server` pass the
     /// clock, so the newest rows are minutes old, not days. `None` (tests): the fixed times.
     pub anchor: Option<jiff::Timestamp>,
-    /// Compress answers when the client asks (`Accept-Encoding`: gzip, br), as real services
+    /// Compress answers when the client asks (`Accept-Encoding`: zstd, br, gzip), as real services
     /// do. Default on; `--no-compress` turns it off.
     pub compress: bool,
     /// A simulated network link in front of the server (round trip and rate); `None`: loopback.
@@ -232,7 +233,9 @@ impl DemoServer {
             ));
         }
         if opts.compress {
-            app = app.layer(tower_http::compression::CompressionLayer::new());
+            app = app
+                .layer(compression::zstd())
+                .layer(compression::brotli_and_gzip());
         }
         let (link_task, link_lanes) = match (opts.link, public) {
             (Some(link), Some(public)) => {

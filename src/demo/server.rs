@@ -127,6 +127,11 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
         s.waiting.fetch_sub(1, Ordering::SeqCst);
     }
     let f = &s.faults;
+    if let Some(d) = f.slow_compression
+        && super::faults::asks_compressed(headers)
+    {
+        delay_or_cancel(s, d).await;
+    }
     if f.hang {
         sleep_or_cancel(s, Duration::from_secs(3600)).await;
         return Err(StatusCode::SERVICE_UNAVAILABLE.into_response());
@@ -270,6 +275,16 @@ fn envelope<T: Serialize>(
                 (header::CONTENT_ENCODING, "gzip"),
             ],
             Body::from_stream(super::faults::gzip_bomb()),
+        )
+            .into_response();
+    }
+    if s.faults.zstd_bomb {
+        return (
+            [
+                (header::CONTENT_TYPE, "application/json"),
+                (header::CONTENT_ENCODING, "zstd"),
+            ],
+            Body::from_stream(super::faults::zstd_bomb()),
         )
             .into_response();
     }
