@@ -27,16 +27,19 @@ const COLS: u16 = 200;
 /// How long the TUI runs after its first row before its memory is read.
 const SETTLE: Duration = Duration::from_secs(4);
 
-/// A table row of the Conversations tab: a status and a short id on the same line.
+/// A table row of the Conversations tab: a status and an id (short, or whole when the
+/// screen is wide) on the same line.
 fn has_data_row(screen: &str) -> bool {
+    let id = |w: &str| {
+        (w.len() == 8 && w.bytes().all(|b| b.is_ascii_hexdigit()))
+            || uuid::Uuid::try_parse(w).is_ok()
+    };
     screen.lines().any(|l| {
         let words: Vec<&str> = l.split_whitespace().collect();
         words
             .iter()
             .any(|w| matches!(*w, "open" | "pending" | "closed"))
-            && words
-                .iter()
-                .any(|w| w.len() == 8 && w.bytes().all(|b| b.is_ascii_hexdigit()))
+            && words.iter().any(|w| id(w))
     })
 }
 
@@ -80,6 +83,8 @@ fn run_once(bin: &str, tmp: &std::path::Path) -> (Duration, u64, u64) {
     drop(pair.slave);
     let pid = child.process_id().expect("a pid");
     let (tx, rx) = mpsc::channel();
+    let last = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let seen = last.clone();
     std::thread::spawn(move || {
         let rows = NonZeroU16::new(ROWS).expect("rows");
         let cols = NonZeroU16::new(COLS).expect("cols");
@@ -94,16 +99,21 @@ fn run_once(bin: &str, tmp: &std::path::Path) -> (Duration, u64, u64) {
             }
             if !said {
                 parser.process(&buf[..n]);
-                if has_data_row(&parser.screen().contents()) {
+                let screen = parser.screen().contents();
+                if let Ok(mut l) = seen.lock() {
+                    l.clone_from(&screen);
+                }
+                if has_data_row(&screen) {
                     said = true;
                     let _ = tx.send(start.elapsed());
                 }
             }
         }
     });
-    let first = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("a data row within 30 s");
+    let first = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
+        let screen = last.lock().map(|s| s.clone()).unwrap_or_default();
+        panic!("no data row within 30 s:\n{screen}")
+    });
     std::thread::sleep(SETTLE);
     let (rss, hwm) = memory_kib(pid);
     let _ = child.kill();
