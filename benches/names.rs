@@ -13,7 +13,7 @@
 //! minutes; the sync's own time is measured with the real binaries (docs/performance.md).
 //!
 //! Run: `cargo build --release && nice cargo bench --bench names` (`CONVO_BIN` overrides the
-//! binary). `cargo test --benches` runs it once on 2,000 visitors (a smoke test).
+//! binary, `CONVO_BENCH_RUNS` the number of runs, 3 by default). `cargo test --benches` runs it once on 2,000 visitors (a smoke test).
 
 use std::io::Read;
 use std::num::NonZeroU16;
@@ -110,10 +110,12 @@ fn run_once(bin: &str, tmp: &std::path::Path) -> (Duration, u64, u64) {
             }
         }
     });
-    let first = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
-        let screen = last.lock().map(|s| s.clone()).unwrap_or_default();
-        panic!("no data row within 30 s:\n{screen}")
-    });
+    let first = rx
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| {
+            let screen = last.lock().map(|s| s.clone()).unwrap_or_default();
+            panic!("no data row within 30 s:\n{screen}")
+        });
     std::thread::sleep(SETTLE);
     let (rss, hwm) = memory_kib(pid);
     let _ = child.kill();
@@ -160,8 +162,12 @@ fn fill_store(tmp: &std::path::Path, n: usize) -> u64 {
 fn main() {
     // `cargo bench` passes --bench; `cargo test --benches` does not: one small run.
     let full = std::env::args().any(|a| a == "--bench");
+    let runs = std::env::var("CONVO_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
     let (runs, sizes): (usize, &[usize]) = if full {
-        (3, &[0, 300_000, 1_000_000])
+        (runs, &[0, 300_000, 1_000_000])
     } else {
         (1, &[0, 2_000])
     };
