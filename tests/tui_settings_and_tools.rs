@@ -532,6 +532,54 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Names are read from the store as pages arrive: an export of rows whose names the store
+/// has not answered yet waits for the answer, then carries them.
+#[tokio::test]
+async fn a_conversation_export_waits_for_the_names_the_store_is_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = testing::app(120, 30, 50);
+    // No visitor rows (whose names would be known at once): only the store names them.
+    let server = FakeServer::new(8, 0);
+    let mut asked = Vec::new();
+    let mut queue = vec![Msg::Resize(120, 30)];
+    while let Some(m) = queue.pop() {
+        for c in update(&mut app, m) {
+            match &c {
+                Command::LoadNames(ids) => asked.extend(ids.iter().map(|(id, _)| *id)),
+                other => queue.extend(server.answer(other)),
+            }
+        }
+    }
+    assert_eq!(app.conversations.rows().len(), 8);
+    assert!(
+        !asked.is_empty(),
+        "the page's visitors were asked of the store"
+    );
+    let begun = export_to(&mut app, &dir.path().join("waits.csv"));
+    assert!(
+        export_parts(&begun).is_empty(),
+        "the rows wait for their names"
+    );
+    let label = convo::tui::names::VisitorLabel {
+        name: Some("Zoë Quinn".into()),
+        email: None,
+        external_id: None,
+    };
+    let cmds = update(
+        &mut app,
+        Msg::NamesLoaded {
+            asked: asked.clone(),
+            found: vec![(asked[0], Some(label))],
+        },
+    );
+    assert_eq!(export_parts(&cmds).len(), 1, "handed on with the answer");
+    let all: Vec<Command> = begun.into_iter().chain(cmds).collect();
+    let (text, error, _) = convo::tui::testing::run_export(&mut app, &all).await;
+    assert!(!error, "{text}");
+    let csv = std::fs::read_to_string(dir.path().join("waits.csv")).unwrap();
+    common::assert_has(&csv, ",Zoë Quinn,");
+}
+
 /// A conversation export reads like the screen: after `convo list`'s columns (first and
 /// unchanged) the visitor's name and e-mail and the site's and assignee's aliases; blank where
 /// the screen knows nothing better than the id; formulas guarded; JSONL gets the same keys.

@@ -131,6 +131,11 @@ impl VisitorNames {
         self.get(id).and_then(VisitorLabel::shown)
     }
 
+    /// Whether the store was asked about this visitor and has not answered yet.
+    pub fn pending(&self, id: &Uuid) -> bool {
+        self.map.get(id) == Some(&Entry::Asked)
+    }
+
     /// Whether the store was asked about this visitor and does not know it.
     pub fn is_unknown(&self, id: &Uuid) -> bool {
         self.map.get(id) == Some(&Entry::Unknown)

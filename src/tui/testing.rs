@@ -152,6 +152,13 @@ impl FakeServer {
             // Not the service's: the runtime's own look at the disk, done for real.
             return Some(super::export::write::check_path(path.clone()));
         }
+        if let Command::LoadNames(ids) = cmd {
+            // As the runtime without a store: nobody is known.
+            return Some(Msg::NamesLoaded {
+                asked: ids.iter().map(|(id, _)| *id).collect(),
+                found: Vec::new(),
+            });
+        }
         let (tab, generation, cursor, query, limit, head, stream) = match cmd {
             Command::Fetch {
                 tab,

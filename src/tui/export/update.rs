@@ -112,6 +112,16 @@ fn send_next(app: &mut App, cmds: &mut Vec<Command>) {
     }
     let (id, tab, names, total) = (s.id, s.tab, s.names, s.total);
     let range = s.sent..(s.sent + PART_ROWS).min(total);
+    // Names the store has not answered yet (the walk's last pages): the part waits for them
+    // (`follow` hands it on after the answer).
+    if tab == Resource::Conversations
+        && names
+        && app.conversations.rows()[range.clone()]
+            .iter()
+            .any(|c| app.names.pending(&c.visitor_id))
+    {
+        return;
+    }
     let part = match tab {
         Resource::Conversations if names => {
             let rows = &app.conversations.rows()[range.clone()];
@@ -168,6 +178,9 @@ pub fn follow(app: &mut App, cmds: &mut Vec<Command>) {
             "the list started over (new filters or a reload)".into(),
             cmds,
         );
+    } else if s.sent == s.written && s.sent < s.total {
+        // Nothing at the writer: a part waiting for names goes once they are in.
+        send_next(app, cmds);
     }
 }
 
