@@ -5,8 +5,8 @@
 //! Generic over the ratatui backend and the input stream, so tests run this very loop on a
 //! `TestBackend` with scripted keys.
 //!
-//! The fetches it starts are in [`fetch`] (one page's request in [`request`]); the pages a walk
-//! asks for ahead of the app (`L`) in [`look_ahead`].
+//! The fetches it starts are in `fetch` (one page's request in `request`); the pages a walk
+//! asks for ahead of the app (`L`) in `look_ahead`.
 
 mod fetch;
 mod look_ahead;
