@@ -74,10 +74,17 @@ const COLS: usize = 11;
 
 /// Column widths for `w` cells (0: left out). Narrow screens lose the median, then the oldest
 /// age, then the oldest waiting, then the stale count; the bar only takes spare room.
-fn columns(w: u16, sla: bool) -> [u16; COLS] {
+/// `widest`: the cells of the largest count shown (`449,652` is 7): the count columns are
+/// never narrower, so a count is never cut (a million loaded rows made `449,65` of it).
+fn columns(w: u16, sla: bool, widest: u16) -> [u16; COLS] {
     // IMMINENT and BREACHING only with a first-response target (none at all without one).
     let (imminent, breaching) = if sla { (8, 9) } else { (0, 0) };
     let mut cols = [12u16, 6, 6, 0, 7, 7, 8, 7, 7, imminent, breaching];
+    for c in [1, 6, 7, 9, 10] {
+        if cols[c] > 0 {
+            cols[c] = cols[c].max(widest);
+        }
+    }
     let need = |c: &[u16; COLS]| {
         let n = c.iter().filter(|x| **x > 0).count() as u16;
         c.iter().sum::<u16>() + n.saturating_sub(1)
@@ -407,7 +414,15 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         );
         return;
     }
-    let cols = columns(inner.width.saturating_sub(1), sla);
+    // Every count is at most the largest bucket's (its stale, waiting, imminent, breaching
+    // are parts of it).
+    let widest = pane
+        .buckets
+        .iter()
+        .map(|(b, _)| thousands(b.count).len())
+        .max()
+        .unwrap_or(1) as u16;
+    let cols = columns(inner.width.saturating_sub(1), sla, widest);
     let stale_title = format!("STALE>{}", short_duration(app.stale_after_secs));
     let titles = [
         pane.by.name().to_uppercase(),
@@ -529,13 +544,31 @@ mod tests {
         assert_eq!(short_duration(7200), "2h");
         assert_eq!(short_duration(5400), "90m");
         for w in [40, 57, 80, 98] {
-            let c = columns(w, w > 60);
+            let c = columns(w, w > 60, 5);
             let shown = c.iter().filter(|x| **x > 0).count() as u16;
             assert!(c.iter().sum::<u16>() + shown - 1 <= w, "{w}: {c:?}");
             assert!(
                 c[1] > 0 && c[7] > 0,
                 "count and waiting always shown: {c:?}"
             );
+        }
+    }
+
+    /// A million loaded rows: `449,652` was cut to `449,65` in a COUNT column of six cells.
+    #[test]
+    fn counts_of_a_million_rows_are_never_cut() {
+        let widest = thousands(1_000_000).len() as u16;
+        for (w, sla) in [(98, false), (98, true), (120, true), (200, true)] {
+            let c = columns(w, sla, widest);
+            for (i, name) in [(1, "count"), (6, "stale"), (7, "waiting")] {
+                assert!(c[i] == 0 || c[i] >= widest, "{name} at {w}: {c:?}");
+            }
+            assert!(
+                c[1] >= widest,
+                "the count is always shown whole at {w}: {c:?}"
+            );
+            let shown = c.iter().filter(|x| **x > 0).count() as u16;
+            assert!(c.iter().sum::<u16>() + shown - 1 <= w, "{w}: {c:?}");
         }
     }
 }
