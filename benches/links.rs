@@ -183,11 +183,12 @@ fn peak_rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// The footer's count of rows loaded (`100 loaded · more available`, `all 20000 loaded`).
+/// The footer's count of rows loaded (`100 loaded · more available`, `all 20,000 loaded`).
 fn footer_loaded(screen: &str) -> Option<usize> {
     let line = screen.lines().rev().find(|l| l.contains(" loaded"))?;
     let before = &line[..line.find(" loaded")?];
-    before.split(' ').next_back()?.parse().ok()
+    // `1,234`: the footer writes its numbers with thousands separators.
+    before.split(' ').next_back()?.replace(',', "").parse().ok()
 }
 
 /// One run of the TUI on the link: the first screen, then `L`.
@@ -240,7 +241,7 @@ fn tui_run(bin: &str, server: &DemoServer, rows: usize, limit: usize) -> TuiRun 
     std::thread::sleep(Duration::from_millis(300));
     let before_l = footer_loaded(&t.screen()).unwrap_or(0);
     let b1 = bytes();
-    let done = format!("all {rows} loaded");
+    let done = format!("all {} loaded", convo::text::thousands(rows as u64));
     let pressed = Instant::now();
     t.send(b"L");
     let loaded = wait_fine(&t, Duration::from_secs(600), |s| s.contains(&done));

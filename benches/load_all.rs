@@ -91,7 +91,12 @@ fn list_walk(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16>) 
 /// The footer's row number (`row 12 ·`), if shown.
 fn footer_row(screen: &str) -> Option<usize> {
     let i = screen.rfind(" row ")?;
-    screen[i + 5..].split(' ').next()?.parse().ok()
+    screen[i + 5..]
+        .split(' ')
+        .next()?
+        .replace(',', "")
+        .parse()
+        .ok()
 }
 
 struct Tui {
@@ -227,7 +232,7 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16
     );
     std::thread::sleep(Duration::from_millis(300));
     let rss_before = rss_kib(pid);
-    let done = format!("all {rows} loaded");
+    let done = format!("all {} loaded", convo::text::thousands(rows as u64));
     let t = Instant::now();
     tui.press(b"L");
     // A `j` every 100 ms while loading; the time until the footer shows the row it moved to.
@@ -246,7 +251,11 @@ fn tui_load_all(bin: &str, base: &str, key: &str, rows: usize, limit: Option<u16
         tui.press(b"j");
         row += 1;
         let moved = tui.wait_for(&|s| footer_row(s) == Some(row), Duration::from_secs(5));
-        assert!(moved, "j was not answered");
+        assert!(
+            moved,
+            "j was not answered (row {row} expected): {}",
+            tui.screen.lock().expect("screen")
+        );
         keys.push(k.elapsed());
     }
     let load = t.elapsed();

@@ -137,7 +137,8 @@ fn len(p: &Path) -> u64 {
 fn footer_rows(screen: &str) -> Option<usize> {
     let line = screen.lines().rev().find(|l| l.contains(" loaded"))?;
     let before = &line[..line.find(" loaded")?];
-    before.split(' ').next_back()?.parse().ok()
+    // `1,234`: the footer writes its numbers with thousands separators.
+    before.split(' ').next_back()?.replace(',', "").parse().ok()
 }
 
 /// The footer says every row is loaded (`all 990 loaded`).
