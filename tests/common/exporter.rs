@@ -163,6 +163,14 @@ fn dechunk(mut body: &str) -> String {
     out
 }
 
+/// A config file `convo.toml` in `dir` holding `text`; its path.
+pub fn config_file(dir: &std::path::Path, text: &str) -> String {
+    super::file(dir, "convo.toml", text)
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
 /// The value of the sample `name{labels}` in exposition text (labels as written, in order,
 /// e.g. `view="Breaching"`); `None` when absent.
 pub fn sample(text: &str, name: &str, labels: &str) -> Option<f64> {
