@@ -78,7 +78,20 @@ fn prometheus(dir: &std::path::Path, target: &str, rules: &std::path::Path) -> P
         .stderr(Stdio::null())
         .spawn()
         .expect("prometheus starts");
-    Prometheus { child, addr }
+    // Queried only once it listens: before that a connection is refused, which `get` takes
+    // for a failure (seen on a busy machine, where Prometheus took a while to start).
+    // (Held first, so that it is stopped if it never listens.)
+    let p = Prometheus { child, addr };
+    let t0 = Instant::now();
+    while std::net::TcpStream::connect(&p.addr).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "Prometheus did not listen on {} within 60 s",
+            p.addr
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    p
 }
 
 /// An instant query through the HTTP API: its result vector.
