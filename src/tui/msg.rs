@@ -183,3 +183,28 @@ pub enum Msg {
         message: String,
     },
 }
+
+impl Msg {
+    /// The answer to a page fetch of one list: a refresh's head ([`Msg::HeadLoaded`]) or the
+    /// walk's next page ([`Msg::PageLoaded`]).
+    pub fn loaded(
+        head: bool,
+        tab: Resource,
+        generation: u64,
+        result: Result<Loaded, ApiError>,
+    ) -> Msg {
+        if head {
+            Msg::HeadLoaded {
+                tab,
+                generation,
+                result,
+            }
+        } else {
+            Msg::PageLoaded {
+                tab,
+                generation,
+                result,
+            }
+        }
+    }
+}

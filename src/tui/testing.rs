@@ -231,19 +231,7 @@ impl FakeServer {
                 result,
             });
         }
-        Some(if head {
-            Msg::HeadLoaded {
-                tab,
-                generation,
-                result,
-            }
-        } else {
-            Msg::PageLoaded {
-                tab,
-                generation,
-                result,
-            }
-        })
+        Some(Msg::loaded(head, tab, generation, result))
     }
 
     /// Runs `update` with `msg`, then answers every fetch at once until none is left.

@@ -69,20 +69,7 @@ impl Runtime {
                     detail: e.to_string(),
                 }),
             };
-            let msg = if head {
-                Msg::HeadLoaded {
-                    tab,
-                    generation,
-                    result,
-                }
-            } else {
-                Msg::PageLoaded {
-                    tab,
-                    generation,
-                    result,
-                }
-            };
-            let _ = tx.send(msg);
+            let _ = tx.send(Msg::loaded(head, tab, generation, result));
         });
         if let Some(old) = self.tasks.insert((tab, head), task) {
             old.abort();
@@ -252,20 +239,7 @@ impl Runtime {
             if let Err(e) = &result {
                 tracing::warn!(?tab, head, "fetch failed: {e}");
             }
-            let msg = if head {
-                Msg::HeadLoaded {
-                    tab,
-                    generation,
-                    result,
-                }
-            } else {
-                Msg::PageLoaded {
-                    tab,
-                    generation,
-                    result,
-                }
-            };
-            let _ = tx.send(msg);
+            let _ = tx.send(Msg::loaded(head, tab, generation, result));
         });
         if let Some(old) = self.tasks.insert((tab, head), task) {
             old.abort();
