@@ -201,13 +201,7 @@ async fn run(cli: Cli) -> u8 {
             // write per row).
             let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
             let mut err = stderr.lock();
-            let mut o = Output {
-                out_is_terminal: std::io::stdout().is_terminal(),
-                err_is_terminal: std::io::stderr().is_terminal(),
-                aliases: cfg.aliases.clone(),
-                out: &mut out,
-                err: &mut err,
-            };
+            let mut o = to_terminal(&mut out, &mut err, &cfg);
             let result = match cmd {
                 ListCommand::Conversations(a) => {
                     let a = a.into();
@@ -235,13 +229,7 @@ async fn run(cli: Cli) -> u8 {
             let a = a.into();
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
             let (mut out, mut err) = (stdout.lock(), stderr.lock());
-            let mut o = Output {
-                out_is_terminal: std::io::stdout().is_terminal(),
-                err_is_terminal: std::io::stderr().is_terminal(),
-                aliases: cfg.aliases.clone(),
-                out: &mut out,
-                err: &mut err,
-            };
+            let mut o = to_terminal(&mut out, &mut err, &cfg);
             match convo::summary::command::conversations(
                 &client,
                 &a,
@@ -265,13 +253,7 @@ async fn run(cli: Cli) -> u8 {
             let a = (&top.views).into();
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
             let (mut out, mut err) = (stdout.lock(), stderr.lock());
-            let mut o = Output {
-                out_is_terminal: std::io::stdout().is_terminal(),
-                err_is_terminal: std::io::stderr().is_terminal(),
-                aliases: cfg.aliases.clone(),
-                out: &mut out,
-                err: &mut err,
-            };
+            let mut o = to_terminal(&mut out, &mut err, &cfg);
             let store = open_store(&cfg, &mut o);
             match convo::summary::views_command::run(&client, &a, &cfg, store, &mut o).await {
                 Ok(()) => exit::OK,
@@ -288,13 +270,7 @@ async fn run(cli: Cli) -> u8 {
         Some(Command::Store(cmd)) => {
             let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
             let (mut out, mut err) = (stdout.lock(), stderr.lock());
-            let mut o = Output {
-                out_is_terminal: std::io::stdout().is_terminal(),
-                err_is_terminal: std::io::stderr().is_terminal(),
-                aliases: cfg.aliases.clone(),
-                out: &mut out,
-                err: &mut err,
-            };
+            let mut o = to_terminal(&mut out, &mut err, &cfg);
             convo::store_command::run(cmd.action(), &cfg, &client, &mut o).await
         }
         Some(_) => exit::OK,
@@ -376,5 +352,21 @@ async fn run_tui(
             let code = e.exit_code();
             report(e, code)
         }
+    }
+}
+
+/// A command's output to stdout and stderr (`out` and `err`, locked or buffered), with the
+/// config's aliases for its tables.
+fn to_terminal<'a>(
+    out: &'a mut dyn std::io::Write,
+    err: &'a mut dyn std::io::Write,
+    cfg: &convo::config::Config,
+) -> Output<'a> {
+    Output {
+        out_is_terminal: std::io::stdout().is_terminal(),
+        err_is_terminal: std::io::stderr().is_terminal(),
+        aliases: cfg.aliases.clone(),
+        out,
+        err,
     }
 }
