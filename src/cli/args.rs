@@ -1,15 +1,16 @@
 //! The options of `convo list` and `convo summary` as clap declares them (help texts,
-//! conflicts), and how they become the commands' own options ([`crate::options`],
-//! [`crate::summary::options`]) and how their values are spelled.
+//! conflicts), and how they become the commands' own options ([`convo_query::options`],
+//! [`convo_commands::summary::options`]) and how their values are spelled.
 
+use super::Choice;
 use clap::Args;
 
-use crate::options::{
+use convo_commands::summary::options::{SummaryFormat, SummaryOptions};
+use convo_commands::summary::{By, parse_duration};
+use convo_query::options::{
     CommonOptions, ConversationFilterOptions, ConversationOptions, Format, QueryOptions,
     VisitorOptions,
 };
-use crate::summary::options::{SummaryFormat, SummaryOptions};
-use crate::summary::{By, parse_duration};
 
 /// The conversation filters, as `list conversations` and `summary conversations` take them.
 #[derive(Debug, Clone, Default, Args)]
@@ -128,8 +129,8 @@ pub struct CommonListArgs {
     #[arg(long, value_name = "N")]
     pub max: Option<u64>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = Choice(Format::Table))]
+    pub format: Choice<Format>,
     /// CSV cells exactly as sent: no leading ' on cells a spreadsheet would run as a formula
     /// (those starting with = + - @, tab or CR). For pipelines, not for spreadsheets.
     #[arg(long)]
@@ -140,8 +141,8 @@ pub struct CommonListArgs {
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
     /// Group by status, site or assignee.
-    #[arg(long, value_enum, default_value_t = By::Status)]
-    pub by: By,
+    #[arg(long, value_enum, default_value_t = Choice(By::Status))]
+    pub by: Choice<By>,
     #[command(flatten)]
     pub filter: ConversationFilterArgs,
     #[command(flatten)]
@@ -160,8 +161,8 @@ pub struct SummaryArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub limit: Option<i64>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
-    pub format: SummaryFormat,
+    #[arg(long, value_enum, default_value_t = Choice(SummaryFormat::Table))]
+    pub format: Choice<SummaryFormat>,
     /// Add the counts against the response-time targets of [sla] in the config: imminent,
     /// breaching and the longest overdue (first response), and resolution's own counts.
     #[arg(long)]
@@ -238,7 +239,7 @@ impl From<CommonListArgs> for CommonOptions {
             limit: a.limit,
             all: a.all,
             max: a.max,
-            format: a.format,
+            format: a.format.0,
             csv_raw: a.csv_raw,
         }
     }
@@ -247,14 +248,14 @@ impl From<CommonListArgs> for CommonOptions {
 impl From<SummaryArgs> for SummaryOptions {
     fn from(a: SummaryArgs) -> Self {
         SummaryOptions {
-            by: a.by,
+            by: a.by.0,
             filter: a.filter.into(),
             query: a.query.into(),
             stale_after: a.stale_after,
             max: a.max,
             max_pages: a.max_pages,
             limit: a.limit,
-            format: a.format,
+            format: a.format.0,
             sla: a.sla,
             since_last: a.since_last,
             watch: a.watch,

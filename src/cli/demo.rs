@@ -1,10 +1,11 @@
 //! `convo demo-server` flags, and how the demo's fault kinds are spelled on the command line.
 
+use super::Choice;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::demo::{
+use convo_demo::{
     BadBytes, BadCert, Churn, DemoOptions, Faults, LimitHeaders, Link, RequestBudget, ServeOrder,
 };
 
@@ -61,7 +62,7 @@ pub struct DemoServerArgs {
         default_value = "ietf",
         requires = "rate_limit"
     )]
-    pub rate_limit_headers: LimitHeaders,
+    pub rate_limit_headers: Choice<LimitHeaders>,
     /// With --rate-limit: the window, in seconds.
     #[arg(
         long,
@@ -152,7 +153,7 @@ pub struct DemoServerArgs {
     /// For testing: every page carries one extra row whose string holds invalid UTF-8 (utf8)
     /// or a raw control character (control), among the good ones.
     #[arg(long, value_name = "KIND", help_heading = "Faults (for testing)")]
-    pub bad_bytes_row: Option<BadBytes>,
+    pub bad_bytes_row: Option<Choice<BadBytes>>,
     /// For testing, with --tls: serve a certificate issued for another name (wrong-name) or
     /// one that has expired (expired), signed by the same CA.
     #[arg(
@@ -161,7 +162,7 @@ pub struct DemoServerArgs {
         requires = "tls",
         help_heading = "Faults (for testing)"
     )]
-    pub bad_cert: Option<BadCert>,
+    pub bad_cert: Option<Choice<BadCert>>,
     /// For testing: accept API requests and never answer (until the server stops).
     #[arg(long, help_heading = "Faults (for testing)")]
     pub hang: bool,
@@ -264,10 +265,10 @@ pub struct DemoServerArgs {
     #[arg(
         long,
         value_enum,
-        default_value_t = ServeOrder::Newest,
+        default_value_t = Choice(ServeOrder::Newest),
         help_heading = "Faults (for testing)"
     )]
-    pub order: ServeOrder,
+    pub order: Choice<ServeOrder>,
 }
 
 /// A row count: a number from 0 to 5,000,000.
@@ -302,7 +303,7 @@ impl DemoServerArgs {
             budget: self.rate_limit.map(|limit| RequestBudget {
                 limit,
                 window: Duration::from_secs(self.rate_limit_window),
-                headers: self.rate_limit_headers,
+                headers: self.rate_limit_headers.0,
             }),
             faults: Faults {
                 fail_first: self.fail_first,
@@ -317,8 +318,8 @@ impl DemoServerArgs {
                 malformed_page: self.malformed_page,
                 wrong_shape: self.wrong_shape,
                 bad_row: self.bad_row,
-                bad_bytes_row: self.bad_bytes_row,
-                bad_cert: self.bad_cert,
+                bad_bytes_row: self.bad_bytes_row.map(|c| c.0),
+                bad_cert: self.bad_cert.map(|c| c.0),
                 http1_only: false,
                 hang: self.hang,
                 reset_mid_body: self.reset_mid_body,
@@ -343,7 +344,7 @@ impl DemoServerArgs {
                     scripted: false,
                     new_visitors: self.churn_new_visitors,
                 },
-                order: self.order,
+                order: self.order.0,
                 backlog: self.backlog,
             },
         }

@@ -1,6 +1,6 @@
 //! The command line, as clap definitions: the top of the commands. `main.rs` dispatches on
-//! it; the commands take options of their own ([`crate::options`],
-//! [`crate::summary::options`], [`crate::store_command::Action`], [`crate::demo::DemoOptions`]),
+//! it; the commands take options of their own ([`convo_query::options`],
+//! [`convo_commands::summary::options`], [`convo_commands::store_command::Action`], [`convo_demo::DemoOptions`]),
 //! which this module builds from the flags (`args.rs`, `demo.rs`). Nothing below imports clap.
 
 use std::io::{self, Write};
@@ -8,17 +8,24 @@ use std::path::PathBuf;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+/// A value of an enum of a lower crate as the command line spells it: `Choice(Format::Csv)`.
+/// The enums' own crates do not know clap (and Rust's orphan rule keeps `impl
+/// clap::ValueEnum for Format` out of this crate), so the spelling lives on this wrapper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice<T>(pub T);
+
 /// How the values of an enum of a lower layer are spelled on the command line: each variant's
-/// name and its help (`impl clap::ValueEnum`, which the enum's own module does not know).
+/// name and its help (`impl clap::ValueEnum for Choice<T>`).
 macro_rules! value_enum {
     ($t:ident { $($v:ident => $name:literal $(: $help:literal)?),+ $(,)? }) => {
-        impl clap::ValueEnum for $t {
+        impl clap::ValueEnum for $crate::cli::Choice<$t> {
             fn value_variants<'a>() -> &'a [Self] {
-                &[$($t::$v),+]
+                const ALL: &[$crate::cli::Choice<$t>] = &[$($crate::cli::Choice($t::$v)),+];
+                ALL
             }
 
             fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-                Some(match self {
+                Some(match &self.0 {
                     $($t::$v => clap::builder::PossibleValue::new($name)$(.help($help))?),+
                 })
             }
@@ -189,8 +196,8 @@ pub enum StoreCommand {
 
 impl StoreCommand {
     /// What `convo store` is asked to do.
-    pub fn action(self) -> crate::store_command::Action {
-        use crate::store_command::Action;
+    pub fn action(self) -> convo_commands::store_command::Action {
+        use convo_commands::store_command::Action;
         match self {
             StoreCommand::Path => Action::Path,
             StoreCommand::Stats => Action::Stats,

@@ -1,13 +1,14 @@
 //! The flags of `convo summary --views` and `convo exporter`, and the options they build
-//! ([`crate::summary::options::ViewsOptions`], [`crate::exporter::ExporterOptions`]).
+//! ([`convo_commands::summary::options::ViewsOptions`], [`convo_commands::exporter::ExporterOptions`]).
 
+use super::Choice;
 use std::net::SocketAddr;
 
 use clap::Args;
 
-use crate::exporter::{DEFAULT_LISTEN, ExporterOptions};
-use crate::summary::options::{SummaryFormat, ViewsOptions};
-use crate::summary::{By, parse_duration};
+use convo_commands::exporter::{DEFAULT_LISTEN, ExporterOptions};
+use convo_commands::summary::options::{SummaryFormat, ViewsOptions};
+use convo_commands::summary::{By, parse_duration};
 
 /// `convo summary --views`.
 #[derive(Debug, Args)]
@@ -18,11 +19,11 @@ pub struct ViewsArgs {
     #[arg(long, required = true)]
     pub views: bool,
     /// Output format (prometheus: the exporter's series, a `view` label on every sample).
-    #[arg(long, value_enum, default_value_t = SummaryFormat::Table)]
-    pub format: SummaryFormat,
+    #[arg(long, value_enum, default_value_t = Choice(SummaryFormat::Table))]
+    pub format: Choice<SummaryFormat>,
     /// Prometheus: group the summary gauges by status, site or assignee.
-    #[arg(long, value_enum, default_value_t = By::Status)]
-    pub by: By,
+    #[arg(long, value_enum, default_value_t = Choice(By::Status))]
+    pub by: Choice<By>,
     /// Requests one view may send; past it the count is "≥ N" (default: scan_max_pages from
     /// the config, else 50).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -35,8 +36,8 @@ pub struct ViewsArgs {
 impl From<&ViewsArgs> for ViewsOptions {
     fn from(a: &ViewsArgs) -> Self {
         ViewsOptions {
-            format: a.format,
-            by: a.by,
+            format: a.format.0,
+            by: a.by.0,
             max_pages: a.max_pages,
             limit: a.limit,
         }
@@ -58,8 +59,8 @@ pub struct ExporterArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub interval: Option<i64>,
     /// Group the summary gauges by status, site or assignee.
-    #[arg(long, value_enum, default_value_t = By::Status)]
-    pub by: By,
+    #[arg(long, value_enum, default_value_t = Choice(By::Status))]
+    pub by: Choice<By>,
     /// Requests one view may send per walk; past it the count is a lower bound
     /// (convo_view_complete 0; default: scan_max_pages from the config, else 50).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -76,7 +77,7 @@ impl ExporterArgs {
             listen: self.listen,
             allow_remote: self.allow_remote,
             interval_secs: self.interval.map(|s| s.max(0) as u64).or(config_interval),
-            by: self.by,
+            by: self.by.0,
             max_pages: self.max_pages,
             limit: self.limit,
         }

@@ -1,0 +1,138 @@
+//! The plain walk of `convo summary conversations` (no `-q`): the filter's pages read with
+//! the pager, each page's rows counted into the [`Summary`] and dropped (memory stays flat),
+//! progress and warnings on stderr. `super::query` walks a query's streams instead.
+
+use super::Summary;
+use super::options::SummaryOptions;
+use super::walked::{Walked, WalkedPages};
+use convo_api::{ApiError, Client, Conversation, ConversationFilter, Limit};
+use convo_engine::pager::Pager;
+use convo_query::exit::ListError;
+use convo_query::output::{Output, bad_row_line, retry_line, stderr};
+use convo_store::looks::SinceLook;
+
+/// The rows per request: `--limit` or the page size, no more than `--max`.
+fn page_limit(a: &SummaryOptions, page_size: Limit) -> Result<Limit, ListError> {
+    let limit = match a.limit {
+        Some(n) => Limit::new(n)?,
+        None => page_size,
+    };
+    match a.max {
+        // Ask for no more than needed.
+        Some(m) if m < limit.get() as u64 => Ok(Limit::new(m.max(1) as i64)?),
+        _ => Ok(limit),
+    }
+}
+
+/// Walks the filter's pages into `summary`, with progress and warnings on stderr.
+pub(super) async fn walk(
+    client: &Client,
+    base: &ConversationFilter,
+    a: &SummaryOptions,
+    page_size: Limit,
+    mut summary: Summary,
+    mut since: Option<SinceLook>,
+    o: &mut Output<'_>,
+) -> Result<WalkedPages, ListError> {
+    let limit = page_limit(a, page_size)?;
+    let mut pager: Pager<Conversation> = Pager::new(limit.get());
+    let progress = o.err_is_terminal;
+    let clear = stderr::clear(progress);
+    let full = |s: &Summary| a.max.is_some_and(|m| s.coverage().loaded >= m);
+    let mut cut = false;
+    let mut failure: Option<ApiError> = None;
+    while let Some(cursor) = pager.next_request() {
+        let result = fetch((client, base), limit, cursor.as_deref(), clear, o).await;
+        let page = match result {
+            Ok(p) => p,
+            Err(e) => {
+                pager.failed();
+                failure = Some(e);
+                break;
+            }
+        };
+        let page_no = pager.pages() + 1;
+        let applied = pager.apply(page);
+        for b in &applied.bad_rows {
+            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, page_no));
+        }
+        summary.add_unreadable(applied.bad_rows.len() as u64);
+        for row in pager.drain_rows() {
+            if full(&summary) {
+                cut = true;
+                break;
+            }
+            summary.add(&row);
+            if let Some(s) = &mut since {
+                s.see(&row);
+            }
+        }
+        if full(&summary) || a.max_pages.is_some_and(|m| pager.pages() as u64 >= m) {
+            cut |= pager.has_more();
+            break;
+        }
+        if progress {
+            say_progress(&summary, &pager, o);
+        }
+    }
+    let _ = write!(o.err, "{clear}");
+    Ok(ended(summary, since, &pager, cut, failure, o))
+}
+
+/// The progress line on stderr (a terminal): conversations counted, pages read.
+fn say_progress(summary: &Summary, pager: &Pager<Conversation>, o: &mut Output<'_>) {
+    let loaded = super::thousands(summary.coverage().loaded);
+    let line = stderr::progress_line(&loaded, "conversations", pager.pages(), pager.has_more());
+    let _ = write!(o.err, "{line}");
+}
+
+/// One page of the filter, its retries said on stderr.
+async fn fetch(
+    (client, base): (&Client, &ConversationFilter),
+    limit: Limit,
+    cursor: Option<&str>,
+    clear: &str,
+    o: &mut Output<'_>,
+) -> Result<convo_api::Page<Conversation>, ApiError> {
+    let notes = std::sync::Mutex::new(Vec::<String>::new());
+    let on_retry = |n: convo_api::RetryNotice| {
+        if let Ok(mut v) = notes.lock() {
+            v.push(retry_line(&n));
+        }
+    };
+    let result = client
+        .list::<_, Conversation>(base, limit, cursor, &on_retry)
+        .await;
+    for line in notes.into_inner().unwrap_or_default() {
+        let _ = writeln!(o.err, "{clear}{line}");
+    }
+    result
+}
+
+/// How the filter's walk ended: cut by `--max`, failed, or cut short by the service (partial
+/// too, and exit 5); the pager's warnings said.
+fn ended(
+    mut summary: Summary,
+    since: Option<SinceLook>,
+    pager: &Pager<Conversation>,
+    cut: bool,
+    failure: Option<ApiError>,
+    o: &mut Output<'_>,
+) -> WalkedPages {
+    let ended_early = !cut && failure.is_none() && pager.warnings().ended_early();
+    summary.set_more_available(cut || pager.has_more() || failure.is_some() || ended_early);
+    for w in pager.warnings().messages() {
+        if !w.contains("unreadable") {
+            let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
+        }
+    }
+    WalkedPages {
+        pages: pager.pages(),
+        since,
+        walked: Walked {
+            summary,
+            failure,
+            ended_early,
+        },
+    }
+}

@@ -1,0 +1,162 @@
+//! How `B`, the board's keys, the timer and the answers of its reads change the app. No I/O:
+//! reads and samples are asked for as commands.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::Counts;
+use crate::app::App;
+use crate::command::Command;
+use crate::overlay::Overlay;
+use convo_api::Resource;
+
+/// What a key on the board asks of the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Handled here.
+    Done,
+    /// Enter: open the view of this index of `app.views` in its tab (the caller applies it,
+    /// then [`opened`]).
+    Open(usize),
+}
+
+/// `B`: shows the board (its rows follow the views), asks the store for every row's trend
+/// and starts a round of reads when one is due.
+pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
+    app.board.set_views(&app.views);
+    app.board.back_at = None;
+    app.overlay = Overlay::Board;
+    app.dirty = true;
+    let mut keys: Vec<&String> = app.board.rows.iter().map(|r| &r.key).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        cmds.push(Command::Samples {
+            key: key.clone(),
+            sample: None,
+        });
+    }
+    on_tick(app, cmds);
+}
+
+/// Leaves the board: the round under way stops (its answer in flight is dropped).
+pub fn close(app: &mut App) {
+    app.board.stop();
+    app.overlay = Overlay::None;
+    app.dirty = true;
+}
+
+/// Whether the board is on screen.
+pub fn shown(app: &App) -> bool {
+    matches!(app.overlay, Overlay::Board)
+}
+
+/// After every tick: a round of reads starts when one is due and the board is on screen.
+pub fn on_tick(app: &mut App, cmds: &mut Vec<Command>) {
+    if shown(app)
+        && app.board.due(app.now)
+        && let Some(i) = app.board.start_round()
+    {
+        cmds.extend(read(app, i));
+        app.dirty = true;
+    }
+}
+
+/// The command that reads row `index` (the view of the same index).
+fn read(app: &App, index: usize) -> Option<Command> {
+    let view = Box::new(app.views.get(index)?.clone());
+    Some(Command::ReadView {
+        generation: app.board.generation,
+        index,
+        view,
+        pages: app.refresh_max_pages.max(1),
+    })
+}
+
+/// The answer of a read: the row's counts (or its error), a sample of them for the trend, and
+/// the next row's read.
+pub fn on_read(
+    app: &mut App,
+    generation: u64,
+    index: usize,
+    result: Result<Counts, String>,
+    cmds: &mut Vec<Command>,
+) {
+    let sample = result.as_ref().ok().cloned();
+    let next = match app.board.answer(generation, index, result, app.now) {
+        // An older round's answer, or the board was left: dropped.
+        super::Answer::Stale => return,
+        super::Answer::Next(n) => Some(n),
+        super::Answer::Done => None,
+    };
+    app.dirty = true;
+    if let (Some(c), Some(row)) = (sample, app.board.rows.get(index))
+        && row.tab == Resource::Conversations
+    {
+        cmds.push(Command::Samples {
+            key: row.key.clone(),
+            sample: Some(convo_store::Sample {
+                at: app.now.as_second(),
+                loaded: c.matched,
+                complete: c.complete,
+                waiting: c.waiting,
+                imminent: c.imminent,
+                breaching: c.breaching,
+            }),
+        });
+    }
+    match next {
+        Some(n) if shown(app) => cmds.extend(read(app, n)),
+        // Not on screen (another overlay took its place): the round stops here.
+        Some(_) => app.board.stop(),
+        None => {}
+    }
+}
+
+/// A key's samples from the store: the rows of that key draw them.
+pub fn on_samples(app: &mut App, key: &str, samples: &[convo_store::Sample]) {
+    if app.board.take_samples(key, samples) && shown(app) {
+        app.dirty = true;
+    }
+}
+
+/// A key while the board is shown.
+pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
+    let n = app.board.rows.len();
+    let b = &mut app.board;
+    match k.code {
+        KeyCode::Esc | KeyCode::Char('B') => close(app),
+        KeyCode::Char('q') => cmds.push(Command::Quit),
+        KeyCode::Down | KeyCode::Char('j') => {
+            b.selected = (b.selected + 1).min(n.saturating_sub(1))
+        }
+        KeyCode::Up | KeyCode::Char('k') => b.selected = b.selected.saturating_sub(1),
+        KeyCode::Home | KeyCode::Char('g') => b.selected = 0,
+        KeyCode::End | KeyCode::Char('G') => b.selected = n.saturating_sub(1),
+        KeyCode::Char('r') => {
+            // A new round now, from the top; the one under way (if any) is dropped.
+            b.reading = None;
+            b.round_ended = None;
+            on_tick(app, cmds);
+        }
+        KeyCode::Enter if n > 0 => return Outcome::Open(app.board.selected),
+        _ => {}
+    }
+    app.dirty = true;
+    Outcome::Done
+}
+
+/// The view opened from the board is on screen: the board steps aside, and Back (Backspace)
+/// comes back to it while the history is as the opening left it.
+pub fn opened(app: &mut App) {
+    app.board.stop();
+    if shown(app) {
+        app.overlay = Overlay::None;
+    }
+    app.board.back_at = Some(app.history.len());
+}
+
+/// Whether Back returns to the board now (the view opened from it is on screen, nothing
+/// moved since, or what moved was undone).
+pub fn takes_back(app: &App) -> bool {
+    !shown(app) && app.board.back_at == Some(app.history.len())
+}

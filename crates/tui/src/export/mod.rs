@@ -1,0 +1,215 @@
+//! Export (`e`): the loaded rows, or the whole filtered walk, to a new CSV or JSONL file with
+//! `convo list`'s formatting. The path prompt and the loaded-rows export: [`update`]; the
+//! whole-walk export: [`walk`]; writing the file (I/O, run by the runtime): [`write`].
+//!
+//! Conversations are written as the screen shows them: after `convo list`'s columns, which
+//! stay first and unchanged for scripts, come the visitor's name and e-mail and the site's and
+//! assignee's aliases ([`NAMED_CSV`], as `convo list --with-visitor` adds its columns). On by
+//! default; Tab in the path prompt leaves them out (ids only, exactly `convo list`'s file).
+
+pub mod update;
+pub mod walk;
+pub mod write;
+
+use convo_api::Resource;
+use convo_query::output::{CsvStyle, Printable, csv, json_terminal_safe};
+
+/// A whole-walk export in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkExport {
+    pub tab: Resource,
+    /// The tab's walk it follows; another generation means the walk started over.
+    pub generation: u64,
+    /// Where it will be written (as typed).
+    pub path: String,
+}
+
+/// An export being written, one part at a time: the rows `0..total` of the tab's walk of
+/// `generation`, handed to the writer in parts of [`PART_ROWS`] (never the whole file in
+/// `update`, never a copy of every row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportStream {
+    pub id: u64,
+    pub tab: Resource,
+    pub generation: u64,
+    /// Where it is written (as typed).
+    pub path: String,
+    pub total: usize,
+    /// Rows handed to the writer so far.
+    pub sent: usize,
+    /// Rows the writer has written so far.
+    pub written: usize,
+    /// Conversations go with what the screen shows for their ids ([`NAMED_CSV`]).
+    pub names: bool,
+}
+
+/// Rows in one part of an export.
+pub const PART_ROWS: usize = 5_000;
+
+/// The CSV columns (and JSONL keys) a conversation export adds after `convo list`'s.
+pub const NAMED_CSV: &[&str] = &["visitorName", "visitorEmail", "siteName", "assigneeName"];
+
+/// What the screen shows for a conversation's ids: the visitor's name and e-mail (what the
+/// local store, the sync and the Visitors tab have learnt), the site's and assignee's aliases
+/// (`[aliases]`). Blank (JSON null) where nothing is known.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScreenNames {
+    pub visitor_name: Option<String>,
+    pub visitor_email: Option<String>,
+    pub site: Option<String>,
+    pub assignee: Option<String>,
+}
+
+impl ScreenNames {
+    fn fields(&self) -> [&Option<String>; 4] {
+        [
+            &self.visitor_name,
+            &self.visitor_email,
+            &self.site,
+            &self.assignee,
+        ]
+    }
+}
+
+/// One part of an export's rows, copied out of the tab for the writer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportPart {
+    Conversations(Vec<convo_api::Conversation>),
+    /// Conversations and, for each, what the screen shows for its ids.
+    ConversationsNamed(Vec<convo_api::Conversation>, Vec<ScreenNames>),
+    Visitors(Vec<convo_api::Visitor>),
+}
+
+// Rows compare as their fields do; a visitor's attributes are JSON, which holds no NaN.
+impl Eq for ExportPart {}
+
+impl ExportPart {
+    /// The part as CSV rows (after the header when `first`) or JSONL; and its row count.
+    pub fn format(&self, jsonl: bool, first: bool) -> (String, usize) {
+        match self {
+            ExportPart::Conversations(r) => format_part(r, jsonl, first),
+            ExportPart::ConversationsNamed(r, names) => format_named(r, names, jsonl, first),
+            ExportPart::Visitors(r) => format_part(r, jsonl, first),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            ExportPart::Conversations(r) | ExportPart::ConversationsNamed(r, _) => r.len(),
+            ExportPart::Visitors(r) => r.len(),
+        }
+    }
+
+    /// The CSV header of this part's rows (an export of no rows is still a valid CSV file).
+    pub fn csv_header(&self) -> String {
+        match self {
+            ExportPart::Conversations(_) => csv_header(Resource::Conversations),
+            ExportPart::ConversationsNamed(..) => named_header(),
+            ExportPart::Visitors(_) => csv_header(Resource::Visitors),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The CSV header of a tab's rows (an export of no rows is still a valid CSV file).
+pub fn csv_header(tab: Resource) -> String {
+    let mut out = String::new();
+    match tab {
+        Resource::Conversations => csv::push_header::<convo_api::Conversation>(&mut out),
+        Resource::Visitors => csv::push_header::<convo_api::Visitor>(&mut out),
+    }
+    out
+}
+
+fn named_header() -> String {
+    use convo_api::Conversation;
+    let mut out = String::new();
+    let header: Vec<&str> = Conversation::CSV_HEADER
+        .iter()
+        .chain(NAMED_CSV)
+        .copied()
+        .collect();
+    csv::push_record(&mut out, &header, CsvStyle::RAW);
+    out
+}
+
+/// Conversations with their screen names: `convo list`'s fields, then [`NAMED_CSV`]'s (CSV);
+/// or each row's JSON with those keys added at its end (JSONL).
+fn format_named(
+    rows: &[convo_api::Conversation],
+    names: &[ScreenNames],
+    jsonl: bool,
+    first: bool,
+) -> (String, usize) {
+    let mut out = if first && !jsonl {
+        named_header()
+    } else {
+        String::new()
+    };
+    let none = ScreenNames::default();
+    for (i, r) in rows.iter().enumerate() {
+        let n = names.get(i).unwrap_or(&none);
+        if jsonl {
+            let mut line = Vec::with_capacity(320);
+            if r.json_into(&mut line).is_err() || line.last() != Some(&b'}') {
+                continue;
+            }
+            line.pop();
+            for (key, value) in NAMED_CSV.iter().zip(n.fields()) {
+                line.extend_from_slice(format!(",\"{key}\":").as_bytes());
+                if serde_json::to_writer(&mut line, value).is_err() {
+                    line.extend_from_slice(b"null");
+                }
+            }
+            line.push(b'}');
+            out.push_str(&json_terminal_safe(
+                String::from_utf8_lossy(&line).into_owned(),
+            ));
+            out.push('\n');
+        } else {
+            let mut fields = r.csv_fields();
+            fields.extend(n.fields().map(|f| f.clone().unwrap_or_default()));
+            csv::push_record(&mut out, &fields, CsvStyle::FILE);
+        }
+    }
+    (out, rows.len())
+}
+
+fn format_part<T: Printable>(rows: &[T], jsonl: bool, first: bool) -> (String, usize) {
+    if jsonl || !first {
+        let mut out = String::new();
+        push_rows(&mut out, rows, jsonl);
+        (out, rows.len())
+    } else {
+        format_rows(rows, false)
+    }
+}
+
+fn push_rows<T: Printable>(out: &mut String, rows: &[T], jsonl: bool) {
+    if jsonl {
+        for r in rows {
+            if let Ok(j) = serde_json::to_string(r) {
+                out.push_str(&json_terminal_safe(j));
+                out.push('\n');
+            }
+        }
+    } else {
+        for r in rows {
+            csv::push_row(out, r, CsvStyle::FILE);
+        }
+    }
+}
+
+/// Rows as CSV (header first) or JSONL, with `convo list`'s formatting.
+pub fn format_rows<T: Printable>(rows: &[T], jsonl: bool) -> (String, usize) {
+    let mut out = String::new();
+    if !jsonl {
+        // A file: formulas guarded (it may be opened in a spreadsheet), bytes otherwise exact.
+        csv::push_header::<T>(&mut out);
+    }
+    push_rows(&mut out, rows, jsonl);
+    (out, rows.len())
+}

@@ -1,0 +1,213 @@
+//! How `e` and the export path prompt change the app, and the export of the loaded rows.
+
+use std::path::PathBuf;
+
+use crossterm::event::KeyEvent;
+
+use super::{ExportPart, ExportStream, PART_ROWS, ScreenNames};
+use crate::app::App;
+use crate::command::{Command, ExportKind};
+use crate::prompt::{LineEdit, Prompt, edit_line};
+use convo_api::Resource;
+
+/// `e`: opens the path prompt with the path typed last (until an export to it was written),
+/// else a dated default name.
+pub fn open(app: &mut App) {
+    let path = app.export_path.clone().unwrap_or_else(|| {
+        let date = app.now.strftime("%Y-%m-%d").to_string();
+        format!("./convo-{}-{date}.csv", app.active.name())
+    });
+    app.prompt = Some(Prompt::Export(path));
+}
+
+/// A key in the path prompt: Enter asks the runtime whether the path is free
+/// ([`super::walk::on_checked`] goes on) before any other question.
+pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<Command>) {
+    if k.code == crossterm::event::KeyCode::Tab {
+        // With or without the names beside the ids (conversations only: a visitor's row
+        // has its name already).
+        app.export_names = !app.export_names;
+        return;
+    }
+    match edit_line(&mut text, k) {
+        LineEdit::Cancel => app.prompt = None,
+        LineEdit::Submit => {
+            app.prompt = None;
+            let path = text.trim().to_string();
+            if path.is_empty() {
+                return app.say("export cancelled: no path");
+            }
+            app.export_path = Some(path.clone());
+            cmds.push(Command::CheckExportPath(path));
+        }
+        LineEdit::Changed => app.prompt = Some(Prompt::Export(text)),
+        LineEdit::Ignored => {}
+    }
+}
+
+/// Exports `tab`'s loaded rows (server order) to a new file: CSV, or JSONL when the path ends
+/// in `.jsonl`/`.json`. Nothing is formatted here: the rows go to the runtime's writer a part
+/// at a time ([`follow`]), with progress on the status line.
+pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: &mut Vec<Command>) {
+    if path.is_empty() {
+        return app.say("export cancelled: no path");
+    }
+    if let Some(s) = &app.export_stream {
+        let text = format!(
+            "an export to {} is still being written ({} of {} rows): wait for it",
+            convo_text::one_line(&s.path, 200),
+            s.written,
+            s.total
+        );
+        return app.say(text);
+    }
+    let jsonl = path.ends_with(".jsonl") || path.ends_with(".json");
+    let (total, generation) = with_tab!(ref app, tab, |t| (t.rows().len(), t.generation));
+    if total == 0 {
+        return app.say("nothing to export: no rows loaded");
+    }
+    app.export_ids += 1;
+    let id = app.export_ids;
+    cmds.push(Command::Export {
+        id,
+        path: PathBuf::from(path),
+        rows: total,
+        kind,
+        jsonl,
+    });
+    app.export_stream = Some(ExportStream {
+        id,
+        tab,
+        generation,
+        path: path.to_string(),
+        total,
+        sent: 0,
+        written: 0,
+        names: app.export_names,
+    });
+    app.message = None;
+    send_next(app, cmds);
+}
+
+/// What the screen shows for a conversation's ids: its visitor's name and e-mail as known
+/// (the local store, the sync, the Visitors tab), its site's and assignee's aliases.
+fn screen_names(app: &App, c: &convo_api::Conversation) -> ScreenNames {
+    let label = app.names.get(&c.visitor_id);
+    let text = |s: Option<&str>| s.filter(|s| !s.trim().is_empty()).map(str::to_string);
+    ScreenNames {
+        visitor_name: text(label.and_then(|l| l.name.as_deref())),
+        visitor_email: text(label.and_then(|l| l.email.as_deref())),
+        site: text(app.aliases.name(&c.site_id)),
+        assignee: text(c.assignee_id.as_ref().and_then(|a| app.aliases.name(a))),
+    }
+}
+
+/// Hands the next part of the rows to the writer (and the end after the last part).
+fn send_next(app: &mut App, cmds: &mut Vec<Command>) {
+    let Some(s) = app.export_stream.as_ref() else {
+        return;
+    };
+    if s.sent >= s.total {
+        return;
+    }
+    let (id, tab, names, total) = (s.id, s.tab, s.names, s.total);
+    let range = s.sent..(s.sent + PART_ROWS).min(total);
+    // Names the store has not answered yet (the walk's last pages): the part waits for them
+    // (`follow` hands it on after the answer).
+    if tab == Resource::Conversations
+        && names
+        && app.conversations.rows()[range.clone()]
+            .iter()
+            .any(|c| app.names.pending(&c.visitor_id))
+    {
+        return;
+    }
+    let part = match tab {
+        Resource::Conversations if names => {
+            let rows = &app.conversations.rows()[range.clone()];
+            let names = rows.iter().map(|c| screen_names(app, c)).collect();
+            ExportPart::ConversationsNamed(rows.to_vec(), names)
+        }
+        Resource::Conversations => {
+            ExportPart::Conversations(app.conversations.rows()[range.clone()].to_vec())
+        }
+        Resource::Visitors => ExportPart::Visitors(app.visitors.rows()[range.clone()].to_vec()),
+    };
+    if let Some(s) = app.export_stream.as_mut() {
+        s.sent = range.end;
+    }
+    cmds.push(Command::ExportRows { id, part });
+    if range.end == total {
+        cmds.push(Command::ExportEnd { id, abandon: None });
+    }
+}
+
+/// The writer has written `rows` rows of export `id`: the next part.
+pub fn on_written(app: &mut App, id: u64, rows: usize, cmds: &mut Vec<Command>) {
+    if let Some(s) = app.export_stream.as_mut().filter(|s| s.id == id) {
+        s.written = rows;
+        send_next(app, cmds);
+        app.dirty = true;
+    }
+}
+
+/// Export `id` ended (written, refused, failed or abandoned): its message.
+pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
+    if let Some(s) = app.export_stream.take_if(|s| s.id == id)
+        && !error
+        && app.export_path.as_deref() == Some(s.path.as_str())
+    {
+        // Written: `e` offers a new name again, not the one now taken.
+        app.export_path = None;
+    }
+    app.post(crate::app::Message::new(text, error, app.now));
+    app.dirty = true;
+}
+
+/// After every message: an export whose walk started over (new filters, a reload, another
+/// profile) is abandoned, its partial file removed; it would no longer be the rows it began
+/// with.
+pub fn follow(app: &mut App, cmds: &mut Vec<Command>) {
+    let Some(s) = &app.export_stream else {
+        return;
+    };
+    let generation = with_tab!(ref app, s.tab, |t| t.generation);
+    if generation != s.generation {
+        abandon(
+            app,
+            "the list started over (new filters or a reload)".into(),
+            cmds,
+        );
+    } else if s.sent == s.written && s.sent < s.total {
+        // Nothing at the writer: a part waiting for names goes once they are in.
+        send_next(app, cmds);
+    }
+}
+
+/// Stops the export being written, removing its partial file; the writer says so.
+pub fn abandon(app: &mut App, why: String, cmds: &mut Vec<Command>) {
+    if let Some(s) = app.export_stream.take() {
+        cmds.push(Command::ExportEnd {
+            id: s.id,
+            abandon: Some(why),
+        });
+    }
+}
+
+/// Whether an export of `tab` is being written (its rows must not move meanwhile: no
+/// refresh merges into them).
+pub fn exporting(app: &App, tab: Resource) -> bool {
+    app.export_stream.as_ref().is_some_and(|s| s.tab == tab)
+}
+
+/// The status line while an export is written, e.g. `exporting to ./x.csv: 5000 of 120000
+/// rows written…`.
+pub fn progress(app: &App) -> Option<String> {
+    let s = app.export_stream.as_ref()?;
+    Some(format!(
+        " exporting to {}: {} of {} rows written…",
+        convo_text::one_line(&s.path, 200),
+        s.written,
+        s.total
+    ))
+}

@@ -1,0 +1,97 @@
+//! Which visitors' names the screen needs, and what to do when they come: a page of
+//! conversations asks the store for the visitors the cache has nothing for, in one command
+//! ([`Command::LoadNames`], answered by `Msg::NamesLoaded`); the store's answer and the
+//! visitor sync's pages fill the cache ([`super::names::VisitorNames`]), which keeps only the
+//! visitors of loaded rows once it grows.
+
+use std::collections::{HashMap, HashSet};
+
+use uuid::Uuid;
+
+use super::app::App;
+use super::command::Command;
+use super::msg::Loaded;
+use super::names::VisitorLabel;
+use super::search;
+use convo_api::{ApiError, Resource};
+
+/// Rows just loaded for `tab`'s walk `generation`: a conversations page of a walk still
+/// wanted asks for its visitors' names; visitor rows put theirs on screen at once and go into
+/// the store.
+pub fn page_arrived(
+    app: &mut App,
+    (tab, generation): (Resource, u64),
+    result: &Result<Loaded, ApiError>,
+    cmds: &mut Vec<Command>,
+) {
+    let t = &app.conversations;
+    let wanted = tab == Resource::Conversations
+        && (t.generation == generation
+            || t.next.as_ref().is_some_and(|n| n.generation == generation));
+    match result {
+        Ok(Loaded::Conversations(p)) if wanted => {
+            let mut rows: HashMap<Uuid, u32> = HashMap::new();
+            let mut order = Vec::new();
+            for c in &p.items {
+                let n = rows.entry(c.visitor_id).or_default();
+                if *n == 0 {
+                    order.push(c.visitor_id);
+                }
+                *n += 1;
+            }
+            let want = app.names.want(order);
+            if !want.is_empty() {
+                let ids = want.into_iter().map(|id| (id, rows[&id])).collect();
+                cmds.push(Command::LoadNames(ids));
+            }
+        }
+        Ok(Loaded::Visitors(p)) if !p.items.is_empty() => {
+            app.names.learn(&p.items);
+            cmds.push(Command::KeepVisitors(super::names::VisitorRows(
+                p.items.clone(),
+            )));
+            prune(app);
+            app.dirty = true;
+        }
+        _ => {}
+    }
+}
+
+/// The store's answer to [`Command::LoadNames`].
+pub fn answered(app: &mut App, asked: Vec<Uuid>, found: Vec<(Uuid, Option<VisitorLabel>)>) {
+    app.names.answered(&asked, found);
+    prune(app);
+    changed(app);
+}
+
+/// A page of the visitor sync: the visitors the cache holds take their labels.
+pub fn offered(app: &mut App, labels: Vec<(Uuid, Option<VisitorLabel>)>) {
+    if app.names.offer(labels) {
+        changed(app);
+    }
+}
+
+/// Names changed: a search may now match rows it could not before.
+fn changed(app: &mut App) {
+    if !app.search.get(Resource::Conversations).query.is_empty() {
+        let active = std::mem::replace(&mut app.active, Resource::Conversations);
+        search::update::refresh(app, true);
+        app.active = active;
+    }
+    app.dirty = true;
+}
+
+/// Past its limit, the cache keeps only the visitors of the rows loaded.
+fn prune(app: &mut App) {
+    if !app.names.over_limit() {
+        return;
+    }
+    let live: HashSet<Uuid> = app
+        .conversations
+        .rows()
+        .iter()
+        .map(|c| c.visitor_id)
+        .chain(app.visitors.rows().iter().map(|v| v.id))
+        .collect();
+    app.names.retain(&live);
+}

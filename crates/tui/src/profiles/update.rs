@@ -1,0 +1,155 @@
+//! How `P`, the picker's keys and a loaded profile change the app.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::ProfileSwitch;
+use crate::app::{App, Overlay, builtin_views};
+use crate::command::Command;
+use crate::prompt::Prompt;
+
+/// `P`: opens the picker on the profile in use.
+pub fn open_picker(app: &mut App) {
+    if app.profiles.names.is_empty() {
+        app.say("no profiles: add [profiles.NAME] sections to the config");
+    } else {
+        let cur = app
+            .profiles
+            .entries()
+            .iter()
+            .position(|e| *e == app.profiles.current)
+            .unwrap_or(0);
+        app.prompt = Some(Prompt::Profiles(cur));
+    }
+}
+
+/// A key while the picker is open on line `sel`.
+pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
+    let entries = app.profiles.entries();
+    let n = entries.len().max(1);
+    match k.code {
+        KeyCode::Esc | KeyCode::Char('P') => app.prompt = None,
+        KeyCode::Down | KeyCode::Char('j') => app.prompt = Some(Prompt::Profiles((sel + 1) % n)),
+        KeyCode::Up | KeyCode::Char('k') => app.prompt = Some(Prompt::Profiles((sel + n - 1) % n)),
+        KeyCode::Enter => {
+            app.prompt = None;
+            if let Some(name) = entries.get(sel).cloned() {
+                let label = name.as_deref().unwrap_or(super::TOP_LEVEL);
+                app.profiles.switching = Some(label.to_string());
+                app.profiles.request += 1;
+                app.say(match &name {
+                    Some(n) => format!("loading profile {}…", convo_text::one_line(n, 40)),
+                    None => "loading the config's top level (no profile)…".into(),
+                });
+                cmds.push(Command::SwitchProfile {
+                    id: app.profiles.request,
+                    name,
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A loaded profile: the new settings, both tabs restarted (new generations, older answers
+/// dropped), search and sort cleared. All or nothing: a refused profile leaves the old one
+/// whole; the answer to an older switch than the last one asked for is dropped.
+pub fn profile_loaded(
+    app: &mut App,
+    id: u64,
+    result: Result<Box<ProfileSwitch>, String>,
+) -> Vec<Command> {
+    if id != app.profiles.request {
+        return Vec::new();
+    }
+    app.profiles.switching = None;
+    let sw = match result {
+        Ok(sw) => sw,
+        Err(e) => {
+            app.say_error(format!(
+                "profile not switched: {}",
+                convo_text::one_line(&e, 300)
+            ));
+            return Vec::new();
+        }
+    };
+    let keymap = sw.keymap.clone();
+    let no_color = app.theme.no_color;
+    let mouse_before = app.mouse;
+    app.apply_ui(&sw.ui, no_color);
+    // The profile the loaded config is in: none for its top level.
+    let current = sw
+        .config
+        .as_ref()
+        .map_or_else(|| Some(sw.name.clone()), |c| c.profile.clone());
+    app.profiles = super::Profiles {
+        current: current.clone(),
+        names: sw.profiles.clone(),
+        switching: None,
+        request: id,
+        accepted: Some(id),
+    };
+    app.prompt = None;
+    app.search = Default::default();
+    app.sort = Default::default();
+    // An export under way belonged to the old profile's rows: abandoned, and said so.
+    let mut ended = Vec::new();
+    let name = convo_text::one_line(&sw.name, 40);
+    crate::export::update::abandon(app, format!("profile switched to {name}"), &mut ended);
+    let walk_dropped = app.walk_export.take().map(|w| {
+        format!(
+            " · the whole-walk export to {} was abandoned: nothing written",
+            convo_text::one_line(&w.path, 200)
+        )
+    });
+    app.keymap = keymap;
+    app.limit = sw.page_size;
+    app.aliases = sw.aliases.clone();
+    app.stale_after_secs = sw
+        .ui
+        .stale_after_secs
+        .unwrap_or(convo_commands::summary::DEFAULT_STALE_AFTER_SECS);
+    app.refresh_secs = sw.refresh_secs.filter(|s| *s > 0);
+    app.refresh_on = app.refresh_secs.is_some();
+    let mut views = builtin_views();
+    views.extend(sw.views.iter().cloned());
+    app.views = views;
+    app.set_sla(sw.sla.clone(), sw.columns_configured);
+    if let Some(c) = &sw.config {
+        app.query_settings = c.query;
+        app.scan_max_pages = c.query.scan_max_pages;
+        app.config_file = crate::query_line::save::config_file(c);
+    }
+    // What belonged to the old service: its visitor names, trend, rung conversations, view.
+    app.names = Default::default();
+    app.trend = None;
+    app.detail_visitor = None;
+    app.sampled = None;
+    app.sampled_at = None;
+    app.imminent = Default::default();
+    app.oldest_first = None;
+    app.endpoint = sw.endpoint.clone();
+    app.detail = None;
+    app.overlay = Overlay::None;
+    // Ids in filters belong to the old service: both tabs start unfiltered. Their rows stay
+    // on screen until the new service has answered with its first page.
+    let limit = sw.page_size.get();
+    let mut cmds = ended;
+    cmds.push(
+        app.conversations
+            .switch_service(Default::default(), limit, sw.name.clone()),
+    );
+    cmds.push(
+        app.visitors
+            .switch_service(Default::default(), limit, sw.name.clone()),
+    );
+    if app.mouse != mouse_before {
+        cmds.push(Command::SetMouse(app.mouse));
+    }
+    app.history.clear();
+    let now = match current {
+        Some(_) => format!("profile {name}"),
+        None => "the config's top level (no profile)".into(),
+    };
+    app.say(format!("{now}{}", walk_dropped.unwrap_or_default()));
+    cmds
+}

@@ -1,0 +1,170 @@
+//! Saving the tab's query as a view (`w`): asks for the name, asks before replacing a view of
+//! that name, then the runtime writes a `[[views]]` table into the config file in use
+//! ([`convo_config::save_view`]); the view is in `v`'s list as soon as it is written. Errors
+//! (a read-only or broken file) are said and change nothing.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::SaveView;
+use crate::app::{App, builtin_views};
+use crate::command::Command;
+use crate::keys::Action;
+use crate::prompt::{LineEdit, Prompt, edit_line, paste_line};
+use convo_config::View;
+use convo_config::save_view::{NewView, SaveError, Saved};
+
+/// `w`: asks for the name of a view holding the active tab's query.
+pub fn open(app: &mut App) {
+    let tab = app.active;
+    let query = super::update::query_text(app, tab);
+    if query.is_empty() {
+        return app.say(format!(
+            "no query to save: {} or {} sets one",
+            app.keymap.key_of(Action::Query),
+            app.keymap.key_of(Action::Filter)
+        ));
+    }
+    if app.config_file.is_none() {
+        return app.say_error(
+            "no place for a config file on this platform: set CONVO_CONFIG to a file to keep views in",
+        );
+    }
+    app.prompt = Some(Prompt::SaveView(Box::new(SaveView {
+        name: String::new(),
+        tab,
+        query,
+        confirm: false,
+    })));
+}
+
+/// A key while the name is asked for (or the replacement confirmed).
+pub fn on_key(app: &mut App, mut s: SaveView, k: KeyEvent, cmds: &mut Vec<Command>) {
+    if s.confirm {
+        match k.code {
+            KeyCode::Char('y') => return write(app, s, true, cmds),
+            KeyCode::Esc | KeyCode::Char('n') => s.confirm = false,
+            _ => {}
+        }
+        app.prompt = Some(Prompt::SaveView(Box::new(s)));
+        return;
+    }
+    match edit_line(&mut s.name, k) {
+        LineEdit::Cancel => {
+            app.prompt = None;
+            return app.say("view not saved");
+        }
+        LineEdit::Submit => {
+            let name = s.name.trim().to_string();
+            if name.is_empty() {
+                app.say_error("a view needs a name");
+            } else if builtin_views()
+                .iter()
+                .any(|v| v.name.eq_ignore_ascii_case(&name))
+            {
+                app.say_error(format!(
+                    "{:?} is a built-in view: choose another name",
+                    convo_text::one_line(&name, 60)
+                ));
+            } else if app.view_index(&name).is_some() {
+                s.confirm = true;
+            } else {
+                return write(app, s, false, cmds);
+            }
+        }
+        LineEdit::Changed | LineEdit::Ignored => {}
+    }
+    app.prompt = Some(Prompt::SaveView(Box::new(s)));
+}
+
+/// Text pasted into the name.
+pub fn on_paste(app: &mut App, mut s: SaveView, pasted: &str) {
+    if !s.confirm {
+        paste_line(&mut s.name, pasted);
+    }
+    app.prompt = Some(Prompt::SaveView(Box::new(s)));
+}
+
+fn write(app: &mut App, s: SaveView, replace: bool, cmds: &mut Vec<Command>) {
+    app.prompt = None;
+    let Some(path) = app.config_file.clone() else {
+        return;
+    };
+    cmds.push(Command::SaveView {
+        path,
+        profile: app.profiles.current.clone(),
+        view: NewView {
+            name: s.name.trim().to_string(),
+            tab: s.tab,
+            query: s.query,
+        },
+        replace,
+    });
+}
+
+/// The runtime's answer: the view joins `v`'s list (or replaces the one of its name), or
+/// the error is said; a view found in the file under that name asks to replace it.
+pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) {
+    app.dirty = true;
+    let saved = match result {
+        Ok(s) => s,
+        Err(SaveError::Exists(_)) => {
+            app.prompt = Some(Prompt::SaveView(Box::new(SaveView {
+                name: view.name,
+                tab: view.tab,
+                query: view.query,
+                confirm: true,
+            })));
+            return;
+        }
+        Err(e) => return app.say_error(format!("view not saved: {e}")),
+    };
+    let mut v = View {
+        name: view.name.clone(),
+        tab: view.tab,
+        conversations: Default::default(),
+        visitors: Default::default(),
+        notify: false,
+        oldest_first: false,
+        query: Some(view.query.clone()),
+    };
+    let names = convo_query::query::resolve::Names {
+        agent_id: app.query_settings.agent_id,
+        aliases: &app.aliases,
+        sla: &app.sla,
+    };
+    // One request's filters: set as a view's filters are; more is run as a query by `v`.
+    let _ = convo_query::query::views::apply(
+        std::slice::from_mut(&mut v),
+        &names,
+        app.query_settings.max_streams,
+    );
+    v.query = Some(view.query.clone());
+    match app.view_index(&view.name) {
+        Some(i) => {
+            v.notify = app.views[i].notify;
+            app.views[i] = v;
+        }
+        None => app.views.push(v),
+    }
+    let shown = convo_text::one_line(&view.name, 60);
+    let path = convo_text::one_line(&saved.path.display().to_string(), 200);
+    let v_key = app.keymap.key_of(Action::Views);
+    app.say(match (saved.created, saved.replaced) {
+        (true, _) => format!(
+            "view {shown:?} saved: created {path} for it ({v_key} lists it; your service's \
+             settings can go there too, convo doctor checks the file)"
+        ),
+        (false, true) => format!("view {shown:?} replaced in {path} ({v_key} lists it)"),
+        (false, false) => format!("view {shown:?} saved in {path} ({v_key} lists it)"),
+    });
+}
+
+/// Where views are written: the config file in use (for the demo, the file its views are
+/// read from), else where convo looks for one.
+pub fn config_file(cfg: &convo_config::Config) -> Option<std::path::PathBuf> {
+    cfg.path
+        .clone()
+        .or_else(|| cfg.demo_file.clone())
+        .or_else(|| std::env::var_os("CONVO_CONFIG").map(Into::into))
+        .or_else(convo_config::default_path)
+}

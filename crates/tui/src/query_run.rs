@@ -1,0 +1,495 @@
+//! Running a query on a tab (issue 22): [`run_query`] is what the query line, `convo --query`
+//! and a `[[views]] query` call. The query is resolved (names, `me`) and planned; a plan of one
+//! request's filters and no check is today's walk of those filters; anything else is a union
+//! walk ([`super::tab::union`]): its streams side by side, merged, its checks applied as rows
+//! arrive. The tab keeps the query as written ([`App::query_of`]).
+
+use std::cell::Cell;
+
+use super::app::App;
+use super::command::Command;
+use super::msg::Loaded;
+use super::query_visitors;
+use super::tab::{TabFilter, TabState, UnionWalk, Verdict};
+use super::update::place::{here, leaving_look};
+use convo_api::{ApiError, Page, Resource};
+use convo_query::query::eval::{Context, Filter, VisitorInfo};
+use convo_query::query::plan::{self, Emails, Plan};
+use convo_query::query::resolve::{Names, resolve};
+use convo_query::query::{AssigneeRef, Pred, Query, Term};
+
+/// Shows `q` on `tab` (and makes it the active tab). A query that cannot be resolved (an
+/// unknown alias, `me` without `agent_id`) is an error on the status line with its caret
+/// ([`convo_query::query::QueryError::render`]); the rows stay. `visitor:` e-mails are looked up
+/// first (`GET /v1/visitors?email=`), then it runs.
+pub fn run_query(app: &mut App, tab: Resource, q: Query) -> Vec<Command> {
+    run(app, tab, q, false)
+}
+
+/// The query of the view opened at start ([`App::pending_query`]), run as the view's own
+/// place: no history entry, nothing said when its filters were set already.
+pub fn run_pending(app: &mut App) -> Vec<Command> {
+    let Some(q) = app.pending_query.take() else {
+        return Vec::new();
+    };
+    let history = app.history.clone();
+    let tab = q.resource;
+    let cmds = run(app, tab, q, true);
+    app.history = history;
+    cmds
+}
+
+/// Back to a union shown before: run again (no history entry), selecting `row` once it shows
+/// up. The tab on screen is the place's, not the query's.
+pub fn restore(app: &mut App, q: Query, row: Option<super::tab::Reselect>) -> Vec<Command> {
+    let (active, tab) = (app.active, q.resource);
+    let history = app.history.clone();
+    let cmds = run(app, tab, q, true);
+    app.history = history;
+    app.active = active;
+    with_tab!(app, tab, |t| if t.union.is_some() {
+        t.reselect = row;
+    });
+    cmds
+}
+
+fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    app.dirty = true;
+    let text = q.to_string();
+    if q.resource != tab {
+        app.say_error(format!(
+            "the query {:?} is for the {} list, not {}",
+            convo_text::one_line(&text, 200),
+            q.resource.name(),
+            tab.name()
+        ));
+        return cmds;
+    }
+    let names = Names {
+        agent_id: app.query_settings.agent_id,
+        aliases: &app.aliases,
+        sla: &app.sla,
+    };
+    let resolved = match resolve(&q, &names) {
+        Ok(r) => r,
+        Err(e) => {
+            app.say_error(e.render(&text));
+            return cmds;
+        }
+    };
+    let emails = plan::emails_to_resolve(&resolved);
+    if tab == Resource::Conversations && !emails.is_empty() {
+        let what = format!(
+            "the visitors of {} e-mail address{}",
+            emails.len(),
+            if emails.len() == 1 { "" } else { "es" }
+        );
+        let ticket = super::message::update::looking_up(app, what);
+        cmds.push(Command::ResolveQueryEmails {
+            ticket,
+            query: q,
+            resolved,
+            emails,
+        });
+        return cmds;
+    }
+    show(app, tab, q, &resolved, &Emails::new(), initial, &mut cmds);
+    first_requests(app, tab, &mut cmds);
+    cmds
+}
+
+/// The answer to `Command::ResolveQueryEmails`: the query runs with the visitors found (or
+/// the lookup's failure is said and the rows stay).
+pub fn emails_resolved(
+    app: &mut App,
+    query: Query,
+    resolved: Query,
+    result: Result<Emails, String>,
+) -> Vec<Command> {
+    let mut cmds = Vec::new();
+    app.dirty = true;
+    match result {
+        Err(e) => app.say_error(format!(
+            "query {}: looking up its visitors by e-mail failed: {}; the rows shown stay",
+            convo_text::one_line(&query.to_string(), 200),
+            convo_text::one_line(&e, 300)
+        )),
+        Ok(emails) => {
+            let tab = query.resource;
+            show(app, tab, query, &resolved, &emails, false, &mut cmds);
+            first_requests(app, tab, &mut cmds);
+        }
+    }
+    cmds
+}
+
+/// The filters of a plan of one stream and no check (today's walk), if it is one.
+fn single<F: Clone>(p: &Plan<F>) -> Option<F> {
+    match p.streams.as_slice() {
+        [one] if p.checks.is_empty() => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// Puts `walk`'s plan on tab `t`: the filters when one request does, else a union walk.
+fn place<T, F>(
+    t: &mut TabState<T, F>,
+    q: Query,
+    p: Plan<F>,
+    app_now: jiff::Timestamp,
+) -> Option<Command>
+where
+    T: convo_api::Row + Clone + PartialEq,
+    F: TabFilter,
+{
+    if let Some(f) = single(&p) {
+        return t.set_query(q, f);
+    }
+    let limit = convo_api::Limit::new(t.pager.limit() as i64).unwrap_or(convo_api::Limit::MAX);
+    let terms: Vec<Term> = p.terms();
+    let shown = p.checks.iter().map(|c| c.shown.clone()).collect();
+    Some(t.set_union(q, UnionWalk::new(p.streams, terms, shown, limit, app_now)))
+}
+
+fn show(
+    app: &mut App,
+    tab: Resource,
+    q: Query,
+    resolved: &Query,
+    emails: &Emails,
+    initial: bool,
+    cmds: &mut Vec<Command>,
+) {
+    let from = here(app);
+    let max = app.query_settings.max_streams;
+    let now = app.now;
+    let (changed, notes) = match tab {
+        Resource::Conversations => {
+            let p = plan::conversations(resolved, emails, max);
+            let notes = p.notes.clone();
+            cmds.extend(leaving_look(app));
+            (place(&mut app.conversations, q, p, now), notes)
+        }
+        Resource::Visitors => {
+            let p = plan::visitors(resolved, max);
+            let notes = p.notes.clone();
+            (place(&mut app.visitors, q, p, now), notes)
+        }
+    };
+    app.active = tab;
+    if tab == Resource::Conversations {
+        query_visitors::query_shown(app);
+    }
+    match changed {
+        Some(c) => {
+            app.history.push(from);
+            cmds.push(c);
+        }
+        None if from.active != tab => app.history.push(from),
+        None if initial => {}
+        None => app.say("query unchanged"),
+    }
+    // A note on how the query is sent is true of this walk only: it goes with it.
+    if let Some(n) = notes.last() {
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        app.post(super::message::Message {
+            text: format!("query: {}", convo_text::one_line(n, 300)),
+            error: false,
+            life: super::message::Life::OfWalk {
+                tab,
+                generation,
+                until: super::message::later(app.now),
+            },
+        });
+    }
+}
+
+/// The first requests of the query just shown, at once (called inside `update`, its own fill
+/// then finds them in flight and asks nothing twice).
+fn first_requests(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) {
+    if let Pumped::NotUnion = pump(app, tab, cmds) {
+        let (body, limit) = (app.body_height(), app.limit);
+        cmds.extend(with_tab!(app, tab, |t| t.next_fetch(body, limit)));
+    }
+}
+
+/// The query of the view opened at start, placed on its tab before the browser starts (so
+/// that "since you last looked" and the trend are asked for under its key); left for the
+/// first `update` when it needs e-mails looked up first, or does not resolve (it says why).
+pub fn place_pending(app: &mut App) {
+    let Some(q) = app.pending_query.clone() else {
+        return;
+    };
+    let names = Names {
+        agent_id: app.query_settings.agent_id,
+        aliases: &app.aliases,
+        sla: &app.sla,
+    };
+    let Ok(resolved) = resolve(&q, &names) else {
+        return;
+    };
+    if !plan::emails_to_resolve(&resolved).is_empty() {
+        return;
+    }
+    app.pending_query = None;
+    let tab = q.resource;
+    let history = app.history.clone();
+    // Nothing is loaded or in flight yet: the commands (a cancel) have nothing to do.
+    show(
+        app,
+        tab,
+        q,
+        &resolved,
+        &Emails::new(),
+        true,
+        &mut Vec::new(),
+    );
+    app.history = history;
+}
+
+/// A page (or failure) of one stream of a union tab's walk: taken, a failed stream named on
+/// the status line (the others go on).
+pub fn part_loaded(
+    app: &mut App,
+    tab: Resource,
+    (generation, stream, head): (u64, usize, bool),
+    result: Result<Loaded, ApiError>,
+) {
+    let failed = match tab {
+        Resource::Conversations => {
+            let page = result.and_then(|l| match l {
+                Loaded::Conversations(p) => Ok(p),
+                Loaded::Visitors(_) => Err(mismatch()),
+            });
+            app.conversations.union_page(generation, stream, head, page)
+        }
+        Resource::Visitors => {
+            let page: Result<Page<_>, _> = result.and_then(|l| match l {
+                Loaded::Visitors(p) => Ok(p),
+                Loaded::Conversations(_) => Err(mismatch()),
+            });
+            app.visitors.union_page(generation, stream, head, page)
+        }
+    };
+    if let Some(why) = failed {
+        app.say_error(why);
+    }
+    app.dirty = true;
+}
+
+fn mismatch() -> ApiError {
+    ApiError::Decode {
+        detail: "a page of the other list answered a stream's request".into(),
+    }
+}
+
+/// A stream's fetch task panicked: that stream failed, the others go on.
+pub fn part_failed(
+    app: &mut App,
+    tab: Resource,
+    (generation, stream, head): (u64, usize, bool),
+    bug: String,
+) {
+    let e = ApiError::Network {
+        detail: bug,
+        attempts: 1,
+    };
+    let failed = match tab {
+        Resource::Conversations => app
+            .conversations
+            .union_page(generation, stream, head, Err(e)),
+        Resource::Visitors => app.visitors.union_page(generation, stream, head, Err(e)),
+    };
+    if let Some(why) = failed {
+        app.say_error(why);
+    }
+}
+
+/// What [`pump`] found.
+pub enum Pumped {
+    /// The tab walks one request's filters.
+    NotUnion,
+    /// A union tab; `Some` when its refresh was merged now.
+    Union(Option<convo_engine::pager::Merged>),
+}
+
+/// For a union tab: hands its rows that pass the checks to the table and asks for the
+/// streams' pages the merge (and a refresh under way) needs.
+pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
+    let body = app.body_height();
+    let scan = app.scan_max_pages;
+    let now = app.now;
+    let (tz, sla, aliases, names) = (&app.tz, &app.sla, &app.aliases, &app.names);
+    let stale_after_secs = app.stale_after_secs;
+    let ctx = |at| Context {
+        now: at,
+        tz: tz.clone(),
+        sla,
+        stale_after_secs,
+        aliases,
+    };
+    let notices = match tab {
+        Resource::Conversations => {
+            let t = &mut app.conversations;
+            let Some(u) = t.union.as_mut() else {
+                return Pumped::NotUnion;
+            };
+            if u.pages == 0 && !u.loading() {
+                u.now = now;
+            }
+            let checks = u.checks.clone();
+            let f = Filter::new(&checks, ctx(u.now));
+            // Attributes come from the local store, as `list -q` reads them; names and
+            // e-mails are known on screen already.
+            let store = &app.store_visitors;
+            let reads_store = !store.absent && query_visitors::attr_field(&checks).is_some();
+            let waiting: Cell<Option<uuid::Uuid>> = Cell::new(None);
+            let label = |c: &convo_api::Conversation| {
+                names.get(&c.visitor_id).map(|l| VisitorInfo {
+                    name: l.name.as_deref().map(str::to_string),
+                    email: l.email.as_deref().map(str::to_string),
+                    attributes: serde_json::Value::Null,
+                })
+            };
+            let pass = |c: &convo_api::Conversation| -> Verdict {
+                if f.is_empty() {
+                    return Verdict::Pass;
+                }
+                if !reads_store {
+                    return f.conversation(c, label(c).as_ref()).into();
+                }
+                match store.get(&c.visitor_id) {
+                    None => {
+                        waiting.set(Some(c.visitor_id));
+                        Verdict::Wait
+                    }
+                    Some(Some(v)) => f.conversation(c, Some(v)).into(),
+                    // Not in the store: its attributes are unknown, the check fails.
+                    Some(None) => f.conversation(c, label(c).as_ref()).into(),
+                }
+            };
+            let (c, merged) = t.pump(body, scan, &pass);
+            cmds.extend(c);
+            let notices = t.union.as_mut().map(|u| std::mem::take(&mut u.notices));
+            // A row waits for a visitor no page asked for (a walk restarted after `forget`).
+            if let Some(id) = waiting.get() {
+                cmds.extend(app.store_visitors.ask([id]));
+            }
+            (merged, notices)
+        }
+        Resource::Visitors => {
+            let t = &mut app.visitors;
+            let Some(u) = t.union.as_mut() else {
+                return Pumped::NotUnion;
+            };
+            if u.pages == 0 && !u.loading() {
+                u.now = now;
+            }
+            let checks = u.checks.clone();
+            let f = Filter::new(&checks, ctx(u.now));
+            let pass = |v: &convo_api::Visitor| Verdict::from(f.is_empty() || f.visitor(v));
+            let (c, merged) = t.pump(body, scan, &pass);
+            cmds.extend(c);
+            (
+                merged,
+                t.union.as_mut().map(|u| std::mem::take(&mut u.notices)),
+            )
+        }
+    };
+    let (merged, notices) = notices;
+    for n in notices.into_iter().flatten() {
+        app.say(n);
+    }
+    Pumped::Union(merged)
+}
+
+/// `r` or the periodic refresh on a union tab: its streams are read again behind the rows.
+/// `None` when the tab walks one request's filters; `Some(false)` when a refresh is under way
+/// already (or nothing is loaded yet).
+pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<bool> {
+    let (now, max_pages) = (app.now, app.refresh_max_pages);
+    let (started, c) = with_tab!(app, tab, |t| match t.union.is_some() {
+        true => t.union_refresh(now, max_pages),
+        false => return None,
+    });
+    if c.is_some() {
+        // Started over: the period runs from now.
+        app.last_refresh = now;
+    }
+    if started && tab == Resource::Conversations {
+        // Attributes may have changed since: the store is read again for the re-read rows.
+        app.store_visitors.forget();
+    }
+    cmds.extend(c);
+    Some(started)
+}
+
+/// `L` or `G` on a union tab: its scan goes on past its page budget.
+pub fn go_on(app: &mut App) {
+    with_tab!(app, app.active, |t| if let Some(u) = t.union.as_mut() {
+        u.go_on();
+    });
+}
+
+/// The active tab is a union whose streams are scanned for rows its checks keep (Esc stops
+/// the scan where it is).
+pub fn scanning(app: &App) -> bool {
+    with_tab!(ref app, app.active, |t| t.union.as_ref().is_some_and(|u| {
+        !u.paused && t.pager.has_more() && !u.checks.is_empty()
+    }))
+}
+
+/// Esc while the active union tab scans ([`scanning`]): it stops until `L`; true if it did.
+pub fn stop(app: &mut App) -> bool {
+    with_tab!(app, app.active, |t| match t.union.as_mut() {
+        Some(u) if !u.paused && t.pager.has_more() && !u.checks.is_empty() => {
+            u.stop();
+            true
+        }
+        _ => false,
+    })
+}
+
+/// The Conversations tab's query with its terms of `field` replaced by `term` (none: dropped).
+fn with_term(app: &App, field: &str, term: Option<Pred>) -> Query {
+    let mut q = app.query_of(Resource::Conversations).clone();
+    q.terms.retain(|t| t.pred.field() != field);
+    q.terms.extend(term.map(|p| Term::new(false, p)));
+    q
+}
+
+/// `s` on a union tab: its status term cycles open → pending → closed → none (from any other
+/// status term, open), the rest of the query kept.
+pub fn cycle_status(app: &mut App) -> Vec<Command> {
+    use convo_api::Status;
+    let now = app
+        .query_of(Resource::Conversations)
+        .terms
+        .iter()
+        .find_map(|t| match &t.pred {
+            Pred::Status(v) if !t.negated && v.len() == 1 => Some(v[0].clone()),
+            _ => None,
+        });
+    let next = match now {
+        Some(Status::Open) => Some(Status::Pending),
+        Some(Status::Pending) => Some(Status::Closed),
+        Some(Status::Closed) => None,
+        _ => Some(Status::Open),
+    };
+    let q = with_term(app, "status", next.map(|s| Pred::Status(vec![s])));
+    run_query(app, Resource::Conversations, q)
+}
+
+/// `u` on a union tab: `assignee:none` on (replacing its assignee term) or off, the rest of
+/// the query kept.
+pub fn toggle_unassigned(app: &mut App) -> Vec<Command> {
+    let on = app
+        .query_of(Resource::Conversations)
+        .terms
+        .iter()
+        .any(|t| !t.negated && t.pred == Pred::Assignee(vec![AssigneeRef::None]));
+    let term = (!on).then(|| Pred::Assignee(vec![AssigneeRef::None]));
+    let q = with_term(app, "assignee", term);
+    run_query(app, Resource::Conversations, q)
+}

@@ -1,0 +1,668 @@
+//! The loop: input, answers from fetch tasks and a timer go through `update`; commands are
+//! carried out here (fetch tasks tagged with tab and generation, OSC 52, quit); a frame is
+//! drawn only when something changed, after a burst of answers has been applied.
+//!
+//! Generic over the ratatui backend and the input stream, so tests run this very loop on a
+//! `TestBackend` with scripted keys.
+//!
+//! The fetches it starts are in `fetch` (one page's request in `request`); the pages a walk
+//! asks for ahead of the app (`L`) in `look_ahead`.
+
+mod fetch;
+mod look_ahead;
+mod request;
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use crossterm::event::{Event, MouseEventKind};
+use futures::{FutureExt, Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::{Instant, MissedTickBehavior};
+
+use super::TuiError;
+use super::app::App;
+use super::command::Command;
+use super::frames::Frames;
+use super::msg::{Msg, Task};
+use super::terminal::Modes;
+use super::update::update;
+use super::view;
+use convo_api::{Client, Resource};
+use look_ahead::{Walks, ahead_room, lock};
+
+pub use look_ahead::AHEAD_PAGES;
+
+/// How often the timer ticks: countdowns are in seconds, relative times in minutes.
+pub const TICK: Duration = Duration::from_secs(1);
+
+/// The shortest time between two frames drawn for answers (pages, refreshes): a walk of
+/// thousands of pages (`L`) draws its progress at most this often, not once a page. Input is
+/// answered by a frame at once.
+pub const ANSWER_FRAME: Duration = Duration::from_millis(16);
+
+/// At most this many keys already waiting are applied before a frame is drawn.
+const MAX_KEYS_A_FRAME: usize = 64;
+
+/// The longest the loop applies answers already waiting before it looks at input again and
+/// draws (a frame is due every [`ANSWER_FRAME`]).
+const ANSWERS_A_TURN: Duration = Duration::from_millis(4);
+
+/// Runs commands and the loop. Fetch tasks outlive one call of [`Runtime::run`], so a test
+/// can run the loop in phases with the same app.
+pub struct Runtime {
+    client: Client,
+    tx: mpsc::UnboundedSender<Msg>,
+    rx: mpsc::UnboundedReceiver<Msg>,
+    /// The task in flight per (tab, is-refresh); a newer one aborts the older.
+    tasks: HashMap<(Resource, bool), JoinHandle<()>>,
+    /// The request in flight per (tab, stream) of a union tab's walk.
+    parts: HashMap<(Resource, usize, bool), JoinHandle<()>>,
+    /// The export being written (its writer thread).
+    exports: super::export::write::Writer,
+    /// Each tab's walk, shared with its fetch tasks (they ask for the next page ahead).
+    walks: Walks,
+    /// Draws frames, moving the table with a scroll region when it scrolls.
+    pub frames: Frames,
+    tick: Duration,
+    /// Test only (`CONVO_TEST_PANIC=1`): panic at the first draw so a pty test can check that
+    /// the terminal is restored after a panic.
+    pub panic_on_draw: bool,
+    /// Test only (`CONVO_TEST_PANIC=fetch`): the next fetch task panics (once), so a pty test
+    /// can check that a panicking task becomes an error on screen and `r` recovers.
+    pub panic_in_fetch: bool,
+    /// Test only (`CONVO_TEST_PANIC=stall`): after the first frame the loop never returns (the
+    /// main thread sleeps for ever), so a pty test can check that a stop signal still ends
+    /// convo with the terminal restored.
+    pub stall_after_draw: bool,
+    /// The terminal's modes for Ctrl-Z and `mouse` (none on a `TestBackend`: then
+    /// [`Command::Suspend`] and [`Command::SetMouse`] do nothing but redraw).
+    pub modes: Option<Box<dyn Modes>>,
+    /// Back from a suspend: the next frame clears the screen and redraws everything.
+    resumed: bool,
+    /// The config file, read again by a profile switch (`P`).
+    pub config_path: Option<std::path::PathBuf>,
+    /// The local store and its visitor sync, when on.
+    store: Option<super::visitor_sync::StoreLink>,
+    /// The user's fetches in flight: the visitor sync waits for them.
+    user_fetches: std::sync::Arc<convo_store::sync::UserFetches>,
+    /// How `y` reaches a clipboard: none in tests (OSC 52), the session's in the app
+    /// ([`super::clipboard::Setup::from_env`]).
+    pub clipboard: super::clipboard::Setup,
+    /// The last look being written at quit.
+    pending_look: Option<tokio::sync::oneshot::Receiver<Result<(), convo_store::StoreError>>>,
+    /// The board's read in flight.
+    board: super::board::read::Reader,
+}
+
+impl Runtime {
+    /// A runtime that fetches with `client`.
+    pub fn new(client: Client) -> Runtime {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Runtime {
+            client,
+            tx,
+            rx,
+            tasks: HashMap::new(),
+            parts: HashMap::new(),
+            exports: Default::default(),
+            walks: Walks::default(),
+            frames: Frames::default(),
+            tick: TICK,
+            panic_on_draw: false,
+            panic_in_fetch: false,
+            stall_after_draw: false,
+            modes: None,
+            resumed: false,
+            config_path: None,
+            store: None,
+            user_fetches: Default::default(),
+            pending_look: None,
+            clipboard: Default::default(),
+            board: Default::default(),
+        }
+    }
+
+    /// Asks for what the first screen needs (its first page) at once, before the terminal is
+    /// set up, the store opened and the first frame drawn: the page's connection (TCP, then
+    /// TLS) is being opened while that local work is done, not after it. `size` is the
+    /// terminal's size as read before raw mode; [`Runtime::run`] reads it again. True means
+    /// quit (never, at start).
+    pub fn start(&mut self, app: &mut App, size: (u16, u16)) -> Result<bool, TuiError> {
+        // Nothing is written to the terminal before it is set up: the first update asks only
+        // for fetches.
+        self.handle(app, Msg::Resize(size.0, size.1), &mut io::sink())
+    }
+
+    /// Runs until a quit command or the end of `input`. Key and terminal errors end it with
+    /// an error; request errors never do (they are shown).
+    pub async fn run<B, S>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        app: &mut App,
+        mut input: S,
+        out: &mut (dyn Write + Send),
+    ) -> Result<(), TuiError>
+    where
+        B: Backend,
+        S: Stream<Item = io::Result<Event>> + Unpin,
+    {
+        let size = terminal.size().map_err(|e| TuiError::Draw(e.to_string()))?;
+        if self.handle(app, Msg::Resize(size.width, size.height), out)? {
+            return Ok(());
+        }
+        let mut ticker = tokio::time::interval(self.tick);
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        // Input (and the first frame) is drawn at once; answers at most every ANSWER_FRAME.
+        let mut urgent = true;
+        let mut last_draw = Instant::now();
+        loop {
+            if std::mem::take(&mut self.resumed) {
+                // Back from Ctrl-Z: the screen is not ours any more, and may have a new size.
+                // `resize` clears it and forgets the last frame, so the next one is drawn
+                // whole (`clear` would ask the terminal for the cursor position first).
+                let size = terminal.size().map_err(|e| TuiError::Draw(e.to_string()))?;
+                terminal
+                    .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
+                    .map_err(|e| TuiError::Draw(e.to_string()))?;
+                self.frames.forget();
+                if self.handle(app, Msg::Resize(size.width, size.height), out)? {
+                    return Ok(());
+                }
+            }
+            if app.dirty && (urgent || last_draw.elapsed() >= ANSWER_FRAME) {
+                self.draw(terminal, app)?;
+                last_draw = Instant::now();
+                urgent = false;
+            }
+            let frame_due = last_draw + ANSWER_FRAME;
+            let msg = tokio::select! {
+                biased;
+                ev = input.next() => match ev {
+                    None => None,
+                    Some(Err(e)) => return Err(TuiError::Io(e)),
+                    Some(Ok(e)) => match event_msg(e) {
+                        Some(m) => {
+                            urgent = true;
+                            Some(m)
+                        }
+                        None => continue,
+                    },
+                },
+                Some(m) = self.rx.recv() => Some(m),
+                _ = ticker.tick() => Some(Msg::Tick(jiff::Timestamp::now())),
+                _ = tokio::time::sleep_until(frame_due), if app.dirty => continue,
+            };
+            let Some(msg) = msg else {
+                // The end of input: what the last messages changed is drawn before leaving.
+                if app.dirty {
+                    self.draw(terminal, app)?;
+                }
+                return Ok(());
+            };
+            if self.handle(app, msg, out)? {
+                return Ok(());
+            }
+            // Keys already waiting (a held key repeating faster than frames are drawn) are
+            // applied before the next frame: a burst costs one frame, never a queue of them.
+            if urgent {
+                for _ in 0..MAX_KEYS_A_FRAME {
+                    let Some(ev) = input.next().now_or_never() else {
+                        break;
+                    };
+                    match ev {
+                        None => {
+                            if app.dirty {
+                                self.draw(terminal, app)?;
+                            }
+                            return Ok(());
+                        }
+                        Some(Err(e)) => return Err(TuiError::Io(e)),
+                        Some(Ok(e)) => {
+                            if let Some(m) = event_msg(e)
+                                && self.handle(app, m, out)?
+                            {
+                                return Ok(());
+                            }
+                        }
+                    }
+                }
+            }
+            // Apply the answers already waiting before drawing: one frame per burst. For at
+            // most ANSWERS_A_TURN: an `L` walk's pages (asked for ahead) can arrive as fast as
+            // they are applied, and keys and frames must still have their turn.
+            let until = std::time::Instant::now() + ANSWERS_A_TURN;
+            while let Ok(m) = self.rx.try_recv() {
+                if self.handle(app, m, out)? {
+                    return Ok(());
+                }
+                if std::time::Instant::now() >= until {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Test only: a sender of answers into the loop, as its tasks have.
+    #[cfg(feature = "testing")]
+    pub fn sender(&self) -> mpsc::UnboundedSender<Msg> {
+        self.tx.clone()
+    }
+
+    /// Test only: the user's fetches in flight (the visitor sync waits while there are any).
+    #[cfg(feature = "testing")]
+    pub fn user_fetches_in_flight(&self) -> usize {
+        self.user_fetches.in_flight()
+    }
+
+    /// Aborts every task in flight.
+    pub fn shutdown(&mut self) {
+        for w in lock(&self.walks).values_mut() {
+            w.cancel_ahead();
+        }
+        for (_, t) in self.tasks.drain() {
+            t.abort();
+        }
+        for (_, t) in self.parts.drain() {
+            t.abort();
+        }
+        self.board.stop();
+    }
+
+    fn draw<B: Backend>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        app: &mut App,
+    ) -> Result<(), TuiError> {
+        if self.panic_on_draw {
+            panic!("CONVO_TEST_PANIC is set: panicking on the first draw (test only)");
+        }
+        self.frames
+            .draw(terminal, |f| view::draw(app, f), app)
+            .map_err(|e| TuiError::Draw(e.to_string()))?;
+        app.dirty = false;
+        if self.stall_after_draw {
+            tracing::warn!("CONVO_TEST_PANIC=stall: the loop stops answering (test only)");
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        Ok(())
+    }
+
+    /// Updates the app with one message and carries out its commands; true means quit.
+    fn handle(
+        &mut self,
+        app: &mut App,
+        msg: Msg,
+        out: &mut (dyn Write + Send),
+    ) -> Result<bool, TuiError> {
+        // A profile's client and store are installed only if the app took that very answer
+        // (not refused, not an older switch); its walks start in the same update, and their
+        // fetches below use the new client.
+        let switch = match &msg {
+            Msg::ProfileLoaded { id, result: Ok(sw) } => {
+                Some((*id, sw.client.clone(), sw.config.clone()))
+            }
+            _ => None,
+        };
+        let cmds = update(app, msg);
+        self.settle_walks(app);
+        if let Some((id, client, config)) = switch
+            && app.profiles.accepted == Some(id)
+        {
+            if let Some(client) = client {
+                self.client = client;
+            }
+            if let Some(cfg) = config {
+                // The old profile's store and its sync go with it (dropping the link stops
+                // the sync).
+                self.store = None;
+                self.start_store(
+                    &cfg,
+                    false,
+                    super::tab::marks::look_key_of(&app.conversations),
+                );
+            }
+        }
+        for cmd in cmds {
+            match cmd {
+                Command::Quit => {
+                    self.keep_look(app);
+                    return Ok(true);
+                }
+                Command::ReadView {
+                    generation,
+                    index,
+                    view,
+                    pages,
+                } => self.board.start(
+                    &self.client,
+                    &self.user_fetches,
+                    &self.tx,
+                    (generation, index),
+                    view,
+                    pages,
+                    super::board::read::Setting::of(app),
+                ),
+                Command::Suspend => {
+                    let suspended = match &mut self.modes {
+                        Some(modes) => modes.suspend()?,
+                        None => true,
+                    };
+                    if suspended {
+                        self.resumed = true;
+                    } else {
+                        // An answer to the key, not an error to keep: it goes as a notice does.
+                        let text = "cannot suspend: no shell with job control started convo \
+                                    (setsid, ssh host convo); q quits"
+                            .to_string();
+                        if self.handle(app, Msg::Notice { text, error: false }, out)? {
+                            return Ok(true);
+                        }
+                    }
+                }
+                Command::SetMouse(on) => {
+                    if let Some(modes) = &mut self.modes {
+                        modes.set_mouse(on)?;
+                    }
+                }
+                Command::Cancel { tab } => {
+                    if let Some(w) = lock(&self.walks).get_mut(&tab) {
+                        w.cancel_ahead();
+                    }
+                    for head in [false, true] {
+                        if let Some(t) = self.tasks.remove(&(tab, head)) {
+                            t.abort();
+                        }
+                    }
+                    self.parts.retain(|(t, _, _), task| {
+                        if *t == tab {
+                            task.abort();
+                        }
+                        *t != tab
+                    });
+                }
+                Command::Fetch {
+                    tab,
+                    generation,
+                    cursor,
+                    query,
+                    limit,
+                } => {
+                    // Only `L` and a reload read behind the rows on screen ask ahead: their next page
+                    // is wanted whatever the page brings.
+                    let room = with_tab!(ref app, tab, |t| ahead_room(
+                        t.wants_whole(generation),
+                        t.asks_ahead(generation)
+                    ));
+                    self.spawn(tab, generation, cursor, query, limit, false, room, false)
+                }
+                Command::FetchHead {
+                    tab,
+                    generation,
+                    query,
+                    limit,
+                    cursor,
+                } => {
+                    // The refresh of a tab not shown is background work: it spends only its
+                    // share of the request budget (decisions.md "Errors").
+                    let hidden = tab != app.active;
+                    self.spawn(tab, generation, cursor, query, limit, true, 0, hidden)
+                }
+                Command::FetchPart {
+                    tab,
+                    generation,
+                    stream,
+                    head,
+                    cursor,
+                    query,
+                    limit,
+                } => {
+                    let client = self.client_for(head && tab != app.active);
+                    self.spawn_part(
+                        client,
+                        tab,
+                        generation,
+                        (stream, head),
+                        cursor,
+                        query,
+                        limit,
+                    )
+                }
+                Command::Notify { more } => {
+                    out.write_all(super::notify::notification(more).as_bytes())?;
+                    out.flush()?;
+                }
+                Command::NotifyImminent { count } => {
+                    out.write_all(super::notify::imminent_notification(count).as_bytes())?;
+                    out.flush()?;
+                }
+                Command::OpenUrl(url) => super::browser::open_url(&url, &self.tx),
+                Command::CheckExportPath(path) => {
+                    let _ = self.tx.send(super::export::write::check_path(path));
+                }
+                c @ (Command::Export { .. }
+                | Command::ExportRows { .. }
+                | Command::ExportEnd { .. }) => self.exports.run(c, &self.tx),
+                Command::SwitchProfile { id, name } => super::profiles::load::switch_profile(
+                    self.config_path.clone(),
+                    id,
+                    name,
+                    &self.tx,
+                ),
+                Command::ResolveEmail {
+                    ticket,
+                    email,
+                    base,
+                } => {
+                    let (client, tx) = (self.client.clone(), self.tx.clone());
+                    // Not a walk of a tab: a failure is an answer, a panic a task failure.
+                    let handle = tokio::runtime::Handle::current();
+                    super::tasks::spawn(Task::Lookup { ticket }, &self.tx, async move {
+                        // The lookup writes its notes to a `dyn Write` (not Send): it runs on
+                        // a blocking thread of its own.
+                        let e = email.clone();
+                        let result = tokio::task::spawn_blocking(move || {
+                            handle.block_on(convo_query::query::by_email::visitors_by_email(
+                                &client,
+                                &e,
+                                None,
+                                &mut std::io::sink(),
+                            ))
+                        })
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.map_err(|e| e.to_string()));
+                        let _ = tx.send(Msg::EmailResolved {
+                            ticket,
+                            email,
+                            base,
+                            result,
+                        });
+                    });
+                }
+                Command::ResolveQueryEmails {
+                    ticket,
+                    query,
+                    resolved,
+                    emails,
+                } => {
+                    let (client, tx) = (self.client.clone(), self.tx.clone());
+                    let handle = tokio::runtime::Handle::current();
+                    super::tasks::spawn(Task::Lookup { ticket }, &self.tx, async move {
+                        // As `ResolveEmail`: the lookup writes its notes to a `dyn Write`.
+                        let result = tokio::task::spawn_blocking(move || {
+                            let mut found = convo_query::query::plan::Emails::new();
+                            for e in emails {
+                                let ids = handle.block_on(
+                                    convo_query::query::by_email::visitors_by_email(
+                                        &client,
+                                        &e,
+                                        None,
+                                        &mut std::io::sink(),
+                                    ),
+                                )?;
+                                found.insert(e, ids);
+                            }
+                            Ok::<_, convo_query::exit::ListError>(found)
+                        })
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.map_err(|e| e.to_string()));
+                        let _ = tx.send(Msg::QueryEmails {
+                            ticket,
+                            query,
+                            resolved,
+                            result,
+                        });
+                    });
+                }
+                Command::LookupVisitors(ids) => match &self.store {
+                    Some(s) => s.visitors(ids, &self.tx),
+                    None => {
+                        let _ = self.tx.send(Msg::StoreVisitors {
+                            asked: ids,
+                            known: Vec::new(),
+                            store: false,
+                        });
+                    }
+                },
+                Command::LoadVisitor(id) => {
+                    if let Some(s) = &self.store {
+                        s.attributes(id, &self.tx);
+                    }
+                }
+                Command::KeepLook { key, rows } => {
+                    if let Some(s) = &self.store {
+                        let now = jiff::Timestamp::now().as_second();
+                        s.task.submit(move |st| st.save_look(&key, &rows, now));
+                    }
+                }
+                Command::Samples { key, sample } => {
+                    if let Some(s) = &self.store {
+                        s.samples(key, sample, &self.tx);
+                    }
+                }
+                Command::SaveView {
+                    path,
+                    profile,
+                    view,
+                    replace,
+                } => {
+                    // File I/O off the loop (a slow or network home directory).
+                    let tx = self.tx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let result = convo_config::save_view::save(
+                            &path,
+                            &view,
+                            profile.as_deref(),
+                            replace,
+                        );
+                        let _ = tx.send(Msg::ViewSaved { view, result });
+                    });
+                }
+                Command::LoadQueryLine { tab } => {
+                    if let Some(s) = &self.store {
+                        s.query_line(tab, &self.tx);
+                    }
+                }
+                Command::KeepQuery { tab, text } => {
+                    if let Some(s) = &self.store {
+                        let now = jiff::Timestamp::now().as_second();
+                        s.task.submit(move |st| st.record_query(tab, &text, now));
+                    }
+                }
+                Command::KeepVisitors(rows) => {
+                    if let Some(s) = &self.store {
+                        s.keep(rows.0, &self.tx);
+                    }
+                }
+                Command::LoadNames(ids) => {
+                    super::visitor_sync::load_names(&self.store, ids, &self.tx)
+                }
+                Command::CopyToClipboard(text) => match self.clipboard.tool.clone() {
+                    Some(tool) => {
+                        // A program may take its time: on a thread of its own.
+                        let tx = self.tx.clone();
+                        std::thread::spawn(move || {
+                            let how = match super::clipboard::run(&tool, &text) {
+                                Ok(()) => super::clipboard::Copied::Tool(tool.name),
+                                Err(why) => super::clipboard::Copied::ToolFailed(tool.name, why),
+                            };
+                            let _ = tx.send(Msg::Copied { text, how });
+                        });
+                    }
+                    None => {
+                        out.write_all(super::clipboard::osc52(&text).as_bytes())?;
+                        out.flush()?;
+                        let how = super::clipboard::Copied::Terminal {
+                            tmux: self.clipboard.tmux,
+                        };
+                        let _ = self.tx.send(Msg::Copied { text, how });
+                    }
+                },
+                Command::CopyByTerminal(text) => {
+                    out.write_all(super::clipboard::osc52(&text).as_bytes())?;
+                    out.flush()?;
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Keeps what the Conversations view has loaded (first 5,000 rows) for "since you last
+    /// looked"; [`Runtime::store_done`] waits for it.
+    fn keep_look(&mut self, app: &App) {
+        let Some(s) = &self.store else { return };
+        let Some(Command::KeepLook { key, rows }) = super::update::leaving_look(app) else {
+            return;
+        };
+        let now = jiff::Timestamp::now().as_second();
+        self.pending_look = Some(s.task.run(move |st| st.save_look(&key, &rows, now)));
+    }
+
+    /// Waits (at most a second) for the last look to be written.
+    pub async fn store_done(&mut self) {
+        if let Some(rx) = self.pending_look.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), rx).await;
+        }
+    }
+
+    /// Opens the local store (on its own thread) and starts the visitor sync, as the config
+    /// says; names then arrive as messages.
+    pub fn start_store(&mut self, cfg: &convo_config::Config, demo: bool, look_key: String) {
+        self.store = super::visitor_sync::StoreLink::start(
+            cfg,
+            demo,
+            look_key,
+            self.client.clone(),
+            self.tx.clone(),
+            self.user_fetches.clone(),
+        );
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The message for a terminal event; mouse moves and drags are ignored (nothing to redraw).
+pub fn event_msg(e: Event) -> Option<Msg> {
+    match e {
+        Event::Key(k) => Some(Msg::Key(k)),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Moved | MouseEventKind::Drag(_) => None,
+            _ => Some(Msg::Mouse(m)),
+        },
+        Event::Resize(w, h) => Some(Msg::Resize(w, h)),
+        Event::Paste(text) => Some(Msg::Paste(text)),
+        _ => None,
+    }
+}

@@ -1,0 +1,108 @@
+//! How `S` and the keys of the open pane change the app.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::{Key, SummaryPane, cycle};
+use crate::app::App;
+use crate::command::Command;
+use crate::overlay::Overlay;
+
+/// `S`: opens the pane (Conversations only).
+pub fn open(app: &mut App) {
+    if app.active != convo_api::Resource::Conversations {
+        app.say("the summary is for conversations: press 1 for that tab, then S");
+        return;
+    }
+    let pane = SummaryPane::new(app.now, app.stale_after_secs).with_sla(app.sla.clone());
+    app.overlay = Overlay::Summary(Box::new(pane));
+    refresh(app);
+}
+
+/// After every message: brings an open pane's counts up to date with the tab's rows.
+pub fn refresh(app: &mut App) {
+    let Overlay::Summary(p) = &mut app.overlay else {
+        return;
+    };
+    if p.refresh(
+        &app.conversations,
+        app.now,
+        app.stale_after_secs,
+        &app.aliases,
+    ) {
+        app.dirty = true;
+    }
+}
+
+/// A key while the pane is open.
+pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
+    let Overlay::Summary(p) = &mut app.overlay else {
+        return;
+    };
+    let n = p.buckets.len();
+    match k.code {
+        KeyCode::Esc | KeyCode::Char('S') => app.overlay = Overlay::None,
+        KeyCode::Char('q') => cmds.push(Command::Quit),
+        KeyCode::Down | KeyCode::Char('j') => {
+            p.selected = (p.selected + 1).min(n.saturating_sub(1))
+        }
+        KeyCode::Up | KeyCode::Char('k') => p.selected = p.selected.saturating_sub(1),
+        KeyCode::Home | KeyCode::Char('g') => p.selected = 0,
+        KeyCode::End | KeyCode::Char('G') => p.selected = n.saturating_sub(1),
+        KeyCode::Tab | KeyCode::Char('b') => {
+            p.by = cycle(p.by, 1);
+            p.selected = 0;
+            p.regroup(&app.aliases);
+            app.dirty = true;
+        }
+        KeyCode::BackTab => {
+            p.by = cycle(p.by, -1);
+            p.selected = 0;
+            p.regroup(&app.aliases);
+            app.dirty = true;
+        }
+        KeyCode::Char('L') => {
+            let t = &mut app.conversations;
+            t.load_all = true;
+            t.error = None;
+        }
+        KeyCode::Enter => {
+            let Some((key, label)) = p
+                .buckets
+                .get(p.selected)
+                .map(|(b, label)| (b.key.clone(), label.clone()))
+            else {
+                return;
+            };
+            // A union tab narrows its query: the bucket's field replaced, the rest kept.
+            if app.conversations.union.is_some() {
+                match key.query(app.query_of(convo_api::Resource::Conversations)) {
+                    None => {
+                        app.say("the overflow bucket holds many values: no single filter for it")
+                    }
+                    Some(q) => {
+                        app.overlay = Overlay::None;
+                        let tab = convo_api::Resource::Conversations;
+                        cmds.extend(crate::query_run::run_query(app, tab, q));
+                    }
+                }
+                return refresh(app);
+            }
+            match key.filter(&app.conversations.filter) {
+                None if key == Key::Overflow => {
+                    app.say("the overflow bucket holds many values: no single filter for it")
+                }
+                None => app.say(format!(
+                    "the service has no filter for status {:?}",
+                    convo_text::one_line(&label, 40)
+                )),
+                Some(f) => {
+                    app.overlay = Overlay::None;
+                    let from = crate::update::place::here(app);
+                    crate::update::place::set_conversations_from(app, from, f, cmds);
+                }
+            }
+        }
+        _ => {}
+    }
+    refresh(app);
+}

@@ -1,0 +1,166 @@
+//! Answers of fetches: a page of a walk applied (or of the walk read behind the rows on screen,
+//! which then takes their place), the "since you last looked" line, and a task that panicked
+//! taken as failed.
+
+use crate::app::{App, Message};
+use crate::marks::Watched;
+use crate::msg::{Loaded, Task};
+use crate::tab::marks;
+use convo_api::{ApiError, Page, Resource};
+
+/// "12 new, 3 changed since yesterday 17:40" while the first walk is compared with the last
+/// look (another walk ends it).
+pub(super) fn since_look_message(app: &mut App) {
+    let Some((generation, taken_at)) = app.since_look else {
+        return;
+    };
+    if generation != app.conversations.generation {
+        app.since_look = None;
+        return;
+    }
+    let (new, changed) = app.conversations.marks.counts(generation);
+    let when = crate::names::since_words(app.now, &app.tz, taken_at);
+    app.post(Message {
+        text: format!("{new} new, {changed} changed since {when}"),
+        error: false,
+        life: crate::message::Life::Walk {
+            tab: Resource::Conversations,
+            generation,
+            until: crate::message::later(app.now),
+        },
+    });
+    app.dirty = true;
+}
+
+/// A background task panicked (see `tasks`): the app goes on as if it had failed, and says so.
+pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
+    let bug = format!("internal error (a bug in convo): {message}");
+    match task {
+        Task::Page { tab, generation } => with_tab!(app, tab, |t| {
+            if t.next.as_ref().is_some_and(|n| n.generation == generation) {
+                t.next_failed(bug);
+            } else if t.generation == generation && t.pager.is_loading() {
+                t.fail(bug);
+            }
+        }),
+        Task::Part {
+            tab,
+            generation,
+            stream,
+            head,
+        } => crate::query_run::part_failed(app, tab, (generation, stream, head), bug),
+        Task::Head { tab, generation } => with_tab!(app, tab, |t| {
+            if t.generation == generation {
+                t.head_in_flight = false;
+                t.refresh_error = Some(bug);
+            }
+        }),
+        Task::Export => {
+            app.export_stream = None;
+            app.say_error(format!("export failed: {bug}; the file may be incomplete"));
+        }
+        Task::Lookup { ticket } => {
+            if app.lookups.answered(ticket, app.conversations.generation) {
+                app.say_error(format!("the e-mail lookup failed: {bug}"));
+            }
+        }
+        Task::Profile => {
+            app.profiles.switching = None;
+            app.say_error(format!("profile not switched: {bug}"));
+        }
+        Task::View { .. } => {} // taken by `update` (the round goes on)
+    }
+    app.dirty = true;
+}
+
+pub(super) fn conversations_page(
+    r: Result<Loaded, ApiError>,
+) -> Result<Page<convo_api::Conversation>, ApiError> {
+    match r? {
+        Loaded::Conversations(p) => Ok(p),
+        Loaded::Visitors(_) => Err(ApiError::Decode {
+            detail: "a visitors page answered a conversations request".into(),
+        }),
+    }
+}
+
+pub(super) fn visitors_page(
+    r: Result<Loaded, ApiError>,
+) -> Result<Page<convo_api::Visitor>, ApiError> {
+    match r? {
+        Loaded::Visitors(p) => Ok(p),
+        Loaded::Conversations(_) => Err(ApiError::Decode {
+            detail: "a conversations page answered a visitors request".into(),
+        }),
+    }
+}
+
+/// A page of a walk read behind the rows on screen (a reload, another profile): once it has
+/// read deep enough, it takes their place, a reload's rows compared with them for marks. True
+/// when the page was that walk's.
+fn on_next_page<T: Watched + Clone + PartialEq, F: crate::tab::TabFilter>(
+    t: &mut crate::tab::TabState<T, F>,
+    generation: u64,
+    result: Result<Page<T>, ApiError>,
+    body: usize,
+) -> bool {
+    let Some(n) = t.next.as_ref().filter(|n| n.generation == generation) else {
+        return false;
+    };
+    if !n.pager.is_loading() {
+        return true; // not asked for: dropped
+    }
+    let reload = n.why == crate::tab::Replacing::Reload;
+    if t.next_page(result) {
+        if reload {
+            marks::before_reload(t, generation);
+        }
+        t.take_next(body);
+        marks::after_page(t, 0);
+    }
+    true
+}
+
+pub(super) fn on_page(
+    app: &mut App,
+    tab: Resource,
+    generation: u64,
+    result: Result<Loaded, ApiError>,
+) {
+    let body = app.body_height();
+    match tab {
+        Resource::Conversations => {
+            let t = &mut app.conversations;
+            if t.next.is_some() {
+                if on_next_page(t, generation, conversations_page(result), body) {
+                    since_look_message(app);
+                    app.dirty = true;
+                }
+                return;
+            }
+            if t.generation != generation || !t.pager.is_loading() {
+                return; // an older walk's answer: dropped
+            }
+            let start = t.rows().len();
+            t.apply(conversations_page(result), body);
+            marks::after_page(t, start);
+            since_look_message(app);
+        }
+        Resource::Visitors => {
+            let t = &mut app.visitors;
+            if t.next.is_some() {
+                if on_next_page(t, generation, visitors_page(result), body) {
+                    app.dirty = true;
+                }
+                return;
+            }
+            if t.generation != generation || !t.pager.is_loading() {
+                return;
+            }
+            let start = t.rows().len();
+            t.apply(visitors_page(result), body);
+            marks::after_page(t, start);
+        }
+    }
+    app.dirty = true;
+}

@@ -1,0 +1,206 @@
+//! Filters and views applied: the filter pane's form, a saved view, a drill-down from the
+//! selected row, Back, and the oldest-first view kept for each walk of its filters.
+
+use super::place::{
+    here, leaving_look, set_conversations, set_conversations_from, set_visitors, set_visitors_from,
+};
+use crate::app::App;
+use crate::command::Command;
+use crate::filter_form::FilterForm;
+use crate::keys::Action;
+use crate::sort;
+use convo_api::{Assignee, ConversationFilter, Resource};
+
+/// Back: to the tab the user was on before the last move, each tab with its filters then (a
+/// new walk where they differ from now) on the row that was selected.
+pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
+    let Some(place) = app.history.pop() else {
+        return app.say("nothing to go back to");
+    };
+    let body = app.body_height();
+    app.active = place.active;
+    let (c, v) = (place.conversations, place.visitors);
+    // A union shown then is run again (unless it is on screen now), on the row selected then.
+    let mut c = c;
+    if let Some(q) = c.union.take() {
+        let now = app
+            .conversations
+            .union
+            .as_ref()
+            .map(|_| &app.conversations.query);
+        if now != Some(&q) {
+            cmds.extend(leaving_look(app));
+            app.oldest_first = place.oldest_first.then_some(u64::MAX);
+            cmds.extend(crate::query_run::restore(app, q, c.selected));
+        } else if let Some(row) = c
+            .selected
+            .filter(|_| place.active == Resource::Conversations)
+        {
+            app.conversations.reselect_now(row, body);
+        }
+    } else if c.filter != app.conversations.filter || app.conversations.union.is_some() {
+        cmds.extend(leaving_look(app));
+        app.oldest_first = place.oldest_first.then_some(u64::MAX);
+        cmds.push(app.conversations.restore(c.filter, c.selected));
+    } else if let Some(row) = c
+        .selected
+        .filter(|_| place.active == Resource::Conversations)
+    {
+        app.conversations.reselect_now(row, body);
+    }
+    let mut v = v;
+    if let Some(q) = v.union.take() {
+        let now = app.visitors.union.as_ref().map(|_| &app.visitors.query);
+        if now != Some(&q) {
+            cmds.extend(crate::query_run::restore(app, q, v.selected));
+        } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
+            app.visitors.reselect_now(row, body);
+        }
+    } else if v.filter != app.visitors.filter || app.visitors.union.is_some() {
+        cmds.push(app.visitors.restore(v.filter, v.selected));
+    } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
+        app.visitors.reselect_now(row, body);
+    }
+}
+
+pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Command>) {
+    match form.tab {
+        Resource::Conversations => {
+            let Some(mut f) = form.conversation_filter() else {
+                return;
+            };
+            match form.visitor_email() {
+                None => set_conversations(app, f, cmds),
+                // The same e-mail as now: its visitors as resolved then.
+                Some(email)
+                    if app
+                        .conversations
+                        .filter
+                        .by_email
+                        .as_ref()
+                        .is_some_and(|b| b.email == email) =>
+                {
+                    f.by_email = app.conversations.filter.by_email.clone();
+                    f.visitor_id = app.conversations.filter.visitor_id;
+                    set_conversations(app, f, cmds);
+                }
+                Some(email) => {
+                    let what = format!(
+                        "the visitors with e-mail {}",
+                        convo_text::one_line(&email, 60)
+                    );
+                    let ticket = crate::message::update::looking_up(app, what);
+                    cmds.push(Command::ResolveEmail {
+                        ticket,
+                        email,
+                        base: f,
+                    });
+                }
+            }
+        }
+        Resource::Visitors => set_visitors(app, form.visitor_filter(), cmds),
+    }
+}
+
+pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
+    let Some(v) = app.views.get(index).cloned() else {
+        return;
+    };
+    // A view written as a query runs it (a union, checks, e-mails looked up), its text kept.
+    if let Some(q) = v
+        .query
+        .as_deref()
+        .and_then(|t| convo_query::query::parse(t, v.tab).ok())
+    {
+        app.oldest_first = v.oldest_first.then_some(u64::MAX);
+        cmds.extend(crate::query_run::run_query(app, v.tab, q));
+        app.say(format!("view: {}", convo_text::one_line(&v.name, 60)));
+        return;
+    }
+    let from = here(app);
+    app.oldest_first = v.oldest_first.then_some(u64::MAX);
+    app.active = v.tab;
+    match v.tab {
+        Resource::Conversations => set_conversations_from(app, from, v.conversations, cmds),
+        Resource::Visitors => set_visitors_from(app, from, v.visitors, cmds),
+    }
+    app.say(format!("view: {}", convo_text::one_line(&v.name, 60)));
+}
+
+pub(super) fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
+    let filter = match app.active {
+        Resource::Conversations => {
+            let Some(row) = app.conversations.selected_row() else {
+                return crate::message::update::no_row_selected(app);
+            };
+            match action {
+                Action::DrillVisitor => ConversationFilter {
+                    visitor_id: Some(row.visitor_id),
+                    ..Default::default()
+                },
+                Action::DrillSite => ConversationFilter {
+                    site_id: Some(row.site_id),
+                    ..Default::default()
+                },
+                _ => ConversationFilter {
+                    assignee: row
+                        .assignee_id
+                        .map_or(Assignee::Unassigned, Assignee::Agent),
+                    ..Default::default()
+                },
+            }
+        }
+        Resource::Visitors => {
+            let Some(row) = app.visitors.selected_row() else {
+                return crate::message::update::no_row_selected(app);
+            };
+            if action != Action::DrillVisitor {
+                return app.say("from a visitor: V shows their conversations");
+            }
+            ConversationFilter {
+                visitor_id: Some(row.id),
+                ..Default::default()
+            }
+        }
+    };
+    let from = here(app);
+    app.active = Resource::Conversations;
+    set_conversations_from(app, from, filter, cmds);
+}
+
+/// An oldest-first view ("Breaching") loads every page and sorts by creation, oldest on top,
+/// for each new walk of its filters (a reload, `r`); other filters end it. A sort the user
+/// chooses meanwhile is kept until the next walk.
+pub(super) fn keep_oldest_first(app: &mut App) {
+    let Some(set_for) = app.oldest_first else {
+        return;
+    };
+    let filters = app
+        .views
+        .iter()
+        .find(|v| v.oldest_first)
+        .map(|v| v.conversations.clone());
+    if filters.as_ref() != Some(&app.conversations.filter) {
+        app.oldest_first = None;
+        sort::update::stop_following(app, Resource::Conversations);
+        return;
+    }
+    let generation = app.conversations.generation;
+    if set_for != generation {
+        app.conversations.load_all = true;
+        let s = app.sort.get_mut(Resource::Conversations);
+        s.preset(
+            crate::sort::Sort {
+                col: crate::columns::Column::Created,
+                desc: false,
+            },
+            generation,
+        );
+        // Just opened: on its first (oldest) row, whatever order the pages come in. A
+        // reload keeps where the user was (on their row, or still on the first).
+        if set_for == u64::MAX {
+            s.follow_top = true;
+        }
+        app.oldest_first = Some(generation);
+    }
+}

@@ -1,0 +1,576 @@
+//! `update(&mut App, Msg) -> Vec<Command>`: every state change happens here. No I/O, no
+//! clocks, no `await`: the runtime carries out the commands and feeds back the answers.
+//!
+//! Here `update` itself and [`on_action`] (what an action does on the table); what they call
+//! is in files of their own: `answers` (a page arrived, a task failed), `refresh` (the
+//! timer, refreshes merged and said), `watch` (trend samples, imminent conversations),
+//! `filters` (filters and views applied, drill-downs, Back), `moves` (the selection moved,
+//! the mouse), [`layers`] (which layer takes a key), `place`, `live`.
+
+use crossterm::event::KeyEventKind;
+
+use super::app::{App, Message, Overlay};
+use super::command::Command;
+use super::filter_form::FilterForm;
+use super::keys::Action;
+use super::msg::{Msg, Task};
+use super::prompt::Prompt;
+use super::tab::Retry;
+use super::tab::marks;
+use super::{board, browser, export, profiles, query_line, search, sort, summary_pane};
+use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
+
+mod answers;
+mod filters;
+pub mod layers;
+mod live;
+mod moves;
+pub mod place;
+mod refresh;
+mod watch;
+pub use place::{here, leaving_look, set_conversations_from};
+use place::{set_conversations, set_visitors};
+pub use refresh::DEFAULT_REFRESH_SECS;
+
+use answers::{on_page, on_task_failed, since_look_message};
+use filters::{apply_form, apply_view, drill, go_back, keep_oldest_first};
+use moves::{move_by, on_mouse, scroll_detail, seen_selection};
+use refresh::{on_head, on_tick, pump_union};
+use watch::{take_sample, watch_imminent};
+
+/// Applies one message; returns the I/O to do.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    let mut cmds = super::query_run::run_pending(app);
+    // Time passing and refreshes ring for conversations that became imminent; rows arriving
+    // by paging are only taken note of.
+    // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
+    let mut sample = match &msg {
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            ..
+        }
+        | Msg::PartLoaded {
+            tab: Resource::Conversations,
+            ..
+        } => Some(None),
+        _ => None,
+    };
+    let imminent = match &msg {
+        Msg::Tick(_) | Msg::HeadLoaded { .. } => Some(true),
+        Msg::PageLoaded {
+            tab: Resource::Conversations,
+            ..
+        }
+        | Msg::PartLoaded {
+            tab: Resource::Conversations,
+            ..
+        } => Some(false),
+        _ => None,
+    };
+    let head_of = match &msg {
+        Msg::HeadLoaded { tab, .. } => Some(*tab),
+        _ => None,
+    };
+    match msg {
+        Msg::Key(k) => {
+            if k.kind != KeyEventKind::Release {
+                app.dirty = true;
+                let before = app.selected_id();
+                layers::on_key(app, k, &mut cmds);
+                seen_selection(app, before);
+            }
+        }
+        Msg::Mouse(m) => {
+            let before = app.selected_id();
+            on_mouse(app, m);
+            seen_selection(app, before);
+        }
+        Msg::Resize(w, h) => {
+            app.size = (w, h);
+            let body = app.body_height();
+            app.conversations.scroll_into_view(body);
+            app.visitors.scroll_into_view(body);
+            app.dirty = true;
+        }
+        Msg::Tick(now) => {
+            on_tick(app, now, &mut cmds);
+            board::update::on_tick(app, &mut cmds);
+        }
+        Msg::ViewRead {
+            generation,
+            index,
+            result,
+        } => board::update::on_read(app, generation, index, result, &mut cmds),
+        Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
+        Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
+        Msg::ExportPathChecked { path, exists } => {
+            export::walk::on_checked(app, path, exists, &mut cmds)
+        }
+        Msg::Paste(text) => {
+            on_paste(app, &text);
+            app.dirty = true;
+        }
+        Msg::PageLoaded {
+            tab,
+            generation,
+            result,
+        } => {
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
+            on_page(app, tab, generation, result)
+        }
+        Msg::PartLoaded {
+            tab,
+            generation,
+            stream,
+            head,
+            result,
+        } => {
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
+            super::query_visitors::page_arrived(app, tab, generation, &result, &mut cmds);
+            super::query_run::part_loaded(app, tab, (generation, stream, head), result);
+            // Its rows reach the table now, so that what follows a page (an export's walk,
+            // the summary pane, samples) sees them, as after a page of one request.
+            pump_union(app, tab, &mut cmds);
+        }
+        Msg::QueryEmails {
+            ticket,
+            query,
+            resolved,
+            result,
+        } => {
+            // A newer key replaced what it was asked for (another filter, `x`, Esc): dropped.
+            if app.lookups.answered(ticket, app.conversations.generation) {
+                cmds.extend(super::query_run::emails_resolved(
+                    app, query, resolved, result,
+                ))
+            }
+        }
+        Msg::HeadLoaded {
+            tab,
+            generation,
+            result,
+        } => {
+            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
+            let merged = on_head(app, tab, generation, result, &mut cmds);
+            if tab == Resource::Conversations && merged.is_some() {
+                sample = Some(merged);
+            }
+        }
+        Msg::VisitorNames(labels) => super::names_wanted::offered(app, labels),
+        Msg::NamesLoaded { asked, found } => super::names_wanted::answered(app, asked, found),
+        Msg::EmailResolved {
+            ticket,
+            email,
+            base,
+            result,
+        } if app.lookups.answered(ticket, app.conversations.generation) => {
+            let shown = convo_text::one_line(&email, 60);
+            match result {
+                Err(e) => app.say_error(format!(
+                    "visitor email {shown}: the lookup failed: {}",
+                    convo_text::one_line(&e, 200)
+                )),
+                Ok(ids) if ids.is_empty() => {
+                    app.say_error(convo_query::exit::no_visitor_with_email(&email))
+                }
+                Ok(ids) => {
+                    let f = ConversationFilter {
+                        visitor_id: (ids.len() == 1).then(|| ids[0]),
+                        by_email: Some(convo_api::filter::ByEmail {
+                            email,
+                            visitors: ids,
+                        }),
+                        ..base
+                    };
+                    let from = here(app);
+                    app.active = Resource::Conversations;
+                    set_conversations_from(app, from, f, &mut cmds);
+                }
+            }
+            app.dirty = true;
+        }
+        // A lookup a newer key replaced: dropped.
+        Msg::EmailResolved { .. } => {}
+        Msg::StoreVisitors {
+            asked,
+            known,
+            store,
+        } => {
+            super::query_visitors::answered(app, asked, known, store);
+            pump_union(app, Resource::Conversations, &mut cmds);
+        }
+        Msg::VisitorAttributes { id, attributes } => {
+            if app.detail_visitor.as_ref().is_some_and(|(v, _)| *v == id) {
+                app.detail_visitor = Some((id, Some(attributes)));
+                app.dirty = true;
+            }
+        }
+        Msg::Samples { key, samples } => {
+            board::update::on_samples(app, &key, &samples);
+            if key == super::tab::marks::look_key_of(&app.conversations) {
+                app.trend = Some((key, samples));
+                app.dirty = true;
+            }
+        }
+        Msg::LastLook {
+            key,
+            taken_at,
+            rows,
+        } => {
+            if key == super::tab::marks::look_key_of(&app.conversations) {
+                marks::since_look(&mut app.conversations, rows.into_iter().collect());
+                app.since_look = Some((app.conversations.generation, taken_at));
+                since_look_message(app);
+            }
+        }
+        Msg::VisitorSync(line) => {
+            app.names.sync_line = line;
+            app.dirty = true;
+        }
+        Msg::Notice { text, error } => {
+            app.post(Message::new(text, error, app.now));
+            app.dirty = true;
+        }
+        Msg::Copied { text, how } => {
+            if matches!(how, super::clipboard::Copied::ToolFailed(..)) {
+                cmds.push(Command::CopyByTerminal(text.clone()));
+            }
+            let (words, error) = how.words(&text);
+            app.post(Message::new(words, error, app.now));
+        }
+        Msg::ProfileLoaded { id, result } => {
+            cmds.extend(profiles::update::profile_loaded(app, id, result));
+            app.dirty = true;
+        }
+        Msg::Retrying {
+            tab,
+            generation,
+            cursor,
+            notice,
+        } => {
+            let now = app.now;
+            with_tab!(app, tab, |t| {
+                // Not a page asked for ahead while the app waits on an earlier one.
+                if t.waits_on(generation, cursor.as_deref()) {
+                    t.retry = Some(Retry {
+                        until: now.checked_add(notice.wait).unwrap_or(now),
+                        attempt: notice.attempt,
+                        reason: convo_text::one_line(&notice.reason, 200),
+                        rate_limited: notice.rate_limited,
+                        budget: notice.budget,
+                    });
+                    app.dirty = true;
+                }
+            })
+        }
+        Msg::ViewSaved { view, result } => query_line::save::on_saved(app, view, result),
+        Msg::QueryLineLoaded {
+            tab,
+            history,
+            attr_keys,
+        } => query_line::update::on_loaded(app, tab, history, attr_keys),
+        // A board's read that panicked is that view's error; the round goes on.
+        Msg::TaskFailed {
+            task: Task::View { generation, index },
+            message,
+        } => board::update::on_read(
+            app,
+            generation,
+            index,
+            Err(format!("internal error (a bug in convo): {message}")),
+            &mut cmds,
+        ),
+        Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
+    }
+    keep_oldest_first(app);
+    ask_detail_visitor(app, &mut cmds);
+    // A page of a refresh that goes on is not yet a sample, nor a moment to ring.
+    let (sample, imminent) = match head_of {
+        Some(tab) if with_tab!(ref app, tab, |t| t.head_in_flight) => (None, None),
+        _ => (sample, imminent),
+    };
+    if let Some(refreshed) = sample {
+        take_sample(app, refreshed.as_ref(), &mut cmds);
+    }
+    if let Some(ring) = imminent {
+        watch_imminent(app, ring, &mut cmds);
+    }
+    export::walk::step(app, &mut cmds);
+    export::update::follow(app, &mut cmds);
+    app.conversations.sync_query();
+    app.visitors.sync_query();
+    fill(app, &mut cmds);
+    live::say_lost(app);
+    summary_pane::update::refresh(app);
+    search::update::refresh(app, false);
+    sort::update::refresh(app, false);
+    super::message::update::settle(app);
+    cmds
+}
+
+/// Asks for the next page of each tab that wants one (at most one in flight per tab: the
+/// pager hands out nothing while a request is pending).
+fn fill(app: &mut App, cmds: &mut Vec<Command>) {
+    let body = app.body_height();
+    let limit = app.limit;
+    for tab in [app.active, other(app.active)] {
+        if pump_union(app, tab, cmds) {
+            continue;
+        }
+        if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
+            app.dirty = true;
+            cmds.push(c);
+        }
+    }
+}
+
+fn other(tab: Resource) -> Resource {
+    match tab {
+        Resource::Conversations => Resource::Visitors,
+        Resource::Visitors => Resource::Conversations,
+    }
+}
+
+/// Pasted text: into the open prompt's text or the filter pane's focused field; elsewhere it
+/// is not a key press and does nothing.
+fn on_paste(app: &mut App, pasted: &str) {
+    match app.prompt.clone() {
+        Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
+        Some(Prompt::Query(line)) => return query_line::update::on_paste(app, *line, pasted),
+        Some(Prompt::SaveView(s)) => return query_line::save::on_paste(app, *s, pasted),
+        Some(Prompt::Export(mut path) | Prompt::ExportExists(mut path)) => {
+            super::prompt::paste_line(&mut path, pasted);
+            app.prompt = Some(Prompt::Export(path));
+            return;
+        }
+        Some(_) => return,
+        None => {}
+    }
+    if let Overlay::Filter(form) = &mut app.overlay {
+        form.paste(pasted);
+    }
+}
+
+/// `o`: opens the selected row in the web app.
+fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
+    let id = app.selected_id();
+    match browser::url_for(app.web_url.as_deref(), app.active, id) {
+        Ok(url) => {
+            app.say(format!("opening {}", convo_text::one_line(&url, 200)));
+            cmds.push(Command::OpenUrl(url));
+        }
+        Err(why) => app.say(why),
+    }
+}
+
+/// What an action does on the table, the bottom layer (what is over it took its keys first:
+/// [`layers`]). The guarded arms come first: they are the table's modes (sorted, a union).
+pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
+    let body = app.body_height() as isize;
+    let sorted = app.sort.get(app.active).sorted();
+    match action {
+        // Sorted: moves follow the display order.
+        Action::Down if sorted => sort::update::move_sorted(app, 1),
+        Action::Up if sorted => sort::update::move_sorted(app, -1),
+        Action::PageDown if sorted => sort::update::move_sorted(app, body),
+        Action::PageUp if sorted => sort::update::move_sorted(app, -body),
+        Action::Top if sorted => sort::update::move_sorted(app, isize::MIN / 2),
+        Action::Bottom if sorted => sort::update::move_sorted(app, isize::MAX / 2),
+        Action::Down => move_by(app, 1),
+        Action::Up => move_by(app, -1),
+        Action::PageDown => move_by(app, body),
+        Action::PageUp => move_by(app, -body),
+        Action::Top => move_by(app, isize::MIN / 2),
+        Action::Bottom => {
+            super::query_run::go_on(app);
+            move_by(app, isize::MAX / 2)
+        }
+        Action::NextTab | Action::PrevTab => app.active = other(app.active),
+        Action::FirstTab => app.active = Resource::Conversations,
+        Action::SecondTab => app.active = Resource::Visitors,
+        Action::Filter => {
+            let mut form = match app.active {
+                Resource::Conversations => {
+                    FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
+                }
+                Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
+            };
+            // A query the fields cannot hold (a union, checks in convo): said in the pane.
+            if with_tab!(ref app, app.active, |t| t.union.is_some()) {
+                form.query_note = Some(query_line::update::query_text(app, app.active));
+            }
+            app.overlay = Overlay::Filter(Box::new(form));
+        }
+        // The tab's query (filters set by the pane, or a query from `:`) is what is cleared,
+        // and an e-mail filter still being looked up.
+        Action::ClearFilters
+            if app.query_of(app.active).is_empty()
+                && (app.active != Resource::Conversations || app.lookups.cancel().is_none()) =>
+        {
+            app.say("no filters to clear")
+        }
+        Action::ClearFilters if app.query_of(app.active).is_empty() => {
+            app.say("filters cleared: the e-mail lookup was dropped")
+        }
+        Action::ClearFilters => match app.active {
+            Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
+            Resource::Visitors => set_visitors(app, VisitorFilter::default(), cmds),
+        },
+        Action::ToggleUnassigned | Action::CycleStatus if app.active != Resource::Conversations => {
+            app.say("u and s filter conversations: press 1 for that tab");
+        }
+        // A union tab: its query's term is what changes, the rest of the query stays.
+        Action::ToggleUnassigned if app.conversations.union.is_some() => {
+            cmds.extend(super::query_run::toggle_unassigned(app))
+        }
+        Action::CycleStatus if app.conversations.union.is_some() => {
+            cmds.extend(super::query_run::cycle_status(app))
+        }
+        Action::ToggleUnassigned => {
+            let mut f = app.conversations.filter.clone();
+            f.assignee = match f.assignee {
+                Assignee::Unassigned => Assignee::Any,
+                _ => Assignee::Unassigned,
+            };
+            set_conversations(app, f, cmds);
+        }
+        Action::CycleStatus => {
+            let mut f = app.conversations.filter.clone();
+            f.status = match f.status {
+                None => Some(Status::Open),
+                Some(Status::Open) => Some(Status::Pending),
+                Some(Status::Pending) => Some(Status::Closed),
+                _ => None,
+            };
+            set_conversations(app, f, cmds);
+        }
+        // The view opened from the board is on screen as it opened: Back is the board.
+        Action::Back if board::update::takes_back(app) => board::update::open(app, cmds),
+        Action::Back => go_back(app, cmds),
+        Action::Board => board::update::open(app, cmds),
+        Action::Views => app.overlay = Overlay::Views { selected: 0 },
+        Action::Query => query_line::update::open(app, cmds),
+        Action::SaveView => query_line::save::open(app),
+        Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
+        Action::DetailDown => scroll_detail(app, 1),
+        Action::DetailUp => scroll_detail(app, -1),
+        Action::DrillVisitor | Action::DrillSite | Action::DrillAssignee => {
+            drill(app, action, cmds)
+        }
+        Action::Copy => match app.selected_id() {
+            // Only a UUID's text is ever copied (a program's input, an OSC 52 sequence).
+            // The runtime says how it was copied (Msg::Copied).
+            Some(id) => {
+                cmds.push(Command::CopyToClipboard(id.to_string()));
+                app.say(format!("copying {}…", convo_api::short_id(&id)));
+            }
+            None => super::message::update::no_row_selected(app),
+        },
+        Action::Reload => {
+            let max_pages = app.refresh_max_pages;
+            // An oldest-first view reads the whole list again before it shows it: its first
+            // rows are the list's last.
+            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let union = with_tab!(ref app, app.active, |t| t.union.is_some()
+                && t.error.is_none());
+            if union {
+                // A union is read again behind its rows, as a refresh (•, ~, × follow).
+                if super::query_run::refresh(app, app.active, cmds) == Some(false) {
+                    app.say("the streams are being read already");
+                }
+                return;
+            }
+            let c = with_tab!(app, app.active, |t| {
+                if t.error.is_some() && t.next.is_none() {
+                    t.error = None; // retry the failed page; loaded rows stay
+                    None
+                } else {
+                    Some(t.reload(max_pages, whole))
+                }
+            });
+            cmds.extend(c);
+            app.message = None;
+        }
+        Action::ToggleRefresh => {
+            app.refresh_on = !app.refresh_on;
+            app.last_refresh = app.now;
+            let text = match (app.refresh_on, app.refresh_period()) {
+                (true, Some(s)) => format!("auto refresh every {s}s"),
+                _ => "auto refresh off".to_string(),
+            };
+            app.say(text);
+        }
+        Action::LoadAll => {
+            // The walk on screen waits while a reload (or another profile) is read behind
+            // it: L would load nothing, and say it does.
+            let (waiting, done, n) = with_tab!(ref app, app.active, |t| (
+                t.next.is_some(),
+                t.pager.is_done(),
+                t.rows().len()
+            ));
+            if done && !waiting {
+                app.say(format!(
+                    "all {} rows are loaded: L has nothing to load",
+                    convo_text::thousands(n as u64)
+                ));
+            } else if waiting {
+                // Said as an error: the status line shows the failed reload's error before a
+                // notice, and this is what L met.
+                app.message = Some(Message::error(format!(
+                    "L waits for the reload: it loads the rest once the reload has answered \
+                     ({} tries it again)",
+                    app.keymap.key_of(Action::Reload)
+                )));
+            } else {
+                with_tab!(app, app.active, |t| {
+                    t.load_all = true;
+                    t.error = None;
+                });
+                super::query_run::go_on(app);
+            }
+        }
+        Action::Summary => {
+            summary_pane::update::open(app);
+            if matches!(app.overlay, Overlay::Summary(_)) {
+                cmds.push(Command::Samples {
+                    key: super::tab::marks::look_key_of(&app.conversations),
+                    sample: None,
+                });
+            }
+        }
+        Action::Help => {
+            app.overlay = Overlay::Help {
+                scroll: 0,
+                under: None,
+            }
+        }
+        // What is over the table (a pane, a running `L`) took Esc before it came here.
+        Action::Close => app.message = None,
+        Action::Quit => cmds.push(Command::Quit),
+        Action::Suspend => cmds.push(Command::Suspend),
+        Action::Search => search::update::open(app),
+        Action::SearchNext => search::update::step_match(app, false),
+        Action::SearchPrev => search::update::step_match(app, true),
+        Action::SortNext => sort::update::cycle_sort(app, false),
+        Action::SortPrev => sort::update::cycle_sort(app, true),
+        Action::SortReverse => sort::update::reverse(app),
+        Action::Export => export::update::open(app),
+        Action::Open => open_in_browser(app, cmds),
+        Action::Profiles => profiles::update::open_picker(app),
+    }
+}
+
+/// With the detail pane open on a conversation, asks the store once for its visitor's
+/// attributes (the pane shows them when they come).
+fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
+    if app.detail.is_none() || app.active != Resource::Conversations {
+        return;
+    }
+    let Some(id) = app.conversations.selected_row().map(|c| c.visitor_id) else {
+        return;
+    };
+    if app.detail_visitor.as_ref().is_none_or(|(v, _)| *v != id) {
+        app.detail_visitor = Some((id, None));
+        cmds.push(Command::LoadVisitor(id));
+    }
+}

@@ -1,0 +1,234 @@
+//! Refreshes: the timer (`Tick`) starts the periodic one, a head re-read is merged into the
+//! rows (a union's once all its streams are), and what changed is said on the status line.
+
+use super::answers::{conversations_page, visitors_page};
+use super::live;
+use super::watch::take_sample;
+use crate::app::{App, Message};
+use crate::command::Command;
+use crate::keys::Action;
+use crate::message::{Life, after};
+use crate::msg::Loaded;
+use crate::tab::marks;
+use crate::{export, notify};
+use convo_api::{ApiError, Resource};
+
+/// The refresh period `R` uses when the config sets none.
+pub const DEFAULT_REFRESH_SECS: u64 = 30;
+
+pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
+    // Redraw only when something on screen depends on the time that passed: relative
+    // times change by the minute, countdowns by the second.
+    let minute = |t: jiff::Timestamp| t.as_second().div_euclid(60);
+    let counting = app.conversations.retry.is_some() || app.visitors.retry.is_some();
+    if minute(now) != minute(app.now) || (counting && now.as_second() != app.now.as_second()) {
+        app.dirty = true;
+    }
+    app.now = now;
+    if let (true, Some(secs)) = (app.refresh_on, app.refresh_period()) {
+        let due = app.last_refresh.as_second().saturating_add(secs as i64);
+        // Not while an export of the tab is written: its rows must stay where they are.
+        if now.as_second() >= due && !export::update::exporting(app, app.active) {
+            // Not while one is under way; the next period starts when it ends. A reload
+            // (or profile) whose walk failed behind the rows on screen is tried again instead.
+            let (limit, max_pages) = (app.limit, app.refresh_max_pages);
+            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let union = crate::query_run::refresh(app, app.active, cmds);
+            let (c, retried) = with_tab!(app, app.active, |t| {
+                if union.is_some() {
+                    (None, false)
+                } else if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
+                    (Some(t.reload(max_pages, whole)), true)
+                } else {
+                    (t.head_fetch(limit, max_pages, whole), false)
+                }
+            });
+            if retried {
+                app.last_refresh = now;
+            }
+            cmds.extend(c);
+        }
+    }
+}
+
+impl App {
+    /// The period of the periodic refresh when it is on.
+    pub fn refresh_period(&self) -> Option<u64> {
+        Some(self.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS)).filter(|s| *s > 0)
+    }
+}
+
+pub(super) fn on_head(
+    app: &mut App,
+    tab: Resource,
+    generation: u64,
+    result: Result<Loaded, ApiError>,
+    cmds: &mut Vec<Command>,
+) -> Option<convo_engine::pager::Merged> {
+    let body = app.body_height();
+    if export::update::exporting(app, tab) {
+        // A refresh that began before the export: its merge would move the rows being read.
+        with_tab!(app, tab, |t| if t.generation == generation {
+            t.drop_reread()
+        });
+        app.last_refresh = app.now;
+        return None;
+    }
+    let watching = notify::watching(&app.views, &app.conversations.filter);
+    let step = match tab {
+        Resource::Conversations => {
+            let t = &mut app.conversations;
+            if t.generation != generation || !t.head_in_flight {
+                return None;
+            }
+            let before = watching.then(|| notify::unassigned_open(t.rows()));
+            let step = marks::merge_head(t, conversations_page(result), body);
+            if let (marks::HeadMerge::Done(_), Some(more)) = (
+                &step,
+                before
+                    .map(|b| notify::unassigned_open(t.rows()).saturating_sub(b))
+                    .filter(|n| *n > 0),
+            ) {
+                cmds.push(Command::Notify { more });
+            }
+            step
+        }
+        Resource::Visitors => {
+            let t = &mut app.visitors;
+            if t.generation != generation || !t.head_in_flight {
+                return None;
+            }
+            marks::merge_head(t, visitors_page(result), body)
+        }
+    };
+    let merged = match step {
+        marks::HeadMerge::Next(c) => {
+            cmds.push(c);
+            return None;
+        }
+        marks::HeadMerge::Done(m) => m,
+        marks::HeadMerge::Failed => {
+            // The period runs from the end of one re-read to the start of the next.
+            app.last_refresh = app.now;
+            app.dirty = true;
+            return None;
+        }
+    };
+    said_refreshed(app, tab, &merged);
+    Some(merged)
+}
+
+/// For a union tab, its rows to the table and its streams' next requests (a refresh merged
+/// when complete); false for a tab of one request's filters.
+pub(super) fn pump_union(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
+    match crate::query_run::pump(app, tab, cmds) {
+        crate::query_run::Pumped::NotUnion => false,
+        crate::query_run::Pumped::Union(None) => true,
+        crate::query_run::Pumped::Union(Some(merged)) => {
+            union_refreshed(app, tab, &merged, cmds);
+            true
+        }
+    }
+}
+
+/// A union tab's refresh was merged: said as a refresh is, and a watched view rings for the
+/// new rows that are unassigned and open.
+fn union_refreshed(
+    app: &mut App,
+    tab: Resource,
+    merged: &convo_engine::pager::Merged,
+    cmds: &mut Vec<Command>,
+) {
+    if tab == Resource::Conversations {
+        let text = app.conversations.query.to_string();
+        let watching = app
+            .views
+            .iter()
+            .any(|v| v.notify && v.tab == tab && v.query.as_deref() == Some(text.as_str()));
+        let new: std::collections::HashSet<_> = merged.new_ids.iter().collect();
+        let more = app
+            .conversations
+            .rows()
+            .iter()
+            .filter(|c| new.contains(&c.id) && convo_engine::sla::is_waiting(c))
+            .count();
+        if watching && more > 0 {
+            cmds.push(Command::Notify { more });
+        }
+        take_sample(app, Some(merged), cmds);
+    }
+    said_refreshed(app, tab, merged);
+}
+
+/// What a merged refresh changed, said on the status line (news that does not cover an
+/// error), and the period starts again.
+fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Merged) {
+    app.last_refresh = app.now;
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut said = Vec::new();
+    if !merged.new_ids.is_empty() {
+        let n = merged.new_ids.len();
+        said.push(format!("{n} new row{}", plural(n)));
+    }
+    if !merged.left_ids.is_empty() {
+        let n = merged.left_ids.len();
+        said.push(format!("{n} row{} left the list", plural(n)));
+    }
+    said.extend(live::held_news(app, tab, merged));
+    if merged.cut && merged.from_end {
+        // An oldest-first view: the oldest rows, shown first, are the ones re-read.
+        said.push(format!(
+            "only the oldest {} rows (shown first) are kept live; newer ones are as loaded, \
+             {} reads them again (refresh_max_pages = {})",
+            merged.live,
+            app.keymap.key_of(Action::Reload),
+            app.refresh_max_pages
+        ));
+    } else if merged.cut {
+        // The budget, or the rows loaded when the refresh began, whichever was fewer. A union
+        // reads each of its streams up to the budget.
+        let each = with_tab!(ref app, tab, |t| t.union.is_some()).then_some(" a stream");
+        let budget = app.refresh_max_pages.saturating_mul(app.limit.get());
+        let why = if merged.live < budget && each.is_none() {
+            "the rest were loaded after the refresh began".to_string()
+        } else {
+            format!(
+                "refresh_max_pages = {}{}",
+                app.refresh_max_pages,
+                each.unwrap_or_default()
+            )
+        };
+        said.push(format!(
+            "only the top {} rows are kept live ({why}); the rows after them are as loaded",
+            convo_text::thousands(merged.live as u64)
+        ));
+    }
+    // News from the background: it does not cover an error the user has not dealt with or
+    // a search's count (the footer counts the marks anyway), and goes when it stops being
+    // true: after a while, with another walk, or once no more rows than the live ones are
+    // loaded.
+    if !said.is_empty() {
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let until = after(app.now, crate::message::NEWS_SECS);
+        let life = if merged.cut {
+            Life::Cut {
+                tab,
+                generation,
+                live: merged.live,
+                until,
+            }
+        } else {
+            Life::Walk {
+                tab,
+                generation,
+                until,
+            }
+        };
+        app.post(Message {
+            text: said.join(" · "),
+            error: false,
+            life,
+        });
+    }
+    app.dirty = true;
+}

@@ -1,0 +1,79 @@
+//! What the Conversations tab's rows are watched for after a refresh or a walk: a sample of
+//! its trend kept in the store, and conversations that became imminent rung for.
+
+use crate::app::App;
+use crate::command::Command;
+use crate::notify;
+
+/// Records the Conversations tab's counts in the local store after a refresh, or once when a
+/// walk ends; the answer brings the last 24 hours for the summary pane's trend.
+///
+/// Only counts that mean the same thing from one sample to the next are kept: the whole
+/// filter (every page loaded), or the top rows a refresh keeps live when it stops at its page
+/// budget (`complete: false`, `loaded` that many; the pane says so). Rows loaded only part of
+/// the way are not a sample: their counts grow with the pages loaded, not with the queue.
+/// A refresh samples at most every [`crate::app::SAMPLE_EVERY_SECS`].
+pub(super) fn take_sample(
+    app: &mut App,
+    refreshed: Option<&convo_engine::pager::Merged>,
+    cmds: &mut Vec<Command>,
+) {
+    let t = &app.conversations;
+    let ended = t.pager.is_done() && app.sampled != Some(t.generation);
+    // This walk was sampled less than a minute ago: a refresh is no new sample yet.
+    let recent = app.sampled == Some(t.generation)
+        && app.sampled_at.is_some_and(|at| {
+            app.now.as_second().saturating_sub(at) < crate::app::SAMPLE_EVERY_SECS
+        });
+    if refreshed.is_some() && recent {
+        return;
+    }
+    let rows = match refreshed {
+        Some(m) if m.cut => &t.rows()[..m.live.min(t.rows().len())],
+        Some(_) if t.pager.is_done() => t.rows(),
+        None if ended => t.rows(),
+        _ => return,
+    };
+    app.sampled = Some(t.generation);
+    app.sampled_at = Some(app.now.as_second());
+    let (mut waiting, mut imminent, mut breaching) = (0u64, 0u64, 0u64);
+    for c in rows {
+        if convo_engine::sla::is_waiting(c) {
+            waiting += 1;
+        }
+        match app.sla.first_response(c, app.now).map(|d| d.state) {
+            Some(convo_engine::sla::State::Imminent) => imminent += 1,
+            Some(convo_engine::sla::State::Breaching) => breaching += 1,
+            _ => {}
+        }
+    }
+    let complete = t.pager.is_done() && rows.len() == t.rows().len();
+    cmds.push(Command::Samples {
+        key: crate::tab::marks::look_key_of(t),
+        sample: Some(convo_store::Sample {
+            at: app.now.as_second(),
+            loaded: rows.len() as u64,
+            complete,
+            waiting,
+            imminent,
+            breaching,
+        }),
+    });
+}
+
+/// In a `notify = true` view with a first-response target: rings once for each conversation
+/// that became imminent (or breaching) since it was last looked at.
+pub(super) fn watch_imminent(app: &mut App, ring: bool, cmds: &mut Vec<Command>) {
+    if !app.sla.is_tracked(convo_engine::sla::Target::FirstResponse)
+        || !notify::watching(&app.views, &app.conversations.filter)
+    {
+        return;
+    }
+    let t = &app.conversations;
+    let count = app
+        .imminent
+        .check(t.generation, t.rows(), &app.sla, app.now, !ring);
+    if count > 0 {
+        cmds.push(Command::NotifyImminent { count });
+    }
+}

@@ -1,0 +1,203 @@
+//! The footer: rows loaded, more or all, the walk's warnings, request state, refresh.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::App;
+use crate::tab::{Replacing, TabFilter, TabState};
+use convo_api::Resource;
+use convo_engine::pager::Warnings;
+
+/// What the footer says about one tab's walk, as plain spans.
+fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
+    app: &App,
+    t: &TabState<T, F>,
+) -> (Vec<Span<'static>>, Warnings) {
+    let n = t.pager.loaded();
+    let mut spans = Vec::new();
+    // The row's place on the screen: in a display sort (an oldest-first view), its place in
+    // that order, not in the service's.
+    let position = if t.held().is_some() {
+        // The row under the cursor left the view: it has no place in the list.
+        " × left the view · ".to_string()
+    } else if n > 0 {
+        format!(" row {} · ", app.sort.get(t.tab).pos(t.selected) + 1)
+    } else {
+        " ".to_string()
+    };
+    spans.push(Span::raw(position));
+    if t.pager.is_done() && n == 0 {
+        spans.push(Span::raw("no rows"));
+    } else if t.pager.is_done() {
+        spans.push(Span::styled(
+            format!("all {} loaded", convo_text::thousands(n as u64)),
+            Style::new().fg(Color::Green),
+        ));
+    } else if t.pager.pages() == 0 && !t.load_all {
+        // No page has come back yet: no count, and no "more available" to promise.
+        let what = if t.pager.is_loading() {
+            "loading the first page…"
+        } else {
+            "nothing loaded yet"
+        };
+        spans.push(Span::raw(what));
+    } else if t.load_all {
+        spans.push(Span::styled(
+            format!(
+                "loading all… {} loaded · Esc stops",
+                convo_text::thousands(n as u64)
+            ),
+            Style::new().fg(Color::Cyan),
+        ));
+    } else {
+        spans.push(Span::raw(format!(
+            "{} loaded · more available",
+            convo_text::thousands(n as u64)
+        )));
+    }
+    if let Some(r) = &t.retry {
+        let secs = r
+            .until
+            .as_second()
+            .saturating_sub(app.now.as_second())
+            .max(0);
+        let text = if r.budget {
+            format!(" · waiting on the request budget: {secs}s")
+        } else if r.rate_limited {
+            format!(" · rate limited: retry in {secs}s")
+        } else {
+            format!(" · retrying: retry in {secs}s")
+        };
+        spans.push(Span::styled(text, Style::new().fg(Color::Yellow)));
+    } else if let Some(n) = &t.next {
+        // A walk read behind the rows shown: how far it got, or that it failed.
+        let text = match (&n.error, &n.why) {
+            (Some(_), Replacing::Reload) => " · reload failed".to_string(),
+            (Some(_), Replacing::Profile(_)) => " · profile not loaded".to_string(),
+            (None, Replacing::Profile(name)) => {
+                format!(" · loading profile {}…", convo_text::one_line(name, 40))
+            }
+            (None, Replacing::Reload) if n.depth == usize::MAX => {
+                format!(" · reloading: {} rows read again…", n.pager.rows().len())
+            }
+            (None, Replacing::Reload) => format!(
+                " · reloading: {} of {} rows read again…",
+                n.pager.rows().len(),
+                n.depth
+            ),
+        };
+        let style = if n.error.is_some() {
+            Style::new().fg(Color::Red)
+        } else {
+            Style::new().fg(Color::Cyan)
+        };
+        spans.push(Span::styled(text, style));
+    } else if t.pager.is_loading() && t.pager.pages() > 0 {
+        spans.push(Span::styled(" · loading…", Style::new().dim()));
+    } else if t.error.is_some() {
+        spans.push(Span::styled(" · error", Style::new().fg(Color::Red)));
+    }
+    if let Some(u) = t.union.as_deref().filter(|u| !u.checks.is_empty()) {
+        // A query's checks done in convo: how much was read for how little.
+        let mut text = format!(
+            " · scanned {} · {} match",
+            convo_text::thousands(u.scanned as u64),
+            convo_text::thousands(u.matched as u64)
+        );
+        if u.paused && t.pager.has_more() {
+            text.push_str(&format!(
+                " · {} goes on",
+                app.keymap.key_of(crate::keys::Action::LoadAll)
+            ));
+        }
+        spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
+    }
+    spans.extend(super::marks::footer_spans(t));
+    if t.new_above > 0 {
+        // The selection kept its line while rows arrived above the screen.
+        spans.push(Span::styled(
+            format!(
+                " · ↑ {} new above",
+                convo_text::thousands(t.new_above as u64)
+            ),
+            Style::new().fg(Color::Cyan).bold(),
+        ));
+    }
+    if t.refresh_error.is_some() {
+        spans.push(Span::styled(
+            " · refresh failed",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    (spans, t.pager.warnings().clone())
+}
+
+/// Draws the footer line.
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let (mut spans, warnings) = match app.active {
+        Resource::Conversations => walk_spans(app, &app.conversations),
+        Resource::Visitors => walk_spans(app, &app.visitors),
+    };
+    // An e-mail that finds no visitor: say why a part of one finds nothing.
+    let v = &app.visitors;
+    if app.active == Resource::Visitors
+        && v.filter.email.is_some()
+        && v.pager.is_done()
+        && v.pager.loaded() == 0
+    {
+        spans.push(Span::styled(
+            " (the service matches whole e-mail addresses)",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    for w in warnings.messages() {
+        spans.push(Span::styled(
+            format!(" · ⚠ {w}"),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    // Auto refresh keeps its place at the end: what does not fit before it is cut, with `…`.
+    let end = app
+        .refresh_on
+        .then(|| app.refresh_period())
+        .flatten()
+        .map(|s| Span::styled(format!(" · auto refresh {s}s"), Style::new().dim()));
+    let room = (area.width as usize).saturating_sub(end.as_ref().map_or(0, |e| e.width()));
+    let mut spans = cut_spans(spans, room);
+    spans.extend(end);
+    frame.render_widget(
+        Paragraph::new(Line::from(spans)).style(Style::new().bg(Color::Black).fg(Color::Gray)),
+        area,
+    );
+}
+
+/// `spans` cut to `max` cells, the last one kept ending in `…` when something was cut.
+fn cut_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
+    let total: usize = spans.iter().map(Span::width).sum();
+    if total <= max {
+        return spans;
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    for s in spans {
+        let w = s.width();
+        if used + w < max {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        let text = convo_text::fit(&s.content, max - used).into_owned();
+        let text = if text.ends_with('…') {
+            text
+        } else {
+            // It fitted exactly: the cut is after it, so its last cell gives way to `…`.
+            convo_text::fit(&format!("{text}…"), max - used).into_owned()
+        };
+        out.push(Span::styled(text, s.style));
+        break;
+    }
+    out
+}
