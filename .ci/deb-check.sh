@@ -41,4 +41,13 @@ else
   zcat "$root/usr/share/man/man1/convo.1.gz" | grep -q '^\.TH convo 1' || fail "not a man page"
 fi
 grep -q "complete" "$root/usr/share/bash-completion/completions/convo" || fail "bash completion"
+# The shipped binary carries no test fault: the demo server's fault switches and the
+# runtime's test switches are compiled only with the `testing` feature (cargo test).
+for w in gzip-bomb zstd-bomb fail-always fail-first reset-mid-body echo-key cursor-loop \
+         wrong-shape "for testing" CONVO_TEST_PANIC; do
+  if grep -a -q -- "$w" "$root/usr/bin/convo"; then fail "the packaged binary names the test switch '$w'"; fi
+done
+if "$root/usr/bin/convo" demo-server --help | grep -qi "for testing"; then
+  fail "convo demo-server --help lists test switches"
+fi
 echo "deb-check: $deb holds the binary, man page, completions, README, licenses and example config"

@@ -78,197 +78,163 @@ pub struct DemoServerArgs {
     #[arg(long)]
     pub fixed_times: bool,
 
-    /// For testing: the first N API requests answer --fail-status with an error body, then
-    /// the server behaves. API requests are counted from 1, failed ones included.
+    /// A live queue: about N conversation changes a minute, alternately a new open,
+    /// unassigned conversation at the top and an agent picking up a waiting one (mostly the
+    /// longest waiting; a reassignment when none waits).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub churn: u32,
+    /// With --churn: P percent of the new conversations are started by a new
+    /// visitor, who joins the visitors list at its newest end (0 to 100).
+    #[arg(
+        long,
+        value_name = "P",
+        default_value_t = 0,
+        value_parser = clap::value_parser!(u32).range(0..=100)
+    )]
+    pub churn_new_visitors: u32,
+    /// The newest N open conversations an agent holds (past the live queue at
+    /// the top) are left unassigned, so the "Unassigned open" view runs to several pages.
     #[arg(
         long,
         value_name = "N",
         default_value_t = 0,
-        help_heading = "Faults (for testing)"
+        value_parser = count
     )]
+    pub backlog: usize,
+    /// The order rows are served in (the spec promises none; convo learns it).
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Choice(ServeOrder::Newest)
+    )]
+    pub order: Choice<ServeOrder>,
+    /// The test server's fault switches: only in builds with the `testing` feature (`cargo
+    /// test`), never in a shipped binary.
+    #[cfg(feature = "testing")]
+    #[command(flatten)]
+    pub faults: FaultArgs,
+}
+
+/// The demo server's fault switches, for convo's own tests: each makes it misbehave in one
+/// named way (see `convo_demo::Faults`). Compiled only with the `testing` feature, which `cargo
+/// test` turns on and a release build never does: a shipped `convo demo-server --help` names
+/// none of them.
+#[cfg(feature = "testing")]
+#[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "Faults (for testing)")]
+pub struct FaultArgs {
+    /// For testing: the first N API requests answer --fail-status with an error body, then
+    /// the server behaves. API requests are counted from 1, failed ones included.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub fail_first: u32,
     /// For testing: the status --fail-first answers with (400 to 599).
     #[arg(
         long,
         value_name = "CODE",
         default_value_t = 500,
-        value_parser = clap::value_parser!(u16).range(400..=599),
-        help_heading = "Faults (for testing)"
+        value_parser = clap::value_parser!(u16).range(400..=599)
     )]
     pub fail_status: u16,
     /// For testing: every Nth API request answers 503 (0: never).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        help_heading = "Faults (for testing)"
-    )]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub fail_every: u32,
     /// For testing: every API request answers 500 (once the key is accepted).
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub fail_always: bool,
     /// For testing: every API request after the first N answers 500 (dies mid-walk).
-    #[arg(long, value_name = "N", help_heading = "Faults (for testing)")]
+    #[arg(long, value_name = "N")]
     pub fail_after: Option<u32>,
     /// For testing: the status of --fail-after (e.g. 401 or 403: a key revoked or narrowed
     /// mid-walk); below 400 means 500.
-    #[arg(
-        long,
-        value_name = "STATUS",
-        default_value_t = 0,
-        help_heading = "Faults (for testing)"
-    )]
+    #[arg(long, value_name = "STATUS", default_value_t = 0)]
     pub fail_after_status: u16,
     /// For testing: API requests whose path and query hold TEXT (e.g. `status=pending`)
     /// answer 403, as for a key narrowed to some lists: one view fails, the others are read.
-    #[arg(long, value_name = "TEXT", help_heading = "Faults (for testing)")]
+    #[arg(long, value_name = "TEXT")]
     pub forbid_matching: Option<String>,
     /// For testing: the first N API requests answer 429 with a Retry-After header.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        help_heading = "Faults (for testing)"
-    )]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub rate_limit_first: u32,
     /// For testing: the Retry-After value sent with 429 (seconds or an HTTP date).
-    #[arg(
-        long,
-        value_name = "VALUE",
-        default_value = "1",
-        help_heading = "Faults (for testing)"
-    )]
+    #[arg(long, value_name = "VALUE", default_value = "1")]
     pub retry_after: String,
     /// For testing: the Nth API request (from 1) answers 200 with truncated, invalid JSON.
-    #[arg(long, value_name = "N", help_heading = "Faults (for testing)")]
+    #[arg(long, value_name = "N")]
     pub malformed_page: Option<u32>,
     /// For testing: every API request answers 200 with valid JSON of the wrong shape
     /// ({"items":[]}).
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub wrong_shape: bool,
     /// For testing: every page carries one extra row that cannot be parsed (id "not-a-uuid"),
     /// among the good ones.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub bad_row: bool,
     /// For testing: every page carries one extra row whose string holds invalid UTF-8 (utf8)
     /// or a raw control character (control), among the good ones.
-    #[arg(long, value_name = "KIND", help_heading = "Faults (for testing)")]
+    #[arg(long, value_name = "KIND")]
     pub bad_bytes_row: Option<Choice<BadBytes>>,
     /// For testing, with --tls: serve a certificate issued for another name (wrong-name) or
     /// one that has expired (expired), signed by the same CA.
-    #[arg(
-        long,
-        value_name = "KIND",
-        requires = "tls",
-        help_heading = "Faults (for testing)"
-    )]
+    #[arg(long, value_name = "KIND", requires = "tls")]
     pub bad_cert: Option<Choice<BadCert>>,
     /// For testing: accept API requests and never answer (until the server stops).
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub hang: bool,
     /// For testing: send the headers and half of the body, then drop the connection.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub reset_mid_body: bool,
     /// Pages are a small gzip body that inflates without end (a decompression bomb).
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub gzip_bomb: bool,
     /// Pages are a small zstd body that inflates without end (a decompression bomb).
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub zstd_bomb: bool,
     /// For testing: answers a client may get compressed come this many ms later (a service
     /// whose compression is slow).
-    #[arg(long, value_name = "MS", help_heading = "Faults (for testing)")]
+    #[arg(long, value_name = "MS")]
     pub slow_compression_ms: Option<u64>,
     /// For testing: pages hold 5 rows more than the limit asked for.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub oversize_page: bool,
     /// For testing: the first page says has_more: true with next_cursor: null.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub null_cursor_with_more: bool,
     /// For testing: pages after the first hand back the cursor they were asked with, so a
     /// walk that does not notice never ends.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub cursor_loop: bool,
     /// For testing: pages after the first repeat the last 3 rows of the one before.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub duplicate_ids: bool,
     /// For testing: every 7th conversation has the status "snoozed", which the spec does not
     /// name.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub unknown_status: bool,
     /// For testing: visitor names, e-mails, external ids and attributes hold terminal escape
     /// sequences, C1 controls, CR, backspaces, bidi overrides, zero-width joiners, spreadsheet
     /// formulas (=, +, -, @, tab, CR first) and a 5,000-character name; some fields are null or
     /// missing; every 13th conversation's status is a formula.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub hostile: bool,
     /// For testing: answer every API request with this HTTP status and an error body that
     /// quotes the Authorization header it received (a service that echoes the key).
-    #[arg(long, value_name = "STATUS", help_heading = "Faults (for testing)")]
+    #[arg(long, value_name = "STATUS")]
     pub echo_key: Option<u16>,
     /// For testing: answer every API request with a 307 redirect to this origin (same path and
     /// query), to check that a client does not follow it with the key.
-    #[arg(long, value_name = "URL", help_heading = "Faults (for testing)")]
+    #[arg(long, value_name = "URL")]
     pub redirect_to: Option<String>,
     /// For testing: the first visitor's attributes hold a 2 MB string.
-    #[arg(long, help_heading = "Faults (for testing)")]
+    #[arg(long)]
     pub big_attribute: bool,
-    /// For testing: about N conversation changes a minute, alternately a new open,
-    /// unassigned conversation at the top and an agent picking up a waiting one (mostly the
-    /// longest waiting; a reassignment when none waits).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        help_heading = "Faults (for testing)"
-    )]
-    pub churn: u32,
     /// For testing, deterministic: every first-page conversations request after the first
     /// adds N new open, unassigned conversations at the top.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        help_heading = "Faults (for testing)"
-    )]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub churn_head_new: u32,
     /// For testing, deterministic: every first-page conversations request after the first
     /// reassigns N of the first ten conversations.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        help_heading = "Faults (for testing)"
-    )]
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub churn_head_reassign: u32,
-    /// For testing, with churn: P percent of the new conversations are started by a new
-    /// visitor, who joins the visitors list at its newest end (0 to 100).
-    #[arg(
-        long,
-        value_name = "P",
-        default_value_t = 0,
-        value_parser = clap::value_parser!(u32).range(0..=100),
-        help_heading = "Faults (for testing)"
-    )]
-    pub churn_new_visitors: u32,
-    /// For testing: the newest N open conversations an agent holds (past the live queue at
-    /// the top) are left unassigned, so the "Unassigned open" view runs to several pages.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        value_parser = count,
-        help_heading = "Faults (for testing)"
-    )]
-    pub backlog: usize,
-    /// For testing: the order rows are served in (the spec promises none; convo learns it).
-    #[arg(
-        long,
-        value_enum,
-        default_value_t = Choice(ServeOrder::Newest),
-        help_heading = "Faults (for testing)"
-    )]
-    pub order: Choice<ServeOrder>,
 }
 
 /// A row count: a number from 0 to 5,000,000.
@@ -305,48 +271,69 @@ impl DemoServerArgs {
                 window: Duration::from_secs(self.rate_limit_window),
                 headers: self.rate_limit_headers.0,
             }),
-            faults: Faults {
-                fail_first: self.fail_first,
-                fail_status: self.fail_status,
-                fail_every: self.fail_every,
-                fail_always: self.fail_always,
-                fail_after: self.fail_after,
-                fail_after_status: self.fail_after_status,
-                forbid_matching: self.forbid_matching.clone(),
-                rate_limit_first: self.rate_limit_first,
-                retry_after: self.retry_after.clone(),
-                malformed_page: self.malformed_page,
-                wrong_shape: self.wrong_shape,
-                bad_row: self.bad_row,
-                bad_bytes_row: self.bad_bytes_row.map(|c| c.0),
-                bad_cert: self.bad_cert.map(|c| c.0),
-                http1_only: false,
-                hang: self.hang,
-                reset_mid_body: self.reset_mid_body,
-                gzip_bomb: self.gzip_bomb,
-                zstd_bomb: self.zstd_bomb,
-                slow_compression: self
-                    .slow_compression_ms
-                    .map(std::time::Duration::from_millis),
-                oversize_page: self.oversize_page,
-                null_cursor_with_more: self.null_cursor_with_more,
-                cursor_loop: self.cursor_loop,
-                duplicate_ids: self.duplicate_ids,
-                unknown_status: self.unknown_status,
-                hostile: self.hostile,
-                echo_key: self.echo_key,
-                redirect_to: self.redirect_to.clone(),
-                big_attribute: self.big_attribute,
-                churn: Churn {
-                    per_minute: self.churn,
-                    new_per_head: self.churn_head_new,
-                    reassign_per_head: self.churn_head_reassign,
-                    scripted: false,
-                    new_visitors: self.churn_new_visitors,
-                },
-                order: self.order.0,
-                backlog: self.backlog,
+            faults: self.faults(),
+        }
+    }
+
+    /// The demo's live queue, backlog and order, and (in test builds) the fault switches.
+    fn faults(&self) -> Faults {
+        let churn = Churn {
+            per_minute: self.churn,
+            new_visitors: self.churn_new_visitors,
+            ..Churn::default()
+        };
+        let demo = Faults {
+            churn,
+            order: self.order.0,
+            backlog: self.backlog,
+            ..Faults::default()
+        };
+        #[cfg(feature = "testing")]
+        let demo = self.faults.apply(demo);
+        demo
+    }
+}
+
+#[cfg(feature = "testing")]
+impl FaultArgs {
+    /// `demo` with these switches on.
+    fn apply(&self, demo: Faults) -> Faults {
+        Faults {
+            fail_first: self.fail_first,
+            fail_status: self.fail_status,
+            fail_every: self.fail_every,
+            fail_always: self.fail_always,
+            fail_after: self.fail_after,
+            fail_after_status: self.fail_after_status,
+            forbid_matching: self.forbid_matching.clone(),
+            rate_limit_first: self.rate_limit_first,
+            retry_after: self.retry_after.clone(),
+            malformed_page: self.malformed_page,
+            wrong_shape: self.wrong_shape,
+            bad_row: self.bad_row,
+            bad_bytes_row: self.bad_bytes_row.map(|c| c.0),
+            bad_cert: self.bad_cert.map(|c| c.0),
+            http1_only: false,
+            hang: self.hang,
+            reset_mid_body: self.reset_mid_body,
+            gzip_bomb: self.gzip_bomb,
+            zstd_bomb: self.zstd_bomb,
+            slow_compression: self.slow_compression_ms.map(Duration::from_millis),
+            oversize_page: self.oversize_page,
+            null_cursor_with_more: self.null_cursor_with_more,
+            cursor_loop: self.cursor_loop,
+            duplicate_ids: self.duplicate_ids,
+            unknown_status: self.unknown_status,
+            hostile: self.hostile,
+            echo_key: self.echo_key,
+            redirect_to: self.redirect_to.clone(),
+            big_attribute: self.big_attribute,
+            churn: Churn {
+                new_per_head: self.churn_head_new,
+                reassign_per_head: self.churn_head_reassign,
+                ..demo.churn
             },
+            ..demo
         }
     }
 }

@@ -140,6 +140,7 @@ pub enum ServeOrder {
 }
 
 /// True when `Accept-Encoding` names an encoding the demo server compresses with.
+#[cfg(feature = "faults")]
 pub fn asks_compressed(headers: &axum::http::HeaderMap) -> bool {
     headers
         .get_all(axum::http::header::ACCEPT_ENCODING)
@@ -162,13 +163,201 @@ pub fn asks_compressed(headers: &axum::http::HeaderMap) -> bool {
         })
 }
 
+// What the fault switches do. Compiled only with the `faults` feature, which convo's own tests
+// turn on (`cargo test`) and a release build never does; without it the switches above are
+// never read and the server answers as a well-behaved service.
+
+#[cfg(feature = "faults")]
+use axum::body::{Body, Bytes};
+#[cfg(feature = "faults")]
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+#[cfg(feature = "faults")]
+use axum::response::{IntoResponse, Response};
+#[cfg(feature = "faults")]
+use std::time::Duration;
+
+#[cfg(feature = "faults")]
+use super::query::ApiErr;
+#[cfg(feature = "faults")]
+use super::server::{Shared, delay_or_cancel, json_response, sleep_or_cancel};
+
+/// The faults that come before the key is checked: a slow compressor, a server that hangs, a
+/// redirect to another origin, one that echoes the key. `Some(answer)` answers the request.
+#[cfg(feature = "faults")]
+pub(crate) async fn before_key(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Option<Response> {
+    let f = &s.faults;
+    if let Some(d) = f.slow_compression
+        && asks_compressed(headers)
+    {
+        delay_or_cancel(s, d).await;
+    }
+    if f.hang {
+        sleep_or_cancel(s, Duration::from_secs(3600)).await;
+        return Some(StatusCode::SERVICE_UNAVAILABLE.into_response());
+    }
+    if let Some(to) = &f.redirect_to {
+        let pq = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+        let loc = format!("{}{pq}", to.trim_end_matches('/'));
+        return Some((StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, loc)]).into_response());
+    }
+    if let Some(status) = f.echo_key {
+        let st = StatusCode::from_u16(status)
+            .ok()
+            .filter(|s| s.as_u16() >= 400)
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let got = headers
+            .get(header::AUTHORIZATION)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default();
+        return Some(
+            ApiErr {
+                status: st,
+                code: "echo",
+                message: format!("{got} is not accepted for this request"),
+                param: None,
+            }
+            .into_response(),
+        );
+    }
+    None
+}
+
+/// The faults that come after the key is accepted (request `n`, from 1): failures, 403s,
+/// 429s, malformed and wrong-shaped answers. `Some(answer)` answers the request.
+#[cfg(feature = "faults")]
+pub(crate) fn after_key(s: &Shared, n: u64, uri: &Uri) -> Option<Response> {
+    let f = &s.faults;
+    let fail = |status: StatusCode| {
+        ApiErr::new(status, "server_error", "the demo server was told to fail").into_response()
+    };
+    if f.fail_after.is_some_and(|k| n > u64::from(k)) {
+        return Some(match f.fail_after_status {
+            401 => ApiErr::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid_api_key",
+                "the API key was revoked",
+            )
+            .into_response(),
+            403 => ApiErr::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "this key may not list this resource",
+            )
+            .into_response(),
+            st => fail(
+                StatusCode::from_u16(st)
+                    .ok()
+                    .filter(|s| s.as_u16() >= 400)
+                    .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            ),
+        });
+    }
+    if f.fail_always {
+        return Some(fail(StatusCode::INTERNAL_SERVER_ERROR));
+    }
+    if let Some(t) = &f.forbid_matching
+        && uri
+            .path_and_query()
+            .is_some_and(|pq| pq.as_str().contains(t.as_str()))
+    {
+        return Some(
+            ApiErr::new(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "this key may not list these conversations",
+            )
+            .into_response(),
+        );
+    }
+    if n <= u64::from(f.fail_first) {
+        let st = StatusCode::from_u16(f.fail_status)
+            .ok()
+            .filter(|s| s.as_u16() >= 400)
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        return Some(fail(st));
+    }
+    if f.fail_every > 0 && n.is_multiple_of(u64::from(f.fail_every)) {
+        return Some(fail(StatusCode::SERVICE_UNAVAILABLE));
+    }
+    if n <= u64::from(f.rate_limit_first) {
+        let mut r = ApiErr::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            "too many requests; wait Retry-After",
+        )
+        .into_response();
+        let ra = HeaderValue::from_str(&f.retry_after)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .unwrap_or(HeaderValue::from_static("1"));
+        r.headers_mut().insert(header::RETRY_AFTER, ra);
+        return Some(r);
+    }
+    if f.malformed_page == Some(n as u32) {
+        return Some(json_response(
+            br#"{"data":[{"id":"6f1c0f5e-1b8e-4f53-9a4e-3c1d"#.to_vec(),
+        ));
+    }
+    if f.wrong_shape {
+        return Some(json_response(br#"{"items":[],"total":0}"#.to_vec()));
+    }
+    None
+}
+
+/// A decompression bomb for a page's body, when one is asked for.
+#[cfg(feature = "faults")]
+pub(crate) fn bomb(s: &Shared) -> Option<Response> {
+    if s.faults.gzip_bomb {
+        return Some(
+            (
+                [
+                    (header::CONTENT_TYPE, "application/json"),
+                    (header::CONTENT_ENCODING, "gzip"),
+                ],
+                Body::from_stream(gzip_bomb()),
+            )
+                .into_response(),
+        );
+    }
+    if s.faults.zstd_bomb {
+        return Some(
+            (
+                [
+                    (header::CONTENT_TYPE, "application/json"),
+                    (header::CONTENT_ENCODING, "zstd"),
+                ],
+                Body::from_stream(zstd_bomb()),
+            )
+                .into_response(),
+        );
+    }
+    None
+}
+
+/// Half of `body`, then the connection dropped.
+#[cfg(feature = "faults")]
+pub(crate) fn reset_mid_body(body: Vec<u8>) -> Response {
+    let half = Bytes::from(body[..body.len() / 2].to_vec());
+    let stream = futures::stream::iter([
+        Ok::<Bytes, std::io::Error>(half),
+        Err(std::io::Error::other("connection reset by the demo server")),
+    ]);
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
 /// How much the `gzip_bomb` fault inflates to: 1 GiB of zeros, in about a megabyte.
+#[cfg(feature = "faults")]
 pub const BOMB_INFLATED: usize = 1 << 30;
 
 /// The `gzip_bomb` body: a gzip header, then deflate blocks of 1 MiB of zeros each, with no
 /// end. Each block is flushed to a byte boundary, and the compressor's state is the same after
 /// each one (a window of zeros), so every block after the first is the same bytes: the stream
 /// is made once, in a millisecond, and repeated.
+#[cfg(feature = "faults")]
 pub fn gzip_bomb() -> impl futures::Stream<Item = Result<axum::body::Bytes, std::io::Error>> + Send
 {
     use flate2::{Compress, Compression, FlushCompress};
@@ -196,6 +385,7 @@ pub fn gzip_bomb() -> impl futures::Stream<Item = Result<axum::body::Bytes, std:
 /// The `zstd_bomb` body: one zstd frame with no content size and a window of 8 MiB (the most
 /// RFC 9659 allows), then RLE blocks of 128 KiB of zeros, 4 bytes each, with no last block:
 /// 32 KiB on the wire for 1 GiB, and no end.
+#[cfg(feature = "faults")]
 pub fn zstd_bomb() -> impl futures::Stream<Item = Result<axum::body::Bytes, std::io::Error>> + Send
 {
     const BLOCK: usize = 128 << 10;
@@ -212,7 +402,7 @@ pub fn zstd_bomb() -> impl futures::Stream<Item = Result<axum::body::Bytes, std:
     futures::stream::iter(std::iter::once(header).chain(rest).map(Ok))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "faults"))]
 mod tests {
     use futures::StreamExt;
     use std::io::Read;

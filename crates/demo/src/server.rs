@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -81,7 +80,7 @@ async fn openapi() -> impl IntoResponse {
 }
 
 /// Sleeps, unless the server shuts down first.
-async fn sleep_or_cancel(s: &Shared, d: Duration) {
+pub(crate) async fn sleep_or_cancel(s: &Shared, d: Duration) {
     tokio::select! {
         _ = tokio::time::sleep(d) => {}
         _ = s.cancel.cancelled() => {}
@@ -92,7 +91,7 @@ async fn sleep_or_cancel(s: &Shared, d: Duration) {
 /// convo with pages × (latency + server time). tokio's timer has a 1 ms granularity and rounds up
 /// (20 ms became 21–22 ms a page); so tokio sleeps all but the last 3 ms, and a blocking-pool
 /// thread sleeps to the deadline (tens of µs late). A cancel still ends the long part at once.
-async fn delay_or_cancel(s: &Shared, d: Duration) {
+pub(crate) async fn delay_or_cancel(s: &Shared, d: Duration) {
     const FINE: Duration = Duration::from_millis(3);
     let deadline = std::time::Instant::now() + d;
     if d > FINE {
@@ -118,6 +117,7 @@ fn same_key(a: &str, b: &str) -> bool {
 
 /// The common part of both lists: request count, latency, auth and every fault that does not
 /// depend on the list. `Ok(n)` is the request's number (from 1).
+#[cfg_attr(not(feature = "faults"), allow(unused_variables))]
 async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Response> {
     let n = s.requests.fetch_add(1, Ordering::SeqCst) + 1;
     if !s.latency.is_zero() {
@@ -126,37 +126,9 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
         delay_or_cancel(s, s.latency).await;
         s.waiting.fetch_sub(1, Ordering::SeqCst);
     }
-    let f = &s.faults;
-    if let Some(d) = f.slow_compression
-        && super::faults::asks_compressed(headers)
-    {
-        delay_or_cancel(s, d).await;
-    }
-    if f.hang {
-        sleep_or_cancel(s, Duration::from_secs(3600)).await;
-        return Err(StatusCode::SERVICE_UNAVAILABLE.into_response());
-    }
-    if let Some(to) = &f.redirect_to {
-        let pq = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-        let loc = format!("{}{pq}", to.trim_end_matches('/'));
-        return Err((StatusCode::TEMPORARY_REDIRECT, [(header::LOCATION, loc)]).into_response());
-    }
-    if let Some(status) = f.echo_key {
-        let st = StatusCode::from_u16(status)
-            .ok()
-            .filter(|s| s.as_u16() >= 400)
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let got = headers
-            .get(header::AUTHORIZATION)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-            .unwrap_or_default();
-        return Err(ApiErr {
-            status: st,
-            code: "echo",
-            message: format!("{got} is not accepted for this request"),
-            param: None,
-        }
-        .into_response());
+    #[cfg(feature = "faults")]
+    if let Some(r) = super::faults::before_key(s, uri, headers).await {
+        return Err(r);
     }
     match headers.get(header::AUTHORIZATION) {
         None => {
@@ -179,125 +151,51 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
             }
         }
     }
-    let fail = |status: StatusCode| {
-        ApiErr::new(status, "server_error", "the demo server was told to fail").into_response()
-    };
-    if f.fail_after.is_some_and(|k| n > u64::from(k)) {
-        return Err(match f.fail_after_status {
-            401 => ApiErr::new(
-                StatusCode::UNAUTHORIZED,
-                "invalid_api_key",
-                "the API key was revoked",
-            )
-            .into_response(),
-            403 => ApiErr::new(
-                StatusCode::FORBIDDEN,
-                "forbidden",
-                "this key may not list this resource",
-            )
-            .into_response(),
-            st => fail(
-                StatusCode::from_u16(st)
-                    .ok()
-                    .filter(|s| s.as_u16() >= 400)
-                    .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-            ),
-        });
-    }
-    if f.fail_always {
-        return Err(fail(StatusCode::INTERNAL_SERVER_ERROR));
-    }
-    if let Some(t) = &f.forbid_matching
-        && uri
-            .path_and_query()
-            .is_some_and(|pq| pq.as_str().contains(t.as_str()))
-    {
-        return Err(ApiErr::new(
-            StatusCode::FORBIDDEN,
-            "forbidden",
-            "this key may not list these conversations",
-        )
-        .into_response());
-    }
-    if n <= u64::from(f.fail_first) {
-        let st = StatusCode::from_u16(f.fail_status)
-            .ok()
-            .filter(|s| s.as_u16() >= 400)
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        return Err(fail(st));
-    }
-    if f.fail_every > 0 && n.is_multiple_of(u64::from(f.fail_every)) {
-        return Err(fail(StatusCode::SERVICE_UNAVAILABLE));
-    }
-    if n <= u64::from(f.rate_limit_first) {
-        let mut r = ApiErr::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            "too many requests; wait Retry-After",
-        )
-        .into_response();
-        let ra = HeaderValue::from_str(&f.retry_after)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .unwrap_or(HeaderValue::from_static("1"));
-        r.headers_mut().insert(header::RETRY_AFTER, ra);
+    #[cfg(feature = "faults")]
+    if let Some(r) = super::faults::after_key(s, n, uri) {
         return Err(r);
-    }
-    if f.malformed_page == Some(n as u32) {
-        return Err(json_response(
-            br#"{"data":[{"id":"6f1c0f5e-1b8e-4f53-9a4e-3c1d"#.to_vec(),
-        ));
-    }
-    if f.wrong_shape {
-        return Err(json_response(br#"{"items":[],"total":0}"#.to_vec()));
     }
     Ok(n)
 }
 
-fn json_response(body: Vec<u8>) -> Response {
+pub(crate) fn json_response(body: Vec<u8>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// A row no client can parse, for the `bad_row` fault.
-const BAD_ROW: &[u8] = br#"{"id":"not-a-uuid","siteId":42,"status":["x"],"name":{"no":1}}"#;
+#[cfg(feature = "faults")]
+pub(crate) const BAD_ROW: &[u8] =
+    br#"{"id":"not-a-uuid","siteId":42,"status":["x"],"name":{"no":1}}"#;
 
 /// Writes the envelope around the rows, applying the body-level faults.
+#[cfg_attr(not(feature = "faults"), allow(unused_variables))]
 fn envelope<T: Serialize>(
     s: &Shared,
     rows: &[&T],
     has_more: bool,
     next_cursor: Option<String>,
 ) -> Response {
-    if s.faults.gzip_bomb {
-        return (
-            [
-                (header::CONTENT_TYPE, "application/json"),
-                (header::CONTENT_ENCODING, "gzip"),
-            ],
-            Body::from_stream(super::faults::gzip_bomb()),
-        )
-            .into_response();
-    }
-    if s.faults.zstd_bomb {
-        return (
-            [
-                (header::CONTENT_TYPE, "application/json"),
-                (header::CONTENT_ENCODING, "zstd"),
-            ],
-            Body::from_stream(super::faults::zstd_bomb()),
-        )
-            .into_response();
+    #[cfg(feature = "faults")]
+    if let Some(r) = super::faults::bomb(s) {
+        return r;
     }
     let mut body = Vec::with_capacity(300 * rows.len() + 64);
     body.extend_from_slice(b"{\"data\":[");
-    let bad_at = s.faults.bad_row.then_some(rows.len() / 2);
-    let bad_bytes_at = s.faults.bad_bytes_row.map(|b| (rows.len() / 2, b.row()));
+    #[cfg(feature = "faults")]
+    let (bad_at, bad_bytes_at) = (
+        s.faults.bad_row.then_some((rows.len() / 2, BAD_ROW)),
+        s.faults.bad_bytes_row.map(|b| (rows.len() / 2, b.row())),
+    );
+    #[cfg(not(feature = "faults"))]
+    let (bad_at, bad_bytes_at): (Option<(usize, &[u8])>, Option<(usize, &[u8])>) = (None, None);
     for i in 0..=rows.len() {
-        if bad_at == Some(i) {
+        if let Some((at, row)) = bad_at
+            && at == i
+        {
             if body.last() != Some(&b'[') {
                 body.push(b',');
             }
-            body.extend_from_slice(BAD_ROW);
+            body.extend_from_slice(row);
         }
         if let Some((at, row)) = bad_bytes_at
             && at == i
@@ -328,17 +226,9 @@ fn envelope<T: Serialize>(
         None => body.extend_from_slice(b"null"),
     }
     body.push(b'}');
+    #[cfg(feature = "faults")]
     if s.faults.reset_mid_body {
-        let half = Bytes::from(body[..body.len() / 2].to_vec());
-        let stream = futures::stream::iter([
-            Ok::<Bytes, std::io::Error>(half),
-            Err(std::io::Error::other("connection reset by the demo server")),
-        ]);
-        return (
-            [(header::CONTENT_TYPE, "application/json")],
-            Body::from_stream(stream),
-        )
-            .into_response();
+        return super::faults::reset_mid_body(body);
     }
     json_response(body)
 }

@@ -312,12 +312,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     rt.modes = Some(Box::new(terminal::Crossterm));
     rt.clipboard = clipboard::Setup::from_env();
     #[cfg(feature = "testing")]
-    {
-        let at = convo_query::testing::panic_at();
-        rt.panic_on_draw = at == Some(convo_query::testing::PanicAt::Draw);
-        rt.panic_in_fetch = at == Some(convo_query::testing::PanicAt::Fetch);
-        rt.stall_after_draw = at == Some(convo_query::testing::PanicAt::Stall);
-    }
+    rt.set_test_fault(convo_query::testing::panic_at());
     if std::env::var_os("CONVO_NO_SCROLL_REGION").is_some_and(|v| !v.is_empty()) {
         rt.frames = frames::Frames::plain();
     }

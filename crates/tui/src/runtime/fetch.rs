@@ -214,7 +214,11 @@ impl Runtime {
                 }
             }
         }
-        let panic_now = std::mem::take(&mut self.panic_in_fetch);
+        #[cfg(feature = "testing")]
+        let panic_now = self
+            .test_fault
+            .take_if(|f| *f == convo_query::testing::PanicAt::Fetch)
+            .is_some();
         let id = if head {
             Task::Head { tab, generation }
         } else {
@@ -224,6 +228,7 @@ impl Runtime {
         let busy = self.user_fetches.begin();
         let task = crate::tasks::spawn(id, &self.tx, async move {
             let _busy = busy;
+            #[cfg(feature = "testing")]
             if panic_now {
                 panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
             }

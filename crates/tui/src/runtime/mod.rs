@@ -69,16 +69,12 @@ pub struct Runtime {
     /// Draws frames, moving the table with a scroll region when it scrolls.
     pub frames: Frames,
     tick: Duration,
-    /// Test only (`CONVO_TEST_PANIC=1`): panic at the first draw so a pty test can check that
-    /// the terminal is restored after a panic.
-    pub panic_on_draw: bool,
-    /// Test only (`CONVO_TEST_PANIC=fetch`): the next fetch task panics (once), so a pty test
-    /// can check that a panicking task becomes an error on screen and `r` recovers.
-    pub panic_in_fetch: bool,
-    /// Test only (`CONVO_TEST_PANIC=stall`): after the first frame the loop never returns (the
-    /// main thread sleeps for ever), so a pty test can check that a stop signal still ends
-    /// convo with the terminal restored.
-    pub stall_after_draw: bool,
+    /// Test builds only (the `testing` feature, `CONVO_TEST_PANIC`): where the loop fails on
+    /// purpose, so that a pty test can check what the user gets (the terminal restored after a
+    /// panic at the first draw; a panicking fetch task shown as an error that `r` recovers
+    /// from; a stop signal that still ends a loop stalled after its first frame).
+    #[cfg(feature = "testing")]
+    test_fault: Option<convo_query::testing::PanicAt>,
     /// The terminal's modes for Ctrl-Z and `mouse` (none on a `TestBackend`: then
     /// [`Command::Suspend`] and [`Command::SetMouse`] do nothing but redraw).
     pub modes: Option<Box<dyn Modes>>,
@@ -113,9 +109,8 @@ impl Runtime {
             walks: Walks::default(),
             frames: Frames::default(),
             tick: TICK,
-            panic_on_draw: false,
-            panic_in_fetch: false,
-            stall_after_draw: false,
+            #[cfg(feature = "testing")]
+            test_fault: None,
             modes: None,
             resumed: false,
             config_path: None,
@@ -125,6 +120,12 @@ impl Runtime {
             clipboard: Default::default(),
             board: Default::default(),
         }
+    }
+
+    /// Test builds only: makes the loop fail on purpose at `at` (see `test_fault`).
+    #[cfg(feature = "testing")]
+    pub fn set_test_fault(&mut self, at: Option<convo_query::testing::PanicAt>) {
+        self.test_fault = at;
     }
 
     /// Asks for what the first screen needs (its first page) at once, before the terminal is
@@ -278,14 +279,16 @@ impl Runtime {
         terminal: &mut Terminal<B>,
         app: &mut App,
     ) -> Result<(), TuiError> {
-        if self.panic_on_draw {
+        #[cfg(feature = "testing")]
+        if self.test_fault == Some(convo_query::testing::PanicAt::Draw) {
             panic!("CONVO_TEST_PANIC is set: panicking on the first draw (test only)");
         }
         self.frames
             .draw(terminal, |f| view::draw(app, f), app)
             .map_err(|e| TuiError::Draw(e.to_string()))?;
         app.dirty = false;
-        if self.stall_after_draw {
+        #[cfg(feature = "testing")]
+        if self.test_fault == Some(convo_query::testing::PanicAt::Stall) {
             tracing::warn!("CONVO_TEST_PANIC=stall: the loop stops answering (test only)");
             loop {
                 std::thread::sleep(Duration::from_secs(3600));
