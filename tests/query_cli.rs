@@ -132,6 +132,85 @@ fn a_union_gives_every_matching_row_once_in_the_served_order() {
     }
 }
 
+/// Rows of the same second in two streams come in the service's own order: its keyset is
+/// (createdAt, id), so oldest first puts them in ascending id order and newest first in
+/// descending id order (coarse times: every createdAt cut to its hour, so many rows share a
+/// second with another).
+#[test]
+fn a_union_keeps_the_service_order_of_rows_of_the_same_second() {
+    for order in [ServeOrder::Oldest, ServeOrder::Newest] {
+        let d = Demo::faulty(700, 60, |f| {
+            f.order = order;
+            f.coarse_times = true;
+        });
+        let me = d.s().data().agents[0];
+        // In API order: the server keeps its list in the order it serves.
+        let rows = served(&d);
+        let want: Vec<String> = rows
+            .iter()
+            .filter(|c| {
+                ["open", "pending"].contains(&c.status)
+                    && (c.assignee_id.is_none() || c.assignee_id == Some(me))
+            })
+            .map(|c| c.id.to_string())
+            .collect();
+        let ties = rows
+            .windows(2)
+            .filter(|w| w[0].created_at == w[1].created_at)
+            .count();
+        assert!(
+            ties > 50,
+            "{order:?}: the data has rows of the same second: {ties}"
+        );
+        let o = list_q(&d, me, FOUR, "--all --limit 9 --format jsonl");
+        assert!(o.status.success(), "{order:?}: {}", err(&o));
+        assert_eq!(
+            ids(&o),
+            want,
+            "{order:?}: in the served order, ties included"
+        );
+    }
+}
+
+/// A union's streams share the client's `max_parallel` and nothing else caps them: six
+/// streams with `max_parallel = 6` have more than four first pages in flight at once (the
+/// union held a cap of 4 of its own; the client sends a service's first request before the
+/// others, to open the connection they share, so five or six), and `max_parallel = 2` holds.
+#[test]
+fn a_union_honours_max_parallel() {
+    for (max_parallel, want) in [(6, 5..=6), (2, 2..=2)] {
+        let d = Demo::with(convo::demo::DemoOptions {
+            seed: 7,
+            conversations: 300,
+            visitors: 30,
+            latency: std::time::Duration::from_millis(150),
+            ..convo::demo::DemoOptions::default()
+        });
+        let me = d.s().data().agents[0];
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = tmp.path().join("config.toml");
+        std::fs::write(
+            &cfg,
+            format!("agent_id = \"{me}\"\nstore = false\nmax_parallel = {max_parallel}\n"),
+        )
+        .unwrap();
+        let o = convo_cmd(tmp.path())
+            .env("CONVO_API_KEY", d.key())
+            .env("CONVO_CONFIG", &cfg)
+            .args(["--base-url", &d.url(), "list", "conversations", "-q"])
+            .arg("status:open,pending,closed assignee:none,me")
+            .args(["--all", "--limit", "100", "--format", "jsonl"])
+            .output()
+            .expect("runs");
+        assert!(o.status.success(), "{}", err(&o));
+        let peak = d.s().peak_concurrency();
+        assert!(
+            want.contains(&peak),
+            "max_parallel = {max_parallel}: {peak} of six streams' first pages at once"
+        );
+    }
+}
+
 /// Flags are terms of the same query; a negation walks wider and drops rows in convo, keeping
 /// statuses convo does not know.
 #[test]

@@ -224,6 +224,9 @@ pub struct FaultArgs {
     /// query), to check that a client does not follow it with the key.
     #[arg(long, value_name = "URL")]
     pub redirect_to: Option<String>,
+    /// Every createdAt cut to its hour: many rows share a second, and ties are ordered by id.
+    #[arg(long)]
+    pub coarse_times: bool,
     /// For testing: the first visitor's attributes hold a 2 MB string.
     #[arg(long)]
     pub big_attribute: bool,
@@ -328,6 +331,7 @@ impl FaultArgs {
             echo_key: self.echo_key,
             redirect_to: self.redirect_to.clone(),
             big_attribute: self.big_attribute,
+            coarse_times: self.coarse_times,
             churn: Churn {
                 new_per_head: self.churn_head_new,
                 reassign_per_head: self.churn_head_reassign,

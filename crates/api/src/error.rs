@@ -158,17 +158,4 @@ impl ApiError {
             other => other.to_string(),
         }
     }
-
-    /// True for failures worth trying again with the same request (5xx, timeouts, network).
-    pub fn is_transient(&self) -> bool {
-        matches!(
-            self,
-            ApiError::Server { .. }
-                | ApiError::Timeout { .. }
-                | ApiError::Connect { .. }
-                | ApiError::Network { .. }
-                | ApiError::Proxy { .. }
-                | ApiError::RateLimited { .. }
-        )
-    }
 }

@@ -68,9 +68,16 @@ impl Order {
         }
     }
 
-    /// Whether `a` comes before `b` (strictly).
+    /// Whether `a` comes before `b` (strictly): by the order's time, and rows of the same time
+    /// by id in the same direction, as a keyset on (time, id) orders them (ascending ids
+    /// oldest first, descending ids otherwise), so that a merge of streams gives ties in the
+    /// service's own order.
     pub fn before<T: Timed>(self, a: &T, b: &T) -> bool {
         match (self.key(a), self.key(b)) {
+            (Some(x), Some(y)) if x == y => match self {
+                Order::CreatedAsc => a.id() < b.id(),
+                _ => a.id() > b.id(),
+            },
             (Some(x), Some(y)) => match self {
                 Order::CreatedAsc => x < y,
                 _ => x > y,

@@ -516,3 +516,22 @@ pub fn make_hostile(ds: &mut Dataset) {
         v.omit_empty = i % 2 == 0;
     }
 }
+
+/// The `coarse_times` fault: every `createdAt` cut to its hour, so that many rows share a
+/// second, and both lists sorted again in the demo's order, (createdAt, id) descending.
+pub(crate) fn coarse_times(d: &mut Dataset) {
+    let cut = |t: Timestamp| {
+        let s = t.as_second();
+        Timestamp::from_second(s - s.rem_euclid(3600)).unwrap_or(t)
+    };
+    for c in &mut d.conversations {
+        c.created_at = cut(c.created_at);
+    }
+    for v in &mut d.visitors {
+        v.created_at = cut(v.created_at);
+    }
+    d.conversations
+        .sort_by_key(|c| std::cmp::Reverse((c.created_at, c.id)));
+    d.visitors
+        .sort_by_key(|v| std::cmp::Reverse((v.created_at, v.id)));
+}

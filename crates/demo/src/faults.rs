@@ -76,6 +76,9 @@ pub struct Faults {
     pub redirect_to: Option<String>,
     /// The first visitor's attributes hold a 2 MB string.
     pub big_attribute: bool,
+    /// Every `createdAt` cut to its hour, so that many rows share a second (a service that
+    /// stores coarse times): the lists' keyset order, (createdAt, id), then decides ties by id.
+    pub coarse_times: bool,
     /// Conversations change between requests (new ones at the head, pick-ups, reassignments).
     pub churn: super::Churn,
     /// The newest N open conversations an agent holds (past the live queue) are left

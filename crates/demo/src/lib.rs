@@ -149,6 +149,9 @@ impl DemoServer {
         })
         .await
         .map_err(io::Error::other)?;
+        if faults.coarse_times {
+            data::coarse_times(&mut data);
+        }
         if faults.unknown_status {
             for (i, c) in data.conversations.iter_mut().enumerate() {
                 if i % 7 == 3 {

@@ -110,11 +110,6 @@ impl State {
         r.last_took = Some(took);
     }
 
-    /// Whether every view has been read at least once (with counts or an error).
-    pub fn all_read(&self) -> bool {
-        lock(&self.views).iter().all(|k| k.ok + k.failed > 0)
-    }
-
     /// `/metrics`: the views' series, then the exporter's own.
     pub fn metrics(&self, requests: &RequestStats, budget: &Snapshot) -> String {
         let views = lock(&self.views).clone();

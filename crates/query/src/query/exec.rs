@@ -2,8 +2,9 @@
 //!
 //! Each stream is one cursor walk ([`Pager`]) with at most one request in flight; a stream's
 //! next page is asked for only when the merge needs its next row (or, with `prefetch`, as soon
-//! as its page before arrived: one page ahead). The streams share the client and at most
-//! [`MAX_PARALLEL`] requests are in flight at once.
+//! as its page before arrived: one page ahead). The streams share the client, whose
+//! `max_parallel` permits (one set per service, for every walk of the process) are the only
+//! cap on the requests in flight at once.
 //!
 //! The merge itself (the order learned from the rows, each id once) is [`super::merge`], which
 //! the browser's union tabs share. A stream that fails is named in a notice and the others go
@@ -11,7 +12,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 pub use super::merge::{Merge, Order, Timed, common_order, orders_followed};
@@ -21,9 +21,6 @@ use crate::output::{bad_row_line, retry_line};
 use convo_api::model::WireRow;
 use convo_api::{ApiError, Client, Limit, ListFilter, Page};
 use convo_engine::pager::Pager;
-
-/// Requests in flight at once over all the streams of a union (decisions.md: `max_parallel`).
-pub const MAX_PARALLEL: usize = 4;
 
 /// One page request on its own task (which decodes the page too, off the merge's thread), with
 /// the retry notices it heard.
@@ -52,7 +49,6 @@ pub struct Union<F, T> {
     limit: Limit,
     streams: Vec<Stream<F, T>>,
     merger: Merger<T>,
-    permits: Arc<Semaphore>,
     prefetch: bool,
     requests: u64,
     notices: Vec<String>,
@@ -86,7 +82,6 @@ where
                     failed: false,
                 })
                 .collect(),
-            permits: Arc::new(Semaphore::new(MAX_PARALLEL)),
             prefetch,
             requests: 0,
             notices: Vec::new(),
@@ -202,10 +197,7 @@ where
         let retries = Arc::new(Mutex::new(Vec::new()));
         let heard = retries.clone();
         let client = self.client.clone();
-        let permits = self.permits.clone();
         let task = tokio::spawn(async move {
-            // Never closed, so acquiring cannot fail; without a permit it would still work.
-            let _permit = permits.acquire_owned().await.ok();
             let on_retry = move |n: convo_api::RetryNotice| {
                 if let Ok(mut e) = heard.lock() {
                     e.push(retry_line(&n));

@@ -163,11 +163,6 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
         self.paused = true;
     }
 
-    /// Whether a refresh is under way.
-    pub fn refreshing(&self) -> bool {
-        self.refresh.is_some()
-    }
-
     /// The streams that failed: (number from 0, why).
     pub fn failures(&self) -> Vec<(usize, &str)> {
         self.streams
