@@ -90,7 +90,7 @@ async fn run(cli: Cli) -> u8 {
             return setup::doctor(&ov, convo::tui::ui_problems, &mut std::io::stdout()).await;
         }
         Some(Command::Config(ConfigCommand::Path)) => {
-            return match setup::config_path(&ov) {
+            return match convo::config::path_for(&ov) {
                 Some(p) => {
                     println!("{}", p.display());
                     exit::OK

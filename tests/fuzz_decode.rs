@@ -4,7 +4,7 @@
 //! usable, no row is silently lost.
 
 use convo::api::client::ErrorBody;
-use convo::api::model::repair_lone_surrogates;
+use convo::api::wire::envelope::repair_lone_surrogates;
 use convo::api::{Conversation, Page, Visitor};
 use convo::text;
 use proptest::prelude::*;

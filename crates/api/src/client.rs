@@ -586,7 +586,7 @@ impl Client {
     }
 
     /// GETs one page URL with retries and returns the body undecoded, so that a walk can ask
-    /// for the next page ([`super::model::peek_next`]) before it decodes this one
+    /// for the next page ([`super::wire::envelope::peek_next`]) before it decodes this one
     /// ([`Client::decode_page`]). Errors are scrubbed of the key as [`Client::get_page`]'s.
     pub async fn get_body(
         &self,

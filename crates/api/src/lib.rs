@@ -13,6 +13,7 @@ pub mod proxy;
 pub mod redact;
 pub mod stats;
 pub mod tls;
+pub mod wire;
 
 pub use budget::{Budget, Priority};
 pub use client::{Client, ClientSettings, Probe, RetryNotice};

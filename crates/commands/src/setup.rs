@@ -9,15 +9,7 @@ use convo_api::{
     ApiError, ApiKey, Client, ClientSettings, KeyError, KeySource, Resource,
     client::check_base_url, client::is_loopback_host, encoding, encoding::Ask,
 };
-use convo_config::{Config, ConfigError, Overrides, default_path};
-
-/// The config path `init` and `doctor` talk about.
-pub fn config_path(ov: &Overrides) -> Option<PathBuf> {
-    ov.config_path
-        .clone()
-        .or_else(|| std::env::var_os("CONVO_CONFIG").map(PathBuf::from))
-        .or_else(default_path)
-}
+use convo_config::{Config, ConfigError, Overrides};
 
 /// One line of `doctor`'s report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,7 +151,7 @@ fn config_check(e: &ConfigError) -> Check {
 /// Runs every check; returns them for printing (and for tests).
 pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     let mut checks = vec![Check::Ok(format!("convo {}", crate::VERSION))];
-    let path = config_path(ov);
+    let path = convo_config::path_for(ov);
     let cfg = match Config::load(ov) {
         Ok(c) => c,
         Err(e) => {
@@ -562,7 +554,8 @@ fn key_was_refused(e: &ApiError) -> bool {
 /// `CONVO_API_KEY` holds one), checks them with one request and writes the file. A key the
 /// service refuses is asked for again, up to three tries, keeping the URL.
 pub async fn init(ov: &Overrides, force: bool, err: &mut dyn Write) -> Result<PathBuf, String> {
-    let path = config_path(ov).ok_or("no config directory on this platform; use --config PATH")?;
+    let path = convo_config::path_for(ov)
+        .ok_or("no config directory on this platform; use --config PATH")?;
     if path.exists() && !force {
         return Err(format!(
             "{} exists already; edit it, or run `convo config init --force` to replace it",

@@ -406,6 +406,31 @@ pub fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "convo").map(|d| d.config_dir().join("config.toml"))
 }
 
+/// Where the config file is, the one place this is decided: `--config`, else `CONVO_CONFIG`
+/// (read through `env`), else [`default_path`]; with the words that say which, for messages.
+pub fn locate(
+    ov: &Overrides,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Option<PathBuf>, &'static str) {
+    match (&ov.config_path, env("CONVO_CONFIG")) {
+        (Some(p), _) => (Some(p.clone()), " (from --config)"),
+        (None, Some(p)) => (Some(PathBuf::from(p)), " (from CONVO_CONFIG)"),
+        (None, None) => (
+            default_path(),
+            " (the default path; no --config or CONVO_CONFIG)",
+        ),
+    }
+}
+
+/// [`locate`] with the process's environment: the config file `init`, `doctor`, the demo and
+/// a saved view talk about.
+pub fn path_for(ov: &Overrides) -> Option<PathBuf> {
+    locate(ov, &|k| {
+        std::env::var_os(k).map(|v| v.to_string_lossy().into_owned())
+    })
+    .0
+}
+
 /// Checks `base_url`: http or https with a host. The transport rule (https except loopback)
 /// is the client's. `from` names where the value came from; the URL itself is not repeated
 /// (it may hold credentials).
@@ -475,14 +500,7 @@ impl Config {
         ov: &Overrides,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
-        let (path, how) = match (&ov.config_path, env("CONVO_CONFIG")) {
-            (Some(p), _) => (Some(p.clone()), " (from --config)"),
-            (None, Some(p)) => (Some(PathBuf::from(p)), " (from CONVO_CONFIG)"),
-            (None, None) => (
-                default_path(),
-                " (the default path; no --config or CONVO_CONFIG)",
-            ),
-        };
+        let (path, how) = locate(ov, env);
         let bytes = match &path {
             Some(p) => match std::fs::read(p) {
                 Ok(b) => Some(b),
@@ -800,11 +818,7 @@ impl Config {
         targets: convo_engine::sla::Sla,
         ov: &Overrides,
     ) -> Result<Config, ConfigError> {
-        let path = ov
-            .config_path
-            .clone()
-            .or_else(|| std::env::var_os("CONVO_CONFIG").map(PathBuf::from))
-            .or_else(default_path);
+        let path = path_for(ov);
         let mut warnings = Vec::new();
         let mut ex = Extras::default();
         let mut demo_file = None;

@@ -10,7 +10,8 @@
 //! asked for once the caller says its rows will be wanted.
 
 use crate::output::retry_line;
-use convo_api::model::{WireRow, peek_next};
+use convo_api::model::WireRow;
+use convo_api::wire::envelope::peek_next;
 use convo_api::{ApiError, BadRow, Client, Limit, ListFilter, Row};
 use convo_engine::pager::Pager;
 

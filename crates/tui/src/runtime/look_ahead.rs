@@ -13,7 +13,7 @@ use super::request::{decode, fetch_body, retry_notices};
 use crate::app::App;
 use crate::command::Query;
 use crate::msg::{Loaded, Msg, Task};
-use convo_api::model::peek_next;
+use convo_api::wire::envelope::peek_next;
 use convo_api::{ApiError, Client, Limit, Resource};
 
 /// How many pages a walk that wants the whole list (`L`) may have asked for ahead of the
