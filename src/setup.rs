@@ -281,7 +281,7 @@ fn seed_budget(cfg: &Config, client: &Client) -> Option<i64> {
     Some(at)
 }
 
-/// The request budget the client sees after its probes (decisions.md "Errors"), with where it
+/// The request budget the client sees after its probes (docs/design.md "Request budget"), with where it
 /// came from.
 fn budget_check(client: &Client, kept_at: Option<i64>) -> Check {
     let s = client.budget().snapshot();

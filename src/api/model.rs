@@ -1,6 +1,6 @@
 //! Typed rows of the two lists, and the page envelope.
 //!
-//! Parsing is tolerant where decisions.md asks for it: unknown statuses are kept verbatim,
+//! Parsing is tolerant where docs/design.md "Data" asks for it: unknown statuses are kept verbatim,
 //! a bad timestamp is kept raw, visitor fields may be null or missing, unknown fields are
 //! ignored, and a row that cannot be parsed at all is reported (not silently lost) while the
 //! good rows of the same page are kept.
@@ -92,7 +92,7 @@ fn with_str<'de, D: Deserializer<'de>, R>(d: D, f: impl FnOnce(&str) -> R) -> Re
 }
 
 /// A timestamp from the server: parsed when it is valid ISO 8601, else kept raw so the row
-/// still shows (decisions.md: "a bad one is shown raw, it does not drop the row").
+/// still shows (docs/design.md "Data": "a bad one is shown raw, it does not drop the row").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Timestamp {
     Parsed(jiff::Timestamp),
@@ -566,7 +566,7 @@ pub struct Visitor {
     pub email: Option<String>,
     #[serde(default)]
     pub name: Option<String>,
-    /// Free-form; any JSON value is accepted (decisions.md). `Null` when missing.
+    /// Free-form; any JSON value is accepted (docs/design.md "Data"). `Null` when missing.
     #[serde(default)]
     pub attributes: serde_json::Value,
     #[serde(default, deserialize_with = "optional_timestamp")]
@@ -940,7 +940,7 @@ pub fn peek_next(body: &[u8]) -> Option<(bool, Option<&str>)> {
 }
 
 /// Replaces `\uXXXX` escapes of unpaired UTF-16 surrogates with `\ufffd`. serde_json rejects
-/// them, which would lose a whole row (or page) over one bad character; decisions.md wants the
+/// them, which would lose a whole row (or page) over one bad character; docs/design.md "Data" wants the
 /// row kept and the bad text shown.
 pub fn repair_lone_surrogates(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     fn unit_at(b: &[u8], i: usize) -> Option<u16> {

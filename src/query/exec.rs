@@ -22,7 +22,7 @@ use crate::api::{ApiError, Client, Limit, ListFilter, Page};
 use crate::output::{bad_row_line, retry_line};
 use crate::pager::Pager;
 
-/// Requests in flight at once over all the streams of a union (decisions.md: `max_parallel`).
+/// Requests in flight at once over all the streams of a union (docs/design.md "Transport": `max_parallel`).
 pub const MAX_PARALLEL: usize = 4;
 
 /// One page request on its own task (which decodes the page too, off the merge's thread), with
