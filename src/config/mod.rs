@@ -22,6 +22,7 @@ mod file;
 mod locate;
 pub mod save_view;
 mod secret;
+pub mod settings;
 mod sla;
 mod text;
 pub mod ui;
