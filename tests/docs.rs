@@ -481,3 +481,58 @@ fn the_doctor_table_is_the_doctor_s_checks() {
     }
     assert_blocks("docs/configuration.md", &[("doctor", t)]);
 }
+
+/// docs/scripting.md's sample of `convo summary --views` is a real run against the demo: the
+/// built-in views, then the config's.
+#[test]
+fn the_summary_views_sample_is_a_real_run() {
+    let demo = common::Demo::start_at(5000, 1500, convo::tui::testing::now());
+    let home = tempfile::tempdir().unwrap();
+    let me = convo::demo::me(demo.data()).expect("the demo has an agent with open conversations");
+    let config = common::file(
+        home.path(),
+        "config.toml",
+        format!(
+            "base_url = \"{}\"\nagent_id = \"{me}\"\n[sla]\nfirst_response = \"5m\"\n\
+             [[views]]\nname = \"Pending\"\nstatus = \"pending\"\n[[views]]\n\
+             name = \"Mine or nobody's, open\"\nquery = \"assignee:me,none status:open\"\n",
+            demo.url()
+        ),
+    );
+    let out = common::convo_cmd(home.path())
+        .env("CONVO_API_KEY", demo.key())
+        .env("CONVO_NOW", convo::tui::testing::NOW)
+        .env("TZ", "UTC")
+        .args(["--config", config.to_str().unwrap(), "summary", "--views"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for view in convo::config::builtin_views::builtin_views() {
+        common::assert_has(&text, &view.name);
+    }
+    let sample = format!("\n```text\n$ convo summary --views\n{text}```\n");
+    assert_blocks("docs/scripting.md", &[("summary-views", sample)]);
+}
+
+/// The help texts that name the built-in views name every one of them.
+#[test]
+fn the_help_texts_name_every_built_in_view() {
+    let home = tempfile::tempdir().unwrap();
+    for args in [&["--help"][..], &["summary", "--help"][..]] {
+        let out = common::convo_cmd(home.path()).args(args).output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        for view in convo::config::builtin_views::builtin_views() {
+            assert!(
+                help.contains(&format!("\"{}\"", view.name)),
+                "convo {} does not name the built-in view {:?}:\n{help}",
+                args.join(" "),
+                view.name
+            );
+        }
+    }
+}

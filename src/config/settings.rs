@@ -52,7 +52,7 @@ pub const SETTINGS: &[Setting] = &[
     s("allow_insecure_http", "false", "", "", "allow plain `http://` to a host that is not loopback (the key travels in clear text)"),
     s("proxy", "(the environment, as curl)", "HTTPS_PROXY, ALL_PROXY, NO_PROXY", "--proxy", "`http://[user:password@]host:port`, or `\"none\"` to ignore the environment"),
     s("ca_file", "(none)", "SSL_CERT_FILE, SSL_CERT_DIR", "", "a PEM bundle of extra trusted roots, added to the system's"),
-    s("refresh_secs", "(never; `--demo`: 10)", "", "", "the browser re-reads the list every N seconds (`R` toggles); 0 is never, at most 86400"),
+    s("refresh_secs", "(never; `--demo`: 10)", "", "", "the browser re-reads the list every N seconds; 0 is never, at most 86400; `R` toggles it (30 s when unset)"),
     s("refresh_max_pages", "10", "", "", "pages a refresh, `r` and the board `B` re-read from the top at most, 1 to 1000"),
     s("exporter_interval", "\"60s\"", "", "`exporter --interval`", "how often `convo exporter` walks every view, 1 s to a day"),
     s("store", "true", "", "", "`false` keeps nothing on disk (no local store)"),
