@@ -20,7 +20,7 @@ pub fn config_path(ov: &Overrides) -> Option<PathBuf> {
 }
 
 /// What `convo doctor` checks, in its order: `(name, a part of its line, what a failure means)`.
-/// Its `--help`, the README's troubleshooting table and tests/docs.rs (which runs the doctor
+/// Its `--help`, docs/configuration.md's table and tests/docs.rs (which runs the doctor
 /// against the demo and finds each line) read this table.
 #[rustfmt::skip]
 pub const CHECKS: &[(&str, &str, &str)] = &[

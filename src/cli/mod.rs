@@ -122,7 +122,7 @@ pub struct Cli {
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
 
-    /// Open the TUI on the conversations this query lists (see "Queries" in the README), e.g.
+    /// Open the TUI on the conversations this query lists (docs/queries.md), e.g.
     /// 'status:open,pending assignee:me,none site:"Web shop"'.
     #[arg(
         long,
@@ -230,7 +230,7 @@ Exit codes:
 
 Queries (-q): terms separated by spaces, all of which hold; field:a,b is any of the values;
 -field:a negates; \"...\" quotes; a bare word is free text. --explain shows the plan.
-See \"Queries\" in the README.";
+The query language: docs/queries.md.";
 
 #[derive(Debug, Subcommand)]
 pub enum ListCommand {
