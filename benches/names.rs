@@ -10,7 +10,7 @@
 //!
 //! The stores are written directly (`Store::upsert_visitors`, as a sync leaves them, the
 //! sync state included), which takes seconds where a real sync of 1,000,000 visitors takes
-//! minutes; the sync's own time is measured with the real binaries (docs/performance.md).
+//! minutes; the sync's own time is measured with the real binaries (docs/performance.md, CHANGELOG.md "Performance history").
 //!
 //! Run: `cargo build --release && nice cargo bench --bench names` (`CONVO_BIN` overrides the
 //! binary, `CONVO_BENCH_RUNS` the number of runs, 3 by default). `cargo test --benches` runs it once on 2,000 visitors (a smoke test).

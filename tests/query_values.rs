@@ -202,7 +202,7 @@ fn names_and_text_are_accent_blind() {
     assert!(conv("bjorn") >= theirs);
 }
 
-/// `-q visitor:E-MAIL` nobody has exits 2, as `--visitor-email` does (the README says they
+/// `-q visitor:E-MAIL` nobody has exits 2, as `--visitor-email` does (docs/queries.md says they
 /// are the same term); with an e-mail someone has beside it, it runs.
 #[test]
 fn a_visitor_e_mail_nobody_has_exits_2_in_a_query_too() {

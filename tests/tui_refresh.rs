@@ -314,7 +314,7 @@ fn the_real_binary_drops_a_picked_up_conversation_from_unassigned_open() {
     assert_eq!(t.wait_exit(Duration::from_secs(5)), Some(0));
 }
 
-/// `r` starts a new walk (decisions.md) that reads again as many rows as were loaded, up to
+/// `r` starts a new walk (docs/design.md "Pagination safety") that reads again as many rows as were loaded, up to
 /// `refresh_max_pages`, not only the first pages; rows that left are gone from it.
 #[test]
 fn r_reads_the_loaded_depth_again_from_the_top() {

@@ -67,7 +67,7 @@ pub struct ConversationArgs {
 /// `-q QUERY` and `--explain`, on `list` (the filter flags become terms of the same query).
 #[derive(Debug, Clone, Default, Args)]
 pub struct QueryArgs {
-    /// A query (see "Queries" in the README), e.g. 'status:open,pending assignee:none,me
+    /// A query (docs/queries.md), e.g. 'status:open,pending assignee:none,me
     /// -site:Careers age:>10m'. Filter flags given too become terms of it (--status open is
     /// status:open, --breaching due:breaching, --visitor-email E visitor:E); a field given by
     /// both is an error. A query that starts with - is taken as one: -q '-status:closed'.
@@ -102,7 +102,7 @@ pub struct VisitorArgs {
 /// `-q QUERY` and `--explain` of `list visitors` and `summary conversations`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct VisitorQueryArgs {
-    /// A query (see "Queries" in the README), e.g. 'email:ana@example.com,bo@example.com
+    /// A query (docs/queries.md), e.g. 'email:ana@example.com,bo@example.com
     /// attr.plan:pro age:<7d' for visitors, 'is:waiting site:"Web shop",Careers' for a
     /// summary. Filter flags given too become terms of it.
     #[arg(

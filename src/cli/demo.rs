@@ -359,7 +359,7 @@ value_enum!(BadCert {
 });
 
 value_enum!(ServeOrder {
-    Newest => "newest": "createdAt descending, then id descending (decisions.md)",
+    Newest => "newest": "createdAt descending, then id descending (docs/design.md \"Demo server\")",
     Oldest => "oldest": "createdAt ascending, then id ascending",
     Updated => "updated": "Conversations by updatedAt descending, then id descending (visitors \
         newest first)",

@@ -129,7 +129,7 @@ pub struct Cli {
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
 
-    /// Open the TUI on the conversations this query lists (see "Queries" in the README), e.g.
+    /// Open the TUI on the conversations this query lists (docs/queries.md), e.g.
     /// 'status:open,pending assignee:me,none site:"Web shop"'.
     #[arg(
         long,
@@ -160,7 +160,8 @@ pub enum Command {
     Store(StoreCommand),
     /// Run the demo server: the same API on generated data, loopback only.
     DemoServer(DemoServerArgs),
-    /// Check the set-up: config, key, permissions, URL and TLS, both lists, clock skew.
+    /// Check the set-up (its checks: `crate::setup::CHECKS`).
+    #[command(about = crate::setup::doctor_about())]
     Doctor,
     /// Create or manage the config file.
     #[command(subcommand)]
@@ -222,7 +223,8 @@ pub enum ConfigCommand {
 
 const LIST_AFTER_HELP: &str = "\
 Output goes to stdout; progress (on a terminal only), warnings and errors to stderr.
-jsonl and csv stream page by page, so memory stays flat on long walks.
+json, jsonl and csv stream page by page: rows are not held, only each row's id (to drop
+repeats), about 32 MiB at a million rows.
 
 Exit codes:
   0  ok
@@ -235,7 +237,7 @@ Exit codes:
 
 Queries (-q): terms separated by spaces, all of which hold; field:a,b is any of the values;
 -field:a negates; \"...\" quotes; a bare word is free text. --explain shows the plan.
-See \"Queries\" in the README.";
+The query language: docs/queries.md.";
 
 #[derive(Debug, Subcommand)]
 pub enum ListCommand {
@@ -248,7 +250,8 @@ pub enum ListCommand {
 }
 
 const SUMMARY_AFTER_HELP: &str = "\
-Walks every page (or --max N rows) and counts as it goes: memory stays flat.
+Walks every page (or --max N rows) and counts as it goes: rows are not held, only each
+row's id (to drop repeats), about 32 MiB at a million rows.
 The output says whether it covers the whole list (\"all 1,234\") or not
 (\"1,200 of ≥1,200 loaded; more available\"); it never claims a total it has not seen.
 Columns: count, share, oldest and median age (createdAt), stale (not closed, no update

@@ -10,6 +10,7 @@ pub mod app;
 pub mod exporter;
 pub mod pty;
 pub mod runtime;
+pub mod svg;
 
 use std::time::Duration;
 

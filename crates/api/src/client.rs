@@ -1,5 +1,5 @@
 //! The HTTP client: one connection pool, the auth header, the transport rule, same-origin
-//! redirects only, timeouts and the retry policy of decisions.md.
+//! redirects only, timeouts and the retry policy of docs/design.md ("Transport", "Errors").
 
 use std::error::Error as _;
 use std::net::IpAddr;
@@ -26,7 +26,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 /// Requests in flight to one service at once, unless `max_parallel` says otherwise.
 pub const DEFAULT_MAX_PARALLEL: usize = 4;
 
-/// How failed requests are retried (decisions.md "Errors").
+/// How failed requests are retried (docs/design.md "Errors").
 #[derive(Debug, Clone)]
 pub struct RetryPolicy {
     /// Waits before each retry of a 5xx, timeout or connection error; its length is the
@@ -60,7 +60,7 @@ impl Default for RetryPolicy {
 pub struct ClientSettings {
     pub base_url: String,
     pub key: ApiKey,
-    /// Header that carries the key (decisions.md default `Authorization`).
+    /// Header that carries the key (docs/design.md "Authentication": default `Authorization`).
     pub auth_header: String,
     /// Scheme before the key (default `Bearer`); empty sends the bare key.
     pub auth_scheme: String,
@@ -80,7 +80,7 @@ pub struct ClientSettings {
 }
 
 impl ClientSettings {
-    /// Settings with the defaults of decisions.md.
+    /// Settings with the defaults of docs/design.md ("Transport", "Errors").
     pub fn new(base_url: impl Into<String>, key: ApiKey) -> ClientSettings {
         ClientSettings {
             base_url: base_url.into(),
@@ -540,7 +540,7 @@ impl Client {
         url
     }
 
-    /// One page of the list `F` is for, retried as decisions.md says. `on_retry` hears of each
+    /// One page of the list `F` is for, retried as docs/design.md "Errors" says. `on_retry` hears of each
     /// wait before it starts.
     pub async fn list<F, T>(
         &self,
@@ -992,7 +992,7 @@ fn decode_page<T: super::model::WireRow>(body: &[u8]) -> Result<Page<T>, ApiErro
     Page::decode(body).map_err(|e| ApiError::Decode { detail: e.0 })
 }
 
-/// `Retry-After` as seconds or an HTTP date (decisions.md); `None` when absent or unreadable.
+/// `Retry-After` as seconds or an HTTP date (docs/design.md "Errors"); `None` when absent or unreadable.
 pub fn parse_retry_after(value: Option<&str>, now: jiff::Timestamp) -> Option<Duration> {
     let v = value?.trim();
     if let Ok(secs) = v.parse::<u64>() {
@@ -1122,7 +1122,7 @@ fn innermost(e: &reqwest::Error) -> String {
     msg
 }
 
-/// An error body read as decisions.md says: `{"error": {code, message, param}}`, else
+/// An error body read as docs/design.md "Errors" says: `{"error": {code, message, param}}`, else
 /// `{"message"}`, else the first 200 characters of text.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct ErrorBody {

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// `Accept-Encoding` when convo asks for compressed answers: zstd, then brotli, then gzip, in
-/// the order of their cost per page (docs/performance.md, "What each encoding costs"). The
+/// the order of their cost per page (CHANGELOG.md, "Performance history", "What each encoding costs"). The
 /// q-values carry the order: servers (tower-http, nginx) take their own order among equal
 /// ones.
 pub const COMPRESSED: &str = "zstd, br;q=0.9, gzip;q=0.8";

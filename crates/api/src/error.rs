@@ -13,7 +13,7 @@ pub enum ApiError {
     #[error("base URL {url:?} cannot be used: {reason}")]
     BadBaseUrl { url: String, reason: String },
 
-    /// decisions.md: plain http only to loopback, refused before any network I/O.
+    /// docs/design.md "Transport": plain http only to loopback, refused before any network I/O.
     #[error(
         "refusing to send the API key over plain http:// to {host}: use https://, or set \
          allow_insecure_http = true in the config if you accept that the key travels in clear text"
@@ -112,7 +112,7 @@ pub enum ApiError {
     #[error("{0}")]
     Setup(String),
 
-    /// decisions.md: redirects to another origin are not followed, so the key stays home.
+    /// docs/design.md "Transport": redirects to another origin are not followed, so the key stays home.
     #[error(
         "the service redirected to another origin ({to}); not followed so the API key stays \
          with the configured host. Set base_url to the new address if you trust it"

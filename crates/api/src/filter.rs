@@ -1,6 +1,6 @@
 //! Filters as types: validated on the client, then turned into query pairs.
 //!
-//! decisions.md: UUID filters are checked locally, `limit` is 1..=100, parameters that are not
+//! docs/design.md "Query parameters": UUID filters are checked locally, `limit` is 1..=100, parameters that are not
 //! set are not sent, and `unassigned` / `assignee_id` are never sent together (one Assignee
 //! control with four states).
 
@@ -73,7 +73,7 @@ impl fmt::Display for Limit {
     }
 }
 
-/// The Assignee control's four states (decisions.md).
+/// The Assignee control's four states (docs/design.md "Query parameters").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum Assignee {
     /// No assignee filter.

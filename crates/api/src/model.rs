@@ -1,6 +1,6 @@
 //! Typed rows of the two lists, and the page envelope.
 //!
-//! Parsing is tolerant where decisions.md asks for it: unknown statuses are kept verbatim,
+//! Parsing is tolerant where docs/design.md "Data" asks for it: unknown statuses are kept verbatim,
 //! a bad timestamp is kept raw, visitor fields may be null or missing, unknown fields are
 //! ignored, and a row that cannot be parsed at all is reported (not silently lost) while the
 //! good rows of the same page are kept.
@@ -96,7 +96,7 @@ fn with_str<'de, D: Deserializer<'de>, R>(d: D, f: impl FnOnce(&str) -> R) -> Re
 }
 
 /// A timestamp from the server: parsed when it is valid ISO 8601, else kept raw so the row
-/// still shows (decisions.md: "a bad one is shown raw, it does not drop the row").
+/// still shows (docs/design.md "Data": "a bad one is shown raw, it does not drop the row").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Timestamp {
     Parsed(jiff::Timestamp),
@@ -316,7 +316,7 @@ pub struct Visitor {
     pub email: Option<String>,
     #[serde(default)]
     pub name: Option<String>,
-    /// Free-form; any JSON value is accepted (decisions.md). `Null` when missing.
+    /// Free-form; any JSON value is accepted (docs/design.md "Data"). `Null` when missing.
     #[serde(default)]
     pub attributes: serde_json::Value,
     #[serde(default, deserialize_with = "optional_timestamp")]

@@ -1,5 +1,5 @@
 //! The order a list's rows follow, learned from the rows themselves: the spec promises none
-//! (decisions.md "Data"), so the union's merge ([`convo_query::query::merge`]) and the visitor
+//! (docs/design.md "Data"), so the union's merge ([`convo_query::query::merge`]) and the visitor
 //! sync ([`convo_store::sync`]) both look at the rows they receive and take the first of
 //! createdAt descending, createdAt ascending, updatedAt descending that every row follows.
 

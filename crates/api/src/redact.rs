@@ -1,7 +1,7 @@
 //! Taking the key's value out of server text. A careless service may echo the credentials it
 //! received in an error body ("invalid key: Bearer sk_live_…"); convo shows server text on the
 //! screen, on stderr and in messages, so the client runs every server text through
-//! [`Redactor`] before it leaves the client (decisions.md: the key is never displayed).
+//! [`Redactor`] before it leaves the client (docs/design.md "Authentication": the key is never displayed).
 
 use std::borrow::Cow;
 

@@ -1,8 +1,9 @@
 //! `convo list`: one page, `--max N` rows or `--all` of a list, for scripts.
 //!
 //! Data goes to stdout, progress (on a terminal only), warnings and errors to stderr.
-//! jsonl, csv and json stream page by page through the pager's `drain_rows`, so memory stays
-//! flat on long walks; the table is aligned, so it is written at the end.
+//! jsonl, csv and json stream page by page through the pager's `drain_rows`: rows are not
+//! held, only their ids (docs/design.md "Pagination safety"); the table is aligned, so it is
+//! written at the end.
 
 use convo_api::{ApiError, Client, Conversation, Limit, ListFilter, Visitor};
 use convo_engine::pager::Pager;

@@ -11,6 +11,32 @@ use convo_api::{
 };
 use convo_config::{Config, ConfigError, Overrides};
 
+/// What `convo doctor` checks, in its order: `(name, a part of its line, what a failure means)`.
+/// Its `--help`, docs/configuration.md's table and tests/docs.rs (which runs the doctor
+/// against the demo and finds each line) read this table.
+#[rustfmt::skip]
+pub const CHECKS: &[(&str, &str, &str)] = &[
+    ("config", "config ", "the file is missing (fix: `convo config init`) or invalid: the message names the file, line and key; a bad `CONVO_API_KEY`, `CONVO_BASE_URL` or flag is named as such, not blamed on the file"),
+    ("`[keys]`, `[theme]`, `[columns]`", "[keys]", "what the browser would refuse at start: an unknown action or key name, a key bound to two actions (both named), an unknown theme, colour or column"),
+    ("`[sla]`", "[sla]", "the response-time targets in effect, or why they cannot be used"),
+    ("API key", "API key sk_", "where the key came from (`sk_…abcd`); a key without the `sk_` prefix is refused before any request"),
+    ("permissions", "readable by others", "the file holds a key and is readable by others: `chmod 600` it"),
+    ("base URL and TLS", "base URL ", "plain `http://` to a host that is not loopback is refused (the key would travel in clear text)"),
+    ("proxy", "requests go ", "which proxy is used and why (variable, config, profile or `--proxy`; credentials shown as `***`), and whether it opens a tunnel (CONNECT) to the service"),
+    ("each list", "GET /v1/visitors", "one `limit=1` request to each endpoint, with its time: a 401 means the key was refused, a 404 that `base_url` should end before `/v1`"),
+    ("clock", "clock ", "the machine's clock against the server's `Date` header: relative times depend on it"),
+    ("compression", "compress", "whether the service compresses its answers, and how much that saves"),
+    ("request budget", "request budget", "the request budget convo sees (`RateLimit` headers, `X-RateLimit-*` or 429s) and how much is left"),
+    ("visitor names", "visitor names", "the local store's visitor sync: the order it learned, how far its walk is, rows whose visitor it does not know"),
+    ("plain or compressed", "convo asks this service for", "which of plain or compressed answers convo asks this service for, with the times that chose it"),
+];
+
+/// `convo doctor`'s one-line help: the names of its checks.
+pub fn doctor_about() -> String {
+    let names: Vec<String> = CHECKS.iter().map(|c| c.0.replace('`', "")).collect();
+    format!("Check the set-up: {}", names.join(", "))
+}
+
 /// One line of `doctor`'s report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Check {
@@ -273,7 +299,7 @@ fn seed_budget(cfg: &Config, client: &Client) -> Option<i64> {
     Some(at)
 }
 
-/// The request budget the client sees after its probes (decisions.md "Errors"), with where it
+/// The request budget the client sees after its probes (docs/design.md "Request budget"), with where it
 /// came from.
 fn budget_check(client: &Client, kept_at: Option<i64>) -> Check {
     let s = client.budget().snapshot();

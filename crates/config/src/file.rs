@@ -19,7 +19,7 @@ use convo_api::{Assignee, ConversationFilter, Limit, Resource, Status, VisitorFi
 const MAX_REFRESH_SECS: u64 = 86_400;
 
 /// Every key of the format, at any level: a parser message may show these as they are.
-const KNOWN_KEYS: &[&str] = &[
+pub(super) const KNOWN_KEYS: &[&str] = &[
     "base_url",
     "api_key",
     "api_key_command",

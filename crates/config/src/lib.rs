@@ -2,7 +2,7 @@
 //!
 //! Where it is: `--config PATH`, else `CONVO_CONFIG`, else `<config dir>/convo/config.toml`.
 //! `CONVO_BASE_URL` and `--base-url` override `base_url`; the key comes from `CONVO_API_KEY`,
-//! then `api_key_command`, then `api_key` (decisions.md). Unknown keys and wrong types are
+//! then `api_key_command`, then `api_key` (docs/design.md "Authentication"). Unknown keys and wrong types are
 //! errors naming the file, line and key; no error, warning or `Debug` output shows the key.
 //!
 //! - [`file`]: the format as serde reads it, parse errors, views and aliases.
@@ -22,6 +22,7 @@ mod file;
 mod locate;
 pub mod save_view;
 mod secret;
+pub mod settings;
 mod sla;
 mod text;
 pub mod ui;

@@ -1,5 +1,5 @@
 //! Where the key lives outside the file: `api_key_command`, and the file's permissions when it
-//! holds the key itself (decisions.md, Authentication).
+//! holds the key itself (docs/design.md "Authentication").
 
 use std::io::Read;
 use std::path::Path;

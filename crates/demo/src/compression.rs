@@ -1,5 +1,5 @@
 //! How the demo server compresses its answers, as a real service would: zstd to a client that
-//! takes it, else brotli, else gzip, at the levels docs/performance.md ("What each encoding
+//! takes it, else brotli, else gzip, at the levels CHANGELOG.md ("Performance history", "What each encoding
 //! costs") chose for a page of 100 conversations.
 
 use tower_http::CompressionLevel;

@@ -85,7 +85,7 @@ pub struct Faults {
     /// unassigned: a backlog, so the "Unassigned open" view runs to several pages.
     pub backlog: usize,
     /// The order both lists are served in (the spec promises none): newest first (the
-    /// default, decisions.md), oldest first, or conversations by `updatedAt` latest first.
+    /// default, docs/design.md "Demo server"), oldest first, or conversations by `updatedAt` latest first.
     /// Not with churn (which adds rows at the newest end).
     pub order: ServeOrder,
     /// With TLS: the certificate is wrong in this way (signed by the same CA).
@@ -131,7 +131,7 @@ pub enum BadCert {
 /// `convo demo-server --order`: the order rows are served in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ServeOrder {
-    /// createdAt descending, then id descending (decisions.md).
+    /// createdAt descending, then id descending (docs/design.md "Demo server").
     #[default]
     Newest,
     /// createdAt ascending, then id ascending.

@@ -1,5 +1,5 @@
 //! The embedded demo server: the same API as the service (strict validation, the error shape,
-//! keyset cursors, the order of decisions.md) on generated data, on loopback only. It lets a
+//! keyset cursors, the order of docs/design.md "Demo server") on generated data, on loopback only. It lets a
 //! new user see convo work in one command and lets tests talk real HTTP.
 
 mod churn;

@@ -1,5 +1,5 @@
-//! Names for the demo's sites and agents, so that `convo --demo` reads like the README's
-//! screens ("Web shop", "Ana (EU desk)") instead of hex. Applied as aliases by `--demo`; a
+//! Names for the demo's sites and agents, so that `convo --demo` reads like the README's picture
+//! and docs/browser.md's screens ("Web shop", "Ana (EU desk)") instead of hex. Applied as aliases by `--demo`; a
 //! user's own `[aliases]` for the same ids win.
 
 use uuid::Uuid;

@@ -2,7 +2,7 @@
 //!
 //! It holds the rows of one walk, the next cursor, whether more exist, the ids seen and the
 //! cursors used; it hands out the next request and applies a page. Shared by `convo list` and
-//! the TUI. Every rule under "Pagination safety" in decisions.md lives here:
+//! the TUI. Every rule under "Pagination safety" in docs/design.md lives here:
 //! - `has_more: true` with `next_cursor: null` ends the walk, with a warning;
 //! - a `next_cursor` already used in this walk stops it, with a warning (no endless loop);
 //! - an id already loaded in this walk is dropped and counted;
@@ -208,7 +208,7 @@ impl<T: Row> Reread<T> {
                     ReadEnd::Reading(c)
                 }
             }
-            // `has_more: false`, or `true` with no cursor: decisions.md ends the list there.
+            // `has_more: false`, or `true` with no cursor: docs/design.md "Pagination safety" ends the list there.
             _ => ReadEnd::Complete,
         };
         match &self.end {

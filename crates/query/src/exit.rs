@@ -1,5 +1,5 @@
 //! How a command (`list`, `summary`, `store`) ends: the exit codes, as documented in
-//! `convo list --help` and the README, and the error a walk ends with. Below every command and
+//! `convo list --help` and docs/scripting.md, and the error a walk ends with. Below every command and
 //! the TUI's runtime, which share them.
 
 use std::io;

@@ -1,4 +1,4 @@
-//! The local store: one SQLite file per profile and base URL in the data dir (decisions.md,
+//! The local store: one SQLite file per profile and base URL in the data dir (docs/design.md,
 //! "Local store"). It is a cache of what the service already has: visitors seen or synced, what
 //! was loaded per view at the last look, and summary samples over time.
 //!

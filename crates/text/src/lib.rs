@@ -1,6 +1,6 @@
 //! Untrusted text on its way to a terminal.
 //!
-//! decisions.md "Display safety": C0 and C1 control characters, DEL, and bidi overrides and
+//! docs/design.md "Display safety": C0 and C1 control characters, DEL, and bidi overrides and
 //! isolates are replaced by a visible stand-in, so nothing from data can move the cursor,
 //! clear the screen or set the window title. Zero-width and other invisible format characters
 //! are shown too, so that what is measured is what the terminal draws. Widths are measured in

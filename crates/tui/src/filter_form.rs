@@ -47,7 +47,7 @@ impl Field {
 
 /// The status choices, in cycle order.
 pub const STATUS_CHOICES: [&str; 4] = ["any", "open", "pending", "closed"];
-/// The Assignee choices (decisions.md's four states), in cycle order.
+/// The Assignee choices (docs/design.md "Query parameters": four states), in cycle order.
 pub const ASSIGNEE_CHOICES: [&str; 4] = [
     "any",
     "unassigned",

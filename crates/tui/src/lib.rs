@@ -1,6 +1,6 @@
 //! The interactive browser (`convo`, `convo --demo`, `convo --view NAME`).
 //!
-//! Elm architecture (see `../shared/style.md`), by concept:
+//! Elm architecture (CONTRIBUTING.md, "Where things are"), by concept:
 //! - the core: [`app`] (the state: two [`tab::TabState`]s and each feature's own state side by
 //!   side), [`msg`] (everything that can happen), [`command`] (the I/O `update` asks for),
 //!   [`update`] (`update(&mut App, Msg) -> Vec<Command>`, no I/O; the order of key dispatch),

@@ -1,4 +1,4 @@
-//! One request budget per service for the whole app (decisions.md "Errors"): what the service
+//! One request budget per service for the whole app (docs/design.md "Request budget"): what the service
 //! allows, learned from its answers, and who may spend it.
 //!
 //! How to use it (the whole API):

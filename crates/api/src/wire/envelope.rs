@@ -203,7 +203,7 @@ pub fn peek_next(body: &[u8]) -> Option<(bool, Option<&str>)> {
 }
 
 /// Replaces `\uXXXX` escapes of unpaired UTF-16 surrogates with `\ufffd`. serde_json rejects
-/// them, which would lose a whole row (or page) over one bad character; decisions.md wants the
+/// them, which would lose a whole row (or page) over one bad character; docs/design.md "Data" wants the
 /// row kept and the bad text shown.
 pub fn repair_lone_surrogates(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     fn unit_at(b: &[u8], i: usize) -> Option<u16> {

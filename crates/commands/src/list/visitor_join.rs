@@ -4,7 +4,7 @@
 //!   many).
 //! - `--visitor-email E` asks the service for the visitors with that e-mail (always: the
 //!   store may be stale), walks each one's conversations (`visitor_id`) and merges them newest
-//!   first, as decisions.md orders rows ([`convo_query::query::by_email`], which the browser shares).
+//!   first, as docs/design.md "Demo server" orders rows ([`convo_query::query::by_email`], which the browser shares).
 
 use std::collections::HashMap;
 use std::io::Write;

@@ -102,7 +102,7 @@ impl Key {
             Key::Status(Status::Other(_)) | Key::Overflow => return None,
             Key::Status(s) => f.status = Some(s.clone()),
             Key::Site(id) => f.site_id = Some(*id),
-            // decisions.md: one Assignee control; unassigned=true, never with assignee_id.
+            // docs/design.md "Query parameters": one Assignee control; unassigned=true, never with assignee_id.
             Key::Assignee(None) => f.assignee = Assignee::Unassigned,
             Key::Assignee(Some(id)) => f.assignee = Assignee::Agent(*id),
         }

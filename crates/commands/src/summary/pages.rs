@@ -1,5 +1,5 @@
 //! The plain walk of `convo summary conversations` (no `-q`): the filter's pages read with
-//! the pager, each page's rows counted into the [`Summary`] and dropped (memory stays flat),
+//! the pager, each page's rows counted into the [`Summary`] and dropped (only their ids are kept),
 //! progress and warnings on stderr. `super::query` walks a query's streams instead.
 
 use super::Summary;

@@ -1,4 +1,4 @@
-//! Response-time targets (decisions.md "Response-time targets"): a conversation's state against
+//! Response-time targets (docs/design.md "Response-time targets"): a conversation's state against
 //! them (ok, imminent, breaching) and the time left or overdue, at a given "now".
 //!
 //! Pure: no I/O, no UI, `now` is a parameter. Shared by the TUI, `convo summary` and

@@ -1,6 +1,6 @@
 //! A filter by e-mail, as the service cannot do it in one request: the visitors with the
 //! address (every page of `GET /v1/visitors?email=`), then one whole walk of conversations per
-//! visitor, merged newest first as decisions.md orders rows (`createdAt` descending, then `id`
+//! visitor, merged newest first as docs/design.md "Demo server" orders rows (`createdAt` descending, then `id`
 //! descending). `convo list conversations --visitor-email` and the browser's e-mail filter
 //! share it.
 
@@ -52,7 +52,7 @@ pub async fn visitors_by_email(
 }
 
 /// The conversations of several visitors under `base`'s other filters: one whole walk per
-/// visitor, merged newest first (decisions.md's order), each id once; and how many rows the
+/// visitor, merged newest first (the order of docs/design.md "Demo server"), each id once; and how many rows the
 /// service sent that could not be read. The browser's e-mail filter of several visitors.
 pub async fn merged_conversations(
     client: &Client,
@@ -87,8 +87,8 @@ pub async fn merged_conversations(
     Ok((all, bad_rows))
 }
 
-/// decisions.md's order: `createdAt` descending, then `id` descending; unreadable timestamps
-/// after readable ones.
+/// The order of docs/design.md "Demo server": `createdAt` descending, then `id` descending;
+/// unreadable timestamps after readable ones.
 pub fn newest_first(a: &Conversation, b: &Conversation) -> Ordering {
     match (a.created_at.parsed(), b.created_at.parsed()) {
         (Some(x), Some(y)) => y.cmp(&x),

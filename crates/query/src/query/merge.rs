@@ -2,7 +2,7 @@
 //! and the browser's union tabs feed it the pages they fetch and take rows out of it; it says
 //! which streams it needs a page of before it can give the next row.
 //!
-//! The spec promises no order, so the merge learns it from the rows (decisions.md "Data"):
+//! The spec promises no order, so the merge learns it from the rows (docs/design.md "Data"):
 //! once every stream's first page is in, the first of createdAt descending, createdAt
 //! ascending, updatedAt descending that every stream follows is the order the rows are merged
 //! by. If no common order fits (or a stream leaves it later), each stream's rows are given in

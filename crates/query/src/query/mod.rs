@@ -1,4 +1,4 @@
-//! Queries: one language for both lists (issue 22, decisions.md "Queries").
+//! Queries: one language for both lists (issue 22, docs/design.md "Queries").
 //!
 //! A query is terms separated by spaces, all of which hold; `field:a,b` holds when the field
 //! is any of the values; `-field:a` negates; `"..."` quotes; a bare word is free text.

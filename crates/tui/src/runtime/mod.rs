@@ -413,7 +413,7 @@ impl Runtime {
                     cursor,
                 } => {
                     // The refresh of a tab not shown is background work: it spends only its
-                    // share of the request budget (decisions.md "Errors").
+                    // share of the request budget (docs/design.md "Request budget").
                     let hidden = tab != app.active;
                     self.spawn(tab, generation, cursor, query, limit, true, 0, hidden)
                 }

@@ -3,7 +3,7 @@
 //! The sort works on indices into the pager's rows, so the selection stays "the row at
 //! `TabState::selected`" and the reselect-by-id logic of reloads is untouched. It is a
 //! permutation computed once when the rows, the generation or the sort change (never per
-//! frame); a new walk (reload, filters) clears it (decisions.md: rows are shown in the
+//! frame); a new walk (reload, filters) clears it (docs/design.md "Data": rows are shown in the
 //! server's order; a local sort is display-only and marked). How keys change it:
 //! [`update`].
 
