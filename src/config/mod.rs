@@ -18,6 +18,7 @@
 //! used is a [`ConfigError::Setting`], which names it and not the file.
 
 pub mod builtin_views;
+pub mod commands;
 mod file;
 mod locate;
 pub mod save_view;
@@ -353,6 +354,13 @@ pub enum ConfigError {
          (mode {mode:04o}), so they could choose the command convo runs; run: chmod go-w {path}"
     )]
     UnsafeKeyCommand { path: String, mode: u32 },
+    /// `[[commands]]` in a file that group or others can write: refused as
+    /// `api_key_command` is (they could choose the programs convo runs on a key).
+    #[error(
+        "[[commands]] in {path} is refused: group or others can change the file \
+         (mode {mode:04o}), so they could choose the programs convo runs; run: chmod go-w {path}"
+    )]
+    UnsafeCommands { path: String, mode: u32 },
 }
 
 /// The 1-based line of `key` (as errors name it: `keys.reload`, `views["v"].tab`) in the
@@ -531,6 +539,15 @@ impl Config {
             // Checked before anything runs: whoever can write the file could make convo run
             // their command (and read the key it prints).
             return Err(ConfigError::UnsafeKeyCommand {
+                path: shown.clone(),
+                mode,
+            });
+        }
+        if f.runs_commands()
+            && let Some(p) = &path
+            && let Some(mode) = secret::writable_by_others(p)
+        {
+            return Err(ConfigError::UnsafeCommands {
                 path: shown.clone(),
                 mode,
             });

@@ -116,6 +116,18 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
+    let marked = app.commands.marked.get(t.tab).len();
+    if marked > 0 {
+        spans.push(Span::styled(
+            format!(
+                " · {} {} marked ({} clears)",
+                super::marks::MARKED,
+                crate::text::thousands(marked as u64),
+                app.keymap.key_of(crate::tui::keys::Action::ClearMarks)
+            ),
+            Style::new().bold(),
+        ));
+    }
     if t.new_above > 0 {
         // The selection kept its line while rows arrived above the screen.
         spans.push(Span::styled(
