@@ -47,8 +47,8 @@ pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
     let area = super::centered(full, g.size.0, g.size.1);
     frame.render_widget(Clear, area);
     if full.width >= WIDE {
-        let mut left = group_lines(&src, &Group::ALL[..4]);
-        left.extend(command_lines(&src));
+        let mut left = command_lines(&src);
+        left.extend(group_lines(&src, &Group::ALL[..4]));
         let mut right = group_lines(&src, &Group::ALL[4..]);
         right.extend(mark_lines());
         let error = last_error_lines(&src, 98);

@@ -45,19 +45,17 @@ pub fn group_lines(src: &Source, groups: &[Group]) -> Vec<Line<'static>> {
     v
 }
 
-/// The user's `[[commands]]`: key (or `!` menu only), name, tabs; none without commands.
+/// The user's `[[commands]]`: key (or `!` menu only), name, tabs, and a blank line; shown
+/// first (they are the user's own); none without commands.
 pub fn command_lines(src: &Source) -> Vec<Line<'static>> {
     let c = src.commands;
     if c.list.is_empty() {
         return Vec::new();
     }
-    let mut v = vec![
-        Line::default(),
-        Line::from(Span::styled(
-            "Your commands",
-            Style::new().fg(Color::Cyan).bold(),
-        )),
-    ];
+    let mut v = vec![Line::from(Span::styled(
+        "Your commands",
+        Style::new().fg(Color::Cyan).bold(),
+    ))];
     for (i, cmd) in c.list.iter().enumerate() {
         let key = match c.key_label(i) {
             k if k.is_empty() => format!("{} menu", src.keymap.key_of(Action::Commands)),
@@ -73,6 +71,7 @@ pub fn command_lines(src: &Source) -> Vec<Line<'static>> {
             Span::raw(format!("{}{tabs}", crate::text::one_line(&cmd.name, 40))),
         ]));
     }
+    v.push(Line::default());
     v
 }
 
@@ -118,8 +117,8 @@ pub fn last_error_lines(src: &Source, width: usize) -> Vec<Line<'static>> {
 pub fn narrow_lines(src: &Source, full: Rect) -> Vec<Line<'static>> {
     let width = full.width.min(60).saturating_sub(2) as usize;
     let mut lines = last_error_lines(src, width);
-    lines.extend(group_lines(src, &Group::ALL));
     lines.extend(command_lines(src));
+    lines.extend(group_lines(src, &Group::ALL));
     lines.extend(mark_lines());
     lines
 }
