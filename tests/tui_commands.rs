@@ -87,7 +87,11 @@ fn toml_str(p: &Path) -> String {
 async fn hostile_values_reach_the_program_as_one_argument_each_and_never_run() {
     // The test's working directory is where a shell would create `x`.
     let x = Path::new("x");
-    assert!(!x.exists(), "a file x is already in {:?}", std::env::current_dir());
+    assert!(
+        !x.exists(),
+        "a file x is already in {:?}",
+        std::env::current_dir()
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("argv.bin");
     let prog = argv_writer(dir.path());
@@ -151,7 +155,10 @@ async fn hostile_values_reach_the_program_as_one_argument_each_and_never_run() {
         );
         saw_shell |= name.contains("$(touch x)") && name.contains('`') && name.contains('\n');
     }
-    assert!(saw_shell, "the demo's hostile data holds a shell line in a name");
+    assert!(
+        saw_shell,
+        "the demo's hostile data holds a shell line in a name"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -270,7 +277,13 @@ async fn the_menu_lists_the_commands_and_runs_one_after_confirmation() {
         .await;
     common::assert_has_all(
         &screen,
-        &["First", "Ids at once", "marked rows at once", "asks first", "2 marked rows"],
+        &[
+            "First",
+            "Ids at once",
+            "marked rows at once",
+            "asks first",
+            "2 marked rows",
+        ],
     );
     // The second line, Enter: the question names the command and the rows.
     let screen = h
@@ -280,12 +293,19 @@ async fn the_menu_lists_the_commands_and_runs_one_after_confirmation() {
         .await;
     assert!(!screen.contains(" Commands "));
     // n does not run it.
-    h.press_then(vec![KeyCode::Char('n')], |s| s.contains("Ids at once not run"))
-        .await;
+    h.press_then(vec![KeyCode::Char('n')], |s| {
+        s.contains("Ids at once not run")
+    })
+    .await;
     assert!(!out.exists());
     // y does, once, with both ids in the order they were marked.
     h.press_then(
-        vec![KeyCode::Char('!'), KeyCode::Down, KeyCode::Enter, KeyCode::Char('y')],
+        vec![
+            KeyCode::Char('!'),
+            KeyCode::Down,
+            KeyCode::Enter,
+            KeyCode::Char('y'),
+        ],
         |s| s.contains("Ids at once: exit 0"),
     )
     .await;
@@ -302,7 +322,11 @@ async fn the_menu_lists_the_commands_and_runs_one_after_confirmation() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_none_command_that_fails_says_its_status_and_stderr() {
     let dir = tempfile::tempdir().unwrap();
-    let prog = script(dir.path(), "fail.sh", "echo 'no such customer' >&2\nexit 7\n");
+    let prog = script(
+        dir.path(),
+        "fail.sh",
+        "echo 'no such customer' >&2\nexit 7\n",
+    );
     let server = demo(DemoOptions {
         conversations: 10,
         visitors: 5,
@@ -389,11 +413,20 @@ fn config_errors_name_the_command_and_the_key() {
     let cases: &[(&str, &[&str])] = &[
         (
             "[[commands]]\nname = \"CRM\"\nprogram = \"xdg-open\"\noutput = \"screen\"\n",
-            &["line 5", "commands[\"CRM\"].output", "\"terminal\", \"pane\" or \"none\""],
+            &[
+                "line 5",
+                "commands[\"CRM\"].output",
+                "\"terminal\", \"pane\" or \"none\"",
+            ],
         ),
         (
             "[[commands]]\nname = \"CRM\"\nprogram = \"xdg-open\"\nargs = [\"{mail}\"]\n",
-            &["line 5", "commands[\"CRM\"].args", "{mail} is not a placeholder", "{email}"],
+            &[
+                "line 5",
+                "commands[\"CRM\"].args",
+                "{mail} is not a placeholder",
+                "{email}",
+            ],
         ),
         (
             "[[commands]]\nname = \"CRM\"\nprogram = \"open {email}\"\n",
@@ -444,7 +477,10 @@ fn a_command_key_that_is_taken_names_both() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     let (key, message) = &problems[0];
     assert_eq!(key, "commands[\"Copy mail\"].key");
-    assert!(message.contains("copy") && message.contains("copy = []"), "{message}");
+    assert!(
+        message.contains("copy") && message.contains("copy = []"),
+        "{message}"
+    );
     // With y unbound, the next problem: two commands on one key.
     let cfg = config(
         "[keys]\ncopy = []\n[[commands]]\nname = \"Copy mail\"\nkey = \"y\"\nprogram = \"x\"\n\
@@ -477,7 +513,13 @@ fn doctor_says_which_program_is_missing() {
     assert_eq!(checks.len(), 2, "{text}");
     common::assert_has_all(
         &text,
-        &["\\\"Notes\\\"", "no-such-notes-tool", "not on PATH", "\\\"Abs\\\"", "not there"],
+        &[
+            "\\\"Notes\\\"",
+            "no-such-notes-tool",
+            "not on PATH",
+            "\\\"Abs\\\"",
+            "not there",
+        ],
     );
     assert!(!text.contains("CRM") && !text.contains("Local"), "{text}");
     // All found: one line that says so.
@@ -512,7 +554,9 @@ fn a_terminal_command_gets_the_keys_and_convo_comes_back() {
     let mut cmd = common::pty::command(home.path());
     cmd.args(["--config", &cfg_path.display().to_string(), "--demo"]);
     let mut p = common::pty::Pty::run(cmd, 100, 30);
-    p.wait_until(Duration::from_secs(20), |s| s.contains("more available") || s.contains("all "));
+    p.wait_until(Duration::from_secs(20), |s| {
+        s.contains("more available") || s.contains("all ")
+    });
     p.send("T");
     p.wait_for_in("type for conversations:", Duration::from_secs(10));
     p.send("hello from the keys\r");

@@ -593,7 +593,11 @@ mod tests {
     #[test]
     fn bad_templates_say_why() {
         assert!(Template::parse("{nope}").unwrap_err().contains("{email}"));
-        assert!(Template::parse("{email").unwrap_err().contains("never closes"));
+        assert!(
+            Template::parse("{email")
+                .unwrap_err()
+                .contains("never closes")
+        );
         assert!(Template::parse("a}b").unwrap_err().contains("lone"));
         assert!(Template::parse("{attr.}").is_err());
     }
@@ -621,13 +625,22 @@ mod tests {
         assert_eq!(all.len(), 1);
         assert_eq!(
             all[0].args,
-            ["--tag", "visitors", "11111111-1111-1111-1111-111111111111", "2"]
+            [
+                "--tag",
+                "visitors",
+                "11111111-1111-1111-1111-111111111111",
+                "2"
+            ]
         );
         c.for_marked = ForMarked::Each;
         let each = c.invocations(&rows);
         assert_eq!(each.len(), 2);
         assert_eq!(each[1].args, ["--tag", "visitors", "2"]);
-        assert!(each[0].env.contains(&("CONVO_ATTR_PLAN".into(), "pro".into())));
+        assert!(
+            each[0]
+                .env
+                .contains(&("CONVO_ATTR_PLAN".into(), "pro".into()))
+        );
         assert!(!each[0].env.iter().any(|(k, _)| k.contains("ODD")));
     }
 

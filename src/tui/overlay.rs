@@ -25,7 +25,9 @@ pub enum Overlay {
     /// `B`: the board of every view (its state is `App::board`, kept while it is not shown).
     Board,
     /// `!`: the menu of the user's commands on this tab, with its selected line.
-    Commands { selected: usize },
+    Commands {
+        selected: usize,
+    },
     /// `Y`: the row's fields to copy (what each is, its value), with the selected line.
     CopyField {
         selected: usize,

@@ -15,7 +15,6 @@ use uuid::Uuid;
 
 use super::keys::Key;
 use super::names::VisitorLabel;
-use super::tab::PerTab;
 use crate::api::{Conversation, Visitor};
 use crate::config::commands::{Invocation, Output, RowFields, UserCommand};
 
@@ -27,7 +26,7 @@ pub struct Commands {
     /// Each command's key (`None`: in the menu only), checked against the key map.
     pub keys: Vec<Option<Key>>,
     /// Each tab's marked rows.
-    pub marked: PerTab<Marked>,
+    pub marked: MarkedTabs,
     /// The last run's id.
     pub last_id: u64,
     /// Runs started and not yet answered: (id, command name).
@@ -58,6 +57,29 @@ impl Commands {
             .flatten()
             .map(|k| k.label())
             .unwrap_or_default()
+    }
+}
+
+/// Each tab's marked rows (not `tab::PerTab`: `tab` sits above the commands it hands out).
+#[derive(Debug, Clone, Default)]
+pub struct MarkedTabs {
+    pub conversations: Marked,
+    pub visitors: Marked,
+}
+
+impl MarkedTabs {
+    pub fn get(&self, tab: crate::api::Resource) -> &Marked {
+        match tab {
+            crate::api::Resource::Conversations => &self.conversations,
+            crate::api::Resource::Visitors => &self.visitors,
+        }
+    }
+
+    pub fn get_mut(&mut self, tab: crate::api::Resource) -> &mut Marked {
+        match tab {
+            crate::api::Resource::Conversations => &mut self.conversations,
+            crate::api::Resource::Visitors => &mut self.visitors,
+        }
     }
 }
 

@@ -56,7 +56,9 @@ pub fn failure(status: ExitStatus) -> Option<String> {
 fn cannot_run(inv: &Invocation, e: &std::io::Error) -> String {
     let what = crate::text::one_line(&inv.program, 60);
     match e.kind() {
-        std::io::ErrorKind::NotFound => format!("cannot run {what}: not found (convo doctor checks)"),
+        std::io::ErrorKind::NotFound => {
+            format!("cannot run {what}: not found (convo doctor checks)")
+        }
         std::io::ErrorKind::PermissionDenied => format!("cannot run {what}: not executable"),
         _ => format!("cannot run {what}: {e}"),
     }
@@ -125,10 +127,7 @@ pub fn run_captured(invocations: &[Invocation], pane: bool) -> RunReport {
         };
         let left = PANE_LIMIT.saturating_sub(report.text.len() as u64);
         let out = read_limited(child.stdout.take(), left);
-        let err = read_limited(
-            child.stderr.take(),
-            if pane { left } else { STDERR_LIMIT },
-        );
+        let err = read_limited(child.stderr.take(), if pane { left } else { STDERR_LIMIT });
         let status = child.wait();
         let (out, out_cut) = out.join().unwrap_or_default();
         let (err, err_cut) = err.join().unwrap_or_default();

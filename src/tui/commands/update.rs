@@ -46,13 +46,7 @@ fn fields_of_conversation(
         .as_ref()
         .filter(|(id, _)| *id == c.visitor_id)
         .and_then(|(_, a)| a.as_ref());
-    conversation_fields(
-        c,
-        visitor,
-        app.names.get(&c.visitor_id),
-        attributes,
-        query,
-    )
+    conversation_fields(c, visitor, app.names.get(&c.visitor_id), attributes, query)
 }
 
 /// Space / `m`: marks the selected row, or unmarks it; false when no row is selected.
@@ -190,10 +184,7 @@ pub fn on_confirm_key(app: &mut App, run: ProgramRun, k: KeyEvent, cmds: &mut Ve
     app.prompt = None;
     match k.code {
         KeyCode::Char('y') | KeyCode::Char('Y') => go(app, run, cmds),
-        _ => app.say(format!(
-            "{} not run",
-            crate::text::one_line(&run.name, 40)
-        )),
+        _ => app.say(format!("{} not run", crate::text::one_line(&run.name, 40))),
     }
 }
 
@@ -370,7 +361,7 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
     let Some(visitor) = app.conversations.selected_row().map(|c| c.visitor_id) else {
         return crate::tui::message::update::no_row_selected(app);
     };
-    let from = crate::tui::update::here(app);
+    let from = crate::tui::update::place::here(app);
     let body = app.body_height();
     if let Some(i) = app.visitors.rows().iter().position(|v| v.id == visitor) {
         app.history.push(from);

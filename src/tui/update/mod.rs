@@ -17,9 +17,7 @@ use super::msg::{Msg, Task};
 use super::prompt::Prompt;
 use super::tab::Retry;
 use super::tab::marks;
-use super::{
-    board, browser, commands, export, profiles, query_line, search, sort, summary_pane,
-};
+use super::{board, browser, commands, export, profiles, query_line, search, sort, summary_pane};
 use crate::api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
 
 mod answers;

@@ -27,7 +27,10 @@ fn chosen(text: String, on: bool) -> Line<'static> {
     } else {
         Style::new()
     };
-    Line::from(Span::styled(format!("{} {text}", if on { ">" } else { " " }), style))
+    Line::from(Span::styled(
+        format!("{} {text}", if on { ">" } else { " " }),
+        style,
+    ))
 }
 
 /// `!`: the commands of this tab, with their keys and where their output goes.
@@ -63,7 +66,11 @@ pub fn menu(app: &App, selected: usize, frame: &mut Frame) {
         n => format!("runs on the {n} marked rows"),
     };
     lines.push(Line::from(Span::styled(
-        fit(&format!("{on} · ↑↓ choose · Enter runs · Esc closes"), inner).into_owned(),
+        fit(
+            &format!("{on} · ↑↓ choose · Enter runs · Esc closes"),
+            inner,
+        )
+        .into_owned(),
         Style::new().dim(),
     )));
     boxed(frame, lines, " Commands ".into(), width);

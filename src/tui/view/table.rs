@@ -226,9 +226,9 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     let table_rows: Vec<Row> = lines
         .iter()
         .filter_map(|line| match *line {
-            ScreenLine::Row(i) if is_marked(line) => Some(
-                Row::new(cells(&rows[i], search.is_match(i))).style(Style::new().bold()),
-            ),
+            ScreenLine::Row(i) if is_marked(line) => {
+                Some(Row::new(cells(&rows[i], search.is_match(i))).style(Style::new().bold()))
+            }
             ScreenLine::Row(i) => Some(Row::new(cells(&rows[i], search.is_match(i)))),
             ScreenLine::Gone(id) => tab.gone_row(id).map(|r| Row::new(cells(r, false))),
         })
