@@ -367,20 +367,24 @@ async fn y_menu_copies_any_field_and_i_opens_the_visitor() {
         .await;
     h.press_then(vec![KeyCode::Char('1')], |s| s.contains("all 20 loaded"))
         .await;
-    let c = h.app.conversations.rows()[0].clone();
-    let v = h
+    // The first conversation whose visitor has an e-mail.
+    let (i, c, v) = h
         .app
-        .visitors
+        .conversations
         .rows()
         .iter()
-        .find(|v| v.id == c.visitor_id)
-        .cloned()
-        .expect("the visitor is loaded");
-    let screen = h
-        .press_then(vec![KeyCode::Char('Y')], |s| s.contains(" Copy "))
-        .await;
+        .enumerate()
+        .find_map(|(i, c)| {
+            let v = h.app.visitors.rows().iter().find(|v| v.id == c.visitor_id)?;
+            v.email.as_ref().map(|_| (i, c.clone(), v.clone()))
+        })
+        .expect("a conversation whose visitor is loaded and has an e-mail");
+    let mut keys = vec![KeyCode::Char('j'); i];
+    keys.push(KeyCode::Char('Y'));
+    let screen = h.press_then(keys, |s| s.contains(" Copy ")).await;
     common::assert_has_all(&screen, &["id", "visitor id", "site", &c.id.to_string()]);
-    if let Some(email) = &v.email {
+    {
+        let email = v.email.as_ref().expect("chosen with one");
         common::assert_has(&screen, email);
         // The e-mail's line, by number: OSC 52 (no clipboard program in tests) carries it.
         let n = screen
