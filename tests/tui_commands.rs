@@ -375,7 +375,12 @@ async fn y_menu_copies_any_field_and_i_opens_the_visitor() {
         .iter()
         .enumerate()
         .find_map(|(i, c)| {
-            let v = h.app.visitors.rows().iter().find(|v| v.id == c.visitor_id)?;
+            let v = h
+                .app
+                .visitors
+                .rows()
+                .iter()
+                .find(|v| v.id == c.visitor_id)?;
             v.email.as_ref().map(|_| (i, c.clone(), v.clone()))
         })
         .expect("a conversation whose visitor is loaded and has an e-mail");
@@ -576,4 +581,54 @@ fn a_terminal_command_gets_the_keys_and_convo_comes_back() {
     p.wait_for("Your commands");
     p.send("\u{1b}");
     p.quit_with_0();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn i_finds_a_visitor_not_loaded_by_their_external_id() {
+    let server = demo(DemoOptions {
+        conversations: 40,
+        visitors: 300,
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 30), 10);
+    h.press_then(vec![], |s| s.contains(" loaded · more available"))
+        .await;
+    // A conversation whose visitor is not among the Visitors tab's loaded rows.
+    let loaded: Vec<_> = h.app.visitors.rows().iter().map(|v| v.id).collect();
+    let (i, c) = h
+        .app
+        .conversations
+        .rows()
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !loaded.contains(&c.visitor_id))
+        .map(|(i, c)| (i, c.clone()))
+        .expect("a conversation of a visitor not loaded");
+    let v = server
+        .data()
+        .visitors
+        .iter()
+        .find(|v| v.id == c.visitor_id)
+        .expect("the server's visitor");
+    let mut keys = vec![KeyCode::Char('j'); i];
+    // Without a name, e-mail or external id known, `i` says why it cannot.
+    keys.push(KeyCode::Char('i'));
+    h.press_then(keys, |s| s.contains("convo knows no external id"))
+        .await;
+    // The names the store and the sync send (Msg::VisitorNames) give it the external id.
+    let label = convo::tui::names::VisitorLabel::from_fields(
+        v.name.as_deref(),
+        v.email.as_deref(),
+        v.external_id.as_deref(),
+    );
+    h.rt.sender()
+        .send(convo::tui::msg::Msg::VisitorNames(vec![(v.id, label)]))
+        .unwrap();
+    h.press_then(vec![KeyCode::Char('i')], |s| s.contains("all 1 loaded"))
+        .await;
+    assert_eq!(h.app.active, convo::api::Resource::Visitors);
+    assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
+    assert!(h.app.detail.is_some());
+    assert_eq!(h.app.visitors.filter.external_id, v.external_id);
 }
