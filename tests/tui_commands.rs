@@ -351,6 +351,28 @@ async fn a_none_command_that_fails_says_its_status_and_stderr() {
         s.contains("Gone: cannot run /nonexistent/prog: not found")
     })
     .await;
+    // A command that takes its time: the footer says it runs, convo goes on meanwhile.
+    let go = dir.path().join("go");
+    let slow = script(
+        dir.path(),
+        "slow.sh",
+        "while [ ! -e \"$1\" ]; do sleep 0.05; done\n",
+    );
+    with_commands(
+        &mut h,
+        &format!(
+            "[[commands]]\nname = \"Slow\"\nkey = \"H\"\nprogram = {}\nargs = [{}]\n",
+            toml_str(&slow),
+            toml_str(&go)
+        ),
+    );
+    h.press_then(vec![KeyCode::Char('H')], |s| s.contains("· running Slow"))
+        .await;
+    h.press_then(vec![KeyCode::Char('j')], |s| s.contains("row 2"))
+        .await;
+    std::fs::write(&go, "").unwrap();
+    let screen = h.press_then(vec![], |s| s.contains("Slow: exit 0")).await;
+    assert!(!screen.contains("running Slow"), "{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

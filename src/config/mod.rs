@@ -11,6 +11,8 @@
 //! - `locate`: the line of a key in the file, for errors found after parsing.
 //! - `text`: line and column of an offset, and what of a token an error may show; below the
 //!   others.
+//! - [`commands`]: `[[commands]]`, the user's commands on a row (kept in `ui.commands`): the
+//!   format, placeholders and what a run gets (argv and variables, never a shell line).
 //! - [`ui`]: the look-and-habits keys (`[keys]`, `[theme]`, `[columns]`, `web_url`,
 //!   `stale_after`, `mouse`), which the TUI reads.
 //!

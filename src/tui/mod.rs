@@ -12,7 +12,7 @@
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
 //!   [`marks`] (change marks; `tab::marks` feeds them from a walk), [`notify`],
-//!   [`summary_pane`], [`filter_form`], [`query_line`] (`:`), [`browser`] (`o`), [`clipboard`] (`y`), [`keys`] (the
+//!   [`summary_pane`], [`filter_form`], [`query_line`] (`:`), [`browser`] (`o`), [`clipboard`] (`y`, `Y`), [`commands`] (`[[commands]]`, marks, `!`, `Y`, `i`), [`keys`] (the
 //!   key map, help, and `[keys]` in [`keys::config`]), [`message`] (the status line's message
 //!   and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].

@@ -116,6 +116,16 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
+    if let Some((_, name)) = app.commands.running.first() {
+        let more = match app.commands.running.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        spans.push(Span::styled(
+            format!(" · running {}{more}", crate::text::one_line(name, 30)),
+            Style::new().fg(Color::Cyan),
+        ));
+    }
     let marked = app.commands.marked.get(t.tab).len();
     if marked > 0 {
         spans.push(Span::styled(
