@@ -654,3 +654,27 @@ async fn i_finds_a_visitor_not_loaded_by_their_external_id() {
     assert!(h.app.detail.is_some());
     assert_eq!(h.app.visitors.filter.external_id, v.external_id);
 }
+
+#[test]
+fn a_profile_adds_its_own_commands_after_the_shared_ones() {
+    let env = |k: &str| (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string());
+    let text = "base_url = \"http://127.0.0.1:1\"\n\
+                [[commands]]\nname = \"Shared\"\nprogram = \"true\"\n\
+                [profiles.staging]\nbase_url = \"http://127.0.0.1:2\"\n\
+                [[profiles.staging.commands]]\nname = \"Staging only\"\nprogram = \"true\"\n";
+    let names = |profile: Option<&str>| {
+        let ov = Overrides {
+            profile: profile.map(String::from),
+            ..Default::default()
+        };
+        Config::from_toml_str(text, Path::new("/t/c.toml"), &ov, &env)
+            .unwrap()
+            .ui
+            .commands
+            .into_iter()
+            .map(|c| c.name)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(None), ["Shared"]);
+    assert_eq!(names(Some("staging")), ["Shared", "Staging only"]);
+}
