@@ -618,3 +618,62 @@ fn doctor_shows_the_request_budget_it_sees() {
         common::assert_has(&out, "ok    request budget: ");
     }
 }
+
+#[test]
+fn doctor_checks_each_command_program_and_command_keys() {
+    let (d, tmp) = demo_and_home(20, 10);
+    let extra = "[[commands]]\nname = \"CRM\"\nkey = \"O\"\nprogram = \"/bin/sh\"\n\
+                 [[commands]]\nname = \"Notes\"\nprogram = \"no-such-notes-tool-41\"\n";
+    let out = doctor_with(&d, tmp.path(), extra, 1);
+    common::assert_has_all(
+        &out,
+        &[
+            "FAIL  [[commands]] \"Notes\": its program \"no-such-notes-tool-41\" is not on PATH",
+            "fix: install it, or give its full path in program",
+        ],
+    );
+    assert!(!out.contains("\"CRM\""), "{out}");
+    // A command on a key an action has: what the TUI would refuse, with the command's name.
+    let extra = "[[commands]]\nname = \"CRM\"\nkey = \"o\"\nprogram = \"/bin/sh\"\n";
+    let out = doctor_with(&d, tmp.path(), extra, 1);
+    common::assert_has_all(
+        &out,
+        &[
+            "commands[\"CRM\"].key: \"o\" is the key of open",
+            "the TUI would refuse to start",
+            "fix: give the command another key",
+        ],
+    );
+    let out = doctor_with(
+        &d,
+        tmp.path(),
+        "[[commands]]\nname = \"CRM\"\nprogram = \"/bin/sh\"\n",
+        0,
+    );
+    common::assert_has(&out, "ok    [[commands]]: 1 command, each program found");
+}
+
+#[test]
+fn commands_in_a_config_others_can_write_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tmp.path().join("c.toml");
+    std::fs::write(
+        &cfg,
+        "base_url = \"https://x.example\"\n[[commands]]\nname = \"A\"\nprogram = \"/bin/true\"\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cfg, std::fs::Permissions::from_mode(0o666)).unwrap();
+    }
+    let ov = convo::config::Overrides {
+        config_path: Some(cfg.clone()),
+        ..Default::default()
+    };
+    let env = |k: &str| (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string());
+    let e = convo::config::Config::load_with(&ov, &env)
+        .expect_err("refused")
+        .to_string();
+    common::assert_has_all(&e, &["[[commands]]", "refused", "chmod go-w"]);
+}

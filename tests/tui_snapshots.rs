@@ -794,3 +794,71 @@ fn the_export_prompt_leaves_room_for_the_path() {
         assert!(status.contains("Tab: ids only"), "{w}: {status}");
     }
 }
+
+/// `[[commands]]` of `toml` in `app`, as `app_from_config` gives them.
+fn with_commands(app: &mut App, toml: &str) {
+    let env = |k: &str| (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string());
+    let cfg = convo::config::Config::from_toml_str(
+        &format!("base_url = \"http://127.0.0.1:1\"\n{toml}"),
+        std::path::Path::new("/t/c.toml"),
+        &Default::default(),
+        &env,
+    )
+    .unwrap();
+    app.commands.keys = app.keymap.command_keys(&cfg.ui.commands).unwrap();
+    app.commands.list = cfg.ui.commands;
+}
+
+#[test]
+fn marked_rows_and_the_menu_of_commands() {
+    let (mut app, _s) = loaded(120, 24, 300, 10);
+    with_commands(
+        &mut app,
+        "[[commands]]\nname = \"Open in CRM\"\nkey = \"O\"\nprogram = \"xdg-open\"\n\
+         [[commands]]\nname = \"Tag marked\"\nprogram = \"tag\"\nfor_marked = \"all\"\n\
+         confirm = true\noutput = \"pane\"\n\
+         [[commands]]\nname = \"Visitors only\"\ntabs = \"visitors\"\nprogram = \"x\"\n",
+    );
+    for _ in 0..3 {
+        update(&mut app, ch('m'));
+    }
+    update(&mut app, ch('j'));
+    update(&mut app, ch('m'));
+    update(&mut app, ch('!'));
+    insta::assert_snapshot!(testing::render(&app));
+}
+
+#[test]
+fn copy_menu_of_a_hostile_visitor() {
+    let mut app = testing::app(100, 20, 50);
+    update(&mut app, Msg::Resize(100, 20));
+    let result = Ok(Loaded::Visitors(testing::page(&hostile_visitors(), 0, 50)));
+    common::app::page_loaded(&mut app, Resource::Visitors, result);
+    update(&mut app, ch('2'));
+    update(&mut app, ch('Y'));
+    let screen = testing::render(&app);
+    assert_clean(&app, &screen);
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn output_pane_sanitises_what_the_program_wrote() {
+    let (mut app, _s) = loaded(100, 20, 30, 10);
+    update(
+        &mut app,
+        Msg::ProgramDone {
+            id: 1,
+            name: "Show".into(),
+            output: convo::config::commands::Output::Pane,
+            report: convo::tui::commands::RunReport {
+                runs: 1,
+                failures: vec!["exit 2".into()],
+                text: "line one\n\u{1b}[2Jcleared\ttab\n\u{1b}]0;title\u{7}osc\nlast\n".into(),
+                cut: false,
+            },
+        },
+    );
+    let screen = testing::render(&app);
+    assert_clean(&app, &screen);
+    insta::assert_snapshot!(screen);
+}

@@ -160,8 +160,8 @@ pub enum Command {
     Store(StoreCommand),
     /// Run the demo server: the same API on generated data, loopback only.
     DemoServer(DemoServerArgs),
-    /// Check the set-up (its checks: `crate::setup::CHECKS`).
-    #[command(about = crate::setup::doctor_about())]
+    /// Check the set-up (its checks: `convo_commands::setup::CHECKS`).
+    #[command(about = convo_commands::setup::doctor_about())]
     Doctor,
     /// Create or manage the config file.
     #[command(subcommand)]

@@ -167,6 +167,7 @@ pub fn staging() -> ProfileSwitch {
         ui: UiConfig::default(),
         profiles: vec!["prod".into(), "staging".into()],
         keymap: KeyMap::default(),
+        command_keys: Vec::new(),
         sla: Default::default(),
         columns_configured: false,
         client: None,

@@ -125,6 +125,29 @@ impl Harness {
         self.terminal.backend().to_string()
     }
 
+    /// Runs the loop on `keys` once, then on no keys until `done` holds for the screen (at
+    /// most ~20 s; a wait for a condition, not for a time).
+    pub async fn press_then(&mut self, keys: Vec<KeyCode>, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut keys = keys;
+        loop {
+            self.rt
+                .run(
+                    &mut self.terminal,
+                    &mut self.app,
+                    script(std::mem::take(&mut keys), Duration::from_millis(50)),
+                    &mut self.out,
+                )
+                .await
+                .expect("loop runs");
+            let screen = self.terminal.backend().to_string();
+            if done(&screen) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "never came:\n{screen}");
+        }
+    }
+
     /// Repeats `keys` until the screen contains `want` (at most ~20 s).
     pub async fn until(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(20);

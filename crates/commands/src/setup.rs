@@ -84,7 +84,9 @@ pub type UiCheck = fn(&convo_config::ui::UiConfig) -> Vec<(String, String)>;
 
 /// The fix `doctor` prints for a `[keys]` problem.
 fn keys_fix(key: &str, message: &str) -> String {
-    if key == "keys" {
+    if key.starts_with("commands[") {
+        "give the command another key, or none (it stays in the menu of commands, !)".into()
+    } else if key == "keys" {
         "give one of the two actions another key, or unbind it with NAME = [] in [keys]".into()
     } else if message.starts_with("no action named") {
         format!("rename {key} to one of the actions listed (see config.example.toml)")
@@ -131,6 +133,44 @@ fn ui_checks(cfg: &Config, problems: Vec<(String, String)>) -> Vec<Check> {
             )
         })
         .collect()
+}
+
+/// `[[commands]]`: each command's program is there (on `path`, PATH's value, or at its
+/// path) and can be run; a line per command that cannot, one line when all can.
+pub fn command_checks(cfg: &Config, path: Option<&std::ffi::OsStr>) -> Vec<Check> {
+    use convo_config::commands::find_program;
+    let commands = &cfg.ui.commands;
+    if commands.is_empty() {
+        return Vec::new();
+    }
+    let missing: Vec<Check> = commands
+        .iter()
+        .filter(|c| find_program(&c.program, path).is_none())
+        .map(|c| {
+            Check::Fail(
+                format!(
+                    "[[commands]] {:?}: its program {:?} is not {}",
+                    convo_text::one_line(&c.name, 60),
+                    convo_text::one_line(&c.program, 80),
+                    if c.program.contains('/') {
+                        "there (or not executable)"
+                    } else {
+                        "on PATH"
+                    }
+                ),
+                "install it, or give its full path in program".into(),
+            )
+        })
+        .collect();
+    if missing.is_empty() {
+        vec![Check::Ok(format!(
+            "[[commands]]: {} command{}, each program found",
+            commands.len(),
+            if commands.len() == 1 { "" } else { "s" }
+        ))]
+    } else {
+        missing
+    }
 }
 
 /// The line for a config that cannot be used, with the fix that fits its cause.
@@ -198,6 +238,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
         ),
     }));
     checks.extend(ui_checks(&cfg, problems));
+    checks.extend(command_checks(&cfg, std::env::var_os("PATH").as_deref()));
     checks.push(Check::Ok(if cfg.sla.is_empty() {
         "[sla]: no response-time targets (none tracked)".to_string()
     } else {

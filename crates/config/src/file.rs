@@ -82,6 +82,14 @@ pub(super) const KNOWN_KEYS: &[&str] = &[
     "max_streams",
     "scan_max_pages",
     "exporter_interval",
+    "commands",
+    "key",
+    "tabs",
+    "program",
+    "args",
+    "output",
+    "confirm",
+    "for_marked",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -148,6 +156,9 @@ pub(super) struct FileConfig {
     pub scan_max_pages: Option<i64>,
     /// How often `convo exporter` walks every view (default 60s).
     pub exporter_interval: Option<super::ui::DurationValue>,
+    /// `[[commands]]`: the user's commands on a row (see `super::commands`).
+    #[serde(default)]
+    pub commands: Vec<super::commands::FileCommand>,
 }
 
 impl FileConfig {
@@ -207,6 +218,7 @@ impl FileConfig {
             }
         }
         self.views.extend(p.views);
+        self.commands.extend(p.commands);
         self
     }
 
@@ -222,6 +234,11 @@ impl FileConfig {
             .as_deref()
             .is_some_and(|c| !c.trim().is_empty())
             || self.profiles.values().any(FileConfig::runs_key_command)
+    }
+
+    /// Whether the file (or one of its profiles) has `[[commands]]`: programs convo runs.
+    pub fn runs_commands(&self) -> bool {
+        !self.commands.is_empty() || self.profiles.values().any(FileConfig::runs_commands)
     }
 }
 
@@ -550,6 +567,9 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         refresh_max_pages: f.refresh_max_pages.take(),
     })
     .map_err(|(key, message)| invalid(&key, message))?;
+    let mut ui = ui;
+    ui.commands = super::commands::check(std::mem::take(&mut f.commands))
+        .map_err(|(key, message)| invalid(&key, message))?;
     let sla = super::sla::check(f.sla.take(), &aliases, &f.text, path)?;
     let visitor_sync_rps = match f.visitor_sync_rps {
         None => super::StoreSettings::DEFAULT_RPS,

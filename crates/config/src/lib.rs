@@ -11,6 +11,8 @@
 //! - `locate`: the line of a key in the file, for errors found after parsing.
 //! - `text`: line and column of an offset, and what of a token an error may show; below the
 //!   others.
+//! - [`commands`]: `[[commands]]`, the user's commands on a row (kept in `ui.commands`): the
+//!   format, placeholders and what a run gets (argv and variables, never a shell line).
 //! - [`ui`]: the look-and-habits keys (`[keys]`, `[theme]`, `[columns]`, `web_url`,
 //!   `stale_after`, `mouse`), which the TUI reads.
 //!
@@ -18,6 +20,7 @@
 //! used is a [`ConfigError::Setting`], which names it and not the file.
 
 pub mod builtin_views;
+pub mod commands;
 mod file;
 mod locate;
 pub mod save_view;
@@ -354,6 +357,13 @@ pub enum ConfigError {
          (mode {mode:04o}), so they could choose the command convo runs; run: chmod go-w {path}"
     )]
     UnsafeKeyCommand { path: String, mode: u32 },
+    /// `[[commands]]` in a file that group or others can write: refused as
+    /// `api_key_command` is (they could choose the programs convo runs on a key).
+    #[error(
+        "[[commands]] in {path} is refused: group or others can change the file \
+         (mode {mode:04o}), so they could choose the programs convo runs; run: chmod go-w {path}"
+    )]
+    UnsafeCommands { path: String, mode: u32 },
 }
 
 /// The 1-based line of `key` (as errors name it: `keys.reload`, `views["v"].tab`) in the
@@ -550,6 +560,15 @@ impl Config {
             // Checked before anything runs: whoever can write the file could make convo run
             // their command (and read the key it prints).
             return Err(ConfigError::UnsafeKeyCommand {
+                path: shown.clone(),
+                mode,
+            });
+        }
+        if f.runs_commands()
+            && let Some(p) = &path
+            && let Some(mode) = secret::writable_by_others(p)
+        {
+            return Err(ConfigError::UnsafeCommands {
                 path: shown.clone(),
                 mode,
             });

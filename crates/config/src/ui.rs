@@ -115,6 +115,9 @@ pub struct UiConfig {
     /// `refresh_max_pages`: how many pages a refresh re-reads at most (`None`: 10). Rows
     /// loaded past them stay as they were.
     pub refresh_max_pages: Option<usize>,
+    /// `[[commands]]`: the user's commands on a row, in file order (a profile's after the
+    /// shared ones). Their keys are checked by the TUI against its key map.
+    pub commands: Vec<super::commands::UserCommand>,
 }
 
 /// The raw parts, as `FileConfig` holds them.
@@ -248,6 +251,7 @@ pub(crate) fn check(raw: RawUi) -> Result<UiConfig, (String, String)> {
         web_url,
         stale_after_secs,
         mouse: raw.mouse.unwrap_or(false),
+        commands: Vec::new(),
     })
 }
 

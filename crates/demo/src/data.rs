@@ -485,6 +485,9 @@ pub const HOSTILE: &[&str] = &[
     "@SUM(1+1)*cmd|' /C calc'!A0",
     "\t=1+1",
     "\r=1+1",
+    // What a shell would run, were a value ever put in a shell line (`[[commands]]` never
+    // does: tests/tui_commands.rs).
+    "$(touch x); `touch x` ; 'single' \"double\" \\ $HOME\nsecond line > x",
 ];
 
 /// The status every 13th conversation has under the `hostile` fault: a formula.

@@ -164,6 +164,8 @@ pub struct App {
     pub config_file: Option<std::path::PathBuf>,
     /// `B`: every view's counts (shown while `overlay` is `Overlay::Board`).
     pub board: super::board::Board,
+    /// `[[commands]]`, their keys and each tab's marked rows.
+    pub commands: super::commands::Commands,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
@@ -235,6 +237,7 @@ impl App {
             query_history: PerTab::default(),
             config_file: None,
             board: Default::default(),
+            commands: Default::default(),
         }
     }
 

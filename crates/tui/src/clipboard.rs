@@ -1,8 +1,10 @@
-//! Copying an id (`y`): to the system clipboard where one is reachable (a clipboard program
+//! Copying an id (`y`) or another field of the row (`Y`): to the system clipboard where one
+//! is reachable (a clipboard program
 //! on PATH for the display in use), else through the terminal with OSC 52, whose fate convo
 //! cannot know (tmux's default `set-clipboard external` drops it). The status line says which
 //! was done ([`Copied::words`]). Finding and running the program is I/O, done by the runtime
-//! on a thread of its own; only a UUID's text is ever copied.
+//! on a thread of its own. The text (a value from the service, for `Y`) goes to the
+//! program's stdin or as OSC 52's base64: never into a command line or the terminal raw.
 
 use std::ffi::OsString;
 use std::io::Write;

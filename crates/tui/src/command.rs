@@ -102,11 +102,15 @@ pub enum Command {
     /// Ring and notify: `count` conversations of a watched view became imminent.
     NotifyImminent { count: usize },
     /// Put this text on the clipboard: the system's where reachable, else the terminal's
-    /// (OSC 52); answered by `Msg::Copied`. Only ever a UUID (see `update`).
+    /// (OSC 52); answered by `Msg::Copied`. A row's id or another of its fields (`Y`): it
+    /// goes to the clipboard program's stdin or as OSC 52's base64, never into a command line.
     CopyToClipboard(String),
-    /// Put this text on the terminal's clipboard with OSC 52 (the system's failed). Only ever
-    /// a UUID.
+    /// Put this text on the terminal's clipboard with OSC 52 (the system's failed).
     CopyByTerminal(String),
+    /// Run a user's command (`[[commands]]`): each process exec'd with its argv, never a
+    /// shell. `pane` and `none` on a thread (answered by `Msg::ProgramDone`); `terminal` in
+    /// the foreground with the terminal handed over (as Ctrl-Z does), then a redraw.
+    RunProgram(Box<super::commands::ProgramRun>),
     /// Open this URL in the browser (`$BROWSER`, else the platform's). Built only from the config's
     /// `web_url` template and a row's UUID.
     OpenUrl(String),

@@ -79,6 +79,62 @@ impl<S: Stream + Unpin> Stream for Input<S> {
     }
 }
 
+/// The key stream, which a program of the user's can be given the terminal from: crossterm's
+/// reader thread reads the terminal whenever its stream waits for a key, so while another
+/// program has the terminal the stream is dropped (its reader stops) and a new one made after
+/// ([`Handover::release`], [`Handover::give_back`]). Until then it answers `Pending`.
+pub struct Handover<S> {
+    slot: Arc<std::sync::Mutex<Option<S>>>,
+    waker: Arc<AtomicWaker>,
+}
+
+impl<S> Clone for Handover<S> {
+    fn clone(&self) -> Self {
+        Handover {
+            slot: self.slot.clone(),
+            waker: self.waker.clone(),
+        }
+    }
+}
+
+impl<S> Handover<S> {
+    pub fn new(inner: S) -> Handover<S> {
+        Handover {
+            slot: Arc::new(std::sync::Mutex::new(Some(inner))),
+            waker: Arc::new(AtomicWaker::new()),
+        }
+    }
+
+    /// Drops the stream (its reader lets go of the terminal).
+    pub fn release(&self) {
+        let taken = self.slot.lock().map(|mut s| s.take());
+        drop(taken);
+    }
+
+    /// Puts a new stream in and wakes whoever waits for a key.
+    pub fn give_back(&self, inner: S) {
+        if let Ok(mut s) = self.slot.lock() {
+            *s = Some(inner);
+        }
+        self.waker.wake();
+    }
+}
+
+impl<S: Stream + Unpin> Stream for Handover<S> {
+    type Item = S::Item;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
+        self.waker.register(cx.waker());
+        let Ok(mut slot) = self.slot.lock() else {
+            return Poll::Ready(None);
+        };
+        match slot.as_mut() {
+            Some(s) => Pin::new(s).poll_next(cx),
+            None => Poll::Pending,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

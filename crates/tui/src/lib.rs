@@ -12,7 +12,7 @@
 //! - features, each a file or folder with its state (and an `update` for how keys change it):
 //!   [`search`], [`sort`], [`export`] (loaded rows and the whole walk), [`profiles`],
 //!   [`marks`] (change marks; `tab::marks` feeds them from a walk), [`notify`],
-//!   [`summary_pane`], [`filter_form`], [`query_line`] (`:`), [`browser`] (`o`), [`clipboard`] (`y`), [`keys`] (the
+//!   [`summary_pane`], [`filter_form`], [`query_line`] (`:`), [`browser`] (`o`), [`clipboard`] (`y`, `Y`), [`commands`] (`[[commands]]`, marks, `!`, `Y`, `i`), [`keys`] (the
 //!   key map, help, and `[keys]` in [`keys::config`]), [`message`] (the status line's message
 //!   and how long it stays true);
 //! - what covers the table: [`overlay`]; the one-line prompts: [`prompt`].
@@ -56,6 +56,7 @@ pub mod budget_keeper;
 pub mod clipboard;
 pub mod columns;
 pub mod command;
+pub mod commands;
 pub mod detail;
 pub mod export;
 pub mod filter_form;
@@ -185,7 +186,7 @@ pub fn app_from_config(
         tz: jiff::tz::TimeZone::system(),
         size: (80, 24),
     });
-    app.keymap = keys::KeyMap::with_config(&config.ui.keys).map_err(|e| {
+    let keys_error = |e: keys::config::KeysError| {
         // The line of the key, as for the config's own errors (the file is read again: the
         // key map works on parsed values).
         let file = config.path.as_ref().or(config.demo_file.as_ref());
@@ -202,7 +203,13 @@ pub fn app_from_config(
             key: e.key,
             message: e.message,
         }
-    })?;
+    };
+    app.keymap = keys::KeyMap::with_config(&config.ui.keys).map_err(keys_error)?;
+    app.commands.keys = app
+        .keymap
+        .command_keys(&config.ui.commands)
+        .map_err(keys_error)?;
+    app.commands.list = config.ui.commands.clone();
     app.stale_after_secs = config
         .ui
         .stale_after_secs
@@ -239,7 +246,7 @@ pub fn app_from_config(
 /// refuses for every command, then `[keys]`, which [`app_from_config`] refuses), as
 /// `(config key, what is wrong)`; `convo doctor` reports these.
 pub fn ui_problems(ui: &convo_config::ui::UiConfig) -> Vec<(String, String)> {
-    columns::check(&ui.columns)
+    let mut out: Vec<(String, String)> = columns::check(&ui.columns)
         .err()
         .into_iter()
         .chain(
@@ -247,7 +254,14 @@ pub fn ui_problems(ui: &convo_config::ui::UiConfig) -> Vec<(String, String)> {
                 .into_iter()
                 .map(|e| (e.key, e.message)),
         )
-        .collect()
+        .collect();
+    // The keys of `[[commands]]`, against the key map `[keys]` makes.
+    if let Ok(map) = keys::KeyMap::with_config(&ui.keys)
+        && let Err(e) = map.command_keys(&ui.commands)
+    {
+        out.push((e.key, e.message));
+    }
+    out
 }
 
 /// How long a failed terminal read or write waits for the SIGHUP that usually explains it.
@@ -309,7 +323,10 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     }
     let mut rt = Runtime::new(client);
     rt.config_path = config.path.clone();
-    rt.modes = Some(Box::new(terminal::Crossterm));
+    let keys = input::Handover::new(EventStream::new());
+    rt.modes = Some(Box::new(terminal::Crossterm {
+        keys: Some(keys.clone()),
+    }));
     rt.clipboard = clipboard::Setup::from_env();
     #[cfg(feature = "testing")]
     rt.set_test_fault(convo_query::testing::panic_at());
@@ -337,7 +354,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();
     let mut result = tokio::select! {
-        r = rt.run(&mut terminal, &mut app, input::Input::new(EventStream::new()), &mut out) => r.map(|()| Exit::Quit),
+        r = rt.run(&mut terminal, &mut app, input::Input::new(keys), &mut out) => r.map(|()| Exit::Quit),
         Ok(n) = &mut stop => Ok(Exit::Signal(n)),
     };
     if let Err(e) = &result {

@@ -90,6 +90,14 @@ pub enum Msg {
         text: String,
         error: bool,
     },
+    /// A user's command ended (`Command::RunProgram` with the same id): how each process
+    /// ended, and its output for the pane.
+    ProgramDone {
+        id: u64,
+        name: String,
+        output: convo_config::commands::Output,
+        report: super::commands::RunReport,
+    },
     /// How [`super::command::Command::CopyToClipboard`] copied `text`.
     Copied {
         text: String,

@@ -24,4 +24,15 @@ pub enum Overlay {
     Summary(Box<SummaryPane>),
     /// `B`: the board of every view (its state is `App::board`, kept while it is not shown).
     Board,
+    /// `!`: the menu of the user's commands on this tab, with its selected line.
+    Commands {
+        selected: usize,
+    },
+    /// `Y`: the row's fields to copy (what each is, its value), with the selected line.
+    CopyField {
+        selected: usize,
+        fields: Vec<(&'static str, String)>,
+    },
+    /// A `pane` command's output.
+    Output(Box<super::commands::OutputPane>),
 }

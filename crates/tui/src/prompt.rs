@@ -27,6 +27,8 @@ pub enum Prompt {
     Query(Box<super::query_line::QueryLine>),
     /// `w`: the name to save the tab's query as a view under.
     SaveView(Box<super::query_line::SaveView>),
+    /// A command with `confirm = true`: y runs it.
+    ConfirmCommand(Box<super::commands::ProgramRun>),
 }
 
 /// What a key did to a prompt's text.

@@ -114,12 +114,44 @@ pub trait Modes: Send {
     fn suspend(&mut self) -> io::Result<bool>;
     /// Turns mouse capture on or off (a profile switch may change `mouse`).
     fn set_mouse(&mut self, on: bool) -> io::Result<()>;
+    /// A user's command with `output = "terminal"`: restores the terminal and lets go of it
+    /// (the key reader too), runs the processes in the foreground one after the other, then
+    /// enters the modes again (the caller redraws everything). `None` when there is no
+    /// terminal to hand over (a test's backend): the caller runs them as `none`.
+    fn run_in_terminal(
+        &mut self,
+        _invocations: &[convo_config::commands::Invocation],
+    ) -> io::Result<Option<super::commands::RunReport>> {
+        Ok(None)
+    }
 }
 
-/// The terminal convo runs in (stdout).
-pub struct Crossterm;
+/// The terminal convo runs in (stdout), and its key stream, let go of while a program of
+/// the user's has the terminal.
+pub struct Crossterm {
+    pub keys: Option<super::input::Handover<crossterm::event::EventStream>>,
+}
 
 impl Modes for Crossterm {
+    fn run_in_terminal(
+        &mut self,
+        invocations: &[convo_config::commands::Invocation],
+    ) -> io::Result<Option<super::commands::RunReport>> {
+        let mouse = MOUSE.load(Ordering::SeqCst);
+        // The key reader first: while it waits it reads the terminal, and would take the
+        // program's keys.
+        if let Some(k) = &self.keys {
+            k.release();
+        }
+        restore();
+        let report = super::commands::run::run_foreground(invocations);
+        enter(mouse)?;
+        if let Some(k) = &self.keys {
+            k.give_back(crossterm::event::EventStream::new());
+        }
+        Ok(Some(report))
+    }
+
     fn suspend(&mut self) -> io::Result<bool> {
         if !job_control() {
             return Ok(false);

@@ -139,6 +139,51 @@ impl KeyMap {
         out
     }
 
+    /// The keys of the user's `[[commands]]` (`None` for one with no key), checked against
+    /// this map and each other: a key an action has, or another command has, is an error
+    /// that names the command and the key (`commands["CRM"].key`).
+    pub fn command_keys(
+        &self,
+        commands: &[convo_config::commands::UserCommand],
+    ) -> Result<Vec<Option<Key>>, KeysError> {
+        let mut out: Vec<Option<Key>> = Vec::new();
+        for c in commands {
+            let at = format!("commands[{:?}].key", c.name);
+            let Some(written) = &c.key else {
+                out.push(None);
+                continue;
+            };
+            let key = parse_key(written).map_err(|message| KeysError {
+                key: at.clone(),
+                message,
+            })?;
+            if let Some(b) = self.bindings.iter().find(|b| b.keys.contains(&key)) {
+                return Err(KeysError {
+                    key: at,
+                    message: format!(
+                        "{:?} is the key of {} ({}): choose another key, or unbind it with {} = [] in [keys]",
+                        key.label(),
+                        b.action.name(),
+                        b.help,
+                        b.action.name()
+                    ),
+                });
+            }
+            if let Some(j) = out.iter().position(|k| *k == Some(key)) {
+                return Err(KeysError {
+                    key: at,
+                    message: format!(
+                        "{:?} is also the key of the command {:?}: give one another key",
+                        key.label(),
+                        commands[j].name
+                    ),
+                });
+            }
+            out.push(Some(key));
+        }
+        Ok(out)
+    }
+
     /// Fails on the first key bound to two actions.
     pub fn check(&self) -> Result<(), KeysError> {
         let mut seen: Vec<(Key, Action)> = Vec::new();

@@ -88,6 +88,11 @@ actions! {
     DrillSite = "drill_site", Rows, [Key::ch('W')], "the site's conversations";
     DrillAssignee = "drill_assignee", Rows, [Key::ch('A')], "the assignee's conversations";
     Copy = "copy", Rows, [Key::ch('y')], "copy id to the clipboard";
+    CopyField = "copy_field", Rows, [Key::ch('Y')], "copy a field of the row (menu)";
+    OpenVisitor = "open_visitor", Rows, [Key::ch('i')], "the visitor's record (Visitors)";
+    Mark = "mark", Rows, [Key::ch(' '), Key::ch('m')], "mark/unmark the row (then next)";
+    ClearMarks = "clear_marks", Rows, [Key::ch('M')], "clear the marks";
+    Commands = "commands", Rows, [Key::ch('!')], "your [[commands]] (menu)";
     Open = "open", Rows, [Key::ch('o')], "open in the web app";
     Export = "export", Rows, [Key::ch('e')], "export loaded rows or whole walk";
     Search = "search", Find, [Key::ch('\\')], "search (↑ earlier searches)";

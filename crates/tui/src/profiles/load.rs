@@ -30,6 +30,9 @@ pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
         .map_err(|(key, message)| cfg.invalid(key, message).to_string())?;
     let keymap = crate::keys::KeyMap::with_config(&cfg.ui.keys)
         .map_err(|e| format!("{}: {}", e.key, e.message))?;
+    let command_keys = keymap
+        .command_keys(&cfg.ui.commands)
+        .map_err(|e| format!("{}: {}", e.key, e.message))?;
     let client = convo_commands::setup::client_for(cfg).map_err(|e| e.to_string())?;
     Ok(ProfileSwitch {
         name,
@@ -41,6 +44,7 @@ pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
         ui: cfg.ui.clone(),
         profiles: cfg.profiles.clone(),
         keymap,
+        command_keys,
         sla: cfg.sla.clone(),
         columns_configured: cfg.ui.columns.conversations.is_some(),
         client: Some(client),

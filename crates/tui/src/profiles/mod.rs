@@ -41,6 +41,8 @@ pub struct ProfileSwitch {
     pub profiles: Vec<String>,
     /// The key map of the new profile's `[keys]` (checked when the profile was loaded).
     pub keymap: crate::keys::KeyMap,
+    /// The keys of the new profile's `[[commands]]` (checked against `keymap`).
+    pub command_keys: Vec<Option<crate::keys::Key>>,
     /// The new profile's response-time targets, and whether its `[columns]` place DUE.
     pub sla: convo_engine::sla::Sla,
     pub columns_configured: bool,

@@ -102,6 +102,10 @@ pub fn profile_loaded(
         )
     });
     app.keymap = keymap;
+    // The profile's own commands; the marks were rows of the old profile's service.
+    app.commands.list = sw.ui.commands.clone();
+    app.commands.keys = sw.command_keys.clone();
+    app.commands.marked = Default::default();
     app.limit = sw.page_size;
     app.aliases = sw.aliases.clone();
     app.stale_after_secs = sw

@@ -369,6 +369,26 @@ impl Runtime {
                         }
                     }
                 }
+                Command::RunProgram(run) => {
+                    if run.output == convo_config::commands::Output::Terminal
+                        && let Some(modes) = &mut self.modes
+                        && let Some(report) = modes.run_in_terminal(&run.invocations)?
+                    {
+                        // The screen is not ours any more: drawn whole again.
+                        self.resumed = true;
+                        let msg = Msg::ProgramDone {
+                            id: run.id,
+                            name: run.name,
+                            output: run.output,
+                            report,
+                        };
+                        if self.handle(app, msg, out)? {
+                            return Ok(true);
+                        }
+                    } else {
+                        super::commands::run::spawn_captured(*run, &self.tx);
+                    }
+                }
                 Command::SetMouse(on) => {
                     if let Some(modes) = &mut self.modes {
                         modes.set_mouse(on)?;

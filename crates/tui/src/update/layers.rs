@@ -17,7 +17,7 @@ use crate::command::Command;
 use crate::filter_form::FormOutcome;
 use crate::keys::Action;
 use crate::prompt::Prompt;
-use crate::{board, export, profiles, query_line, search, summary_pane};
+use crate::{board, commands, export, profiles, query_line, search, summary_pane};
 
 /// One layer of the screen that may take a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,8 +149,12 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
             _ => Answer::Ignored,
         },
         Layer::Table => {
-            if let Some(a) = action {
-                on_action(app, a, cmds);
+            match action {
+                Some(a) => on_action(app, a, cmds),
+                // A key of no action may be one of the user's commands.
+                None => {
+                    commands::update::on_key(app, &k, cmds);
+                }
             }
             Answer::Consumed
         }
@@ -195,6 +199,12 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 board::update::opened(app);
             }
         }
+        Overlay::Commands { selected } => {
+            let selected = *selected;
+            commands::update::on_menu_key(app, selected, k, cmds)
+        }
+        Overlay::CopyField { .. } => commands::update::on_copy_key(app, k, cmds),
+        Overlay::Output(_) => commands::update::on_pane_key(app, k),
         Overlay::None => {}
     }
 }
@@ -220,6 +230,7 @@ fn on_help_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             keymap: &app.keymap,
             last_error: app.last_error.as_ref(),
             tz: &app.tz,
+            commands: &app.commands,
         },
         ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1),
     );
@@ -259,5 +270,6 @@ fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         Prompt::Export(text) | Prompt::ExportExists(text) => {
             export::update::on_path_key(app, text, k, cmds)
         }
+        Prompt::ConfirmCommand(run) => commands::update::on_confirm_key(app, *run, k, cmds),
     }
 }

@@ -17,7 +17,7 @@ use super::msg::{Msg, Task};
 use super::prompt::Prompt;
 use super::tab::Retry;
 use super::tab::marks;
-use super::{board, browser, export, profiles, query_line, search, sort, summary_pane};
+use super::{board, browser, commands, export, profiles, query_line, search, sort, summary_pane};
 use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
 
 mod answers;
@@ -238,6 +238,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             let (words, error) = how.words(&text);
             app.post(Message::new(words, error, app.now));
         }
+        Msg::ProgramDone {
+            id,
+            name,
+            output,
+            report,
+        } => commands::update::done(app, id, name, output, report),
         Msg::ProfileLoaded { id, result } => {
             cmds.extend(profiles::update::profile_loaded(app, id, result));
             app.dirty = true;
@@ -556,6 +562,16 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::SortReverse => sort::update::reverse(app),
         Action::Export => export::update::open(app),
         Action::Open => open_in_browser(app, cmds),
+        Action::CopyField => commands::update::open_copy_menu(app),
+        Action::OpenVisitor => commands::update::open_visitor(app, cmds),
+        // Marked, then on to the next row (as file managers do).
+        Action::Mark => {
+            if commands::update::toggle_mark(app) {
+                on_action(app, Action::Down, cmds);
+            }
+        }
+        Action::ClearMarks => commands::update::clear_marks(app),
+        Action::Commands => commands::update::open_menu(app),
         Action::Profiles => profiles::update::open_picker(app),
     }
 }

@@ -116,6 +116,28 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
+    if let Some((_, name)) = app.commands.running.first() {
+        let more = match app.commands.running.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        spans.push(Span::styled(
+            format!(" · running {}{more}", convo_text::one_line(name, 30)),
+            Style::new().fg(Color::Cyan),
+        ));
+    }
+    let marked = app.commands.marked.get(t.tab).len();
+    if marked > 0 {
+        spans.push(Span::styled(
+            format!(
+                " · {} {} marked ({} clears)",
+                super::marks::MARKED,
+                convo_text::thousands(marked as u64),
+                app.keymap.key_of(crate::keys::Action::ClearMarks)
+            ),
+            Style::new().bold(),
+        ));
+    }
     if t.new_above > 0 {
         // The selection kept its line while rows arrived above the screen.
         spans.push(Span::styled(

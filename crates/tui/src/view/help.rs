@@ -7,7 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::help_lines::{
-    Source, WIDE, geometry, group_lines, last_error_lines, mark_lines, narrow_lines,
+    Source, WIDE, command_lines, geometry, group_lines, last_error_lines, mark_lines, narrow_lines,
 };
 use crate::app::App;
 use crate::keys::Group;
@@ -18,6 +18,7 @@ fn source(app: &App) -> Source<'_> {
         keymap: &app.keymap,
         last_error: app.last_error.as_ref(),
         tz: &app.tz,
+        commands: &app.commands,
     }
 }
 
@@ -46,7 +47,8 @@ pub fn draw(app: &App, scroll: usize, frame: &mut Frame) {
     let area = super::centered(full, g.size.0, g.size.1);
     frame.render_widget(Clear, area);
     if full.width >= WIDE {
-        let left = group_lines(&src, &Group::ALL[..4]);
+        let mut left = command_lines(&src);
+        left.extend(group_lines(&src, &Group::ALL[..4]));
         let mut right = group_lines(&src, &Group::ALL[4..]);
         right.extend(mark_lines());
         let error = last_error_lines(&src, 98);

@@ -7,16 +7,18 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
-use crate::keys::{Group, Key, KeyMap};
+use crate::keys::{Action, Group, Key, KeyMap};
 use crate::marks::Mark;
 use crate::message::LastError;
-use crate::view::marks::GONE;
+use crate::view::marks::{GONE, MARKED};
 
 /// What the help shows: the keys in effect and the last error.
 pub struct Source<'a> {
     pub keymap: &'a KeyMap,
     pub last_error: Option<&'a LastError>,
     pub tz: &'a TimeZone,
+    /// The user's `[[commands]]` and their keys.
+    pub commands: &'a crate::commands::Commands,
 }
 
 /// Two columns of groups from this width on; one scrollable column below it.
@@ -43,6 +45,36 @@ pub fn group_lines(src: &Source, groups: &[Group]) -> Vec<Line<'static>> {
     v
 }
 
+/// The user's `[[commands]]`: key (or `!` menu only), name, tabs, and a blank line; shown
+/// first (they are the user's own); none without commands.
+pub fn command_lines(src: &Source) -> Vec<Line<'static>> {
+    let c = src.commands;
+    if c.list.is_empty() {
+        return Vec::new();
+    }
+    let mut v = vec![Line::from(Span::styled(
+        "Your commands",
+        Style::new().fg(Color::Cyan).bold(),
+    ))];
+    for (i, cmd) in c.list.iter().enumerate() {
+        let key = match c.key_label(i) {
+            k if k.is_empty() => format!("{} menu", src.keymap.key_of(Action::Commands)),
+            k => k,
+        };
+        let tabs = match (cmd.conversations, cmd.visitors) {
+            (true, false) => " (conversations)",
+            (false, true) => " (visitors)",
+            _ => "",
+        };
+        v.push(Line::from(vec![
+            Span::styled(format!(" {key:<14}"), Style::new().bold()),
+            Span::raw(format!("{}{tabs}", convo_text::one_line(&cmd.name, 40))),
+        ]));
+    }
+    v.push(Line::default());
+    v
+}
+
 /// What the marks in the table's first column mean.
 pub fn mark_lines() -> Vec<Line<'static>> {
     let mark = |symbol: &str, what: &'static str| {
@@ -57,6 +89,7 @@ pub fn mark_lines() -> Vec<Line<'static>> {
         mark(Mark::New.symbol(), "new since the last fetch"),
         mark(Mark::Changed.symbol(), "status or assignee changed"),
         mark(GONE, "left; greyed until next refresh"),
+        mark(MARKED, "marked (bold): commands run on these"),
     ]
 }
 
@@ -84,6 +117,7 @@ pub fn last_error_lines(src: &Source, width: usize) -> Vec<Line<'static>> {
 pub fn narrow_lines(src: &Source, full: Rect) -> Vec<Line<'static>> {
     let width = full.width.min(60).saturating_sub(2) as usize;
     let mut lines = last_error_lines(src, width);
+    lines.extend(command_lines(src));
     lines.extend(group_lines(src, &Group::ALL));
     lines.extend(mark_lines());
     lines
@@ -113,7 +147,7 @@ impl Geometry {
 
 pub fn geometry(src: &Source, full: Rect) -> Geometry {
     let (w, lines, fixed) = if full.width >= WIDE {
-        let left = group_lines(src, &Group::ALL[..4]).len();
+        let left = group_lines(src, &Group::ALL[..4]).len() + command_lines(src).len();
         let right = group_lines(src, &Group::ALL[4..]).len() + mark_lines().len();
         (WIDE, left.max(right), last_error_lines(src, 98).len())
     } else {

@@ -12,6 +12,10 @@ use convo_api::Row;
 /// Before a row that left at the last refresh (one cell wide).
 pub const GONE: &str = "×";
 
+/// Before a row the user marked for a command (one cell wide, ASCII; the row is bold too):
+/// shown without colour, and over a change mark (the user's mark matters more).
+pub const MARKED: &str = "*";
+
 fn style(m: Mark) -> Style {
     match m {
         Mark::New => Style::new().fg(Color::Cyan).bold(),

@@ -3,6 +3,7 @@
 
 pub mod board;
 pub mod chips;
+pub mod commands;
 pub mod detail;
 pub mod filter_pane;
 pub mod footer;
@@ -59,6 +60,9 @@ fn draw_overlay(app: &App, overlay: &Overlay, frame: &mut Frame) {
         Overlay::Filter(form) => filter_pane::draw(app, form, frame),
         Overlay::Summary(pane) => summary::draw(app, pane, frame),
         Overlay::Board => board::draw(app, frame),
+        Overlay::Commands { selected } => commands::menu(app, *selected, frame),
+        Overlay::CopyField { selected, fields } => commands::copy_menu(*selected, fields, frame),
+        Overlay::Output(pane) => commands::pane(pane, frame),
     }
 }
 

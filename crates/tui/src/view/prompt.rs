@@ -79,6 +79,17 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Prompt::Profiles(sel) => picker(app, *sel, frame),
         Prompt::Query(line) => super::query_line::draw(app, line, frame),
         Prompt::SaveView(s) => save_view(app, s, frame),
+        Prompt::ConfirmCommand(run) => {
+            let name = one_line(&run.name, 40);
+            let what = crate::commands::update::what(run);
+            let labels = [
+                format!("run {name} on {what}? y runs · any other key cancels "),
+                format!("run {name} on {what}? y/n "),
+                format!("{name}: {} row(s)? y/n ", run.rows),
+            ];
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            line(app, frame, keys_whole(app, &labels, ""), "")
+        }
     }
 }
 

@@ -217,9 +217,18 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
             })
             .collect::<Vec<_>>()
     };
+    // Rows the user marked for a command: bold, and `*` in the first column (below).
+    let marked = app.commands.marked.get(tab.tab);
+    let is_marked = |line: &ScreenLine| match *line {
+        ScreenLine::Row(i) => rows.get(i).is_some_and(|r| marked.contains(&r.id())),
+        ScreenLine::Gone(_) => false,
+    };
     let table_rows: Vec<Row> = lines
         .iter()
         .filter_map(|line| match *line {
+            ScreenLine::Row(i) if is_marked(line) => {
+                Some(Row::new(cells(&rows[i], search.is_match(i))).style(Style::new().bold()))
+            }
             ScreenLine::Row(i) => Some(Row::new(cells(&rows[i], search.is_match(i)))),
             ScreenLine::Gone(id) => tab.gone_row(id).map(|r| Row::new(cells(r, false))),
         })
@@ -256,6 +265,23 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
                         .add_modifier(Modifier::CROSSED_OUT)
                         .remove_modifier(Modifier::BOLD | Modifier::UNDERLINED),
                 );
+            }
+        }
+    }
+
+    if !marked.is_empty() {
+        let buf = frame.buffer_mut();
+        let cursor = (sort.is_none()).then(|| tab.cursor_line());
+        for (y, line) in (area.y + 1..).zip(&lines) {
+            let selected = match cursor {
+                Some(c) => *line == c,
+                None => *line == ScreenLine::Row(tab.selected),
+            };
+            if is_marked(line)
+                && !selected
+                && let Some(c) = buf.cell_mut((area.x, y))
+            {
+                c.set_symbol(marks::MARKED).set_style(Style::new().bold());
             }
         }
     }
