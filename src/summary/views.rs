@@ -30,9 +30,11 @@ use crate::query::{filters, parse, plan, resolve};
 use crate::sla::{Sla, Target};
 use crate::store::Store;
 
-/// Every view the profile has, in the picker's order: the built-in ones, then the config's.
-pub fn all_views(config_views: &[View]) -> Vec<View> {
+/// Every view the profile has, in the picker's order: the built-in ones (those on the
+/// first-response target only when `sla` sets one), then the config's.
+pub fn all_views(config_views: &[View], sla: &Sla) -> Vec<View> {
     let mut views = crate::config::builtin_views::builtin_views();
+    views.retain(|v| !crate::config::builtin_views::needs_missing_target(v, sla));
     views.extend(config_views.iter().cloned());
     views
 }

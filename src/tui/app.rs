@@ -278,6 +278,9 @@ impl App {
                 }
             }
         }
+        // The built-in views on the first-response target need one.
+        self.views
+            .retain(|v| !crate::config::builtin_views::needs_missing_target(v, &sla));
         self.sla = std::sync::Arc::new(sla);
     }
 
