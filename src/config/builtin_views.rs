@@ -43,6 +43,9 @@ pub fn breaching_view() -> View {
     View {
         name: BREACHING_VIEW.into(),
         oldest_first: true,
+        // The query is the view (as for a `[[views]]` query the service alone cannot
+        // answer): no filters beside it, so the board keys it by its query.
+        conversations: ConversationFilter::default(),
         query: Some(BREACHING_QUERY.into()),
         ..builtin_view()
     }

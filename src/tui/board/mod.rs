@@ -212,8 +212,8 @@ impl Board {
             return Answer::Stale;
         };
         let key = row.key.clone();
-        // Views that ask the same (the built-in "Breaching" is "Unassigned open" shown oldest
-        // first) are read once a round: the answer is theirs too.
+        // Views that ask the same (two names for one query) are read once a round: the
+        // answer is theirs too.
         for r in self.rows[index..].iter_mut().filter(|r| r.key == key) {
             match &result {
                 Ok(c) => {
