@@ -86,6 +86,18 @@ pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), Exporter
     )))
 }
 
+/// The views the exporter walks: every view of the profile ([`all_views`]) but those the
+/// config leaves out (`exporter_exclude = [...]`, `exporter = false` in a `[[views]]` entry).
+pub fn exported_views(cfg: &Config) -> Vec<crate::config::View> {
+    let mut views = all_views(&cfg.views, &cfg.sla);
+    views.retain(|v| {
+        !cfg.exporter_exclude
+            .iter()
+            .any(|n| n.trim().eq_ignore_ascii_case(&v.name))
+    });
+    views
+}
+
 /// Runs the exporter until SIGTERM or Ctrl-C; says where it listens on `err`.
 pub async fn run(
     client: Client,
@@ -104,7 +116,12 @@ pub async fn run(
     // Checked before listening: a bad --limit is a usage error, not a failed walk.
     views_walk(&client, &cfg, opts.max_pages, opts.limit)
         .map_err(|e| ExporterError::Usage(e.to_string()))?;
-    let views = all_views(&cfg.views, &cfg.sla);
+    let views = exported_views(&cfg);
+    if views.is_empty() {
+        return Err(ExporterError::Usage(
+            "every view is left out (exporter_exclude, exporter = false): nothing to serve".into(),
+        ));
+    }
     let names: Vec<String> = views.iter().map(|v| v.name.clone()).collect();
     let state = Arc::new(state::State::new(
         &names,
@@ -152,7 +169,7 @@ async fn walk_forever(
     let Ok(walk) = views_walk(&client, &cfg, opts.max_pages, opts.limit) else {
         return;
     };
-    let views = all_views(&cfg.views, &cfg.sla);
+    let views = exported_views(&cfg);
     let interval = Duration::from_secs(opts.interval_secs.unwrap_or(DEFAULT_INTERVAL_SECS));
     // Views with checks on visitor fields look visitors up in the local store.
     let mut sink = std::io::sink();

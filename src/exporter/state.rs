@@ -4,7 +4,7 @@
 //! mutex; a scrape renders it and sends no request to the service.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::api::budget::Snapshot;
 use crate::api::stats::RequestStats;
@@ -24,6 +24,9 @@ struct Known {
     /// Walks that ended, by result.
     ok: u64,
     failed: u64,
+    /// When the last walk with counts ended (the monotonic clock: the age served is this
+    /// process's, whatever its wall clock or `CONVO_NOW` say).
+    ok_at: Option<Instant>,
 }
 
 /// The exporter's figures.
@@ -73,6 +76,7 @@ impl State {
                         error: None,
                         ok: 0,
                         failed: 0,
+                        ok_at: None,
                     })
                     .collect(),
             ),
@@ -92,6 +96,7 @@ impl State {
         match &r.outcome {
             Ok(_) => {
                 k.ok += 1;
+                k.ok_at = Some(Instant::now());
                 k.error = None;
                 k.last_complete = Some(r);
             }
@@ -131,6 +136,23 @@ impl State {
             .collect();
         let mut out = views_output::prometheus(&states, self.by, &self.aliases);
         let label = |n: &str| crate::summary::prometheus::escape(n);
+        // How old each view's figures are at this scrape: it grows while the walks fail (the
+        // service down, the key refused) or hang, so that an outage is seen although the
+        // figures themselves stay those of the last complete walk.
+        out.push_str(
+            "# HELP convo_view_figures_age_seconds Seconds since the view's figures were read \
+             (its last complete walk ended); grows while its walks fail or hang.\n\
+             # TYPE convo_view_figures_age_seconds gauge\n",
+        );
+        for k in &views {
+            if let Some(at) = k.ok_at {
+                out.push_str(&format!(
+                    "convo_view_figures_age_seconds{{view=\"{}\"}} {}\n",
+                    label(&k.name),
+                    at.elapsed().as_secs_f64().floor()
+                ));
+            }
+        }
         out.push_str(
             "# HELP convo_exporter_walks_total Walks of each view that ended, by result.\n\
              # TYPE convo_exporter_walks_total counter\n",
