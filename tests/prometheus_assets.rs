@@ -72,7 +72,7 @@ fn the_dashboard_and_the_rules_name_only_series_the_exporter_serves() {
         .skip(1)
         .map(|r| r.split("for:").next().unwrap().to_string())
         .collect();
-    assert_eq!(rule_exprs.len(), 6, "{rules}");
+    assert_eq!(rule_exprs.len(), 4, "{rules}");
     for expr in exprs.iter().chain(&rule_exprs) {
         let names = series_named(expr);
         assert!(
