@@ -516,3 +516,40 @@ fn the_budget_the_service_says_is_served() {
     let left = sample(&text, "convo_api_budget_remaining", "").expect("budget left served");
     assert!(left > 0.0 && left < 500.0, "left {left}:\n{text}");
 }
+
+/// Issue 40, item 1: views left out of the exporter (`exporter = false` in a `[[views]]`
+/// entry, `exporter_exclude` for any view, built-in ones too) are not walked nor served; a
+/// name there that is no view is refused with the views' names.
+#[test]
+fn views_can_be_left_out_of_the_exporter() {
+    let d = demo(200);
+    let home = tempfile::tempdir().unwrap();
+    let cfg = config(
+        &home,
+        "exporter_exclude = [\"unassigned open\"]\n[sla]\nfirst_response = \"40m\"\n\n\
+         [[views]]\nname = \"Pending\"\nquery = \"status:pending\"\n\n\
+         [[views]]\nname = \"Closed\"\nstatus = \"closed\"\nexporter = false\n",
+    );
+    let e = Exporter::start(&d, home.path(), Some(&cfg), &["--interval", "1h"]);
+    let text = e.metrics_when_read(2);
+    let walked: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("convo_view_up{view=\""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    assert_eq!(walked, ["Breaching", "Pending"], "{text}");
+    assert!(!text.contains("view=\"Closed\""), "{text}");
+    assert!(!text.contains("view=\"Unassigned open\""), "{text}");
+
+    let bad = config(&home, "exporter_exclude = [\"Breachin\"]\n");
+    let o = convo_cmd(home.path())
+        .env("CONVO_API_KEY", d.key())
+        .args(["--config", &bad, "--base-url", &d.url(), "exporter"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_has(&err, "exporter_exclude");
+    assert_has(&err, "\"Breachin\" is no view");
+    assert_has(&err, "\"Unassigned open\", \"Breaching\"");
+}
