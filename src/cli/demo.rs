@@ -76,6 +76,16 @@ pub struct DemoServerArgs {
     /// instead of ending now: the same seed then answers byte for byte the same on any day.
     #[arg(long)]
     pub fixed_times: bool,
+    /// A live queue past the demo's first-response target (1 minute) from the start, new
+    /// breaches every minute, for trying the board, the exporter and its alerts: --churn 12,
+    /// --churn-new-visitors 30 and a backlog of 20 waiting conversations (each unless given).
+    #[arg(long, help_heading = "Live queue")]
+    pub live: bool,
+    /// Where to write the demo's targets as a config file for `convo --config` (the [sla]
+    /// `convo --demo` uses: first response 1m, warn_at 0.5, resolution 1d; default: the temp
+    /// directory, convo-demo-PORT.toml).
+    #[arg(long, value_name = "PATH")]
+    pub targets_out: Option<PathBuf>,
 
     /// For testing: the first N API requests answer --fail-status with an error body, then
     /// the server behaves. API requests are counted from 1, failed ones included.
@@ -212,16 +222,11 @@ pub struct DemoServerArgs {
     /// For testing: the first visitor's attributes hold a 2 MB string.
     #[arg(long, help_heading = "Faults (for testing)")]
     pub big_attribute: bool,
-    /// For testing: about N conversation changes a minute, alternately a new open,
-    /// unassigned conversation at the top and an agent picking up a waiting one (mostly the
-    /// longest waiting; a reassignment when none waits).
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 0,
-        help_heading = "Faults (for testing)"
-    )]
-    pub churn: u32,
+    /// About N conversation changes a minute, alternately a new open, unassigned
+    /// conversation at the top and an agent picking up a waiting one (mostly the longest
+    /// waiting; a reassignment when none waits). Default 0 (12 with --live).
+    #[arg(long, value_name = "N", help_heading = "Live queue")]
+    pub churn: Option<u32>,
     /// For testing, deterministic: every first-page conversations request after the first
     /// adds N new open, unassigned conversations at the top.
     #[arg(
@@ -240,16 +245,15 @@ pub struct DemoServerArgs {
         help_heading = "Faults (for testing)"
     )]
     pub churn_head_reassign: u32,
-    /// For testing, with churn: P percent of the new conversations are started by a new
-    /// visitor, who joins the visitors list at its newest end (0 to 100).
+    /// With churn: P percent of the new conversations are started by a new visitor, who
+    /// joins the visitors list at its newest end (0 to 100; default 0, 30 with --live).
     #[arg(
         long,
         value_name = "P",
-        default_value_t = 0,
         value_parser = clap::value_parser!(u32).range(0..=100),
-        help_heading = "Faults (for testing)"
+        help_heading = "Live queue"
     )]
-    pub churn_new_visitors: u32,
+    pub churn_new_visitors: Option<u32>,
     /// For testing: the newest N open conversations an agent holds (past the live queue at
     /// the top) are left unassigned, so the "Unassigned open" view runs to several pages.
     #[arg(
@@ -269,6 +273,10 @@ pub struct DemoServerArgs {
     )]
     pub order: ServeOrder,
 }
+
+/// Waiting conversations `--live` leaves in the queue (unless `--backlog` says): older than
+/// the demo's target, so the queue breaches from the start and churn keeps it going.
+const LIVE_BACKLOG: usize = 20;
 
 /// A row count: a number from 0 to 5,000,000.
 fn count(s: &str) -> Result<usize, String> {
@@ -337,14 +345,19 @@ impl DemoServerArgs {
                 redirect_to: self.redirect_to.clone(),
                 big_attribute: self.big_attribute,
                 churn: Churn {
-                    per_minute: self.churn,
+                    per_minute: self.churn.unwrap_or(if self.live { 12 } else { 0 }),
                     new_per_head: self.churn_head_new,
                     reassign_per_head: self.churn_head_reassign,
                     scripted: false,
-                    new_visitors: self.churn_new_visitors,
+                    new_visitors: self
+                        .churn_new_visitors
+                        .unwrap_or(if self.live { 30 } else { 0 }),
                 },
                 order: self.order,
-                backlog: self.backlog,
+                backlog: match (self.live, self.backlog) {
+                    (true, 0) => LIVE_BACKLOG,
+                    (_, n) => n,
+                },
             },
         }
     }
