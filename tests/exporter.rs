@@ -553,3 +553,56 @@ fn views_can_be_left_out_of_the_exporter() {
     assert_has(&err, "\"Breachin\" is no view");
     assert_has(&err, "\"Unassigned open\", \"Breaching\"");
 }
+
+/// Issue 40, item 5: the exporter says what it costs (requests a round and a minute) at start
+/// and on `/`, what its first round sent against the service's budget, and refuses (exit 2,
+/// the shortest interval that fits) an interval whose rounds cannot fit that budget.
+#[test]
+fn the_cost_is_said_and_an_interval_the_budget_cannot_take_is_refused() {
+    let d = Demo::with(DemoOptions {
+        conversations: 200,
+        visitors: 40,
+        budget: Some(RequestBudget {
+            limit: 30,
+            window: Duration::from_secs(60),
+            headers: LimitHeaders::Ietf,
+        }),
+        seed: 7,
+        latency: Duration::ZERO,
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    let cfg = config(&home, CONFIG);
+    let e = exporter_with_now(&d, &home, &cfg, &["--interval", "1h"]);
+    e.metrics_when_read(VIEWS);
+    let t0 = Instant::now();
+    let page = loop {
+        let (_, page) = e.get("/");
+        if page.contains("a round sent") {
+            break page;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "{page}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_has(&page, &format!("cost: {VIEWS} views, "));
+    assert_has(&page, "requests a round");
+    assert_has(&page, "of the 30 the service allows per 60s");
+    let err = e.stderr.lock().unwrap().clone();
+    assert_has(&err, "a round sent");
+    drop(e);
+
+    // Every second, a round of several requests: far more than 30 a minute.
+    let o = convo_cmd(home.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_NOW", NOW)
+        .args(["--config", &cfg, "--base-url", &d.url()])
+        .args(["exporter", "--listen", "127.0.0.1:0", "--interval", "1s"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_has(&err, "cost: ");
+    assert_has(&err, "--interval 1s cannot fit the service's budget");
+    assert_has(&err, "the service allows 30 per 60s; walk every ");
+}

@@ -12,6 +12,7 @@
 //! and the client's request counts, and the errors `/` shows are the client's, scrubbed of
 //! the key. SIGTERM (or Ctrl-C) stops it cleanly: the listener closes and the walk ends.
 
+pub mod cost;
 pub mod server;
 pub mod state;
 
@@ -51,7 +52,7 @@ pub struct ExporterOptions {
 /// Why the exporter could not run.
 #[derive(Debug)]
 pub enum ExporterError {
-    /// A bad option: exit 2.
+    /// A bad option (an interval the service's budget cannot take among them): exit 2.
     Usage(String),
     /// The address could not be listened on.
     Listen(String),
@@ -123,6 +124,8 @@ pub async fn run(
         ));
     }
     let names: Vec<String> = views.iter().map(|v| v.name.clone()).collect();
+    let max_pages = opts.max_pages.unwrap_or(cfg.query.scan_max_pages as u64);
+    let cost = cost::said(views.len(), cost::bounds(&views, &cfg, max_pages), interval);
     let state = Arc::new(state::State::new(
         &names,
         interval,
@@ -130,6 +133,7 @@ pub async fn run(
         cfg.aliases.clone(),
         &cfg.sla,
     ));
+    state.set_cost(cost.clone());
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .map_err(|e| ExporterError::Listen(format!("cannot listen on {}: {e}", opts.listen)))?;
@@ -142,33 +146,37 @@ pub async fn run(
         views.len(),
         interval.as_secs()
     );
+    let _ = writeln!(err, "convo exporter: {cost}");
     let _ = err.flush();
     let app = server::router(state.clone(), client.clone());
     let server = axum::serve(listener, app).with_graceful_shutdown(stop_signal());
     // The walk runs beside the server in this task (its future is not `Send`: the store),
     // and ends when the server does.
     let served = tokio::select! {
-        r = server => r,
-        () = walk_forever(client, cfg, opts, state, &mut *err) => Ok(()),
+        r = server => r.map_err(|e| ExporterError::Listen(format!("the server stopped: {e}"))),
+        r = walk_forever(client, cfg, opts, state, &mut *err) => r,
     };
-    served.map_err(|e| ExporterError::Listen(format!("the server stopped: {e}")))?;
+    served?;
     let _ = writeln!(err, "convo exporter: stopped");
     Ok(())
 }
 
 /// One round over every view per interval, each view's figures replaced as its walk ends; a
 /// view that starts failing, and one read again after failing, is said on `err` (once, not at
-/// every round: a journal stays readable).
+/// every round: a journal stays readable). After the first round, what it cost is said; an
+/// interval whose rounds cannot fit the service's budget (once known) ends it (exit 2).
 async fn walk_forever(
     client: Client,
     cfg: Config,
     opts: ExporterOptions,
     state: Arc<state::State>,
     err: &mut dyn std::io::Write,
-) {
+) -> Result<(), ExporterError> {
     let Ok(walk) = views_walk(&client, &cfg, opts.max_pages, opts.limit) else {
-        return;
+        return Ok(());
     };
+    let sent = || -> u64 { client.stats().requests().iter().map(|r| r.2).sum() };
+    let mut budget_checked = false;
     let views = exported_views(&cfg);
     let interval = Duration::from_secs(opts.interval_secs.unwrap_or(DEFAULT_INTERVAL_SECS));
     // Views with checks on visitor fields look visitors up in the local store.
@@ -181,6 +189,7 @@ async fn walk_forever(
     loop {
         ticks.tick().await;
         let started = Instant::now();
+        let before = sent();
         for (i, v) in views.iter().enumerate() {
             let r = walk.walk(v, now(), store.as_mut()).await;
             let name = crate::text::one_line(&v.name, 80);
@@ -202,7 +211,29 @@ async fn walk_forever(
             failing[i] = r.outcome.is_err();
             state.ended(i, r);
         }
-        state.round_ended(jiff::Timestamp::now(), started.elapsed());
+        let round = sent().saturating_sub(before);
+        state.round_ended(jiff::Timestamp::now(), started.elapsed(), round);
+        // Said after the first round, and checked until the budget is known (a service that
+        // sends no rate-limit headers is learned from its first 429).
+        if !budget_checked {
+            let budget = client.budget().snapshot();
+            budget_checked = budget.limit.is_some() && budget.window.is_some();
+            match cost::fits(round, interval, &budget) {
+                Err(why) => return Err(ExporterError::Usage(why)),
+                Ok(note) if budget_checked || state.rounds() == 1 => {
+                    let note = note.unwrap_or_else(|| {
+                        format!(
+                            "a round sent {round} requests ({} a minute); the service's budget \
+                             is not known yet",
+                            cost::per_minute(round, interval)
+                        )
+                    });
+                    let _ = writeln!(err, "convo exporter: {note}");
+                    state.set_cost_note(note);
+                }
+                Ok(_) => {}
+            }
+        }
     }
 }
 

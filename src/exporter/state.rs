@@ -33,6 +33,8 @@ struct Known {
 #[derive(Debug)]
 pub struct State {
     views: Mutex<Vec<Known>>,
+    /// What the rounds cost, said on `/`: the estimate at start, then the first round's.
+    cost: Mutex<Vec<String>>,
     rounds: Mutex<Rounds>,
     interval: Duration,
     by: By,
@@ -47,6 +49,8 @@ struct Rounds {
     done: u64,
     last_at: Option<jiff::Timestamp>,
     last_took: Option<Duration>,
+    /// Requests the last round sent.
+    last_requests: u64,
 }
 
 impl State {
@@ -81,6 +85,7 @@ impl State {
                     .collect(),
             ),
             rounds: Mutex::new(Rounds::default()),
+            cost: Mutex::new(Vec::new()),
             interval,
             by,
             aliases,
@@ -107,12 +112,30 @@ impl State {
         }
     }
 
-    /// A round over every view has ended.
-    pub fn round_ended(&self, at: jiff::Timestamp, took: Duration) {
+    /// A round over every view has ended, having sent `requests`.
+    pub fn round_ended(&self, at: jiff::Timestamp, took: Duration, requests: u64) {
         let mut r = lock(&self.rounds);
         r.done += 1;
         r.last_at = Some(at);
         r.last_took = Some(took);
+        r.last_requests = requests;
+    }
+
+    /// Rounds that ended.
+    pub fn rounds(&self) -> u64 {
+        lock(&self.rounds).done
+    }
+
+    /// The estimate said at start ([`super::cost::said`]).
+    pub fn set_cost(&self, line: String) {
+        *lock(&self.cost) = vec![line];
+    }
+
+    /// What the first round cost, against the budget when known.
+    pub fn set_cost_note(&self, line: String) {
+        let mut c = lock(&self.cost);
+        c.truncate(1);
+        c.push(line);
     }
 
     /// Whether every view has been read at least once (with counts or an error).
@@ -194,9 +217,13 @@ impl State {
                  # HELP convo_exporter_last_round_timestamp_seconds When the last round over \
                  every view ended (Unix time).\n\
                  # TYPE convo_exporter_last_round_timestamp_seconds gauge\n\
-                 convo_exporter_last_round_timestamp_seconds {}\n",
+                 convo_exporter_last_round_timestamp_seconds {}\n\
+                 # HELP convo_exporter_round_requests Requests the last round over every view \
+                 sent.\n# TYPE convo_exporter_round_requests gauge\n\
+                 convo_exporter_round_requests {}\n",
                 took.as_secs_f64(),
-                at.as_second()
+                at.as_second(),
+                rounds.last_requests
             ));
         }
         if !self.targets.is_empty() {
@@ -225,8 +252,13 @@ impl State {
     pub fn index(&self) -> String {
         let views = lock(&self.views);
         let mut out = String::from(
-            "convo exporter: /metrics (Prometheus text format), /healthz (liveness)\n\nviews:\n",
+            "convo exporter: /metrics (Prometheus text format), /healthz (liveness)\n\n",
         );
+        for line in lock(&self.cost).iter() {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push_str("\nviews:\n");
         for k in views.iter() {
             let read = k
                 .last_complete
