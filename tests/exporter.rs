@@ -37,6 +37,7 @@ fn view_series(text: &str) -> Vec<String> {
         .filter(|l| {
             !l.starts_with("convo_view_last_complete_walk")
                 && !l.starts_with("convo_view_walk_duration")
+                && !l.starts_with("convo_view_figures_age")
                 && !l.starts_with("convo_exporter_")
                 && !l.starts_with("convo_api_")
                 && !l.starts_with("convo_build_info")
