@@ -13,6 +13,7 @@
 //! the key. SIGTERM (or Ctrl-C) stops it cleanly: the listener closes and the walk ends.
 
 pub mod cost;
+pub mod series;
 pub mod server;
 pub mod state;
 
