@@ -132,7 +132,10 @@ fn the_series_table_is_what_the_exporter_serves_and_what_the_docs_say() {
         .iter()
         .map(|s| (s.name.to_string(), s.kind.to_string()))
         .collect();
-    assert_eq!(served, table, "served (left) and the table (right) differ:\n{text}");
+    assert_eq!(
+        served, table,
+        "served (left) and the table (right) differ:\n{text}"
+    );
 
     let root = env!("CARGO_MANIFEST_DIR");
     let docs = std::fs::read_to_string(format!("{root}/docs/exporter.md")).unwrap();
@@ -165,7 +168,12 @@ fn the_dashboard_shows_durations_words_and_any_split() {
     let exprs = |p: &serde_json::Value| -> String {
         p["targets"]
             .as_array()
-            .map(|t| t.iter().filter_map(|x| x["expr"].as_str()).collect::<Vec<_>>().join(" "))
+            .map(|t| {
+                t.iter()
+                    .filter_map(|x| x["expr"].as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
             .unwrap_or_default()
     };
     for p in panels {
@@ -176,12 +184,20 @@ fn the_dashboard_shows_durations_words_and_any_split() {
             assert_eq!(p["fieldConfig"]["defaults"]["unit"], "dtdurations", "{p}");
         }
         if e.contains("convo_conversations{") {
-            assert!(!e.contains("by (view, status)"), "loses the --by split: {e}");
+            assert!(
+                !e.contains("by (view, status)"),
+                "loses the --by split: {e}"
+            );
         }
     }
     let table = panels.iter().find(|p| p["type"] == "table").unwrap();
     let overrides = table["fieldConfig"]["overrides"].to_string();
-    for want in ["\"oldest waiting\"", "dtdurations", "\"failing\"", "\"complete\""] {
+    for want in [
+        "\"oldest waiting\"",
+        "dtdurations",
+        "\"failing\"",
+        "\"complete\"",
+    ] {
         assert!(overrides.contains(want), "{want} not in {overrides}");
     }
 }

@@ -30,8 +30,18 @@ const fn s(
 
 /// The series, in the order `/metrics` serves them.
 pub const SERIES: &[Series] = &[
-    s("convo_conversations", "gauge", "by, view", "Conversations counted in the view's walk."),
-    s("convo_conversations_waiting", "gauge", "by, view", "Conversations open and unassigned."),
+    s(
+        "convo_conversations",
+        "gauge",
+        "by, view",
+        "Conversations counted in the view's walk.",
+    ),
+    s(
+        "convo_conversations_waiting",
+        "gauge",
+        "by, view",
+        "Conversations open and unassigned.",
+    ),
     s(
         "convo_conversations_imminent",
         "gauge",
@@ -164,7 +174,12 @@ pub const SERIES: &[Series] = &[
         "",
         "How often every view is walked (--interval).",
     ),
-    s("convo_build_info", "gauge", "version", "convo's version (always 1)."),
+    s(
+        "convo_build_info",
+        "gauge",
+        "version",
+        "convo's version (always 1).",
+    ),
 ];
 
 /// The table as Markdown (docs/exporter.md holds it verbatim).

@@ -283,9 +283,16 @@ mod tests {
         }
     }
 
-    /// The built-in views (one key: read once) and a pending view.
+    /// "Unassigned open" under two names (one key: read once) and a pending view.
     fn views() -> Vec<View> {
-        let mut v = builtin_views();
+        let queue = builtin_views()[0].clone();
+        let mut v = vec![
+            queue.clone(),
+            View {
+                name: "The queue".into(),
+                ..queue
+            },
+        ];
         v.push(View {
             name: "Pending".into(),
             conversations: ConversationFilter {
@@ -312,7 +319,7 @@ mod tests {
             b.rows.iter().all(|r| r.counts.is_none()),
             "stale: nothing taken"
         );
-        // "Breaching" asks what "Unassigned open" asks: answered with it, not read again.
+        // "The queue" asks what "Unassigned open" asks: answered with it, not read again.
         assert_eq!(b.answer(g, 0, Ok(counts(3)), now), Answer::Next(2));
         assert_eq!(b.rows[1].counts, Some(counts(3)));
         assert_eq!(b.answer(g, 2, Err("boom".into()), now), Answer::Done);
