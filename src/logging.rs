@@ -21,11 +21,22 @@ pub fn init() -> Option<PathBuf> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).ok()?;
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .ok()?;
+    let mut open = OpenOptions::new();
+    open.create(true).append(true);
+    // Owner only, as the store: the log names views, queries and the service's errors.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    let file = open.open(&path).ok()?;
+    // A log an older convo created 0644 is made owner-only too.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(m) = file.metadata()
+            && m.permissions().mode() & 0o077 != 0
+        {
+            let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
+        }
+    }
     let filter =
         EnvFilter::try_from_env("CONVO_LOG").unwrap_or_else(|_| EnvFilter::new("convo=info"));
     tracing_subscriber::fmt()

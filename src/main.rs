@@ -71,7 +71,13 @@ async fn run(cli: Cli) -> u8 {
     };
     match &cli.command {
         Some(Command::DemoServer(args)) => {
-            return match convo::demo::run_cli(args.to_options(), args.tls()).await {
+            return match convo::demo::run_cli(
+                args.to_options(),
+                args.tls(),
+                args.targets_out.clone(),
+            )
+            .await
+            {
                 Ok(()) => exit::OK,
                 Err(e) => report(format!("demo server: {e}"), 1),
             };

@@ -51,3 +51,84 @@ async fn churn_never_creates_a_conversation_in_the_future() {
     assert!(!screen.contains(" in "), "{screen}");
     server.shutdown().await;
 }
+
+/// Issue 40, item 4: `convo demo-server --live`, one documented flag, gives a queue that
+/// breaches the demo's first-response target (written for `convo --config`, as `--demo` has
+/// it), and keeps changing; `--churn` and `--live` are demo options, not test faults.
+#[test]
+fn demo_server_live_breaches_its_targets_and_says_how_to_use_them() {
+    use std::io::BufRead;
+    let tmp = tempfile::tempdir().unwrap();
+    let targets = tmp.path().join("targets.toml");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_convo"))
+        .args([
+            "demo-server",
+            "--live",
+            "--addr",
+            "127.0.0.1:0",
+            "--targets-out",
+        ])
+        .arg(&targets)
+        .stdout(std::process::Stdio::piped())
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut head = String::new();
+    while !head.contains("OpenAPI:") {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        head.push_str(&line);
+    }
+    let url = head
+        .split("listening on ")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap_or_else(|| panic!("{head}"))
+        .to_string();
+    let key = head
+        .split("API key: ")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap()
+        .to_string();
+    assert!(
+        head.contains(&format!("Targets: {}", targets.display())),
+        "{head}"
+    );
+    assert!(head.contains("exporter"), "{head}");
+    let o = common::convo_cmd(tmp.path())
+        .env("CONVO_API_KEY", &key)
+        .arg("--config")
+        .arg(&targets)
+        .args(["--base-url", &url, "summary", "--views", "--format", "json"])
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let breaching = v["views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["view"] == "Breaching")
+        .and_then(|r| r["matches"].as_u64())
+        .unwrap_or_else(|| panic!("a Breaching view: {v}"));
+    assert!(breaching >= 20, "the backlog breaches: {v}");
+
+    // The help lists the live queue's options apart from the test faults.
+    let help = common::convo_cmd(tmp.path())
+        .args(["demo-server", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).to_string();
+    let faults = help.find("Faults (for testing)").unwrap_or(help.len());
+    for flag in ["--live", "--churn <N>", "--churn-new-visitors <P>"] {
+        let at = help.find(flag).unwrap_or_else(|| panic!("{flag}: {help}"));
+        assert!(at < faults, "{flag} is among the test faults:\n{help}");
+    }
+    assert!(help.contains("Live queue:"), "{help}");
+}

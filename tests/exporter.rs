@@ -37,6 +37,7 @@ fn view_series(text: &str) -> Vec<String> {
         .filter(|l| {
             !l.starts_with("convo_view_last_complete_walk")
                 && !l.starts_with("convo_view_walk_duration")
+                && !l.starts_with("convo_view_figures_age")
                 && !l.starts_with("convo_exporter_")
                 && !l.starts_with("convo_api_")
                 && !l.starts_with("convo_build_info")
@@ -182,7 +183,9 @@ fn scrapes_never_walk_one_walk_per_view_per_interval() {
     let d = demo(200);
     let home = tempfile::tempdir().unwrap();
     let e = Exporter::start(&d, home.path(), None, &["--interval", "1h"]);
-    let first = e.metrics_when_read(2);
+    let first = e.metrics_when_read(1);
+    // No first-response target in the config: no "Breaching" view (`due:breaching` needs one).
+    assert!(!first.contains("view=\"Breaching\""), "{first}");
     let served = d.requests();
     for _ in 0..10 {
         let (status, _) = e.get("/metrics");
@@ -255,8 +258,9 @@ fn a_walk_under_way_is_never_served_only_the_last_complete_one() {
 
 #[test]
 fn a_failing_view_keeps_its_last_values_and_says_so() {
-    // The service answers the first round's requests (one a view), then only 500s.
-    let d = Demo::faulty(200, 10, |f| f.fail_after = Some(2));
+    // The service answers the first round's request (one view: no target, no "Breaching"),
+    // then only 500s.
+    let d = Demo::faulty(200, 10, |f| f.fail_after = Some(1));
     let home = tempfile::tempdir().unwrap();
     let e = Exporter::start(
         &d,
@@ -264,7 +268,7 @@ fn a_failing_view_keeps_its_last_values_and_says_so() {
         None,
         &["--interval", "1s", "--limit", "100"],
     );
-    let good = e.metrics_when_read(2);
+    let good = e.metrics_when_read(1);
     let view = "view=\"Unassigned open\"";
     let matches = sample(&good, "convo_view_matches", view).expect("counted");
     let waiting = sample(
@@ -375,7 +379,7 @@ fn sigterm_stops_it_cleanly() {
     let d = demo(50);
     let home = tempfile::tempdir().unwrap();
     let mut e = Exporter::start(&d, home.path(), None, &["--interval", "1s"]);
-    e.metrics_when_read(2);
+    e.metrics_when_read(1);
     kill(Pid::from_raw(e.child.id() as i32), Signal::SIGTERM).unwrap();
     let t0 = Instant::now();
     let status = loop {
@@ -405,9 +409,9 @@ fn the_key_is_never_in_an_answer() {
     let home = tempfile::tempdir().unwrap();
     let key = d.key();
     let e = Exporter::start(&d, home.path(), None, &["--interval", "1s"]);
-    let text = e.metrics_when_read(2);
+    let text = e.metrics_when_read(1);
     assert_eq!(
-        sample(&text, "convo_view_up", "view=\"Breaching\""),
+        sample(&text, "convo_view_up", "view=\"Unassigned open\""),
         Some(0.0),
         "{text}"
     );
@@ -464,13 +468,13 @@ fn the_interval_comes_from_the_config_and_the_flag_wins() {
     let home = tempfile::tempdir().unwrap();
     let cfg = config(&home, "exporter_interval = \"2m\"\n");
     let e = Exporter::start(&d, home.path(), Some(&cfg), &[]);
-    let text = e.metrics_when_read(2);
+    let text = e.metrics_when_read(1);
     assert_eq!(
         sample(&text, "convo_exporter_interval_seconds", ""),
         Some(120.0)
     );
     let e = Exporter::start(&d, home.path(), Some(&cfg), &["--interval", "5s"]);
-    let text = e.metrics_when_read(2);
+    let text = e.metrics_when_read(1);
     assert_eq!(
         sample(&text, "convo_exporter_interval_seconds", ""),
         Some(5.0)
@@ -512,4 +516,94 @@ fn the_budget_the_service_says_is_served() {
     );
     let left = sample(&text, "convo_api_budget_remaining", "").expect("budget left served");
     assert!(left > 0.0 && left < 500.0, "left {left}:\n{text}");
+}
+
+/// Issue 40, item 1: views left out of the exporter (`exporter = false` in a `[[views]]`
+/// entry, `exporter_exclude` for any view, built-in ones too) are not walked nor served; a
+/// name there that is no view is refused with the views' names.
+#[test]
+fn views_can_be_left_out_of_the_exporter() {
+    let d = demo(200);
+    let home = tempfile::tempdir().unwrap();
+    let cfg = config(
+        &home,
+        "exporter_exclude = [\"unassigned open\"]\n[sla]\nfirst_response = \"40m\"\n\n\
+         [[views]]\nname = \"Pending\"\nquery = \"status:pending\"\n\n\
+         [[views]]\nname = \"Closed\"\nstatus = \"closed\"\nexporter = false\n",
+    );
+    let e = Exporter::start(&d, home.path(), Some(&cfg), &["--interval", "1h"]);
+    let text = e.metrics_when_read(2);
+    let walked: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("convo_view_up{view=\""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    assert_eq!(walked, ["Breaching", "Pending"], "{text}");
+    assert!(!text.contains("view=\"Closed\""), "{text}");
+    assert!(!text.contains("view=\"Unassigned open\""), "{text}");
+
+    let bad = config(&home, "exporter_exclude = [\"Breachin\"]\n");
+    let o = convo_cmd(home.path())
+        .env("CONVO_API_KEY", d.key())
+        .args(["--config", &bad, "--base-url", &d.url(), "exporter"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_has(&err, "exporter_exclude");
+    assert_has(&err, "\"Breachin\" is no view");
+    assert_has(&err, "\"Unassigned open\", \"Breaching\"");
+}
+
+/// Issue 40, item 5: the exporter says what it costs (requests a round and a minute) at start
+/// and on `/`, what its first round sent against the service's budget, and refuses (exit 2,
+/// the shortest interval that fits) an interval whose rounds cannot fit that budget.
+#[test]
+fn the_cost_is_said_and_an_interval_the_budget_cannot_take_is_refused() {
+    let d = Demo::with(DemoOptions {
+        conversations: 200,
+        visitors: 40,
+        budget: Some(RequestBudget {
+            limit: 30,
+            window: Duration::from_secs(60),
+            headers: LimitHeaders::Ietf,
+        }),
+        seed: 7,
+        latency: Duration::ZERO,
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    let cfg = config(&home, CONFIG);
+    let e = exporter_with_now(&d, &home, &cfg, &["--interval", "1h"]);
+    e.metrics_when_read(VIEWS);
+    let t0 = Instant::now();
+    let page = loop {
+        let (_, page) = e.get("/");
+        if page.contains("a round sent") {
+            break page;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(30), "{page}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_has(&page, &format!("cost: {VIEWS} views, "));
+    assert_has(&page, "requests a round");
+    assert_has(&page, "of the 30 the service allows per 60s");
+    let err = e.stderr.lock().unwrap().clone();
+    assert_has(&err, "a round sent");
+    drop(e);
+
+    // Every second, a round of several requests: far more than 30 a minute.
+    let o = convo_cmd(home.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_NOW", NOW)
+        .args(["--config", &cfg, "--base-url", &d.url()])
+        .args(["exporter", "--listen", "127.0.0.1:0", "--interval", "1s"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_has(&err, "cost: ");
+    assert_has(&err, "--interval 1s cannot fit the service's budget");
+    assert_has(&err, "the service allows 30 per 60s; walk every ");
 }

@@ -428,3 +428,29 @@ fn a_key_pasted_into_the_wrong_field_is_not_echoed() {
         assert_no_leak(&line, &e.to_string(), &[SECRET_PART]);
     }
 }
+
+/// Issue 40, item 7: convo's log file is created owner-only (0600, as the store), and one an
+/// older convo left readable by others is made owner-only at the next start.
+#[cfg(unix)]
+#[test]
+fn the_log_file_is_created_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = Demo::start(30, 10, Faults::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("convo.log");
+    let key = d.key();
+    let list = |tmp: &Path| {
+        let o = run(
+            tmp,
+            &[("CONVO_API_KEY", &key)],
+            &["--base-url", &d.url(), "list", "conversations"],
+        );
+        assert_eq!(o.code, Some(0), "{}", o.err);
+    };
+    list(tmp.path());
+    let mode = |p: &Path| std::fs::metadata(p).expect("the log").permissions().mode() & 0o777;
+    assert_eq!(mode(&log), 0o600, "created");
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+    list(tmp.path());
+    assert_eq!(mode(&log), 0o600, "made owner-only");
+}

@@ -126,7 +126,7 @@ fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
         [(g, 0, "Unassigned open".to_string())],
         "one read at a time"
     );
-    // The trend of every distinct view (the two built-ins ask the same: one key).
+    // The trend of every view ("Breaching" is its query, `due:breaching`: a key of its own).
     let asked: Vec<&String> = cmds
         .iter()
         .filter_map(|c| match c {
@@ -134,11 +134,11 @@ fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
             _ => None,
         })
         .collect();
-    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!(asked.len(), 5, "{asked:?}");
 
     let cmds = read_view(&mut app, 0, Ok(counts(12, true, 12, 3)));
-    // "Breaching" asks what "Unassigned open" asks: answered with it; "Pending" is next.
-    assert_eq!(reads(&cmds), [(g, 2, "Pending".to_string())]);
+    // "Breaching" is read on its own (it holds only the breaches), then "Pending".
+    assert_eq!(reads(&cmds), [(g, 1, "Breaching".to_string())]);
     let sample = cmds.iter().find_map(|c| match c {
         Command::Samples {
             key,
@@ -152,10 +152,12 @@ fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
         (s.loaded, s.complete, s.waiting, s.breaching),
         (12, true, 12, 3)
     );
+    let cmds = read_view(&mut app, 1, Ok(counts(3, true, 3, 3)));
+    assert_eq!(reads(&cmds), [(g, 2, "Pending".to_string())]);
     let screen = render(&app);
     assert_has(&screen, "reading 3 of 5: Pending");
     assert_has(line_with(&screen, "Unassigned open"), "12");
-    assert_has(line_with(&screen, "Breaching "), "12");
+    assert_has(line_with(&screen, "Breaching "), "3");
     assert_has(line_with(&screen, "Pending"), "reading");
     assert_has(line_with(&screen, "Closed"), "—");
 
@@ -175,6 +177,7 @@ fn a_failing_view_shows_its_error_and_the_other_rows_stay() {
     let (mut app, _server) = app_with_views(120, 30);
     update(&mut app, ch('B'));
     read_view(&mut app, 0, Ok(counts(12, true, 12, 3)));
+    read_view(&mut app, 1, Ok(counts(3, true, 3, 3)));
     let cmds = read_view(
         &mut app,
         2,
@@ -246,7 +249,7 @@ fn rounds_come_on_their_interval_while_the_board_is_shown() {
     let (mut app, _server) = app_with_views(120, 30);
     update(&mut app, at(0));
     update(&mut app, ch('B'));
-    for i in [0, 2, 3, 4] {
+    for i in [0, 1, 2, 3, 4] {
         read_view(&mut app, i, Ok(counts(1, true, 1, 0)));
     }
     assert!(reads(&update(&mut app, at(59))).is_empty());
@@ -299,6 +302,7 @@ fn full_board(w: u16, h: u16) -> App {
     update(&mut app, at(0));
     update(&mut app, ch('B'));
     read_view(&mut app, 0, Ok(counts(12, true, 12, 3)));
+    read_view(&mut app, 1, Ok(counts(3, true, 3, 3)));
     read_view(&mut app, 2, Ok(counts(500, false, 0, 0)));
     read_view(
         &mut app,

@@ -13,12 +13,18 @@ use convo::tui::testing::{self, FakeServer, ch, key};
 mod common;
 use common::app::{assign, first_response, footer};
 
-/// The open unassigned conversations of `server`, oldest first.
+/// The open unassigned conversations of `server` past the first-response target (25 minutes
+/// at `testing::now()`), oldest first: the rows of "Breaching" (`due:breaching`).
 fn queue_oldest_first(server: &FakeServer) -> Vec<uuid::Uuid> {
+    let sla = first_response(25);
     let mut q: Vec<&Conversation> = server
         .conversations
         .iter()
         .filter(|c| c.status == Status::Open && c.assignee_id.is_none())
+        .filter(|c| {
+            sla.first_response(c, testing::now())
+                .is_some_and(|d| d.state == convo::sla::State::Breaching)
+        })
         .collect();
     q.sort_by_key(|c| c.created_at.parsed());
     q.iter().map(|c| c.id).collect()
@@ -121,11 +127,11 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
     assert!(screen.contains("oldest first"), "{screen}");
 }
 
-/// With more pages than `refresh_max_pages`, the refresh of the Breaching view re-reads the
-/// end of the list (the oldest rows, shown first) from the cursors its walk met, not the
-/// newest pages at the top; the status line says which rows are kept live.
+/// With more pages than `refresh_max_pages`, the refresh of the Breaching view (a query:
+/// `due:breaching`) re-reads every page of it, not the newest pages at the top: the oldest
+/// rows, shown first, are live, and the newest too.
 #[test]
-fn its_refresh_keeps_the_oldest_rows_live_and_says_so() {
+fn its_refresh_keeps_the_oldest_rows_live() {
     let mut server = FakeServer::new(1000, 10);
     let want = queue_oldest_first(&server);
     let mut app = app_on(&server);
@@ -148,31 +154,19 @@ fn its_refresh_keeps_the_oldest_rows_live_and_says_so() {
             .expect("time"),
     );
     let cmds = server.settle(&mut app, tick);
-    let heads: Vec<&Command> = cmds
+    let heads = cmds
         .iter()
-        .filter(|c| matches!(c, Command::FetchHead { .. }))
-        .collect();
-    assert_eq!(heads.len(), 2, "the budget: two pages: {heads:?}");
-    assert!(
-        matches!(
-            heads[0],
-            Command::FetchHead {
-                cursor: Some(_),
-                ..
-            }
-        ),
-        "from the end, not the top: {heads:?}"
-    );
+        .filter(|c| matches!(c, Command::FetchPart { head: true, .. }))
+        .count();
+    assert!(heads > 2, "every page, past the budget of two: {cmds:?}");
     let shown: Vec<uuid::Uuid> = app.conversations.rows().iter().map(|c| c.id).collect();
     assert!(
         !shown.contains(&want[0]) && !shown.contains(&want[1]),
         "the oldest left"
     );
-    assert!(shown.contains(&newest), "the newest is as loaded: not live");
-    assert_eq!(shown.len(), want.len() - 2);
+    assert!(!shown.contains(&newest), "the newest left");
     let m = app.message.as_ref().expect("said").text.clone();
-    assert!(m.contains("only the oldest"), "{m}");
-    assert!(m.contains("(shown first) are kept live"), "{m}");
+    assert!(m.contains("3 rows left the list"), "{m}");
     // The selected (oldest) one left: it stays under the cursor, marked, until the user
     // moves; the row after it is then the oldest still waiting, the view's first row.
     assert_eq!(selected_id(&app), Some(want[0]));
@@ -180,11 +174,6 @@ fn its_refresh_keeps_the_oldest_rows_live_and_says_so() {
     server.settle(&mut app, key(KeyCode::Down));
     assert_eq!(selected_id(&app), Some(want[2]));
     assert!(footer(&app).contains(" row 1 · "), "{}", footer(&app));
-    // A reload reads everything again: the newest one leaves too.
-    server.settle(&mut app, ch('r'));
-    let shown: Vec<uuid::Uuid> = app.conversations.rows().iter().map(|c| c.id).collect();
-    assert!(!shown.contains(&newest));
-    assert_eq!(shown.len(), want.len() - 3);
 }
 
 /// The chips line (the screen's second line).
@@ -241,4 +230,129 @@ fn the_help_of_view_names_the_built_in_breaching_view() {
         .join(" ");
     assert!(view.contains("\"Breaching\""), "{view}");
     assert!(view.contains("\"Unassigned open\""), "{view}");
+}
+
+/// Issue 39, item 1: the number of "Breaching" is the same on the board (`B`), in the view's
+/// own title and footer, in `convo summary --views` and in the exporter, read at the same
+/// moment against the demo server (churn on, scripted: the queue holds still while the four
+/// are read) with a target that some of its queue is past, and is the number of conversations
+/// past the target. Before the view was `due:breaching` its count was the whole queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn breaching_counts_the_same_on_the_board_the_view_summary_and_the_exporter() {
+    use common::exporter::{Exporter, sample};
+    use common::runtime::{Harness, demo, runtime};
+    use convo::demo::{Churn, DemoOptions, Faults};
+
+    let server = demo(DemoOptions {
+        conversations: 400,
+        visitors: 60,
+        anchor: Some(jiff::Timestamp::now()),
+        faults: Faults {
+            churn: Churn {
+                scripted: true,
+                ..Churn::default()
+            },
+            // The newest 80 held conversations left waiting: most of them past 20 minutes.
+            backlog: 80,
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    })
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let cfg = common::exporter::config_file(home.path(), "[sla]\nfirst_response = \"20m\"\n");
+    // The truth: open, unassigned and created more than 20 minutes ago, now.
+    let truth = || {
+        let cut = jiff::Timestamp::now() - jiff::SignedDuration::from_mins(20);
+        server
+            .conversations_now()
+            .iter()
+            .filter(|c| c.status == "open" && c.assignee_id.is_none() && c.created_at < cut)
+            .count()
+    };
+    let waiting = common::count(&server, |c| c.status == "open" && c.assignee_id.is_none());
+
+    // Every figure is read between two readings of the truth; a conversation that crossed the
+    // target meanwhile (the queue's ages grow with the clock) makes it read again.
+    for _ in 0..3 {
+        let before = truth();
+        assert!(
+            before > 0 && before < waiting,
+            "some of the queue breaches, not all: {before} of {waiting}"
+        );
+        // summary --views
+        let o = common::convo_cmd(home.path())
+            .env("CONVO_API_KEY", server.api_key())
+            .args(["--config", &cfg, "--base-url", &server.base_url()])
+            .args(["summary", "--views", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let row = json["views"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["view"] == "Breaching")
+            .cloned()
+            .expect("a Breaching row");
+        let summary = (row["matches"].as_u64(), row["breaching"].as_u64());
+        // the exporter, one walk
+        let e = Exporter::start_at(
+            &server.base_url(),
+            &server.api_key(),
+            home.path(),
+            Some(&cfg),
+            &["--interval", "1h"],
+            &[],
+        );
+        let text = tokio::task::block_in_place(|| e.metrics_when_read(2));
+        drop(e);
+        let exported = sample(&text, "convo_view_matches", "view=\"Breaching\"");
+        // the board and the view, on the real loop
+        let mut app = testing::app(120, 30, 50);
+        app.set_sla(first_response(20), false);
+        let mut h = Harness::new(runtime(&server, common::fast_settings), (120, 30), app);
+        h.phase(vec![], 200).await;
+        h.phase(vec![KeyCode::Char('B')], 0).await;
+        let board = h.until(vec![], ", again in ").await;
+        let line = board
+            .lines()
+            .find(|l| l.contains("Breaching"))
+            .unwrap_or_default()
+            .to_string();
+        let cells: Vec<String> = line
+            .split("  ")
+            .map(|c| c.trim().trim_matches('│').trim().to_string())
+            .filter(|c| !c.is_empty())
+            .collect();
+        let on_board = cells.get(1).and_then(|c| c.parse::<usize>().ok());
+        h.phase(vec![KeyCode::Down, KeyCode::Enter], 0).await;
+        let screen = h.until(vec![], " loaded").await;
+        let title = screen.lines().nth(1).unwrap_or_default().to_string();
+        let in_title = title
+            .split(" breaching")
+            .next()
+            .and_then(|t| t.rsplit(' ').next())
+            .and_then(|n| n.parse::<usize>().ok());
+        let rows = h.app.conversations.rows().len();
+        let foot = footer(&h.app);
+        let after = truth();
+        if before != after {
+            continue;
+        }
+        let n = before;
+        assert_eq!(
+            summary,
+            (Some(n as u64), Some(n as u64)),
+            "summary --views: {row}"
+        );
+        assert_eq!(exported, Some(n as f64), "the exporter:\n{text}");
+        assert_eq!(on_board, Some(n), "the board's MATCH: {line:?}\n{board}");
+        assert_eq!(in_title, Some(n), "the view's title: {title:?}");
+        assert_eq!(rows, n, "the view's rows:\n{screen}");
+        assert!(foot.contains(&format!("all {n} loaded")), "{foot}");
+        return;
+    }
+    panic!("the queue crossed the target during every reading");
 }

@@ -732,6 +732,8 @@ fn builtin_view_applies_status_open_and_unassigned() {
 #[test]
 fn back_into_the_breaching_view_is_the_view_again() {
     let (mut app, server) = loaded(300);
+    // "Breaching" is `due:breaching`: it needs a first-response target.
+    app.set_sla(common::app::first_response(25), false);
     update(&mut app, ch('v'));
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::Enter));

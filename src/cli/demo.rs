@@ -77,21 +77,31 @@ pub struct DemoServerArgs {
     /// instead of ending now: the same seed then answers byte for byte the same on any day.
     #[arg(long)]
     pub fixed_times: bool,
+    /// A live queue past the demo's first-response target (1 minute) from the start, new
+    /// breaches every minute, for trying the board, the exporter and its alerts: --churn 12,
+    /// --churn-new-visitors 30 and a backlog of 20 waiting conversations (each unless given).
+    #[arg(long, help_heading = "Live queue")]
+    pub live: bool,
+    /// Where to write the demo's targets as a config file for `convo --config` (the [sla]
+    /// `convo --demo` uses: first response 1m, warn_at 0.5, resolution 1d; default: the temp
+    /// directory, convo-demo-PORT.toml).
+    #[arg(long, value_name = "PATH")]
+    pub targets_out: Option<PathBuf>,
 
-    /// A live queue: about N conversation changes a minute, alternately a new open,
-    /// unassigned conversation at the top and an agent picking up a waiting one (mostly the
-    /// longest waiting; a reassignment when none waits).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub churn: u32,
-    /// With --churn: P percent of the new conversations are started by a new
-    /// visitor, who joins the visitors list at its newest end (0 to 100).
+    /// About N conversation changes a minute, alternately a new open, unassigned
+    /// conversation at the top and an agent picking up a waiting one (mostly the longest
+    /// waiting; a reassignment when none waits). Default 0 (12 with --live).
+    #[arg(long, value_name = "N", help_heading = "Live queue")]
+    pub churn: Option<u32>,
+    /// With churn: P percent of the new conversations are started by a new visitor, who
+    /// joins the visitors list at its newest end (0 to 100; default 0, 30 with --live).
     #[arg(
         long,
         value_name = "P",
-        default_value_t = 0,
-        value_parser = clap::value_parser!(u32).range(0..=100)
+        value_parser = clap::value_parser!(u32).range(0..=100),
+        help_heading = "Live queue"
     )]
-    pub churn_new_visitors: u32,
+    pub churn_new_visitors: Option<u32>,
     /// The newest N open conversations an agent holds (past the live queue at
     /// the top) are left unassigned, so the "Unassigned open" view runs to several pages.
     #[arg(
@@ -240,6 +250,10 @@ pub struct FaultArgs {
     pub churn_head_reassign: u32,
 }
 
+/// Waiting conversations `--live` leaves in the queue (unless `--backlog` says): older than
+/// the demo's target, so the queue breaches from the start and churn keeps it going.
+const LIVE_BACKLOG: usize = 20;
+
 /// A row count: a number from 0 to 5,000,000.
 fn count(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -281,14 +295,19 @@ impl DemoServerArgs {
     /// The demo's live queue, backlog and order, and (in test builds) the fault switches.
     fn faults(&self) -> Faults {
         let churn = Churn {
-            per_minute: self.churn,
-            new_visitors: self.churn_new_visitors,
+            per_minute: self.churn.unwrap_or(if self.live { 12 } else { 0 }),
+            new_visitors: self
+                .churn_new_visitors
+                .unwrap_or(if self.live { 30 } else { 0 }),
             ..Churn::default()
         };
         let demo = Faults {
             churn,
             order: self.order.0,
-            backlog: self.backlog,
+            backlog: match (self.live, self.backlog) {
+                (true, 0) => LIVE_BACKLOG,
+                (_, n) => n,
+            },
             ..Faults::default()
         };
         #[cfg(feature = "testing")]

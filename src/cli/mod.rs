@@ -153,7 +153,7 @@ pub enum Command {
     Summary(SummaryTop),
     /// Serve every view's counts to Prometheus (/metrics), each view walked once per interval
     /// whoever looks: one exporter serves a whole team.
-    #[command(after_help = EXPORTER_AFTER_HELP)]
+    #[command(after_help = exporter_after_help())]
     Exporter(ExporterArgs),
     /// The local store (visitor names, last looks, summary samples): where, what, wipe, sync.
     #[command(subcommand)]
@@ -299,24 +299,30 @@ Examples:
   convo summary --views --format prometheus > /var/lib/node_exporter/convo.prom.$$ \\
     && mv /var/lib/node_exporter/convo.prom.$$ /var/lib/node_exporter/convo.prom";
 
-const EXPORTER_AFTER_HELP: &str = "\
-Every interval, each view (built-in and [[views]]) is walked once, as `convo summary --views`
-walks it; /metrics serves the last complete walk of each view (never one under way), so its
-cost to the service is one walk per view per interval, however many scrape it. A view whose
-walk fails keeps its figures, with convo_view_up 0. SIGTERM or Ctrl-C stops it.
+/// `convo exporter --help`'s end: how it walks, its cost, the series (from the exporter's own
+/// table, `convo_commands::exporter::series`), the assets, examples.
+fn exporter_after_help() -> String {
+    format!(
+        "\
+Every interval, each view (built-in and [[views]], but those with exporter = false or named in
+exporter_exclude) is walked once, as `convo summary --views` walks it; /metrics serves the
+last complete walk of each view (never one under way), so its cost to the service is one walk
+per view per interval, however many scrape it: it says the requests a round and a minute at
+start and on /, and refuses an interval whose rounds the service's budget cannot take (exit
+2). A view whose walk fails keeps its figures, with convo_view_up 0 and
+convo_view_figures_age_seconds growing. SIGTERM or Ctrl-C stops it.
 
-Series: convo_conversations, convo_conversations_waiting, _imminent, _breaching,
-convo_oldest_waiting_seconds (a view label, and status/site/assignee per --by),
-convo_view_matches, convo_view_complete, convo_view_up,
-convo_view_last_complete_walk_timestamp_seconds, convo_view_walk_duration_seconds,
-convo_exporter_walks_total, convo_api_requests_total, convo_api_rate_limited_total.
-Alert rules, a Grafana dashboard and a systemd unit: assets/ in the source
-(/usr/share/doc/convo/examples/ in the Debian package).
+{}
+Alert rules, an Alertmanager example, a Grafana dashboard and a systemd unit: assets/ in the
+source (/usr/share/doc/convo/examples/ in the Debian package); docs/exporter.md.
 
 Examples:
   convo exporter
   convo exporter --listen 127.0.0.1:9464 --interval 30s
-  convo exporter --listen 0.0.0.0:9464 --allow-remote";
+  convo exporter --listen 0.0.0.0:9464 --allow-remote",
+        convo_commands::exporter::series::help()
+    )
+}
 
 #[derive(Debug, Subcommand)]
 pub enum SummaryCommand {

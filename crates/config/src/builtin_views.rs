@@ -7,8 +7,11 @@ use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
 /// The name of the built-in view.
 pub const BUILTIN_VIEW: &str = "Unassigned open";
 
-/// The name of the built-in view of the queue against its first-response target.
+/// The name of the built-in view of the conversations past their first-response target.
 pub const BREACHING_VIEW: &str = "Breaching";
+
+/// The query of the "Breaching" view: waiting (open, unassigned) past the first-response target.
+pub const BREACHING_QUERY: &str = "due:breaching";
 
 /// The built-in view: open conversations nobody is assigned to.
 pub fn builtin_view() -> View {
@@ -32,12 +35,27 @@ pub fn builtin_views() -> Vec<View> {
     vec![builtin_view(), breaching_view()]
 }
 
-/// The built-in "Breaching" view: open unassigned conversations, every page loaded, oldest
-/// first, with the breaching and imminent counts in its title (the chips line).
+/// The built-in "Breaching" view: the waiting conversations past their first-response target
+/// (`due:breaching`: open, unassigned, past the target of their site), every page loaded,
+/// oldest first. Its rows are its count: the board, `summary --views` and the exporter count
+/// the same query. Only with a first-response target ([`needs_missing_target`]).
 pub fn breaching_view() -> View {
     View {
         name: BREACHING_VIEW.into(),
         oldest_first: true,
+        // The query is the view (as for a `[[views]]` query the service alone cannot
+        // answer): no filters beside it, so the board keys it by its query.
+        conversations: ConversationFilter::default(),
+        query: Some(BREACHING_QUERY.into()),
         ..builtin_view()
     }
+}
+
+/// Whether `v` is the built-in view on the first-response target while `sla` sets none (its
+/// `due:` query could not run): it is left out of the picker, the board,
+/// `summary --views` and the exporter.
+pub fn needs_missing_target(v: &View, sla: &convo_engine::sla::Sla) -> bool {
+    let on_target =
+        v.name == BREACHING_VIEW && v.query.as_deref().is_some_and(|q| q.starts_with("due:"));
+    on_target && !sla.is_tracked(convo_engine::sla::Target::FirstResponse)
 }

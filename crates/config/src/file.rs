@@ -90,6 +90,8 @@ pub(super) const KNOWN_KEYS: &[&str] = &[
     "output",
     "confirm",
     "for_marked",
+    "exporter_exclude",
+    "exporter",
 ];
 
 /// The file as written. Every field is optional; defaults are applied when resolving.
@@ -159,6 +161,9 @@ pub(super) struct FileConfig {
     /// `[[commands]]`: the user's commands on a row (see `super::commands`).
     #[serde(default)]
     pub commands: Vec<super::commands::FileCommand>,
+    /// Views `convo exporter` leaves out, by name (the built-in ones too; a `[[views]]` entry
+    /// can say `exporter = false` instead).
+    pub exporter_exclude: Option<Vec<String>>,
 }
 
 impl FileConfig {
@@ -201,7 +206,8 @@ impl FileConfig {
             agent_id,
             max_streams,
             scan_max_pages,
-            exporter_interval
+            exporter_interval,
+            exporter_exclude
         );
         self.sla = match (self.sla.take(), p.sla) {
             (Some(top), Some(p)) => Some(top.overlay(p)),
@@ -257,6 +263,8 @@ pub(super) struct FileView {
     notify: Option<bool>,
     /// A query (see `convo_query::query`): instead of the filter keys above.
     query: Option<String>,
+    /// `exporter = false`: `convo exporter` leaves this view out.
+    exporter: Option<bool>,
 }
 
 /// Parses the text, or says where and why not: file, line, column, message and the key.
@@ -453,6 +461,9 @@ pub(super) struct Extras {
     pub query: super::QuerySettings,
     /// `exporter_interval` in seconds.
     pub exporter_interval_secs: Option<u64>,
+    /// The views `convo exporter` leaves out: `exporter_exclude`, then the `[[views]]` with
+    /// `exporter = false`.
+    pub exporter_exclude: Vec<String>,
 }
 
 impl Default for Extras {
@@ -467,6 +478,7 @@ impl Default for Extras {
             store: super::StoreSettings::default(),
             query: super::QuerySettings::default(),
             exporter_interval_secs: None,
+            exporter_exclude: Vec::new(),
         }
     }
 }
@@ -547,7 +559,11 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
     };
     let aliases = aliases_of(std::mem::take(&mut f.aliases), &invalid)?;
     let mut views = Vec::new();
+    let mut exporter_exclude = f.exporter_exclude.take().unwrap_or_default();
     for v in std::mem::take(&mut f.views) {
+        if v.exporter == Some(false) {
+            exporter_exclude.push(v.name.clone());
+        }
         let view = view_from_file(v, path)?;
         if views.iter().any(|x: &View| x.name == view.name) {
             return Err(invalid(
@@ -669,8 +685,31 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
             Some(secs as u64)
         }
     };
+    // A name there that is no view is a typo: the view would be walked after all.
+    let builtin = crate::builtin_views::builtin_views();
+    if let Some(bad) = exporter_exclude.iter().find(|n| {
+        !builtin
+            .iter()
+            .chain(&views)
+            .any(|v| v.name.eq_ignore_ascii_case(n.trim()))
+    }) {
+        let known: Vec<String> = builtin
+            .iter()
+            .chain(&views)
+            .map(|v| format!("{:?}", convo_text::one_line(&v.name, 60)))
+            .collect();
+        return Err(invalid(
+            "exporter_exclude",
+            format!(
+                "{:?} is no view (the views: {})",
+                convo_text::one_line(bad, 60),
+                known.join(", ")
+            ),
+        ));
+    }
     Ok(Extras {
         exporter_interval_secs,
+        exporter_exclude,
         query: super::QuerySettings {
             agent_id,
             max_streams,

@@ -231,6 +231,9 @@ pub struct Config {
     pub refresh_secs: Option<u64>,
     /// `exporter_interval`: how often `convo exporter` walks every view (`None`: its default).
     pub exporter_interval_secs: Option<u64>,
+    /// The views `convo exporter` leaves out, by name (`exporter_exclude`, `[[views]]
+    /// exporter = false`).
+    pub exporter_exclude: Vec<String>,
     /// Saved views (`[[views]]`), in file order.
     pub views: Vec<View>,
     /// Names for site and agent UUIDs.
@@ -813,6 +816,7 @@ impl Config {
             ca_file,
             refresh_secs: ex.refresh_secs,
             exporter_interval_secs: ex.exporter_interval_secs,
+            exporter_exclude: ex.exporter_exclude,
             views: ex.views,
             aliases: ex.aliases,
             warnings: Vec::new(),
@@ -901,6 +905,7 @@ impl Config {
             ca_file: None,
             refresh_secs: ex.refresh_secs.or(Some(DEMO_REFRESH_SECS)),
             exporter_interval_secs: ex.exporter_interval_secs,
+            exporter_exclude: ex.exporter_exclude,
             views: ex.views,
             aliases: ex.aliases,
             warnings,

@@ -30,7 +30,7 @@ pub use data::{Dataset, DemoConversation, DemoVisitor, dataset};
 pub use faults::{BadBytes, BadCert, Faults, ServeOrder};
 pub use link::Link;
 pub use names::{aliases, me};
-pub use queue::{QUEUE_TARGET_SECS, targets};
+pub use queue::{QUEUE_TARGET_SECS, targets, targets_toml};
 pub use rate_limit::{LimitCounts, LimitHeaders, RequestBudget};
 pub use server::OPENAPI_YAML;
 
@@ -427,7 +427,11 @@ fn write_ca(path: &Path, pem: &str) -> io::Result<()> {
 
 /// `convo demo-server`: serve until Ctrl-C, after printing the URL and key. `tls`: serve
 /// HTTPS and write the CA certificate to the path given (or [`default_ca_path`]).
-pub async fn run_cli(opts: DemoOptions, tls: Option<Option<PathBuf>>) -> io::Result<()> {
+pub async fn run_cli(
+    opts: DemoOptions,
+    tls: Option<Option<PathBuf>>,
+    targets_out: Option<PathBuf>,
+) -> io::Result<()> {
     let server = match tls {
         Some(_) => DemoServer::start_tls(opts).await?,
         None => DemoServer::start(opts).await?,
@@ -451,8 +455,24 @@ pub async fn run_cli(opts: DemoOptions, tls: Option<Option<PathBuf>>) -> io::Res
         );
         env = format!("SSL_CERT_FILE={} {env}", path.display());
     }
-    println!("Try:     {env} convo --base-url {url} list conversations");
-    println!("Or:      {env} convo --base-url {url}");
+    // The demo's targets, as `--demo` has them, in a config file of their own.
+    let targets = targets_out.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("convo-demo-{}.toml", server.addr().port()))
+    });
+    std::fs::write(&targets, targets_toml()).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot write the targets to {}: {e}", targets.display()),
+        )
+    })?;
+    println!(
+        "Targets: {} (first response 1m, as convo --demo has them)",
+        targets.display()
+    );
+    let cfg = format!("--config {}", targets.display());
+    println!("Try:     {env} convo {cfg} --base-url {url} summary --views");
+    println!("Or:      {env} convo {cfg} --base-url {url}");
+    println!("Alerts:  {env} convo {cfg} --base-url {url} exporter --interval 15s");
     println!("OpenAPI: {url}/openapi.yaml   (Ctrl-C stops)");
     tokio::signal::ctrl_c().await?;
     server.shutdown().await;

@@ -30,6 +30,15 @@ pub fn targets() -> convo_engine::sla::Sla {
     }
 }
 
+/// [`targets`] as a config file's `[sla]` table (what `convo demo-server` writes for
+/// `convo --config`).
+pub fn targets_toml() -> String {
+    format!(
+        "# The demo server's targets, as `convo --demo` has them (written by convo demo-server).\n\
+         [sla]\nfirst_response = \"{QUEUE_TARGET_SECS}s\"\nwarn_at = 0.5\nresolution = \"{RESOLUTION_SECS}s\"\n"
+    )
+}
+
 /// What one conversation of the live queue is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {

@@ -281,6 +281,9 @@ impl App {
                 }
             }
         }
+        // The built-in views on the first-response target need one.
+        self.views
+            .retain(|v| !convo_config::builtin_views::needs_missing_target(v, &sla));
         self.sla = std::sync::Arc::new(sla);
     }
 

@@ -408,7 +408,16 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
 /// `None` when the tab walks one request's filters; `Some(false)` when a refresh is under way
 /// already (or nothing is loaded yet).
 pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<bool> {
-    let (now, max_pages) = (app.now, app.refresh_max_pages);
+    // The oldest-first view ("Breaching": `due:breaching`) shows its oldest rows first, the
+    // end of its streams: a refresh re-reads all of them (its walk loads every page anyway),
+    // so that a breach taken by a colleague leaves it and a new one comes.
+    let whole = tab == Resource::Conversations && app.oldest_first.is_some();
+    let max_pages = if whole {
+        usize::MAX
+    } else {
+        app.refresh_max_pages
+    };
+    let now = app.now;
     let (started, c) = with_tab!(app, tab, |t| match t.union.is_some() {
         true => t.union_refresh(now, max_pages),
         false => return None,

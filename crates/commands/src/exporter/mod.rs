@@ -12,6 +12,8 @@
 //! and the client's request counts, and the errors `/` shows are the client's, scrubbed of
 //! the key. SIGTERM (or Ctrl-C) stops it cleanly: the listener closes and the walk ends.
 
+pub mod cost;
+pub mod series;
 pub mod server;
 pub mod state;
 
@@ -51,7 +53,7 @@ pub struct ExporterOptions {
 /// Why the exporter could not run.
 #[derive(Debug)]
 pub enum ExporterError {
-    /// A bad option: exit 2.
+    /// A bad option (an interval the service's budget cannot take among them): exit 2.
     Usage(String),
     /// The address could not be listened on.
     Listen(String),
@@ -86,6 +88,18 @@ pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), Exporter
     )))
 }
 
+/// The views the exporter walks: every view of the profile ([`all_views`]) but those the
+/// config leaves out (`exporter_exclude = [...]`, `exporter = false` in a `[[views]]` entry).
+pub fn exported_views(cfg: &Config) -> Vec<convo_config::View> {
+    let mut views = all_views(&cfg.views, &cfg.sla);
+    views.retain(|v| {
+        !cfg.exporter_exclude
+            .iter()
+            .any(|n| n.trim().eq_ignore_ascii_case(&v.name))
+    });
+    views
+}
+
 /// Runs the exporter until SIGTERM or Ctrl-C; says where it listens on `err`.
 pub async fn run(
     client: Client,
@@ -104,8 +118,15 @@ pub async fn run(
     // Checked before listening: a bad --limit is a usage error, not a failed walk.
     views_walk(&client, &cfg, opts.max_pages, opts.limit)
         .map_err(|e| ExporterError::Usage(e.to_string()))?;
-    let views = all_views(&cfg.views);
+    let views = exported_views(&cfg);
+    if views.is_empty() {
+        return Err(ExporterError::Usage(
+            "every view is left out (exporter_exclude, exporter = false): nothing to serve".into(),
+        ));
+    }
     let names: Vec<String> = views.iter().map(|v| v.name.clone()).collect();
+    let max_pages = opts.max_pages.unwrap_or(cfg.query.scan_max_pages as u64);
+    let cost = cost::said(views.len(), cost::bounds(&views, &cfg, max_pages), interval);
     let state = Arc::new(state::State::new(
         &names,
         interval,
@@ -113,6 +134,7 @@ pub async fn run(
         cfg.aliases.clone(),
         &cfg.sla,
     ));
+    state.set_cost(cost.clone());
     let listener = tokio::net::TcpListener::bind(opts.listen)
         .await
         .map_err(|e| ExporterError::Listen(format!("cannot listen on {}: {e}", opts.listen)))?;
@@ -125,34 +147,38 @@ pub async fn run(
         views.len(),
         interval.as_secs()
     );
+    let _ = writeln!(err, "convo exporter: {cost}");
     let _ = err.flush();
     let app = server::router(state.clone(), client.clone());
     let server = axum::serve(listener, app).with_graceful_shutdown(stop_signal());
     // The walk runs beside the server in this task (its future is not `Send`: the store),
     // and ends when the server does.
     let served = tokio::select! {
-        r = server => r,
-        () = walk_forever(client, cfg, opts, state, &mut *err) => Ok(()),
+        r = server => r.map_err(|e| ExporterError::Listen(format!("the server stopped: {e}"))),
+        r = walk_forever(client, cfg, opts, state, &mut *err) => r,
     };
-    served.map_err(|e| ExporterError::Listen(format!("the server stopped: {e}")))?;
+    served?;
     let _ = writeln!(err, "convo exporter: stopped");
     Ok(())
 }
 
 /// One round over every view per interval, each view's figures replaced as its walk ends; a
 /// view that starts failing, and one read again after failing, is said on `err` (once, not at
-/// every round: a journal stays readable).
+/// every round: a journal stays readable). After the first round, what it cost is said; an
+/// interval whose rounds cannot fit the service's budget (once known) ends it (exit 2).
 async fn walk_forever(
     client: Client,
     cfg: Config,
     opts: ExporterOptions,
     state: Arc<state::State>,
     err: &mut dyn std::io::Write,
-) {
+) -> Result<(), ExporterError> {
     let Ok(walk) = views_walk(&client, &cfg, opts.max_pages, opts.limit) else {
-        return;
+        return Ok(());
     };
-    let views = all_views(&cfg.views);
+    let sent = || -> u64 { client.stats().requests().iter().map(|r| r.2).sum() };
+    let mut budget_checked = false;
+    let views = exported_views(&cfg);
     let interval = Duration::from_secs(opts.interval_secs.unwrap_or(DEFAULT_INTERVAL_SECS));
     // Views with checks on visitor fields look visitors up in the local store.
     let mut sink = std::io::sink();
@@ -164,6 +190,7 @@ async fn walk_forever(
     loop {
         ticks.tick().await;
         let started = Instant::now();
+        let before = sent();
         for (i, v) in views.iter().enumerate() {
             let r = walk.walk(v, now(), store.as_mut()).await;
             let name = convo_text::one_line(&v.name, 80);
@@ -185,7 +212,29 @@ async fn walk_forever(
             failing[i] = r.outcome.is_err();
             state.ended(i, r);
         }
-        state.round_ended(jiff::Timestamp::now(), started.elapsed());
+        let round = sent().saturating_sub(before);
+        state.round_ended(jiff::Timestamp::now(), started.elapsed(), round);
+        // Said after the first round, and checked until the budget is known (a service that
+        // sends no rate-limit headers is learned from its first 429).
+        if !budget_checked {
+            let budget = client.budget().snapshot();
+            budget_checked = budget.limit.is_some() && budget.window.is_some();
+            match cost::fits(round, interval, &budget) {
+                Err(why) => return Err(ExporterError::Usage(why)),
+                Ok(note) if budget_checked || state.rounds() == 1 => {
+                    let note = note.unwrap_or_else(|| {
+                        format!(
+                            "a round sent {round} requests ({} a minute); the service's budget \
+                             is not known yet",
+                            cost::per_minute(round, interval)
+                        )
+                    });
+                    let _ = writeln!(err, "convo exporter: {note}");
+                    state.set_cost_note(note);
+                }
+                Ok(_) => {}
+            }
+        }
     }
 }
 

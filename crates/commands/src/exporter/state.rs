@@ -4,7 +4,7 @@
 //! mutex; a scrape renders it and sends no request to the service.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::summary::By;
 use crate::summary::views::ViewReport;
@@ -24,12 +24,17 @@ struct Known {
     /// Walks that ended, by result.
     ok: u64,
     failed: u64,
+    /// When the last walk with counts ended (the monotonic clock: the age served is this
+    /// process's, whatever its wall clock or `CONVO_NOW` say).
+    ok_at: Option<Instant>,
 }
 
 /// The exporter's figures.
 #[derive(Debug)]
 pub struct State {
     views: Mutex<Vec<Known>>,
+    /// What the rounds cost, said on `/`: the estimate at start, then the first round's.
+    cost: Mutex<Vec<String>>,
     rounds: Mutex<Rounds>,
     interval: Duration,
     by: By,
@@ -44,6 +49,8 @@ struct Rounds {
     done: u64,
     last_at: Option<jiff::Timestamp>,
     last_took: Option<Duration>,
+    /// Requests the last round sent.
+    last_requests: u64,
 }
 
 impl State {
@@ -73,10 +80,12 @@ impl State {
                         error: None,
                         ok: 0,
                         failed: 0,
+                        ok_at: None,
                     })
                     .collect(),
             ),
             rounds: Mutex::new(Rounds::default()),
+            cost: Mutex::new(Vec::new()),
             interval,
             by,
             aliases,
@@ -92,6 +101,7 @@ impl State {
         match &r.outcome {
             Ok(_) => {
                 k.ok += 1;
+                k.ok_at = Some(Instant::now());
                 k.error = None;
                 k.last_complete = Some(r);
             }
@@ -102,12 +112,30 @@ impl State {
         }
     }
 
-    /// A round over every view has ended.
-    pub fn round_ended(&self, at: jiff::Timestamp, took: Duration) {
+    /// A round over every view has ended, having sent `requests`.
+    pub fn round_ended(&self, at: jiff::Timestamp, took: Duration, requests: u64) {
         let mut r = lock(&self.rounds);
         r.done += 1;
         r.last_at = Some(at);
         r.last_took = Some(took);
+        r.last_requests = requests;
+    }
+
+    /// Rounds that ended.
+    pub fn rounds(&self) -> u64 {
+        lock(&self.rounds).done
+    }
+
+    /// The estimate said at start ([`super::cost::said`]).
+    pub fn set_cost(&self, line: String) {
+        *lock(&self.cost) = vec![line];
+    }
+
+    /// What the first round cost, against the budget when known.
+    pub fn set_cost_note(&self, line: String) {
+        let mut c = lock(&self.cost);
+        c.truncate(1);
+        c.push(line);
     }
 
     /// `/metrics`: the views' series, then the exporter's own.
@@ -126,6 +154,23 @@ impl State {
             .collect();
         let mut out = views_output::prometheus(&states, self.by, &self.aliases);
         let label = |n: &str| crate::summary::prometheus::escape(n);
+        // How old each view's figures are at this scrape: it grows while the walks fail (the
+        // service down, the key refused) or hang, so that an outage is seen although the
+        // figures themselves stay those of the last complete walk.
+        out.push_str(
+            "# HELP convo_view_figures_age_seconds Seconds since the view's figures were read \
+             (its last complete walk ended); grows while its walks fail or hang.\n\
+             # TYPE convo_view_figures_age_seconds gauge\n",
+        );
+        for k in &views {
+            if let Some(at) = k.ok_at {
+                out.push_str(&format!(
+                    "convo_view_figures_age_seconds{{view=\"{}\"}} {}\n",
+                    label(&k.name),
+                    at.elapsed().as_secs_f64().floor()
+                ));
+            }
+        }
         out.push_str(
             "# HELP convo_exporter_walks_total Walks of each view that ended, by result.\n\
              # TYPE convo_exporter_walks_total counter\n",
@@ -167,9 +212,13 @@ impl State {
                  # HELP convo_exporter_last_round_timestamp_seconds When the last round over \
                  every view ended (Unix time).\n\
                  # TYPE convo_exporter_last_round_timestamp_seconds gauge\n\
-                 convo_exporter_last_round_timestamp_seconds {}\n",
+                 convo_exporter_last_round_timestamp_seconds {}\n\
+                 # HELP convo_exporter_round_requests Requests the last round over every view \
+                 sent.\n# TYPE convo_exporter_round_requests gauge\n\
+                 convo_exporter_round_requests {}\n",
                 took.as_secs_f64(),
-                at.as_second()
+                at.as_second(),
+                rounds.last_requests
             ));
         }
         if !self.targets.is_empty() {
@@ -198,8 +247,13 @@ impl State {
     pub fn index(&self) -> String {
         let views = lock(&self.views);
         let mut out = String::from(
-            "convo exporter: /metrics (Prometheus text format), /healthz (liveness)\n\nviews:\n",
+            "convo exporter: /metrics (Prometheus text format), /healthz (liveness)\n\n",
         );
+        for line in lock(&self.cost).iter() {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push_str("\nviews:\n");
         for k in views.iter() {
             let read = k
                 .last_complete

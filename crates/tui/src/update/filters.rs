@@ -175,32 +175,44 @@ pub(super) fn keep_oldest_first(app: &mut App) {
     let Some(set_for) = app.oldest_first else {
         return;
     };
-    let filters = app
+    // Its query ("Breaching": `due:breaching`) or, for a view of filters, its filters.
+    let shown = app
         .views
         .iter()
         .find(|v| v.oldest_first)
-        .map(|v| v.conversations.clone());
-    if filters.as_ref() != Some(&app.conversations.filter) {
+        .is_some_and(|v| match &v.query {
+            Some(q) => convo_query::query::parse(q, Resource::Conversations)
+                .is_ok_and(|q| q.to_string() == app.conversations.query.to_string()),
+            None => v.conversations == app.conversations.filter,
+        });
+    if !shown {
         app.oldest_first = None;
         sort::update::stop_following(app, Resource::Conversations);
         return;
     }
     let generation = app.conversations.generation;
     if set_for != generation {
-        app.conversations.load_all = true;
-        let s = app.sort.get_mut(Resource::Conversations);
-        s.preset(
-            crate::sort::Sort {
-                col: crate::columns::Column::Created,
-                desc: false,
-            },
-            generation,
-        );
         // Just opened: on its first (oldest) row, whatever order the pages come in. A
         // reload keeps where the user was (on their row, or still on the first).
-        if set_for == u64::MAX {
-            s.follow_top = true;
-        }
-        app.oldest_first = Some(generation);
+        preset_oldest_first(app, set_for == u64::MAX);
     }
+}
+
+/// The oldest-first order of the "Breaching" view for the tab's walk, every page loaded;
+/// `follow_top`: on its first row as rows come.
+pub(super) fn preset_oldest_first(app: &mut App, follow_top: bool) {
+    let generation = app.conversations.generation;
+    app.conversations.load_all = true;
+    let s = app.sort.get_mut(Resource::Conversations);
+    s.preset(
+        crate::sort::Sort {
+            col: crate::columns::Column::Created,
+            desc: false,
+        },
+        generation,
+    );
+    if follow_top {
+        s.follow_top = true;
+    }
+    app.oldest_first = Some(generation);
 }

@@ -480,6 +480,10 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             let union = with_tab!(ref app, app.active, |t| t.union.is_some()
                 && t.error.is_none());
             if union {
+                // The oldest-first view ("Breaching", a query) takes its order back.
+                if whole {
+                    filters::preset_oldest_first(app, false);
+                }
                 // A union is read again behind its rows, as a refresh (•, ~, × follow).
                 if super::query_run::refresh(app, app.active, cmds) == Some(false) {
                     app.say("the streams are being read already");
