@@ -794,3 +794,41 @@ fn the_export_prompt_leaves_room_for_the_path() {
         assert!(status.contains("Tab: ids only"), "{w}: {status}");
     }
 }
+
+/// Issue 39 §12: the filter pane's longest label ("visitor email") keeps a gap before its
+/// value (it ran into it: `▸ visitor emailnguyn…`), at 80x24 and 120x35.
+#[test]
+fn filter_pane_labels_keep_apart_from_their_values() {
+    for (w, h) in [(80, 24), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 300, 10);
+        update(&mut app, ch('/'));
+        for _ in 0..4 {
+            update(&mut app, key(KeyCode::Tab));
+        }
+        for c in "nguyen.van.an23@example.com".chars() {
+            update(&mut app, ch(c));
+        }
+        let screen = testing::render(&app);
+        assert!(
+            screen.contains("▸ visitor email  nguyen.van.an23@example.com"),
+            "{screen}"
+        );
+        insta::assert_snapshot!(format!("filter_pane_labels_{w}x{h}"), screen);
+    }
+}
+
+/// Issue 39 §12: with the detail pane beside the table, the table's scrollbar keeps a blank
+/// cell before the pane's border (it sat against it); below the table at 80x24.
+#[test]
+fn detail_pane_leaves_a_cell_after_the_scrollbar() {
+    for (w, h) in [(80, 24), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 300, 10);
+        update(&mut app, key(KeyCode::Enter));
+        let screen = testing::render(&app);
+        if w >= 120 {
+            let row = screen.lines().nth(4).unwrap_or_default();
+            assert!(row.contains("█ │"), "{row}");
+        }
+        insta::assert_snapshot!(format!("detail_pane_gutter_{w}x{h}"), screen);
+    }
+}
