@@ -104,7 +104,7 @@ pub async fn run(
     // Checked before listening: a bad --limit is a usage error, not a failed walk.
     views_walk(&client, &cfg, opts.max_pages, opts.limit)
         .map_err(|e| ExporterError::Usage(e.to_string()))?;
-    let views = all_views(&cfg.views);
+    let views = all_views(&cfg.views, cfg.query.agent_id);
     let names: Vec<String> = views.iter().map(|v| v.name.clone()).collect();
     let state = Arc::new(state::State::new(
         &names,
@@ -152,7 +152,7 @@ async fn walk_forever(
     let Ok(walk) = views_walk(&client, &cfg, opts.max_pages, opts.limit) else {
         return;
     };
-    let views = all_views(&cfg.views);
+    let views = all_views(&cfg.views, cfg.query.agent_id);
     let interval = Duration::from_secs(opts.interval_secs.unwrap_or(DEFAULT_INTERVAL_SECS));
     // Views with checks on visitor fields look visitors up in the local store.
     let mut sink = std::io::sink();

@@ -30,9 +30,10 @@ use crate::query::{filters, parse, plan, resolve};
 use crate::sla::{Sla, Target};
 use crate::store::Store;
 
-/// Every view the profile has, in the picker's order: the built-in ones, then the config's.
-pub fn all_views(config_views: &[View]) -> Vec<View> {
-    let mut views = crate::config::builtin_views::builtin_views();
+/// Every view the profile has, in the picker's order: the built-in ones ("My open" when
+/// `agent_id` is set), then the config's.
+pub fn all_views(config_views: &[View], agent_id: Option<uuid::Uuid>) -> Vec<View> {
+    let mut views = crate::config::builtin_views::builtin_views(agent_id);
     views.extend(config_views.iter().cloned());
     views
 }

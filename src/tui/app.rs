@@ -51,6 +51,8 @@ pub struct AppInit {
     pub tz: TimeZone,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
+    /// `agent_id` (who `me` is): the built-in "My open" view when set.
+    pub agent_id: Option<uuid::Uuid>,
 }
 
 /// The browser's state.
@@ -174,7 +176,7 @@ impl App {
     /// message to `update` asks for the first pages).
     pub fn new(init: AppInit) -> App {
         let refresh_secs = init.refresh_secs.filter(|s| *s > 0);
-        let mut views = builtin_views();
+        let mut views = builtin_views(init.agent_id);
         views.extend(init.views);
         App {
             conversations: TabState::new(

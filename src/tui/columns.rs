@@ -128,6 +128,7 @@ columns! {
                 None => "unassigned".into(),
             }),
             |c, cx, n| match &c.assignee_id {
+                Some(id) if cx.me == Some(*id) => Content::plain(fit("me", n)),
                 Some(id) => Content::plain(fit(&id_label(cx.aliases, id), n)),
                 None => Content::new(fit("unassigned", n), Look::Unassigned),
             },
@@ -297,6 +298,8 @@ pub struct CellCx<'a> {
     pub no_color: bool,
     /// The attribute keys the tab's query names (`attr.plan:pro`): shown first.
     pub first_attributes: &'a [String],
+    /// `agent_id` (who `me` is in queries): the ASSIGNEE column says `me` for it.
+    pub me: Option<uuid::Uuid>,
 }
 
 /// A cell's text, fitted, and how it looks (the view picks the style).

@@ -184,6 +184,7 @@ pub fn app_from_config(
         now: jiff::Timestamp::now(),
         tz: jiff::tz::TimeZone::system(),
         size: (80, 24),
+        agent_id: config.query.agent_id,
     });
     app.keymap = keys::KeyMap::with_config(&config.ui.keys).map_err(|e| {
         // The line of the key, as for the config's own errors (the file is read again: the

@@ -285,7 +285,7 @@ mod tests {
 
     /// The built-in views (one key: read once) and a pending view.
     fn views() -> Vec<View> {
-        let mut v = builtin_views();
+        let mut v = builtin_views(None);
         v.push(View {
             name: "Pending".into(),
             conversations: ConversationFilter {
@@ -293,7 +293,7 @@ mod tests {
                 ..Default::default()
             },
             oldest_first: false,
-            ..builtin_views()[0].clone()
+            ..builtin_views(None)[0].clone()
         });
         v
     }
@@ -355,7 +355,7 @@ mod tests {
                 name: "VIP".into(),
                 query: Some("visitor.plan:vip status:open".into()),
                 conversations: Default::default(),
-                ..builtin_views()[0].clone()
+                ..builtin_views(None)[0].clone()
             },
         );
         b.set_views(&v);

@@ -390,9 +390,9 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::SecondTab => app.active = Resource::Visitors,
         Action::Filter => {
             let mut form = match app.active {
-                Resource::Conversations => {
-                    FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
-                }
+                Resource::Conversations => FilterForm::conversations(&app.conversations.filter)
+                    .with_me(app.query_settings.agent_id)
+                    .with_aliases(&app.aliases),
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             // A query the fields cannot hold (a union, checks in convo): said in the pane.
