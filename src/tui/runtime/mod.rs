@@ -446,6 +446,10 @@ impl Runtime {
                 Command::CheckExportPath(path) => {
                     let _ = self.tx.send(super::export::write::check_path(path));
                 }
+                Command::ProposeExportPath(asked) => {
+                    let free = super::export::write::free_path(&asked);
+                    let _ = self.tx.send(Msg::ExportPathProposed { asked, free });
+                }
                 c @ (Command::Export { .. }
                 | Command::ExportRows { .. }
                 | Command::ExportEnd { .. }) => self.exports.run(c, &self.tx),

@@ -103,9 +103,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => board::update::on_read(app, generation, index, result, &mut cmds),
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
-        Msg::ExportPathChecked { path, exists } => {
-            export::walk::on_checked(app, path, exists, &mut cmds)
+        Msg::ExportPathChecked { path, exists, free } => {
+            export::walk::on_checked(app, path, exists, free, &mut cmds)
         }
+        Msg::ExportPathProposed { asked, free } => export::update::on_proposed(app, asked, free),
         Msg::Paste(text) => {
             on_paste(app, &text);
             app.dirty = true;
@@ -554,7 +555,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::SortNext => sort::update::cycle_sort(app, false),
         Action::SortPrev => sort::update::cycle_sort(app, true),
         Action::SortReverse => sort::update::reverse(app),
-        Action::Export => export::update::open(app),
+        Action::Export => export::update::open(app, cmds),
         Action::Open => open_in_browser(app, cmds),
         Action::Profiles => profiles::update::open_picker(app),
     }
