@@ -452,7 +452,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
         path,
         rows,
         kind: ExportKind::Loaded,
-        jsonl: false,
+        format: convo::tui::export::Format::Csv,
         ..
     }) = cmds.iter().find(|c| matches!(c, Command::Export { .. }))
     else {
@@ -491,8 +491,13 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     convo::tui::testing::update_checked(&mut app, key(KeyCode::Enter));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(
-        cmds.iter()
-            .any(|c| matches!(c, Command::Export { jsonl: true, .. })),
+        cmds.iter().any(|c| matches!(
+            c,
+            Command::Export {
+                format: convo::tui::export::Format::Jsonl,
+                ..
+            }
+        )),
         "{cmds:?}"
     );
     let Some(Command::ExportRows { part, .. }) = cmds

@@ -118,9 +118,14 @@ pub struct Cli {
     pub demo_rate_limit: Option<u32>,
 
     /// Open the TUI on this saved view ([[views]] in the config, or a built-in one:
-    /// "Unassigned open", "Breaching")
+    /// "Unassigned open", "Breaching", "My open" with agent_id set)
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
+
+    /// Start the TUI on the unfiltered list, not where the last session quit (its view or
+    /// query, sort and tab are otherwise reopened, from the profile's local store)
+    #[arg(long, conflicts_with_all = ["view", "query"])]
+    pub fresh: bool,
 
     /// Open the TUI on the conversations this query lists (see "Queries" in the README), e.g.
     /// 'status:open,pending assignee:me,none site:"Web shop"'.

@@ -156,6 +156,9 @@ pub struct App {
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
     pub pending_query: Option<crate::query::Query>,
+    /// The view whose "since you last looked" was last asked of the store (by its look key);
+    /// `None` until the store runs.
+    pub look_asked: Option<String>,
     /// Stream pages a union tab reads for rows its checks let through before it waits for
     /// `L` (`scan_max_pages`).
     pub scan_max_pages: usize,
@@ -233,6 +236,7 @@ impl App {
             sla: Default::default(),
             query_settings: Default::default(),
             pending_query: None,
+            look_asked: None,
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             query_history: PerTab::default(),
             config_file: None,

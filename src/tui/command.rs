@@ -83,6 +83,9 @@ pub enum Command {
     },
     /// Keep what a Conversations view had loaded, as it is left for another (the next start
     /// on that view marks what changed since).
+    /// "Since you last looked" of a view just shown: what the store kept of it, answered by
+    /// `Msg::LastLook` (each view has its own).
+    LoadLook(String),
     KeepLook {
         key: String,
         rows: Vec<crate::store::LookRow>,

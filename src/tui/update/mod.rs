@@ -300,6 +300,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     export::update::follow(app, &mut cmds);
     app.conversations.sync_query();
     app.visitors.sync_query();
+    ask_look(app, &mut cmds);
     fill(app, &mut cmds);
     live::say_lost(app);
     summary_pane::update::refresh(app);
@@ -307,6 +308,19 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     sort::update::refresh(app, false);
     super::message::update::settle(app);
     cmds
+}
+
+/// "Since you last looked" is kept per view: a view just shown (another key than the one
+/// asked for last) asks the store what it kept of it, once the store runs.
+fn ask_look(app: &mut App, cmds: &mut Vec<Command>) {
+    let Some(asked) = &app.look_asked else {
+        return;
+    };
+    let key = super::tab::marks::look_key_of(&app.conversations);
+    if *asked != key {
+        app.look_asked = Some(key.clone());
+        cmds.push(Command::LoadLook(key));
+    }
 }
 
 /// Asks for the next page of each tab that wants one (at most one in flight per tab: the

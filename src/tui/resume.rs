@@ -1,0 +1,138 @@
+//! A restart remembers (issue 39 §8): where the browser was when it quit (the tab on screen,
+//! the Conversations tab's view or query, its display sort) is kept in the local store, which
+//! is per profile, and reopened at the next start. `convo --fresh` starts clean (so does
+//! `--view` or `--query`, which say where to start); `store = false` keeps nothing.
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::Resource;
+use crate::tui::app::App;
+use crate::tui::columns::Column;
+use crate::tui::sort::Sort;
+
+/// Where the browser was, as the store keeps it (JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Place {
+    /// `conversations` or `visitors`: the tab on screen.
+    pub tab: String,
+    /// The view the Conversations tab showed (built-in or `[[views]]`), by name.
+    pub view: Option<String>,
+    /// Else its query as the query line writes it (`me` for `agent_id`); `None`: no filters.
+    pub query: Option<String>,
+    /// The display sort of the Conversations tab: a `[columns]` name, and whether descending.
+    pub sort: Option<String>,
+    pub desc: bool,
+}
+
+impl Place {
+    /// Where `app` is now.
+    pub fn of(app: &App) -> Place {
+        let t = &app.conversations;
+        let text = crate::query::named::with_aliases(
+            &t.query,
+            &crate::config::Aliases::default(),
+            app.query_settings.agent_id,
+        )
+        .to_string();
+        let plain = t.union.is_none();
+        let view = app
+            .views
+            .iter()
+            .find(|v| {
+                v.tab == Resource::Conversations
+                    && v.oldest_first == app.oldest_first.is_some()
+                    && match &v.query {
+                        Some(q) => q.trim() == text || !plain && *q == t.query.to_string(),
+                        None => plain && v.conversations == t.filter,
+                    }
+            })
+            .map(|v| v.name.clone());
+        let sort = app
+            .sort
+            .conversations
+            .sort
+            .filter(|_| view.is_none() || app.oldest_first.is_none());
+        Place {
+            tab: match app.active {
+                Resource::Conversations => "conversations".into(),
+                Resource::Visitors => "visitors".into(),
+            },
+            query: (view.is_none() && !text.is_empty()).then_some(text),
+            view,
+            sort: sort.map(|s| s.col.key().to_string()),
+            desc: sort.is_some_and(|s| s.desc),
+        }
+    }
+
+    /// As the store keeps it.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// From the store; `None` for text this convo cannot read (an older or damaged one).
+    pub fn from_text(text: &str) -> Option<Place> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// Reopens this place in an app not started yet: its view (or query), sort and tab. What
+    /// no longer exists (a view removed from the config, a query that no longer parses) is
+    /// left out. The status line says what was reopened and how to start clean.
+    pub fn reopen(&self, app: &mut App) {
+        let mut what = None;
+        if let Some(i) = self.view.as_deref().and_then(|n| app.view_index(n)) {
+            app.open_view_initially(i);
+            what = Some(format!(
+                "{:?}",
+                crate::text::one_line(&app.views[i].name, 40)
+            ));
+        } else if let Some(q) = self
+            .query
+            .as_deref()
+            .and_then(|q| crate::query::parse(q, Resource::Conversations).ok())
+        {
+            what = Some(crate::text::one_line(&q.to_string(), 40));
+            app.pending_query = Some(q);
+        }
+        crate::tui::query_run::place_pending(app);
+        if let Some(col) = self
+            .sort
+            .as_deref()
+            .and_then(|k| Column::parse(Resource::Conversations, k))
+        {
+            let generation = app.conversations.generation;
+            app.sort.conversations.preset(
+                Sort {
+                    col,
+                    desc: self.desc,
+                },
+                generation,
+            );
+            what.get_or_insert_with(|| "the list".into());
+        }
+        if self.tab == "visitors" {
+            app.active = Resource::Visitors;
+        }
+        if let Some(w) = what {
+            app.say(format!(
+                "reopened {w} as you left it · convo --fresh starts clean"
+            ));
+        }
+    }
+}
+
+/// Reads the place kept in the store of `config`'s profile and reopens it in `app` (before
+/// the browser starts). Nothing when there is none, or the store cannot be read (it says so
+/// itself once it runs).
+pub fn reopen_from_store(app: &mut App, config: &crate::config::Config) {
+    let Ok(path) = crate::store::path_for(config) else {
+        return;
+    };
+    let Ok(store) = crate::store::Store::open(&path) else {
+        return;
+    };
+    if let Ok(Some(text)) = store.place()
+        && let Some(p) = Place::from_text(&text)
+    {
+        p.reopen(app);
+    }
+}
