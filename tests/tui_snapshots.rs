@@ -370,13 +370,13 @@ fn the_export_path_stays_in_view_at_80_columns() {
         panic!("e opens the path prompt: {:?}", app.prompt);
     };
     let line = last_line(&testing::render(&app));
-    assert!(line.starts_with(" export to ("), "{line}");
+    assert!(line.starts_with(" export CSV to"), "{line}");
     assert!(line.contains(&path), "the path {path:?} is cut: {line:?}");
     let long = "./exports/2026/november/queue-of-the-night-shift-before-the-handover.csv";
     app.prompt = Some(convo::tui::prompt::Prompt::ExportExists(long.into()));
     let line = last_line(&testing::render(&app));
-    // The label shortens (to "exists; edit: ") before the name is cut.
-    assert!(line.starts_with(" exists; edit: "), "{line}");
+    // The label shortens (to "exists; CSV to: ") before the name is cut.
+    assert!(line.starts_with(" exists; CSV to: "), "{line}");
     assert!(
         line.contains("night-shift-before-the-handover.csv"),
         "{line:?}"
@@ -386,7 +386,7 @@ fn the_export_path_stays_in_view_at_80_columns() {
     update(&mut app, ch('e'));
     let line = last_line(&testing::render(&app));
     assert!(
-        line.contains("Enter writes, never overwrites; Esc cancels): ./convo-"),
+        line.contains("export CSV to (Enter writes, Esc cancels): ./convo-"),
         "{line}"
     );
 }
@@ -778,20 +778,27 @@ fn the_help_hint_and_the_detail_pane_hints_are_whole() {
     }
 }
 
-/// The export prompt's label shortens so that the path stays readable, and says whether
-/// names go with the ids at every width (at 80 columns the long label left no room for it).
+/// The export prompt's label shortens so that the path stays readable; the line above it
+/// says whether names go with the ids, and the formats, at every width (at 80 columns the
+/// long label left no room for it).
 #[test]
 fn the_export_prompt_leaves_room_for_the_path() {
     for w in [80, 100, 120, 200] {
         let (mut app, _s) = loaded(w, 24, 40, 5);
         update(&mut app, ch('e'));
         let screen = testing::render(&app);
-        let status = screen.lines().last().unwrap_or_default();
+        let mut lines = screen.lines().rev();
+        let status = lines.next().unwrap_or_default();
+        let guidance = lines.next().unwrap_or_default();
         assert!(
             status.contains("./convo-conversations-2026-11-22.csv"),
             "{w}: {status}"
         );
-        assert!(status.contains("Tab: ids only"), "{w}: {status}");
+        assert!(guidance.contains("Tab: ids only"), "{w}: {guidance}");
+        assert!(
+            guidance.contains(".json JSON · .jsonl JSON Lines"),
+            "{w}: {guidance}"
+        );
     }
 }
 
