@@ -224,7 +224,7 @@ jsonl and csv stream page by page, so memory stays flat on long walks.
 
 CSV is safe to open and to cat: a cell a spreadsheet would run as a formula gets a
 leading ', and terminal controls from the data (ESC, CR, C1 codes, bidi overrides) are
-written as visible stand-ins (␛, ␍, \u{202e}); newlines and tabs stay. --csv-raw writes
+written as visible stand-ins (␛, ␍, \\u{202e}); newlines and tabs stay. --csv-raw writes
 the bytes as sent, for pipelines. JSON and JSONL carry the exact strings, escaped.
 
 Exit codes:

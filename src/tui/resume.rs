@@ -17,7 +17,8 @@ pub struct Place {
     pub tab: String,
     /// The view the Conversations tab showed (built-in or `[[views]]`), by name.
     pub view: Option<String>,
-    /// Else its query as the query line writes it (`me` for `agent_id`); `None`: no filters.
+    /// Its query as the query line writes it (`me` for `agent_id`), reopened when the view is
+    /// gone; `None`: no filters.
     pub query: Option<String>,
     /// The display sort of the Conversations tab: a `[columns]` name, and whether descending.
     pub sort: Option<String>,
@@ -57,7 +58,9 @@ impl Place {
                 Resource::Conversations => "conversations".into(),
                 Resource::Visitors => "visitors".into(),
             },
-            query: (view.is_none() && !text.is_empty()).then_some(text),
+            // Kept beside the view's name: a view gone from the config (or `--query`'s own,
+            // which lives one run) still reopens as its query.
+            query: (!text.is_empty()).then_some(text),
             view,
             sort: sort.map(|s| s.col.key().to_string()),
             desc: sort.is_some_and(|s| s.desc),
