@@ -86,14 +86,14 @@ impl Place {
             app.open_view_initially(i);
             what = Some(format!(
                 "{:?}",
-                crate::text::one_line(&app.views[i].name, 40)
+                crate::text::one_line(&app.views[i].name, 26)
             ));
         } else if let Some(q) = self
             .query
             .as_deref()
             .and_then(|q| crate::query::parse(q, Resource::Conversations).ok())
         {
-            what = Some(crate::text::one_line(&q.to_string(), 40));
+            what = Some(crate::text::one_line(&q.to_string(), 28));
             app.pending_query = Some(q);
         }
         crate::tui::query_run::place_pending(app);
@@ -116,8 +116,9 @@ impl Place {
             app.active = Resource::Visitors;
         }
         if let Some(w) = what {
+            // Whole at 80 columns: the name or query is cut to fit.
             app.say(format!(
-                "reopened {w} as you left it · convo --fresh starts clean"
+                "reopened {w} as you left it · --fresh starts clean"
             ));
         }
     }
