@@ -280,7 +280,7 @@ async fn run(cli: Cli) -> u8 {
             convo::store_command::run(cmd.action(), &cfg, &client, &mut o).await
         }
         Some(_) => exit::OK,
-        None => run_tui(cfg, client, cli.view, cli.query, cli.demo).await,
+        None => run_tui(cfg, client, (cli.view, cli.query), cli.demo, cli.fresh).await,
     };
     if let Some(server) = demo {
         server.shutdown().await;
@@ -314,9 +314,9 @@ fn open_store(cfg: &Config, o: &mut Output<'_>) -> Option<convo::store::Store> {
 async fn run_tui(
     mut cfg: Config,
     client: Client,
-    view: Option<String>,
-    query: Option<String>,
+    (view, query): (Option<String>, Option<String>),
     demo: bool,
+    fresh: bool,
 ) -> u8 {
     // `--query`: a view of its own, opened at start (the browser runs its query as it does a
     // saved view's; a query that does not parse or resolve exits 2).
@@ -349,6 +349,7 @@ async fn run_tui(
     let opts = convo::tui::TuiOptions {
         initial_view: view,
         demo,
+        fresh,
     };
     match convo::tui::run(cfg, client, opts).await {
         Ok(convo::tui::Exit::Quit) => exit::OK,

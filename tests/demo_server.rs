@@ -597,3 +597,56 @@ async fn an_anchor_moves_every_time_and_keeps_the_walk() {
     moved.shutdown().await;
     fixed.shutdown().await;
 }
+
+/// Issue 39 §13: a visitor is never created after one of their conversations, in the
+/// generated data and after churn's new visitors (each created at their first conversation).
+/// Both lists walked over HTTP, as a client sees them.
+#[tokio::test]
+async fn no_visitor_is_created_after_their_conversations() {
+    let mut faults = Faults::default();
+    faults.churn.new_per_head = 5;
+    faults.churn.new_visitors = 100;
+    let s = start(400, 120, faults).await;
+    // every first-page request after the first adds five conversations by new visitors
+    for _ in 0..4 {
+        assert_eq!(get(&s, "/v1/conversations?limit=1").await.status, 200);
+    }
+    let visitors = walk(&s, "/v1/visitors", "", 100).await;
+    let conversations = walk(&s, "/v1/conversations", "", 100).await;
+    let created: std::collections::HashMap<&str, &str> = visitors
+        .iter()
+        .map(|v| {
+            (
+                v["id"].as_str().expect("id"),
+                v["createdAt"].as_str().expect("createdAt"),
+            )
+        })
+        .collect();
+    let parse = |t: &str| t.parse::<jiff::Timestamp>().expect("a time");
+    let mut checked = 0;
+    let mut late = Vec::new();
+    for c in &conversations {
+        let Some(v) = created.get(c["visitorId"].as_str().expect("visitorId")) else {
+            continue;
+        };
+        checked += 1;
+        let at = c["createdAt"].as_str().expect("createdAt");
+        if parse(v) > parse(at) {
+            late.push(format!(
+                "visitor {} at {v}, conversation {} at {at}",
+                c["visitorId"], c["id"]
+            ));
+        }
+    }
+    assert!(
+        checked >= 400,
+        "only {checked} conversations have a listed visitor"
+    );
+    assert!(
+        conversations.len() >= 415,
+        "churn added {}",
+        conversations.len() - 400
+    );
+    assert!(late.is_empty(), "{} of {checked}: {late:#?}", late.len());
+    s.shutdown().await;
+}

@@ -415,7 +415,7 @@ fn the_example_config_names_every_column() {
 
 #[test]
 fn the_example_config_names_every_built_in_view() {
-    let views: Vec<String> = convo::config::builtin_views::builtin_views()
+    let views: Vec<String> = convo::config::builtin_views::builtin_views(Some(uuid::Uuid::nil()))
         .iter()
         .map(|v| format!("\"{}\"", v.name))
         .collect();
@@ -512,7 +512,7 @@ fn the_summary_views_sample_is_a_real_run() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    for view in convo::config::builtin_views::builtin_views() {
+    for view in convo::config::builtin_views::builtin_views(Some(uuid::Uuid::nil())) {
         common::assert_has(&text, &view.name);
     }
     let sample = format!("\n```text\n$ convo summary --views\n{text}```\n");
@@ -526,7 +526,7 @@ fn the_help_texts_name_every_built_in_view() {
     for args in [&["--help"][..], &["summary", "--help"][..]] {
         let out = common::convo_cmd(home.path()).args(args).output().unwrap();
         let help = String::from_utf8_lossy(&out.stdout);
-        for view in convo::config::builtin_views::builtin_views() {
+        for view in convo::config::builtin_views::builtin_views(Some(uuid::Uuid::nil())) {
             assert!(
                 help.contains(&format!("\"{}\"", view.name)),
                 "convo {} does not name the built-in view {:?}:\n{help}",

@@ -560,6 +560,7 @@ fn a_saved_view_written_as_a_query() {
             &convo::tui::TuiOptions {
                 initial_view: Some(view.into()),
                 demo: false,
+                fresh: false,
             },
         )
         .unwrap()

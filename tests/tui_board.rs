@@ -62,7 +62,7 @@ fn saved_views() -> Vec<View> {
 /// target, its Conversations tab loaded from a fake server.
 fn app_with_views(w: u16, h: u16) -> (App, FakeServer) {
     let mut app = testing::app(w, h, 50);
-    app.views = builtin_views();
+    app.views = builtin_views(None);
     app.views.extend(saved_views());
     app.set_sla(common::app::first_response(5), false);
     let server = FakeServer::new(40, 5);
@@ -345,7 +345,7 @@ fn the_board_uses_200x50() {
 /// The built-in views and the three saved ones against the demo server, on the real loop.
 fn harness(server: &convo::demo::DemoServer, size: (u16, u16)) -> Harness {
     let mut app = testing::app(size.0, size.1, 50);
-    app.views = builtin_views();
+    app.views = builtin_views(None);
     app.views.extend(saved_views());
     app.refresh_max_pages = 3;
     app.set_sla(common::app::first_response(5), false);

@@ -109,6 +109,7 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
         &convo::tui::TuiOptions {
             initial_view: Some("breaching".into()),
             demo: false,
+            fresh: false,
         },
     )
     .expect("app");

@@ -101,6 +101,10 @@ impl Driver {
                         Command::CheckExportPath(path) => {
                             queue.push(convo::tui::export::write::check_path(path))
                         }
+                        Command::ProposeExportPath(asked) => {
+                            let free = convo::tui::export::write::free_path(&asked);
+                            queue.push(Msg::ExportPathProposed { asked, free })
+                        }
                         other => out.push(other),
                     }
                 }
@@ -478,33 +482,40 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n");
     assert!(app.conversations.pager.is_done());
     assert_eq!(app.active, Resource::Conversations);
-    // e again: the refused name, to edit
+    // e again: the refused name is taken now; the free one beside it is proposed
     dr.drive(&mut app, ch('e'), Some(0));
     assert_eq!(
         app.prompt,
-        Some(Prompt::Export(path.to_str().unwrap().into()))
+        Some(Prompt::Export(
+            tmp.path().join("free-2.csv").to_str().unwrap().into()
+        ))
     );
 }
 
 #[test]
-fn an_existing_file_is_said_at_once_and_its_name_kept_for_editing() {
+fn an_existing_file_is_said_at_once_and_a_free_name_proposed() {
     let (mut dr, mut app) = open_conversations(400, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
     let taken = common::file(tmp.path(), "taken.csv", "mine\n");
+    common::file(tmp.path(), "taken-2.csv", "mine too\n");
     let typed = taken.to_str().unwrap().to_string();
-    // Enter on a name that exists: said at once, the name kept in the prompt, no question
+    let free = tmp.path().join("taken-3.csv").to_str().unwrap().to_string();
+    // Enter on a name that exists: said at once, the first free name beside it proposed
     let cmds = export_to(&mut dr, &mut app, &taken);
     assert!(exports(&cmds).is_empty() && dr.pending.is_empty());
-    assert_eq!(app.prompt, Some(Prompt::ExportExists(typed.clone())));
+    assert_eq!(app.prompt, Some(Prompt::ExportExists(free.clone())));
     let screen = testing::render(&app);
-    common::assert_has(
-        &screen,
-        "that file exists and is never overwritten: edit the name",
-    );
+    common::assert_has(&screen, "that file exists: export CSV to this new name");
+    common::assert_has(&screen, "never overwritten · Tab: ids only");
+    // Enter writes there: the scope question
+    dr.drive(&mut app, key(KeyCode::Enter), Some(0));
+    assert_eq!(app.prompt, Some(Prompt::ExportScope(free.clone())));
+    dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     // editing it: the plain prompt again with the edited name; a free name goes on to the
     // scope question
+    export_to(&mut dr, &mut app, &taken);
     dr.drive(&mut app, key(KeyCode::Backspace), Some(0));
-    let edited = typed[..typed.len() - 1].to_string();
+    let edited = free[..free.len() - 1].to_string();
     assert_eq!(app.prompt, Some(Prompt::Export(edited.clone())));
     for c in "2.csv".chars() {
         dr.drive(&mut app, ch(c), Some(0));
@@ -518,7 +529,8 @@ fn an_existing_file_is_said_at_once_and_its_name_kept_for_editing() {
     // Esc in the "exists" prompt cancels, the file untouched
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     export_to(&mut dr, &mut app, &taken);
-    assert_eq!(app.prompt, Some(Prompt::ExportExists(typed)));
+    assert_eq!(app.prompt, Some(Prompt::ExportExists(free)));
+    assert_ne!(typed, edited);
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert!(app.prompt.is_none());
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine\n");
@@ -552,6 +564,12 @@ fn an_export_of_hostile_visitors_guards_formulas_and_is_for_the_owner_only() {
         }
     }
     assert!(guarded >= 6, "{guarded}");
+    // Issue 39 §11: terminal controls from the data are shown, not kept: `cat` of the file
+    // replays nothing (ESC, CR, C1, bidi overrides); newlines stay inside quoted cells.
+    for bad in ['\u{1b}', '\r', '\u{9b}', '\u{202e}', '\u{7}'] {
+        assert!(!written.contains(bad), "{bad:?} in the file");
+    }
+    assert!(written.contains('␛') && written.contains("\\u{202e}"));
     // The same bytes as `convo list visitors --all --format csv` (one implementation).
     let o = convo_cmd(tmp.path())
         .env("CONVO_API_KEY", dr.d.key())
@@ -614,4 +632,75 @@ fn export_cmds(app: &mut App, path: &Path) -> Vec<Command> {
         cmds = update(app, ch('l'));
     }
     cmds
+}
+
+/// Issue 39 §11, on the real loop against the demo server at 80x24 and 120x35: the path
+/// prompt's guidance whole on the line above it; the name picks the format (`.json` a JSON
+/// array that parses, `.jsonl` JSON Lines) and the prompt says which; a name taken proposes
+/// the free one beside it (`-2`), which Enter writes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_name_picks_the_format_and_a_second_export_gets_a_name_of_its_own() {
+    use common::runtime::{Harness, demo};
+    let server = demo(convo::demo::DemoOptions {
+        conversations: 30,
+        visitors: 20,
+        ..Default::default()
+    })
+    .await;
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut h = Harness::on(&server, (w, h), 50);
+        h.until(vec![], "all 30 loaded").await;
+        let screen = h.until(vec![KeyCode::Char('e')], "export CSV to").await;
+        common::assert_has(
+            &screen,
+            "Tab: ids only · .csv CSV · .json JSON · .jsonl JSON Lines · CSV: ESC shown as ␛",
+        );
+        // a name: what is typed replaces the proposal
+        let typed = |name: &str| {
+            let mut keys = vec![KeyCode::Backspace; 80];
+            keys.extend(
+                tmp.path()
+                    .join(name)
+                    .to_str()
+                    .unwrap()
+                    .chars()
+                    .map(KeyCode::Char),
+            );
+            keys
+        };
+        let screen = h.until(typed("mine.json"), "export JSON to").await;
+        assert!(!screen.contains("…mine.json"), "the name whole: {screen}");
+        h.until(vec![KeyCode::Enter], "exported").await;
+        let json = std::fs::read_to_string(tmp.path().join("mine.json")).unwrap();
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
+        assert_eq!(rows.len(), 30);
+        // the same name again: the free one beside it, written by Enter
+        h.until(vec![KeyCode::Char('e')], "export").await;
+        h.until(typed("mine.json"), "export JSON to").await;
+        h.until(vec![KeyCode::Enter], "file exists").await;
+        let free = tmp.path().join("mine-2.json");
+        assert_eq!(
+            h.app.prompt,
+            Some(Prompt::ExportExists(free.to_str().unwrap().into()))
+        );
+        h.until(vec![KeyCode::Enter], "mine-2.json").await;
+        let json = std::fs::read_to_string(&free).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Vec<serde_json::Value>>(&json)
+                .unwrap()
+                .len(),
+            30
+        );
+        // .jsonl: one object a line
+        h.until(vec![KeyCode::Char('e')], "export").await;
+        h.until(typed("mine.jsonl"), "export JSON Lines to").await;
+        h.until(vec![KeyCode::Enter], "mine.jsonl").await;
+        let lines = std::fs::read_to_string(tmp.path().join("mine.jsonl")).unwrap();
+        assert_eq!(lines.lines().count(), 30);
+        for l in lines.lines() {
+            serde_json::from_str::<serde_json::Value>(l).expect("a JSON line");
+        }
+    }
+    server.shutdown().await;
 }

@@ -159,7 +159,7 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
     let bytes = convo::tui::notify::notification(2);
     assert_eq!(
         bytes,
-        "\u{7}\u{1b}]9;convo: 2 more unassigned open\u{7}\u{1b}]777;notify;convo;2 more unassigned open\u{7}"
+        "\u{7}\u{1b}]9;convo: 2 new conversations in the view\u{7}\u{1b}]777;notify;convo;2 new conversations in the view\u{7}"
     );
 }
 
@@ -245,7 +245,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
     let out = String::from_utf8_lossy(&h.out).to_string();
     assert!(out.starts_with("\u{7}\u{1b}]9;convo: "), "{out:?}");
     assert_eq!(
-        out.matches("more unassigned open\u{7}").count(),
+        out.matches("new conversations in the view\u{7}").count(),
         2,
         "{out:?}"
     );

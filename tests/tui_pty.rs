@@ -14,10 +14,16 @@ const COLS: u16 = 120;
 
 /// convo on `server`, no config file, its home (store, log) in `tmp`.
 fn spawn(server: &Demo, tmp: &std::path::Path) -> Pty {
+    spawn_with(server, tmp, &[])
+}
+
+/// [`spawn`] with more arguments (`--fresh`).
+fn spawn_with(server: &Demo, tmp: &std::path::Path, args: &[&str]) -> Pty {
     let mut cmd = common::pty::command(tmp);
     cmd.env("CONVO_API_KEY", server.api_key());
     let url = server.base_url();
     cmd.args(["--config", "/nonexistent-dir/none.toml", "--base-url", &url]);
+    cmd.args(args);
     Pty::run(cmd, COLS, ROWS)
 }
 
@@ -165,8 +171,8 @@ fn since_you_last_looked_marks_what_changed_between_two_runs() {
 }
 
 /// A view left for another keeps its look too (not only at quit): run 1 leaves the unfiltered
-/// view for `u` and quits there; run 2 starts unfiltered and is compared with what run 1 had
-/// before it switched.
+/// view for `u` and quits there; run 2 starts unfiltered (`--fresh`: a plain start reopens
+/// `u`'s view, tests/tui_restart.rs) and is compared with what run 1 had before it switched.
 #[test]
 fn a_view_left_for_another_keeps_its_look_for_the_next_start() {
     let server = churning();
@@ -178,7 +184,9 @@ fn a_view_left_for_another_keeps_its_look_for_the_next_start() {
     s.wait_for(" loaded");
     s.send("q");
     drop(s);
-    let screen = run_again(&server, tmp.path(), " changed since");
+    let mut s = spawn_with(&server, tmp.path(), &["--fresh"]);
+    let screen = s.wait_for(" changed since");
+    s.send("q");
     assert!(screen.contains(" new, "), "{screen}");
     assert!(
         !screen.contains("assignee:none  x clears"),

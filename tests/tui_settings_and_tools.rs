@@ -452,7 +452,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
         path,
         rows,
         kind: ExportKind::Loaded,
-        jsonl: false,
+        format: convo::tui::export::Format::Csv,
         ..
     }) = cmds.iter().find(|c| matches!(c, Command::Export { .. }))
     else {
@@ -491,8 +491,13 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     convo::tui::testing::update_checked(&mut app, key(KeyCode::Enter));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(
-        cmds.iter()
-            .any(|c| matches!(c, Command::Export { jsonl: true, .. })),
+        cmds.iter().any(|c| matches!(
+            c,
+            Command::Export {
+                format: convo::tui::export::Format::Jsonl,
+                ..
+            }
+        )),
         "{cmds:?}"
     );
     let Some(Command::ExportRows { part, .. }) = cmds
@@ -521,12 +526,15 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     assert_eq!(parts, 1);
     let first = std::fs::read_to_string(&path).unwrap();
     assert_eq!(first.lines().count(), 4);
-    // The same name again: said at once (the prompt, with the name to edit), nothing written.
+    // The same name again: said at once (the prompt, with the free name beside it to
+    // write or edit), nothing written.
     let cmds = start(&mut app);
     assert!(cmds.is_empty(), "{cmds:?}");
     assert_eq!(
         app.prompt,
-        Some(Prompt::ExportExists(path.to_str().unwrap().into()))
+        Some(Prompt::ExportExists(
+            dir.join("out-2.csv").to_str().unwrap().into()
+        ))
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
     let _ = std::fs::remove_dir_all(&dir);

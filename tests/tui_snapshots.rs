@@ -370,13 +370,13 @@ fn the_export_path_stays_in_view_at_80_columns() {
         panic!("e opens the path prompt: {:?}", app.prompt);
     };
     let line = last_line(&testing::render(&app));
-    assert!(line.starts_with(" export to ("), "{line}");
+    assert!(line.starts_with(" export CSV to"), "{line}");
     assert!(line.contains(&path), "the path {path:?} is cut: {line:?}");
     let long = "./exports/2026/november/queue-of-the-night-shift-before-the-handover.csv";
     app.prompt = Some(convo::tui::prompt::Prompt::ExportExists(long.into()));
     let line = last_line(&testing::render(&app));
-    // The label shortens (to "exists; edit: ") before the name is cut.
-    assert!(line.starts_with(" exists; edit: "), "{line}");
+    // The label shortens (to "exists; CSV to: ") before the name is cut.
+    assert!(line.starts_with(" exists; CSV to: "), "{line}");
     assert!(
         line.contains("night-shift-before-the-handover.csv"),
         "{line:?}"
@@ -386,7 +386,7 @@ fn the_export_path_stays_in_view_at_80_columns() {
     update(&mut app, ch('e'));
     let line = last_line(&testing::render(&app));
     assert!(
-        line.contains("Enter writes, never overwrites; Esc cancels): ./convo-"),
+        line.contains("export CSV to (Enter writes, Esc cancels): ./convo-"),
         "{line}"
     );
 }
@@ -785,20 +785,65 @@ fn the_help_hint_and_the_detail_pane_hints_are_whole() {
     }
 }
 
-/// The export prompt's label shortens so that the path stays readable, and says whether
-/// names go with the ids at every width (at 80 columns the long label left no room for it).
+/// The export prompt's label shortens so that the path stays readable; the line above it
+/// says whether names go with the ids, and the formats, at every width (at 80 columns the
+/// long label left no room for it).
 #[test]
 fn the_export_prompt_leaves_room_for_the_path() {
     for w in [80, 100, 120, 200] {
         let (mut app, _s) = loaded(w, 24, 40, 5);
         update(&mut app, ch('e'));
         let screen = testing::render(&app);
-        let status = screen.lines().last().unwrap_or_default();
+        let mut lines = screen.lines().rev();
+        let status = lines.next().unwrap_or_default();
+        let guidance = lines.next().unwrap_or_default();
         assert!(
             status.contains("./convo-conversations-2026-11-22.csv"),
             "{w}: {status}"
         );
-        assert!(status.contains("Tab: ids only"), "{w}: {status}");
+        assert!(guidance.contains("Tab: ids only"), "{w}: {guidance}");
+        assert!(
+            guidance.contains(".json JSON · .jsonl JSON Lines"),
+            "{w}: {guidance}"
+        );
+    }
+}
+
+/// Issue 39 §12: the filter pane's longest label ("visitor email") keeps a gap before its
+/// value (it ran into it: `▸ visitor emailnguyn…`), at 80x24 and 120x35.
+#[test]
+fn filter_pane_labels_keep_apart_from_their_values() {
+    for (w, h) in [(80, 24), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 300, 10);
+        update(&mut app, ch('/'));
+        for _ in 0..4 {
+            update(&mut app, key(KeyCode::Tab));
+        }
+        for c in "nguyen.van.an23@example.com".chars() {
+            update(&mut app, ch(c));
+        }
+        let screen = testing::render(&app);
+        assert!(
+            screen.contains("▸ visitor email  nguyen.van.an23@example.com"),
+            "{screen}"
+        );
+        insta::assert_snapshot!(format!("filter_pane_labels_{w}x{h}"), screen);
+    }
+}
+
+/// Issue 39 §12: with the detail pane beside the table, the table's scrollbar keeps a blank
+/// cell before the pane's border (it sat against it); below the table at 80x24.
+#[test]
+fn detail_pane_leaves_a_cell_after_the_scrollbar() {
+    for (w, h) in [(80, 24), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 300, 10);
+        update(&mut app, key(KeyCode::Enter));
+        let screen = testing::render(&app);
+        if w >= 120 {
+            let row = screen.lines().nth(4).unwrap_or_default();
+            assert!(row.contains("█ │"), "{row}");
+        }
+        insta::assert_snapshot!(format!("detail_pane_gutter_{w}x{h}"), screen);
     }
 }
 

@@ -132,7 +132,8 @@ pub struct CommonListArgs {
     #[arg(long, value_enum, default_value_t = Choice(Format::Table))]
     pub format: Choice<Format>,
     /// CSV cells exactly as sent: no leading ' on cells a spreadsheet would run as a formula
-    /// (those starting with = + - @, tab or CR). For pipelines, not for spreadsheets.
+    /// (those starting with = + - @, tab or CR), terminal controls (ESC, CR) kept as bytes.
+    /// For pipelines, not for spreadsheets nor for cat.
     #[arg(long)]
     pub csv_raw: bool,
 }

@@ -125,9 +125,14 @@ pub struct Cli {
     pub demo_rate_limit: Option<u32>,
 
     /// Open the TUI on this saved view ([[views]] in the config, or a built-in one:
-    /// "Unassigned open", "Breaching")
+    /// "Unassigned open", "Breaching", "My open" with agent_id set)
     #[arg(long, value_name = "NAME")]
     pub view: Option<String>,
+
+    /// Start the TUI on the unfiltered list, not where the last session quit (its view or
+    /// query, sort and tab are otherwise reopened, from the profile's local store)
+    #[arg(long, conflicts_with_all = ["view", "query"])]
+    pub fresh: bool,
 
     /// Open the TUI on the conversations this query lists (docs/queries.md), e.g.
     /// 'status:open,pending assignee:me,none site:"Web shop"'.
@@ -225,6 +230,11 @@ const LIST_AFTER_HELP: &str = "\
 Output goes to stdout; progress (on a terminal only), warnings and errors to stderr.
 json, jsonl and csv stream page by page: rows are not held, only each row's id (to drop
 repeats), about 32 MiB at a million rows.
+
+CSV is safe to open and to cat: a cell a spreadsheet would run as a formula gets a
+leading ', and terminal controls from the data (ESC, CR, C1 codes, bidi overrides) are
+written as visible stand-ins (␛, ␍, \\u{202e}); newlines and tabs stay. --csv-raw writes
+the bytes as sent, for pipelines. JSON and JSONL carry the exact strings, escaped.
 
 Exit codes:
   0  ok

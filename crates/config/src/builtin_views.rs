@@ -3,6 +3,7 @@
 
 use super::View;
 use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
+use uuid::Uuid;
 
 /// The name of the built-in view.
 pub const BUILTIN_VIEW: &str = "Unassigned open";
@@ -30,9 +31,30 @@ pub fn builtin_view() -> View {
     }
 }
 
-/// The built-in views, in the picker's order.
-pub fn builtin_views() -> Vec<View> {
-    vec![builtin_view(), breaching_view()]
+/// The name of the built-in view of the agent's own open conversations.
+pub const MY_OPEN_VIEW: &str = "My open";
+
+/// The built-in views, in the picker's order; "My open" when `agent_id` (who `me` is) is set.
+pub fn builtin_views(agent_id: Option<Uuid>) -> Vec<View> {
+    let mut v = vec![builtin_view(), breaching_view()];
+    v.extend(agent_id.map(my_open_view));
+    v
+}
+
+/// The built-in "My open" view: open conversations assigned to `me` (`agent_id`), newest
+/// first; the chips and the picker write it `status:open assignee:me`. It notifies: a
+/// conversation just assigned to me rings the bell while it is open.
+pub fn my_open_view(me: Uuid) -> View {
+    View {
+        name: MY_OPEN_VIEW.into(),
+        notify: true,
+        conversations: ConversationFilter {
+            status: Some(Status::Open),
+            assignee: Assignee::Agent(me),
+            ..ConversationFilter::default()
+        },
+        ..builtin_view()
+    }
 }
 
 /// The built-in "Breaching" view: the waiting conversations past their first-response target

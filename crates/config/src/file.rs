@@ -686,7 +686,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         }
     };
     // A name there that is no view is a typo: the view would be walked after all.
-    let builtin = crate::builtin_views::builtin_views();
+    let builtin = crate::builtin_views::builtin_views(agent_id);
     if let Some(bad) = exporter_exclude.iter().find(|n| {
         !builtin
             .iter()

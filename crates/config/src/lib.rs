@@ -71,7 +71,8 @@ pub struct View {
     /// Filters of a visitors view (default for a conversations view).
     pub visitors: VisitorFilter,
     /// `notify = true`: a bell and a desktop notification (fixed text) when a refresh finds
-    /// more unassigned open conversations in this view than before. Conversations views only.
+    /// new conversations in this view (any view: in "My open", those just assigned to me).
+    /// Conversations views only.
     pub notify: bool,
     /// Every page loaded and shown oldest first (the built-in "Breaching" view): the queue as a
     /// supervisor works it, the longest waiting on top.

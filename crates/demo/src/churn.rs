@@ -189,8 +189,9 @@ impl Live {
         self.data.conversations.get(self.at_newest(0))
     }
 
-    /// A new visitor at the newest end of the visitors list, created no earlier than `at`.
-    fn new_visitor(&mut self, at: Timestamp) -> uuid::Uuid {
+    /// A new visitor at the newest end of the visitors list, created no earlier than `at`:
+    /// their id and when they were created.
+    fn new_visitor(&mut self, at: Timestamp) -> (uuid::Uuid, Timestamp) {
         let newest = if self.oldest_first {
             self.data.visitors.last()
         } else {
@@ -206,7 +207,7 @@ impl Live {
         } else {
             self.data.visitors.insert(0, v);
         }
-        id
+        (id, created_at)
     }
 
     /// The time now by the wall clock, when changes are made at it.
@@ -295,7 +296,10 @@ impl Live {
             created_at = created_at.max(now);
         }
         let visitor_id = if by_new {
-            self.new_visitor(created_at)
+            // Created at their first conversation: a newest visitor later than it moves both.
+            let (id, at) = self.new_visitor(created_at);
+            created_at = at;
+            id
         } else {
             known
         };

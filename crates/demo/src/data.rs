@@ -459,12 +459,31 @@ pub fn dataset(seed: u64, conversations: usize, visitors: usize) -> Dataset {
     }
     live_queue(&mut cs, &agents, seed, reference);
     cs.sort_by_key(|c| std::cmp::Reverse((c.created_at, c.id)));
+    created_by_first_conversation(&mut vs, &cs);
     Dataset {
         conversations: cs,
         visitors: vs,
         sites,
         agents,
     }
+}
+
+/// A visitor exists before they write: one created after their first conversation (a random
+/// time drawn apart from it) is created at it instead. `vs` is sorted again (API order).
+fn created_by_first_conversation(vs: &mut [DemoVisitor], cs: &[DemoConversation]) {
+    let mut first: std::collections::HashMap<Uuid, Timestamp> = std::collections::HashMap::new();
+    for c in cs {
+        first
+            .entry(c.visitor_id)
+            .and_modify(|t| *t = (*t).min(c.created_at))
+            .or_insert(c.created_at);
+    }
+    for v in vs.iter_mut() {
+        if let Some(&t) = first.get(&v.id) {
+            v.created_at = v.created_at.min(t);
+        }
+    }
+    vs.sort_by_key(|v| std::cmp::Reverse((v.created_at, v.id)));
 }
 
 /// Hostile text for the `hostile` fault: everything a terminal could act on, then what a

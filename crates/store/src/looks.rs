@@ -159,6 +159,26 @@ impl Store {
             .map_err(|e| self.error(&e))
     }
 
+    /// Keeps where the browser was when it quit (`text`: what `tui::resume` writes).
+    pub fn save_place(&self, text: &str, now: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO place (id, text, saved_at) VALUES (1, ?1, ?2)
+                 ON CONFLICT(id) DO UPDATE SET text = excluded.text, saved_at = excluded.saved_at",
+                params![text, now],
+            )
+            .map(|_| ())
+            .map_err(|e| self.error(&e))
+    }
+
+    /// Where the browser was when it last quit, if kept.
+    pub fn place(&self) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT text FROM place WHERE id = 1", [], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.error(&e))
+    }
+
     /// What view `key` had loaded at the last look, if anything was kept.
     pub fn look(&self, key: &str) -> Result<Option<Snapshot>, StoreError> {
         self.conn

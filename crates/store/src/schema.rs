@@ -70,6 +70,13 @@ pub(super) const MIGRATIONS: &[&str] = &[
         rows INTEGER NOT NULL,          -- loaded rows with this visitor, at the last sighting
         seen_at INTEGER NOT NULL
      ) WITHOUT ROWID;",
+    // 7: where the browser was when it quit (its view or query, sort, tab), reopened at the
+    // next start unless `--fresh`.
+    "CREATE TABLE place (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        text TEXT NOT NULL,             -- convo_tui::resume's JSON
+        saved_at INTEGER NOT NULL
+     );",
 ];
 
 /// The schema version this convo writes.
@@ -84,6 +91,7 @@ pub(super) const DATA_TABLES: &[&str] = &[
     "query_history",
     "request_budget",
     "unknown_visitors",
+    "place",
 ];
 
 #[derive(Debug)]

@@ -59,6 +59,23 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// As [`sanitize`], but newlines and tabs are kept (a CSV file's multi-line cells stay as
+/// they were; nothing else a terminal would act on is left, so `cat` of the file is safe).
+pub fn sanitize_keeping_lines(s: &str) -> Cow<'_, str> {
+    let kept = |c: char| c == '\n' || c == '\t';
+    if s.chars().all(|c| kept(c) || stand_in(c).is_none()) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match stand_in(c).filter(|_| !kept(c)) {
+            Some(rep) => out.push_str(&rep),
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Display width in terminal cells of already-sanitised text.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)

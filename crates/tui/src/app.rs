@@ -51,6 +51,8 @@ pub struct AppInit {
     pub tz: TimeZone,
     /// Terminal size (columns, rows).
     pub size: (u16, u16),
+    /// `agent_id` (who `me` is): the built-in "My open" view when set.
+    pub agent_id: Option<uuid::Uuid>,
 }
 
 /// The browser's state.
@@ -154,6 +156,9 @@ pub struct App {
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
     pub pending_query: Option<convo_query::query::Query>,
+    /// The view whose "since you last looked" was last asked of the store (by its look key);
+    /// `None` until the store runs.
+    pub look_asked: Option<String>,
     /// Stream pages a union tab reads for rows its checks let through before it waits for
     /// `L` (`scan_max_pages`).
     pub scan_max_pages: usize,
@@ -176,7 +181,7 @@ impl App {
     /// message to `update` asks for the first pages).
     pub fn new(init: AppInit) -> App {
         let refresh_secs = init.refresh_secs.filter(|s| *s > 0);
-        let mut views = builtin_views();
+        let mut views = builtin_views(init.agent_id);
         views.extend(init.views);
         App {
             conversations: TabState::new(
@@ -233,6 +238,7 @@ impl App {
             sla: Default::default(),
             query_settings: Default::default(),
             pending_query: None,
+            look_asked: None,
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             query_history: PerTab::default(),
             config_file: None,

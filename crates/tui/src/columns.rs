@@ -90,7 +90,7 @@ columns! {
         conversations: Some(Part::hidden(
             |_: &Conversation, _, _| None,
             |c, cx, n| due(c, cx, Target::FirstResponse, n),
-        ).sort(|c| SortKey::time(&c.created_at, !convo_engine::sla::is_waiting(c)))),
+        ).sort(|c, _| SortKey::time(&c.created_at, !convo_engine::sla::is_waiting(c)))),
         visitors: None;
     /// Time left or overdue against the resolution target (`[sla]`).
     Resolution = "resolution", "resolution", col("RESOLVE", 9, 11, 5).turn(1),
@@ -98,18 +98,22 @@ columns! {
         conversations: Some(Part::hidden(
             |_: &Conversation, _, _| None,
             |c, cx, n| due(c, cx, Target::Resolution, n),
-        ).sort(|c| SortKey::time(&c.created_at, c.status == Status::Closed))),
+        ).sort(|c, _| SortKey::time(&c.created_at, c.status == Status::Closed))),
         visitors: None;
     // Room to spare goes to the visitor's name, then the whole id, then sites and agents.
     Visitor = "visitor", "visitor", col("VISITOR", 8, 15, 0).stretch(32, 0),
         // The name, else e-mail, else external id (cut with … to the column), else the id.
+        // Sorted as shown: by the name (folded: case and accents), ids after names.
         conversations: Some(Part::shown(
-            |c, _, _| Some(short_id(&c.visitor_id)),
+            |c: &Conversation, _, _| Some(short_id(&c.visitor_id)),
             |c, cx, n| match cx.names.shown(&c.visitor_id) {
                 Some(name) => Content::plain(fit(name, n.max(8))),
                 None => Content::plain(short_id(&c.visitor_id)),
             },
-        )),
+        ).sort(|c, names| match names.shown(&c.visitor_id) {
+            Some(name) => SortKey::text(Some(convo_text::sanitize(name).into_owned())),
+            None => SortKey::after(short_id(&c.visitor_id)),
+        })),
         visitors: None;
     Site = "site", "site", col("SITE", 8, 18, 6).stretch(24, 2),
         conversations: Some(Part::shown(
@@ -124,6 +128,7 @@ columns! {
                 None => "unassigned".into(),
             }),
             |c, cx, n| match &c.assignee_id {
+                Some(id) if cx.me == Some(*id) => Content::plain(fit("me", n)),
                 Some(id) => Content::plain(fit(&id_label(cx.aliases, id), n)),
                 None => Content::new(fit("unassigned", n), Look::Unassigned),
             },
@@ -147,7 +152,7 @@ columns! {
         conversations: Some(Part::shown(
             |c: &Conversation, now, _| Some(relative_ts(now, &c.created_at)),
             |c, cx, n| Content::plain(fit(&relative_ts(cx.now, &c.created_at), n)),
-        ).sort(|c| SortKey::time(&c.created_at, false))),
+        ).sort(|c, _| SortKey::time(&c.created_at, false))),
         // Visitors without a creation time come after every other.
         visitors: Some(Part::shown(
             |v: &Visitor, now, _| v.created_at.as_ref().map(|t| relative_ts(now, t)),
@@ -155,7 +160,7 @@ columns! {
                 Some(t) => Content::plain(fit(&relative_ts(cx.now, t), n)),
                 None => Content::empty(),
             },
-        ).sort(|v| match &v.created_at {
+        ).sort(|v, _| match &v.created_at {
             Some(t) => SortKey::time(t, false),
             None => SortKey { group: 4, num: 0, text: Box::default() },
         }));
@@ -163,7 +168,7 @@ columns! {
         conversations: Some(Part::shown(
             |c: &Conversation, now, _| Some(relative_ts(now, &c.updated_at)),
             |c, cx, n| Content::plain(fit(&relative_ts(cx.now, &c.updated_at), n)),
-        ).sort(|c| SortKey::time(&c.updated_at, false))),
+        ).sort(|c, _| SortKey::time(&c.updated_at, false))),
         visitors: None;
     Attributes = "attributes", "attributes", col("ATTRIBUTES", 10, 36, 4).stretch(200, 2),
         conversations: None,
@@ -177,11 +182,11 @@ columns! {
         conversations: Some(Part::shown(
             |c: &Conversation, _, _| Some(c.id.to_string()),
             |c, _, n| Content::plain(if n >= 36 { c.id.to_string() } else { short_id(&c.id) }),
-        ).sort(|c| SortKey::id(&c.id))),
+        ).sort(|c, _| SortKey::id(&c.id))),
         visitors: Some(Part::hidden(
             |v: &Visitor, _, _| Some(v.id.to_string()),
             |v, _, n| Content::plain(if n >= 36 { v.id.to_string() } else { short_id(&v.id) }),
-        ).sort(|v| SortKey::id(&v.id)));
+        ).sort(|v, _| SortKey::id(&v.id)));
 }
 
 /// A column's title, the narrowest and the widest it is useful at, how far it stretches once
@@ -249,8 +254,9 @@ pub struct Part<T> {
     /// Shown unless `[columns]` says otherwise.
     shown: bool,
     text: TextFn<T>,
-    /// The sort key, when the column does not sort by its text.
-    sort: Option<fn(&T) -> SortKey>,
+    /// The sort key, when the column does not sort by its text (the visitors' names the
+    /// screen knows at hand: a column sorts as it shows).
+    sort: Option<fn(&T, &VisitorNames) -> SortKey>,
     cell: CellFn<T>,
 }
 
@@ -274,7 +280,7 @@ impl<T> Part<T> {
     }
 
     /// The same, sorting by `key` rather than by its text.
-    fn sort(self, key: fn(&T) -> SortKey) -> Part<T> {
+    fn sort(self, key: fn(&T, &VisitorNames) -> SortKey) -> Part<T> {
         Part {
             sort: Some(key),
             ..self
@@ -292,6 +298,8 @@ pub struct CellCx<'a> {
     pub no_color: bool,
     /// The attribute keys the tab's query names (`attr.plan:pro`): shown first.
     pub first_attributes: &'a [String],
+    /// `agent_id` (who `me` is in queries): the ASSIGNEE column says `me` for it.
+    pub me: Option<uuid::Uuid>,
 }
 
 /// A cell's text, fitted, and how it looks (the view picks the style).
@@ -377,6 +385,12 @@ fn due(c: &Conversation, cx: &CellCx<'_>, which: Target, n: usize) -> Content {
 }
 
 impl Column {
+    /// Whether the column sorts by the visitors' names the screen knows (its order changes
+    /// as they arrive).
+    pub fn sorts_by_name(self) -> bool {
+        self == Column::Visitor
+    }
+
     /// The column of a `[columns]` name on a tab.
     pub fn parse(tab: Resource, name: &str) -> Option<Column> {
         Column::of(tab).find(|c| c.key() == name)
@@ -499,11 +513,12 @@ pub trait Cells: Sized {
         Self::part(col).and_then(|p| (p.text)(self, now, aliases))
     }
 
-    /// The row's key for sorting by a column (times as times, text case-insensitively, empty
-    /// last): computed once per row and sort, never per comparison.
-    fn sort_key(&self, col: Column, aliases: &Aliases) -> SortKey {
+    /// The row's key for sorting by a column (times as times, text with case and accents
+    /// folded as quick search folds them, empty last): computed once per row and sort, never
+    /// per comparison.
+    fn sort_key(&self, col: Column, aliases: &Aliases, names: &VisitorNames) -> SortKey {
         match Self::part(col).and_then(|p| p.sort) {
-            Some(key) => key(self),
+            Some(key) => key(self, names),
             None => SortKey::text(self.text(col, jiff::Timestamp::UNIX_EPOCH, aliases)),
         }
     }
@@ -551,6 +566,15 @@ pub struct SortKey {
 }
 
 impl SortKey {
+    /// The order of two keys, descending or not: the coarse groups (empty, untracked,
+    /// unknown) stay after the values either way.
+    pub fn cmp_in(&self, other: &SortKey, desc: bool) -> std::cmp::Ordering {
+        let rest = (self.num, &self.text).cmp(&(other.num, &other.text));
+        self.group
+            .cmp(&other.group)
+            .then(if desc { rest.reverse() } else { rest })
+    }
+
     fn time(t: &Timestamp, after: bool) -> SortKey {
         let base = if after { 2 } else { 0 };
         match t {
@@ -581,13 +605,23 @@ impl SortKey {
             Some(t) => SortKey {
                 group: 0,
                 num: 0,
-                text: t.to_lowercase().into(),
+                text: convo_text::fold::fold(&t).into(),
             },
             None => SortKey {
                 group: 1,
                 num: 0,
                 text: Box::default(),
             },
+        }
+    }
+
+    /// A stand-in shown where a value is not known (a visitor's short id before their name):
+    /// after the values, before the empty ones.
+    fn after(t: String) -> SortKey {
+        SortKey {
+            group: 1,
+            num: 0,
+            text: t.into(),
         }
     }
 }

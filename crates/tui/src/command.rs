@@ -83,6 +83,9 @@ pub enum Command {
     },
     /// Keep what a Conversations view had loaded, as it is left for another (the next start
     /// on that view marks what changed since).
+    /// "Since you last looked" of a view just shown: what the store kept of it, answered by
+    /// `Msg::LastLook` (each view has its own).
+    LoadLook(String),
     KeepLook {
         key: String,
         rows: Vec<convo_store::LookRow>,
@@ -115,18 +118,21 @@ pub enum Command {
     /// `web_url` template and a row's UUID.
     OpenUrl(String),
     /// Start export `id`: `rows` rows to a new file at `path` (never overwrites), CSV or
-    /// `jsonl`. The rows follow in `ExportRows`, then `ExportEnd`; each part is answered by
+    /// `format`. The rows follow in `ExportRows`, then `ExportEnd`; each part is answered by
     /// `Msg::ExportWritten`, the end by `Msg::ExportEnded` (which says what `kind` it was).
     Export {
         id: u64,
         path: std::path::PathBuf,
         rows: usize,
         kind: ExportKind,
-        jsonl: bool,
+        format: crate::export::Format,
     },
     /// Is something at this export path already? Answered by `Msg::ExportPathChecked`, so
     /// that an existing file is said at once, before any scope question or fetch.
     CheckExportPath(String),
+    /// `e` proposes this name: is it free, else which `-2`, `-3`… is? Answered by
+    /// `Msg::ExportPathProposed`.
+    ProposeExportPath(String),
     /// The next rows of export `id`.
     ExportRows {
         id: u64,

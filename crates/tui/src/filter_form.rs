@@ -45,6 +45,9 @@ impl Field {
     }
 }
 
+/// The agent field's name in its messages.
+const AGENT: &str = "agent id";
+
 /// The status choices, in cycle order.
 pub const STATUS_CHOICES: [&str; 4] = ["any", "open", "pending", "closed"];
 /// The Assignee choices (docs/design.md "Query parameters": four states), in cycle order.
@@ -81,6 +84,8 @@ pub struct FilterForm {
     pub refused: bool,
     /// `[aliases]`: the site and agent fields take a name given there as well as a UUID.
     pub aliases: Aliases,
+    /// `agent_id` (who `me` is): the agent field takes `me` when it is set.
+    pub me: Option<uuid::Uuid>,
     /// The tab runs a query the fields cannot hold (a union, checks in convo): its text, said
     /// above the fields (applying the pane replaces it).
     pub query_note: Option<String>,
@@ -123,6 +128,7 @@ impl FilterForm {
             refused: false,
             query_note: None,
             aliases: Aliases::default(),
+            me: None,
         }
     }
 
@@ -157,6 +163,7 @@ impl FilterForm {
             refused: false,
             query_note: None,
             aliases: Aliases::default(),
+            me: None,
         }
     }
 
@@ -208,12 +215,31 @@ impl FilterForm {
         }
     }
 
+    /// The same form, its agent field taking `me` for `agent_id` (and showing that agent as
+    /// `me`), as queries do.
+    pub fn with_me(mut self, me: Option<uuid::Uuid>) -> FilterForm {
+        self.me = me;
+        let mine = uuid::Uuid::parse_str(self.agent.value().trim()).ok();
+        if me.is_some() && mine == me {
+            self.agent = Input::new("me".into());
+        }
+        self
+    }
+
     /// The id a site or agent field names: a UUID, or a name in `[aliases]` (exactly, else
-    /// ignoring ASCII case); `Ok(None)` when blank.
+    /// ignoring ASCII case), or for the agent `me` (`agent_id`); `Ok(None)` when blank.
     fn id_of(&self, name: &'static str, v: &str) -> Result<Option<uuid::Uuid>, String> {
         let t = v.trim();
         if t.is_empty() {
             return Ok(None);
+        }
+        if name == AGENT && t.eq_ignore_ascii_case("me") {
+            return match self.me {
+                Some(me) => Ok(Some(me)),
+                None => Err(format!(
+                    "{name}: `me` needs agent_id in the config (your agent's UUID)"
+                )),
+            };
         }
         if let Ok(id) = parse_uuid(name, t) {
             return Ok(Some(id));
@@ -235,7 +261,10 @@ impl FilterForm {
     pub fn error(&self, field: Field) -> Option<String> {
         let named_field = |name: &'static str, v: &str, required: bool| {
             if v.trim().is_empty() {
-                return required.then(|| format!("{name}: enter an agent UUID"));
+                return required.then(|| match self.me {
+                    Some(_) => format!("{name}: enter an agent UUID, a name in [aliases] or me"),
+                    None => format!("{name}: enter an agent UUID"),
+                });
             }
             self.id_of(name, v).err()
         };
@@ -256,7 +285,7 @@ impl FilterForm {
             {
                 Some("visitor email: clear the visitor id, or this (one of the two)".into())
             }
-            Field::Agent if self.assignee == 3 => named_field("agent id", self.agent.value(), true),
+            Field::Agent if self.assignee == 3 => named_field(AGENT, self.agent.value(), true),
             _ => None,
         }
     }
@@ -283,7 +312,7 @@ impl FilterForm {
         let assignee = match self.assignee {
             1 => Assignee::Unassigned,
             2 => Assignee::Anyone,
-            3 => Assignee::Agent(self.id_of("agent id", self.agent.value()).ok()??),
+            3 => Assignee::Agent(self.id_of(AGENT, self.agent.value()).ok()??),
             _ => Assignee::Any,
         };
         Some(ConversationFilter {
@@ -382,5 +411,40 @@ impl FilterForm {
             self.refused = false;
         }
         FormOutcome::Editing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mine(me: Option<uuid::Uuid>, typed: &str) -> FilterForm {
+        let mut f = FilterForm::conversations(&ConversationFilter::default()).with_me(me);
+        f.assignee = 3;
+        f.agent = Input::new(typed.into());
+        f
+    }
+
+    /// Issue 39 §9: the agent field takes `me` (any case) with `agent_id` set, and says what
+    /// is missing without it (it said `not a UUID`).
+    #[test]
+    fn the_agent_field_takes_me_when_agent_id_is_set() {
+        let me = uuid::Uuid::from_u128(7);
+        for typed in ["me", " ME "] {
+            let f = mine(Some(me), typed);
+            assert_eq!(f.error(Field::Agent), None);
+            let filter = f.conversation_filter().expect("valid");
+            assert_eq!(filter.assignee, Assignee::Agent(me));
+        }
+        let f = mine(None, "me");
+        let e = f.error(Field::Agent).expect("refused");
+        assert!(e.contains("agent_id"), "{e}");
+        // the filter of "me" shows as `me` again
+        let back = FilterForm::conversations(&ConversationFilter {
+            assignee: Assignee::Agent(me),
+            ..Default::default()
+        })
+        .with_me(Some(me));
+        assert_eq!(back.agent.value(), "me");
     }
 }

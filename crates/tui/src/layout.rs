@@ -47,8 +47,9 @@ impl Areas {
         } else if full.width >= 120 {
             // Wide enough for a full UUID after its label (11 + 1 + 36 + borders).
             let dw = (full.width * 2 / 5).max(52);
+            // One blank cell between the table's scrollbar and the pane's border.
             (
-                Rect::new(main.x, main.y, main.width - dw, main.height),
+                Rect::new(main.x, main.y, main.width - dw - 1, main.height),
                 Some(Rect::new(main.x + main.width - dw, main.y, dw, main.height)),
             )
         } else {

@@ -79,6 +79,7 @@ pub mod prompt;
 pub mod query_line;
 pub mod query_run;
 pub mod query_visitors;
+pub mod resume;
 pub mod runtime;
 pub mod search;
 pub mod sort;
@@ -113,6 +114,8 @@ pub struct TuiOptions {
     pub initial_view: Option<String>,
     /// Show "demo" in the header (`--demo`).
     pub demo: bool,
+    /// `--fresh`: start on the unfiltered list, not where the last session quit.
+    pub fresh: bool,
 }
 
 /// Why the browser could not run.
@@ -185,6 +188,7 @@ pub fn app_from_config(
         now: jiff::Timestamp::now(),
         tz: jiff::tz::TimeZone::system(),
         size: (80, 24),
+        agent_id: config.query.agent_id,
     });
     let keys_error = |e: keys::config::KeysError| {
         // The line of the key, as for the config's own errors (the file is read again: the
@@ -321,6 +325,9 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
+    if !opts.fresh && opts.initial_view.is_none() {
+        resume::reopen_from_store(&mut app, &config);
+    }
     let mut rt = Runtime::new(client);
     rt.config_path = config.path.clone();
     let keys = input::Handover::new(EventStream::new());
@@ -346,11 +353,9 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     let signals = StopSignals::catch()?;
     let guard = TerminalGuard::enter(config.ui.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    rt.start_store(
-        &config,
-        opts.demo,
-        tab::marks::look_key_of(&app.conversations),
-    );
+    let look = tab::marks::look_key_of(&app.conversations);
+    app.look_asked = Some(look.clone());
+    rt.start_store(&config, opts.demo, look);
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();
     let mut result = tokio::select! {

@@ -50,10 +50,18 @@ pub enum Msg {
         id: u64,
         rows: usize,
     },
-    /// The answer to `Command::CheckExportPath`: something is at `path` already.
+    /// The answer to `Command::CheckExportPath`: something is at `path` already; `free` is
+    /// the first name beside it that is free (`x-2.csv`, …).
     ExportPathChecked {
         path: String,
         exists: bool,
+        free: String,
+    },
+    /// The answer to `Command::ProposeExportPath`: `free` is `asked` or the first free name
+    /// beside it.
+    ExportPathProposed {
+        asked: String,
+        free: String,
     },
     /// Export `id` ended: written, refused, failed or abandoned, as `text` says.
     ExportEnded {

@@ -105,6 +105,8 @@ pub struct VisitorNames {
     limit: usize,
     /// "names: 12,400 of ≥20,000 visitors" while the walk runs; `None` when done or off.
     pub sync_line: Option<String>,
+    /// Counts the changes of what is shown (a sort by name is computed again after one).
+    revision: u64,
 }
 
 impl Default for VisitorNames {
@@ -113,11 +115,17 @@ impl Default for VisitorNames {
             map: HashMap::new(),
             limit: MIN_LIMIT,
             sync_line: None,
+            revision: 0,
         }
     }
 }
 
 impl VisitorNames {
+    /// Changes whenever a name shown may have changed.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     /// The label of a visitor, if known.
     pub fn get(&self, id: &Uuid) -> Option<&VisitorLabel> {
         match self.map.get(id) {
@@ -166,6 +174,9 @@ impl VisitorNames {
     /// The store's answer: `found` are the visitors of `asked` it knows; the others are
     /// unknown (unless the sync or a row named them meanwhile). How many are unknown.
     pub fn answered(&mut self, asked: &[Uuid], found: Vec<(Uuid, Option<VisitorLabel>)>) -> usize {
+        if !found.is_empty() {
+            self.revision += 1;
+        }
         for (id, l) in found {
             self.map.insert(id, Entry::Known(l));
         }
@@ -192,12 +203,18 @@ impl VisitorNames {
                 }
             }
         }
+        if changed {
+            self.revision += 1;
+        }
         changed
     }
 
     /// Takes the labels of visitor rows just received (a row without any name removes an
     /// older label: the service's row wins).
     pub fn learn(&mut self, rows: &[Visitor]) {
+        if !rows.is_empty() {
+            self.revision += 1;
+        }
         for v in rows {
             self.map.insert(v.id, Entry::Known(VisitorLabel::of(v)));
         }

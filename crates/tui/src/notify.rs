@@ -1,5 +1,6 @@
-//! Notifications: a refresh of a saved view with `notify = true` that finds more unassigned
-//! open conversations rings the bell and sends a desktop notification with fixed text; so does
+//! Notifications: a refresh of a view with `notify = true` that finds new rows in it (more
+//! unassigned open ones in "Unassigned open", conversations just assigned to me in "My
+//! open") rings the bell and sends a desktop notification with fixed text; so does
 //! a conversation of that view that becomes imminent against the first-response target, once
 //! per conversation ([`Imminent`]).
 
@@ -7,16 +8,9 @@ use std::collections::HashSet;
 
 use uuid::Uuid;
 
-use convo_api::{Conversation, ConversationFilter, Resource, Status};
+use convo_api::{Conversation, ConversationFilter, Resource};
 use convo_config::View;
 use convo_engine::sla::{Sla, State};
-
-/// Loaded conversations that are open and unassigned.
-pub fn unassigned_open(rows: &[Conversation]) -> usize {
-    rows.iter()
-        .filter(|c| c.status == Status::Open && c.assignee_id.is_none())
-        .count()
-}
 
 /// True when the Conversations tab shows a saved view with `notify = true` (its filters are
 /// the tab's filters).
@@ -29,7 +23,11 @@ pub fn watching(views: &[View], filter: &ConversationFilter) -> bool {
 /// The bytes of a notification: the bell, then OSC 9 (iTerm2, WezTerm, Windows Terminal…)
 /// and OSC 777 (rxvt, foot, Ghostty…). Fixed text and a number: nothing from the data.
 pub fn notification(more: usize) -> String {
-    let text = format!("{more} more unassigned open");
+    let text = if more == 1 {
+        "1 new conversation in the view".to_string()
+    } else {
+        format!("{more} new conversations in the view")
+    };
     format!("\x07\x1b]9;convo: {text}\x07\x1b]777;notify;convo;{text}\x07")
 }
 

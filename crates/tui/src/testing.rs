@@ -50,6 +50,7 @@ pub fn app(w: u16, h: u16, limit: i64) -> App {
         now: now(),
         tz: jiff::tz::TimeZone::UTC,
         size: (w, h),
+        agent_id: None,
     })
 }
 

@@ -91,7 +91,7 @@ pub fn check_listen(addr: SocketAddr, allow_remote: bool) -> Result<(), Exporter
 /// The views the exporter walks: every view of the profile ([`all_views`]) but those the
 /// config leaves out (`exporter_exclude = [...]`, `exporter = false` in a `[[views]]` entry).
 pub fn exported_views(cfg: &Config) -> Vec<convo_config::View> {
-    let mut views = all_views(&cfg.views, &cfg.sla);
+    let mut views = all_views(&cfg.views, &cfg.sla, cfg.query.agent_id);
     views.retain(|v| {
         !cfg.exporter_exclude
             .iter()

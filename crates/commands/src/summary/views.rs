@@ -30,10 +30,11 @@ use convo_query::query::exec::Union;
 use convo_query::query::{filters, parse, plan, resolve};
 use convo_store::Store;
 
-/// Every view the profile has, in the picker's order: the built-in ones (those on the
-/// first-response target only when `sla` sets one), then the config's.
-pub fn all_views(config_views: &[View], sla: &Sla) -> Vec<View> {
-    let mut views = convo_config::builtin_views::builtin_views();
+/// Every view the profile has, in the picker's order: the built-in ones ("My open" when
+/// `agent_id` is set; those on the first-response target only when `sla` sets one), then the
+/// config's.
+pub fn all_views(config_views: &[View], sla: &Sla, agent_id: Option<uuid::Uuid>) -> Vec<View> {
+    let mut views = convo_config::builtin_views::builtin_views(agent_id);
     views.retain(|v| !convo_config::builtin_views::needs_missing_target(v, sla));
     views.extend(config_views.iter().cloned());
     views

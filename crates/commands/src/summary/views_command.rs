@@ -45,7 +45,7 @@ pub async fn run(
     o: &mut Output<'_>,
 ) -> Result<(), SummaryError> {
     let walk = views_walk(client, cfg, a.max_pages, a.limit)?;
-    let views = all_views(&cfg.views, &cfg.sla);
+    let views = all_views(&cfg.views, &cfg.sla, cfg.query.agent_id);
     // A bad CONVO_NOW is refused once, before any request; each view is then measured to
     // the clock when its walk starts.
     now_from_env()?;

@@ -6,6 +6,12 @@
 //! quote, as OWASP advises ("CSV Injection"). A plain number (`-5`, `12.5`) is left alone:
 //! every spreadsheet reads it as the number it is, and summary ages stay exact. Scripts that
 //! need the bytes as sent ask for [`CsvStyle::RAW`] (`convo list --csv-raw`).
+//!
+//! The same strangers can type terminal controls (ESC sequences that clear the screen or set
+//! the window title, CR that overwrites a line, C1 codes, bidi overrides). A CSV file or pipe
+//! gets them as visible stand-ins (`␛`, `␍`, `\u{202e}`), newlines and tabs kept, so `cat`
+//! or `less -R` of an export cannot replay them ([`CsvStyle::FILE`]); `--csv-raw` keeps the
+//! bytes as sent, for pipelines; JSON keeps the exact strings, escaped.
 
 use std::borrow::Cow;
 
@@ -15,29 +21,36 @@ use convo_text as text;
 /// How CSV cells are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CsvStyle {
-    /// Replace characters a terminal would act on with visible stand-ins (stdout is a
-    /// terminal). Lossy, so never for files.
+    /// Replace characters a terminal would act on with visible stand-ins, newlines and tabs
+    /// included (stdout is a terminal: a cell stays on its line).
     pub sanitize: bool,
+    /// Replace terminal controls with visible stand-ins but keep newlines and tabs (a file or
+    /// a pipe: `cat` of it replays nothing; multi-line cells stay).
+    pub controls: bool,
     /// Prefix a cell that a spreadsheet would run as a formula with `'`.
     pub guard_formulas: bool,
 }
 
 impl CsvStyle {
-    /// For a file (the TUI's export) or a pipe: formulas guarded, bytes otherwise exact.
+    /// For a file (the TUI's export) or a pipe: formulas guarded, terminal controls shown.
     pub const FILE: CsvStyle = CsvStyle {
         sanitize: false,
+        controls: true,
         guard_formulas: true,
     };
     /// The bytes as the service sent them (`--csv-raw`), for pipelines.
     pub const RAW: CsvStyle = CsvStyle {
         sanitize: false,
+        controls: false,
         guard_formulas: false,
     };
 
-    /// For stdout: sanitised on a terminal; formulas guarded unless `raw`.
+    /// For stdout: sanitised on a terminal; elsewhere terminal controls shown and formulas
+    /// guarded, unless `raw`.
     pub fn stdout(is_terminal: bool, raw: bool) -> Self {
         CsvStyle {
             sanitize: is_terminal,
+            controls: !raw,
             guard_formulas: !raw,
         }
     }
@@ -65,6 +78,8 @@ fn is_plain_number(s: &str) -> bool {
 pub fn csv_field(s: &str, style: CsvStyle) -> Cow<'_, str> {
     let mut cell = if style.sanitize {
         text::sanitize(s)
+    } else if style.controls {
+        text::sanitize_keeping_lines(s)
     } else {
         Cow::Borrowed(s)
     };
@@ -106,6 +121,7 @@ mod tests {
 
     const TERM: CsvStyle = CsvStyle {
         sanitize: true,
+        controls: true,
         guard_formulas: true,
     };
 
@@ -133,7 +149,10 @@ mod tests {
         assert_eq!(f("-2+3"), "'-2+3");
         assert_eq!(f("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(f("\t=1"), "'\t=1");
-        assert_eq!(f("\r=1"), "\"'\r=1\"");
+        // a CR is shown (a file's `cat` must not overwrite the line), the cell still guarded
+        assert_eq!(f("\r=1"), "'␍=1");
+        assert_eq!(f("a\u{1b}[2Jb\nc\td"), "\"a␛[2Jb\nc\td\"");
+        assert_eq!(csv_field("\r=1\u{1b}", CsvStyle::RAW), "\"\r=1\u{1b}\"");
         assert_eq!(f("-"), "'-");
         assert_eq!(f("+"), "'+");
         // Plain numbers are numbers in every spreadsheet.

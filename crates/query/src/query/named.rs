@@ -7,17 +7,20 @@ use uuid::Uuid;
 use super::{AssigneeRef, NameRef, Pred, Query};
 use convo_config::Aliases;
 
-/// `q` with each agent and site UUID that has an alias replaced by it.
-pub fn with_aliases(q: &Query, aliases: &Aliases) -> Query {
+/// `q` with each agent and site UUID that has an alias replaced by it, and the agent who is
+/// `me` (`agent_id`) written `me`.
+pub fn with_aliases(q: &Query, aliases: &Aliases, me: Option<Uuid>) -> Query {
     let mut out = q.clone();
     for t in &mut out.terms {
         match &mut t.pred {
             Pred::Assignee(vs) => {
                 for v in vs {
-                    if let AssigneeRef::Id(id) = v
-                        && let Some(n) = alias(aliases, *id)
-                    {
-                        *v = AssigneeRef::Name(n);
+                    if let AssigneeRef::Id(id) = v {
+                        if me == Some(*id) {
+                            *v = AssigneeRef::Me;
+                        } else if let Some(n) = alias(aliases, *id) {
+                            *v = AssigneeRef::Name(n);
+                        }
                     }
                 }
             }
@@ -73,7 +76,7 @@ mod tests {
             site_id: Some(site),
             ..Default::default()
         };
-        let text = with_aliases(&of_conversations(&f), &aliases).to_string();
+        let text = with_aliases(&of_conversations(&f), &aliases, None).to_string();
         assert_eq!(text, "status:open assignee:Ana site:\"Web shop\"");
         let sla = convo_engine::sla::Sla::default();
         let names = Names {
@@ -91,7 +94,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            with_aliases(&of_conversations(&g), &aliases).to_string(),
+            with_aliases(&of_conversations(&g), &aliases, None).to_string(),
             format!("assignee:{agent}")
         );
     }

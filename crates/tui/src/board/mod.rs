@@ -287,7 +287,7 @@ mod tests {
 
     /// "Unassigned open" under two names (one key: read once) and a pending view.
     fn views() -> Vec<View> {
-        let queue = builtin_views()[0].clone();
+        let queue = builtin_views(None)[0].clone();
         let mut v = vec![
             queue.clone(),
             View {
@@ -302,7 +302,7 @@ mod tests {
                 ..Default::default()
             },
             oldest_first: false,
-            ..builtin_views()[0].clone()
+            ..builtin_views(None)[0].clone()
         });
         v
     }
@@ -364,7 +364,7 @@ mod tests {
                 name: "VIP".into(),
                 query: Some("visitor.plan:vip status:open".into()),
                 conversations: Default::default(),
-                ..builtin_views()[0].clone()
+                ..builtin_views(None)[0].clone()
             },
         );
         b.set_views(&v);

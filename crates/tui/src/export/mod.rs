@@ -1,5 +1,9 @@
-//! Export (`e`): the loaded rows, or the whole filtered walk, to a new CSV or JSONL file with
-//! `convo list`'s formatting. The path prompt and the loaded-rows export: [`update`]; the
+//! Export (`e`): the loaded rows, or the whole filtered walk, to a new file with `convo
+//! list`'s formatting, in the format its name ends in ([`Format`]: `.json` a JSON array,
+//! `.jsonl` JSON Lines, anything else CSV, as the prompt says while the name is typed). CSV
+//! cells are formula-guarded and have terminal controls (ESC, CR, C1, bidi overrides)
+//! replaced with visible stand-ins, newlines and tabs kept, so `cat` of the file cannot
+//! replay them; JSON carries the exact strings (escaped). The path prompt and the loaded-rows export: [`update`]; the
 //! whole-walk export: [`walk`]; writing the file (I/O, run by the runtime): [`write`].
 //!
 //! Conversations are written as the screen shows them: after `convo list`'s columns, which
@@ -13,6 +17,39 @@ pub mod write;
 
 use convo_api::Resource;
 use convo_query::output::{CsvStyle, Printable, csv, json_terminal_safe};
+
+/// The format of an export, from its file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    /// One JSON object a line (`.jsonl`, `.ndjson`).
+    Jsonl,
+    /// One JSON array (`.json`): what `json.load` reads.
+    Json,
+}
+
+impl Format {
+    /// The format a file name asks for: `.json`, `.jsonl` / `.ndjson`, else CSV.
+    pub fn of_path(path: &str) -> Format {
+        let lower = path.trim().to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            Format::Json
+        } else if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") {
+            Format::Jsonl
+        } else {
+            Format::Csv
+        }
+    }
+
+    /// Its name in the prompt.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Csv => "CSV",
+            Format::Jsonl => "JSON Lines",
+            Format::Json => "JSON",
+        }
+    }
+}
 
 /// A whole-walk export in progress.
 #[derive(Debug, Clone, PartialEq, Eq)]

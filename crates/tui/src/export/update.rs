@@ -11,13 +11,24 @@ use crate::prompt::{LineEdit, Prompt, edit_line};
 use convo_api::Resource;
 
 /// `e`: opens the path prompt with the path typed last (until an export to it was written),
-/// else a dated default name.
-pub fn open(app: &mut App) {
+/// else a dated default name; the runtime is asked whether it is free (a second export the
+/// same day is offered `-2`: [`on_proposed`]).
+pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let path = app.export_path.clone().unwrap_or_else(|| {
         let date = app.now.strftime("%Y-%m-%d").to_string();
         format!("./convo-{}-{date}.csv", app.active.name())
     });
-    app.prompt = Some(Prompt::Export(path));
+    app.prompt = Some(Prompt::Export(path.clone()));
+    cmds.push(Command::ProposeExportPath(path));
+}
+
+/// The runtime's answer on the proposed name: a taken one is replaced by the free name beside
+/// it, unless the user has edited it meanwhile.
+pub fn on_proposed(app: &mut App, asked: String, free: String) {
+    if asked != free && app.prompt == Some(Prompt::Export(asked)) {
+        app.prompt = Some(Prompt::Export(free));
+        app.dirty = true;
+    }
 }
 
 /// A key in the path prompt: Enter asks the runtime whether the path is free
@@ -45,8 +56,8 @@ pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<
     }
 }
 
-/// Exports `tab`'s loaded rows (server order) to a new file: CSV, or JSONL when the path ends
-/// in `.jsonl`/`.json`. Nothing is formatted here: the rows go to the runtime's writer a part
+/// Exports `tab`'s loaded rows (server order) to a new file in the format its name ends in
+/// ([`super::Format`]). Nothing is formatted here: the rows go to the runtime's writer a part
 /// at a time ([`follow`]), with progress on the status line.
 pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: &mut Vec<Command>) {
     if path.is_empty() {
@@ -61,7 +72,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
         );
         return app.say(text);
     }
-    let jsonl = path.ends_with(".jsonl") || path.ends_with(".json");
+    let format = super::Format::of_path(path);
     let (total, generation) = with_tab!(ref app, tab, |t| (t.rows().len(), t.generation));
     if total == 0 {
         return app.say("nothing to export: no rows loaded");
@@ -73,7 +84,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
         path: PathBuf::from(path),
         rows: total,
         kind,
-        jsonl,
+        format,
     });
     app.export_stream = Some(ExportStream {
         id,

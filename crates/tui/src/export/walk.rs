@@ -51,16 +51,24 @@ fn shown(path: &str) -> String {
     one_line(path, 200)
 }
 
-/// The runtime looked at the path typed: taken, the prompt opens again at once with the path
-/// to edit; free, the export goes on (the scope question, or the file). An answer for a path
-/// no longer wanted (another prompt open meanwhile) is dropped.
-pub fn on_checked(app: &mut App, path: String, exists: bool, cmds: &mut Vec<Command>) {
+/// The runtime looked at the path typed: taken, the prompt opens again at once with the free
+/// name beside it (`-2`) to write or edit; free, the export goes on (the scope question, or
+/// the file). An answer for a path no longer wanted (another prompt open meanwhile) is
+/// dropped.
+pub fn on_checked(
+    app: &mut App,
+    path: String,
+    exists: bool,
+    free: String,
+    cmds: &mut Vec<Command>,
+) {
     if app.prompt.is_some() || app.export_path.as_deref() != Some(path.as_str()) {
         return;
     }
     app.dirty = true;
     if exists {
-        app.prompt = Some(Prompt::ExportExists(path));
+        app.export_path = Some(free.clone());
+        app.prompt = Some(Prompt::ExportExists(free));
     } else {
         after_path(app, &path, cmds);
     }

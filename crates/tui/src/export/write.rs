@@ -8,7 +8,7 @@ use std::sync::mpsc;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::ExportPart;
+use super::{ExportPart, Format};
 use crate::command::{Command, ExportKind};
 use crate::msg::{Msg, Task};
 use convo_query::output::file::{ExportError, ExportFile};
@@ -16,8 +16,31 @@ use convo_query::output::file::{ExportError, ExportFile};
 /// The answer to `Command::CheckExportPath`: whether anything (a file, a directory, a link,
 /// even a dangling one) is at `path`, which the export would then refuse to write.
 pub fn check_path(path: String) -> Msg {
-    let exists = std::fs::symlink_metadata(&path).is_ok();
-    Msg::ExportPathChecked { path, exists }
+    let exists = taken(&path);
+    let free = free_path(&path);
+    Msg::ExportPathChecked { path, exists, free }
+}
+
+fn taken(path: &str) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+/// `path` when nothing is there, else the first of `name-2.ext`, `name-3.ext`, … that is
+/// free (a second export the same day gets a name of its own); `path` when none of the first
+/// thousand is.
+pub fn free_path(path: &str) -> String {
+    if !taken(path) {
+        return path.to_string();
+    }
+    let name_at = path.rfind('/').map_or(0, |i| i + 1);
+    let (stem, ext) = match path[name_at..].rfind('.') {
+        Some(i) if i > 0 => path.split_at(name_at + i),
+        _ => (path, ""),
+    };
+    (2..1000)
+        .map(|n| format!("{stem}-{n}{ext}"))
+        .find(|p| !taken(p))
+        .unwrap_or_else(|| path.to_string())
 }
 
 /// What the writer thread of an export is handed.
@@ -42,11 +65,11 @@ impl Writer {
                 path,
                 rows,
                 kind,
-                jsonl,
+                format,
             } => {
                 let (parts, rx) = mpsc::channel();
                 self.current = Some((id, parts));
-                start(id, path, rows, kind, jsonl, rx, tx);
+                start(id, path, rows, kind, format, rx, tx);
             }
             Command::ExportRows { id, part } => self.send(id, Part::Rows(part)),
             Command::ExportEnd { id, abandon } => {
@@ -79,7 +102,7 @@ fn start(
     path: PathBuf,
     total: usize,
     kind: ExportKind,
-    jsonl: bool,
+    format: Format,
     parts: mpsc::Receiver<Part>,
     tx: &UnboundedSender<Msg>,
 ) {
@@ -98,11 +121,17 @@ fn start(
         };
         let mut written = 0usize;
         let mut header = None;
+        // JSON: the array's `[` is written (with its first row).
+        let mut opened = false;
         loop {
             match parts.recv() {
                 Ok(Part::Rows(part)) => {
                     header = header.or_else(|| Some(part.csv_header()));
-                    let (bytes, n) = part.format(jsonl, written == 0);
+                    let (bytes, n) = part.format(format != Format::Csv, written == 0);
+                    let bytes = match format {
+                        Format::Json => json_items(&bytes, &mut opened),
+                        _ => bytes,
+                    };
                     if let Err(e) = file.write_all(bytes.as_bytes()) {
                         return ended(&tx, id, format!("export failed: {e}"), true);
                     }
@@ -110,10 +139,14 @@ fn start(
                     let _ = tx.send(Msg::ExportWritten { id, rows: written });
                 }
                 Ok(Part::End(None)) => {
-                    if written == 0
-                        && !jsonl
-                        && let Some(h) = &header
-                        && let Err(e) = file.write_all(h.as_bytes())
+                    let end = match format {
+                        Format::Csv if written == 0 => header.clone(),
+                        Format::Json if opened => Some("\n]\n".to_string()),
+                        Format::Json => Some("[]\n".to_string()),
+                        _ => None,
+                    };
+                    if let Some(end) = end
+                        && let Err(e) = file.write_all(end.as_bytes())
                     {
                         return ended(&tx, id, format!("export failed: {e}"), true);
                     }
@@ -142,6 +175,18 @@ fn start(
     });
 }
 
+/// JSON Lines as the items of one JSON array: `[` before the first, `,` between them (the
+/// writer closes it at the end).
+fn json_items(lines: &str, opened: &mut bool) -> String {
+    let mut out = String::with_capacity(lines.len() + 16);
+    for l in lines.lines().filter(|l| !l.is_empty()) {
+        out.push_str(if *opened { ",\n" } else { "[\n" });
+        *opened = true;
+        out.push_str(l);
+    }
+    out
+}
+
 /// The message of a finished export.
 fn done_text(kind: &ExportKind, rows: usize, shown: &str) -> (String, bool) {
     match kind {
@@ -164,5 +209,26 @@ fn done_text(kind: &ExportKind, rows: usize, shown: &str) -> (String, bool) {
             ),
             true,
         ),
+    }
+}
+
+#[cfg(test)]
+mod free_path_tests {
+    use super::free_path;
+
+    /// Issue 39 §11: a second export the same day is offered a name of its own.
+    #[test]
+    fn a_taken_name_gets_the_first_free_number_beside_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let at = |n: &str| tmp.path().join(n).to_str().unwrap().to_string();
+        assert_eq!(free_path(&at("x.csv")), at("x.csv"));
+        std::fs::write(at("x.csv"), "").unwrap();
+        assert_eq!(free_path(&at("x.csv")), at("x-2.csv"));
+        std::fs::write(at("x-2.csv"), "").unwrap();
+        assert_eq!(free_path(&at("x.csv")), at("x-3.csv"));
+        // no extension, and a dot in a folder's name
+        std::fs::create_dir(at("d.v")).unwrap();
+        std::fs::write(at("d.v/plain"), "").unwrap();
+        assert_eq!(free_path(&at("d.v/plain")), at("d.v/plain-2"));
     }
 }

@@ -114,7 +114,8 @@ pub fn profile_loaded(
         .unwrap_or(convo_commands::summary::DEFAULT_STALE_AFTER_SECS);
     app.refresh_secs = sw.refresh_secs.filter(|s| *s > 0);
     app.refresh_on = app.refresh_secs.is_some();
-    let mut views = builtin_views();
+    let me = sw.config.as_ref().and_then(|c| c.query.agent_id);
+    let mut views = builtin_views(me);
     views.extend(sw.views.iter().cloned());
     app.views = views;
     app.set_sla(sw.sla.clone(), sw.columns_configured);

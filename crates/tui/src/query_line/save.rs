@@ -57,7 +57,7 @@ pub fn on_key(app: &mut App, mut s: SaveView, k: KeyEvent, cmds: &mut Vec<Comman
             let name = s.name.trim().to_string();
             if name.is_empty() {
                 app.say_error("a view needs a name");
-            } else if builtin_views()
+            } else if builtin_views(app.query_settings.agent_id)
                 .iter()
                 .any(|v| v.name.eq_ignore_ascii_case(&name))
             {

@@ -28,7 +28,7 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// The query `tab` shows now, as text (agents and sites by their aliases).
 pub fn query_text(app: &App, tab: Resource) -> String {
-    named::with_aliases(app.query_of(tab), &app.aliases).to_string()
+    named::with_aliases(app.query_of(tab), &app.aliases, app.query_settings.agent_id).to_string()
 }
 
 /// The store's answer to `Command::LoadQueryLine`.
@@ -76,7 +76,8 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
                 Resource::Conversations => of_conversations(&v.conversations),
                 Resource::Visitors => of_visitors(&v.visitors),
             };
-            let text = named::with_aliases(&q, &app.aliases).to_string();
+            let text =
+                named::with_aliases(&q, &app.aliases, app.query_settings.agent_id).to_string();
             (v.name.clone(), v.query.clone().unwrap_or(text))
         })
         .collect();

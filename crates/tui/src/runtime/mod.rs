@@ -325,11 +325,9 @@ impl Runtime {
                 // The old profile's store and its sync go with it (dropping the link stops
                 // the sync).
                 self.store = None;
-                self.start_store(
-                    &cfg,
-                    false,
-                    super::tab::marks::look_key_of(&app.conversations),
-                );
+                let look = super::tab::marks::look_key_of(&app.conversations);
+                app.look_asked = Some(look.clone());
+                self.start_store(&cfg, false, look);
             }
         }
         for cmd in cmds {
@@ -469,6 +467,10 @@ impl Runtime {
                 Command::CheckExportPath(path) => {
                     let _ = self.tx.send(super::export::write::check_path(path));
                 }
+                Command::ProposeExportPath(asked) => {
+                    let free = super::export::write::free_path(&asked);
+                    let _ = self.tx.send(Msg::ExportPathProposed { asked, free });
+                }
                 c @ (Command::Export { .. }
                 | Command::ExportRows { .. }
                 | Command::ExportEnd { .. }) => self.exports.run(c, &self.tx),
@@ -560,6 +562,21 @@ impl Runtime {
                         s.attributes(id, &self.tx);
                     }
                 }
+                Command::LoadLook(key) => {
+                    if let Some(s) = &self.store {
+                        let (k, tx) = (key.clone(), self.tx.clone());
+                        let rx = s.task.run(move |st| st.look(&k));
+                        tokio::spawn(async move {
+                            if let Ok(Ok(Some(snap))) = rx.await {
+                                let _ = tx.send(Msg::LastLook {
+                                    key,
+                                    taken_at: snap.taken_at,
+                                    rows: snap.rows.iter().map(|r| (r.id, r.watched)).collect(),
+                                });
+                            }
+                        });
+                    }
+                }
                 Command::KeepLook { key, rows } => {
                     if let Some(s) = &self.store {
                         let now = jiff::Timestamp::now().as_second();
@@ -640,13 +657,20 @@ impl Runtime {
 
     /// Keeps what the Conversations view has loaded (first 5,000 rows) for "since you last
     /// looked"; [`Runtime::store_done`] waits for it.
+    /// Keeps where the browser is too (its view, query, sort and tab: reopened at the next
+    /// start, `super::resume`).
     fn keep_look(&mut self, app: &App) {
         let Some(s) = &self.store else { return };
-        let Some(Command::KeepLook { key, rows }) = super::update::leaving_look(app) else {
-            return;
-        };
+        let look = super::update::leaving_look(app);
+        let place = super::resume::Place::of(app).to_text();
         let now = jiff::Timestamp::now().as_second();
-        self.pending_look = Some(s.task.run(move |st| st.save_look(&key, &rows, now)));
+        self.pending_look = Some(s.task.run(move |st| {
+            st.save_place(&place, now)?;
+            match look {
+                Some(Command::KeepLook { key, rows }) => st.save_look(&key, &rows, now),
+                _ => Ok(()),
+            }
+        }));
     }
 
     /// Waits (at most a second) for the last look to be written.

@@ -10,6 +10,7 @@
 pub mod update;
 
 use super::columns::{Cells, Column, SortKey};
+use crate::names::VisitorNames;
 use convo_api::Row;
 use convo_config::Aliases;
 
@@ -34,8 +35,9 @@ pub struct Sorting {
     /// opened: its oldest row) while pages arrive and the order changes, until the user moves
     /// it or chooses another sort.
     pub follow_top: bool,
-    /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
-    basis: Option<(u64, usize, u64)>,
+    /// The walk, rows, revision (rows changed in place by a refresh) and names (the visitors'
+    /// names known, for a column that sorts by them) it was computed for.
+    basis: Option<(u64, usize, u64, u64)>,
     /// Rows the last full sort covered (rows after them arrived during `L`).
     sorted_len: usize,
     /// Full sorts so far.
@@ -71,7 +73,7 @@ impl Sorting {
     pub fn preset(&mut self, sort: Sort, generation: u64) {
         self.sort = Some(sort);
         self.offset = 0;
-        self.basis = Some((generation, usize::MAX, u64::MAX));
+        self.basis = Some((generation, usize::MAX, u64::MAX, u64::MAX));
     }
 
     /// Recomputes the permutation if the rows changed (or `force`). A new generation (reload,
@@ -83,19 +85,28 @@ impl Sorting {
         &mut self,
         rows: &[T],
         (generation, revision): (u64, u64),
-        aliases: &Aliases,
+        (aliases, names): (&Aliases, &VisitorNames),
         force: bool,
         loading: bool,
     ) {
-        let basis = Some((generation, rows.len(), revision));
+        // Names arriving from the store reorder only a column that sorts by them.
+        let named = match self.sort {
+            Some(s) if s.col.sorts_by_name() => names.revision(),
+            _ => 0,
+        };
+        let basis = Some((generation, rows.len(), revision, named));
         let whole = self.sorted_len == rows.len();
         if !force && basis == self.basis && (whole || loading) {
             return;
         }
-        let appended = self.basis.is_some_and(|(g, n, r)| {
-            g == generation && r == revision && n <= rows.len() && self.perm.len() == n
+        let appended = self.basis.is_some_and(|(g, n, r, m)| {
+            g == generation
+                && r == revision
+                && m == named
+                && n <= rows.len()
+                && self.perm.len() == n
         });
-        if self.basis.is_some_and(|(g, _, _)| g != generation) {
+        if self.basis.is_some_and(|(g, _, _, _)| g != generation) {
             self.sort = None;
             self.offset = 0;
         }
@@ -113,22 +124,22 @@ impl Sorting {
             }
             return;
         }
-        self.sort_all(rows, aliases);
+        self.sort_all(rows, aliases, names);
     }
 
     /// Sorts every row by keys computed once each (stable: equal keys keep the server's
     /// order).
-    fn sort_all<T: Row + Cells>(&mut self, rows: &[T], aliases: &Aliases) {
+    fn sort_all<T: Row + Cells>(&mut self, rows: &[T], aliases: &Aliases, names: &VisitorNames) {
         let Some(s) = self.sort else {
             return;
         };
         self.sorts += 1;
-        let keys: Vec<SortKey> = rows.iter().map(|r| r.sort_key(s.col, aliases)).collect();
+        let keys: Vec<SortKey> = rows
+            .iter()
+            .map(|r| r.sort_key(s.col, aliases, names))
+            .collect();
         let mut perm: Vec<usize> = (0..rows.len()).collect();
-        perm.sort_by(|&a, &b| {
-            let o = keys[a].cmp(&keys[b]);
-            if s.desc { o.reverse() } else { o }
-        });
+        perm.sort_by(|&a, &b| keys[a].cmp_in(&keys[b], s.desc));
         let mut inv = vec![0; perm.len()];
         for (p, &i) in perm.iter().enumerate() {
             inv[i] = p;

@@ -34,7 +34,7 @@ pub fn refresh(app: &mut App, force: bool) {
             s.refresh(
                 t.rows(),
                 (t.generation, t.marks.revision()),
-                &app.aliases,
+                (&app.aliases, &app.names),
                 force,
                 // `L` still loading (it stays on after the walk ends)
                 t.load_all && t.pager.has_more() && t.error.is_none(),

@@ -103,9 +103,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => board::update::on_read(app, generation, index, result, &mut cmds),
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
-        Msg::ExportPathChecked { path, exists } => {
-            export::walk::on_checked(app, path, exists, &mut cmds)
+        Msg::ExportPathChecked { path, exists, free } => {
+            export::walk::on_checked(app, path, exists, free, &mut cmds)
         }
+        Msg::ExportPathProposed { asked, free } => export::update::on_proposed(app, asked, free),
         Msg::Paste(text) => {
             on_paste(app, &text);
             app.dirty = true;
@@ -305,6 +306,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     export::update::follow(app, &mut cmds);
     app.conversations.sync_query();
     app.visitors.sync_query();
+    ask_look(app, &mut cmds);
     fill(app, &mut cmds);
     live::say_lost(app);
     summary_pane::update::refresh(app);
@@ -312,6 +314,19 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     sort::update::refresh(app, false);
     super::message::update::settle(app);
     cmds
+}
+
+/// "Since you last looked" is kept per view: a view just shown (another key than the one
+/// asked for last) asks the store what it kept of it, once the store runs.
+fn ask_look(app: &mut App, cmds: &mut Vec<Command>) {
+    let Some(asked) = &app.look_asked else {
+        return;
+    };
+    let key = super::tab::marks::look_key_of(&app.conversations);
+    if *asked != key {
+        app.look_asked = Some(key.clone());
+        cmds.push(Command::LoadLook(key));
+    }
 }
 
 /// Asks for the next page of each tab that wants one (at most one in flight per tab: the
@@ -396,9 +411,9 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::SecondTab => app.active = Resource::Visitors,
         Action::Filter => {
             let mut form = match app.active {
-                Resource::Conversations => {
-                    FilterForm::conversations(&app.conversations.filter).with_aliases(&app.aliases)
-                }
+                Resource::Conversations => FilterForm::conversations(&app.conversations.filter)
+                    .with_me(app.query_settings.agent_id)
+                    .with_aliases(&app.aliases),
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             // A query the fields cannot hold (a union, checks in convo): said in the pane.
@@ -564,7 +579,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::SortNext => sort::update::cycle_sort(app, false),
         Action::SortPrev => sort::update::cycle_sort(app, true),
         Action::SortReverse => sort::update::reverse(app),
-        Action::Export => export::update::open(app),
+        Action::Export => export::update::open(app, cmds),
         Action::Open => open_in_browser(app, cmds),
         Action::CopyField => commands::update::open_copy_menu(app),
         Action::OpenVisitor => commands::update::open_visitor(app, cmds),

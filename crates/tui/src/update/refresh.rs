@@ -81,15 +81,16 @@ pub(super) fn on_head(
             if t.generation != generation || !t.head_in_flight {
                 return None;
             }
-            let before = watching.then(|| notify::unassigned_open(t.rows()));
             let step = marks::merge_head(t, conversations_page(result), body);
-            if let (marks::HeadMerge::Done(_), Some(more)) = (
-                &step,
-                before
-                    .map(|b| notify::unassigned_open(t.rows()).saturating_sub(b))
-                    .filter(|n| *n > 0),
-            ) {
-                cmds.push(Command::Notify { more });
+            // A watched view rings for every row new in it, whatever the view holds ("My
+            // open": conversations just assigned to me).
+            if let marks::HeadMerge::Done(m) = &step
+                && watching
+                && !m.new_ids.is_empty()
+            {
+                cmds.push(Command::Notify {
+                    more: m.new_ids.len(),
+                });
             }
             step
         }
@@ -131,8 +132,8 @@ pub(super) fn pump_union(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) 
     }
 }
 
-/// A union tab's refresh was merged: said as a refresh is, and a watched view rings for the
-/// new rows that are unassigned and open.
+/// A union tab's refresh was merged: said as a refresh is, and a watched view rings for its
+/// new rows.
 fn union_refreshed(
     app: &mut App,
     tab: Resource,
@@ -145,13 +146,7 @@ fn union_refreshed(
             .views
             .iter()
             .any(|v| v.notify && v.tab == tab && v.query.as_deref() == Some(text.as_str()));
-        let new: std::collections::HashSet<_> = merged.new_ids.iter().collect();
-        let more = app
-            .conversations
-            .rows()
-            .iter()
-            .filter(|c| new.contains(&c.id) && convo_engine::sla::is_waiting(c))
-            .count();
+        let more = merged.new_ids.len();
         if watching && more > 0 {
             cmds.push(Command::Notify { more });
         }

@@ -279,7 +279,7 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
             Col::Query => (
                 app.views
                     .get(i)
-                    .map(|v| super::picker::describe(v, &app.aliases))
+                    .map(|v| super::picker::describe(v, &app.aliases, app.query_settings.agent_id))
                     .unwrap_or_default(),
                 dim,
             ),
@@ -479,7 +479,7 @@ fn about(app: &App, w: usize) -> Line<'static> {
     let what = app
         .views
         .get(b.selected)
-        .map(|v| super::picker::describe(v, &app.aliases))
+        .map(|v| super::picker::describe(v, &app.aliases, app.query_settings.agent_id))
         .unwrap_or_default();
     Line::from(Span::styled(
         fit(

@@ -24,7 +24,11 @@ pub struct Chip {
 /// they resolve back, the same text for a query set with `/`, a view, a drill-down or `:`.
 pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
     use convo_query::query::{Pred, VisitorRef};
-    let q = convo_query::query::named::with_aliases(app.query_of(tab), &app.aliases);
+    let q = convo_query::query::named::with_aliases(
+        app.query_of(tab),
+        &app.aliases,
+        app.query_settings.agent_id,
+    );
     // One request's filters found the visitors of an e-mail: how many.
     let by_email = match tab {
         Resource::Conversations if app.conversations.union.is_none() => {

@@ -10,7 +10,8 @@ use crate::app::App;
 use crate::filter_form::FilterForm;
 use convo_text as text;
 
-const LABEL: usize = 13;
+/// The labels' column: the longest label ("visitor email") and a gap before the value.
+const LABEL: usize = 15;
 
 /// Draws the pane over the table.
 pub fn draw(_app: &App, form: &FilterForm, frame: &mut Frame) {

@@ -14,7 +14,11 @@ use convo_query::query::named::with_aliases;
 
 /// What a view shows, as the chips and the query line write it: "Conversations ·
 /// status:open assignee:none", with "every page, oldest first" for such a view.
-pub fn describe(v: &convo_config::View, aliases: &convo_config::Aliases) -> String {
+pub fn describe(
+    v: &convo_config::View,
+    aliases: &convo_config::Aliases,
+    me: Option<uuid::Uuid>,
+) -> String {
     let query = match &v.query {
         Some(q) => q.clone(),
         None => {
@@ -22,7 +26,7 @@ pub fn describe(v: &convo_config::View, aliases: &convo_config::Aliases) -> Stri
                 Resource::Conversations => of_conversations(&v.conversations),
                 Resource::Visitors => of_visitors(&v.visitors),
             };
-            with_aliases(&q, aliases).to_string()
+            with_aliases(&q, aliases, me).to_string()
         }
     };
     let mut desc = if query.is_empty() {
@@ -44,7 +48,7 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     let mut lines = Vec::new();
     for (i, v) in app.views.iter().enumerate() {
         let name = text::one_line(&v.name, 30);
-        let desc = describe(v, &app.aliases);
+        let desc = describe(v, &app.aliases, app.query_settings.agent_id);
         let row = format!("{name:<30}  {desc}");
         let style = if i == selected {
             Style::new().add_modifier(Modifier::REVERSED)

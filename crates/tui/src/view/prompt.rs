@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::app::App;
+use crate::export::Format;
 use crate::prompt::Prompt;
 use convo_text::{fit, one_line, width};
 
@@ -26,28 +27,24 @@ pub fn draw(app: &App, frame: &mut Frame) {
             edit_line(app, frame, label, text)
         }
         Prompt::Export(text) => {
-            let long = format!(
-                "export to (.csv or .jsonl{}; Enter writes, never overwrites; Esc cancels): ",
-                names_note(app)
-            );
-            let short = format!("export to (.csv/.jsonl{}): ", names_note(app));
-            let shorter = match names_note(app) {
-                "" => "export to: ".to_string(),
-                note => format!("export to ({}): ", &note[note.find("Tab").unwrap_or(0)..]),
-            };
-            edit_line(
-                app,
-                frame,
-                fitting(app, &[&long, &short, &shorter], text),
-                text,
-            )
+            let f = Format::of_path(text).name();
+            let labels = [
+                format!("export {f} to (Enter writes, Esc cancels): "),
+                format!("export {f} to: "),
+            ];
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            export_guidance(app, frame, false);
+            edit_line(app, frame, fitting(app, &labels, text), text)
         }
         Prompt::ExportExists(text) => {
+            let f = Format::of_path(text).name();
             let labels = [
-                "that file exists and is never overwritten: edit the name (Esc cancels): ",
-                "exists, never overwritten; edit the name: ",
-                "exists; edit: ",
+                format!("that file exists: export {f} to this new name (Esc cancels): "),
+                format!("file exists; export {f} to: "),
+                format!("exists; {f} to: "),
             ];
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            export_guidance(app, frame, true);
             edit_line(app, frame, fitting(app, &labels, text), text)
         }
         Prompt::ExportScope(path) => {
@@ -121,13 +118,50 @@ fn save_view(app: &App, s: &crate::query_line::SaveView, frame: &mut Frame) {
 }
 
 /// On the Conversations tab: whether the export carries names beside the ids, and the key
-/// that changes it.
-fn names_note(app: &App) -> &'static str {
+/// that changes it (long and short).
+fn names_note(app: &App) -> [&'static str; 2] {
     match (app.active, app.export_names) {
-        (convo_api::Resource::Conversations, true) => "; with names, Tab: ids only",
-        (convo_api::Resource::Conversations, false) => "; ids only, Tab: names too",
-        _ => "",
+        (convo_api::Resource::Conversations, true) => {
+            ["with names, Tab: ids only · ", "Tab: ids only · "]
+        }
+        (convo_api::Resource::Conversations, false) => {
+            ["ids only, Tab: names too · ", "Tab: names too · "]
+        }
+        _ => ["", ""],
     }
+}
+
+/// The path prompt's guidance, whole, on the line above it (the keys' line): the formats the
+/// name picks, the names beside the ids, what CSV does to terminal controls in the data.
+/// Written to fit 80 columns; shorter forms below that.
+fn export_guidance(app: &App, frame: &mut Frame, exists: bool) {
+    let area = app.areas().footer;
+    let [names, names_short] = names_note(app);
+    let (first, first_short) = match exists {
+        true => ("a file is never overwritten · ", "never overwritten · "),
+        false => ("", ""),
+    };
+    let formats = ".csv CSV · .json JSON · .jsonl JSON Lines";
+    let csv = " · CSV: ESC shown as ␛";
+    let candidates = [
+        format!(" {first}{names}{formats}{csv}"),
+        format!(" {first_short}{names_short}{formats}{csv}"),
+        format!(" {first_short}{names_short}{formats}"),
+        format!(" {first_short}{names_short}.csv · .json · .jsonl"),
+    ];
+    let w = area.width as usize;
+    let text = candidates
+        .iter()
+        .find(|t| width(t) <= w)
+        .unwrap_or(&candidates[3]);
+    frame.render_widget(Clear, area);
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            fit(text, w).into_owned(),
+            Style::new().fg(Color::Cyan),
+        )),
+        area,
+    );
 }
 
 /// The first label that leaves room for the whole text typed (else the last, the shortest,

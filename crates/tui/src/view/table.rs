@@ -201,6 +201,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         names: &app.names,
         sla: &app.sla,
         no_color: app.theme.no_color,
+        me: app.query_settings.agent_id,
     };
     let cells = |r: &T, hit: bool| {
         columns
