@@ -156,6 +156,16 @@ impl Sorting {
         self.offset = self.offset.min(n.saturating_sub(body));
     }
 
+    /// The header's sort mark where the full one does not fit: `sorted by created ↓`.
+    pub fn short_mark(&self) -> Option<String> {
+        let s = self.sort?;
+        Some(format!(
+            "sorted by {} {}",
+            s.col.name(),
+            if s.desc { "↓" } else { "↑" }
+        ))
+    }
+
     /// The header's sort mark, e.g. `sorted by created ↓ (display only)`.
     pub fn mark(&self) -> Option<String> {
         let s = self.sort?;

@@ -2,15 +2,15 @@
 //! the view at a refresh (it stays under the cursor, [`crate::tui::tab::Held`]), and Back's
 //! row that could not be found again.
 
-use crate::api::Resource;
+use crate::api::{Resource, Row};
 use crate::api::model::short_id;
 use crate::pager::Merged;
 use crate::tui::app::App;
 use crate::tui::keys::Action;
 use crate::tui::tab::{TabFilter, TabState};
 
-/// "the selected 80be9fe2 left this view (now assigned to Ana, open); it stays until you
-/// move" when the row under the cursor left at this refresh.
+/// "80be9fe2 (selected) left this view: now assigned to Ana, open" when the row under the
+/// cursor left at this refresh (it stays there, marked ×, until the user moves).
 pub fn held_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
     let (id, words) = match tab {
         Resource::Conversations => {
@@ -19,17 +19,84 @@ pub fn held_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
         }
         Resource::Visitors => {
             let h = app.visitors.held()?;
-            (h.row.id, "the service no longer lists it here".to_string())
+            (h.row.id, "no longer listed here".to_string())
         }
     };
-    merged.left_ids.contains(&id).then(|| {
-        format!(
-            "the selected {} left this view: {words}; it stays (×) until you move ({}/{})",
+    merged
+        .left_ids
+        .contains(&id)
+        .then(|| format!("{} (selected) left this view: {words}", short_id(&id)))
+}
+
+/// The rows that left at this refresh other than the one held under the cursor, said with
+/// which (one id) and the key that shows where: "1a2b3c4d left the list (' shows where)".
+pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
+    let held = with_tab!(ref app, tab, |t| t.held().map(|h| h.row.id()));
+    let others: Vec<_> = merged
+        .left_ids
+        .iter()
+        .filter(|id| Some(**id) != held)
+        .collect();
+    let key = app.keymap.key_of(Action::JumpLeft);
+    match others.as_slice() {
+        [] => None,
+        [one] => Some(format!("{} left the list ({key} shows where)", short_id(one))),
+        more => Some(format!(
+            "{} rows left the list ({key} shows where)",
+            more.len()
+        )),
+    }
+}
+
+/// The jump key: the cursor goes to where the next row that left at the last refresh was
+/// (the row that took its place; the row that left shows, marked ×, just above it), the next
+/// one at each press. Said when no row left.
+pub fn jump_to_left(app: &mut App) {
+    let body = app.body_height();
+    let found = with_tab!(app, app.active, |t| {
+        let rows = t.rows();
+        let held = t.held().map(|h| h.row.id());
+        // Where each row that left shows: before the loaded row at this index.
+        let mut places: Vec<(usize, uuid::Uuid)> = t
+            .pager
+            .gone()
+            .filter(|g| Some(g.row.id()) != held)
+            .map(|g| {
+                let at = match g.after {
+                    None => 0,
+                    Some(a) => rows.iter().position(|r| r.id() == a).map_or(0, |p| p + 1),
+                };
+                (at, g.row.id())
+            })
+            .collect();
+        places.sort();
+        let next = places
+            .iter()
+            .find(|(at, _)| *at > t.selected)
+            .or(places.first())
+            .copied();
+        if let Some((at, _)) = next {
+            let last = rows.len().saturating_sub(1);
+            t.select(at.min(last), body);
+            // The row that left shows above the cursor: keep it on screen.
+            if t.offset == at.min(last) && t.offset > 0 {
+                t.offset -= 1;
+            }
+        }
+        next.map(|(_, id)| (id, places.len()))
+    });
+    match found {
+        Some((id, n)) => app.say(format!(
+            "{} left the list here (×, above the cursor){}",
             short_id(&id),
-            app.keymap.key_of(Action::Down),
-            app.keymap.key_of(Action::Up)
-        )
-    })
+            if n > 1 {
+                format!("; {n} left, {} goes to the next", app.keymap.key_of(Action::JumpLeft))
+            } else {
+                String::new()
+            }
+        )),
+        None => app.say("no row left the list at the last refresh"),
+    }
 }
 
 /// A row Back (or a reload) was to select again and did not find, said once: "80be9fe2 is

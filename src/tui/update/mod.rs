@@ -40,6 +40,12 @@ use watch::{take_sample, watch_imminent};
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    // A refresh this message merges follows the top for a watcher (no pane open on the rows,
+    // in server order), holds still for a reader.
+    app.conversations.watching = !(app.detail.is_some() && app.active == Resource::Conversations)
+        && !app.sort.get(Resource::Conversations).sorted();
+    app.visitors.watching = !(app.detail.is_some() && app.active == Resource::Visitors)
+        && !app.sort.get(Resource::Visitors).sorted();
     let mut cmds = super::query_run::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
@@ -324,6 +330,14 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     }
 }
 
+/// Shows `tab`: a step Back takes back (to the tab left, on its row), as every other move.
+fn switch_tab(app: &mut App, tab: Resource) {
+    if tab != app.active {
+        app.history.push(here(app));
+        app.active = tab;
+    }
+}
+
 fn other(tab: Resource) -> Resource {
     match tab {
         Resource::Conversations => Resource::Visitors,
@@ -381,13 +395,14 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::PageDown => move_by(app, body),
         Action::PageUp => move_by(app, -body),
         Action::Top => move_by(app, isize::MIN / 2),
+        Action::JumpLeft => live::jump_to_left(app),
         Action::Bottom => {
             super::query_run::go_on(app);
             move_by(app, isize::MAX / 2)
         }
-        Action::NextTab | Action::PrevTab => app.active = other(app.active),
-        Action::FirstTab => app.active = Resource::Conversations,
-        Action::SecondTab => app.active = Resource::Visitors,
+        Action::NextTab | Action::PrevTab => switch_tab(app, other(app.active)),
+        Action::FirstTab => switch_tab(app, Resource::Conversations),
+        Action::SecondTab => switch_tab(app, Resource::Visitors),
         Action::Filter => {
             let mut form = match app.active {
                 Resource::Conversations => {
@@ -546,7 +561,8 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         }
         // What is over the table (a pane, a running `L`) took Esc before it came here.
         Action::Close => app.message = None,
-        Action::Quit => cmds.push(Command::Quit),
+        // The table is the top: nothing is over it to close.
+        Action::Quit | Action::QuitNow => cmds.push(Command::Quit),
         Action::Suspend => cmds.push(Command::Suspend),
         Action::Search => search::update::open(app),
         Action::SearchNext => search::update::step_match(app, false),

@@ -183,7 +183,7 @@ fn last_line(app: &App, w: usize) -> Line<'static> {
         )),
         None => Line::from(Span::styled(
             fit(
-                " ↑↓ choose · Enter open (Backspace: back here) · r read now · Esc close · q quit",
+                " ↑↓ choose · Enter open (Backspace: back here) · r read now · Esc/q close · Q quit",
                 w,
             )
             .into_owned(),

@@ -102,11 +102,20 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     }
     if let Some(u) = t.union.as_deref().filter(|u| !u.checks.is_empty()) {
         // A query's checks done in convo: how much was read for how little.
+        // Rows loaded matched too: the count of matches is never below them (a refresh's
+        // scan starts its count again). Matches found but not yet in the table are said so.
+        let matched = u.matched.max(n);
         let mut text = format!(
             " · scanned {} · {} match",
             crate::text::thousands(u.scanned as u64),
-            crate::text::thousands(u.matched as u64)
+            crate::text::thousands(matched as u64)
         );
+        if matched > n && !t.pager.is_done() {
+            text.push_str(&format!(
+                " ({} not shown yet)",
+                crate::text::thousands((matched - n) as u64)
+            ));
+        }
         if u.paused && t.pager.has_more() {
             text.push_str(&format!(
                 " · {} goes on",
@@ -117,14 +126,19 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     }
     spans.extend(super::marks::footer_spans(t));
     if t.new_above > 0 {
-        // The selection kept its line while rows arrived above the screen.
+        // A reader: the selection kept its line while rows arrived above the screen; they
+        // are counted since they arrived, unseen (the • count is the last refresh's).
         spans.push(Span::styled(
             format!(
-                " · ↑ {} new above",
-                crate::text::thousands(t.new_above as u64)
+                " · ↑ {} unseen above ({} goes up)",
+                crate::text::thousands(t.new_above as u64),
+                app.keymap.key_of(crate::tui::keys::Action::Top)
             ),
             Style::new().fg(Color::Cyan).bold(),
         ));
+    } else if t.follows_top() && app.refresh_on && t.pager.pages() > 0 {
+        // A watcher: new rows come into view on top, the cursor stays on row 1.
+        spans.push(Span::styled(" · following the top", Style::new().dim()));
     }
     if t.refresh_error.is_some() {
         spans.push(Span::styled(
@@ -174,7 +188,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     );
 }
 
-/// `spans` cut to `max` cells, the last one kept ending in `…` when something was cut.
+/// `spans` that fit in `max` cells, in order, each whole: one that does not fit is left out
+/// (a later, shorter one may still fit), so that nothing ends mid-word in `…`. Only the
+/// first (the row's place and the count), when it alone is wider, is cut.
 fn cut_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
     let total: usize = spans.iter().map(Span::width).sum();
     if total <= max {
@@ -182,22 +198,16 @@ fn cut_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
     }
     let mut out = Vec::new();
     let mut used = 0;
-    for s in spans {
+    for (i, s) in spans.into_iter().enumerate() {
         let w = s.width();
-        if used + w < max {
+        if used + w <= max {
             used += w;
             out.push(s);
-            continue;
+        } else if i <= 1 {
+            let text = crate::text::fit(&s.content, max - used).into_owned();
+            used = max;
+            out.push(Span::styled(text, s.style));
         }
-        let text = crate::text::fit(&s.content, max - used).into_owned();
-        let text = if text.ends_with('…') {
-            text
-        } else {
-            // It fitted exactly: the cut is after it, so its last cell gives way to `…`.
-            crate::text::fit(&format!("{text}…"), max - used).into_owned()
-        };
-        out.push(Span::styled(text, s.style));
-        break;
     }
     out
 }
