@@ -794,3 +794,75 @@ fn the_export_prompt_leaves_room_for_the_path() {
         assert!(status.contains("Tab: ids only"), "{w}: {status}");
     }
 }
+
+/// Issue 41, 4 and issue 39, 3 and 5: the selected row leaves the view while its pane is open,
+/// drawn without colour. The held row keeps the selection's `>` and says `×` in its first
+/// cell; the pane's notice is one line at the pane's width, whole; the status line's message
+/// and the footer end in whole words (a cut message says where it is whole).
+#[test]
+fn a_held_row_without_colour_shows_the_cursor_and_its_notices_fit() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, mut server) = loaded(w, h, 300, 5);
+        app.apply_ui(&convo::config::ui::UiConfig::default(), true);
+        app.refresh_secs = Some(10);
+        app.refresh_on = true;
+        for _ in 0..3 {
+            update(&mut app, key(KeyCode::Down));
+        }
+        update(&mut app, key(KeyCode::Enter));
+        let x = app.selected_id().expect("a row");
+        server.conversations.retain(|c| c.id != x);
+        server.settle(&mut app, common::app::at(11));
+        assert!(app.conversations.held().is_some(), "{w}x{h}: held");
+        let screen = testing::render(&app);
+        let short = &x.simple().to_string()[..8];
+        let row = screen
+            .lines()
+            .find(|l| l.split(['│', '┌']).next().unwrap_or("").contains(short))
+            .unwrap_or_else(|| panic!("{w}x{h}: shown:\n{screen}"));
+        assert!(row.starts_with("\">× "), "{w}x{h}: > and ×: {row}");
+        let lines: Vec<&str> = screen.lines().collect();
+        let notice = lines
+            .iter()
+            .find(|l| l.contains("× left"))
+            .unwrap_or_else(|| panic!("{w}x{h}: the pane says it left:\n{screen}"));
+        assert!(!notice.contains('…'), "{w}x{h}: whole: {notice}");
+        let at = lines.iter().position(|l| l == notice).unwrap_or(0);
+        assert!(lines[at + 1].contains("id    "), "{w}x{h}: fields next:\n{screen}");
+        let (footer, status) = (lines[lines.len() - 2], lines[lines.len() - 1]);
+        for l in [footer, status] {
+            let l = l.trim_end_matches(['"', ' ']);
+            assert!(
+                !l.ends_with('…') || l.contains("(? shows all)"),
+                "{w}x{h}: ends whole: {l}"
+            );
+        }
+        assert!(
+            !status.contains('…') || status.contains("… (? shows all)"),
+            "{w}x{h}: cut after a word: {status}"
+        );
+        insta::assert_snapshot!(format!("held_row_no_colour_{w}x{h}"), screen);
+    }
+}
+
+/// Issue 39, 5: the header's sort mark and the first-minute hints fit 80 columns whole.
+#[test]
+fn the_sort_mark_and_the_hints_fit_80_columns_whole() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 40, 5);
+        let screen = testing::render(&app);
+        let hints = screen.lines().nth(1).unwrap_or_default();
+        for part in ["/ filter", ": query", "v views", "B board", "S summary"] {
+            assert!(hints.contains(part), "{w}x{h}: {part}: {hints}");
+        }
+        update(&mut app, ch('>'));
+        let screen = testing::render(&app);
+        let top = screen.lines().next().unwrap_or_default();
+        let mark = top.split("sorted by ").nth(1).unwrap_or_default();
+        let mark = mark.split(" · ").next().unwrap_or_default();
+        let mark = mark.split("  ").next().unwrap_or_default();
+        assert!(mark.starts_with("status ↓"), "{w}x{h}: {top}");
+        assert!(!mark.contains('…'), "{w}x{h}: whole: {top}");
+        insta::assert_snapshot!(format!("sorted_header_{w}x{h}"), screen);
+    }
+}

@@ -172,6 +172,10 @@ pub struct TabState<T, F> {
     pub new_above: usize,
     /// A row to select again that was not found (Back, a reload): said, then taken.
     pub lost: Option<Reselect>,
+    /// The rows that left at the last refresh that had any leave, each with the kept row it
+    /// followed (`None`: it was first): where the jump key goes, also after the refresh
+    /// that shows them × has passed.
+    pub left_places: Vec<(Uuid, Option<Uuid>)>,
     /// Nothing is open on the tab's rows (no detail pane) and they are in server order: on
     /// row 1, the user watches the top ([`TabState::follows_top`]). The app sets it.
     pub watching: bool,
@@ -204,6 +208,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             left_now: Vec::new(),
             new_above: 0,
             lost: None,
+            left_places: Vec::new(),
             watching: true,
         }
     }
@@ -258,6 +263,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.refresh_error = None;
         self.held = None;
         self.new_above = 0;
+        self.left_places.clear();
         Command::Cancel { tab: self.tab }
     }
 
@@ -650,6 +656,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             Some(page) => self.pager.reconcile_tail(r.read, page, window),
             None => self.pager.reconcile(r.read, window),
         };
+        if !merged.left_ids.is_empty() {
+            self.left_places = self
+                .pager
+                .gone()
+                .map(|g| (g.row.id(), g.after))
+                .collect();
+        }
         let rows = self.pager.rows();
         let found = sel_id.and_then(|id| {
             if old_selected >= window && !merged.from_end {

@@ -48,9 +48,9 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
     }
 }
 
-/// The jump key: the cursor goes to where the next row that left at the last refresh was
-/// (the row that took its place; the row that left shows, marked ×, just above it), the next
-/// one at each press. Said when no row left.
+/// The jump key: the cursor goes to where the next row that left at the last refresh with
+/// departures was (the row that took its place; until the next refresh the row that left
+/// shows there, marked ×, just above it), the next one at each press. Said when none left.
 pub fn jump_to_left(app: &mut App) {
     let body = app.body_height();
     let found = with_tab!(app, app.active, |t| {
@@ -58,15 +58,15 @@ pub fn jump_to_left(app: &mut App) {
         let held = t.held().map(|h| h.row.id());
         // Where each row that left shows: before the loaded row at this index.
         let mut places: Vec<(usize, uuid::Uuid)> = t
-            .pager
-            .gone()
-            .filter(|g| Some(g.row.id()) != held)
-            .map(|g| {
-                let at = match g.after {
+            .left_places
+            .iter()
+            .filter(|(id, _)| Some(*id) != held)
+            .map(|(id, after)| {
+                let at = match after {
                     None => 0,
-                    Some(a) => rows.iter().position(|r| r.id() == a).map_or(0, |p| p + 1),
+                    Some(a) => rows.iter().position(|r| r.id() == *a).map_or(0, |p| p + 1),
                 };
-                (at, g.row.id())
+                (at, *id)
             })
             .collect();
         places.sort();
@@ -85,9 +85,12 @@ pub fn jump_to_left(app: &mut App) {
         }
         next.map(|(_, id)| (id, places.len()))
     });
+    // Shown × above the cursor until the next refresh; after it, only the place is left.
+    let shown = with_tab!(ref app, app.active, |t| t.pager.gone().count() > 0);
+    let how = if shown { "×, above the cursor" } else { "from above the cursor" };
     match found {
         Some((id, n)) => app.say(format!(
-            "{} left the list here (×, above the cursor){}",
+            "{} left the list here ({how}){}",
             short_id(&id),
             if n > 1 {
                 format!("; {n} left, {} goes to the next", app.keymap.key_of(Action::JumpLeft))

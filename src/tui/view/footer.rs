@@ -125,21 +125,6 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
-    if t.new_above > 0 {
-        // A reader: the selection kept its line while rows arrived above the screen; they
-        // are counted since they arrived, unseen (the • count is the last refresh's).
-        spans.push(Span::styled(
-            format!(
-                " · ↑ {} unseen above ({} goes up)",
-                crate::text::thousands(t.new_above as u64),
-                app.keymap.key_of(crate::tui::keys::Action::Top)
-            ),
-            Style::new().fg(Color::Cyan).bold(),
-        ));
-    } else if t.follows_top() && app.refresh_on && t.pager.pages() > 0 {
-        // A watcher: new rows come into view on top, the cursor stays on row 1.
-        spans.push(Span::styled(" · following the top", Style::new().dim()));
-    }
     if t.refresh_error.is_some() {
         spans.push(Span::styled(
             " · refresh failed",
@@ -149,11 +134,44 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     (spans, t.pager.warnings().clone())
 }
 
+/// What the live list does, the footer's last piece (kept whole, at the end): a reader (moved,
+/// or a pane open) is held still while rows arrive above the screen, counted since they
+/// arrived ("↑ 4 arrived above, view held"; the • count is the last refresh's); a watcher (row
+/// 1, nothing open) follows the top; else the refresh period.
+fn live_span<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
+    app: &App,
+    t: &TabState<T, F>,
+) -> Option<Span<'static>> {
+    let period = app.refresh_on.then(|| app.refresh_period()).flatten();
+    if t.new_above > 0 {
+        return Some(Span::styled(
+            format!(
+                " · ↑ {} arrived above, view held",
+                crate::text::thousands(t.new_above as u64)
+            ),
+            Style::new().fg(Color::Cyan).bold(),
+        ));
+    }
+    let s = period?;
+    let text = if t.follows_top() && t.pager.pages() > 0 {
+        format!(" · refresh {s}s, following the top")
+    } else {
+        format!(" · auto refresh {s}s")
+    };
+    Some(Span::styled(text, Style::new().dim()))
+}
+
 /// Draws the footer line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (mut spans, warnings) = match app.active {
-        Resource::Conversations => walk_spans(app, &app.conversations),
-        Resource::Visitors => walk_spans(app, &app.visitors),
+    let ((mut spans, warnings), end) = match app.active {
+        Resource::Conversations => (
+            walk_spans(app, &app.conversations),
+            live_span(app, &app.conversations),
+        ),
+        Resource::Visitors => (
+            walk_spans(app, &app.visitors),
+            live_span(app, &app.visitors),
+        ),
     };
     // An e-mail that finds no visitor: say why a part of one finds nothing.
     let v = &app.visitors;
@@ -173,12 +191,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    // Auto refresh keeps its place at the end: what does not fit before it is cut, with `…`.
-    let end = app
-        .refresh_on
-        .then(|| app.refresh_period())
-        .flatten()
-        .map(|s| Span::styled(format!(" · auto refresh {s}s"), Style::new().dim()));
+    // What the live list does keeps its place at the end: what does not fit before it is
+    // left out, each piece whole.
     let room = (area.width as usize).saturating_sub(end.as_ref().map_or(0, |e| e.width()));
     let mut spans = cut_spans(spans, room);
     spans.extend(end);
