@@ -141,6 +141,7 @@ fn walk_spans<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
 fn live_span<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     app: &App,
     t: &TabState<T, F>,
+    short: bool,
 ) -> Option<Span<'static>> {
     let period = app.refresh_on.then(|| app.refresh_period()).flatten();
     if t.new_above > 0 {
@@ -153,7 +154,7 @@ fn live_span<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
         ));
     }
     let s = period?;
-    let text = if t.follows_top() && t.pager.pages() > 0 {
+    let text = if t.follows_top() && t.pager.pages() > 0 && !short {
         format!(" · refresh {s}s, following the top")
     } else {
         format!(" · auto refresh {s}s")
@@ -163,14 +164,32 @@ fn live_span<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
 
 /// Draws the footer line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let w = area.width as usize;
+    // The long form of the last piece while the first two pieces fit beside it.
+    let pick = |(spans, warnings): (Vec<Span<'static>>, Warnings), ends: [Option<Span<'static>>; 2]| {
+        let [long, short] = ends;
+        let head: usize = spans.iter().take(2).map(Span::width).sum();
+        let end = if head + long.as_ref().map_or(0, Span::width) <= w {
+            long
+        } else {
+            short
+        };
+        ((spans, warnings), end)
+    };
     let ((mut spans, warnings), end) = match app.active {
-        Resource::Conversations => (
+        Resource::Conversations => pick(
             walk_spans(app, &app.conversations),
-            live_span(app, &app.conversations),
+            [
+                live_span(app, &app.conversations, false),
+                live_span(app, &app.conversations, true),
+            ],
         ),
-        Resource::Visitors => (
+        Resource::Visitors => pick(
             walk_spans(app, &app.visitors),
-            live_span(app, &app.visitors),
+            [
+                live_span(app, &app.visitors, false),
+                live_span(app, &app.visitors, true),
+            ],
         ),
     };
     // An e-mail that finds no visitor: say why a part of one finds nothing.
@@ -218,7 +237,7 @@ fn cut_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
             used += w;
             out.push(s);
         } else if i <= 1 {
-            let text = crate::text::fit(&s.content, max - used).into_owned();
+            let text = crate::text::fit_words(&s.content, max - used).into_owned();
             used = max;
             out.push(Span::styled(text, s.style));
         }
