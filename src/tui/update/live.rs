@@ -37,14 +37,17 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
         .iter()
         .filter(|id| Some(**id) != held)
         .collect();
+    // Where they were shows in the service's order only (a display sort hides them).
     let key = app.keymap.key_of(Action::JumpLeft);
+    let hint = if app.sort.get(tab).sorted() {
+        String::new()
+    } else {
+        format!(" ({key} shows where)")
+    };
     match others.as_slice() {
         [] => None,
-        [one] => Some(format!("{} left the list ({key} shows where)", short_id(one))),
-        more => Some(format!(
-            "{} rows left the list ({key} shows where)",
-            more.len()
-        )),
+        [one] => Some(format!("{} left the list{hint}", short_id(one))),
+        more => Some(format!("{} rows left the list{hint}", more.len())),
     }
 }
 

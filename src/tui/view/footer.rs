@@ -144,7 +144,9 @@ fn live_span<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
     short: bool,
 ) -> Option<Span<'static>> {
     let period = app.refresh_on.then(|| app.refresh_period()).flatten();
-    if t.new_above > 0 {
+    // A display sort places the rows that arrive by its own order: nothing is "above".
+    let sorted = app.sort.get(t.tab).sorted();
+    if t.new_above > 0 && !sorted {
         return Some(Span::styled(
             format!(
                 " · ↑ {} arrived above, view held",

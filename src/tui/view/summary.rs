@@ -264,7 +264,7 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
     let (samples, whole, top) = same_scope(samples);
     let Some(first) = samples.iter().map(|s| s.at).min() else {
         return vec![Line::from(Span::styled(
-            "  last 24 h: no samples yet: L loads the whole list, then refreshes take one a minute",
+            "  last 24 h: no samples yet (L loads the whole list; refreshes add them)",
             Style::new().dim(),
         ))];
     };
