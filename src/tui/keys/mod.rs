@@ -68,7 +68,7 @@ actions! {
     PageUp = "page_up", Move, [Key::plain(KeyCode::PageUp), Key::ctrl('b')], "page up";
     Top = "top", Move, [Key::ch('g'), Key::plain(KeyCode::Home)], "first row";
     Bottom = "bottom", Move, [Key::ch('G'), Key::plain(KeyCode::End)], "last loaded row (and load more)";
-    JumpLeft = "jump_left", Move, [Key::ch('\'')], "where a row left at the last refresh";
+    JumpLeft = "jump_left", Move, [Key::ch('\'')], "to where a row left (last refresh)";
     NextTab = "next_tab", Tabs, [Key::plain(KeyCode::Tab)], "next tab";
     PrevTab = "prev_tab", Tabs, [Key::plain(KeyCode::BackTab)], "previous tab";
     FirstTab = "first_tab", Tabs, [Key::ch('1')], "Conversations";
@@ -78,7 +78,7 @@ actions! {
     ClearFilters = "clear_filters", Filters, [Key::ch('x')], "clear all filters";
     ToggleUnassigned = "toggle_unassigned", Filters, [Key::ch('u')], "unassigned only on/off";
     CycleStatus = "cycle_status", Filters, [Key::ch('s')], "cycle status filter";
-    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back one step: pane, tab, filters, row";
+    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back a step: pane, tab, filters, row";
     Views = "views", Filters, [Key::ch('v')], "saved views";
     Query = "query", Filters, [Key::ch(':')], "query line (Tab completes, ? plan)";
     SaveView = "save_view", Filters, [Key::ch('w')], "save the query as a view";
