@@ -78,7 +78,7 @@ actions! {
     ClearFilters = "clear_filters", Filters, [Key::ch('x')], "clear all filters";
     ToggleUnassigned = "toggle_unassigned", Filters, [Key::ch('u')], "unassigned only on/off";
     CycleStatus = "cycle_status", Filters, [Key::ch('s')], "cycle status filter";
-    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back a step: pane, tab, filters, row";
+    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back: pane, tab, filters, row";
     Views = "views", Filters, [Key::ch('v')], "saved views";
     Query = "query", Filters, [Key::ch(':')], "query line (Tab completes, ? plan)";
     SaveView = "save_view", Filters, [Key::ch('w')], "save the query as a view";
