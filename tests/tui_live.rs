@@ -369,9 +369,16 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
     let top = ids(&h)[0];
     assert_ne!(top, rows[0], "new rows arrived on top");
     assert_eq!(h.app.conversations.selected, 0, "row 1 still:\n{screen}");
-    assert_eq!(h.app.selected_id(), Some(top), "the newest row is under the cursor");
+    assert_eq!(
+        h.app.selected_id(),
+        Some(top),
+        "the newest row is under the cursor"
+    );
     assert_eq!(h.app.conversations.new_above, 0, "nothing unseen above");
-    assert!(row_of(&screen, rows[0]).is_some(), "the old top in view:\n{screen}");
+    assert!(
+        row_of(&screen, rows[0]).is_some(),
+        "the old top in view:\n{screen}"
+    );
     common::assert_has(&screen, "following the top");
     assert!(!screen.contains("above"), "{screen}");
 
@@ -412,13 +419,20 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
     let screen = press(&mut h, vec![KeyCode::Enter], |h| h.app.detail.is_some()).await;
     common::assert_has(&screen, "Conversation ");
     press(&mut h, vec![KeyCode::Backspace], |h| h.app.detail.is_none()).await;
-    assert_eq!(h.app.conversations.query.to_string(), query, "the view stays");
+    assert_eq!(
+        h.app.conversations.query.to_string(),
+        query,
+        "the view stays"
+    );
     assert_eq!(h.app.selected_id(), x);
     press(&mut h, vec![KeyCode::Enter], |h| h.app.detail.is_some()).await;
     press(&mut h, vec![KeyCode::Char('q')], |h| h.app.detail.is_none()).await;
     assert_eq!(h.app.selected_id(), x, "still running, on its row");
     // Tab (Visitors), then Back: the view just left, on its row.
-    press(&mut h, vec![KeyCode::Tab], |h| h.app.active == Resource::Visitors).await;
+    press(&mut h, vec![KeyCode::Tab], |h| {
+        h.app.active == Resource::Visitors
+    })
+    .await;
     let screen = press(&mut h, vec![KeyCode::Backspace], |h| {
         h.app.active == Resource::Conversations
     })
@@ -434,13 +448,19 @@ async fn a_row_that_left_out_of_sight_is_named_and_the_key_shows_where() {
     let server = demo(churning(300)).await;
     let (mut h, rows) = queue(&server, (80, 12)).await;
     let far = rows[rows.len() - 2];
-    assert!(row_of(&h.phase(vec![], 0).await, far).is_none(), "out of sight");
+    assert!(
+        row_of(&h.phase(vec![], 0).await, far).is_none(),
+        "out of sight"
+    );
     assert!(server.assign(far, Some(server.data().agents[0])));
     wait(&mut h, |h| !ids(h).contains(&far)).await;
     // Still, so that the × row shown for one refresh is there to see.
     h.app.refresh_on = false;
     let text = said(&h);
-    common::assert_has(&text, &format!("{} left the list (' shows where)", short(far)));
+    common::assert_has(
+        &text,
+        &format!("{} left the list (' shows where)", short(far)),
+    );
     let screen = press(&mut h, vec![KeyCode::Char('\'')], |h| {
         h.app.conversations.selected > 0
     })

@@ -828,7 +828,10 @@ fn a_held_row_without_colour_shows_the_cursor_and_its_notices_fit() {
             .unwrap_or_else(|| panic!("{w}x{h}: the pane says it left:\n{screen}"));
         assert!(!notice.contains('…'), "{w}x{h}: whole: {notice}");
         let at = lines.iter().position(|l| l == notice).unwrap_or(0);
-        assert!(lines[at + 1].contains("id    "), "{w}x{h}: fields next:\n{screen}");
+        assert!(
+            lines[at + 1].contains("id    "),
+            "{w}x{h}: fields next:\n{screen}"
+        );
         let (footer, status) = (lines[lines.len() - 2], lines[lines.len() - 1]);
         for l in [footer, status] {
             let l = l.trim_end_matches(['"', ' ']);

@@ -774,10 +774,18 @@ fn ctrl_c_and_q_quit() {
     assert!(update(&mut app, ch('q')).is_empty(), "q closes the pane");
     assert!(app.detail.is_none());
     update(&mut app, ch('?'));
-    assert_eq!(update(&mut app, ch('Q')), vec![Command::Quit], "Q from help");
+    assert_eq!(
+        update(&mut app, ch('Q')),
+        vec![Command::Quit],
+        "Q from help"
+    );
     update(&mut app, key(KeyCode::Esc));
     update(&mut app, key(KeyCode::Enter));
-    assert_eq!(update(&mut app, ch('Q')), vec![Command::Quit], "Q from the pane");
+    assert_eq!(
+        update(&mut app, ch('Q')),
+        vec![Command::Quit],
+        "Q from the pane"
+    );
 }
 
 #[test]

@@ -192,7 +192,10 @@ mod tests {
 
     #[test]
     fn fit_words_cuts_after_a_whole_word() {
-        assert_eq!(fit_words("the selected row left this view", 20), "the selected row…");
+        assert_eq!(
+            fit_words("the selected row left this view", 20),
+            "the selected row…"
+        );
         assert_eq!(fit_words("short", 20), "short");
         assert_eq!(fit_words("left: now assigned", 13), "left: now…");
         assert_eq!(fit_words("abcdefghijklmnop qr", 10), "abcdefghi…");

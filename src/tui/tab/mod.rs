@@ -657,11 +657,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             None => self.pager.reconcile(r.read, window),
         };
         if !merged.left_ids.is_empty() {
-            self.left_places = self
-                .pager
-                .gone()
-                .map(|g| (g.row.id(), g.after))
-                .collect();
+            self.left_places = self.pager.gone().map(|g| (g.row.id(), g.after)).collect();
         }
         let rows = self.pager.rows();
         let found = sel_id.and_then(|id| {

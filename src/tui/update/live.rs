@@ -2,8 +2,8 @@
 //! the view at a refresh (it stays under the cursor, [`crate::tui::tab::Held`]), and Back's
 //! row that could not be found again.
 
-use crate::api::{Resource, Row};
 use crate::api::model::short_id;
+use crate::api::{Resource, Row};
 use crate::pager::Merged;
 use crate::tui::app::App;
 use crate::tui::keys::Action;
@@ -90,13 +90,20 @@ pub fn jump_to_left(app: &mut App) {
     });
     // Shown × above the cursor until the next refresh; after it, only the place is left.
     let shown = with_tab!(ref app, app.active, |t| t.pager.gone().count() > 0);
-    let how = if shown { "×, above the cursor" } else { "from above the cursor" };
+    let how = if shown {
+        "×, above the cursor"
+    } else {
+        "from above the cursor"
+    };
     match found {
         Some((id, n)) => app.say(format!(
             "{} left the list here ({how}){}",
             short_id(&id),
             if n > 1 {
-                format!("; {n} left, {} goes to the next", app.keymap.key_of(Action::JumpLeft))
+                format!(
+                    "; {n} left, {} goes to the next",
+                    app.keymap.key_of(Action::JumpLeft)
+                )
             } else {
                 String::new()
             }

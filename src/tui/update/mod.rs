@@ -42,10 +42,11 @@ use watch::{take_sample, watch_imminent};
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // A refresh this message merges follows the top for a watcher (no pane open on the rows,
     // in server order), holds still for a reader.
-    app.conversations.watching = !(app.detail.is_some() && app.active == Resource::Conversations)
-        && !app.sort.get(Resource::Conversations).sorted();
-    app.visitors.watching = !(app.detail.is_some() && app.active == Resource::Visitors)
-        && !app.sort.get(Resource::Visitors).sorted();
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let pane = app.detail.is_some() && app.active == tab;
+        let watching = !pane && !app.sort.get(tab).sorted();
+        with_tab!(app, tab, |t| t.watching = watching);
+    }
     let mut cmds = super::query_run::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.

@@ -168,7 +168,8 @@ fn live_span<T: crate::api::Row + Clone + PartialEq, F: TabFilter>(
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let w = area.width as usize;
     // The long form of the last piece while the first two pieces fit beside it.
-    let pick = |(spans, warnings): (Vec<Span<'static>>, Warnings), ends: [Option<Span<'static>>; 2]| {
+    let pick = |(spans, warnings): (Vec<Span<'static>>, Warnings),
+                ends: [Option<Span<'static>>; 2]| {
         let [long, short] = ends;
         let head: usize = spans.iter().take(2).map(Span::width).sum();
         let end = if head + long.as_ref().map_or(0, Span::width) <= w {

@@ -69,7 +69,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         {
             *mark = short;
         }
-        (crate::text::fit_words(&joined(&pieces), room).into_owned(), help)
+        (
+            crate::text::fit_words(&joined(&pieces), room).into_owned(),
+            help,
+        )
     } else {
         // Too narrow for both: the hint alone, short.
         let short = format!("{} help ", app.keymap.key_of(Action::Help));
