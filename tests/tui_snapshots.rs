@@ -869,3 +869,54 @@ fn the_sort_mark_and_the_hints_fit_80_columns_whole() {
         insta::assert_snapshot!(format!("sorted_header_{w}x{h}"), screen);
     }
 }
+
+/// Issue 39, 3: in a display sort (the "Breaching" view's oldest first), the selected row
+/// that leaves is held where it was in the display order, with the cursor on it (it was not
+/// drawn at all, the screen jumped elsewhere, and `k` then went far away); `k` goes to the
+/// row above it there, `j` to the row after it.
+#[test]
+fn a_held_row_in_a_display_sort_stays_where_it_was() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, mut server) = loaded(w, h, 300, 5);
+        app.refresh_secs = Some(10);
+        app.refresh_on = true;
+        update(&mut app, ch('>'));
+        for _ in 0..3 {
+            update(&mut app, key(KeyCode::Down));
+        }
+        let above = testing::render(&app);
+        let x = app.selected_id().expect("a row");
+        let lines: Vec<&str> = above.lines().collect();
+        let y = lines
+            .iter()
+            .position(|l| l.starts_with("\">"))
+            .expect("cursor");
+        let short = |id: uuid::Uuid| id.simple().to_string()[..8].to_string();
+        let row_above = lines[y - 1].to_string();
+        server.conversations.retain(|c| c.id != x);
+        server.settle(&mut app, common::app::at(11));
+        assert!(app.conversations.held().is_some(), "{w}x{h}: held");
+        let screen = testing::render(&app);
+        let now: Vec<&str> = screen.lines().collect();
+        let at = now
+            .iter()
+            .position(|l| l.starts_with("\">× "))
+            .unwrap_or_else(|| panic!("{w}x{h}: the cursor on the held row:\n{screen}"));
+        assert!(now[at].contains(&short(x)), "{w}x{h}: {}", now[at]);
+        assert_eq!(at, y, "{w}x{h}: on its line:\n{screen}");
+        assert_eq!(now[at - 1], row_above, "{w}x{h}: the same row above");
+        insta::assert_snapshot!(format!("held_row_sorted_{w}x{h}"), screen);
+        update(&mut app, key(KeyCode::Up));
+        let screen = testing::render(&app);
+        let up: Vec<&str> = screen.lines().collect();
+        let cursor = up
+            .iter()
+            .position(|l| l.starts_with("\">"))
+            .expect("cursor");
+        assert_eq!(
+            &up[cursor][2..],
+            &row_above[2..],
+            "{w}x{h}: k: the row above"
+        );
+    }
+}

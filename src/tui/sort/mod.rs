@@ -34,6 +34,10 @@ pub struct Sorting {
     /// opened: its oldest row) while pages arrive and the order changes, until the user moves
     /// it or chooses another sort.
     pub follow_top: bool,
+    /// The display position of the selected row as a message began (set by
+    /// [`update::before`]): when a refresh takes the row away, it is held at this place of
+    /// the display order (the row now there is the one after it).
+    pub held_at: Option<usize>,
     /// The walk, rows and revision (rows changed in place by a refresh) it was computed for.
     basis: Option<(u64, usize, u64)>,
     /// Rows the last full sort covered (rows after them arrived during `L`).

@@ -47,6 +47,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         let watching = !pane && !app.sort.get(tab).sorted();
         with_tab!(app, tab, |t| t.watching = watching);
     }
+    sort::update::before(app);
     let mut cmds = super::query_run::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.

@@ -178,9 +178,21 @@ fn draw_tab<T: crate::api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     // sort shows the loaded rows only.
     let lines: Vec<ScreenLine> = if sort.is_some() {
         let start = order.offset.min(n);
-        (start..(start + body).min(n))
+        let mut lines: Vec<ScreenLine> = (start..(start + body).min(n))
             .map(|p| ScreenLine::Row(order.row_at(p)))
-            .collect()
+            .collect();
+        // The selected row that left is held where it was in the display order: just above
+        // the row that took its place there.
+        if let Some(h) = tab.held() {
+            let at = lines
+                .iter()
+                .position(|l| *l == ScreenLine::Row(tab.selected));
+            if let Some(at) = at.or((n == 0).then_some(0)) {
+                lines.insert(at, ScreenLine::Gone(h.row.id()));
+                lines.truncate(body);
+            }
+        }
+        lines
     } else {
         tab.screen_lines(body, true)
     };
