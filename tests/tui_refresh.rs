@@ -445,7 +445,7 @@ fn a_row_that_left_above_a_selection_on_the_last_line_shows_and_the_selection_st
 }
 
 /// Watching the top of a queue, new rows arrive above: the selected row keeps its screen
-/// line (it does not walk down the screen), the footer says "1 new above", and scrolling up
+/// line (it does not walk down the screen), the footer says "↑ 1 arrived above, view held", and scrolling up
 /// shows the new row marked.
 #[test]
 fn at_the_top_new_rows_arrive_above_and_the_selection_keeps_its_line() {
