@@ -178,9 +178,24 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     assert_eq!(h.app.selected_id(), Some(x), "the cursor stays on it");
     let title = format!("Conversation {} · left this view", short(x));
     common::assert_has(&screen, &title);
-    // One line at the pane's width, whole: the fields below it do not move down.
-    common::assert_has(&screen, "│× left: no longer listed here; as last seen ");
-    common::assert_has(&screen, "│id          ");
+    // Issue 39, 3: what it is now, looked up (its visitor's conversations), in one line at
+    // the pane's width, whole; the fields below it are the row as it is now.
+    let screen = wait(&mut h, |h| {
+        h.app.conversations.held().is_some_and(|x| x.now.is_some())
+    })
+    .await;
+    let notice = format!("│× left this view: now assigned to {}, open", short(agent));
+    common::assert_has(&screen, &notice);
+    let at = screen
+        .lines()
+        .position(|l| l.contains(&notice))
+        .unwrap_or(0);
+    let below = screen.lines().nth(at + 1).unwrap_or_default();
+    assert!(
+        below.contains("│id          "),
+        "the fields next:\n{screen}"
+    );
+    common::assert_has(&screen, &format!("│assignee    {agent}"));
     common::assert_has(&screen, " × left the view · all ");
     let said = h
         .app

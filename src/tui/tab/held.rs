@@ -76,6 +76,18 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         });
     }
 
+    /// What the held row `id` is now, as a look-up found it (nothing when another row is held
+    /// now, or a refresh already read it).
+    pub fn held_now(&mut self, id: Uuid, now: T) {
+        if let Some(h) = self
+            .held
+            .as_mut()
+            .filter(|h| h.row.id() == id && h.now.is_none())
+        {
+            h.now = Some(now);
+        }
+    }
+
     /// After a refresh's merge with a row held: what a refresh read of it (`left_now`), and
     /// whether it came back (then it is selected again, no longer held).
     pub(super) fn follow_held(&mut self, left_now: Vec<T>) {

@@ -6,6 +6,7 @@ use crate::api::model::short_id;
 use crate::api::{Resource, Row};
 use crate::pager::Merged;
 use crate::tui::app::App;
+use crate::tui::command::Command;
 use crate::tui::keys::Action;
 use crate::tui::tab::{TabFilter, TabState};
 
@@ -26,6 +27,25 @@ pub fn held_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
         .left_ids
         .contains(&id)
         .then(|| format!("{} (selected) left this view: {words}", short_id(&id)))
+}
+
+/// The conversation held under the cursor left at this refresh and the refresh did not read
+/// what it is now (one request's filters: the service no longer lists it here): asks its
+/// visitor's conversations, so that the pane shows it as it is now.
+pub fn look_up_held(app: &App, merged: &Merged) -> Option<Command> {
+    let h = app.conversations.held()?;
+    (h.now.is_none() && merged.left_ids.contains(&h.row.id)).then(|| Command::LookUpHeld {
+        id: h.row.id,
+        visitor_id: h.row.visitor_id,
+    })
+}
+
+/// The answer of [`look_up_held`].
+pub fn held_now(app: &mut App, id: uuid::Uuid, row: Option<crate::api::Conversation>) {
+    if let Some(c) = row.filter(|c| c.id == id) {
+        app.conversations.held_now(id, c);
+        app.dirty = true;
+    }
 }
 
 /// The rows that left at this refresh other than the one held under the cursor, said with

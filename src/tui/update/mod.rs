@@ -164,6 +164,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 sample = Some(merged);
             }
         }
+        Msg::HeldNow { id, row } => live::held_now(app, id, row.map(|r| *r)),
         Msg::VisitorNames(labels) => super::names_wanted::offered(app, labels),
         Msg::NamesLoaded { asked, found } => super::names_wanted::answered(app, asked, found),
         Msg::EmailResolved {

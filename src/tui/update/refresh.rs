@@ -115,6 +115,9 @@ pub(super) fn on_head(
         }
     };
     said_refreshed(app, tab, &merged);
+    if tab == Resource::Conversations {
+        cmds.extend(live::look_up_held(app, &merged));
+    }
     Some(merged)
 }
 
