@@ -34,7 +34,7 @@ pub fn held_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
 /// visitor's conversations, so that the pane shows it as it is now.
 pub fn look_up_held(app: &App, merged: &Merged) -> Option<Command> {
     let h = app.conversations.held()?;
-    (h.now.is_none() && merged.left_ids.contains(&h.row.id)).then(|| Command::LookUpHeld {
+    (h.now.is_none() && merged.left_ids.contains(&h.row.id)).then_some(Command::LookUpHeld {
         id: h.row.id,
         visitor_id: h.row.visitor_id,
     })
