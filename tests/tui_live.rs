@@ -186,6 +186,9 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     .await;
     let notice = format!("│× left this view: now assigned to {}, open", short(agent));
     common::assert_has(&screen, &notice);
+    // The status line's news says it too (it said "no longer listed here" before).
+    let now = format!("{} (selected) left this view: now assigned to", short(x));
+    common::assert_has(&said(&h), &now);
     let at = screen
         .lines()
         .position(|l| l.contains(&notice))

@@ -881,9 +881,12 @@ fn a_held_row_in_a_display_sort_stays_where_it_was() {
         app.refresh_secs = Some(10);
         app.refresh_on = true;
         update(&mut app, ch('>'));
+        update(&mut app, ch('g'));
         for _ in 0..3 {
             update(&mut app, key(KeyCode::Down));
         }
+        // With the pane open (below the table at 80x24), as a supervisor reads it.
+        update(&mut app, key(KeyCode::Enter));
         let above = testing::render(&app);
         let x = app.selected_id().expect("a row");
         let lines: Vec<&str> = above.lines().collect();

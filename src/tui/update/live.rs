@@ -44,6 +44,22 @@ pub fn look_up_held(app: &App, merged: &Merged) -> Option<Command> {
 pub fn held_now(app: &mut App, id: uuid::Uuid, row: Option<crate::api::Conversation>) {
     if let Some(c) = row.filter(|c| c.id == id) {
         app.conversations.held_now(id, c);
+        // The refresh's news said it was no longer listed: now it can say what it is.
+        let words = app
+            .conversations
+            .held()
+            .filter(|h| h.row.id == id)
+            .map(|h| crate::tui::detail::left_words(app, h));
+        let was = format!(
+            "{} (selected) left this view: no longer listed here",
+            short_id(&id)
+        );
+        if let (Some(words), Some(m)) = (words, app.message.as_mut())
+            && m.text.contains(&was)
+        {
+            let now = format!("{} (selected) left this view: {words}", short_id(&id));
+            m.text = m.text.replace(&was, &now);
+        }
         app.dirty = true;
     }
 }
