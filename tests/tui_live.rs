@@ -210,7 +210,10 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     // The held row keeps the selection's `>` and says × in its first cell (issue 41, 4);
     // the other row that left is marked × in the first column.
     let line = line_with(&screen, x).unwrap_or_else(|| panic!("{x} shown:\n{screen}"));
-    assert!(line.starts_with("\">× "), "selected and marked ×: {line}");
+    assert!(
+        line.starts_with("\">×open "),
+        "selected and marked ×: {line}"
+    );
     let line = line_with(&screen, y).unwrap_or_else(|| panic!("{y} shown:\n{screen}"));
     assert!(line.starts_with("\"×"), "marked ×: {line}");
     // Later refreshes: it stays, with its pane, until the user moves.

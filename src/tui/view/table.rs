@@ -131,7 +131,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 const SELECTED: &str = ">";
 
 /// At the start of the held row's first cell (see [`marks::gutter`]).
-const GONE_MARK: &str = "× ";
+const GONE_MARK: &str = "×";
 
 /// A matching cell of the search (underlined and bold: visible without colour too).
 fn match_style() -> Style {
