@@ -373,11 +373,11 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     }
     let top = if inner.height >= 6 { 3 } else { 2 };
 
-    let hint = "↑↓ choose · Enter filters by it · Tab/b grouping · L load all · Esc close";
+    let hint = "↑↓ choose · Enter filters by it · Tab/b grouping · L load all · Esc/q close";
     let hint_y = inner.height - 1;
     frame.render_widget(
         Paragraph::new(Span::styled(
-            fit(hint, inner.width as usize).into_owned(),
+            crate::text::fit_words(hint, inner.width as usize).into_owned(),
             Style::new().dim(),
         )),
         line(hint_y),
