@@ -373,11 +373,34 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     }
     let top = if inner.height >= 6 { 3 } else { 2 };
 
-    let hint = "↑↓ choose · Enter filters by it · Tab/b grouping · L load all · Esc/q close";
+    // As many whole hints as the width holds, the closing one kept.
+    let room = inner.width as usize;
+    let close = "Esc/q close";
+    let mut hint = String::new();
+    for h in [
+        "↑↓ choose",
+        "Enter filters by it",
+        "Tab/b grouping",
+        "L load all",
+    ] {
+        let more = if hint.is_empty() {
+            h.to_string()
+        } else {
+            format!("{hint} · {h}")
+        };
+        if crate::text::width(&more) + 3 + crate::text::width(close) <= room {
+            hint = more;
+        }
+    }
+    let hint = if hint.is_empty() {
+        close.to_string()
+    } else {
+        format!("{hint} · {close}")
+    };
     let hint_y = inner.height - 1;
     frame.render_widget(
         Paragraph::new(Span::styled(
-            crate::text::fit_words(hint, inner.width as usize).into_owned(),
+            fit(&hint, room).into_owned(),
             Style::new().dim(),
         )),
         line(hint_y),
