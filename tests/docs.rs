@@ -415,14 +415,25 @@ fn the_example_config_names_every_column() {
 
 #[test]
 fn the_example_config_names_every_built_in_view() {
-    let views: Vec<String> = convo::config::builtin_views::builtin_views(Some(uuid::Uuid::nil()))
+    use convo::config::builtin_views::{MY_OPEN_VIEW, builtin_views, needs_missing_target};
+    let none = convo::sla::Sla::default();
+    let views: Vec<String> = builtin_views(Some(uuid::Uuid::nil()))
         .iter()
-        .map(|v| format!("\"{}\"", v.name))
+        .map(|v| {
+            let when = if needs_missing_target(v, &none) {
+                " (when [sla] first_response is set)"
+            } else if v.name == MY_OPEN_VIEW {
+                " (when agent_id is set)"
+            } else {
+                ""
+            };
+            format!("\"{}\"{when}", v.name)
+        })
         .collect();
     assert_example_paragraph(
         "Built-in views",
         &comment(&format!(
-            "Built-in views, always there before these: {}.",
+            "Built-in views, before these: {}.",
             views.join(", ")
         )),
     );

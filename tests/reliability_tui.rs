@@ -674,7 +674,7 @@ fn the_screen_shows_only_the_masked_key() {
     assert!(s.screen().contains(&masked), "{}", s.screen());
     s.send(b"?");
     s.wait_for_in("Esc closes", Duration::from_secs(3));
-    s.send(b"q");
+    s.send(b"Q");
     assert_eq!(s.wait_exit(Duration::from_secs(5)), Some(0));
     let all = String::from_utf8_lossy(&s.raw()).into_owned();
     assert!(

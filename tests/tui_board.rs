@@ -169,7 +169,8 @@ fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
     let cmds = read_view(&mut app, 4, Ok(counts(2, true, 2, 2)));
     assert!(reads(&cmds).is_empty(), "the round is over");
     assert!(app.board.reading.is_none());
-    assert_has(&render(&app), "read 0s ago, again in 1m");
+    // The lists' refresh period (30 s when refresh_secs is not set).
+    assert_has(&render(&app), "read 0s ago, again in 30s");
 }
 
 #[test]
@@ -246,15 +247,18 @@ fn answers_of_an_older_round_or_after_leaving_are_dropped() {
 
 #[test]
 fn rounds_come_on_their_interval_while_the_board_is_shown() {
+    // Issue 39, 6: the board keeps the lists' pace (refresh_secs) and says it.
     let (mut app, _server) = app_with_views(120, 30);
+    app.refresh_secs = Some(15);
     update(&mut app, at(0));
     update(&mut app, ch('B'));
     for i in [0, 1, 2, 3, 4] {
         read_view(&mut app, i, Ok(counts(1, true, 1, 0)));
     }
-    assert!(reads(&update(&mut app, at(59))).is_empty());
-    let cmds = update(&mut app, at(60));
-    assert_eq!(reads(&cmds).len(), 1, "a new round after 60 s");
+    assert_has(&render(&app), "read 0s ago, again in 15s");
+    assert!(reads(&update(&mut app, at(14))).is_empty());
+    let cmds = update(&mut app, at(15));
+    assert_eq!(reads(&cmds).len(), 1, "a new round after refresh_secs");
     // Not shown: no round.
     update(&mut app, key(KeyCode::Esc));
     assert!(reads(&update(&mut app, at(600))).is_empty());

@@ -167,7 +167,11 @@ fn its_refresh_keeps_the_oldest_rows_live() {
     );
     assert!(!shown.contains(&newest), "the newest left");
     let m = app.message.as_ref().expect("said").text.clone();
-    assert!(m.contains("3 rows left the list"), "{m}");
+    // Three left: the selected one is named, the two others counted.
+    assert!(
+        m.contains("(selected) left this view") && m.contains("2 rows left the list"),
+        "{m}"
+    );
     // The selected (oldest) one left: it stays under the cursor, marked, until the user
     // moves; the row after it is then the oldest still waiting, the view's first row.
     assert_eq!(selected_id(&app), Some(want[0]));

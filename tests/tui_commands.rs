@@ -602,6 +602,8 @@ fn a_terminal_command_gets_the_keys_and_convo_comes_back() {
     p.send("?");
     p.wait_for("Your commands");
     p.send("\u{1b}");
+    // The help closed before `q`: an Esc and a `q` read together are Alt-q.
+    p.wait_until(Duration::from_secs(10), |s| !s.contains("Your commands"));
     p.quit_with_0();
 }
 

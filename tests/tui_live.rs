@@ -86,7 +86,7 @@ async fn a_union_refreshed_past_its_page_budget_keeps_every_row_in_both_orders()
             assert!(scanned(&h) >= scan, "{order:?}: scanned went down");
             let said = h.app.message.as_ref().map(|m| m.text.clone());
             let said = said.unwrap_or_default();
-            assert!(said.contains("are kept live"), "{order:?}: {said:?}");
+            assert!(said.contains("rows kept live"), "{order:?}: {said:?}");
         }
         drop(server);
     }
@@ -178,7 +178,27 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     assert_eq!(h.app.selected_id(), Some(x), "the cursor stays on it");
     let title = format!("Conversation {} · left this view", short(x));
     common::assert_has(&screen, &title);
-    common::assert_has(&screen, "× left this view at the last refresh");
+    // Issue 39, 3: what it is now, looked up (its visitor's conversations), in one line at
+    // the pane's width, whole; the fields below it are the row as it is now.
+    let screen = wait(&mut h, |h| {
+        h.app.conversations.held().is_some_and(|x| x.now.is_some())
+    })
+    .await;
+    let notice = format!("│× left this view: now assigned to {}, open", short(agent));
+    common::assert_has(&screen, &notice);
+    // The status line's news says it too (it said "no longer listed here" before).
+    let now = format!("{} (selected) left this view: now assigned to", short(x));
+    common::assert_has(&said(&h), &now);
+    let at = screen
+        .lines()
+        .position(|l| l.contains(&notice))
+        .unwrap_or(0);
+    let below = screen.lines().nth(at + 1).unwrap_or_default();
+    assert!(
+        below.contains("│id          "),
+        "the fields next:\n{screen}"
+    );
+    common::assert_has(&screen, &format!("│assignee    {agent}"));
     common::assert_has(&screen, " × left the view · all ");
     let said = h
         .app
@@ -186,11 +206,16 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
         .as_ref()
         .map(|m| m.text.clone())
         .unwrap_or_default();
-    common::assert_has(&said, &format!("the selected {} left this view", short(x)));
-    for gone in [x, y] {
-        let line = line_with(&screen, gone).unwrap_or_else(|| panic!("{gone} shown:\n{screen}"));
-        assert!(line.starts_with("\"×"), "marked ×: {line}");
-    }
+    common::assert_has(&said, &format!("{} (selected) left this view", short(x)));
+    // The held row keeps the selection's `>` and says × in its first cell (issue 41, 4);
+    // the other row that left is marked × in the first column.
+    let line = line_with(&screen, x).unwrap_or_else(|| panic!("{x} shown:\n{screen}"));
+    assert!(
+        line.starts_with("\">×open "),
+        "selected and marked ×: {line}"
+    );
+    let line = line_with(&screen, y).unwrap_or_else(|| panic!("{y} shown:\n{screen}"));
+    assert!(line.starts_with("\"×"), "marked ×: {line}");
     // Later refreshes: it stays, with its pane, until the user moves.
     let refreshes = h.app.last_refresh;
     let screen = wait(&mut h, |h| h.app.last_refresh > refreshes).await;
@@ -231,14 +256,14 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     let server = demo(arriving(300, 2)).await;
     let (mut h, rows) = queue(&server, (120, 12)).await;
     assert!(rows.len() > h.app.body_height(), "longer than the screen");
-    let screen = h
-        .phase(
-            vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Char('j')],
-            50,
-        )
-        .await;
-    let x = rows[3];
-    assert_eq!(h.app.selected_id(), Some(x));
+    // A reader from here (a watcher on row 1 would follow the top instead).
+    let screen = press(
+        &mut h,
+        vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Char('j')],
+        |h| h.app.conversations.selected >= 3,
+    )
+    .await;
+    let x = h.app.selected_id().expect("a row");
     let y = row_of(&screen, x).expect("on screen");
     for _ in 0..2 {
         let at = h.app.last_refresh;
@@ -252,9 +277,9 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     assert_eq!(row_of(&screen, x), Some(y), "the same line:\n{screen}");
     let above = h.app.conversations.new_above;
     assert!(above >= 4, "two refreshes of two new rows: {above}");
-    common::assert_has(&screen, &format!("↑ {above} new above"));
+    common::assert_has(&screen, &format!("↑ {above} arrived above, view held"));
     let screen = h.phase(vec![KeyCode::Char('g')], 50).await;
-    assert!(!screen.contains("new above"), "{screen}");
+    assert!(!screen.contains("arrived above"), "{screen}");
 }
 
 /// Issue 33, 4: Back finds the conversation it left by id, loading on past where it was
@@ -328,4 +353,168 @@ async fn a_held_row_of_a_union_says_what_it_is_now() {
     assert_eq!(h.app.selected_id(), Some(x));
     let now = format!("now assigned to {}", short(agent));
     common::assert_has(&screen, &now);
+}
+
+/// Sends `keys` once, then runs the loop until `done` holds (at most ~20 s); the screen then.
+async fn press(h: &mut Harness, keys: Vec<KeyCode>, done: impl Fn(&Harness) -> bool) -> String {
+    h.phase(keys, 0).await;
+    wait(h, done).await
+}
+
+/// The status line's message.
+fn said(h: &Harness) -> String {
+    h.app
+        .message
+        .as_ref()
+        .map(|m| m.text.clone())
+        .unwrap_or_default()
+}
+
+/// Issue 39, 2: a watcher (row 1, no pane) sees the arrivals: the cursor stays on row 1, the
+/// new rows come into view under it, nothing is counted above, and the footer says it follows
+/// the top. Once the user moves (a reader), the view holds still and says so, with the count
+/// of what arrived above.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
+    let server = demo(arriving(300, 2)).await;
+    let (mut h, rows) = queue(&server, (80, 12)).await;
+    assert_eq!(h.app.selected_id(), Some(rows[0]));
+    for _ in 0..2 {
+        let at = h.app.last_refresh;
+        wait(&mut h, |h| {
+            h.app.last_refresh > at && !h.app.conversations.head_in_flight
+        })
+        .await;
+    }
+    let screen = wait(&mut h, |_| true).await;
+    let top = ids(&h)[0];
+    assert_ne!(top, rows[0], "new rows arrived on top");
+    assert_eq!(h.app.conversations.selected, 0, "row 1 still:\n{screen}");
+    assert_eq!(
+        h.app.selected_id(),
+        Some(top),
+        "the newest row is under the cursor"
+    );
+    assert_eq!(h.app.conversations.new_above, 0, "nothing unseen above");
+    assert!(
+        row_of(&screen, rows[0]).is_some(),
+        "the old top in view:\n{screen}"
+    );
+    common::assert_has(&screen, "following the top");
+    assert!(!screen.contains("above"), "{screen}");
+
+    // A reader: j; the row under the cursor keeps its line as rows arrive above.
+    let screen = press(&mut h, vec![KeyCode::Char('j')], |h| {
+        h.app.conversations.selected == 1
+    })
+    .await;
+    let x = h.app.selected_id().expect("a row");
+    let line = row_of(&screen, x).expect("on screen");
+    let at = h.app.last_refresh;
+    let screen = wait(&mut h, |h| {
+        h.app.last_refresh > at && !h.app.conversations.head_in_flight
+    })
+    .await;
+    assert_eq!(h.app.selected_id(), Some(x), "held on its row");
+    assert_eq!(row_of(&screen, x), Some(line), "on its line:\n{screen}");
+    let above = h.app.conversations.new_above;
+    assert!(above >= 2, "{above}");
+    common::assert_has(&screen, &format!("↑ {above} arrived above, view held"));
+    assert!(!screen.contains("following the top"), "{screen}");
+}
+
+/// Issue 39, 4: Back goes one step at a time: with the pane open, Backspace closes the pane
+/// (the view stays); `q` in the pane closes it (the program goes on); Tab to Visitors then
+/// Backspace is the view just left, on its row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
+    let server = demo(churning(300)).await;
+    let (mut h, _rows) = queue(&server, (120, 35)).await;
+    h.app.refresh_on = false;
+    let query = h.app.conversations.query.to_string();
+    press(&mut h, vec![KeyCode::Char('j'), KeyCode::Char('j')], |h| {
+        h.app.conversations.selected == 2
+    })
+    .await;
+    let x = h.app.selected_id();
+    let screen = press(&mut h, vec![KeyCode::Enter], |h| h.app.detail.is_some()).await;
+    common::assert_has(&screen, "Conversation ");
+    press(&mut h, vec![KeyCode::Backspace], |h| h.app.detail.is_none()).await;
+    assert_eq!(
+        h.app.conversations.query.to_string(),
+        query,
+        "the view stays"
+    );
+    assert_eq!(h.app.selected_id(), x);
+    press(&mut h, vec![KeyCode::Enter], |h| h.app.detail.is_some()).await;
+    press(&mut h, vec![KeyCode::Char('q')], |h| h.app.detail.is_none()).await;
+    assert_eq!(h.app.selected_id(), x, "still running, on its row");
+    // Tab (Visitors), then Back: the view just left, on its row.
+    press(&mut h, vec![KeyCode::Tab], |h| {
+        h.app.active == Resource::Visitors
+    })
+    .await;
+    let screen = press(&mut h, vec![KeyCode::Backspace], |h| {
+        h.app.active == Resource::Conversations
+    })
+    .await;
+    assert_eq!(h.app.conversations.query.to_string(), query, "{screen}");
+    assert_eq!(h.app.selected_id(), x, "on its row:\n{screen}");
+}
+
+/// Issue 39, 10: a row that left far below the screen is named on the status line, with the
+/// key that shows where it was; the key puts the cursor there, the row shown × above it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_that_left_out_of_sight_is_named_and_the_key_shows_where() {
+    let server = demo(churning(300)).await;
+    let (mut h, rows) = queue(&server, (80, 12)).await;
+    let far = rows[rows.len() - 2];
+    assert!(
+        row_of(&h.phase(vec![], 0).await, far).is_none(),
+        "out of sight"
+    );
+    assert!(server.assign(far, Some(server.data().agents[0])));
+    wait(&mut h, |h| !ids(h).contains(&far)).await;
+    // Still, so that the × row shown for one refresh is there to see.
+    h.app.refresh_on = false;
+    let text = said(&h);
+    common::assert_has(
+        &text,
+        &format!("{} left the list (' shows where)", short(far)),
+    );
+    let screen = press(&mut h, vec![KeyCode::Char('\'')], |h| {
+        h.app.conversations.selected > 0
+    })
+    .await;
+    let line = line_with(&screen, far).unwrap_or_else(|| panic!("shown:\n{screen}"));
+    assert!(line.starts_with("\"×"), "marked ×: {line}");
+    assert_eq!(
+        row_of(&screen, far).map(|r| r + 1),
+        row_of(&screen, h.app.selected_id().expect("a row")),
+        "just above the cursor:\n{screen}"
+    );
+    common::assert_has(&said(&h), &short(far));
+}
+
+/// Issue 39, 3: the first row, selected, leaves while new rows arrive on top: it is held
+/// below them (they are newer), not pinned above them; the status line's message fits 80
+/// columns whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_first_row_stays_below_the_rows_newer_than_it() {
+    let server = demo(arriving(300, 2)).await;
+    let (mut h, rows) = queue(&server, (80, 24)).await;
+    let x = rows[0];
+    assert_eq!(h.app.selected_id(), Some(x));
+    assert!(server.assign(x, Some(server.data().agents[0])));
+    let screen = wait(&mut h, |h| h.app.conversations.held().is_some()).await;
+    assert_eq!(h.app.selected_id(), Some(x));
+    let held = row_of(&screen, x).expect("shown");
+    let newest = ids(&h)[0];
+    assert_ne!(newest, rows[1], "rows arrived on top");
+    let first = row_of(&screen, newest).expect("the newest shown");
+    assert!(first < held, "the newer rows first:\n{screen}");
+    let text = said(&h);
+    common::assert_has(&text, &format!("{} (selected) left this view", short(x)));
+    let status = screen.lines().last().unwrap_or_default().to_string();
+    assert!(!status.contains('…'), "whole: {status}");
 }

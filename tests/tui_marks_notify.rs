@@ -61,11 +61,11 @@ fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refr
     // with the rows that arrived above it, and the footer counts them
     assert_eq!(app.conversations.selected, 4);
     assert_eq!(app.conversations.offset, 3);
-    assert!(screen.contains("↑ 3 new above"), "{screen}");
+    assert!(screen.contains("↑ 3 arrived above, view held"), "{screen}");
 
     // selecting a marked row clears its mark; at the top, nothing is new above
     update(&mut app, ch('g'));
-    assert!(!render(&app).contains("new above"));
+    assert!(!render(&app).contains("arrived above"));
     assert_eq!(mark(&app, 0), None);
     assert_eq!(app.conversations.marks.counts(g), (2, 1));
     let screen = render(&app);

@@ -76,7 +76,7 @@ fn kept_live_goes_when_the_filters_change() {
     app.refresh_max_pages = 2;
     server.settle(&mut app, at(10));
     let m = said(&app).expect("said").to_string();
-    assert!(m.contains("only the top 100 rows are kept live"), "{m}");
+    assert!(m.contains("top 100 rows kept live"), "{m}");
     // not on the Visitors tab: it is not about its rows
     server.settle(&mut app, ch('2'));
     assert_eq!(said(&app), None);

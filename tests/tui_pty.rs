@@ -251,5 +251,5 @@ fn the_summary_pane_draws_the_trend_from_the_local_store() {
     // One sample so far (the walk's end): its window label is "24 h" or its age.
     let screen = s.wait_for(&format!("min {waiting} max {waiting}"));
     assert!(screen.contains(" waiting "), "{screen}");
-    s.send("q");
+    s.send("Q");
 }

@@ -914,3 +914,142 @@ fn output_pane_sanitises_what_the_program_wrote() {
     assert_clean(&app, &screen);
     insta::assert_snapshot!(screen);
 }
+
+/// Issue 41, 4 and issue 39, 3 and 5: the selected row leaves the view while its pane is open,
+/// drawn without colour. The held row keeps the selection's `>` and says `×` in its first
+/// cell; the pane's notice is one line at the pane's width, whole; the status line's message
+/// and the footer end in whole words (a cut message says where it is whole).
+#[test]
+fn a_held_row_without_colour_shows_the_cursor_and_its_notices_fit() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, mut server) = loaded(w, h, 300, 5);
+        app.apply_ui(&convo::config::ui::UiConfig::default(), true);
+        app.refresh_secs = Some(10);
+        app.refresh_on = true;
+        for _ in 0..3 {
+            update(&mut app, key(KeyCode::Down));
+        }
+        update(&mut app, key(KeyCode::Enter));
+        let x = app.selected_id().expect("a row");
+        server.conversations.retain(|c| c.id != x);
+        server.settle(&mut app, common::app::at(11));
+        assert!(app.conversations.held().is_some(), "{w}x{h}: held");
+        let screen = testing::render(&app);
+        let short = &x.simple().to_string()[..8];
+        let row = screen
+            .lines()
+            .find(|l| l.split(['│', '┌']).next().unwrap_or("").contains(short))
+            .unwrap_or_else(|| panic!("{w}x{h}: shown:\n{screen}"));
+        assert!(row.starts_with("\">×open "), "{w}x{h}: > and ×: {row}");
+        let lines: Vec<&str> = screen.lines().collect();
+        let notice = lines
+            .iter()
+            .find(|l| l.contains("× left"))
+            .unwrap_or_else(|| panic!("{w}x{h}: the pane says it left:\n{screen}"));
+        // The pane's own cells: beside the table (120 columns) the line holds a row too.
+        let in_pane = notice
+            .split('│')
+            .find(|p| p.contains("× left"))
+            .unwrap_or(notice);
+        assert!(!in_pane.contains('…'), "{w}x{h}: whole: {notice}");
+        let at = lines.iter().position(|l| l == notice).unwrap_or(0);
+        assert!(
+            lines[at + 1].contains("id    "),
+            "{w}x{h}: fields next:\n{screen}"
+        );
+        let (footer, status) = (lines[lines.len() - 2], lines[lines.len() - 1]);
+        for l in [footer, status] {
+            let l = l.trim_end_matches(['"', ' ']);
+            assert!(
+                !l.ends_with('…') || l.contains("(? shows all)"),
+                "{w}x{h}: ends whole: {l}"
+            );
+        }
+        assert!(
+            !status.contains('…') || status.contains("… (? shows all)"),
+            "{w}x{h}: cut after a word: {status}"
+        );
+        insta::assert_snapshot!(format!("held_row_no_colour_{w}x{h}"), screen);
+    }
+}
+
+/// Issue 39, 5: the header's sort mark and the first-minute hints fit 80 columns whole.
+#[test]
+fn the_sort_mark_and_the_hints_fit_80_columns_whole() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 40, 5);
+        let screen = testing::render(&app);
+        let hints = screen.lines().nth(1).unwrap_or_default();
+        for part in ["/ filter", ": query", "v views", "B board", "S summary"] {
+            assert!(hints.contains(part), "{w}x{h}: {part}: {hints}");
+        }
+        update(&mut app, ch('>'));
+        let screen = testing::render(&app);
+        let top = screen.lines().next().unwrap_or_default();
+        let mark = top.split("sorted by ").nth(1).unwrap_or_default();
+        let mark = mark.split(" · ").next().unwrap_or_default();
+        let mark = mark.split("  ").next().unwrap_or_default();
+        assert!(mark.starts_with("status ↓"), "{w}x{h}: {top}");
+        assert!(!mark.contains('…'), "{w}x{h}: whole: {top}");
+        insta::assert_snapshot!(format!("sorted_header_{w}x{h}"), screen);
+    }
+}
+
+/// Issue 39, 3: in a display sort (the "Breaching" view's oldest first), the selected row
+/// that leaves is held where it was in the display order, with the cursor on it (it was not
+/// drawn at all, the screen jumped elsewhere, and `k` then went far away); `k` goes to the
+/// row above it there, `j` to the row after it.
+#[test]
+fn a_held_row_in_a_display_sort_stays_where_it_was() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, mut server) = loaded(w, h, 300, 5);
+        app.refresh_secs = Some(10);
+        app.refresh_on = true;
+        update(&mut app, ch('>'));
+        update(&mut app, ch('g'));
+        for _ in 0..3 {
+            update(&mut app, key(KeyCode::Down));
+        }
+        // With the pane open (below the table at 80x24), as a supervisor reads it.
+        update(&mut app, key(KeyCode::Enter));
+        let above = testing::render(&app);
+        let x = app.selected_id().expect("a row");
+        let lines: Vec<&str> = above.lines().collect();
+        let y = lines
+            .iter()
+            .position(|l| l.starts_with("\">"))
+            .expect("cursor");
+        let short = |id: uuid::Uuid| id.simple().to_string()[..8].to_string();
+        let row_above = lines[y - 1].to_string();
+        server.conversations.retain(|c| c.id != x);
+        server.settle(&mut app, common::app::at(11));
+        assert!(app.conversations.held().is_some(), "{w}x{h}: held");
+        let screen = testing::render(&app);
+        let now: Vec<&str> = screen.lines().collect();
+        let at = now
+            .iter()
+            .position(|l| l.starts_with("\">×"))
+            .unwrap_or_else(|| panic!("{w}x{h}: the cursor on the held row:\n{screen}"));
+        assert!(now[at].contains(&short(x)), "{w}x{h}: {}", now[at]);
+        assert_eq!(at, y, "{w}x{h}: on its line:\n{screen}");
+        let table = |l: &str| l.chars().take(60).collect::<String>();
+        assert_eq!(
+            table(now[at - 1]),
+            table(&row_above),
+            "{w}x{h}: the same row above"
+        );
+        insta::assert_snapshot!(format!("held_row_sorted_{w}x{h}"), screen);
+        update(&mut app, key(KeyCode::Up));
+        let screen = testing::render(&app);
+        let up: Vec<&str> = screen.lines().collect();
+        let cursor = up
+            .iter()
+            .position(|l| l.starts_with("\">"))
+            .expect("cursor");
+        assert_eq!(
+            table(&up[cursor][2..]),
+            table(&row_above[2..]),
+            "{w}x{h}: k: the row above"
+        );
+    }
+}

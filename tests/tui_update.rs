@@ -437,7 +437,12 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     // ...and the Conversations tab shows again what it showed then, on the same row.
     assert_eq!(app.conversations.filter, open);
     assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
-    // Back again: the Conversations tab before `s`.
+    // Back again: the Conversations tab left for Visitors (a tab switch is a step too).
+    server.settle(&mut app, key(KeyCode::Backspace));
+    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.conversations.filter, open);
+    assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
+    // And again: the Conversations tab before `s`.
     server.settle(&mut app, key(KeyCode::Backspace));
     assert_eq!(app.active, Resource::Conversations);
     assert_eq!(app.conversations.filter, ConversationFilter::default());
@@ -763,11 +768,25 @@ fn ctrl_c_and_q_quit() {
     assert_eq!(update(&mut app, c), vec![Command::Quit], "even in the pane");
     let (mut app, _server) = loaded(10);
     assert_eq!(update(&mut app, ch('q')), vec![Command::Quit]);
+    // Issue 39, 4: over the table, q closes what is on top; Q quits from anywhere.
+    update(&mut app, ch('?'));
+    assert!(update(&mut app, ch('q')).is_empty(), "q closes the help");
+    assert!(matches!(app.overlay, Overlay::None));
+    update(&mut app, key(KeyCode::Enter));
+    assert!(update(&mut app, ch('q')).is_empty(), "q closes the pane");
+    assert!(app.detail.is_none());
     update(&mut app, ch('?'));
     assert_eq!(
-        update(&mut app, ch('q')),
+        update(&mut app, ch('Q')),
         vec![Command::Quit],
-        "from help too"
+        "Q from help"
+    );
+    update(&mut app, key(KeyCode::Esc));
+    update(&mut app, key(KeyCode::Enter));
+    assert_eq!(
+        update(&mut app, ch('Q')),
+        vec![Command::Quit],
+        "Q from the pane"
     );
 }
 

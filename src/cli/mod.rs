@@ -298,8 +298,9 @@ pub struct SummaryTop {
 }
 
 const VIEWS_AFTER_HELP: &str = "\
---views walks every view (\"Unassigned open\", \"Breaching\", then [[views]] in the config) one
-after another, as `summary conversations -q` walks a query, and prints one row per view.
+--views walks every view (\"Unassigned open\", \"Breaching\" with a first-response target,
+\"My open\" with agent_id, then [[views]] in the config) one after another, as `summary
+conversations -q` walks a query, and prints one row per view.
 A view past its page budget (--max-pages) shows \"≥ N\"; a view that fails shows its error and
 the others are printed (exit 5).
 

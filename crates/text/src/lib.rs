@@ -118,6 +118,26 @@ pub fn fit(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// As [`fit`], but a cut text ends after a whole word (then `…`), never in the middle of one
+/// (unless its first word alone is wider than half of `max`). For sentences: messages, hints.
+pub fn fit_words(s: &str, max: usize) -> Cow<'_, str> {
+    let cut = fit(s, max);
+    let Some(body) = cut.strip_suffix('…') else {
+        return cut;
+    };
+    if width(&sanitize(s)) <= max {
+        return cut;
+    }
+    // Where the cut fell inside a word: back to the space before it.
+    match body.rfind(' ') {
+        Some(at) if width(&body[..at]) * 2 >= max => {
+            let kept = body[..at].trim_end_matches([' ', '·', ',', ';', ':', '(', '-']);
+            Cow::Owned(format!("{kept}…"))
+        }
+        _ => cut,
+    }
+}
+
 /// Sanitises and fits one line for a CSV/table cell or a status line: newlines become stand-ins too.
 pub fn one_line(s: &str, max: usize) -> String {
     fit(s, max).into_owned()
@@ -186,6 +206,17 @@ pub fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fit_words_cuts_after_a_whole_word() {
+        assert_eq!(
+            fit_words("the selected row left this view", 20),
+            "the selected row…"
+        );
+        assert_eq!(fit_words("short", 20), "short");
+        assert_eq!(fit_words("left: now assigned", 13), "left: now…");
+        assert_eq!(fit_words("abcdefghijklmnop qr", 10), "abcdefghi…");
+    }
 
     #[test]
     fn wrap_breaks_at_spaces_and_inside_long_words() {

@@ -76,6 +76,9 @@ pub struct App {
     pub message: Option<Message>,
     /// The last error the status line showed, whole (the help overlay shows it).
     pub last_error: Option<super::message::LastError>,
+    /// The last message the status line was given (an error or not), whole: the status line
+    /// may cut it, the help overlay shows it.
+    pub last_message: Option<super::message::LastError>,
     /// The built-in views first ("Unassigned open", "Breaching"), then the config's.
     pub views: Vec<View>,
     /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
@@ -200,6 +203,7 @@ impl App {
             detail: None,
             message: None,
             last_error: None,
+            last_message: None,
             views,
             oldest_first: None,
             imminent: Default::default(),
@@ -361,6 +365,7 @@ impl App {
             if m.error {
                 super::message::remember(&mut self.last_error, &m.text, self.now);
             }
+            super::message::remember(&mut self.last_message, &m.text, self.now);
             self.message = Some(m);
             self.dirty = true;
         }

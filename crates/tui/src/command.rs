@@ -93,6 +93,13 @@ pub enum Command {
     /// Read one visitor's attributes from the local store (the detail pane of a
     /// conversation); answered by `Msg::VisitorAttributes`. Nothing without a store.
     LoadVisitor(uuid::Uuid),
+    /// What the conversation `id` that left the view under the cursor is now: one page of its
+    /// visitor's conversations (`visitor_id`), read as background work; answered by
+    /// `Msg::HeldNow` (`None` on a failure, or when that page does not have it).
+    LookUpHeld {
+        id: uuid::Uuid,
+        visitor_id: uuid::Uuid,
+    },
     /// Read these visitors from the local store for a union's checks on their attributes;
     /// answered by `Msg::StoreVisitors` (at once, with `store: false`, without a store).
     LookupVisitors(Vec<uuid::Uuid>),

@@ -115,6 +115,14 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     }
     v.extend(time_lines(app, "created", &c.created_at));
     v.extend(time_lines(app, "updated", &c.updated_at));
+    // Sites and agents show as id prefixes until the config names them: said where the
+    // whole ids are, once per pane.
+    let unnamed = std::iter::once(&c.site_id)
+        .chain(c.assignee_id.as_ref())
+        .any(|id| app.aliases.name(id).is_none());
+    if unnamed {
+        v.push(hint("[aliases] in the config names sites and agents"));
+    }
     v.push(Line::default());
     let k = |a| app.keymap.key_of(a);
     v.extend(pane_hints(
@@ -187,7 +195,7 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
 
 /// What the held conversation (the selected row that left the view) is now, in a few words:
 /// "now assigned to Ana, open" when a refresh read it, else that the service no longer lists
-/// it in this view.
+/// it in this view ("no longer listed here").
 pub fn left_words(app: &App, held: &Held<Conversation>) -> String {
     match &held.now {
         Some(c) => {
@@ -202,40 +210,53 @@ pub fn left_words(app: &App, held: &Held<Conversation>) -> String {
             };
             format!("now {who}, {}", text::one_line(c.status.as_str(), 20))
         }
-        None => "the service no longer lists it here".into(),
+        None => "no longer listed here".into(),
     }
 }
 
-/// The first lines of the pane on a row that left the view: what happened, and that it
-/// stays until the user moves.
-fn left_lines(app: &App, words: String) -> Vec<Line<'static>> {
+/// The first line of the pane on a row that left the view: what happened, in one line of the
+/// pane's width, in the longest wording that fits whole (never cut mid-word, never wrapped
+/// over the row's fields). `known`: the fields below are what a refresh read of it now, else
+/// they are as it was last seen.
+fn left_lines(app: &App, words: &str, known: bool) -> Vec<Line<'static>> {
+    let room = app
+        .areas()
+        .detail
+        .map_or(MAX_LINE, |r| r.width.saturating_sub(2) as usize);
     let k = |a| app.keymap.key_of(a);
-    let warn = Style::new().fg(Color::Yellow).bold();
-    vec![
-        Line::from(Span::styled(
-            format!("× left this view at the last refresh: {words}"),
-            warn,
-        )),
-        hint(&format!(
-            "it stays here until you move ({}/{})",
-            k(Action::Down),
-            k(Action::Up)
-        )),
-        Line::default(),
+    let moves = format!("{}/{} moves on", k(Action::Down), k(Action::Up));
+    let seen = if known { "" } else { "; as last seen" };
+    let words = text::one_line(words, 80);
+    let line = [
+        format!("× left this view at the last refresh: {words}{seen} · {moves}"),
+        format!("× left this view: {words}{seen} · {moves}"),
+        format!("× left this view: {words}{seen}"),
+        format!("× left: {words}{seen}"),
+        format!("× left: {words}"),
+        "× left this view".to_string(),
     ]
+    .into_iter()
+    .find(|l| text::width(l) <= room)
+    .unwrap_or_else(|| "× left".to_string());
+    vec![Line::from(Span::styled(
+        line,
+        Style::new().fg(Color::Yellow).bold(),
+    ))]
 }
 
-/// The pane's lines for the selected row (empty when nothing is selected).
+/// The pane's lines for the selected row (empty when nothing is selected). A held row (it
+/// left the view) shows what it is now when a refresh read it, else as it was last seen.
 pub fn lines(app: &App) -> Vec<Line<'static>> {
     match app.active {
         Resource::Conversations => {
             let t = &app.conversations;
-            let mut v = t
-                .held()
-                .map(|h| left_lines(app, left_words(app, h)))
+            let held = t.held();
+            let mut v = held
+                .map(|h| left_lines(app, &left_words(app, h), h.now.is_some()))
                 .unwrap_or_default();
             v.extend(
-                t.selected_row()
+                held.and_then(|h| h.now.as_ref())
+                    .or(t.selected_row())
                     .map(|c| conversation_lines(app, c))
                     .unwrap_or_default(),
             );
@@ -243,12 +264,13 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         }
         Resource::Visitors => {
             let t = &app.visitors;
-            let mut v = t
-                .held()
-                .map(|_| left_lines(app, "the service no longer lists it here".into()))
+            let held = t.held();
+            let mut v = held
+                .map(|h| left_lines(app, "no longer listed here", h.now.is_some()))
                 .unwrap_or_default();
             v.extend(
-                t.selected_row()
+                held.and_then(|h| h.now.as_ref())
+                    .or(t.selected_row())
                     .map(|r| visitor_lines(app, r))
                     .unwrap_or_default(),
             );

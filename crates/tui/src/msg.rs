@@ -33,11 +33,19 @@ pub enum Task {
     Lookup { ticket: u64 },
     /// A board's read of one view.
     View { generation: u64, index: usize },
+    /// The look-up of what a held conversation is now (`Command::LookUpHeld`).
+    HeldNow,
 }
 
 /// A message for [`super::update::update`].
 #[derive(Debug, Clone)]
 pub enum Msg {
+    /// What the held conversation `id` is now, as its visitor's conversations list it
+    /// (`None`: not found, or the look-up failed).
+    HeldNow {
+        id: uuid::Uuid,
+        row: Option<Box<convo_api::Conversation>>,
+    },
     /// A key press (releases are ignored).
     Key(KeyEvent),
     Mouse(MouseEvent),

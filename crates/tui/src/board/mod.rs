@@ -4,7 +4,8 @@
 //!
 //! The board reads the views one after another (one request in flight, the page budget of a
 //! refresh per view), as background work: the runtime lets the user's own fetches go first.
-//! A round starts when the board is shown and then every [`DEFAULT_EVERY_SECS`]; each answer
+//! A round starts when the board is shown and then every `refresh_secs` ([`Board::every_secs`],
+//! [`DEFAULT_EVERY_SECS`] when the lists never refresh); each answer
 //! carries the round's generation and the row it was asked for, so an answer of an older
 //! round is dropped. A view that fails keeps the counts of its last good read and shows why;
 //! the other rows stay. How keys and answers change it: [`update`]; drawing:
@@ -17,7 +18,8 @@ use convo_api::Resource;
 use convo_config::View;
 use convo_store::Sample;
 
-/// A new round of reads starts this long after the last one ended (while the board is shown).
+/// A new round of reads starts this long after the last one ended (while the board is shown),
+/// when the lists have no refresh period to follow.
 pub const DEFAULT_EVERY_SECS: u64 = 60;
 
 /// What one read of a view found.

@@ -19,10 +19,12 @@ pub enum Outcome {
     Open(usize),
 }
 
-/// `B`: shows the board (its rows follow the views), asks the store for every row's trend
+/// `B`: shows the board (its rows follow the views, its pace `refresh_secs`), asks the store for every row's trend
 /// and starts a round of reads when one is due.
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     app.board.set_views(&app.views);
+    // Its rounds keep the lists' pace (`refresh_secs`); a minute when they never refresh.
+    app.board.every_secs = app.refresh_period().unwrap_or(super::DEFAULT_EVERY_SECS);
     app.board.back_at = None;
     app.overlay = Overlay::Board;
     app.dirty = true;
@@ -125,7 +127,6 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
     let b = &mut app.board;
     match k.code {
         KeyCode::Esc | KeyCode::Char('B') => close(app),
-        KeyCode::Char('q') => cmds.push(Command::Quit),
         KeyCode::Down | KeyCode::Char('j') => {
             b.selected = (b.selected + 1).min(n.saturating_sub(1))
         }

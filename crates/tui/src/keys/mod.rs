@@ -68,6 +68,7 @@ actions! {
     PageUp = "page_up", Move, [Key::plain(KeyCode::PageUp), Key::ctrl('b')], "page up";
     Top = "top", Move, [Key::ch('g'), Key::plain(KeyCode::Home)], "first row";
     Bottom = "bottom", Move, [Key::ch('G'), Key::plain(KeyCode::End)], "last loaded row (and load more)";
+    JumpLeft = "jump_left", Move, [Key::ch('\'')], "to where a row left (last refresh)";
     NextTab = "next_tab", Tabs, [Key::plain(KeyCode::Tab)], "next tab";
     PrevTab = "prev_tab", Tabs, [Key::plain(KeyCode::BackTab)], "previous tab";
     FirstTab = "first_tab", Tabs, [Key::ch('1')], "Conversations";
@@ -77,7 +78,7 @@ actions! {
     ClearFilters = "clear_filters", Filters, [Key::ch('x')], "clear all filters";
     ToggleUnassigned = "toggle_unassigned", Filters, [Key::ch('u')], "unassigned only on/off";
     CycleStatus = "cycle_status", Filters, [Key::ch('s')], "cycle status filter";
-    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back: tab, filters, row";
+    Back = "back", Filters, [Key::plain(KeyCode::Backspace), Key::ch('[')], "back: pane, tab, filters, row";
     Views = "views", Filters, [Key::ch('v')], "saved views";
     Query = "query", Filters, [Key::ch(':')], "query line (Tab completes, ? plan)";
     SaveView = "save_view", Filters, [Key::ch('w')], "save the query as a view";
@@ -109,7 +110,8 @@ actions! {
     Profiles = "profiles", General, [Key::ch('P')], "switch profile";
     Close = "close", General, [Key::plain(KeyCode::Esc)], "close / cancel";
     Suspend = "suspend", General, [Key::ctrl('z')], "suspend (the shell's fg resumes)";
-    Quit = "quit", General, [Key::ch('q'), Key::ctrl('c')], "quit";
+    Quit = "quit", General, [Key::ch('q')], "close the pane on top, else quit";
+    QuitNow = "quit_now", General, [Key::ch('Q'), Key::ctrl('c')], "quit from anywhere";
 }
 
 /// Where a binding is listed in the help overlay.
@@ -295,7 +297,7 @@ mod tests {
         let g = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
         assert_eq!(km.action(&g), Some(Action::Bottom));
         let c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(km.action(&c), Some(Action::Quit));
+        assert_eq!(km.action(&c), Some(Action::QuitNow));
         let bt = KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT);
         assert_eq!(km.action(&bt), Some(Action::PrevTab));
         let plain_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);

@@ -557,6 +557,24 @@ impl Runtime {
                         });
                     }
                 },
+                Command::LookUpHeld { id, visitor_id } => {
+                    // Background work (the user did not ask for it): its share of the budget.
+                    let (client, tx) = (self.client.background(), self.tx.clone());
+                    super::tasks::spawn(Task::HeldNow, &self.tx, async move {
+                        let filter = convo_api::ConversationFilter {
+                            visitor_id: Some(visitor_id),
+                            ..Default::default()
+                        };
+                        let page: Result<convo_api::Page<convo_api::Conversation>, _> = client
+                            .list(&filter, convo_api::Limit::MAX, None, &|_| {})
+                            .await;
+                        let row = page
+                            .ok()
+                            .and_then(|p| p.items.into_iter().find(|c| c.id == id))
+                            .map(Box::new);
+                        let _ = tx.send(Msg::HeldNow { id, row });
+                    });
+                }
                 Command::LoadVisitor(id) => {
                     if let Some(s) = &self.store {
                         s.attributes(id, &self.tx);

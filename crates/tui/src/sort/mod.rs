@@ -35,6 +35,10 @@ pub struct Sorting {
     /// opened: its oldest row) while pages arrive and the order changes, until the user moves
     /// it or chooses another sort.
     pub follow_top: bool,
+    /// The display position of the selected row as a message began (set by
+    /// [`update::before`]): when a refresh takes the row away, it is held at this place of
+    /// the display order (the row now there is the one after it).
+    pub held_at: Option<usize>,
     /// The walk, rows, revision (rows changed in place by a refresh) and names (the visitors'
     /// names known, for a column that sorts by them) it was computed for.
     basis: Option<(u64, usize, u64, u64)>,
@@ -165,6 +169,16 @@ impl Sorting {
             self.offset = pos + 1 - body;
         }
         self.offset = self.offset.min(n.saturating_sub(body));
+    }
+
+    /// The header's sort mark where the full one does not fit: `sorted by created ↓`.
+    pub fn short_mark(&self) -> Option<String> {
+        let s = self.sort?;
+        Some(format!(
+            "sorted by {} {}",
+            s.col.name(),
+            if s.desc { "↓" } else { "↑" }
+        ))
     }
 
     /// The header's sort mark, e.g. `sorted by created ↓ (display only)`.

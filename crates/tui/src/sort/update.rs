@@ -23,8 +23,20 @@ pub fn reverse(app: &mut App) {
     resorted(app);
 }
 
+/// Before every message: where the selected row is in the display order, for a refresh
+/// that takes it away (see [`super::Sorting::held_at`]).
+pub fn before(app: &mut App) {
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let s = app.sort.get_mut(tab);
+        s.held_at = with_tab!(ref app, tab, |t| (s.sorted() && t.held().is_none())
+            .then(|| s.pos(t.selected)));
+    }
+}
+
 /// After every message: recomputes the order of both tabs when their rows changed (or of
-/// the active tab when `force`), and keeps the sorted selection on screen.
+/// the active tab when `force`), and keeps the sorted selection on screen. A selected row
+/// that left at this message is held where it was in the display order: the row after it
+/// there is the one that took its place.
 pub fn refresh(app: &mut App, force: bool) {
     let body = app.body_height();
     for tab in [Resource::Conversations, Resource::Visitors] {
@@ -39,7 +51,13 @@ pub fn refresh(app: &mut App, force: bool) {
                 // `L` still loading (it stays on after the walk ends)
                 t.load_all && t.pager.has_more() && t.error.is_none(),
             );
-            if s.sorted() && s.follow_top && !t.rows().is_empty() {
+            let held_at = s.held_at.take().filter(|_| t.held().is_some());
+            if let Some(p) = held_at.filter(|_| s.sorted() && !s.follow_top) {
+                let n = t.rows().len();
+                let i = s.row_at(p.min(n.saturating_sub(1)));
+                s.scroll_to(i, n, body);
+                Some(i)
+            } else if s.sorted() && s.follow_top && !t.rows().is_empty() {
                 s.offset = 0;
                 Some(s.row_at(0))
             } else {
@@ -89,10 +107,10 @@ pub fn move_sorted(app: &mut App, delta: isize) {
     if n == 0 {
         return;
     }
-    // From a row held under the cursor (it left at a refresh; a display sort does not show
-    // it), a step lands on the row that took its place first.
+    // From a row held under the cursor (it left at a refresh; shown just above the row that
+    // took its place in the display order), a step down lands on that row first.
     let held = with_tab!(ref app, app.active, |t| t.held().is_some());
-    let delta = if held { delta - delta.signum() } else { delta };
+    let delta = if held && delta > 0 { delta - 1 } else { delta };
     let f = app.sort.get(app.active);
     let pos = f.pos(selected(app)) as isize;
     let target = pos.saturating_add(delta).clamp(0, n as isize - 1) as usize;

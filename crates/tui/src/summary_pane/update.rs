@@ -41,7 +41,6 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     let n = p.buckets.len();
     match k.code {
         KeyCode::Esc | KeyCode::Char('S') => app.overlay = Overlay::None,
-        KeyCode::Char('q') => cmds.push(Command::Quit),
         KeyCode::Down | KeyCode::Char('j') => {
             p.selected = (p.selected + 1).min(n.saturating_sub(1))
         }

@@ -51,15 +51,16 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
 
     /// After a refresh's merge: the selected row `id` left (it is among the rows that left,
     /// after the kept row `after`): the cursor stays on it, and `selected` is the row that
-    /// took its place (or the last row, when it was last).
-    pub(super) fn hold(&mut self, id: Uuid) {
+    /// took its place (or the last row, when it was last). It was the first row: it stays
+    /// below the rows that arrived on top at this refresh (`new`), which are newer than it.
+    pub(super) fn hold(&mut self, id: Uuid, new: &[Uuid]) {
         let Some(g) = self.pager.gone().find(|g| g.row.id() == id) else {
             return;
         };
         let (row, after) = (g.row.clone(), g.after);
         let rows = self.pager.rows();
         let at = match after {
-            None => 0,
+            None => rows.iter().take_while(|r| new.contains(&r.id())).count(),
             Some(a) => rows.iter().position(|r| r.id() == a).map_or(0, |p| p + 1),
         };
         let at_end = at >= rows.len();
@@ -73,6 +74,18 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             now: None,
             at_end,
         });
+    }
+
+    /// What the held row `id` is now, as a look-up found it (nothing when another row is held
+    /// now, or a refresh already read it).
+    pub fn held_now(&mut self, id: Uuid, now: T) {
+        if let Some(h) = self
+            .held
+            .as_mut()
+            .filter(|h| h.row.id() == id && h.now.is_none())
+        {
+            h.now = Some(now);
+        }
     }
 
     /// After a refresh's merge with a row held: what a refresh read of it (`left_now`), and

@@ -172,6 +172,13 @@ pub struct TabState<T, F> {
     pub new_above: usize,
     /// A row to select again that was not found (Back, a reload): said, then taken.
     pub lost: Option<Reselect>,
+    /// The rows that left at the last refresh that had any leave, each with the kept row it
+    /// followed (`None`: it was first): where the jump key goes, also after the refresh
+    /// that shows them × has passed.
+    pub left_places: Vec<(Uuid, Option<Uuid>)>,
+    /// Nothing is open on the tab's rows (no detail pane) and they are in server order: on
+    /// row 1, the user watches the top ([`TabState::follows_top`]). The app sets it.
+    pub watching: bool,
 }
 
 impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
@@ -201,7 +208,17 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             left_now: Vec::new(),
             new_above: 0,
             lost: None,
+            left_places: Vec::new(),
+            watching: true,
         }
+    }
+
+    /// A watcher, not a reader: the first row selected, at the top of the screen, no pane
+    /// open on it. A refresh then keeps the cursor on row 1 and the new rows come into view
+    /// under it; a reader (moved, or a pane open) is held still instead, the rows that arrive
+    /// above counted in `new_above`.
+    pub fn follows_top(&self) -> bool {
+        self.watching && self.selected == 0 && self.offset == 0 && self.held.is_none()
     }
 
     /// The rows loaded so far.
@@ -246,6 +263,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         self.refresh_error = None;
         self.held = None;
         self.new_above = 0;
+        self.left_places.clear();
         Command::Cancel { tab: self.tab }
     }
 
@@ -630,6 +648,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             return Merged::default();
         };
         self.refresh_error = None;
+        let follow = self.follows_top();
         // The loaded row at the cursor (the one below a held row).
         let (sel_id, line) = (
             self.pager.rows().get(self.selected).map(Row::id),
@@ -641,6 +660,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             Some(page) => self.pager.reconcile_tail(r.read, page, window),
             None => self.pager.reconcile(r.read, window),
         };
+        if !merged.left_ids.is_empty() {
+            self.left_places = self.pager.gone().map(|g| (g.row.id(), g.after)).collect();
+        }
         let rows = self.pager.rows();
         let found = sel_id.and_then(|id| {
             if old_selected >= window && !merged.from_end {
@@ -656,10 +678,17 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             .unwrap_or(old_selected)
             .min(rows.len().saturating_sub(1));
         match sel_id {
-            Some(id) if self.held.is_none() && found.is_none() => self.hold(id),
+            Some(id) if self.held.is_none() && found.is_none() => self.hold(id, &merged.new_ids),
             _ => {}
         }
         self.follow_held(left_now);
+        if follow && self.held.is_none() {
+            // A watcher: row 1 stays selected, what arrived comes into view under it.
+            self.selected = 0;
+            self.offset = 0;
+            self.scroll_into_view(body);
+            return merged;
+        }
         // The selection keeps its screen line: rows that arrive above it scroll the view
         // (and are counted), the row being read does not walk down the screen.
         self.offset = self.selected.saturating_sub(line);

@@ -69,6 +69,7 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
             app.say_error(format!("profile not switched: {bug}"));
         }
         Task::View { .. } => {} // taken by `update` (the round goes on)
+        Task::HeldNow => {}     // the pane keeps the row as last seen
     }
     app.dirty = true;
 }

@@ -107,7 +107,8 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         Layer::Detail => {
             let body = app.body_height() as isize;
             match action {
-                Some(Action::Close) => app.detail = None,
+                // Back and `q` step out of the pane first, one step at a time.
+                Some(Action::Close | Action::Back | Action::Quit) => app.detail = None,
                 Some(Action::PageDown) => scroll_detail(app, body),
                 Some(Action::PageUp) => scroll_detail(app, -body),
                 _ => return Answer::Ignored,
@@ -161,8 +162,18 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
     }
 }
 
-/// The overlay on top takes every key.
+/// The overlay on top takes every key: `q` closes it as Esc does (the filter pane takes it
+/// as text), the quit-now key (`Q`) quits.
 fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
+    let typing = matches!(app.overlay, Overlay::Filter(_));
+    if !typing && app.keymap.action(&k) == Some(Action::QuitNow) {
+        return cmds.push(Command::Quit);
+    }
+    let k = if !typing && app.keymap.action(&k) == Some(Action::Quit) {
+        KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
+    } else {
+        k
+    };
     match &mut app.overlay {
         Overlay::Filter(form) => match form.key(k) {
             FormOutcome::Editing => {}
@@ -173,12 +184,11 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 apply_form(app, &form, cmds);
             }
         },
-        Overlay::Help { .. } => on_help_key(app, k, cmds),
+        Overlay::Help { .. } => on_help_key(app, k),
         Overlay::Views { selected } => {
             let n = app.views.len();
             match k.code {
                 KeyCode::Esc | KeyCode::Char('v') => app.overlay = Overlay::None,
-                KeyCode::Char('q') => cmds.push(Command::Quit),
                 KeyCode::Char('?') => help_over(app),
                 KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1) % n.max(1),
                 KeyCode::Up | KeyCode::Char('k') => *selected = (*selected + n - 1) % n.max(1),
@@ -218,10 +228,10 @@ fn help_over(app: &mut App) {
     };
 }
 
-/// The help overlay's keys: Esc or `?` close it (back to the overlay it was opened over, if
-/// any), `q` quits; the move keys in effect (and the arrows, PgUp/PgDn, Home/End) scroll it,
+/// The help overlay's keys: Esc, `q` or `?` close it (back to the overlay it was opened
+/// over, if any); the move keys in effect (and the arrows, PgUp/PgDn, Home/End) scroll it,
 /// never past its last line.
-fn on_help_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
+fn on_help_key(app: &mut App, k: KeyEvent) {
     let Overlay::Help { scroll, under } = &mut app.overlay else {
         return;
     };
@@ -229,6 +239,7 @@ fn on_help_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         &crate::view::help_lines::Source {
             keymap: &app.keymap,
             last_error: app.last_error.as_ref(),
+            last_message: app.last_message.as_ref(),
             tz: &app.tz,
             commands: &app.commands,
         },
@@ -241,8 +252,6 @@ fn on_help_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             app.overlay = under.take().map_or(Overlay::None, |o| *o);
             return;
         }
-        // q quits from an overlay too (the filter pane takes it as text).
-        (KeyCode::Char('q'), _) => return cmds.push(Command::Quit),
         (KeyCode::Down, _) | (_, Some(Action::Down)) => now + 1,
         (KeyCode::Up, _) | (_, Some(Action::Up)) => now.saturating_sub(1),
         (KeyCode::PageDown | KeyCode::Char(' '), _) | (_, Some(Action::PageDown)) => now + page,

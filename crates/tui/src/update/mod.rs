@@ -40,6 +40,14 @@ use watch::{take_sample, watch_imminent};
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    // A refresh this message merges follows the top for a watcher (no pane open on the rows,
+    // in server order), holds still for a reader.
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let pane = app.detail.is_some() && app.active == tab;
+        let watching = !pane && !app.sort.get(tab).sorted();
+        with_tab!(app, tab, |t| t.watching = watching);
+    }
+    sort::update::before(app);
     let mut cmds = super::query_run::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
@@ -157,6 +165,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 sample = Some(merged);
             }
         }
+        Msg::HeldNow { id, row } => live::held_now(app, id, row.map(|r| *r)),
         Msg::VisitorNames(labels) => super::names_wanted::offered(app, labels),
         Msg::NamesLoaded { asked, found } => super::names_wanted::answered(app, asked, found),
         Msg::EmailResolved {
@@ -345,6 +354,14 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     }
 }
 
+/// Shows `tab`: a step Back takes back (to the tab left, on its row), as every other move.
+fn switch_tab(app: &mut App, tab: Resource) {
+    if tab != app.active {
+        app.history.push(here(app));
+        app.active = tab;
+    }
+}
+
 fn other(tab: Resource) -> Resource {
     match tab {
         Resource::Conversations => Resource::Visitors,
@@ -402,13 +419,14 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::PageDown => move_by(app, body),
         Action::PageUp => move_by(app, -body),
         Action::Top => move_by(app, isize::MIN / 2),
+        Action::JumpLeft => live::jump_to_left(app),
         Action::Bottom => {
             super::query_run::go_on(app);
             move_by(app, isize::MAX / 2)
         }
-        Action::NextTab | Action::PrevTab => app.active = other(app.active),
-        Action::FirstTab => app.active = Resource::Conversations,
-        Action::SecondTab => app.active = Resource::Visitors,
+        Action::NextTab | Action::PrevTab => switch_tab(app, other(app.active)),
+        Action::FirstTab => switch_tab(app, Resource::Conversations),
+        Action::SecondTab => switch_tab(app, Resource::Visitors),
         Action::Filter => {
             let mut form = match app.active {
                 Resource::Conversations => FilterForm::conversations(&app.conversations.filter)
@@ -571,7 +589,8 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         }
         // What is over the table (a pane, a running `L`) took Esc before it came here.
         Action::Close => app.message = None,
-        Action::Quit => cmds.push(Command::Quit),
+        // The table is the top: nothing is over it to close.
+        Action::Quit | Action::QuitNow => cmds.push(Command::Quit),
         Action::Suspend => cmds.push(Command::Suspend),
         Action::Search => search::update::open(app),
         Action::SearchNext => search::update::step_match(app, false),

@@ -116,6 +116,9 @@ pub(super) fn on_head(
         }
     };
     said_refreshed(app, tab, &merged);
+    if tab == Resource::Conversations {
+        cmds.extend(live::look_up_held(app, &merged));
+    }
     Some(merged)
 }
 
@@ -165,19 +168,15 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
         let n = merged.new_ids.len();
         said.push(format!("{n} new row{}", plural(n)));
     }
-    if !merged.left_ids.is_empty() {
-        let n = merged.left_ids.len();
-        said.push(format!("{n} row{} left the list", plural(n)));
-    }
     said.extend(live::held_news(app, tab, merged));
+    said.extend(live::left_news(app, tab, merged));
     if merged.cut && merged.from_end {
         // An oldest-first view: the oldest rows, shown first, are the ones re-read.
         said.push(format!(
-            "only the oldest {} rows (shown first) are kept live; newer ones are as loaded, \
-             {} reads them again (refresh_max_pages = {})",
-            merged.live,
+            "oldest {} rows kept live (refresh_max_pages = {}); newer as loaded: {} rereads",
+            convo_text::thousands(merged.live as u64),
+            app.refresh_max_pages,
             app.keymap.key_of(Action::Reload),
-            app.refresh_max_pages
         ));
     } else if merged.cut {
         // The budget, or the rows loaded when the refresh began, whichever was fewer. A union
@@ -185,7 +184,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
         let each = with_tab!(ref app, tab, |t| t.union.is_some()).then_some(" a stream");
         let budget = app.refresh_max_pages.saturating_mul(app.limit.get());
         let why = if merged.live < budget && each.is_none() {
-            "the rest were loaded after the refresh began".to_string()
+            "the rest loaded after the refresh began".to_string()
         } else {
             format!(
                 "refresh_max_pages = {}{}",
@@ -194,7 +193,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
             )
         };
         said.push(format!(
-            "only the top {} rows are kept live ({why}); the rows after them are as loaded",
+            "top {} rows kept live ({why}); rows below as loaded",
             convo_text::thousands(merged.live as u64)
         ));
     }

@@ -174,21 +174,34 @@ pub fn draw(app: &App, frame: &mut Frame) {
 fn last_line(app: &App, w: usize) -> Line<'static> {
     match &app.message {
         Some(m) => Line::from(Span::styled(
-            fit(&format!(" {}", convo_text::one_line(&m.text, 400)), w).into_owned(),
+            convo_text::fit_words(&format!(" {}", convo_text::one_line(&m.text, 400)), w)
+                .into_owned(),
             if m.error {
                 Style::new().fg(Color::Red)
             } else {
                 Style::new()
             },
         )),
-        None => Line::from(Span::styled(
-            fit(
-                " ↑↓ choose · Enter open (Backspace: back here) · r read now · Esc close · q quit",
-                w,
-            )
-            .into_owned(),
-            Style::new().dim(),
-        )),
+        None => {
+            // As many whole hints as the width holds, the most needed first.
+            let mut text = String::new();
+            for h in [
+                "↑↓ choose",
+                "Enter open (Backspace: back here)",
+                "Esc/q close",
+                "r read now",
+                "Q quit",
+            ] {
+                if width(&text) + 3 + width(h) <= w {
+                    text = if text.is_empty() {
+                        format!(" {h}")
+                    } else {
+                        format!("{text} · {h}")
+                    };
+                }
+            }
+            Line::from(Span::styled(text, Style::new().dim()))
+        }
     }
 }
 

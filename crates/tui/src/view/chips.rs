@@ -72,10 +72,23 @@ const HINT: &str = "x clears · Backspace back";
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let chips = query_chips(app, app.active);
     let line = if chips.is_empty() {
-        Line::from(Span::styled(
-            " no filters · / filter · : query · v views",
-            Style::new().dim(),
-        ))
+        // The first minute's map: where filters, queries, views, the board and the summary are,
+        // as many whole hints as the width holds.
+        use crate::keys::Action;
+        let k = |a| app.keymap.key_of(a);
+        let mut hint = " no filters".to_string();
+        for h in [
+            format!("{} filter", k(Action::Filter)),
+            format!("{} query", k(Action::Query)),
+            format!("{} views", k(Action::Views)),
+            format!("{} board", k(Action::Board)),
+            format!("{} summary", k(Action::Summary)),
+        ] {
+            if text::width(&hint) + 3 + text::width(&h) <= usize::from(area.width) {
+                hint = format!("{hint} · {h}");
+            }
+        }
+        Line::from(Span::styled(hint, Style::new().dim()))
     } else {
         let mut spans = vec![Span::raw(" ")];
         if app.active == Resource::Conversations && app.oldest_first.is_some() {

@@ -102,11 +102,20 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     }
     if let Some(u) = t.union.as_deref().filter(|u| !u.checks.is_empty()) {
         // A query's checks done in convo: how much was read for how little.
+        // Rows loaded matched too: the count of matches is never below them (a refresh's
+        // scan starts its count again). Matches found but not yet in the table are said so.
+        let matched = u.matched.max(n);
         let mut text = format!(
             " · scanned {} · {} match",
             convo_text::thousands(u.scanned as u64),
-            convo_text::thousands(u.matched as u64)
+            convo_text::thousands(matched as u64)
         );
+        if matched > n && !t.pager.is_done() {
+            text.push_str(&format!(
+                " ({} not shown yet)",
+                convo_text::thousands((matched - n) as u64)
+            ));
+        }
         if u.paused && t.pager.has_more() {
             text.push_str(&format!(
                 " · {} goes on",
@@ -138,16 +147,6 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             Style::new().bold(),
         ));
     }
-    if t.new_above > 0 {
-        // The selection kept its line while rows arrived above the screen.
-        spans.push(Span::styled(
-            format!(
-                " · ↑ {} new above",
-                convo_text::thousands(t.new_above as u64)
-            ),
-            Style::new().fg(Color::Cyan).bold(),
-        ));
-    }
     if t.refresh_error.is_some() {
         spans.push(Span::styled(
             " · refresh failed",
@@ -157,11 +156,66 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     (spans, t.pager.warnings().clone())
 }
 
+/// What the live list does, the footer's last piece (kept whole, at the end): a reader (moved,
+/// or a pane open) is held still while rows arrive above the screen, counted since they
+/// arrived ("↑ 4 arrived above, view held"; the • count is the last refresh's); a watcher (row
+/// 1, nothing open) follows the top; else the refresh period.
+fn live_span<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
+    app: &App,
+    t: &TabState<T, F>,
+    short: bool,
+) -> Option<Span<'static>> {
+    let period = app.refresh_on.then(|| app.refresh_period()).flatten();
+    // A display sort places the rows that arrive by its own order: nothing is "above".
+    let sorted = app.sort.get(t.tab).sorted();
+    if t.new_above > 0 && !sorted {
+        return Some(Span::styled(
+            format!(
+                " · ↑ {} arrived above, view held",
+                convo_text::thousands(t.new_above as u64)
+            ),
+            Style::new().fg(Color::Cyan).bold(),
+        ));
+    }
+    let s = period?;
+    let text = if t.follows_top() && t.pager.pages() > 0 && !short {
+        format!(" · refresh {s}s, following the top")
+    } else {
+        format!(" · auto refresh {s}s")
+    };
+    Some(Span::styled(text, Style::new().dim()))
+}
+
 /// Draws the footer line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (mut spans, warnings) = match app.active {
-        Resource::Conversations => walk_spans(app, &app.conversations),
-        Resource::Visitors => walk_spans(app, &app.visitors),
+    let w = area.width as usize;
+    // The long form of the last piece while the first two pieces fit beside it.
+    let pick = |(spans, warnings): (Vec<Span<'static>>, Warnings),
+                ends: [Option<Span<'static>>; 2]| {
+        let [long, short] = ends;
+        let head: usize = spans.iter().take(2).map(Span::width).sum();
+        let end = if head + long.as_ref().map_or(0, Span::width) <= w {
+            long
+        } else {
+            short
+        };
+        ((spans, warnings), end)
+    };
+    let ((mut spans, warnings), end) = match app.active {
+        Resource::Conversations => pick(
+            walk_spans(app, &app.conversations),
+            [
+                live_span(app, &app.conversations, false),
+                live_span(app, &app.conversations, true),
+            ],
+        ),
+        Resource::Visitors => pick(
+            walk_spans(app, &app.visitors),
+            [
+                live_span(app, &app.visitors, false),
+                live_span(app, &app.visitors, true),
+            ],
+        ),
     };
     // An e-mail that finds no visitor: say why a part of one finds nothing.
     let v = &app.visitors;
@@ -181,12 +235,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    // Auto refresh keeps its place at the end: what does not fit before it is cut, with `…`.
-    let end = app
-        .refresh_on
-        .then(|| app.refresh_period())
-        .flatten()
-        .map(|s| Span::styled(format!(" · auto refresh {s}s"), Style::new().dim()));
+    // What the live list does keeps its place at the end: what does not fit before it is
+    // left out, each piece whole.
     let room = (area.width as usize).saturating_sub(end.as_ref().map_or(0, |e| e.width()));
     let mut spans = cut_spans(spans, room);
     spans.extend(end);
@@ -196,7 +246,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     );
 }
 
-/// `spans` cut to `max` cells, the last one kept ending in `…` when something was cut.
+/// `spans` that fit in `max` cells, in order, each whole: one that does not fit is left out
+/// (a later, shorter one may still fit), so that nothing ends mid-word in `…`. Only the
+/// first (the row's place and the count), when it alone is wider, is cut.
 fn cut_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
     let total: usize = spans.iter().map(Span::width).sum();
     if total <= max {
@@ -204,22 +256,16 @@ fn cut_spans(spans: Vec<Span<'static>>, max: usize) -> Vec<Span<'static>> {
     }
     let mut out = Vec::new();
     let mut used = 0;
-    for s in spans {
+    for (i, s) in spans.into_iter().enumerate() {
         let w = s.width();
-        if used + w < max {
+        if used + w <= max {
             used += w;
             out.push(s);
-            continue;
+        } else if i <= 1 {
+            let text = convo_text::fit_words(&s.content, max - used).into_owned();
+            used = max;
+            out.push(Span::styled(text, s.style));
         }
-        let text = convo_text::fit(&s.content, max - used).into_owned();
-        let text = if text.ends_with('…') {
-            text
-        } else {
-            // It fitted exactly: the cut is after it, so its last cell gives way to `…`.
-            convo_text::fit(&format!("{text}…"), max - used).into_owned()
-        };
-        out.push(Span::styled(text, s.style));
-        break;
     }
     out
 }

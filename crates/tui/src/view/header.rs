@@ -62,7 +62,17 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 .unwrap_or(0);
             pieces.remove(least);
         }
-        (convo_text::fit(&joined(&pieces), room).into_owned(), help)
+        // The sort's mark alone, too wide: its short form ("sorted by created ↑").
+        if convo_text::width(&joined(&pieces)) > room
+            && let [(0, mark)] = pieces.as_mut_slice()
+            && let Some(short) = app.sort.get(app.active).short_mark()
+        {
+            *mark = short;
+        }
+        (
+            convo_text::fit_words(&joined(&pieces), room).into_owned(),
+            help,
+        )
     } else {
         // Too narrow for both: the hint alone, short.
         let short = format!("{} help ", app.keymap.key_of(Action::Help));

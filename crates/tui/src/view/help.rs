@@ -17,6 +17,7 @@ fn source(app: &App) -> Source<'_> {
     Source {
         keymap: &app.keymap,
         last_error: app.last_error.as_ref(),
+        last_message: app.last_message.as_ref(),
         tz: &app.tz,
         commands: &app.commands,
     }

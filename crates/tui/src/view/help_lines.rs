@@ -16,6 +16,8 @@ use crate::view::marks::{GONE, MARKED};
 pub struct Source<'a> {
     pub keymap: &'a KeyMap,
     pub last_error: Option<&'a LastError>,
+    /// The last message (the status line may have cut it).
+    pub last_message: Option<&'a LastError>,
     pub tz: &'a TimeZone,
     /// The user's `[[commands]]` and their keys.
     pub commands: &'a crate::commands::Commands,
@@ -94,22 +96,29 @@ pub fn mark_lines() -> Vec<Line<'static>> {
 }
 
 /// The last error the status line showed, whole (the line cuts it at the terminal's edge),
-/// wrapped to `width` cells, with a blank line under it; none without an error.
+/// then the last message when it is another, each wrapped to `width` cells with a blank line
+/// under it; none without either.
 pub fn last_error_lines(src: &Source, width: usize) -> Vec<Line<'static>> {
-    let Some(e) = src.last_error else {
-        return Vec::new();
+    let mut v = Vec::new();
+    let mut said = |title: &str, e: &LastError, style: Style| {
+        let when = e.at.to_zoned(src.tz.clone()).strftime("%H:%M:%S");
+        v.push(Line::from(Span::styled(format!("{title} ({when})"), style)));
+        v.extend(
+            convo_text::wrap(&e.text, width.saturating_sub(1).max(10))
+                .into_iter()
+                .map(|l| Line::from(format!(" {l}"))),
+        );
+        v.push(Line::default());
     };
-    let when = e.at.to_zoned(src.tz.clone()).strftime("%H:%M:%S");
-    let mut v = vec![Line::from(Span::styled(
-        format!("Last error ({when})"),
-        Style::new().fg(Color::Red).bold(),
-    ))];
-    v.extend(
-        convo_text::wrap(&e.text, width.saturating_sub(1).max(10))
-            .into_iter()
-            .map(|l| Line::from(format!(" {l}"))),
-    );
-    v.push(Line::default());
+    if let Some(e) = src.last_error {
+        said("Last error", e, Style::new().fg(Color::Red).bold());
+    }
+    if let Some(m) = src
+        .last_message
+        .filter(|m| src.last_error.is_none_or(|e| e.text != m.text))
+    {
+        said("Last message", m, Style::new().fg(Color::Cyan).bold());
+    }
     v
 }
 

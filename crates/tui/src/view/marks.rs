@@ -24,14 +24,15 @@ fn style(m: Mark) -> Style {
 }
 
 /// The symbol and style in the table's first column for one of its lines: the mark of a new
-/// or changed row, [`GONE`] for a row that left; none for the selected row (it keeps its `>`)
-/// and unmarked rows.
+/// or changed row, [`GONE`] for a row that left; none for the selected row (it keeps its `>`,
+/// a held one too: its `×` is in its first cell, so that without colour both show) and
+/// unmarked rows.
 pub fn gutter<T: Row + Clone + PartialEq, F: TabFilter>(
     t: &TabState<T, F>,
     line: ScreenLine,
 ) -> Option<(&'static str, Style)> {
     match line {
-        line if line == t.cursor_line() && t.held().is_none() => None,
+        line if line == t.cursor_line() => None,
         ScreenLine::Row(i) => t
             .rows()
             .get(i)

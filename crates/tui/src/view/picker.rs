@@ -45,11 +45,25 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     let h = app.views.len() as u16 + 4;
     let area = super::centered(frame.area(), 90, h);
     let width = area.width.saturating_sub(4) as usize;
+    // The names' column as wide as the longest (at most 30): the rest is for what they show.
+    let names = app
+        .views
+        .iter()
+        .map(|v| text::width(&text::one_line(&v.name, 30)))
+        .max()
+        .unwrap_or(0);
     let mut lines = Vec::new();
     for (i, v) in app.views.iter().enumerate() {
         let name = text::one_line(&v.name, 30);
-        let desc = describe(v, &app.aliases, app.query_settings.agent_id);
-        let row = format!("{name:<30}  {desc}");
+        let pad = " ".repeat(names.saturating_sub(text::width(&name)));
+        let room = width.saturating_sub(names + 2);
+        // Too long: the short form of "every page, oldest first", then cut after a word.
+        let mut desc = describe(v, &app.aliases, app.query_settings.agent_id);
+        if text::width(&desc) > room {
+            desc = desc.replace(" · every page, oldest first", " · oldest first");
+        }
+        let desc = text::fit_words(&desc, room);
+        let row = format!("{name}{pad}  {desc}");
         let style = if i == selected {
             Style::new().add_modifier(Modifier::REVERSED)
         } else {
@@ -59,7 +73,7 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
     }
     lines.push(Line::default());
     lines.push(Line::from(Span::styled(
-        "↑↓ choose · Enter apply · Esc close",
+        "↑↓ choose · Enter apply · Esc/q close",
         Style::new().dim(),
     )));
     frame.render_widget(Clear, area);

@@ -83,14 +83,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         ))
     } else if let Some(m) = &app.message {
         let text = format!(" {}", m.text);
-        let (text, style) = if m.error {
-            (
-                fit_whole_elsewhere(app, &text, width),
-                Style::new().fg(Color::Red),
-            )
+        // Cut at the edge, it says where to read it whole (the help shows the last one).
+        let style = if m.error {
+            Style::new().fg(Color::Red)
         } else {
-            (fit(&text, width).into_owned(), Style::new())
+            Style::new()
         };
+        let text = fit_whole_elsewhere(app, &text, width);
         Line::from(Span::styled(text, style))
     } else if let Some(e) = refresh_error {
         let text = format!(" refresh failed: {e} · rows shown are kept");
@@ -144,15 +143,15 @@ pub fn retry_text(app: &App, r: &Retry) -> String {
     )
 }
 
-/// An error's line, fitted to `width`: cut at the edge, it ends with where to read it whole
-/// (the help overlay's last-error lines).
+/// A message's line, fitted to `width`: cut at the edge (after a whole word), it ends with
+/// where to read it whole (the help overlay's last error and last message).
 fn fit_whole_elsewhere(app: &App, text: &str, width: usize) -> String {
     if convo_text::width(&convo_text::sanitize(text)) <= width {
         return fit(text, width).into_owned();
     }
     let hint = format!(" ({} shows all)", app.keymap.key_of(Action::Help));
     match width.checked_sub(convo_text::width(&hint)) {
-        Some(room) if room >= 20 => format!("{}{hint}", fit(text, room)),
-        _ => fit(text, width).into_owned(),
+        Some(room) if room >= 20 => format!("{}{hint}", convo_text::fit_words(text, room)),
+        _ => convo_text::fit_words(text, width).into_owned(),
     }
 }

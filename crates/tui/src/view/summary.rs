@@ -264,7 +264,7 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
     let (samples, whole, top) = same_scope(samples);
     let Some(first) = samples.iter().map(|s| s.at).min() else {
         return vec![Line::from(Span::styled(
-            "  last 24 h: no samples yet: L loads the whole list, then refreshes take one a minute",
+            "  last 24 h: no samples yet (L loads the whole list; refreshes add them)",
             Style::new().dim(),
         ))];
     };
@@ -373,11 +373,34 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
     }
     let top = if inner.height >= 6 { 3 } else { 2 };
 
-    let hint = "↑↓ choose · Enter filters by it · Tab/b grouping · L load all · Esc close";
+    // As many whole hints as the width holds, the closing one kept.
+    let room = inner.width as usize;
+    let close = "Esc/q close";
+    let mut hint = String::new();
+    for h in [
+        "↑↓ choose",
+        "Enter filters by it",
+        "Tab/b grouping",
+        "L load all",
+    ] {
+        let more = if hint.is_empty() {
+            h.to_string()
+        } else {
+            format!("{hint} · {h}")
+        };
+        if convo_text::width(&more) + 3 + convo_text::width(close) <= room {
+            hint = more;
+        }
+    }
+    let hint = if hint.is_empty() {
+        close.to_string()
+    } else {
+        format!("{hint} · {close}")
+    };
     let hint_y = inner.height - 1;
     frame.render_widget(
         Paragraph::new(Span::styled(
-            fit(hint, inner.width as usize).into_owned(),
+            fit(&hint, room).into_owned(),
             Style::new().dim(),
         )),
         line(hint_y),

@@ -130,6 +130,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 /// Before the selected row (ASCII: one cell wide on every terminal).
 const SELECTED: &str = ">";
 
+/// At the start of the held row's first cell (see [`marks::gutter`]).
+const GONE_MARK: &str = "×";
+
 /// A matching cell of the search (underlined and bold: visible without colour too).
 fn match_style() -> Style {
     Style::new()
@@ -175,9 +178,21 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     // sort shows the loaded rows only.
     let lines: Vec<ScreenLine> = if sort.is_some() {
         let start = order.offset.min(n);
-        (start..(start + body).min(n))
+        let mut lines: Vec<ScreenLine> = (start..(start + body).min(n))
             .map(|p| ScreenLine::Row(order.row_at(p)))
-            .collect()
+            .collect();
+        // The selected row that left is held where it was in the display order: just above
+        // the row that took its place there.
+        if let Some(h) = tab.held() {
+            let at = lines
+                .iter()
+                .position(|l| *l == ScreenLine::Row(tab.selected));
+            if let Some(at) = at.or((n == 0).then_some(0)) {
+                lines.insert(at, ScreenLine::Gone(h.row.id()));
+                lines.truncate(body);
+            }
+        }
+        lines
     } else {
         tab.screen_lines(body, true)
     };
@@ -203,14 +218,20 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         no_color: app.theme.no_color,
         me: app.query_settings.agent_id,
     };
-    let cells = |r: &T, hit: bool| {
+    // The row held under the cursor (it left the view) keeps the selection's `>` in the
+    // first column and says `×` at the start of its first cell: both show without colour.
+    let cells = |r: &T, hit: bool, held: bool| {
         columns
             .iter()
             .zip(&w)
             .filter_map(|(c, w)| w.map(|n| (c, n)))
-            .map(|(c, n)| {
-                let content = r.cell(*c, &cx, n as usize);
-                let cl = Cell::from(Span::styled(content.text, style(content.look)));
+            .enumerate()
+            .map(|(i, (c, n))| {
+                let mark = if held && i == 0 { GONE_MARK } else { "" };
+                let room = (n as usize).saturating_sub(convo_text::width(mark));
+                let content = r.cell(*c, &cx, room);
+                let text = format!("{mark}{}", content.text);
+                let cl = Cell::from(Span::styled(text, style(content.look)));
                 let matched = hit
                     && r.text(*c, app.now, &app.aliases)
                         .is_some_and(|t| needle.is_in(&t, &mut scratch.borrow_mut()));
@@ -227,11 +248,14 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     let table_rows: Vec<Row> = lines
         .iter()
         .filter_map(|line| match *line {
-            ScreenLine::Row(i) if is_marked(line) => {
-                Some(Row::new(cells(&rows[i], search.is_match(i))).style(Style::new().bold()))
+            ScreenLine::Row(i) if is_marked(line) => Some(
+                Row::new(cells(&rows[i], search.is_match(i), false)).style(Style::new().bold()),
+            ),
+            ScreenLine::Row(i) => Some(Row::new(cells(&rows[i], search.is_match(i), false))),
+            ScreenLine::Gone(id) => {
+                let held = tab.held().is_some_and(|h| h.row.id() == id);
+                tab.gone_row(id).map(|r| Row::new(cells(r, false, held)))
             }
-            ScreenLine::Row(i) => Some(Row::new(cells(&rows[i], search.is_match(i)))),
-            ScreenLine::Gone(id) => tab.gone_row(id).map(|r| Row::new(cells(r, false))),
         })
         .collect();
     let constraints: Vec<Constraint> = w.iter().flatten().map(|w| Constraint::Length(*w)).collect();
