@@ -27,7 +27,7 @@
 #[path = "common/measure.rs"]
 mod measure;
 #[allow(dead_code)]
-#[path = "../tests/common/pty.rs"]
+#[path = "../tests/it/common/pty.rs"]
 mod pty;
 
 use std::process::{Command, ExitCode, Stdio};

@@ -1,0 +1,67 @@
+//! The integration tests: one binary (linked once, not once per file), a module per area.
+//! Shared helpers are in `common` (the demo server, the binary in a pty, the runtime loop on
+//! a `TestBackend`, pieces for `update()` tests); snapshots in `snapshots/` (`it__<module>__…`).
+
+mod common;
+
+mod client;
+mod config;
+mod demo_churn;
+mod demo_me;
+mod demo_queue;
+mod demo_server;
+mod exporter;
+mod fuzz_config;
+mod fuzz_decode;
+mod idle_cost;
+mod l_after_idle;
+mod list_cli;
+mod net;
+mod prometheus_assets;
+mod prometheus_real;
+mod props;
+mod query_cli;
+mod query_props;
+mod query_values;
+mod readme;
+mod reliability_config;
+mod reliability_list;
+mod reliability_tui;
+mod security;
+mod setup;
+mod sla_props;
+mod store_cli;
+mod store_sync;
+mod summary_cli;
+mod summary_views;
+mod tui_board;
+mod tui_breaching;
+mod tui_budget;
+mod tui_clipboard;
+mod tui_export;
+mod tui_frames;
+mod tui_keys_small;
+mod tui_layers;
+mod tui_live;
+mod tui_lookups;
+mod tui_marks_notify;
+mod tui_message_truth;
+mod tui_messages;
+mod tui_pty;
+mod tui_query_line;
+mod tui_query_pty;
+mod tui_query_run;
+mod tui_query_visitors;
+mod tui_refresh;
+mod tui_reload;
+mod tui_runtime;
+mod tui_save_view;
+mod tui_search_prompt;
+mod tui_settings_and_tools;
+mod tui_signals;
+mod tui_snapshots;
+mod tui_store_query;
+mod tui_summary;
+mod tui_update;
+mod tui_visitor_names;
+mod wan;

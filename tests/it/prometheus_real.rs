@@ -1,0 +1,239 @@
+//! A real Prometheus (Debian's `prometheus` package) on loopback scrapes `convo exporter` in
+//! front of the demo server, with convo's alert rules loaded: the gauges read back through
+//! Prometheus's query API equal `convo summary --views` on the same data, and the breach
+//! alert fires on the demo's breaching queue.
+//!
+//! Skipped, with a message, when `prometheus` is not on PATH; `.ci/run` installs it and sets
+//! `CONVO_REQUIRE_PROMETHEUS=1`, which turns the skip into a failure.
+
+use crate::common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::exporter::{Exporter, get};
+use common::{Demo, convo_cmd};
+use convo::demo::Faults;
+use serde_json::Value;
+
+const NOW: &str = "2026-11-22T12:30:00Z";
+
+const CONFIG: &str = "[sla]\nfirst_response = \"40m\"\nwarn_at = 0.5\n\n\
+[[views]]\nname = \"Pending\"\nquery = \"status:pending\"\n\n\
+[[views]]\nname = \"Web shop open\"\nstatus = \"open\"\n";
+
+/// Prometheus as a child process; killed (and its data removed with the temp dir) on drop.
+struct Prometheus {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn on_path(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A free loopback port (bound, then let go for Prometheus to take).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Prometheus scraping `target` every second, evaluating `rules` every second.
+fn prometheus(dir: &std::path::Path, target: &str, rules: &std::path::Path) -> Prometheus {
+    let cfg = common::file(
+        dir,
+        "prometheus.yml",
+        format!(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n\
+             rule_files:\n  - {}\n\
+             scrape_configs:\n  - job_name: convo\n    static_configs:\n      - targets: ['{target}']\n",
+            rules.display()
+        ),
+    );
+    let addr = format!("127.0.0.1:{}", free_port());
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", cfg.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
+        .arg(format!("--web.listen-address={addr}"))
+        .arg("--log.level=warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("prometheus starts");
+    // Queried only once it listens: before that a connection is refused, which `get` takes
+    // for a failure (seen on a busy machine, where Prometheus took a while to start).
+    // (Held first, so that it is stopped if it never listens.)
+    let p = Prometheus { child, addr };
+    let t0 = Instant::now();
+    while std::net::TcpStream::connect(&p.addr).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "Prometheus did not listen on {} within 60 s",
+            p.addr
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    p
+}
+
+/// An instant query through the HTTP API: its result vector.
+fn query(p: &Prometheus, promql: &str) -> Vec<Value> {
+    let q: String = url::form_urlencoded::byte_serialize(promql.as_bytes()).collect();
+    let (status, body) = get(&p.addr, &format!("/api/v1/query?query={q}"));
+    if status != 200 {
+        return Vec::new();
+    }
+    let v: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    v["data"]["result"].as_array().cloned().unwrap_or_default()
+}
+
+/// `view -> value` of a query's result.
+fn by_view(result: &[Value]) -> std::collections::BTreeMap<String, f64> {
+    result
+        .iter()
+        .map(|r| {
+            let view = r["metric"]["view"].as_str().unwrap_or_default().to_string();
+            let value = r["value"][1].as_str().unwrap().parse::<f64>().unwrap();
+            (view, value)
+        })
+        .collect()
+}
+
+/// Polls `f` until it gives `Some`, up to `secs`.
+fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let t0 = Instant::now();
+    loop {
+        if let Some(x) = f() {
+            return x;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(secs),
+            "{what}: not within {secs} s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn prometheus_scrapes_the_exporter_reads_back_summary_views_and_fires_the_breach_alert() {
+    if !on_path("prometheus") {
+        assert!(
+            std::env::var_os("CONVO_REQUIRE_PROMETHEUS").is_none(),
+            "CONVO_REQUIRE_PROMETHEUS is set but prometheus is not on PATH"
+        );
+        eprintln!(
+            "SKIPPED: prometheus is not on PATH (apt-get install prometheus; .ci/run installs it)"
+        );
+        return;
+    }
+    let d = Demo::start(800, 20, Faults::default());
+    let home = tempfile::tempdir().unwrap();
+    let cfg = common::file(home.path(), "convo.toml", CONFIG);
+    let cfg = cfg.to_str().unwrap();
+    // convo's own rules, with every `for:` shortened so that a lasting breach fires here.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let rules = std::fs::read_to_string(format!("{root}/assets/prometheus/convo-rules.yml"))
+        .unwrap()
+        .replace("for: 10m", "for: 2s")
+        .replace("for: 5m", "for: 2s");
+    let rules = common::file(home.path(), "convo-rules.yml", rules);
+    let e = Exporter::start_env(
+        &d,
+        home.path(),
+        Some(cfg),
+        &["--interval", "2s"],
+        &[("CONVO_NOW", NOW)],
+    );
+    let p = prometheus(home.path(), &e.addr, &rules);
+
+    // What convo says of the same data at the same instant.
+    let o = convo_cmd(home.path())
+        .env("CONVO_API_KEY", d.key())
+        .env("CONVO_NOW", NOW)
+        .args(["--config", cfg, "--base-url", &d.url()])
+        .args(["summary", "--views", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let views = summary["views"].as_array().unwrap();
+    assert_eq!(views.len(), 4);
+
+    let up = wait_for(60, "Prometheus scrapes the exporter", || {
+        let r = query(&p, "up{job=\"convo\"} == 1");
+        let read = by_view(&query(&p, "convo_view_up == 1"));
+        (!r.is_empty() && read.len() == views.len()).then_some(read)
+    });
+    assert_eq!(up.len(), 4, "{up:?}");
+    let read = |promql: &str| by_view(&query(&p, promql));
+    let matches = read("convo_view_matches");
+    let waiting = read("sum by (view) (convo_conversations_waiting)");
+    let breaching = read("sum by (view) (convo_conversations_breaching)");
+    let imminent = read("sum by (view) (convo_conversations_imminent)");
+    let oldest = read("max by (view) (convo_oldest_waiting_seconds)");
+    for v in views {
+        let name = v["view"].as_str().unwrap();
+        let n = |x: &Value| x.as_f64().unwrap_or(0.0);
+        assert_eq!(
+            matches.get(name),
+            Some(&n(&v["matches"])),
+            "matches of {name}"
+        );
+        assert_eq!(
+            waiting.get(name),
+            Some(&n(&v["waiting"])),
+            "waiting of {name}"
+        );
+        assert_eq!(
+            breaching.get(name),
+            Some(&n(&v["breaching"])),
+            "breaching of {name}"
+        );
+        assert_eq!(
+            imminent.get(name),
+            Some(&n(&v["imminent"])),
+            "imminent of {name}"
+        );
+        assert_eq!(
+            oldest.get(name),
+            Some(&n(&v["oldest_waiting_secs"])),
+            "oldest of {name}"
+        );
+    }
+    let breaching_queue = breaching["Breaching"];
+    assert!(
+        breaching_queue > 0.0,
+        "the demo's queue breaches at NOW: {breaching:?}"
+    );
+
+    // The rule on a lasting breach fires for the views whose queue breaches, not the others.
+    let firing = wait_for(60, "ConvoBreachLasting fires", || {
+        let r = read("ALERTS{alertname=\"ConvoBreachLasting\",alertstate=\"firing\"}");
+        r.contains_key("Breaching").then_some(r)
+    });
+    assert!(!firing.contains_key("Pending"), "{firing:?}");
+    eprintln!(
+        "Prometheus {}: {} breaching in \"Breaching\"; firing: {:?}",
+        p.addr,
+        breaching_queue,
+        firing.keys().collect::<Vec<_>>()
+    );
+}
