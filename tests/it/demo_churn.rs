@@ -29,10 +29,10 @@ async fn churn_never_creates_a_conversation_in_the_future() {
     })
     .await;
     let mut h = Harness::on(&server, (120, 30), 50);
-    h.phase(vec![], 300).await;
+    h.settled().await;
     // a quiet spell: about 20 changes are due when the next request comes
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let screen = h.phase(vec![KeyCode::Char('r')], 1000).await;
+    let screen = h.keys(vec![KeyCode::Char('r')]).await;
     let now = jiff::Timestamp::now();
     let future: Vec<String> = h
         .app

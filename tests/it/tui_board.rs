@@ -363,9 +363,9 @@ async fn the_real_loop_reads_every_view_and_a_failing_one_shows_its_error() {
     })
     .await;
     let mut h = harness(&server, (120, 30));
-    h.phase(vec![], 400).await;
+    h.settled().await;
     // Partial progress: the first rows read, the later ones not yet.
-    h.phase(vec![KeyCode::Char('B')], 0).await;
+    h.keys(vec![KeyCode::Char('B')]).await;
     let screen = h.until(vec![], "reading 4 of 5: Closed").await;
     let matched = |screen: &str, name: &str| {
         let l = line_with(screen, name);
@@ -402,7 +402,7 @@ async fn the_real_loop_reads_every_view_and_a_failing_one_shows_its_error() {
     assert_eq!(matched(&screen, "Closed"), closed, "{screen}");
     assert_ne!(matched(&screen, "Open, waiting over 1h"), "—", "{screen}");
     assert_has(line_with(&screen, "! Pending"), "✗ the key is not");
-    let screen = h.phase(vec![KeyCode::Down, KeyCode::Down], 100).await;
+    let screen = h.keys(vec![KeyCode::Down, KeyCode::Down]).await;
     assert_has(
         &screen,
         "Pending: the last read failed: the key is not allowed to list this (HTTP 403",
@@ -418,19 +418,21 @@ async fn the_real_loop_opens_a_view_with_enter_and_comes_back_with_backspace() {
     })
     .await;
     let mut h = harness(&server, (100, 24));
-    h.phase(vec![], 300).await;
-    h.phase(vec![KeyCode::Char('B')], 0).await;
+    h.settled().await;
+    h.keys(vec![KeyCode::Char('B')]).await;
     h.until(vec![], ", again in ").await;
     let screen = h
-        .phase(
-            vec![KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Enter],
-            500,
-        )
+        .keys(vec![
+            KeyCode::Down,
+            KeyCode::Down,
+            KeyCode::Down,
+            KeyCode::Enter,
+        ])
         .await;
     assert_has(&screen, "status:closed");
     assert_has(&screen, "closed");
     assert_eq!(h.app.conversations.filter.status, Some(Status::Closed));
-    let screen = h.phase(vec![KeyCode::Backspace], 300).await;
+    let screen = h.keys(vec![KeyCode::Backspace]).await;
     assert_has(&screen, "Board · 5 views");
     assert_eq!(h.app.board.selected, 3);
 }

@@ -16,12 +16,13 @@ use crossterm::event::KeyCode;
 const LIMIT: u32 = 30;
 const WINDOW: Duration = Duration::from_secs(3);
 
-/// 300 conversations, 10 a page: `L` is 30 pages. 3,000 visitors: a sync of 30 pages that
+/// 600 conversations, 10 a page: `L` is 60 pages, more than a whole window allows, so it
+/// waits on the budget however the window falls (not only when started late in one). 3,000 visitors: a sync of 30 pages that
 /// would take every slot of the window if it could.
 async fn one_run(home: &std::path::Path, headers: LimitHeaders) {
     let server = demo(DemoOptions {
         seed: 11,
-        conversations: 300,
+        conversations: 600,
         visitors: 3000,
         budget: Some(RequestBudget {
             limit: LIMIT,
@@ -49,8 +50,11 @@ async fn one_run(home: &std::path::Path, headers: LimitHeaders) {
     let mut h = Harness::on(&server, (120, 30), 10);
     let look = convo::tui::tab::marks::look_key_of(&h.app.conversations);
     h.rt.start_store(&cfg, false, look);
-    // Idle for less than a window: the sync may take half of it, no more.
-    h.phase(vec![], 2200).await;
+    // Idle: the sync takes its half of the window (50 a second would take all of it).
+    common::wait_until("the sync to take its half of the window", || {
+        server.limit_counts().visitors >= u64::from(LIMIT / 2)
+    })
+    .await;
     let idle = server.limit_counts();
     assert!(idle.visitors > 0, "{headers:?}: the sync ran: {idle:?}");
     assert!(
@@ -59,24 +63,24 @@ async fn one_run(home: &std::path::Path, headers: LimitHeaders) {
     );
     assert_eq!(idle.visitors_refused, 0, "{headers:?}: {idle:?}");
 
-    // `L`: 30 pages, more than the window has left; the loop waits on the budget, no 429.
-    let mut screen = h.phase(vec![KeyCode::Char('L')], 100).await;
+    // `L`: 60 pages, more than any window has; the loop waits on the budget, no 429.
+    let mut screen = h.keys(vec![KeyCode::Char('L')]).await;
     let mut waited = false;
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while !screen.contains("all 300 loaded") {
+    while !screen.contains("all 600 loaded") {
         waited |= screen.contains("waiting on the request budget");
         assert!(
             std::time::Instant::now() < deadline,
             "{headers:?}: L never ended:\n{screen}"
         );
-        screen = h.phase(vec![], 100).await;
+        screen = h.step().await;
     }
     let end = server.limit_counts();
     assert_eq!(
         end.conversations_refused, 0,
         "{headers:?}: the user's L met 429s: {end:?}"
     );
-    assert!(end.conversations >= 30, "{headers:?}: {end:?}");
+    assert!(end.conversations >= 60, "{headers:?}: {end:?}");
     assert!(
         waited,
         "{headers:?}: L needed more than the window had left, and never said it waited"

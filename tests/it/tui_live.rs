@@ -2,29 +2,23 @@
 //! row that leaves, Back to a conversation, new rows above the one being read. The real loop
 //! (`common::runtime::Harness`) against the demo server, with scripted churn where rows move.
 
-use std::time::{Duration, Instant};
-
 use crossterm::event::KeyCode;
 
 use convo::api::Resource;
 use convo::demo::{Churn, DemoOptions, DemoServer, Faults, ServeOrder};
 use convo::query::parse;
+use convo::tui::app::App;
 
 use crate::common;
 use common::runtime::{Harness, demo};
 
-/// Runs the loop until no refresh is under way (at most ~20 s); the screen then.
+/// Runs the loop on `keys`, then until no refresh is under way; the screen then.
 async fn refreshed(h: &mut Harness, keys: Vec<KeyCode>) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut screen = h.phase(keys, 100).await;
-    while h.app.conversations.head_in_flight || h.app.conversations.pager.is_loading() {
-        assert!(
-            Instant::now() < deadline,
-            "the refresh never ended:\n{screen}"
-        );
-        screen = h.phase(vec![], 100).await;
-    }
-    screen
+    h.keys(keys).await;
+    h.wait_app("the refresh to end", |a| {
+        !a.conversations.head_in_flight && !a.conversations.pager.is_loading()
+    })
+    .await
 }
 
 fn ids(h: &Harness) -> Vec<uuid::Uuid> {
@@ -129,16 +123,9 @@ async fn queue(server: &DemoServer, size: (u16, u16)) -> (Harness, Vec<uuid::Uui
     (h, rows)
 }
 
-/// Runs the loop until `done` holds (at most ~20 s); the screen then.
-async fn wait(h: &mut Harness, done: impl Fn(&Harness) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let screen = h.phase(vec![], 200).await;
-        if done(h) {
-            return screen;
-        }
-        assert!(Instant::now() < deadline, "never happened:\n{screen}");
-    }
+/// Runs the loop until `done` holds of the app; the screen then.
+async fn wait(h: &mut Harness, done: impl Fn(&App) -> bool + Send + 'static) -> String {
+    h.wait_app("the condition", done).await
 }
 
 /// The table's part of the screen line that shows `id` (its short form): left of the
@@ -159,22 +146,19 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     let server = demo(churning(300)).await;
     let (mut h, rows) = queue(&server, (120, 35)).await;
     let n = rows.len();
-    h.phase(
-        vec![
-            KeyCode::Char('G'),
-            KeyCode::Char('k'),
-            KeyCode::Char('k'),
-            KeyCode::Char('k'),
-            KeyCode::Enter,
-        ],
-        100,
-    )
+    h.keys(vec![
+        KeyCode::Char('G'),
+        KeyCode::Char('k'),
+        KeyCode::Char('k'),
+        KeyCode::Char('k'),
+        KeyCode::Enter,
+    ])
     .await;
     let (x, next, y) = (rows[n - 4], rows[n - 3], rows[n - 2]);
     assert_eq!(h.app.selected_id(), Some(x));
     let agent = server.data().agents[0];
     assert!(server.assign(x, Some(agent)) && server.assign(y, Some(agent)));
-    let screen = wait(&mut h, |h| h.app.conversations.held().is_some()).await;
+    let screen = wait(&mut h, move |a| a.conversations.held().is_some()).await;
     assert_eq!(h.app.selected_id(), Some(x), "the cursor stays on it");
     let title = format!("Conversation {} · left this view", short(x));
     common::assert_has(&screen, &title);
@@ -193,15 +177,15 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     }
     // Later refreshes: it stays, with its pane, until the user moves.
     let refreshes = h.app.last_refresh;
-    let screen = wait(&mut h, |h| h.app.last_refresh > refreshes).await;
+    let screen = wait(&mut h, move |a| a.last_refresh > refreshes).await;
     let screen = if h.app.conversations.head_in_flight {
-        wait(&mut h, |h| !h.app.conversations.head_in_flight).await
+        wait(&mut h, move |a| !a.conversations.head_in_flight).await
     } else {
         screen
     };
     assert_eq!(h.app.selected_id(), Some(x));
     common::assert_has(&screen, &title);
-    let screen = h.phase(vec![KeyCode::Char('j')], 100).await;
+    let screen = h.keys(vec![KeyCode::Char('j')]).await;
     assert_eq!(h.app.selected_id(), Some(next), "the row after it");
     assert!(h.app.conversations.held().is_none());
     common::assert_has(&screen, &format!("Conversation {} ", short(next)));
@@ -232,28 +216,29 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     let (mut h, rows) = queue(&server, (120, 12)).await;
     assert!(rows.len() > h.app.body_height(), "longer than the screen");
     let screen = h
-        .phase(
-            vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Char('j')],
-            50,
-        )
+        .keys(vec![
+            KeyCode::Char('j'),
+            KeyCode::Char('j'),
+            KeyCode::Char('j'),
+        ])
         .await;
     let x = rows[3];
     assert_eq!(h.app.selected_id(), Some(x));
     let y = row_of(&screen, x).expect("on screen");
     for _ in 0..2 {
         let at = h.app.last_refresh;
-        wait(&mut h, |h| {
-            h.app.last_refresh > at && !h.app.conversations.head_in_flight
+        wait(&mut h, move |a| {
+            a.last_refresh > at && !a.conversations.head_in_flight
         })
         .await;
     }
-    let screen = h.phase(vec![], 50).await;
+    let screen = h.keys(vec![]).await;
     assert_eq!(h.app.selected_id(), Some(x));
     assert_eq!(row_of(&screen, x), Some(y), "the same line:\n{screen}");
     let above = h.app.conversations.new_above;
     assert!(above >= 4, "two refreshes of two new rows: {above}");
     common::assert_has(&screen, &format!("↑ {above} new above"));
-    let screen = h.phase(vec![KeyCode::Char('g')], 50).await;
+    let screen = h.keys(vec![KeyCode::Char('g')]).await;
     assert!(!screen.contains("new above"), "{screen}");
 }
 
@@ -265,7 +250,7 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     let mut h = Harness::on(&server, (120, 30), 50);
     h.until(vec![], "100 loaded").await;
     while h.app.conversations.selected < 120 {
-        h.phase(vec![KeyCode::PageDown], 50).await;
+        h.keys(vec![KeyCode::PageDown]).await;
     }
     let (x, was) = (
         h.app.selected_id().expect("a row"),
@@ -273,25 +258,24 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     );
     // Elsewhere and back: each new walk's first page brings 60 new rows above it.
     h.until(vec![KeyCode::Char('u')], "loaded").await;
-    h.phase(vec![KeyCode::Backspace], 50).await;
-    wait(&mut h, |h| {
-        h.app.conversations.reselect.is_none() && !h.app.conversations.pager.is_loading()
+    h.keys(vec![KeyCode::Backspace]).await;
+    wait(&mut h, move |a| {
+        a.conversations.reselect.is_none() && !a.conversations.pager.is_loading()
     })
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "found by id");
     assert!(h.app.conversations.selected >= was + 120, "it moved down");
 
     // A conversation that left the view while the user was elsewhere: said.
-    h.phase(vec![KeyCode::Char('u')], 50).await;
-    wait(&mut h, |h| !h.app.conversations.pager.is_loading()).await;
-    h.phase(vec![KeyCode::Char('j'), KeyCode::Char('j')], 50)
-        .await;
+    h.keys(vec![KeyCode::Char('u')]).await;
+    wait(&mut h, move |a| !a.conversations.pager.is_loading()).await;
+    h.keys(vec![KeyCode::Char('j'), KeyCode::Char('j')]).await;
     let y = h.app.selected_id().expect("a row");
-    h.phase(vec![KeyCode::Char('s')], 50).await;
+    h.keys(vec![KeyCode::Char('s')]).await;
     assert!(server.assign(y, Some(server.data().agents[0])));
-    h.phase(vec![KeyCode::Backspace], 50).await;
-    let screen = wait(&mut h, |h| {
-        h.app.conversations.reselect.is_none() && !h.app.conversations.pager.is_loading()
+    h.keys(vec![KeyCode::Backspace]).await;
+    let screen = wait(&mut h, move |a| {
+        a.conversations.reselect.is_none() && !a.conversations.pager.is_loading()
     })
     .await;
     assert_ne!(h.app.selected_id(), Some(y));
@@ -317,14 +301,11 @@ async fn a_held_row_of_a_union_says_what_it_is_now() {
     h.app.pending_query = Some(parse(&text, Resource::Conversations).expect("query"));
     h.until(vec![KeyCode::Char('L')], "all ").await;
     h.app.refresh_on = true;
-    h.phase(
-        vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Enter],
-        50,
-    )
-    .await;
+    h.keys(vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Enter])
+        .await;
     let x = h.app.selected_id().expect("a row");
     assert!(server.assign(x, Some(agent)));
-    let screen = wait(&mut h, |h| h.app.conversations.held().is_some()).await;
+    let screen = wait(&mut h, move |a| a.conversations.held().is_some()).await;
     assert_eq!(h.app.selected_id(), Some(x));
     let now = format!("now assigned to {}", short(agent));
     common::assert_has(&screen, &now);

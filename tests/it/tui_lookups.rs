@@ -143,7 +143,10 @@ async fn the_real_loop_keeps_s_over_a_late_lookup() {
     })
     .await;
     let mut h = Harness::on(&server, (120, 30), 50);
-    h.phase(vec![], 1200).await;
+    h.wait_app("a visitor with an e-mail", |a| {
+        a.visitors.rows().iter().any(|v| v.email.is_some())
+    })
+    .await;
     let email = h
         .app
         .visitors
@@ -154,7 +157,7 @@ async fn the_real_loop_keeps_s_over_a_late_lookup() {
     let mut keys = vec![KeyCode::Char(':')];
     keys.extend(format!("visitor:{email}").chars().map(KeyCode::Char));
     keys.extend([KeyCode::Enter, KeyCode::Char('s')]);
-    h.phase(keys, 1500).await;
+    h.keys(keys).await;
     assert_eq!(
         h.app.query_of(Resource::Conversations).to_string(),
         "status:open",

@@ -192,11 +192,11 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         query: None,
     });
     h.until(vec![], "50 loaded · more available").await;
-    assert!(!h.terminal.backend().to_string().contains("•"));
+    assert!(!h.screen.text().contains("•"));
     let before = h.app.conversations.rows().to_vec();
 
     // r: a new walk, compared with the rows before it
-    h.phase(vec![KeyCode::Char('r')], 50).await;
+    h.keys(vec![KeyCode::Char('r')]).await;
     let screen = h.until(vec![], "• 3 new").await;
     assert!(screen.contains("~ 2 changed"), "{screen}");
     let now_rows = server.conversations_now();
@@ -222,7 +222,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
     h.app.last_refresh = jiff::Timestamp::now();
     let deadline = Instant::now() + Duration::from_secs(20);
     while h.app.conversations.rows()[0].id == now_rows[0].id {
-        h.phase(vec![], 200).await;
+        h.step().await;
         assert!(Instant::now() < deadline, "no refresh merged");
     }
     h.app.refresh_on = false;

@@ -255,7 +255,11 @@ async fn cannot_suspend_is_a_notice_that_goes() {
     let mut h = common::runtime::Harness::on(&server, (120, 30), 50);
     h.rt.modes = Some(Box::new(NoShell));
     let ctrl_z = KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL);
-    let screen = h.phase_events(vec![ctrl_z], 300).await;
+    let screen = h
+        .wait_events(vec![ctrl_z], "cannot suspend", |s| {
+            s.contains("cannot suspend")
+        })
+        .await;
     assert!(screen.contains("cannot suspend"), "{screen}");
     let m = h.app.message.clone().expect("said");
     assert!(!m.error, "not an error to keep: {m:?}");

@@ -378,7 +378,7 @@ async fn the_runtime_runs_a_union_against_the_demo_in_every_order() {
         h.app.pending_query = Some(parse("status:open,pending", Resource::Conversations).unwrap());
         let first = want[0].simple().to_string()[..8].to_string();
         h.until(vec![], &first).await;
-        let screen = h.phase(vec![], 300).await;
+        let screen = h.settled().await;
         let asked = server.request_count();
         assert!(
             asked <= 8,

@@ -1,7 +1,7 @@
 //! The real runtime loop on a `TestBackend` with scripted keys, against the demo server on a
 //! random loopback port (real HTTP).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crossterm::event::KeyCode;
 
@@ -38,7 +38,7 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
 
     // a status filter applies
     let open = common::count(&server, |c| c.status == "open");
-    h.phase(vec![KeyCode::Char('s')], 50).await;
+    h.keys(vec![KeyCode::Char('s')]).await;
     let screen = h
         .until(vec![KeyCode::End], &format!("all {open} loaded"))
         .await;
@@ -52,12 +52,12 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
     );
 
     // the Visitors tab loads
-    h.phase(vec![KeyCode::Char('2')], 50).await;
+    h.keys(vec![KeyCode::Char('2')]).await;
     let screen = h.until(vec![], "all 60 loaded").await;
     assert!(screen.contains("EMAIL"), "{screen}");
 
     // y copies the id with OSC 52
-    h.phase(vec![KeyCode::Char('y')], 50).await;
+    h.keys(vec![KeyCode::Char('y')]).await;
     let osc = String::from_utf8_lossy(&h.out).to_string();
     let payload = osc
         .strip_prefix("\u{1b}]52;c;")
@@ -74,10 +74,10 @@ async fn the_loop_walks_filters_and_switches_tabs_against_the_demo_server() {
         "the clipboard gets exactly the selected row's UUID"
     );
 
-    // q ends the loop at once, long before the scripted idle time
-    let t = Instant::now();
-    h.phase(vec![KeyCode::Char('q')], 10_000).await;
-    assert!(t.elapsed() < Duration::from_secs(5));
+    // q ends the loop: input that never ends and a condition that never holds (the wait
+    // fails at its deadline if q did not end the loop)
+    h.wait(vec![KeyCode::Char('q')], "q to end the loop", |_| false)
+        .await;
     server.shutdown().await;
 }
 
@@ -331,7 +331,7 @@ async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
         keys.push(KeyCode::Enter);
         keys
     };
-    h.phase(type_email(&email, 0), 50).await;
+    h.keys(type_email(&email, 0)).await;
     let screen = h.until(vec![], &format!("all {} loaded", want.len())).await;
     assert!(
         screen.contains(&format!("({} visitors)", visitors.len())),
@@ -341,11 +341,8 @@ async fn a_visitor_email_lists_the_conversations_of_every_visitor_with_it() {
     assert_eq!(got, want, "every visitor's conversations, newest first");
 
     // a typo: said; the rows of the e-mail before stay
-    h.phase(
-        type_email("nobody@example.invalid", email.chars().count()),
-        50,
-    )
-    .await;
+    h.keys(type_email("nobody@example.invalid", email.chars().count()))
+        .await;
     let screen = h.until(vec![], "no visitor has the e-mail").await;
     assert!(
         screen.contains(&format!("all {} loaded", want.len())),
@@ -375,8 +372,7 @@ async fn r_with_the_service_stopped_keeps_every_loaded_row() {
     });
     let mut h = Harness::new(rt, (120, 30), testing::app(120, 30, 50));
     h.until(vec![KeyCode::Char('L')], "all 700 loaded").await;
-    h.phase(vec![KeyCode::End, KeyCode::Up, KeyCode::Up], 100)
-        .await;
+    h.keys(vec![KeyCode::End, KeyCode::Up, KeyCode::Up]).await;
     let rows: Vec<uuid::Uuid> = h.app.conversations.rows().iter().map(|c| c.id).collect();
     let selected = h.app.conversations.selected_row().map(|c| c.id);
     assert_eq!(h.app.conversations.selected, 697);
@@ -401,12 +397,12 @@ async fn r_with_the_service_stopped_keeps_every_loaded_row() {
         .await
         .expect("the service again");
     let generation = h.app.conversations.generation;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while h.app.conversations.generation == generation {
-        h.phase(vec![KeyCode::Char('r')], 300).await;
-        assert!(Instant::now() < deadline, "never reloaded");
-    }
-    h.phase(vec![], 200).await;
+    h.keys(vec![KeyCode::Char('r')]).await;
+    h.wait_app("the reload's rows", move |app| {
+        let t = &app.conversations;
+        t.generation != generation && !t.head_in_flight && !t.pager.is_loading()
+    })
+    .await;
     assert_eq!(h.app.conversations.selected_row().map(|c| c.id), selected);
     back.shutdown().await;
 }
@@ -433,13 +429,17 @@ async fn three_hundred(latency_ms: u64) -> (DemoServer, Harness) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn l_asks_for_pages_ahead_of_the_loop_up_to_a_bound() {
     let (server, mut h) = three_hundred(0).await;
-    h.phase(vec![], 500).await;
+    h.settled().await;
     let loaded = h.app.conversations.rows().len();
     assert!(loaded < 100, "the first screen only: {loaded} rows");
     let before = server.request_count();
     // `L`, and the loop stops at once: no page it asked for is applied while it is stopped.
-    h.phase(vec![KeyCode::Char('L')], 0).await;
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    h.keys(vec![KeyCode::Char('L')]).await;
+    let bound = 1 + convo::tui::runtime::AHEAD_PAGES as u64;
+    common::wait_until("the pages asked for ahead", || {
+        server.request_count() - before >= bound && h.rt.user_fetches_in_flight() == 0
+    })
+    .await;
     let asked = server.request_count() - before;
     assert_eq!(
         asked,
@@ -467,16 +467,27 @@ async fn l_asks_for_pages_ahead_of_the_loop_up_to_a_bound() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn esc_stops_l_asking_ahead() {
     let (server, mut h) = three_hundred(150).await;
-    h.phase(vec![], 1500).await;
+    h.settled().await;
     let before = server.request_count();
-    let screen = h.phase(vec![KeyCode::Char('L'), KeyCode::Esc], 1000).await;
+    let screen = h
+        .wait(vec![KeyCode::Char('L'), KeyCode::Esc], "L stopped", |s| {
+            s.contains("stopped loading all pages")
+        })
+        .await;
     assert!(screen.contains("stopped loading all pages"), "{screen}");
-    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // Nothing in flight any more: what was asked is all that is asked.
+    common::wait_until("the requests in flight to end", || {
+        h.rt.user_fetches_in_flight() == 0
+    })
+    .await;
     let asked = server.request_count() - before;
     assert!(
         asked <= 2,
-        "{asked} requests after L and Esc: the walk went on asking ahead"
+        "{asked} requests after L and Esc: L asks for its page (and at most the next one \
+         before Esc), the walk asks for no more"
     );
+    assert!(!h.app.conversations.loading_all(), "the walk stopped");
+    assert!(h.app.conversations.rows().len() < 300, "{screen}");
     server.shutdown().await;
 }
 
@@ -493,14 +504,15 @@ async fn a_flood_of_answers_leaves_keys_their_turn() {
     })
     .await;
     let mut h = Harness::on(&server, (120, 30), 50);
-    h.phase(vec![], 300).await;
+    h.settled().await;
     let tx = h.rt.sender();
     const N: usize = 30_000;
     for i in 0..N {
         tx.send(convo::tui::msg::Msg::VisitorSync(Some(i.to_string())))
             .expect("send");
     }
-    h.phase(vec![KeyCode::Char('q')], 0).await;
+    h.wait(vec![KeyCode::Char('q')], "q to end the loop", |_| false)
+        .await;
     let last: usize = h
         .app
         .names
@@ -516,15 +528,21 @@ async fn a_flood_of_answers_leaves_keys_their_turn() {
 }
 
 /// The visitor sync waits while a page asked for ahead is in flight, as for any fetch of the
-/// user's: `L` with the loop stopped at once (150 ms a page), 400 ms later a page asked for
-/// ahead is on its way and counts.
+/// user's: `L` with the loop stopped at once (1.5 s a page); once the page after L's has
+/// reached the server (asked for ahead), it is on its way and counts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_asked_for_ahead_hold_off_the_visitor_sync() {
-    let (server, mut h) = three_hundred(150).await;
-    h.phase(vec![], 1500).await;
+    // 1.5 s a page: the window in which the page asked for ahead is in flight.
+    let (server, mut h) = three_hundred(1500).await;
+    h.settled().await;
     assert_eq!(h.rt.user_fetches_in_flight(), 0, "at rest");
-    h.phase(vec![KeyCode::Char('L')], 0).await;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    let before = server.request_count();
+    h.keys(vec![KeyCode::Char('L')]).await;
+    // L's page, then the page after it, asked for ahead while the loop stands.
+    common::wait_until("a page asked for ahead", || {
+        server.request_count() >= before + 2
+    })
+    .await;
     assert!(
         h.rt.user_fetches_in_flight() >= 1,
         "a page asked for ahead is in flight and does not count"

@@ -75,7 +75,7 @@ async fn a_page_reads_its_visitors_and_nothing_more() {
         .collect();
     let deadline = Instant::now() + Duration::from_secs(20);
     let visitors = loop {
-        h.phase(vec![], 200).await;
+        h.step().await;
         let visitors: HashSet<Uuid> = h
             .app
             .conversations
@@ -137,7 +137,7 @@ async fn new_visitors_are_named_within_two_refreshes(order: ServeOrder) {
     let mut named: HashSet<Uuid> = HashSet::new();
     let deadline = Instant::now() + Duration::from_secs(40);
     while named.len() < 4 {
-        h.phase(vec![], 150).await;
+        h.step().await;
         let heads = server.first_page_count();
         for c in h.app.conversations.rows() {
             if !old.contains(&c.visitor_id) {

@@ -97,6 +97,10 @@ pub struct Runtime {
     pending_look: Option<tokio::sync::oneshot::Receiver<Result<(), crate::store::StoreError>>>,
     /// The board's read in flight.
     board: super::board::read::Reader,
+    /// Test only: [`Runtime::run`] returns as soon as this holds of the app (checked after
+    /// each message), so a test waits for a state, not for a time.
+    #[cfg(feature = "testing")]
+    pub stop_when: Option<Box<dyn Fn(&App) -> bool + Send>>,
 }
 
 impl Runtime {
@@ -124,6 +128,8 @@ impl Runtime {
             pending_look: None,
             clipboard: Default::default(),
             board: Default::default(),
+            #[cfg(feature = "testing")]
+            stop_when: None,
         }
     }
 
@@ -178,6 +184,13 @@ impl Runtime {
                 self.draw(terminal, app)?;
                 last_draw = Instant::now();
                 urgent = false;
+            }
+            #[cfg(feature = "testing")]
+            if self.stop_when.as_ref().is_some_and(|done| done(app)) {
+                if app.dirty {
+                    self.draw(terminal, app)?;
+                }
+                return Ok(());
             }
             let frame_due = last_draw + ANSWER_FRAME;
             let msg = tokio::select! {

@@ -327,6 +327,21 @@ impl pty::Pty {
     }
 }
 
+/// Waits (polling every 5 ms, from an async test) until `done` holds; past
+/// [`runtime::DEADLINE`] the test fails naming `what`. For conditions outside the loop's
+/// screen and app (a server's request count, requests in flight).
+pub async fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + runtime::DEADLINE;
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited {:?} for {what}",
+            runtime::DEADLINE
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 /// The property tests' configuration: `cases` cases, and no regression files in the tree
 /// (a failure found is turned into a named case).
 pub fn cases(cases: u32) -> proptest::test_runner::Config {
