@@ -3,8 +3,9 @@
 //! Prometheus's query API equal `convo summary --views` on the same data, and the breach
 //! alert fires on the demo's breaching queue.
 //!
-//! Skipped, with a message, when `prometheus` is not on PATH; `.ci/run` installs it and sets
-//! `CONVO_REQUIRE_PROMETHEUS=1`, which turns the skip into a failure.
+//! Skipped, with a line in `cargo test`'s output, when `prometheus` is not on PATH
+//! (`common::have`); with `CI=true` (as `.ci/run` has, which installs it) or
+//! `CONVO_REQUIRE_PROMETHEUS=1` the skip is a failure.
 
 use crate::common;
 
@@ -33,15 +34,6 @@ impl Drop for Prometheus {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn on_path(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// A free loopback port (bound, then let go for Prometheus to take).
@@ -134,14 +126,7 @@ fn wait_for<T>(secs: u64, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
 
 #[test]
 fn prometheus_scrapes_the_exporter_reads_back_summary_views_and_fires_the_breach_alert() {
-    if !on_path("prometheus") {
-        assert!(
-            std::env::var_os("CONVO_REQUIRE_PROMETHEUS").is_none(),
-            "CONVO_REQUIRE_PROMETHEUS is set but prometheus is not on PATH"
-        );
-        eprintln!(
-            "SKIPPED: prometheus is not on PATH (apt-get install prometheus; .ci/run installs it)"
-        );
+    if !common::have(&common::PROMETHEUS) {
         return;
     }
     let d = Demo::start(800, 20, Faults::default());

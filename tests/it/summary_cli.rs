@@ -495,6 +495,9 @@ print(json.dumps(fams))\n";
 
 #[test]
 fn prometheus_output_passes_the_prometheus_parser_and_matches_the_json() {
+    if !common::have(&common::PROMETHEUS_CLIENT) {
+        return;
+    }
     let d = Demo::start(N, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config_file(&tmp, SLA);
@@ -898,6 +901,9 @@ fn watch_on_a_small_terminal_keeps_its_header_and_counts_the_rows_it_cut() {
 
 #[test]
 fn prometheus_series_carry_the_aliases_as_name_labels() {
+    if !common::have(&common::PROMETHEUS_CLIENT) {
+        return;
+    }
     let d = Demo::start(N, 40, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
     let data = dataset(7, N, 40);

@@ -567,10 +567,11 @@ fn o_opens_the_selected_row_in_the_browser_that_browser_names() {
         .unwrap_or_else(|| panic!("a selected row:\n{screen}"));
     p.send(b"o");
     let start = Instant::now();
-    while !opened.exists() && start.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(50));
+    // The fake browser writes the URL and a newline: until the line is whole.
+    let whole = || std::fs::read_to_string(&opened).is_ok_and(|t| t.ends_with('\n'));
+    while !whole() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(100));
     let got = std::fs::read_to_string(&opened).expect("the browser was started");
     // The whole id goes into the URL, whatever part of it the table has room for.
     let tail = got

@@ -76,15 +76,12 @@ fn a_known_body_over_a_known_link_takes_the_time_the_link_says() {
     // New connection: a round trip for the handshake, one for the request and its answer.
     let floor_new = 2 * link.rtt + transfer;
     let floor_kept = link.rtt + transfer;
+    // Floors only: the link's delays are simulated, so a busy machine can only add to them.
+    // How close to the floors a page comes is a figure of `cargo bench --bench links`.
     assert!(first >= floor_new, "first {first:?} < {floor_new:?}");
     assert!(again >= floor_kept, "kept {again:?} < {floor_kept:?}");
-    assert!(
-        again < floor_new,
-        "the kept connection took {again:?}: no reuse?"
-    );
+    // The second page went over the first one's connection (no second handshake).
     assert_eq!(srv.s().link_connections(), Some(1));
-    // Upper bounds only against a machine so busy it says nothing; the floors are the test.
-    assert!(first < floor_new + Duration::from_secs(2), "{first:?}");
     let (up, down) = srv.s().link_bytes().expect("counted");
     assert!(
         down >= 2 * size as u64,
@@ -435,10 +432,12 @@ fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
         assert!(at >= Duration::from_millis(950), "a page came after {at:?}");
     }
     assert_eq!(srv.s().request_count(), 5);
-    for (p, at) in concurrent_pages(&srv, &client, 4) {
+    // The pause is over: four more pages, four requests, none refused. (How soon they come
+    // is a wall time, not asserted here: docs/performance.md, "Timings out of cargo test".)
+    for (p, _) in concurrent_pages(&srv, &client, 4) {
         p.expect("a page");
-        assert!(at < Duration::from_millis(900), "the pause is over: {at:?}");
     }
+    assert_eq!(srv.s().request_count(), 9);
 }
 
 /// Process start to the first row of `convo list conversations --limit 20` on stdout, over

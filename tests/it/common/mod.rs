@@ -351,3 +351,74 @@ pub fn cases(cases: u32) -> proptest::test_runner::Config {
         ..proptest::test_runner::Config::default()
     }
 }
+
+/// A tool a test needs beyond Rust.
+pub struct Tool {
+    /// What is missing, in the skip line (`prometheus`).
+    pub name: &'static str,
+    /// The suffix of the variable that makes it required: `CONVO_REQUIRE_<require>`.
+    pub require: &'static str,
+    /// A command that succeeds when the tool is here.
+    pub probe: &'static [&'static str],
+    /// How to get it.
+    pub how: &'static str,
+}
+
+/// Prometheus (`prometheus --version`): tests/it/prometheus_real.rs.
+pub const PROMETHEUS: Tool = Tool {
+    name: "prometheus",
+    require: "PROMETHEUS",
+    probe: &["prometheus", "--version"],
+    how: "apt-get install prometheus",
+};
+
+/// promtool (with Prometheus): the exporter's text checked by `promtool check metrics`.
+pub const PROMTOOL: Tool = Tool {
+    name: "promtool",
+    require: "PROMTOOL",
+    probe: &["promtool", "--version"],
+    how: "apt-get install prometheus",
+};
+
+/// Python 3 with the Prometheus client's text parser: `convo summary --format prometheus`.
+pub const PROMETHEUS_CLIENT: Tool = Tool {
+    name: "python3 with prometheus_client",
+    require: "PROMETHEUS_CLIENT",
+    probe: &["python3", "-c", "import prometheus_client"],
+    how: "pip install prometheus_client",
+};
+
+/// Whether `tool` is here. When it is not: the test fails if CI is `true` or
+/// `CONVO_REQUIRE_<tool.require>` is set; else one line `SKIPPED <test>: needs <tool>` goes to
+/// the real stdout (not libtest's capture, so `cargo test` shows it) and the test returns.
+#[track_caller]
+pub fn have(tool: &Tool) -> bool {
+    let here = std::process::Command::new(tool.probe[0])
+        .args(&tool.probe[1..])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if here {
+        return true;
+    }
+    let var = format!("CONVO_REQUIRE_{}", tool.require);
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    assert!(
+        !ci && std::env::var_os(&var).is_none(),
+        "{} is missing ({}), and {} requires it",
+        tool.name,
+        tool.how,
+        if ci { "CI=true".to_string() } else { var }
+    );
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "SKIPPED {test}: needs {} ({}; {var}=1 makes it required)",
+        tool.name,
+        tool.how
+    );
+    false
+}
