@@ -242,6 +242,12 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     assert!(!screen.contains("new above"), "{screen}");
 }
 
+/// The conversations tab at rest: no first page, page or Back's search in flight.
+fn idle(a: &App) -> bool {
+    let t = &a.conversations;
+    t.reselect.is_none() && !t.head_in_flight && !t.pager.is_loading()
+}
+
 /// Issue 33, 4: Back finds the conversation it left by id, loading on past where it was
 /// (new rows pushed it down), or says it could not find it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,16 +257,20 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     h.until(vec![], "100 loaded").await;
     while h.app.conversations.selected < 120 {
         h.keys(vec![KeyCode::PageDown]).await;
+        wait(&mut h, idle).await;
     }
     let (x, was) = (
         h.app.selected_id().expect("a row"),
         h.app.conversations.selected,
     );
     // Elsewhere and back: each new walk's first page brings 60 new rows above it.
-    h.until(vec![KeyCode::Char('u')], "loaded").await;
+    h.keys(vec![KeyCode::Char('u')]).await;
+    wait(&mut h, idle).await;
     h.keys(vec![KeyCode::Backspace]).await;
     wait(&mut h, move |a| {
-        a.conversations.reselect.is_none() && !a.conversations.pager.is_loading()
+        a.conversations.reselect.is_none()
+            && !a.conversations.head_in_flight
+            && !a.conversations.pager.is_loading()
     })
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "found by id");
@@ -275,7 +285,9 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     assert!(server.assign(y, Some(server.data().agents[0])));
     h.keys(vec![KeyCode::Backspace]).await;
     let screen = wait(&mut h, move |a| {
-        a.conversations.reselect.is_none() && !a.conversations.pager.is_loading()
+        a.conversations.reselect.is_none()
+            && !a.conversations.head_in_flight
+            && !a.conversations.pager.is_loading()
     })
     .await;
     assert_ne!(h.app.selected_id(), Some(y));
