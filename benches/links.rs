@@ -279,7 +279,7 @@ fn pause_figures(rt: &tokio::runtime::Runtime) {
         }))
         .expect("demo server");
     let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
-    let mut settings = ClientSettings::new(&server.base_url(), key);
+    let mut settings = ClientSettings::new(server.base_url(), key);
     settings.max_parallel = 4;
     let client = Client::new(settings).expect("client");
     let four = || {

@@ -108,6 +108,8 @@ fn list_all(srv: &Demo, tmp: &std::path::Path, extra: &[&str]) -> (i32, String, 
 
 /// As [`list_all`], and the peak RSS (KiB) of that one child: its own rusage from `wait4`,
 /// not the test process's children's (which holds every other test's children too).
+// The child is waited for by wait4 (for its rusage), not by std's `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn list_all_peak(srv: &Demo, tmp: &std::path::Path) -> (i32, String, String, i64) {
     use std::io::Read;
     let mut child = common::convo_std_cmd(tmp)

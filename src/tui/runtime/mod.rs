@@ -52,6 +52,10 @@ const MAX_KEYS_A_FRAME: usize = 64;
 /// draws (a frame is due every [`ANSWER_FRAME`]).
 const ANSWERS_A_TURN: Duration = Duration::from_millis(4);
 
+/// Test only: a condition of the app that ends [`Runtime::run`] ([`Runtime::stop_when`]).
+#[cfg(feature = "testing")]
+pub type StopWhen = Box<dyn Fn(&App) -> bool + Send>;
+
 /// Runs commands and the loop. Fetch tasks outlive one call of [`Runtime::run`], so a test
 /// can run the loop in phases with the same app.
 pub struct Runtime {
@@ -100,7 +104,7 @@ pub struct Runtime {
     /// Test only: [`Runtime::run`] returns as soon as this holds of the app (checked after
     /// each message), so a test waits for a state, not for a time.
     #[cfg(feature = "testing")]
-    pub stop_when: Option<Box<dyn Fn(&App) -> bool + Send>>,
+    pub stop_when: Option<StopWhen>,
 }
 
 impl Runtime {
