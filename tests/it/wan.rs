@@ -106,11 +106,11 @@ fn list_all(srv: &Demo, tmp: &std::path::Path, extra: &[&str]) -> (i32, String, 
     )
 }
 
-/// As [`list_all`], and the peak RSS (KiB) of that one child: its own rusage from `wait4`,
-/// not the test process's children's (which holds every other test's children too).
-// The child is waited for by wait4 (for its rusage), not by std's `Child::wait`.
-#[allow(clippy::zombie_processes)]
-fn list_all_peak(srv: &Demo, tmp: &std::path::Path) -> (i32, String, String, i64) {
+/// As [`list_all`], and the peak RSS (KiB) of that one child: its `VmHWM`, read from
+/// /proc while it runs (the high-water mark only grows, so the last reading is the closest).
+/// Not getrusage: a child started by vfork from this (large, many-test) process inherits the
+/// parent's high-water mark in its `ru_maxrss` at exec.
+fn list_all_peak(srv: &Demo, tmp: &std::path::Path) -> (i32, String, String, u64) {
     use std::io::Read;
     let mut child = common::convo_std_cmd(tmp)
         .env("CONVO_API_KEY", srv.s().api_key())
@@ -121,28 +121,34 @@ fn list_all_peak(srv: &Demo, tmp: &std::path::Path) -> (i32, String, String, i64
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("runs");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let mut err = String::new();
-    let _ = stderr.read_to_string(&mut err);
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: `rusage` is plain data wait4 fills in; `pid` is our child, not yet waited for
-    // (std's `Child` is never waited on after this).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
+    let reader = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = r.read_to_string(&mut s);
+            s
+        })
     };
-    (code, out.join().expect("read"), err, usage.ru_maxrss)
+    let out = reader(Box::new(child.stdout.take().expect("stdout")));
+    let err = reader(Box::new(child.stderr.take().expect("stderr")));
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0;
+    let code = loop {
+        let hwm = std::fs::read_to_string(&status).ok().and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        peak_kib = peak_kib.max(hwm.unwrap_or(0));
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s.code().unwrap_or(-1);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    (
+        code,
+        out.join().expect("read"),
+        err.join().expect("read"),
+        peak_kib,
+    )
 }
 
 /// A link on which compression wins by far: a page of 100 conversations is ~120 ms plain
