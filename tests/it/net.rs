@@ -9,7 +9,7 @@ mod proxy;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use convo::demo::{DemoOptions, DemoServer};
 use proxy::Proxy;
@@ -175,7 +175,6 @@ fn an_untrusted_certificate_is_final_one_attempt_exit_4_and_names_the_fix() {
     // "retrying" lines and "is the base URL right".
     let f = Field::start();
     let p = f.proxy(None);
-    let started = Instant::now();
     let out = f.run(None, &[("HTTPS_PROXY", &p.url())], LIST);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{err}");
@@ -186,8 +185,8 @@ fn an_untrusted_certificate_is_final_one_attempt_exit_4_and_names_the_fix() {
         "{err}"
     );
     assert!(!err.contains("retrying"), "not retried: {err}");
+    // No backoff: one attempt, no retry line (not a wall time, which a busy machine stretches).
     assert_eq!(p.connects().len(), 1, "exactly one connection attempt");
-    assert!(started.elapsed() < Duration::from_secs(3), "no backoff");
     assert!(out.stdout.is_empty());
 
     // Direct, the same: one TCP connection to the server.
@@ -218,17 +217,16 @@ fn a_certificate_for_another_name_or_expired_is_final_and_named() {
         });
         let p = f.proxy(None);
         let cfg = f.config(&format!("ca_file = {:?}\n", f.ca().display().to_string()));
-        let started = Instant::now();
         let out = f.run(Some(&cfg), &[("HTTPS_PROXY", &p.url())], LIST);
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(4), "{bad:?}: {err}");
         assert!(err.contains(says), "{bad:?}: {err}");
         assert!(!err.contains("unknown issuer"), "{bad:?}: {err}");
         assert!(!err.contains("retrying"), "{bad:?}, not retried: {err}");
-        assert_eq!(p.connects().len(), 1, "{bad:?}: one connection attempt");
-        assert!(
-            started.elapsed() < Duration::from_secs(3),
-            "{bad:?}: no backoff"
+        assert_eq!(
+            p.connects().len(),
+            1,
+            "{bad:?}: one connection attempt, no backoff"
         );
         assert!(out.stdout.is_empty());
 
