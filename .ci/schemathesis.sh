@@ -94,7 +94,7 @@ echo "== schemathesis against $URL"
 # API cannot be written in OpenAPI 3.0 parameters: `unassigned` with `assignee_id` is a 400
 # (parameters cannot exclude each other), and a cursor the server did not issue is a 400
 # `invalid_cursor` (opaque cursors cannot be generated). Both 400s are in the spec and tested
-# in tests/demo_server.rs.
+# in tests/it/demo_server.rs.
 "${ST[@]}" run "${ST_SPEC:-assets/openapi.yaml}" \
   --url "$URL" \
   --header "Authorization: Bearer $KEY" \

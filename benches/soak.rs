@@ -21,7 +21,7 @@
 //! sample was taken and nothing exploded.
 
 #[allow(dead_code)]
-#[path = "../tests/common/pty.rs"]
+#[path = "../tests/it/common/pty.rs"]
 mod pty;
 
 use std::path::{Path, PathBuf};

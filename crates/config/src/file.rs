@@ -627,6 +627,7 @@ pub(super) fn extras(f: &mut FileConfig, path: &str) -> Result<Extras, ConfigErr
         visitor_sync_rps,
         visitor_rewalk_secs,
         key_url: String::new(),
+        dir: None,
     };
     let agent_id = match f.agent_id.take() {
         None => None,

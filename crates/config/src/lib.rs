@@ -175,6 +175,9 @@ pub struct StoreSettings {
     /// A complete walk is done again when it is older than this (names and e-mails change;
     /// new visitors come in between by the checks of the list's new end).
     pub visitor_rewalk_secs: i64,
+    /// Where the store files are: `None` is the data dir's `stores` (`store::default_dir`).
+    /// Not read from the file; a test (or an embedding program) gives its own place.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl StoreSettings {
@@ -194,6 +197,7 @@ impl Default for StoreSettings {
             visitor_sync: true,
             visitor_sync_rps: StoreSettings::DEFAULT_RPS,
             visitor_rewalk_secs: StoreSettings::DEFAULT_REWALK_SECS,
+            dir: None,
         }
     }
 }

@@ -224,12 +224,15 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The store path for this config, or why there is none.
+/// The store path for this config, or why there is none: in the config's `store.dir` when
+/// given, else in [`default_dir`].
 pub fn path_for(cfg: &convo_config::Config) -> Result<PathBuf, StoreError> {
     if !cfg.store.enabled {
         return Err(StoreError::Disabled);
     }
-    let dir = default_dir().ok_or(StoreError::NoDataDir)?;
+    let dir = (cfg.store.dir.clone())
+        .or_else(default_dir)
+        .ok_or(StoreError::NoDataDir)?;
     Ok(dir.join(file_name(cfg.profile.as_deref(), &cfg.store.key_url)))
 }
 

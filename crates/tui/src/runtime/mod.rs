@@ -52,6 +52,10 @@ const MAX_KEYS_A_FRAME: usize = 64;
 /// draws (a frame is due every [`ANSWER_FRAME`]).
 const ANSWERS_A_TURN: Duration = Duration::from_millis(4);
 
+/// Test only: a condition of the app that ends [`Runtime::run`] ([`Runtime::stop_when`]).
+#[cfg(feature = "testing")]
+pub type StopWhen = Box<dyn Fn(&App) -> bool + Send>;
+
 /// Runs commands and the loop. Fetch tasks outlive one call of [`Runtime::run`], so a test
 /// can run the loop in phases with the same app.
 pub struct Runtime {
@@ -93,6 +97,10 @@ pub struct Runtime {
     pending_look: Option<tokio::sync::oneshot::Receiver<Result<(), convo_store::StoreError>>>,
     /// The board's read in flight.
     board: super::board::read::Reader,
+    /// Test only: [`Runtime::run`] returns as soon as this holds of the app (checked after
+    /// each message), so a test waits for a state, not for a time.
+    #[cfg(feature = "testing")]
+    pub stop_when: Option<StopWhen>,
 }
 
 impl Runtime {
@@ -119,6 +127,8 @@ impl Runtime {
             pending_look: None,
             clipboard: Default::default(),
             board: Default::default(),
+            #[cfg(feature = "testing")]
+            stop_when: None,
         }
     }
 
@@ -179,6 +189,13 @@ impl Runtime {
                 self.draw(terminal, app)?;
                 last_draw = Instant::now();
                 urgent = false;
+            }
+            #[cfg(feature = "testing")]
+            if self.stop_when.as_ref().is_some_and(|done| done(app)) {
+                if app.dirty {
+                    self.draw(terminal, app)?;
+                }
+                return Ok(());
             }
             let frame_due = last_draw + ANSWER_FRAME;
             let msg = tokio::select! {

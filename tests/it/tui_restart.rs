@@ -1,0 +1,116 @@
+//! Issue 39 §8, the real binary in a pseudo-terminal against the demo server, with
+//! `agent_id` set and a local store in its own home: a restart reopens the view, its sort
+//! and tab where the last session quit; `--fresh` starts clean; "since you last looked" is
+//! kept per view, so a conversation assigned to me while convo was closed is marked `•` in
+//! "My open" at the next start.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::Demo;
+use common::pty::{self, Pty};
+use convo::demo::{Churn, DemoOptions, Faults};
+
+fn start(d: &Demo, home: &std::path::Path, args: &[&str], (w, h): (u16, u16)) -> Pty {
+    let mut cmd = pty::command(home);
+    cmd.env("CONVO_API_KEY", d.key());
+    cmd.env("CONVO_CONFIG", home.join("config.toml"));
+    cmd.args(["--base-url", &d.url()]);
+    cmd.args(args);
+    Pty::run(cmd, w, h)
+}
+
+#[test]
+fn a_restart_reopens_my_open_sorted_and_marks_what_was_assigned_meanwhile() {
+    let d = Demo::with(DemoOptions {
+        seed: 9,
+        conversations: 400,
+        visitors: 80,
+        latency: Duration::ZERO,
+        faults: Faults {
+            churn: Churn {
+                scripted: true,
+                ..Churn::default()
+            },
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    });
+    let me = d.data().agents[0];
+    for size in [(80u16, 24u16), (120, 35)] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join("config.toml"),
+            format!("agent_id = \"{me}\"\n"),
+        )
+        .unwrap();
+        // First session: "My open" from the views (v), sorted by updated (> until it says so)
+        let mut p = start(&d, home.path(), &[], size);
+        p.wait_for("loaded");
+        p.send("v");
+        p.wait_for("My open");
+        // the picker lists the built-in views first: Unassigned open, My open (Breaching needs a
+        // first-response target, none here)
+        common::assert_has(&p.screen(), "assignee:me");
+        p.send("j\r");
+        p.wait_for("assignee:me");
+        p.press_until(">", "sorted by updated");
+        p.wait_for("sorted by updated ↓");
+        p.quit_with_0();
+
+        // Meanwhile a colleague assigns an open conversation to me.
+        let theirs = d
+            .conversations_now()
+            .into_iter()
+            .find(|c| c.status == "open" && c.assignee_id.is_some_and(|a| a != me))
+            .expect("an open conversation of another agent");
+        assert!(d.assign(theirs.id, Some(me)));
+
+        // Second session: the same view, sorted, and the new one marked
+        let mut p = start(&d, home.path(), &[], size);
+        // (the status line said `reopened "My open" as you left it`, perhaps only briefly)
+        p.wait_for("assignee:me");
+        let s = p.wait_for("sorted by updated ↓");
+        let s = if s.contains("1 new") {
+            s
+        } else {
+            p.wait_for("1 new")
+        };
+        common::assert_has(&s, "•");
+        p.quit_with_0();
+
+        // Another assigned meanwhile; a session that starts elsewhere and then visits "My
+        // open" sees it marked too (each view keeps its own last look)
+        let other = d
+            .conversations_now()
+            .into_iter()
+            .find(|c| c.status == "open" && c.assignee_id.is_some_and(|a| a != me))
+            .expect("another open conversation of another agent");
+        assert!(d.assign(other.id, Some(me)));
+        let mut p = start(&d, home.path(), &["--view", "Unassigned open"], size);
+        p.wait_for("assignee:none");
+        p.send("v");
+        p.wait_for("My open");
+        p.send("j\r");
+        let s = p.wait_for("assignee:me");
+        let s = if s.contains("1 new") {
+            s
+        } else {
+            p.wait_for("1 new")
+        };
+        common::assert_has(&s, "•");
+        p.quit_with_0();
+
+        // --fresh: the unfiltered list, nothing reopened
+        let mut p = start(&d, home.path(), &["--fresh"], size);
+        let s = p.wait_for("no filters");
+        assert!(!s.contains("reopened") && !s.contains("sorted by"), "{s}");
+        p.quit_with_0();
+        // and the place kept is the fresh one now
+        let mut p = start(&d, home.path(), &[], size);
+        let s = p.wait_for("no filters");
+        assert!(!s.contains("assignee:me"), "{s}");
+        p.quit_with_0();
+    }
+}

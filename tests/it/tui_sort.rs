@@ -1,0 +1,65 @@
+//! The display sort on the real loop against the demo server: a column sorts as it shows.
+
+use crate::common;
+
+use crossterm::event::KeyCode;
+
+use common::runtime::{Harness, demo};
+use convo::demo::DemoOptions;
+use convo::text::fold::fold;
+
+/// Issue 39 §12: sorted by visitor, the rows are in the order of the names shown (case and
+/// accents folded), not of the visitors' ids; visitors with no name known come after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sorted_by_visitor_the_rows_follow_the_names_shown() {
+    let server = demo(DemoOptions {
+        seed: 5,
+        conversations: 120,
+        visitors: 60,
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 35), 100);
+    h.until(vec![], "VISITOR").await;
+    // the names come from the Visitors tab's rows, read beside: wait for the first row's
+    let first = server.data().conversations[0].visitor_id;
+    let name = server
+        .data()
+        .visitors
+        .iter()
+        .find(|v| v.id == first)
+        .and_then(|v| v.name.clone())
+        .expect("the first row's visitor has a name");
+    h.until(vec![], &name).await;
+    let screen = h
+        .until(
+            vec![KeyCode::Char('>'), KeyCode::Char('>')],
+            "sorted by visitor ↓",
+        )
+        .await;
+    let app = &h.app;
+    let f = &app.sort.conversations;
+    let shown: Vec<Option<String>> = f
+        .perm
+        .iter()
+        .map(|&i| {
+            app.names
+                .shown(&app.conversations.rows()[i].visitor_id)
+                .map(|n| fold(&convo::text::sanitize(n)))
+        })
+        .collect();
+    assert_eq!(shown.len(), app.conversations.rows().len(), "{screen}");
+    assert!(shown.iter().any(Option::is_some), "{shown:?}\n{screen}");
+    // descending: names from z to a, then the ids of visitors with no name known
+    let named = shown.iter().take_while(|n| n.is_some()).count();
+    assert!(
+        shown[named..].iter().all(Option::is_none),
+        "a name after an id: {shown:?}"
+    );
+    let names: Vec<&String> = shown[..named].iter().flatten().collect();
+    let mut want = names.clone();
+    want.sort();
+    want.reverse();
+    assert_eq!(names, want, "{screen}");
+    server.shutdown().await;
+}
