@@ -68,7 +68,8 @@ fn the_browser_opens_on_assignee_me_and_the_plan_names_me() {
     let screen = t.wait_until(Duration::from_secs(30), |s| {
         s.contains(" loaded") && s.contains(" assignee:me ")
     });
-    // Every row is me's: its name in the ASSIGNEE column, no unassigned row.
+    // Every row is me's: `me` in the ASSIGNEE column (the agent's own rows say so), no
+    // unassigned row.
     let rows: Vec<&str> = screen
         .lines()
         .filter(|l| {
@@ -79,7 +80,11 @@ fn the_browser_opens_on_assignee_me_and_the_plan_names_me() {
         })
         .collect();
     assert!(rows.len() > 5, "{screen}");
-    assert!(rows.iter().all(|l| l.contains(name.as_str())), "{screen}");
+    assert!(
+        rows.iter()
+            .all(|l| l.split_whitespace().any(|w| w == "me") && !l.contains("unassigned")),
+        "{screen}"
+    );
     // `:` then `?`: the plan says who me is.
     t.send(":");
     t.wait_for("assignee:me");

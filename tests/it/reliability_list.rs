@@ -478,12 +478,20 @@ fn hostile_text_jsonl_is_escaped_and_lossless() {
 }
 
 #[test]
-fn hostile_text_csv_to_a_pipe_is_exact_data() {
-    // Not a terminal: CSV is data for another program and stays exact (documented).
+fn hostile_text_csv_is_safe_to_cat_and_exact_with_csv_raw() {
+    // CSV, even to a pipe, shows terminal controls as visible stand-ins so that `cat` of the
+    // file cannot replay them; `--csv-raw` keeps the bytes for a pipeline (documented).
     let d = hostile_demo();
     let r = list(&d, &["visitors", "--all", "--format", "csv"]);
     assert_eq!(r.code, Some(0), "{}", r.err);
-    assert!(r.out.contains('\u{1b}'), "a pipe gets the data as it is");
+    assert!(!r.out.contains('\u{1b}'), "no raw ESC in CSV by default");
+    assert!(r.out.contains('␛'), "ESC shown as a stand-in");
+    let raw = list(&d, &["visitors", "--all", "--format", "csv", "--csv-raw"]);
+    assert_eq!(raw.code, Some(0), "{}", raw.err);
+    assert!(
+        raw.out.contains('\u{1b}'),
+        "--csv-raw gets the data as it is"
+    );
 }
 
 /// Runs the binary in a pseudo-terminal and returns everything it wrote to the terminal.

@@ -333,7 +333,15 @@ async fn breaching_counts_the_same_on_the_board_the_view_summary_and_the_exporte
             .collect();
         let on_board = cells.get(1).and_then(|c| c.parse::<usize>().ok());
         h.keys(vec![KeyCode::Down, KeyCode::Enter]).await;
-        let screen = h.until(vec![], " loaded").await;
+        // The view's walk at its end (the screen's " loaded" may still be the list before it).
+        h.wait_app("the Breaching view loaded", |app| {
+            app.conversations.query.to_string() == "due:breaching"
+                && !app.conversations.head_in_flight
+                && !app.conversations.pager.is_loading()
+                && !app.conversations.pager.has_more()
+        })
+        .await;
+        let screen = h.wait_for(" loaded").await;
         let title = screen.lines().nth(1).unwrap_or_default().to_string();
         let in_title = title
             .split(" breaching")

@@ -45,16 +45,15 @@ async fn my_open_is_a_view_of_its_own_written_me_and_it_rings() {
             .expect("listed");
         let mut keys = vec![KeyCode::Down; at];
         keys.push(KeyCode::Enter);
-        let mut screen = h.until(keys, "assignee:me").await;
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let rows = |h: &Harness| {
-            let rows = h.app.conversations.rows();
-            !rows.is_empty() && rows.iter().all(|c| c.assignee_id == Some(me))
-        };
-        while !rows(&h) || h.app.conversations.pager.is_loading() {
-            assert!(Instant::now() < deadline, "My open never loaded:\n{screen}");
-            screen = h.until(vec![], "assignee:me").await;
-        }
+        h.until(keys, "assignee:me").await;
+        let screen = h
+            .wait_app("My open loaded", move |app| {
+                let rows = app.conversations.rows();
+                !rows.is_empty()
+                    && rows.iter().all(|c| c.assignee_id == Some(me))
+                    && !app.conversations.pager.is_loading()
+            })
+            .await;
         // the ASSIGNEE column says me, not the id
         let short = me.to_string()[..8].to_string();
         assert!(!screen.contains(&short), "{screen}");
@@ -82,8 +81,9 @@ async fn my_open_is_a_view_of_its_own_written_me_and_it_rings() {
         h.app.refresh_on = true;
         h.app.last_refresh = jiff::Timestamp::now();
         let deadline = Instant::now() + Duration::from_secs(20);
+        // A message at a time (a tick, the refresh's answer) until the bell was written.
         while !String::from_utf8_lossy(&h.out).contains("\u{7}") {
-            let screen = h.until(vec![], "assignee:me").await;
+            let screen = h.step().await;
             assert!(Instant::now() < deadline, "no bell:\n{screen}");
         }
         h.app.refresh_on = false;
