@@ -20,7 +20,7 @@
 //!   and `--visitor-email`), [`summary`] (`convo summary`, and the counting the TUI's `S`
 //!   shares), [`store_command`] (`convo store`). None imports another, nor `cli`. [list,
 //!   summary: options, query, exit, output, store, config, pager, sla, api, text, testing;
-//!   store_command: exit, output, store, config, api, text]
+//!   store_command: exit, output, store, config, api, text, testing]
 //! - [`setup`]: `convo doctor`, `convo config init`; the TUI takes its client set-up.
 //!   [store, config, api]
 //! - [`options`]: the options `list` and `summary` take (filters, `-q`, paging, formats) as

@@ -12,6 +12,8 @@
 //! - [`looks`]: what was loaded per view at the last look.
 //! - [`samples`]: summary counts over time (the 24 h sparkline).
 //! - [`budget`]: the service's request budget, as learned, for the next start.
+//! - [`lease`]: who walks the visitors list when several processes share the file;
+//!   [`sharing`]: a turn at the walk taken, kept and given back, and following another's.
 //! - [`queries`]: the query line's history and the attribute keys it completes.
 //! - [`sync`]: the paced walk of the visitors list into the store, and its checks of the
 //!   list's new end.
@@ -20,10 +22,12 @@
 //! - [`worker`]: a thread that owns the connection, so the UI never waits on SQLite.
 
 pub mod budget;
+pub mod lease;
 pub mod looks;
 pub mod queries;
 pub mod samples;
 mod schema;
+pub mod sharing;
 mod stats;
 pub mod sync;
 mod sync_state;
@@ -383,7 +387,16 @@ impl Store {
         len(self.path.clone()) + len(PathBuf::from(wal))
     }
 
-    /// Writes the WAL back into the file (so its size is the data's).
+    /// Writes what of the WAL it can back into the file without waiting for, or holding up,
+    /// another process (what a process does as it ends; other convos may be using the file).
+    pub fn checkpoint_passive(&self) -> Result<(), StoreError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| self.error(&e))
+    }
+
+    /// Writes the WAL back into the file (so its size is the data's). It waits for other
+    /// processes' readers and holds their writers meanwhile: for commands, not background work.
     pub fn checkpoint(&self) -> Result<(), StoreError> {
         self.conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
@@ -394,7 +407,10 @@ impl Store {
     pub fn clear(&mut self) -> Result<(), StoreError> {
         let (path, busy) = (self.path.clone(), self.busy);
         let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
         for table in schema::DATA_TABLES {
             tx.execute(&format!("DELETE FROM {table}"), [])
                 .map_err(err)?;

@@ -341,7 +341,7 @@ fn a_full_disk_is_reported_as_full() {
     let (_d, path) = tmp_store();
     let opts = OpenOptions {
         busy_timeout: BUSY_TIMEOUT,
-        max_pages: Some(12),
+        max_pages: Some(18),
     };
     let mut s = Store::open_with(&path, opts).unwrap();
     let many: Vec<Visitor> = (0..5000)
