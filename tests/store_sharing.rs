@@ -83,7 +83,10 @@ fn wait(within: Duration, what: &str, ptys: &[&Pty], mut done: impl FnMut() -> b
     while !done() {
         if Instant::now() > deadline {
             let screens: Vec<String> = ptys.iter().map(|p| p.screen()).collect();
-            panic!("{what}: not within {within:?}; screens:\n{}", screens.join("\n----\n"));
+            panic!(
+                "{what}: not within {within:?}; screens:\n{}",
+                screens.join("\n----\n")
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -118,7 +121,12 @@ fn two_browsers_and_scripts_walk_the_visitors_once() {
     let mut runs = 0;
     let deadline = Instant::now() + Duration::from_secs(90);
     while state(&path).is_none_or(|s| s.finished_at.is_none()) {
-        assert!(Instant::now() < deadline, "the walk never ended:\n{}\n----\n{}", a.screen(), b.screen());
+        assert!(
+            Instant::now() < deadline,
+            "the walk never ended:\n{}\n----\n{}",
+            a.screen(),
+            b.screen()
+        );
         for args in [
             &["list", "conversations", "--with-visitor", "--limit", "50"][..],
             &["list", "visitors", "--limit", "30"][..],
@@ -200,7 +208,11 @@ fn a_killed_walker_is_taken_over_from_its_cursor() {
     assert!(took < Duration::from_secs(60), "{took:?}");
     assert!(repeated <= 2, "{repeated} cursors asked twice");
     let s = state(&path).unwrap();
-    assert_eq!(s.last_total, Some(VISITORS as u64), "the walk resumed, not restarted");
+    assert_eq!(
+        s.last_total,
+        Some(VISITORS as u64),
+        "the walk resumed, not restarted"
+    );
     no_store_trouble(&b.screen());
     b.quit_with_0();
 }
@@ -233,6 +245,7 @@ fn a_stopped_walker_loses_its_lease_and_then_follows() {
         let opts = convo::store::OpenOptions {
             busy_timeout: Duration::from_millis(300),
             max_pages: None,
+            ..convo::store::OpenOptions::default()
         };
         let writable = convo::store::Store::open_with(&path, opts)
             .is_ok_and(|mut s| s.release_lease(&probe).is_ok());
@@ -262,6 +275,83 @@ fn a_stopped_walker_loses_its_lease_and_then_follows() {
     assert!(repeated <= 2, "{repeated} cursors asked twice");
     assert_eq!(state(&path).unwrap().last_total, Some(VISITORS as u64));
     for p in [&mut a, &mut b] {
+        no_store_trouble(&p.screen());
+        p.quit_with_0();
+    }
+}
+
+/// Three browsers on one key and one store against a service that allows 120 requests a
+/// minute and says nothing of it but 429s. The limit is known from an earlier run (the store
+/// keeps what a 429 taught; the ledger's own tests show one process's 429 teaching all). The
+/// walker's background work takes its share of the minute; then `L` in another window needs
+/// more pages than are left: it waits on the budget (what all three sent is counted), and
+/// nothing anywhere meets a 429.
+#[test]
+fn three_processes_on_one_key_the_users_l_meets_no_429() {
+    use convo::api::budget::{Learned, Source};
+    use convo::demo::{LimitHeaders, RequestBudget};
+    const CONVERSATIONS: usize = 1750;
+    let d = Demo::with(DemoOptions {
+        seed: 41,
+        conversations: CONVERSATIONS,
+        visitors: 30_000,
+        budget: Some(RequestBudget {
+            limit: 120,
+            window: Duration::from_secs(60),
+            headers: LimitHeaders::None,
+        }),
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().expect("a home");
+    let dir = home.path().join("config/convo");
+    std::fs::create_dir_all(&dir).unwrap();
+    // 25 a page: `L` is 70 pages, more than the minute has left once the walk took its share.
+    std::fs::write(
+        dir.join("config.toml"),
+        "visitor_sync_rps = 50\npage_size = 25\n",
+    )
+    .unwrap();
+    let path = store_path(&d, home.path());
+    let learned = Learned {
+        limit: 120,
+        window: Duration::from_secs(60),
+        source: Source::TooManyRequests,
+    };
+    convo::store::Store::open(&path)
+        .unwrap()
+        .keep_budget(&learned, jiff::Timestamp::now().as_second())
+        .unwrap();
+    let mut ptys: Vec<Pty> = (0..3).map(|_| browser(&d, home.path(), &[])).collect();
+    for p in &ptys {
+        p.wait_for("quit");
+    }
+    // The others idle: the walk (background) takes its share of the minute.
+    let refs: Vec<&Pty> = ptys.iter().collect();
+    wait(Duration::from_secs(30), "the walk spends", &refs, || {
+        d.limit_counts().visitors >= 55
+    });
+    let started = Instant::now();
+    let l = &mut ptys[1];
+    l.send("L");
+    let waited = std::cell::Cell::new(false);
+    l.wait_until(Duration::from_secs(150), |s| {
+        waited.set(waited.get() | s.contains("waiting on the request budget"));
+        s.contains("all 1,750 loaded")
+    });
+    let waited = waited.get();
+    let counts = d.limit_counts();
+    eprintln!(
+        "three processes, 120 a minute, no headers: L took {:.1} s (waited on the budget: \
+         {waited}); served {counts:?}",
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(
+        (counts.conversations_refused, counts.visitors_refused),
+        (0, 0),
+        "429s: {counts:?}"
+    );
+    assert!(counts.conversations >= 70, "{counts:?}");
+    for mut p in ptys {
         no_store_trouble(&p.screen());
         p.quit_with_0();
     }

@@ -102,7 +102,12 @@ pub enum Lease {
 impl Store {
     /// Takes the lease for `len` from `now_ms` if it is free, expired, this holder's already, or
     /// its holder's process is gone; else says who holds it.
-    pub fn take_lease(&mut self, me: &Holder, now_ms: i64, len: Duration) -> Result<Lease, StoreError> {
+    pub fn take_lease(
+        &mut self,
+        me: &Holder,
+        now_ms: i64,
+        len: Duration,
+    ) -> Result<Lease, StoreError> {
         let (path, busy) = (self.path.clone(), self.busy);
         let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
         let tx = self

@@ -12,6 +12,7 @@
 //! - [`looks`]: what was loaded per view at the last look.
 //! - [`samples`]: summary counts over time (the 24 h sparkline).
 //! - [`budget`]: the service's request budget, as learned, for the next start.
+//! - [`ledger`]: the request budget shared by every process on the file.
 //! - [`lease`]: who walks the visitors list when several processes share the file;
 //!   [`sharing`]: a turn at the walk taken, kept and given back, and following another's.
 //! - [`queries`]: the query line's history and the attribute keys it completes.
@@ -23,6 +24,7 @@
 
 pub mod budget;
 pub mod lease;
+pub mod ledger;
 pub mod looks;
 pub mod queries;
 pub mod samples;
@@ -145,6 +147,9 @@ pub struct OpenOptions {
     pub busy_timeout: Duration,
     /// Caps the file at this many pages (4 KiB each): tests use it to reach "disk full".
     pub max_pages: Option<u32>,
+    /// Reads the whole file once at open (`quick_check`) to find damage; off for a second
+    /// connection of a process whose first one checked (the shared budget's).
+    pub check: bool,
 }
 
 impl Default for OpenOptions {
@@ -152,6 +157,7 @@ impl Default for OpenOptions {
         OpenOptions {
             busy_timeout: BUSY_TIMEOUT,
             max_pages: None,
+            check: true,
         }
     }
 }
@@ -343,11 +349,13 @@ impl Store {
             conn.query_row(&format!("PRAGMA max_page_count = {n}"), [], |_| Ok(()))
                 .map_err(fail)?;
         }
-        let check: String = conn
-            .query_row("PRAGMA quick_check", [], |r| r.get(0))
-            .map_err(fail)?;
-        if check != "ok" {
-            return Err(Opening::Corrupt(crate::text::one_line(&check, 200)));
+        if opts.check {
+            let check: String = conn
+                .query_row("PRAGMA quick_check", [], |r| r.get(0))
+                .map_err(fail)?;
+            if check != "ok" {
+                return Err(Opening::Corrupt(crate::text::one_line(&check, 200)));
+            }
         }
         let mut store = Store {
             conn,

@@ -75,7 +75,10 @@ pub struct Held {
 
 impl Held {
     fn keep(store: StoreTask, sharing: Sharing) -> Held {
-        let (lost, asked) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let (lost, asked) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
         let (t, sh, l, a) = (store.clone(), sharing.clone(), lost.clone(), asked.clone());
         let keeper = tokio::spawn(async move {
             loop {
@@ -175,9 +178,8 @@ pub async fn walk_shared<P: FnMut(Progress, &[Visitor])>(
 ) -> Result<Outcome, SyncError> {
     let began = jiff::Timestamp::now().as_second();
     let mut requests = 0;
-    let finished_since = |st: &SyncState| {
-        st.cursor.is_none() && st.finished_at.is_some_and(|f| f >= began)
-    };
+    let finished_since =
+        |st: &SyncState| st.cursor.is_none() && st.finished_at.is_some_and(|f| f >= began);
     loop {
         match sharing.take(store).await? {
             Turn::Mine(held) => {
