@@ -147,8 +147,9 @@ pub struct OpenOptions {
     pub busy_timeout: Duration,
     /// Caps the file at this many pages (4 KiB each): tests use it to reach "disk full".
     pub max_pages: Option<u32>,
-    /// Reads the whole file once at open (`quick_check`) to find damage; off for a second
-    /// connection of a process whose first one checked (the shared budget's).
+    /// Reads the whole file once at open (`quick_check`) to find damage, and moves a damaged
+    /// file aside; off for a second connection of a process (the shared budget's), which
+    /// then fails on a damaged file and leaves it to the first.
     pub check: bool,
 }
 
@@ -296,6 +297,12 @@ impl Store {
         };
         match first {
             Ok(s) => Ok(s),
+            // Unchecked (a second connection): a damaged file is left to the checked one,
+            // which moves it aside and says so.
+            Err(Opening::Corrupt(reason)) if !opts.check => Err(StoreError::Other {
+                path: path.display().to_string(),
+                reason,
+            }),
             Err(Opening::Corrupt(reason)) => {
                 let aside = move_aside(path)?;
                 tracing::warn!(path = %path.display(), %reason, "store corrupt; moved aside");

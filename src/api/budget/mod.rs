@@ -397,6 +397,24 @@ impl Budget {
     /// Shares the budget with the other processes that record into `ledger` (see
     /// [`shared`]): from now on a request is admitted on what all of them sent.
     pub fn share(&self, ledger: std::sync::Arc<dyn Ledger>) {
+        // What this process sent before is recorded first, so the others count it too.
+        let past: Vec<(i64, bool)> = {
+            let now = Instant::now();
+            let now_ms = now_ms();
+            let st = self.lock();
+            st.sends
+                .iter()
+                .filter(|(t, _)| now.duration_since(*t) < st.window() + COUNT_MARGIN)
+                .map(|(t, p)| {
+                    let ago = now.duration_since(*t).as_millis() as i64;
+                    (now_ms - ago, *p == Priority::Background)
+                })
+                .collect()
+        };
+        if let Err(e) = ledger.record_past(&past) {
+            tracing::warn!(error = %e, "request budget not shared");
+            return;
+        }
         *self
             .ledger
             .lock()
@@ -544,15 +562,21 @@ impl Budget {
                     };
                 }
                 Ok(Err(wait)) => {
-                    let until = match priority {
+                    let free = match priority {
                         Priority::User => (now + wait).min(started + MAX_USER_WAIT),
-                        // Others may answer, a user's request may end: look again soon.
-                        Priority::Background => (now + wait).min(now + Duration::from_secs(1)),
+                        Priority::Background => now + wait,
                     };
-                    if priority == Priority::User && said != Some(until) {
-                        said = Some(until);
-                        on_wait(until - now);
+                    // Said once per wait, with how long.
+                    if priority == Priority::User
+                        && said
+                            .is_none_or(|s| s.max(free) - s.min(free) > Duration::from_millis(900))
+                    {
+                        said = Some(free);
+                        on_wait(free - now);
                     }
+                    // Asked again within a second: other processes' requests end, and a
+                    // waiting user's request holds their background work while it asks.
+                    let until = free.min(now + Duration::from_secs(1));
                     let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
                 }
                 Err(e) => self.unshare(&e),

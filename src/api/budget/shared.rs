@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use super::{Learned, MAX_USER_WAIT, Priority, background_may_send, reserve};
 
-/// After a user's request went (or waited) in any process, background work waits this long:
-/// a user's walk of pages (`L`) sends its next request within it, so nothing slips between.
+/// While a user's request waits on the budget in any process (it asks again every second),
+/// background work waits, and this long after: the slots that free go to the user.
 pub const USER_HOLD: Duration = Duration::from_millis(1500);
 
 /// What the ledger knows, at one instant, of the requests of every process on the key.
@@ -33,7 +33,7 @@ pub struct Tally {
     pub oldest_ms: Option<i64>,
     /// Unix ms until which a 429's `Retry-After` holds every request.
     pub paused_until_ms: Option<i64>,
-    /// Unix ms a user's request last went or waited, in any process.
+    /// Unix ms a user's request last waited on the budget, in any process.
     pub user_at_ms: Option<i64>,
 }
 
@@ -123,6 +123,9 @@ pub trait Ledger: Send + Sync + std::fmt::Debug {
     -> Result<Admission, String>;
     /// What an answer taught.
     fn heard(&self, news: News, now_ms: i64) -> Result<(), String>;
+    /// Requests this process sent before it shared its budget (unix ms, background), as
+    /// answered ones.
+    fn record_past(&self, sends: &[(i64, bool)]) -> Result<(), String>;
     /// Request `id` was answered (it no longer counts as in flight); `refused`: with a 429
     /// (the service did not count it).
     fn done(&self, id: i64, refused: bool) -> Result<(), String>;
