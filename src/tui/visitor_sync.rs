@@ -2,8 +2,10 @@
 //! holds the first frame), reads the names the screen asks for, and runs the background
 //! visitor sync (paced, after the user's own fetches): the full walk when it is due
 //! (`visitor_rewalk`), and a check of the list's new end when a row has a visitor the store
-//! does not know (and otherwise every [`CHECK_EVERY`]). Anything wrong with the store is said
-//! once on the status line; convo goes on without it.
+//! does not know (and otherwise every [`CHECK_EVERY`]). With other convos on the same store,
+//! one of them does this at a time (the store's lease, `store::sharing`); the others follow it
+//! (docs/store-and-budget.md, "Many windows on one store"). Anything wrong with the store is
+//! said once on the status line; convo goes on without it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
