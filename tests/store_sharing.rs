@@ -356,3 +356,38 @@ fn three_processes_on_one_key_the_users_l_meets_no_429() {
         p.quit_with_0();
     }
 }
+
+/// `convo store sync` twice at once on one store: one walks, the other follows it to the end
+/// (no second walk), and both say every visitor is named.
+#[test]
+fn two_store_syncs_at_once_walk_once() {
+    const VISITORS: usize = 5000;
+    let d = demo(VISITORS);
+    let home = home();
+    let spawn = || {
+        convo_std_cmd(home.path())
+            .env("CONVO_CONFIG", home.path().join("config/convo/config.toml"))
+            .env("CONVO_API_KEY", d.key())
+            .args(["--base-url", &d.url(), "store", "sync", "--rps", "25"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("convo store sync")
+    };
+    let (a, b) = (spawn(), spawn());
+    for p in [a, b] {
+        let o = p.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        common::assert_has(&err, "names: all 5,000 visitors");
+        no_store_trouble(&err);
+    }
+    let served = d
+        .visitor_requests()
+        .iter()
+        .filter(|q| q.contains("limit=100"))
+        .count();
+    let (repeated, with_cursor) = d.repeated_visitor_cursors();
+    assert_eq!(served, pages(VISITORS), "one walk, not two");
+    assert_eq!(repeated, 0, "of {with_cursor}");
+}
