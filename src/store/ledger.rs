@@ -303,11 +303,14 @@ impl Ledger for StoreLedger {
         })
     }
 
-    fn done(&self, id: i64, refused: bool) -> Result<(), String> {
+    fn done(&self, id: i64, refused: bool, now_ms: i64) -> Result<(), String> {
         self.with(|tx| {
+            // Counted from its answer from now on: the service counted it on arrival, which
+            // was no later, so its slot is never taken for free before the service frees it
+            // (however long the request took to get there).
             tx.execute(
-                "UPDATE budget_sends SET done = ?2 WHERE id = ?1",
-                params![id, if refused { 2 } else { 1 }],
+                "UPDATE budget_sends SET done = ?2, at_ms = max(at_ms, ?3) WHERE id = ?1",
+                params![id, if refused { 2 } else { 1 }, now_ms],
             )
             .map(|_| ())
         })
@@ -358,7 +361,7 @@ mod tests {
             // Answered, but for the last two (in flight when the 429 comes, one of them
             // the 429 itself).
             if i < 38 {
-                who.done(r.verdict.unwrap(), false).unwrap();
+                who.done(r.verdict.unwrap(), false, T0 + i).unwrap();
             }
         }
         // A 429 heard by one teaches the limit of all: the 38 of the minute answered.

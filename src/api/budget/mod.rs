@@ -336,7 +336,8 @@ impl Drop for Ticket<'_> {
         drop(st);
         if let (Some(id), Some(ledger)) = (self.id, self.budget.ledger()) {
             let refused = self.refused;
-            off_thread(move || ledger.done(id, refused));
+            let at = now_ms();
+            off_thread(move || ledger.done(id, refused, at));
         }
     }
 }
@@ -397,11 +398,17 @@ impl Budget {
     /// Shares the budget with the other processes that record into `ledger` (see
     /// [`shared`]): from now on a request is admitted on what all of them sent.
     pub fn share(&self, ledger: std::sync::Arc<dyn Ledger>) {
-        // What this process sent before is recorded first, so the others count it too.
+        // What this process sent before is recorded, so the others count it too: taken while
+        // the ledger is set (under the state's lock), so a request is either in it or goes
+        // through the ledger.
         let past: Vec<(i64, bool)> = {
             let now = Instant::now();
             let now_ms = now_ms();
             let st = self.lock();
+            *self
+                .ledger
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(ledger.clone());
             st.sends
                 .iter()
                 .filter(|(t, _)| now.duration_since(*t) < st.window() + COUNT_MARGIN)
@@ -412,13 +419,8 @@ impl Budget {
                 .collect()
         };
         if let Err(e) = ledger.record_past(&past) {
-            tracing::warn!(error = %e, "request budget not shared");
-            return;
+            self.unshare(&e);
         }
-        *self
-            .ledger
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(ledger);
     }
 
     /// Whether the budget is shared with other processes now.
@@ -551,7 +553,17 @@ impl Budget {
     ) -> Ticket<'_> {
         let started = Instant::now();
         let mut said: Option<Instant> = None;
-        while let Some(ledger) = self.ledger() {
+        loop {
+            let Some(ledger) = self.ledger() else {
+                match self
+                    .admit_alone(priority, started, &mut said, on_wait)
+                    .await
+                {
+                    Some(ticket) => return ticket,
+                    // Shared meanwhile: asked of the ledger.
+                    None => continue,
+                }
+            };
             let now = Instant::now();
             match self.admit_shared(ledger, priority, now - started).await {
                 Ok(Ok(id)) => {
@@ -582,22 +594,36 @@ impl Budget {
                 Err(e) => self.unshare(&e),
             }
         }
+    }
+
+    /// Admission by this process's own count; `None` when the budget was shared meanwhile.
+    async fn admit_alone(
+        &self,
+        priority: Priority,
+        started: Instant,
+        said: &mut Option<Instant>,
+        on_wait: &(dyn Fn(Duration) + Send + Sync),
+    ) -> Option<Ticket<'_>> {
         loop {
             let now = Instant::now();
-            let Err(free) = self.try_admit(priority, now, now.duration_since(started)) else {
-                return Ticket {
-                    budget: self,
-                    id: None,
-                    refused: false,
-                };
+            let free = match self.try_admit(priority, now, now.duration_since(started)) {
+                Ok(()) => {
+                    return Some(Ticket {
+                        budget: self,
+                        id: None,
+                        refused: false,
+                    });
+                }
+                Err(None) => return None,
+                Err(Some(free)) => free,
             };
             let until = match priority {
                 Priority::User => free.min(started + MAX_USER_WAIT),
                 // A user's request may end, an answer may say more: look again soon.
                 Priority::Background => free.min(now + Duration::from_secs(1)),
             };
-            if priority == Priority::User && said != Some(until) {
-                said = Some(until);
+            if priority == Priority::User && *said != Some(until) {
+                *said = Some(until);
                 on_wait(until - now);
             }
             let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
@@ -606,8 +632,18 @@ impl Budget {
 
     /// One look: counts the request as sent and answers `Ok`, or answers when a slot is next
     /// expected. A user's request that has waited [`MAX_USER_WAIT`] goes.
-    fn try_admit(&self, priority: Priority, now: Instant, waited: Duration) -> Result<(), Instant> {
+    /// `Err(None)`: the budget is shared now (checked under the state's lock, which
+    /// [`Budget::share`] holds while it takes the sends so far).
+    fn try_admit(
+        &self,
+        priority: Priority,
+        now: Instant,
+        waited: Duration,
+    ) -> Result<(), Option<Instant>> {
         let mut st = self.lock();
+        if self.ledger().is_some() {
+            return Err(None);
+        }
         st.prune(now);
         let go = match (priority, st.left(now)) {
             (_, None) => true,
@@ -618,7 +654,7 @@ impl Budget {
             }
         };
         if !go {
-            return Err(st.next_free(now));
+            return Err(Some(st.next_free(now)));
         }
         st.sends.push_back((now, priority));
         st.in_flight = st.in_flight.saturating_add(1);

@@ -126,9 +126,9 @@ pub trait Ledger: Send + Sync + std::fmt::Debug {
     /// Requests this process sent before it shared its budget (unix ms, background), as
     /// answered ones.
     fn record_past(&self, sends: &[(i64, bool)]) -> Result<(), String>;
-    /// Request `id` was answered (it no longer counts as in flight); `refused`: with a 429
-    /// (the service did not count it).
-    fn done(&self, id: i64, refused: bool) -> Result<(), String>;
+    /// Request `id` was answered at `now_ms` (it no longer counts as in flight, and counts
+    /// from then on); `refused`: with a 429 (the service did not count it).
+    fn done(&self, id: i64, refused: bool, now_ms: i64) -> Result<(), String>;
 }
 
 #[cfg(test)]
