@@ -198,6 +198,15 @@ async fn run(cli: Cli) -> u8 {
         Err(e) => return report(&e, exit::exit_code(&e)),
     };
     tracing::info!(base = %client.base_url(), key = %client.masked_key(), "starting");
+    // Every process on this profile's store shares one request budget (its ledger).
+    if matches!(
+        cli.command,
+        None | Some(
+            Command::List(_) | Command::Summary(_) | Command::Exporter(_) | Command::Store(_)
+        )
+    ) {
+        convo::store::ledger::share(&cfg, &client);
+    }
 
     let code = match cli.command {
         Some(Command::List(cmd)) => {

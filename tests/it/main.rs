@@ -32,6 +32,7 @@ mod security;
 mod setup;
 mod sla_props;
 mod store_cli;
+mod store_sharing;
 mod store_sync;
 mod summary_cli;
 mod summary_views;

@@ -616,8 +616,11 @@ impl Client {
         };
         loop {
             let attempts = retries + rate_waits + 1;
-            let ticket = self.budget.admit(self.priority, &on_budget).await;
+            let mut ticket = self.budget.admit(self.priority, &on_budget).await;
             let answer = self.attempt(&url, attempts).await;
+            if matches!(answer, Err(Failure::RateLimited { .. })) {
+                ticket.refused();
+            }
             drop(ticket);
             match answer {
                 Ok(body) => return Ok(body),
@@ -795,7 +798,9 @@ impl Client {
         if status == StatusCode::TOO_MANY_REQUESTS {
             // Every request to the service waits, not only this one; set before the requests
             // held back for the first answer are let go.
-            self.pacing.pause(self.retry_after(resp.headers()));
+            let wait = self.retry_after(resp.headers());
+            self.pacing.pause(wait);
+            self.budget.paused(wait);
         }
         if first.is_some() {
             self.first.answered();

@@ -165,7 +165,10 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
                     let _ = err.flush();
                 }
             };
-            let result = sync::walk(client, &task, pace, None, &mut on_progress).await;
+            // Other convos on this store share the walk: one walks, the others follow.
+            let sharing = store::sharing::Sharing::new(lease_for_tests());
+            let result =
+                store::sharing::walk_shared(client, &task, pace, &sharing, &mut on_progress).await;
             let _ = write!(o.err, "{}", stderr::clear(bar));
             match result {
                 Ok(out) => {
@@ -195,6 +198,14 @@ pub async fn run(action: Action, cfg: &Config, client: &Client, o: &mut Output<'
             }
         }
     }
+}
+
+/// The walk's lease: a test build may shorten it (`CONVO_TEST_LEASE_MS`).
+fn lease_for_tests() -> Option<std::time::Duration> {
+    #[cfg(feature = "testing")]
+    return convo_query::testing::lease();
+    #[cfg(not(feature = "testing"))]
+    None
 }
 
 /// `names: 1,200 of ≥20,000 visitors [#####·····]` (the bar only when a total is known).

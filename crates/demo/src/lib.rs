@@ -225,6 +225,7 @@ impl DemoServer {
             first_pages: AtomicU64::new(0),
             waiting: AtomicU64::new(0),
             peak_waiting: AtomicU64::new(0),
+            visitor_log: std::sync::Mutex::new(Vec::new()),
             cancel: cancel.clone(),
         });
         let mut app = server::router(shared.clone());
@@ -354,6 +355,32 @@ impl DemoServer {
     /// How many `/v1` requests were served (faulty ones included).
     pub fn request_count(&self) -> u64 {
         self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// The query string of every visitors request served so far, in order (`limit=100&
+    /// cursor=…`; answers refused by `--rate-limit` are not served, so not here).
+    pub fn visitor_requests(&self) -> Vec<String> {
+        self.shared
+            .visitor_log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Of [`DemoServer::visitor_requests`], those that asked for a page by a cursor another
+    /// request had already asked for with the same query (a page fetched twice), and all
+    /// those with a cursor.
+    pub fn repeated_visitor_cursors(&self) -> (usize, usize) {
+        let log = self.visitor_requests();
+        let mut seen = std::collections::HashSet::new();
+        let (mut repeated, mut with_cursor) = (0, 0);
+        for q in log.iter().filter(|q| q.contains("cursor=")) {
+            with_cursor += 1;
+            if !seen.insert(q.as_str()) {
+                repeated += 1;
+            }
+        }
+        (repeated, with_cursor)
     }
 
     /// How many conversations requests without a cursor were served: the walks started,

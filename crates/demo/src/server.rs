@@ -39,8 +39,14 @@ pub(crate) struct Shared {
     /// Requests in their latency wait now, and the most there ever were at once.
     pub waiting: AtomicU64,
     pub peak_waiting: AtomicU64,
+    /// The query string of every visitors request served (its filters, limit and cursor), in
+    /// order: who asked for which page ([`super::DemoServer::visitor_requests`]).
+    pub visitor_log: std::sync::Mutex<Vec<String>>,
     pub cancel: CancellationToken,
 }
+
+/// Visitors requests logged at most (a longer run keeps its first ones).
+const MAX_LOGGED: usize = 1_000_000;
 
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
@@ -440,6 +446,15 @@ async fn visitors(
 ) -> Response {
     if let Err(r) = preamble(&s, &uri, &headers).await {
         return r;
+    }
+    {
+        let mut log = s
+            .visitor_log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if log.len() < MAX_LOGGED {
+            log.push(raw.clone().unwrap_or_default());
+        }
     }
     let run = || -> Result<Response, ApiErr> {
         let q = parse_query(raw.as_deref(), VISITOR_PARAMS)?;

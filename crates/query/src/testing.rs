@@ -11,11 +11,15 @@
 //! - `CONVO_TEST_SLOW_START`: milliseconds the browser's local start-up (terminal set-up,
 //!   store, first frame) is made to take longer, as on a slow terminal or disk: to check that
 //!   the first page's connection is opened during it, not after.
+//! - `CONVO_TEST_LEASE_MS`: the length of the visitor walk's lease in the store (a minute
+//!   otherwise), so a test sees a stopped holder's lease expire without waiting a minute.
 
 /// The variable of [`panic_at`].
 pub const PANIC_ENV: &str = "CONVO_TEST_PANIC";
 /// The variable of [`now`].
 pub const NOW_ENV: &str = "CONVO_NOW";
+/// The variable of [`lease`].
+pub const LEASE_ENV: &str = "CONVO_TEST_LEASE_MS";
 /// The variable of [`slow_start`].
 pub const SLOW_START_ENV: &str = "CONVO_TEST_SLOW_START";
 
@@ -23,6 +27,13 @@ pub const SLOW_START_ENV: &str = "CONVO_TEST_SLOW_START";
 /// or not a number of milliseconds: none).
 pub fn slow_start() -> Option<std::time::Duration> {
     let ms: u64 = std::env::var(SLOW_START_ENV).ok()?.trim().parse().ok()?;
+    Some(std::time::Duration::from_millis(ms))
+}
+
+/// The visitor walk's lease as `CONVO_TEST_LEASE_MS` sets it (unset or not a number: the
+/// usual minute).
+pub fn lease() -> Option<std::time::Duration> {
+    let ms: u64 = std::env::var(LEASE_ENV).ok()?.trim().parse().ok()?;
     Some(std::time::Duration::from_millis(ms))
 }
 

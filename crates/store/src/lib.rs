@@ -12,6 +12,9 @@
 //! - [`looks`]: what was loaded per view at the last look.
 //! - [`samples`]: summary counts over time (the 24 h sparkline).
 //! - [`budget`]: the service's request budget, as learned, for the next start.
+//! - [`ledger`]: the request budget shared by every process on the file.
+//! - [`lease`]: who walks the visitors list when several processes share the file;
+//!   [`sharing`]: a turn at the walk taken, kept and given back, and following another's.
 //! - [`queries`]: the query line's history and the attribute keys it completes.
 //! - [`sync`]: the paced walk of the visitors list into the store, and its checks of the
 //!   list's new end.
@@ -20,10 +23,13 @@
 //! - [`worker`]: a thread that owns the connection, so the UI never waits on SQLite.
 
 pub mod budget;
+pub mod lease;
+pub mod ledger;
 pub mod looks;
 pub mod queries;
 pub mod samples;
 mod schema;
+pub mod sharing;
 mod stats;
 pub mod sync;
 mod sync_state;
@@ -141,6 +147,10 @@ pub struct OpenOptions {
     pub busy_timeout: Duration,
     /// Caps the file at this many pages (4 KiB each): tests use it to reach "disk full".
     pub max_pages: Option<u32>,
+    /// Reads the whole file once at open (`quick_check`) to find damage, and moves a damaged
+    /// file aside; off for a second connection of a process (the shared budget's), which
+    /// then fails on a damaged file and leaves it to the first.
+    pub check: bool,
 }
 
 impl Default for OpenOptions {
@@ -148,6 +158,7 @@ impl Default for OpenOptions {
         OpenOptions {
             busy_timeout: BUSY_TIMEOUT,
             max_pages: None,
+            check: true,
         }
     }
 }
@@ -289,6 +300,12 @@ impl Store {
         };
         match first {
             Ok(s) => Ok(s),
+            // Unchecked (a second connection): a damaged file is left to the checked one,
+            // which moves it aside and says so.
+            Err(Opening::Corrupt(reason)) if !opts.check => Err(StoreError::Other {
+                path: path.display().to_string(),
+                reason,
+            }),
             Err(Opening::Corrupt(reason)) => {
                 let aside = move_aside(path)?;
                 tracing::warn!(path = %path.display(), %reason, "store corrupt; moved aside");
@@ -342,11 +359,13 @@ impl Store {
             conn.query_row(&format!("PRAGMA max_page_count = {n}"), [], |_| Ok(()))
                 .map_err(fail)?;
         }
-        let check: String = conn
-            .query_row("PRAGMA quick_check", [], |r| r.get(0))
-            .map_err(fail)?;
-        if check != "ok" {
-            return Err(Opening::Corrupt(convo_text::one_line(&check, 200)));
+        if opts.check {
+            let check: String = conn
+                .query_row("PRAGMA quick_check", [], |r| r.get(0))
+                .map_err(fail)?;
+            if check != "ok" {
+                return Err(Opening::Corrupt(convo_text::one_line(&check, 200)));
+            }
         }
         let mut store = Store {
             conn,
@@ -386,7 +405,16 @@ impl Store {
         len(self.path.clone()) + len(PathBuf::from(wal))
     }
 
-    /// Writes the WAL back into the file (so its size is the data's).
+    /// Writes what of the WAL it can back into the file without waiting for, or holding up,
+    /// another process (what a process does as it ends; other convos may be using the file).
+    pub fn checkpoint_passive(&self) -> Result<(), StoreError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| self.error(&e))
+    }
+
+    /// Writes the WAL back into the file (so its size is the data's). It waits for other
+    /// processes' readers and holds their writers meanwhile: for commands, not background work.
     pub fn checkpoint(&self) -> Result<(), StoreError> {
         self.conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
@@ -397,7 +425,10 @@ impl Store {
     pub fn clear(&mut self) -> Result<(), StoreError> {
         let (path, busy) = (self.path.clone(), self.busy);
         let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
         for table in schema::DATA_TABLES {
             tx.execute(&format!("DELETE FROM {table}"), [])
                 .map_err(err)?;

@@ -77,6 +77,34 @@ pub(super) const MIGRATIONS: &[&str] = &[
         text TEXT NOT NULL,             -- convo_tui::resume's JSON
         saved_at INTEGER NOT NULL
      );",
+    // 8: many processes on one store (issue 41): who walks the visitors list (a lease that
+    // expires), and what every process sends to the service (one request budget for all).
+    "CREATE TABLE sync_lease (
+        walk TEXT PRIMARY KEY NOT NULL,
+        holder TEXT NOT NULL,           -- a random id per process
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        started INTEGER,                -- the process's start (clock ticks since boot, Linux)
+        expires_ms INTEGER NOT NULL,    -- unix milliseconds
+        check_asked INTEGER NOT NULL DEFAULT 0 -- another process wants the new end checked
+     );
+     CREATE TABLE budget_sends (
+        id INTEGER PRIMARY KEY,         -- in admission order
+        at_ms INTEGER NOT NULL,         -- unix milliseconds, when admitted
+        background INTEGER NOT NULL,
+        pid INTEGER NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0 -- its answer has been heard
+     );
+     CREATE INDEX budget_sends_at ON budget_sends (at_ms);
+     CREATE TABLE budget_shared (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        told_remaining INTEGER,         -- what the last answer said was left
+        told_reset_ms INTEGER,          -- unix milliseconds the service said it resets
+        told_mark INTEGER,              -- the last send admitted when it was heard
+        told_extra INTEGER,             -- sends in flight then, not in told_remaining
+        paused_until_ms INTEGER,        -- a 429's Retry-After, for every process
+        user_at_ms INTEGER              -- a user's request went or waited: background holds
+     );",
 ];
 
 /// The schema version this convo writes.
@@ -92,6 +120,9 @@ pub(super) const DATA_TABLES: &[&str] = &[
     "request_budget",
     "unknown_visitors",
     "place",
+    "sync_lease",
+    "budget_sends",
+    "budget_shared",
 ];
 
 #[derive(Debug)]

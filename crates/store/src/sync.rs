@@ -132,6 +132,8 @@ pub struct Progress {
     pub done: bool,
     /// Waiting after a 429.
     pub backing_off: bool,
+    /// Another convo on the same store walks; this one reads the names it writes.
+    pub by_another: bool,
 }
 
 impl Progress {
@@ -150,6 +152,9 @@ impl Progress {
                 None => format!("names: {n} visitors so far"),
             }
         };
+        if self.by_another && !self.done {
+            s.push_str(", walked by another convo");
+        }
         if self.backing_off {
             s.push_str(" (slowed down: rate limited)");
         }
@@ -167,6 +172,10 @@ pub enum SyncError {
     /// The service sent a cursor it had sent before: following it would loop.
     #[error("the visitors list sent a cursor it had already sent; the walk stops here")]
     Loop,
+    /// Another convo took the walk over (this one's lease had expired): it goes on from the
+    /// cursor kept; this one reads the names it writes.
+    #[error("another convo took the visitor walk over")]
+    LeaseLost,
 }
 
 /// What one call of [`walk`] did.
@@ -304,6 +313,9 @@ pub struct Syncer<'a> {
     seen: HashSet<String>,
     restarted: bool,
     progress: Progress,
+    /// The lease this sync walks under (its holder id), when processes share the store: a
+    /// page is kept as where the walk stands only while the lease is this one's.
+    holder: Option<String>,
 }
 
 impl<'a> Syncer<'a> {
@@ -326,6 +338,7 @@ impl<'a> Syncer<'a> {
             pages: 0,
             done: false,
             backing_off: false,
+            by_another: false,
         };
         Ok(Syncer {
             store,
@@ -344,7 +357,15 @@ impl<'a> Syncer<'a> {
             seen: HashSet::new(),
             restarted: false,
             progress,
+            holder: None,
         })
+    }
+
+    /// Walks under the lease of `holder` (see [`super::lease`]): a page written after another
+    /// process took the walk over ends this sync's turn with [`SyncError::LeaseLost`].
+    pub fn held_by(mut self, holder: &str) -> Self {
+        self.holder = Some(holder.to_string());
+        self
     }
 
     /// Where the sync stands.
@@ -373,10 +394,11 @@ impl<'a> Syncer<'a> {
 
     async fn record(&mut self, rows: Arc<Vec<Visitor>>, now: i64) -> Result<u64, SyncError> {
         let kept = self.state.clone();
-        Ok(self
-            .store
-            .call(move |s| s.record_sync_page(&rows, &kept, now))
-            .await?)
+        let holder = self.holder.clone();
+        self.store
+            .call(move |s| s.record_sync_page_as(&rows, &kept, now, holder.as_deref()))
+            .await?
+            .ok_or(SyncError::LeaseLost)
     }
 
     /// Fetches and keeps the next page of the full walk (the first of a new walk when none is

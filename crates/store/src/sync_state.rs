@@ -112,6 +112,21 @@ impl Store {
         state: &SyncState,
         now: i64,
     ) -> Result<u64, StoreError> {
+        Ok(self
+            .record_sync_page_as(rows, state, now, None)?
+            .unwrap_or_default())
+    }
+
+    /// [`Store::record_sync_page`] by the holder of the walk's lease (`holder`, when given):
+    /// `None` when the lease is no longer its own (another process took the walk over), and
+    /// then the rows are kept but where the sync stands is not (the new holder's is).
+    pub fn record_sync_page_as(
+        &mut self,
+        rows: &[Visitor],
+        state: &SyncState,
+        now: i64,
+        holder: Option<&str>,
+    ) -> Result<Option<u64>, StoreError> {
         let (path, busy) = (self.path.clone(), self.busy);
         let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
         let tx = self
@@ -119,6 +134,12 @@ impl Store {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(err)?;
         let new = super::visitors::upsert_rows(&tx, rows, now).map_err(err)?;
+        if let Some(h) = holder
+            && !Store::holds(&tx, h).map_err(err)?
+        {
+            tx.commit().map_err(err)?;
+            return Ok(None);
+        }
         tx.execute(
             "INSERT INTO sync_state (walk, cursor, walked, started_at, finished_at, last_total,
                                      fits, rows_seen, tail_known, tail_cursor, checked_at)
@@ -145,7 +166,7 @@ impl Store {
         )
         .map_err(err)?;
         tx.commit().map_err(err)?;
-        Ok(new)
+        Ok(Some(new))
     }
 
     /// Notes visitors of loaded rows the store does not know (`(id, rows)`: how many loaded
@@ -156,7 +177,10 @@ impl Store {
         }
         let (path, busy) = (self.path.clone(), self.busy);
         let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(err)?;
         {
             let mut st = tx
                 .prepare_cached(

@@ -321,6 +321,7 @@ fn a_file_locked_too_long_gives_locked_not_a_hang() {
     let opts = OpenOptions {
         busy_timeout: Duration::from_millis(200),
         max_pages: None,
+        ..OpenOptions::default()
     };
     // Opening reads (WAL readers are not blocked); the first write waits, then gives up.
     let mut s = Store::open_with(&path, opts).unwrap();
@@ -341,7 +342,8 @@ fn a_full_disk_is_reported_as_full() {
     let (_d, path) = tmp_store();
     let opts = OpenOptions {
         busy_timeout: BUSY_TIMEOUT,
-        max_pages: Some(12),
+        max_pages: Some(18),
+        ..OpenOptions::default()
     };
     let mut s = Store::open_with(&path, opts).unwrap();
     let many: Vec<Visitor> = (0..5000)

@@ -49,7 +49,9 @@ impl StoreTask {
                     job(&mut store, &mut failed);
                 }
                 if let Some(s) = &store {
-                    let _ = s.checkpoint();
+                    // Passive: a TRUNCATE here would hold other convos' writers while it waits
+                    // for their readers.
+                    let _ = s.checkpoint_passive();
                 }
             })?;
         Ok(StoreTask { jobs: tx })

@@ -25,6 +25,11 @@ pub fn spawn(task: StoreTask, client: Client) -> tokio::task::AbortHandle {
                 continue;
             }
             kept = version;
+            // Shared with other processes, the ledger keeps what is learned (from every
+            // process's requests) as it is learned.
+            if client.budget().is_shared() {
+                continue;
+            }
             if let Some(l) = learned {
                 let now = jiff::Timestamp::now().as_second();
                 // A failing store is said by the link's other jobs; this one gives up quietly.

@@ -144,6 +144,9 @@ pub enum Msg {
     /// Where the background visitor sync stands ("names: 1,200 of ≥20,000 visitors");
     /// `None` when it is done or stopped.
     VisitorSync(Option<String>),
+    /// Another convo on the same store wrote visitors (its walk went on): the names the
+    /// store did not know are asked again.
+    NamesWritten,
     /// What the Conversations view `key` had loaded when convo last quit (unix seconds,
     /// ids with watch hashes).
     /// The answer to `Command::LookupVisitors`: the visitors asked, those the store knows,

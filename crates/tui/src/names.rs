@@ -171,6 +171,15 @@ impl VisitorNames {
         out
     }
 
+    /// Visitors the store did not know, asked of it again (another convo wrote names).
+    pub fn ask_again(&mut self, ids: impl IntoIterator<Item = Uuid>) {
+        for id in ids {
+            if let Some(e @ Entry::Unknown) = self.map.get_mut(&id) {
+                *e = Entry::Asked;
+            }
+        }
+    }
+
     /// The store's answer: `found` are the visitors of `asked` it knows; the others are
     /// unknown (unless the sync or a row named them meanwhile). How many are unknown.
     pub fn answered(&mut self, asked: &[Uuid], found: Vec<(Uuid, Option<VisitorLabel>)>) -> usize {

@@ -71,6 +71,22 @@ pub fn offered(app: &mut App, labels: Vec<(Uuid, Option<VisitorLabel>)>) {
     }
 }
 
+/// Another convo wrote visitors into the store: the visitors of loaded rows the store did not
+/// know are asked again (with their rows, as a page asks).
+pub fn written(app: &mut App, cmds: &mut Vec<Command>) {
+    let mut rows: HashMap<Uuid, u32> = HashMap::new();
+    for c in app.conversations.rows() {
+        if app.names.is_unknown(&c.visitor_id) {
+            *rows.entry(c.visitor_id).or_default() += 1;
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    app.names.ask_again(rows.keys().copied());
+    cmds.push(Command::LoadNames(rows.into_iter().collect()));
+}
+
 /// Names changed: a search may now match rows it could not before.
 fn changed(app: &mut App) {
     if !app.search.get(Resource::Conversations).query.is_empty() {

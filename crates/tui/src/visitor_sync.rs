@@ -2,8 +2,10 @@
 //! holds the first frame), reads the names the screen asks for, and runs the background
 //! visitor sync (paced, after the user's own fetches): the full walk when it is due
 //! (`visitor_rewalk`), and a check of the list's new end when a row has a visitor the store
-//! does not know (and otherwise every [`CHECK_EVERY`]). Anything wrong with the store is said
-//! once on the status line; convo goes on without it.
+//! does not know (and otherwise every [`CHECK_EVERY`]). With other convos on the same store,
+//! one of them does this at a time (the store's lease, `store::sharing`); the others follow it
+//! (docs/store-and-budget.md, "Many windows on one store"). Anything wrong with the store is
+//! said once on the status line; convo goes on without it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +18,7 @@ use super::msg::Msg;
 use super::names::VisitorLabel;
 use convo_api::{Client, Visitor};
 use convo_config::Config;
+use convo_store::sharing::{FOLLOW_EVERY, Held, Sharing, Turn};
 use convo_store::sync::{self, Pace, UserFetches};
 use convo_store::{Store, StoreError, StoreTask};
 
@@ -47,6 +50,14 @@ impl Nudge {
     fn take(&self) -> bool {
         self.set.swap(false, Ordering::SeqCst)
     }
+}
+
+/// The walk's lease: a test build may shorten it (`CONVO_TEST_LEASE_MS`).
+fn lease_for_tests() -> Option<Duration> {
+    #[cfg(feature = "testing")]
+    return convo_query::testing::lease();
+    #[cfg(not(feature = "testing"))]
+    None
 }
 
 /// The store link of a running TUI.
@@ -158,6 +169,7 @@ impl StoreLink {
                     tx: &tx2,
                     nudge: &n,
                     rewalk,
+                    sharing: Sharing::new(lease_for_tests()),
                 };
                 if let Err(e) = run.run(pace, user).await {
                     let _ = tx2.send(Msg::VisitorSync(None));
@@ -362,54 +374,177 @@ struct SyncRun<'a> {
     tx: &'a mpsc::UnboundedSender<Msg>,
     nudge: &'a Nudge,
     rewalk: i64,
+    sharing: Sharing,
+}
+
+/// When the next checks of the new end are due, in this process.
+struct Checks {
+    /// The unprompted check (every [`CHECK_EVERY`], counted from the store's last check).
+    rare: Instant,
+    /// A check asked for by rows, not before this.
+    asked_at: Instant,
+    gap: Duration,
+    asked: bool,
+}
+
+impl Checks {
+    fn due(&self, state: &convo_store::SyncState, at: Instant, now: i64) -> bool {
+        let rare = at >= self.rare
+            && state
+                .checked_at
+                .is_none_or(|c| now.saturating_sub(c) >= CHECK_EVERY.as_secs() as i64);
+        rare || (self.asked && at >= self.asked_at)
+    }
+}
+
+/// Why a turn at the walk ended.
+enum TurnEnd {
+    /// Nothing is due: the lease was given back.
+    Idle,
+    /// Another process took the walk over.
+    Lost,
 }
 
 impl SyncRun<'_> {
-    /// Checks the new end when asked (or every [`CHECK_EVERY`]), and walks when the walk is
-    /// due; otherwise waits. Ends only on an error.
+    /// With other convos on the same store, one walks (and checks the new end) at a time:
+    /// this one takes the turn when something is due and the turn is free, else follows the
+    /// one that has it (its progress on the status line, the names it writes asked of the
+    /// store). Ends only on an error.
     async fn run(&self, pace: Pace, user: Arc<UserFetches>) -> Result<(), sync::SyncError> {
-        let mut s = sync::Syncer::open(self.client, self.store, pace, Some(user)).await?;
+        let state = self.store.call(|s| s.sync_state()).await?;
         let start = Instant::now();
         let now = jiff::Timestamp::now().as_second();
-        let age = s
-            .state()
-            .checked_at
-            .map_or(i64::MAX, |c| now.saturating_sub(c));
-        let mut next_rare =
-            start + CHECK_EVERY.saturating_sub(Duration::from_secs(age.max(0) as u64));
-        let (mut next_asked, mut gap, mut asked) = (start, MIN_GAP, false);
+        let age = state.checked_at.map_or(i64::MAX, |c| now.saturating_sub(c));
+        let mut checks = Checks {
+            rare: start + CHECK_EVERY.saturating_sub(Duration::from_secs(age.max(0) as u64)),
+            asked_at: start,
+            gap: MIN_GAP,
+            asked: false,
+        };
+        // The other's walk as last seen, and whether a line about it is shown.
+        let mut seen: Option<u64> = None;
+        let mut shown = false;
         loop {
-            asked |= self.nudge.take();
+            checks.asked |= self.nudge.take();
+            let state = self.store.call(|s| s.sync_state()).await?;
             let now = jiff::Timestamp::now().as_second();
             let at = Instant::now();
-            if at >= next_rare || (asked && at >= next_asked) {
+            let walk_due = sync::due(&state, now, self.rewalk);
+            if walk_due || checks.due(&state, at, now) {
+                match self.sharing.take(self.store).await? {
+                    Turn::Mine(held) => {
+                        seen = None;
+                        match self.turn(held, pace, user.clone(), &mut checks).await? {
+                            TurnEnd::Idle => {
+                                let _ = self.tx.send(Msg::VisitorSync(None));
+                                shown = false;
+                            }
+                            TurnEnd::Lost => {}
+                        }
+                        continue;
+                    }
+                    Turn::Theirs { .. } => {
+                        if checks.asked {
+                            // The holder checks the new end for us.
+                            self.store.call(|s| s.ask_check().map(|_| ())).await?;
+                            checks.asked = false;
+                        }
+                        if state.cursor.is_some() {
+                            let line = convo_store::sharing::followed(&state).line();
+                            let _ = self.tx.send(Msg::VisitorSync(Some(line)));
+                            shown = true;
+                        }
+                        if seen.is_some_and(|w| w != state.walked) {
+                            let _ = self.tx.send(Msg::NamesWritten);
+                        }
+                        seen = Some(state.walked);
+                        tokio::select! {
+                            _ = self.nudge.wake.notified() => {}
+                            _ = tokio::time::sleep(FOLLOW_EVERY) => {}
+                        }
+                        continue;
+                    }
+                }
+            }
+            if shown {
+                // The other's walk ended: its last names are read once more.
+                let _ = self.tx.send(Msg::VisitorSync(None));
+                let _ = self.tx.send(Msg::NamesWritten);
+                shown = false;
+            }
+            seen = None;
+            // Nothing due: wait for a row to ask, the next check or the next walk.
+            let to_walk = state
+                .finished_at
+                .map_or(0, |f| (f + self.rewalk).saturating_sub(now))
+                .max(1) as u64;
+            let mut until = checks.rare.min(at + Duration::from_secs(to_walk));
+            if checks.asked {
+                until = until.min(checks.asked_at);
+            }
+            let wait = until.saturating_duration_since(at);
+            tokio::select! {
+                _ = self.nudge.wake.notified() => {}
+                _ = tokio::time::sleep(wait.max(Duration::from_millis(50))) => {}
+            }
+        }
+    }
+
+    /// A turn at the walk: checks the new end when asked (by rows here or by another convo)
+    /// or every [`CHECK_EVERY`], and walks while the walk is due; gives the turn back when
+    /// nothing is.
+    async fn turn(
+        &self,
+        held: Held,
+        pace: Pace,
+        user: Arc<UserFetches>,
+        checks: &mut Checks,
+    ) -> Result<TurnEnd, sync::SyncError> {
+        let mut s = sync::Syncer::open(self.client, self.store, pace, Some(user))
+            .await?
+            .held_by(held.id());
+        loop {
+            if held.lost() {
+                return Ok(TurnEnd::Lost);
+            }
+            checks.asked |= self.nudge.take() | held.take_asked();
+            let now = jiff::Timestamp::now().as_second();
+            let at = Instant::now();
+            if checks.due(s.state(), at, now) {
                 let tx = self.tx;
                 let checked = s
                     .check_new_end(&mut |rows: &[Visitor]| {
                         let _ = tx.send(Msg::VisitorNames(labels(rows)));
                     })
-                    .await?;
-                next_rare = Instant::now() + CHECK_EVERY;
+                    .await;
+                let checked = match checked {
+                    Err(sync::SyncError::LeaseLost) => return Ok(TurnEnd::Lost),
+                    other => other?,
+                };
+                checks.rare = Instant::now() + CHECK_EVERY;
                 match checked {
                     sync::Checked::Read { new, .. } => {
-                        gap = if new > 0 {
+                        checks.gap = if new > 0 {
                             MIN_GAP
                         } else {
-                            (gap * 2).min(MAX_GAP)
+                            (checks.gap * 2).min(MAX_GAP)
                         };
-                        next_asked = Instant::now() + gap;
-                        asked = false;
+                        checks.asked_at = Instant::now() + checks.gap;
+                        checks.asked = false;
                     }
                     // No order yet: the walk under way (if any) teaches it, then try again.
                     sync::Checked::Skipped => {
-                        asked &= sync::due(s.state(), now, self.rewalk);
-                        next_asked = Instant::now() + MIN_GAP;
+                        checks.asked &= sync::due(s.state(), now, self.rewalk);
+                        checks.asked_at = Instant::now() + MIN_GAP;
                     }
                 }
                 continue;
             }
             if sync::due(s.state(), now, self.rewalk) {
-                let rows = s.walk_page().await?;
+                let rows = match s.walk_page().await {
+                    Err(sync::SyncError::LeaseLost) => return Ok(TurnEnd::Lost),
+                    other => other?,
+                };
                 let p = s.progress();
                 if !rows.is_empty() {
                     let _ = self.tx.send(Msg::VisitorNames(labels(&rows)));
@@ -417,21 +552,8 @@ impl SyncRun<'_> {
                 let _ = self.tx.send(Msg::VisitorSync((!p.done).then(|| p.line())));
                 continue;
             }
-            // Nothing due: wait for a row to ask, the next check or the next walk.
-            let to_walk = s
-                .state()
-                .finished_at
-                .map_or(0, |f| (f + self.rewalk).saturating_sub(now))
-                .max(1) as u64;
-            let mut until = next_rare.min(at + Duration::from_secs(to_walk));
-            if asked {
-                until = until.min(next_asked);
-            }
-            let wait = until.saturating_duration_since(at);
-            tokio::select! {
-                _ = self.nudge.wake.notified() => {}
-                _ = tokio::time::sleep(wait.max(Duration::from_millis(50))) => {}
-            }
+            held.release().await;
+            return Ok(TurnEnd::Idle);
         }
     }
 }

@@ -34,8 +34,10 @@ use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
 mod headers;
+pub mod shared;
 
 pub use headers::{Heard, parse_headers};
+pub use shared::Ledger;
 
 /// The window assumed when the service names none (a limit "per minute" is the common one).
 pub const DEFAULT_WINDOW: Duration = Duration::from_secs(60);
@@ -189,6 +191,11 @@ pub fn background_share(left: u32, spent: u32, reserve: u32) -> u32 {
     by_half.min(left.saturating_sub(reserve))
 }
 
+/// The clock of the ledger: unix milliseconds.
+fn now_ms() -> i64 {
+    jiff::Timestamp::now().as_millisecond()
+}
+
 /// The longest window believed.
 pub(crate) const MAX_WINDOW: Duration = Duration::from_secs(24 * 3600);
 
@@ -308,12 +315,44 @@ impl State {
 
 /// A request admitted and not yet answered; dropped when its answer has been heard.
 #[derive(Debug)]
-pub struct Ticket<'a>(&'a Budget);
+pub struct Ticket<'a> {
+    budget: &'a Budget,
+    /// Its record in the shared ledger.
+    id: Option<i64>,
+    refused: bool,
+}
+
+impl Ticket<'_> {
+    /// The answer was a 429: the service did not count this request.
+    pub fn refused(&mut self) {
+        self.refused = true;
+    }
+}
 
 impl Drop for Ticket<'_> {
     fn drop(&mut self) {
-        let mut st = self.0.lock();
+        let mut st = self.budget.lock();
         st.in_flight = st.in_flight.saturating_sub(1);
+        drop(st);
+        if let (Some(id), Some(ledger)) = (self.id, self.budget.ledger()) {
+            let refused = self.refused;
+            let at = now_ms();
+            off_thread(move || ledger.done(id, refused, at));
+        }
+    }
+}
+
+/// Runs a ledger call that nobody waits for on a blocking thread (here when there is no
+/// runtime); a failure is logged (the next admission finds the ledger's state anyway).
+fn off_thread(f: impl FnOnce() -> Result<(), String> + Send + 'static) {
+    let run = move || {
+        if let Err(e) = f() {
+            tracing::warn!(error = %e, "shared request budget: a write failed");
+        }
+    };
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) => drop(h.spawn_blocking(run)),
+        Err(_) => run(),
     }
 }
 
@@ -322,6 +361,9 @@ impl Drop for Ticket<'_> {
 pub struct Budget {
     state: Mutex<State>,
     changed: tokio::sync::Notify,
+    /// Where the other processes on this key record what they send ([`shared`]); `None`:
+    /// this process's budget alone.
+    ledger: Mutex<Option<std::sync::Arc<dyn Ledger>>>,
 }
 
 impl Default for Budget {
@@ -349,7 +391,115 @@ impl Budget {
                 in_flight: 0,
             }),
             changed: tokio::sync::Notify::new(),
+            ledger: Mutex::new(None),
         }
+    }
+
+    /// Shares the budget with the other processes that record into `ledger` (see
+    /// [`shared`]): from now on a request is admitted on what all of them sent.
+    pub fn share(&self, ledger: std::sync::Arc<dyn Ledger>) {
+        // What this process sent before is recorded, so the others count it too: taken while
+        // the ledger is set (under the state's lock), so a request is either in it or goes
+        // through the ledger.
+        let past: Vec<(i64, bool)> = {
+            let now = Instant::now();
+            let now_ms = now_ms();
+            let st = self.lock();
+            *self
+                .ledger
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(ledger.clone());
+            st.sends
+                .iter()
+                .filter(|(t, _)| now.duration_since(*t) < st.window() + COUNT_MARGIN)
+                .map(|(t, p)| {
+                    let ago = now.duration_since(*t).as_millis() as i64;
+                    (now_ms - ago, *p == Priority::Background)
+                })
+                .collect()
+        };
+        if let Err(e) = ledger.record_past(&past) {
+            self.unshare(&e);
+        }
+    }
+
+    /// Whether the budget is shared with other processes now.
+    pub fn is_shared(&self) -> bool {
+        self.ledger().is_some()
+    }
+
+    fn ledger(&self) -> Option<std::sync::Arc<dyn Ledger>> {
+        self.ledger
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Sharing failed (the store went away, stayed locked): this process goes on alone.
+    fn unshare(&self, why: &str) {
+        tracing::warn!(error = %why, "shared request budget off: this process counts alone");
+        *self
+            .ledger
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+
+    /// A 429 asked every request to wait `wait` (its `Retry-After`): the other processes on
+    /// the key wait it too.
+    pub fn paused(&self, wait: Duration) {
+        if let Some(ledger) = self.ledger() {
+            let news = shared::News {
+                learned: None,
+                remaining: None,
+                count_at_429: false,
+                pause: Some(wait),
+            };
+            off_thread(move || ledger.heard(news, now_ms()));
+        }
+    }
+
+    /// Takes what the ledger knows of the limit (another process may have learned it).
+    fn adopt(&self, learned: Option<Learned>) {
+        let Some(l) = learned else { return };
+        let mut st = self.lock();
+        if matches!(st.source, Source::Unknown | Source::TooManyRequests) && st.learned() != Some(l)
+        {
+            st.limit = Some(l.limit);
+            st.window = Some(l.window.clamp(Duration::from_secs(1), MAX_WINDOW));
+            st.source = l.source;
+            st.version += 1;
+        }
+    }
+
+    /// One admission through the ledger: `Ok(Some(id))` admitted, `Ok(None)` not yet (after
+    /// waiting as it says), `Err` sharing is off.
+    async fn admit_shared(
+        &self,
+        ledger: std::sync::Arc<dyn Ledger>,
+        priority: Priority,
+        waited: Duration,
+    ) -> Result<Result<i64, Duration>, String> {
+        let now = now_ms();
+        let a = tokio::task::spawn_blocking(move || ledger.admit(priority, waited, now))
+            .await
+            .map_err(|e| e.to_string())??;
+        self.adopt(a.learned);
+        Ok(match a.verdict {
+            Ok(id) => {
+                let mut st = self.lock();
+                let at = Instant::now();
+                st.prune(at);
+                st.sends.push_back((at, priority));
+                st.in_flight = st.in_flight.saturating_add(1);
+                if let Some(t) = &mut st.told {
+                    t.sent_since = t.sent_since.saturating_add(1);
+                }
+                Ok(id)
+            }
+            Err(until) => Err(Duration::from_millis(
+                until.saturating_sub(now).max(0) as u64
+            )),
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -404,17 +554,76 @@ impl Budget {
         let started = Instant::now();
         let mut said: Option<Instant> = None;
         loop {
+            let Some(ledger) = self.ledger() else {
+                match self
+                    .admit_alone(priority, started, &mut said, on_wait)
+                    .await
+                {
+                    Some(ticket) => return ticket,
+                    // Shared meanwhile: asked of the ledger.
+                    None => continue,
+                }
+            };
             let now = Instant::now();
-            let Err(free) = self.try_admit(priority, now, now.duration_since(started)) else {
-                return Ticket(self);
+            match self.admit_shared(ledger, priority, now - started).await {
+                Ok(Ok(id)) => {
+                    return Ticket {
+                        budget: self,
+                        id: Some(id),
+                        refused: false,
+                    };
+                }
+                Ok(Err(wait)) => {
+                    let free = match priority {
+                        Priority::User => (now + wait).min(started + MAX_USER_WAIT),
+                        Priority::Background => now + wait,
+                    };
+                    // Said once per wait, with how long.
+                    if priority == Priority::User
+                        && said
+                            .is_none_or(|s| s.max(free) - s.min(free) > Duration::from_millis(900))
+                    {
+                        said = Some(free);
+                        on_wait(free - now);
+                    }
+                    // Asked again within a second: other processes' requests end, and a
+                    // waiting user's request holds their background work while it asks.
+                    let until = free.min(now + Duration::from_secs(1));
+                    let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
+                }
+                Err(e) => self.unshare(&e),
+            }
+        }
+    }
+
+    /// Admission by this process's own count; `None` when the budget was shared meanwhile.
+    async fn admit_alone(
+        &self,
+        priority: Priority,
+        started: Instant,
+        said: &mut Option<Instant>,
+        on_wait: &(dyn Fn(Duration) + Send + Sync),
+    ) -> Option<Ticket<'_>> {
+        loop {
+            let now = Instant::now();
+            let free = match self.try_admit(priority, now, now.duration_since(started)) {
+                Ok(()) => {
+                    return Some(Ticket {
+                        budget: self,
+                        id: None,
+                        refused: false,
+                    });
+                }
+                Err(None) => return None,
+                Err(Some(free)) => free,
             };
             let until = match priority {
                 Priority::User => free.min(started + MAX_USER_WAIT),
                 // A user's request may end, an answer may say more: look again soon.
                 Priority::Background => free.min(now + Duration::from_secs(1)),
             };
-            if priority == Priority::User && said != Some(until) {
-                said = Some(until);
+            if priority == Priority::User && *said != Some(until) {
+                *said = Some(until);
                 on_wait(until - now);
             }
             let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
@@ -423,8 +632,18 @@ impl Budget {
 
     /// One look: counts the request as sent and answers `Ok`, or answers when a slot is next
     /// expected. A user's request that has waited [`MAX_USER_WAIT`] goes.
-    fn try_admit(&self, priority: Priority, now: Instant, waited: Duration) -> Result<(), Instant> {
+    /// `Err(None)`: the budget is shared now (checked under the state's lock, which
+    /// [`Budget::share`] holds while it takes the sends so far).
+    fn try_admit(
+        &self,
+        priority: Priority,
+        now: Instant,
+        waited: Duration,
+    ) -> Result<(), Option<Instant>> {
         let mut st = self.lock();
+        if self.ledger().is_some() {
+            return Err(None);
+        }
         st.prune(now);
         let go = match (priority, st.left(now)) {
             (_, None) => true,
@@ -435,7 +654,7 @@ impl Budget {
             }
         };
         if !go {
-            return Err(st.next_free(now));
+            return Err(Some(st.next_free(now)));
         }
         st.sends.push_back((now, priority));
         st.in_flight = st.in_flight.saturating_add(1);
@@ -449,6 +668,7 @@ impl Budget {
     pub fn heard(&self, headers: &HeaderMap, too_many: bool, now_unix: i64) {
         let now = Instant::now();
         let heard = parse_headers(headers, now_unix);
+        let ledger = self.ledger();
         let mut st = self.lock();
         let before = st.learned();
         match heard {
@@ -481,7 +701,11 @@ impl Budget {
                     });
                 }
             }
-            None if too_many && matches!(st.source, Source::Unknown | Source::TooManyRequests) => {
+            // Shared: the ledger counts every process's requests of that minute.
+            None if too_many
+                && ledger.is_none()
+                && matches!(st.source, Source::Unknown | Source::TooManyRequests) =>
+            {
                 // The requests of the last minute, less this one, were what it allowed.
                 st.prune(now);
                 let w = DEFAULT_WINDOW;
@@ -504,7 +728,21 @@ impl Budget {
         if st.learned() != before {
             st.version += 1;
         }
+        let news = shared::News {
+            learned: st.learned().filter(|_| st.source_was_heard()),
+            remaining: heard.and_then(|(h, _)| {
+                h.remaining
+                    .map(|r| (r, h.reset.unwrap_or_else(|| st.window())))
+            }),
+            count_at_429: too_many && heard.is_none(),
+            pause: None,
+        };
         drop(st);
+        if let Some(ledger) = ledger
+            && (news.learned.is_some() || news.remaining.is_some() || news.count_at_429)
+        {
+            off_thread(move || ledger.heard(news, now_ms()));
+        }
         self.changed.notify_waiters();
     }
 }

@@ -231,7 +231,8 @@ async fn background_stops_at_its_share_and_the_user_goes_on() {
     // None left: the user waits until the reset the service named, at most a minute.
     let free = b
         .try_admit(Priority::User, now, Duration::ZERO)
-        .unwrap_err();
+        .unwrap_err()
+        .expect("not shared");
     assert!(free > now + Duration::from_secs(59), "{:?}", free - now);
     assert!(b.try_admit(Priority::User, now, MAX_USER_WAIT).is_ok());
 }

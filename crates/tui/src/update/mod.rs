@@ -237,6 +237,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.names.sync_line = line;
             app.dirty = true;
         }
+        Msg::NamesWritten => super::names_wanted::written(app, &mut cmds),
         Msg::Notice { text, error } => {
             app.post(Message::new(text, error, app.now));
             app.dirty = true;
