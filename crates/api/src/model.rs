@@ -389,7 +389,15 @@ impl<T: WireRow> Page<T> {
         // 1. The plain form servers send, read without serde (`WireRow::scan`). It reads no
         //    backslash anywhere, so a body it reads has no surrogate escape to repair.
         if let Ok(text) = std::str::from_utf8(body)
-            && let Some(page) = Scan::new(text).page::<T>()
+            && let Some(page) =
+                Scan::new(text)
+                    .envelope(T::scan)
+                    .map(|(items, has_more, next_cursor)| Page {
+                        items,
+                        has_more,
+                        next_cursor,
+                        bad_rows: Vec::new(),
+                    })
         {
             return Ok(page);
         }
@@ -602,10 +610,10 @@ mod tests {
             b"".to_vec(),
         ];
         let spaced = " {\t\"has_more\" : false ,\r\n \"data\":[ { \"updatedAt\":\"2026-01-02T03:04:05Z\" , \"createdAt\":\"x\",\"status\":\"\",\"assigneeId\":\"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5e\",\"visitorId\":\"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f50\",\"siteId\":\"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5f\",\"id\":\"6f1c0f5e-1b8e-4f53-9a4e-3c1d2b3a4f5e\"} ] } \n";
-        assert!(Scan::new(spaced).page::<Conversation>().is_some());
+        assert!(Scan::new(spaced).envelope(Conversation::scan).is_some());
         assert!(
             Scan::new(std::str::from_utf8(&page(c, "")).unwrap())
-                .page::<Conversation>()
+                .envelope(Conversation::scan)
                 .is_some()
         );
         let no_assignee = c.replace(r#""assigneeId":null,"#, "");

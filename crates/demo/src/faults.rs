@@ -180,24 +180,31 @@ use axum::response::{IntoResponse, Response};
 use std::time::Duration;
 
 #[cfg(feature = "faults")]
-use super::query::ApiErr;
-#[cfg(feature = "faults")]
-use super::server::{Shared, delay_or_cancel, json_response, sleep_or_cancel};
+use super::query::{ApiErr, json_response};
 
-/// The faults that come before the key is checked: a slow compressor, a server that hangs, a
-/// redirect to another origin, one that echoes the key. `Some(answer)` answers the request.
+/// What the faults that come before the key is checked ask of a request, in this order: a
+/// wait (a slow compressor), a server that hangs (for an hour, then 503), an answer (a
+/// redirect to another origin, one that echoes the key).
 #[cfg(feature = "faults")]
-pub(crate) async fn before_key(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Option<Response> {
-    let f = &s.faults;
-    if let Some(d) = f.slow_compression
-        && asks_compressed(headers)
-    {
-        delay_or_cancel(s, d).await;
+pub(crate) struct BeforeKey {
+    pub wait: Option<Duration>,
+    pub hang: bool,
+    pub answer: Option<Response>,
+}
+
+/// The faults before the key for this request (the server does the waiting).
+#[cfg(feature = "faults")]
+pub(crate) fn before_key(f: &Faults, uri: &Uri, headers: &HeaderMap) -> BeforeKey {
+    BeforeKey {
+        wait: f.slow_compression.filter(|_| asks_compressed(headers)),
+        hang: f.hang,
+        answer: early_answer(f, uri, headers),
     }
-    if f.hang {
-        sleep_or_cancel(s, Duration::from_secs(3600)).await;
-        return Some(StatusCode::SERVICE_UNAVAILABLE.into_response());
-    }
+}
+
+/// A redirect to another origin, or an error that echoes the key.
+#[cfg(feature = "faults")]
+fn early_answer(f: &Faults, uri: &Uri, headers: &HeaderMap) -> Option<Response> {
     if let Some(to) = &f.redirect_to {
         let pq = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
         let loc = format!("{}{pq}", to.trim_end_matches('/'));
@@ -228,8 +235,7 @@ pub(crate) async fn before_key(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Op
 /// The faults that come after the key is accepted (request `n`, from 1): failures, 403s,
 /// 429s, malformed and wrong-shaped answers. `Some(answer)` answers the request.
 #[cfg(feature = "faults")]
-pub(crate) fn after_key(s: &Shared, n: u64, uri: &Uri) -> Option<Response> {
-    let f = &s.faults;
+pub(crate) fn after_key(f: &Faults, n: u64, uri: &Uri) -> Option<Response> {
     let fail = |status: StatusCode| {
         ApiErr::new(status, "server_error", "the demo server was told to fail").into_response()
     };
@@ -309,8 +315,8 @@ pub(crate) fn after_key(s: &Shared, n: u64, uri: &Uri) -> Option<Response> {
 
 /// A decompression bomb for a page's body, when one is asked for.
 #[cfg(feature = "faults")]
-pub(crate) fn bomb(s: &Shared) -> Option<Response> {
-    if s.faults.gzip_bomb {
+pub(crate) fn bomb(f: &Faults) -> Option<Response> {
+    if f.gzip_bomb {
         return Some(
             (
                 [
@@ -322,7 +328,7 @@ pub(crate) fn bomb(s: &Shared) -> Option<Response> {
                 .into_response(),
         );
     }
-    if s.faults.zstd_bomb {
+    if f.zstd_bomb {
         return Some(
             (
                 [

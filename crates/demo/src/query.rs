@@ -200,3 +200,8 @@ mod tests {
         assert!(uuid_param(&q, "site_id").is_err(), "simple form refused");
     }
 }
+
+/// A JSON answer with status 200.
+pub(crate) fn json_response(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}

@@ -17,7 +17,7 @@ use super::Faults;
 use super::ServeOrder;
 use super::cursor::{self, Key};
 use super::data::{Dataset, DemoConversation, DemoVisitor, Indexes};
-use super::query::{ApiErr, enum_param, limit_param, parse_query, uuid_param};
+use super::query::{ApiErr, enum_param, json_response, limit_param, parse_query, uuid_param};
 
 /// The OpenAPI description of the two endpoints, as served at `/openapi.yaml`.
 pub const OPENAPI_YAML: &str = include_str!("../../../assets/openapi.yaml");
@@ -86,7 +86,7 @@ async fn openapi() -> impl IntoResponse {
 }
 
 /// Sleeps, unless the server shuts down first.
-pub(crate) async fn sleep_or_cancel(s: &Shared, d: Duration) {
+async fn sleep_or_cancel(s: &Shared, d: Duration) {
     tokio::select! {
         _ = tokio::time::sleep(d) => {}
         _ = s.cancel.cancelled() => {}
@@ -97,7 +97,7 @@ pub(crate) async fn sleep_or_cancel(s: &Shared, d: Duration) {
 /// convo with pages × (latency + server time). tokio's timer has a 1 ms granularity and rounds up
 /// (20 ms became 21–22 ms a page); so tokio sleeps all but the last 3 ms, and a blocking-pool
 /// thread sleeps to the deadline (tens of µs late). A cancel still ends the long part at once.
-pub(crate) async fn delay_or_cancel(s: &Shared, d: Duration) {
+async fn delay_or_cancel(s: &Shared, d: Duration) {
     const FINE: Duration = Duration::from_millis(3);
     let deadline = std::time::Instant::now() + d;
     if d > FINE {
@@ -133,8 +133,18 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
         s.waiting.fetch_sub(1, Ordering::SeqCst);
     }
     #[cfg(feature = "faults")]
-    if let Some(r) = super::faults::before_key(s, uri, headers).await {
-        return Err(r);
+    {
+        let early = super::faults::before_key(&s.faults, uri, headers);
+        if let Some(d) = early.wait {
+            delay_or_cancel(s, d).await;
+        }
+        if early.hang {
+            sleep_or_cancel(s, Duration::from_secs(3600)).await;
+            return Err(StatusCode::SERVICE_UNAVAILABLE.into_response());
+        }
+        if let Some(r) = early.answer {
+            return Err(r);
+        }
     }
     match headers.get(header::AUTHORIZATION) {
         None => {
@@ -158,14 +168,10 @@ async fn preamble(s: &Shared, uri: &Uri, headers: &HeaderMap) -> Result<u64, Res
         }
     }
     #[cfg(feature = "faults")]
-    if let Some(r) = super::faults::after_key(s, n, uri) {
+    if let Some(r) = super::faults::after_key(&s.faults, n, uri) {
         return Err(r);
     }
     Ok(n)
-}
-
-pub(crate) fn json_response(body: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// A row no client can parse, for the `bad_row` fault.
@@ -182,7 +188,7 @@ fn envelope<T: Serialize>(
     next_cursor: Option<String>,
 ) -> Response {
     #[cfg(feature = "faults")]
-    if let Some(r) = super::faults::bomb(s) {
+    if let Some(r) = super::faults::bomb(&s.faults) {
         return r;
     }
     let mut body = Vec::with_capacity(300 * rows.len() + 64);

@@ -1,8 +1,6 @@
 //! A word-at-a-time reader of the plainest JSON, for the rows servers send almost always: a
 //! page read by it is exactly what serde reads (tested against it), in a fraction of the time.
 
-use crate::model::{Page, WireRow};
-
 /// A cursor over a JSON text that reads only the plainest JSON: strings without escapes or
 /// control characters, `null`, `true`, `false`, and the structure around them. Anything else
 /// makes its readers answer `None`, so a caller falls back to serde for the whole page.
@@ -109,7 +107,12 @@ impl<'a> Scan<'a> {
     }
 
     /// A whole page: `{"data":[…],"has_more":…,"next_cursor":…}` in any order, nothing else.
-    pub(crate) fn page<T: WireRow>(mut self) -> Option<Page<T>> {
+    /// A page's envelope in the plain form: its rows, each read by `row`, `has_more` and
+    /// `next_cursor`; `None` for anything else (a key twice, another key, trailing text).
+    pub(crate) fn envelope<R>(
+        mut self,
+        mut row: impl FnMut(&mut Scan<'a>) -> Option<R>,
+    ) -> Option<(Vec<R>, bool, Option<String>)> {
         let (mut data, mut has_more, mut cursor) = (None, None, None);
         self.eat(b'{')?;
         loop {
@@ -121,7 +124,7 @@ impl<'a> Scan<'a> {
                         self.at += 1;
                     } else {
                         loop {
-                            rows.push(T::scan(&mut self)?);
+                            rows.push(row(&mut self)?);
                             if !self.more(b']')? {
                                 break;
                             }
@@ -151,11 +154,6 @@ impl<'a> Scan<'a> {
         if self.at != self.text.len() {
             return None;
         }
-        Some(Page {
-            items: data?,
-            has_more: has_more?,
-            next_cursor: cursor.flatten(),
-            bad_rows: Vec::new(),
-        })
+        Some((data?, has_more?, cursor.flatten()))
     }
 }
