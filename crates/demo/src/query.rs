@@ -170,6 +170,11 @@ pub(crate) fn enum_param<'a>(
     }
 }
 
+/// A JSON answer with status 200.
+pub(crate) fn json_response(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,9 +204,4 @@ mod tests {
         )]);
         assert!(uuid_param(&q, "site_id").is_err(), "simple form refused");
     }
-}
-
-/// A JSON answer with status 200.
-pub(crate) fn json_response(body: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
