@@ -102,7 +102,7 @@ pub fn ms(d: Duration) -> f64 {
 pub fn naive_main() -> ExitCode {
     let var = |k: &str| std::env::var(k).expect(k);
     let (base, key, limit) = (var("BASE"), var("KEY"), var("LIMIT"));
-    convo::api::client::install_crypto_provider();
+    convo::api::tls::install_crypto_provider();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     rt.block_on(async {
         let client = reqwest::Client::new();

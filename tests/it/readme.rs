@@ -7,7 +7,7 @@ use crate::common;
 
 use convo::api::{ApiKey, Conversation, KeySource, Resource, Visitor};
 use convo::config::{AliasKind, Config, Overrides};
-use convo::tui::command::{Command, Query};
+use convo::tui::command::{Command, RequestFilter};
 use convo::tui::keys::{Group, KeyMap};
 use convo::tui::msg::{Loaded, Msg};
 use convo::tui::names::VisitorLabel;
@@ -202,16 +202,16 @@ fn demo_screen() -> ratatui::buffer::Buffer {
     // columns, as at start).
     app.apply_ui(&cfg.ui, false);
     app.set_sla(cfg.sla.clone(), cfg.ui.columns.conversations.is_some());
-    let fetch = |query: &Query, cursor: Option<String>, limit| {
+    let fetch = |query: &RequestFilter, cursor: Option<String>, limit| {
         let cursor = cursor.as_deref();
         let ignore = common::ignore_retry;
         demo.block_on(async {
             match query {
-                Query::Conversations(f) => client
+                RequestFilter::Conversations(f) => client
                     .list::<_, Conversation>(f, limit, cursor, &ignore)
                     .await
                     .map(Loaded::Conversations),
-                Query::Visitors(f) => client
+                RequestFilter::Visitors(f) => client
                     .list::<_, Visitor>(f, limit, cursor, &ignore)
                     .await
                     .map(Loaded::Visitors),

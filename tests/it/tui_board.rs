@@ -8,11 +8,13 @@ use crossterm::event::KeyCode;
 
 use convo::api::{ConversationFilter, Resource, Status};
 use convo::config::View;
+use convo::config::builtin_views::builtin_views;
 use convo::demo::{DemoOptions, Faults};
-use convo::tui::app::{App, Overlay, builtin_views};
+use convo::tui::app::App;
 use convo::tui::board::Counts;
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
+use convo::tui::overlay::Overlay;
 use convo::tui::testing::{self, FakeServer, ch, key, render};
 use convo::tui::update::update;
 

@@ -12,7 +12,7 @@ use common::{Demo, convo_cmd};
 use convo::api::{Client, Conversation, Resource, RetryNotice, Visitor};
 use convo::demo::Faults;
 use convo::tui::app::App;
-use convo::tui::command::{Command, ExportKind, Query};
+use convo::tui::command::{Command, ExportKind, RequestFilter};
 use convo::tui::msg::{Loaded, Msg};
 use convo::tui::prompt::Prompt;
 use convo::tui::testing::{self, ch, key};
@@ -58,12 +58,12 @@ impl Driver {
         let c = cursor.as_deref();
         let result = self.d.block_on(async {
             match query {
-                Query::Conversations(f) => self
+                RequestFilter::Conversations(f) => self
                     .client
                     .list::<_, Conversation>(f, *limit, c, &quiet)
                     .await
                     .map(Loaded::Conversations),
-                Query::Visitors(f) => self
+                RequestFilter::Visitors(f) => self
                     .client
                     .list::<_, Visitor>(f, *limit, c, &quiet)
                     .await

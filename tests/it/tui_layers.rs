@@ -5,7 +5,8 @@
 
 use crossterm::event::KeyCode;
 
-use convo::tui::app::{App, Overlay};
+use convo::tui::app::App;
+use convo::tui::overlay::Overlay;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::layers::{Layer, stack};
 use convo::tui::update::update;

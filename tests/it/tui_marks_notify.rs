@@ -130,7 +130,7 @@ fn notifies(cmds: &[Command]) -> Vec<usize> {
 fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
     let mut server = FakeServer::new(200, 5);
     let mut app = refreshing(&server);
-    let mut view = convo::tui::app::builtin_view();
+    let mut view = convo::config::builtin_views::builtin_view();
     view.name = "Watch".into();
     view.notify = true;
     app.views.push(view);
@@ -289,7 +289,7 @@ fn a_notify_view_rings_once_per_conversation_that_becomes_imminent() {
     }
     let mut app = refreshing(&server);
     app.set_sla(common::app::first_response(25), false);
-    let mut view = convo::tui::app::builtin_view();
+    let mut view = convo::config::builtin_views::builtin_view();
     view.name = "Watch".into();
     view.notify = true;
     app.views.push(view);

@@ -8,7 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use convo::api::{Assignee, ConversationFilter, Resource, Status};
 use convo::tui::app::App;
-use convo::tui::command::{Command, Query};
+use convo::tui::command::{Command, RequestFilter};
 use convo::tui::msg::Msg;
 use convo::tui::prompt::Prompt;
 use convo::tui::query_line::QueryLine;
@@ -233,7 +233,7 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
     };
     assert!(
         cmds.iter().any(
-            |c| matches!(c, Command::Fetch { query: Query::Conversations(f), .. } if *f == wanted)
+            |c| matches!(c, Command::Fetch { query: RequestFilter::Conversations(f), .. } if *f == wanted)
         ),
         "{cmds:?}"
     );
@@ -252,7 +252,7 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
     // The pane opens on what the line set.
     update(&mut app, ch('/'));
     assert!(
-        matches!(&app.overlay, convo::tui::app::Overlay::Filter(f) if f.conversation_filter() == Some(app.conversations.filter.clone()))
+        matches!(&app.overlay, convo::tui::overlay::Overlay::Filter(f) if f.conversation_filter() == Some(app.conversations.filter.clone()))
     );
 }
 
@@ -353,7 +353,7 @@ fn the_pane_over_a_union_says_so_and_replaces_it() {
     s.settle(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('/'));
     match &app.overlay {
-        convo::tui::app::Overlay::Filter(f) => {
+        convo::tui::overlay::Overlay::Filter(f) => {
             assert_eq!(f.query_note.as_deref(), Some("status:open,pending"))
         }
         other => panic!("{other:?}"),
@@ -373,7 +373,9 @@ fn the_pane_over_a_union_says_so_and_replaces_it() {
     assert_eq!(closed, all, "only closed rows");
     // A pane over filters says nothing more.
     update(&mut app, ch('/'));
-    assert!(matches!(&app.overlay, convo::tui::app::Overlay::Filter(f) if f.query_note.is_none()));
+    assert!(
+        matches!(&app.overlay, convo::tui::overlay::Overlay::Filter(f) if f.query_note.is_none())
+    );
 }
 
 /// Without a local store (no answer to LoadQueryLine), ↑ still brings back the queries run

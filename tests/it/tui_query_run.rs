@@ -303,7 +303,7 @@ fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
 #[test]
 fn the_summary_pane_of_a_union_drills_into_the_query_narrowed() {
     use convo::summary::By;
-    use convo::tui::app::Overlay;
+    use convo::tui::overlay::Overlay;
     let server = FakeServer::new(30, 0);
     let mut app = started(&server, 10);
     query(&mut app, &server, "status:open,pending");

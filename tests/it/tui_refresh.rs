@@ -6,9 +6,10 @@
 use crossterm::event::KeyCode;
 
 use convo::api::{Assignee, Resource};
-use convo::tui::app::{App, Overlay};
+use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
+use convo::tui::overlay::Overlay;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 

@@ -10,9 +10,10 @@ use crossterm::event::KeyCode;
 
 use convo::api::{Resource, Status};
 use convo::config::save_view::{NewView, SaveError, Saved};
-use convo::tui::app::{App, Overlay};
+use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
+use convo::tui::overlay::Overlay;
 use convo::tui::prompt::Prompt;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;

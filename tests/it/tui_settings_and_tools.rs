@@ -711,7 +711,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
         tab: Resource::Conversations,
         generation: gc,
         cursor: None,
-        query: convo::tui::command::Query::Conversations(Default::default()),
+        query: convo::tui::command::RequestFilter::Conversations(Default::default()),
         limit: Limit::new(20).unwrap(),
     });
     update(&mut app, old.unwrap());

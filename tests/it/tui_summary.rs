@@ -9,9 +9,10 @@ use uuid::Uuid;
 use convo::api::{Assignee, Conversation, Resource, Status};
 use convo::demo::dataset;
 use convo::summary::{By, Key};
-use convo::tui::app::{App, Overlay};
-use convo::tui::command::{Command, Query};
+use convo::tui::app::App;
+use convo::tui::command::{Command, RequestFilter};
 use convo::tui::msg::Msg;
+use convo::tui::overlay::Overlay;
 use convo::tui::summary_pane::SummaryPane;
 use convo::tui::testing::{self, FakeServer, ch, key, render};
 
@@ -171,7 +172,7 @@ fn enter_on_a_bucket_filters_the_tab_server_side_and_back_returns() {
             Command::Fetch {
                 tab: Resource::Conversations,
                 cursor: None,
-                query: Query::Conversations(f),
+                query: RequestFilter::Conversations(f),
                 ..
             } => Some(f.clone()),
             _ => None,

@@ -4,17 +4,17 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use uuid::Uuid;
 
 use convo::api::{ApiError, Assignee, ConversationFilter, Resource, Status};
-use convo::tui::app::Overlay;
-use convo::tui::command::{Command, Query};
+use convo::tui::command::{Command, RequestFilter};
 use convo::tui::filter_form::Field;
 use convo::tui::msg::{Loaded, Msg, Task};
+use convo::tui::overlay::Overlay;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 
 use crate::common;
 use common::app::at;
 
-fn fetches(cmds: &[Command]) -> Vec<(Resource, Option<String>, Query)> {
+fn fetches(cmds: &[Command]) -> Vec<(Resource, Option<String>, RequestFilter)> {
     cmds.iter()
         .filter_map(|c| match c {
             Command::Fetch {
@@ -25,7 +25,7 @@ fn fetches(cmds: &[Command]) -> Vec<(Resource, Option<String>, Query)> {
         .collect()
 }
 
-fn conv_fetches(cmds: &[Command]) -> Vec<(Option<String>, Query)> {
+fn conv_fetches(cmds: &[Command]) -> Vec<(Option<String>, RequestFilter)> {
     fetches(cmds)
         .into_iter()
         .filter(|(t, _, _)| *t == Resource::Conversations)
@@ -144,7 +144,7 @@ fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
     assert!(matches!(app.overlay, Overlay::None));
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1);
-    let Query::Conversations(q) = &f[0].1 else {
+    let RequestFilter::Conversations(q) = &f[0].1 else {
         panic!()
     };
     assert_eq!(q.site_id, Some(testing::SITE_A));
@@ -172,7 +172,7 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(matches!(app.overlay, Overlay::None), "applied");
     let f = conv_fetches(&cmds);
-    let Some((_, Query::Conversations(q))) = f.first() else {
+    let Some((_, RequestFilter::Conversations(q))) = f.first() else {
         panic!("no fetch: {cmds:?}")
     };
     assert_eq!(q.site_id, Some(testing::SITE_A));
@@ -276,7 +276,7 @@ fn apply_assignee(steps: usize, agent: Option<&str>) -> ConversationFilter {
         return app.conversations.filter.clone();
     }
     match conv_fetches(&cmds).first() {
-        Some((_, Query::Conversations(q))) => q.clone(),
+        Some((_, RequestFilter::Conversations(q))) => q.clone(),
         other => panic!("no conversations fetch: {other:?} in {cmds:?}"),
     }
 }
@@ -1144,7 +1144,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     );
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1, "{cmds:?}");
-    let Query::Conversations(q) = &f[0].1 else {
+    let RequestFilter::Conversations(q) = &f[0].1 else {
         panic!()
     };
     assert_eq!(q.merged_visitors(), Some(&[a, b][..]));
@@ -1164,7 +1164,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
         },
     );
     let f = conv_fetches(&cmds);
-    let Query::Conversations(q) = &f[0].1 else {
+    let RequestFilter::Conversations(q) = &f[0].1 else {
         panic!()
     };
     assert_eq!(q.visitor_id, Some(a));

@@ -289,7 +289,7 @@ impl std::fmt::Debug for Client {
 }
 
 /// Installs the rustls crypto provider once (it lives with the TLS set-up, below the client).
-pub use super::tls::install_crypto_provider;
+use super::tls::install_crypto_provider;
 
 /// A reqwest builder with the crypto provider installed, no proxy and no redirects.
 /// Tests that talk to the demo server directly use this too.

@@ -64,7 +64,7 @@ pub fn generate(bad: Option<super::BadCert>, h2: bool) -> io::Result<Certs> {
     leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
     let leaf_cert = leaf.signed_by(&leaf_key, &issuer).map_err(err)?;
 
-    convo_api::client::install_crypto_provider();
+    convo_api::tls::install_crypto_provider();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
     let chain: Vec<CertificateDer<'static>> = vec![leaf_cert.der().clone()];
     let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(

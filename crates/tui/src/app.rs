@@ -6,6 +6,7 @@ use jiff::tz::TimeZone;
 use super::columns::{Column, Columns};
 use super::export::WalkExport;
 use super::keys::KeyMap;
+use super::message::StatusMessage;
 use super::profiles::Profiles;
 use super::prompt::Prompt;
 use super::search::Search;
@@ -17,13 +18,8 @@ use convo_api::{Conversation, ConversationFilter, Limit, Resource, Visitor};
 use convo_config::ui::UiConfig;
 use convo_config::{Aliases, View};
 
-pub use super::overlay::Overlay;
-
-pub use convo_config::builtin_views::{
-    BREACHING_VIEW, BUILTIN_VIEW, breaching_view, builtin_view, builtin_views,
-};
-
-pub use super::message::Message;
+use super::overlay::Overlay;
+use convo_config::builtin_views::builtin_views;
 
 /// A refresh samples the Conversations filter's counts at most this often (the end of a walk
 /// always does). The trend draws a day in at most 96 slots, and the store keeps samples 8
@@ -73,7 +69,7 @@ pub struct App {
     /// The detail pane is open, scrolled by this many lines.
     pub detail: Option<usize>,
     /// The status line's message and how long it stays true (see [`super::message`]).
-    pub message: Option<Message>,
+    pub message: Option<StatusMessage>,
     /// The last error the status line showed, whole (the help overlay shows it).
     pub last_error: Option<super::message::LastError>,
     /// The last message the status line was given (an error or not), whole: the status line
@@ -346,17 +342,17 @@ impl App {
 
     /// Says something on the status line for a while (a notice).
     pub fn say(&mut self, text: impl Into<String>) {
-        self.post(Message::notice(text, self.now));
+        self.post(StatusMessage::notice(text, self.now));
     }
 
     /// Says on the status line what failed; it stays until Esc or a newer message.
     pub fn say_error(&mut self, text: impl Into<String>) {
-        self.post(Message::error(text));
+        self.post(StatusMessage::error(text));
     }
 
     /// Puts a message on the status line (news from the background does not cover an error
     /// or a search's count).
-    pub fn post(&mut self, m: Message) {
+    pub fn post(&mut self, m: StatusMessage) {
         if self
             .message
             .as_ref()

@@ -4,17 +4,17 @@ use convo_api::{ConversationFilter, Limit, Resource, VisitorFilter};
 
 /// The filters of one request, frozen when the request is made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Query {
+pub enum RequestFilter {
     Conversations(ConversationFilter),
     Visitors(VisitorFilter),
 }
 
-impl Query {
+impl RequestFilter {
     /// The tab this query lists.
     pub fn tab(&self) -> Resource {
         match self {
-            Query::Conversations(_) => Resource::Conversations,
-            Query::Visitors(_) => Resource::Visitors,
+            RequestFilter::Conversations(_) => Resource::Conversations,
+            RequestFilter::Visitors(_) => Resource::Visitors,
         }
     }
 }
@@ -34,7 +34,7 @@ pub enum Command {
         tab: Resource,
         generation: u64,
         cursor: Option<String>,
-        query: Query,
+        query: RequestFilter,
         limit: Limit,
     },
     /// Fetch one page of stream `stream` of a union tab's walk (a query that needs several
@@ -47,7 +47,7 @@ pub enum Command {
         stream: usize,
         head: bool,
         cursor: Option<String>,
-        query: Query,
+        query: RequestFilter,
         limit: Limit,
     },
     /// Fetch a page of a refresh's re-read from the top (`cursor` `None`: the first);
@@ -55,7 +55,7 @@ pub enum Command {
     FetchHead {
         tab: Resource,
         generation: u64,
-        query: Query,
+        query: RequestFilter,
         limit: Limit,
         cursor: Option<String>,
     },

@@ -193,7 +193,7 @@ fn show(
     // A note on how the query is sent is true of this walk only: it goes with it.
     if let Some(n) = notes.last() {
         let generation = with_tab!(ref app, tab, |t| t.generation);
-        app.post(super::message::Message {
+        app.post(super::message::StatusMessage {
             text: format!("query: {}", convo_text::one_line(n, 300)),
             error: false,
             life: super::message::Life::OfWalk {

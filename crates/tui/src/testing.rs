@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use uuid::Uuid;
 
 use super::app::{App, AppInit};
-use super::command::{Command, Query};
+use super::command::{Command, RequestFilter};
 use super::msg::{Loaded, Msg};
 use convo_api::{Assignee, Conversation, Limit, Page, Status, Timestamp, Visitor};
 use convo_config::Aliases;
@@ -204,7 +204,7 @@ impl FakeServer {
         };
         let start = cursor.and_then(|c| c.parse().ok()).unwrap_or(0);
         let result = Ok(match query {
-            Query::Conversations(f) => {
+            RequestFilter::Conversations(f) => {
                 let rows: Vec<Conversation> = self
                     .conversations
                     .iter()
@@ -221,7 +221,9 @@ impl FakeServer {
                     .collect();
                 Loaded::Conversations(page(&rows, start, limit.get()))
             }
-            Query::Visitors(_) => Loaded::Visitors(page(&self.visitors, start, limit.get())),
+            RequestFilter::Visitors(_) => {
+                Loaded::Visitors(page(&self.visitors, start, limit.get()))
+            }
         });
         if let Some(stream) = stream {
             return Some(Msg::PartLoaded {

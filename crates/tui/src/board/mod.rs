@@ -273,8 +273,8 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::builtin_views;
     use convo_api::{ConversationFilter, Status};
+    use convo_config::builtin_views::builtin_views;
 
     fn counts(n: u64) -> Counts {
         Counts {

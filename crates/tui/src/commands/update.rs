@@ -7,9 +7,10 @@ use crossterm::event::{KeyCode, KeyEvent};
 use uuid::Uuid;
 
 use super::{OutputPane, ProgramRun, RunReport, conversation_fields, copyable, visitor_fields};
-use crate::app::{App, Overlay};
+use crate::app::App;
 use crate::command::Command;
 use crate::keys::{Action, Key};
+use crate::overlay::Overlay;
 use crate::prompt::Prompt;
 use convo_api::Resource;
 use convo_config::commands::{Output, RowFields};

@@ -171,7 +171,7 @@ pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
         // Written: `e` offers a new name again, not the one now taken.
         app.export_path = None;
     }
-    app.post(crate::app::Message::new(text, error, app.now));
+    app.post(crate::message::StatusMessage::new(text, error, app.now));
     app.dirty = true;
 }
 

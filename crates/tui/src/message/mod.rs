@@ -86,16 +86,16 @@ pub fn after(now: jiff::Timestamp, secs: i64) -> jiff::Timestamp {
 
 /// A one-line message in the status line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
+pub struct StatusMessage {
     pub text: String,
     pub error: bool,
     pub life: Life,
 }
 
-impl Message {
+impl StatusMessage {
     /// A notice that lasts [`NOTICE_SECS`] from `now`.
-    pub fn notice(text: impl Into<String>, now: jiff::Timestamp) -> Message {
-        Message {
+    pub fn notice(text: impl Into<String>, now: jiff::Timestamp) -> StatusMessage {
+        StatusMessage {
             text: text.into(),
             error: false,
             life: Life::notice(now),
@@ -103,8 +103,8 @@ impl Message {
     }
 
     /// An error: it stays until Esc or a newer message.
-    pub fn error(text: impl Into<String>) -> Message {
-        Message {
+    pub fn error(text: impl Into<String>) -> StatusMessage {
+        StatusMessage {
             text: text.into(),
             error: true,
             life: Life::Sticky,
@@ -112,17 +112,17 @@ impl Message {
     }
 
     /// A notice, or an error when `error`.
-    pub fn new(text: impl Into<String>, error: bool, now: jiff::Timestamp) -> Message {
+    pub fn new(text: impl Into<String>, error: bool, now: jiff::Timestamp) -> StatusMessage {
         if error {
-            Message::error(text)
+            StatusMessage::error(text)
         } else {
-            Message::notice(text, now)
+            StatusMessage::notice(text, now)
         }
     }
 
     /// True if `self` may take the place of `shown`: news from the background does not
     /// cover an error or a search's count.
-    pub fn may_replace(&self, shown: &Message) -> bool {
+    pub fn may_replace(&self, shown: &StatusMessage) -> bool {
         !(self.life.is_background() && (shown.error || matches!(shown.life, Life::Search { .. })))
     }
 }

@@ -1,7 +1,7 @@
 //! Keeping the status line's message true: after every message to `update`, [`settle`] drops
 //! the one whose lifetime ended, re-words a search's count, and keeps the last error whole.
 
-use super::{Life, Message};
+use super::{Life, StatusMessage};
 use crate::app::App;
 use crate::tab::Replacing;
 
@@ -30,7 +30,7 @@ pub fn looking_up(app: &mut App, what: String) -> u64 {
     let ticket = app
         .lookups
         .begin(app.conversations.generation, what.clone());
-    app.post(Message {
+    app.post(StatusMessage {
         text: format!("looking up {what}… (Esc stops)"),
         error: false,
         life: Life::Lookup { ticket },
@@ -40,7 +40,7 @@ pub fn looking_up(app: &mut App, what: String) -> u64 {
 
 /// "no row selected" (a key that needs one): said until a row is selected.
 pub fn no_row_selected(app: &mut App) {
-    app.post(Message {
+    app.post(StatusMessage {
         text: "no row selected".into(),
         error: false,
         life: Life::NoRow {
@@ -51,7 +51,7 @@ pub fn no_row_selected(app: &mut App) {
 }
 
 /// The message as it should read now, or `None` once it is no longer true.
-fn still_true(app: &App, mut m: Message) -> Option<Message> {
+fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
     let now = app.now;
     let walk_of = |tab| with_tab!(ref app, tab, |t| (t.generation, t.rows().len()));
     let alive = match &m.life {

@@ -3,9 +3,11 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::ProfileSwitch;
-use crate::app::{App, Overlay, builtin_views};
+use crate::app::App;
 use crate::command::Command;
+use crate::overlay::Overlay;
 use crate::prompt::Prompt;
+use convo_config::builtin_views::builtin_views;
 
 /// `P`: opens the picker on the profile in use.
 pub fn open_picker(app: &mut App) {

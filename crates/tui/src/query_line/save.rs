@@ -6,11 +6,12 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::SaveView;
-use crate::app::{App, builtin_views};
+use crate::app::App;
 use crate::command::Command;
 use crate::keys::Action;
 use crate::prompt::{LineEdit, Prompt, edit_line, paste_line};
 use convo_config::View;
+use convo_config::builtin_views::builtin_views;
 use convo_config::save_view::{NewView, SaveError, Saved};
 
 /// `w`: asks for the name of a view holding the active tab's query.

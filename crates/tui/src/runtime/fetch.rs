@@ -5,7 +5,7 @@
 use super::Runtime;
 use super::look_ahead::{Asker, Walk, let_it_leave, lock};
 use super::request::{decode, fetch_body, retry_notices};
-use crate::command::Query;
+use crate::command::RequestFilter;
 use crate::msg::{Loaded, Msg, Task};
 use convo_api::{ApiError, Client, Conversation, Limit, Resource, Visitor};
 
@@ -87,7 +87,7 @@ impl Runtime {
         generation: u64,
         (stream, head): (usize, bool),
         cursor: Option<String>,
-        query: Query,
+        query: RequestFilter,
         limit: Limit,
     ) {
         let tx = self.tx.clone();
@@ -103,10 +103,12 @@ impl Runtime {
             let on_retry = retry_notices(&tx, tab, generation, head, cursor.as_deref());
             let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
             let result = body.and_then(|b| match &query {
-                Query::Conversations(_) => client
+                RequestFilter::Conversations(_) => client
                     .decode_page::<Conversation>(&b)
                     .map(Loaded::Conversations),
-                Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
+                RequestFilter::Visitors(_) => {
+                    client.decode_page::<Visitor>(&b).map(Loaded::Visitors)
+                }
             });
             if let Err(e) = &result {
                 tracing::warn!(?tab, stream, "fetch of a stream failed: {e}");
@@ -134,7 +136,7 @@ impl Runtime {
         tab: Resource,
         generation: u64,
         cursor: Option<String>,
-        query: Query,
+        query: RequestFilter,
         limit: Limit,
         head: bool,
         room: usize,
@@ -142,7 +144,7 @@ impl Runtime {
     ) {
         let client = self.client_for(background);
         let tx = self.tx.clone();
-        if let Query::Conversations(f) = &query
+        if let RequestFilter::Conversations(f) = &query
             && let Some(visitors) = f.merged_visitors()
         {
             let visitors = visitors.to_vec();

@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 use super::Runtime;
 use super::request::{decode, fetch_body, retry_notices};
 use crate::app::App;
-use crate::command::Query;
+use crate::command::RequestFilter;
 use crate::msg::{Loaded, Msg, Task};
 use convo_api::wire::envelope::peek_next;
 use convo_api::{ApiError, Client, Limit, Resource};
@@ -66,7 +66,7 @@ impl Walk {
 pub(super) struct Asker {
     pub(super) walks: Walks,
     pub(super) client: Client,
-    pub(super) query: Query,
+    pub(super) query: RequestFilter,
     pub(super) limit: Limit,
     pub(super) tx: mpsc::UnboundedSender<Msg>,
     pub(super) tab: Resource,

@@ -3,7 +3,7 @@
 
 use tokio::sync::mpsc;
 
-use crate::command::Query;
+use crate::command::RequestFilter;
 use crate::msg::{Loaded, Msg};
 use convo_api::ListFilter;
 use convo_api::{ApiError, Client, Conversation, Limit, Resource, RetryNotice, Visitor};
@@ -11,14 +11,14 @@ use convo_api::{ApiError, Client, Conversation, Limit, Resource, RetryNotice, Vi
 /// A page's body decoded as the rows `query` asks for.
 pub(super) fn decode(
     client: &Client,
-    query: &Query,
+    query: &RequestFilter,
     body: Result<Vec<u8>, ApiError>,
 ) -> Result<Loaded, ApiError> {
     body.and_then(|b| match query {
-        Query::Conversations(_) => client
+        RequestFilter::Conversations(_) => client
             .decode_page::<Conversation>(&b)
             .map(Loaded::Conversations),
-        Query::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
+        RequestFilter::Visitors(_) => client.decode_page::<Visitor>(&b).map(Loaded::Visitors),
     })
 }
 
@@ -47,16 +47,18 @@ pub(super) fn retry_notices(
 /// The body of one page of `query`, with retries.
 pub(super) async fn fetch_body(
     client: &Client,
-    query: &Query,
+    query: &RequestFilter,
     limit: Limit,
     cursor: Option<&str>,
     on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
 ) -> Result<Vec<u8>, ApiError> {
     let url = match query {
-        Query::Conversations(f) => {
+        RequestFilter::Conversations(f) => {
             client.page_url(Resource::Conversations, &f.query_pairs(), limit, cursor)
         }
-        Query::Visitors(f) => client.page_url(Resource::Visitors, &f.query_pairs(), limit, cursor),
+        RequestFilter::Visitors(f) => {
+            client.page_url(Resource::Visitors, &f.query_pairs(), limit, cursor)
+        }
     };
     client.get_body(url, on_retry).await
 }

@@ -2,9 +2,10 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::app::{App, Message};
+use crate::app::App;
 use crate::keys::Action;
 use crate::message::Life;
+use crate::message::StatusMessage;
 use crate::prompt::{LineEdit, Prompt, edit_line};
 use crate::sort::update::{select_row, selected};
 use convo_api::Resource;
@@ -157,9 +158,9 @@ fn say_search(app: &mut App, stepped: bool) {
 
 /// The active tab's search's words as a message that lasts while the search does; `None`
 /// without a search.
-pub fn search_message(app: &App, stepped: bool) -> Option<Message> {
+pub fn search_message(app: &App, stepped: bool) -> Option<StatusMessage> {
     let query = &app.search.get(app.active).query;
-    (!query.is_empty()).then(|| Message {
+    (!query.is_empty()).then(|| StatusMessage {
         text: search_words(app, stepped),
         error: false,
         life: Life::Search {

@@ -4,7 +4,7 @@
 
 use uuid::Uuid;
 
-use super::command::{Command, Query};
+use super::command::{Command, RequestFilter};
 use convo_api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
 use convo_engine::pager::{Merged, Pager, Reread};
 
@@ -44,25 +44,25 @@ impl<T> PerTab<T> {
 /// A filter type a tab can hold.
 pub trait TabFilter: Clone + Default + PartialEq {
     /// The filter frozen into a request.
-    fn query(&self) -> Query;
+    fn request(&self) -> RequestFilter;
     /// The query (of the language) these filters mean.
-    fn as_query(&self) -> convo_query::query::Query;
+    fn query(&self) -> convo_query::query::Query;
 }
 
 impl TabFilter for ConversationFilter {
-    fn query(&self) -> Query {
-        Query::Conversations(self.clone())
+    fn request(&self) -> RequestFilter {
+        RequestFilter::Conversations(self.clone())
     }
-    fn as_query(&self) -> convo_query::query::Query {
+    fn query(&self) -> convo_query::query::Query {
         convo_query::query::filters::of_conversations(self)
     }
 }
 
 impl TabFilter for VisitorFilter {
-    fn query(&self) -> Query {
-        Query::Visitors(self.clone())
+    fn request(&self) -> RequestFilter {
+        RequestFilter::Visitors(self.clone())
     }
-    fn as_query(&self) -> convo_query::query::Query {
+    fn query(&self) -> convo_query::query::Query {
         convo_query::query::filters::of_visitors(self)
     }
 }
@@ -186,7 +186,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     pub fn new(tab: Resource, filter: F, limit: Limit) -> Self {
         TabState {
             tab,
-            query: filter.as_query(),
+            query: filter.query(),
             query_from: Some(filter.clone()),
             union: None,
             filter,
@@ -272,7 +272,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// [`TabState::set_query`] stays as written.
     pub fn sync_query(&mut self) {
         if self.union.is_none() && self.query_from.as_ref() != Some(&self.filter) {
-            self.query = self.filter.as_query();
+            self.query = self.filter.query();
             self.query_from = Some(self.filter.clone());
         }
     }
@@ -507,7 +507,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 tab: self.tab,
                 generation: n.generation,
                 cursor,
-                query: n.filter.query(),
+                query: n.filter.request(),
                 limit,
             });
         }
@@ -519,7 +519,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             tab: self.tab,
             generation: self.generation,
             cursor,
-            query: self.filter.query(),
+            query: self.filter.request(),
             limit,
         })
     }
@@ -578,7 +578,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 Some(cursor) => HeadStep::Next(Command::FetchHead {
                     tab: self.tab,
                     generation: self.generation,
-                    query: self.filter.query(),
+                    query: self.filter.request(),
                     limit: r.limit,
                     cursor: Some(cursor),
                 }),
@@ -620,7 +620,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         Some(Command::FetchHead {
             tab: self.tab,
             generation: self.generation,
-            query: self.filter.query(),
+            query: self.filter.request(),
             limit,
             cursor: Some(cursor),
         })
@@ -751,7 +751,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         Some(Command::FetchHead {
             tab: self.tab,
             generation: self.generation,
-            query: self.filter.query(),
+            query: self.filter.request(),
             limit,
             cursor: None,
         })

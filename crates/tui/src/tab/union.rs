@@ -228,7 +228,7 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
                     stream: i,
                     head,
                     cursor,
-                    query: s.filter.query(),
+                    query: s.filter.request(),
                     limit: self.limit,
                 });
             }

@@ -2,8 +2,9 @@
 //! which then takes their place), the "since you last looked" line, and a task that panicked
 //! taken as failed.
 
-use crate::app::{App, Message};
+use crate::app::App;
 use crate::marks::Watched;
+use crate::message::StatusMessage;
 use crate::msg::{Loaded, Task};
 use crate::tab::marks;
 use convo_api::{ApiError, Page, Resource};
@@ -20,7 +21,7 @@ pub(super) fn since_look_message(app: &mut App) {
     }
     let (new, changed) = app.conversations.marks.counts(generation);
     let when = crate::names::since_words(app.now, &app.tz, taken_at);
-    app.post(Message {
+    app.post(StatusMessage {
         text: format!("{new} new, {changed} changed since {when}"),
         error: false,
         life: crate::message::Life::Walk {

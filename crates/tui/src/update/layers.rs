@@ -12,10 +12,11 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{apply_form, apply_view, on_action, scroll_detail};
-use crate::app::{App, Overlay};
+use crate::app::App;
 use crate::command::Command;
 use crate::filter_form::FormOutcome;
 use crate::keys::Action;
+use crate::overlay::Overlay;
 use crate::prompt::Prompt;
 use crate::{board, commands, export, profiles, query_line, search, summary_pane};
 

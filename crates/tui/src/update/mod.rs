@@ -9,11 +9,13 @@
 
 use crossterm::event::KeyEventKind;
 
-use super::app::{App, Message, Overlay};
+use super::app::App;
 use super::command::Command;
 use super::filter_form::FilterForm;
 use super::keys::Action;
+use super::message::StatusMessage;
 use super::msg::{Msg, Task};
+use super::overlay::Overlay;
 use super::prompt::Prompt;
 use super::tab::Retry;
 use super::tab::marks;
@@ -239,7 +241,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::NamesWritten => super::names_wanted::written(app, &mut cmds),
         Msg::Notice { text, error } => {
-            app.post(Message::new(text, error, app.now));
+            app.post(StatusMessage::new(text, error, app.now));
             app.dirty = true;
         }
         Msg::Copied { text, how } => {
@@ -247,7 +249,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 cmds.push(Command::CopyByTerminal(text.clone()));
             }
             let (words, error) = how.words(&text);
-            app.post(Message::new(words, error, app.now));
+            app.post(StatusMessage::new(words, error, app.now));
         }
         Msg::ProgramDone {
             id,
@@ -560,7 +562,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             } else if waiting {
                 // Said as an error: the status line shows the failed reload's error before a
                 // notice, and this is what L met.
-                app.message = Some(Message::error(format!(
+                app.message = Some(StatusMessage::error(format!(
                     "L waits for the reload: it loads the rest once the reload has answered \
                      ({} tries it again)",
                     app.keymap.key_of(Action::Reload)

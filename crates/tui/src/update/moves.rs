@@ -4,9 +4,10 @@
 use crossterm::event::MouseEventKind;
 use crossterm::event::{MouseButton, MouseEvent};
 
-use crate::app::{App, Overlay};
+use crate::app::App;
 use crate::keys::Action;
 use crate::layout::tab_titles;
+use crate::overlay::Overlay;
 use crate::prompt::Prompt;
 use crate::sort;
 use crate::tab::ScreenLine;

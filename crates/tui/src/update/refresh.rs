@@ -4,9 +4,10 @@
 use super::answers::{conversations_page, visitors_page};
 use super::live;
 use super::watch::take_sample;
-use crate::app::{App, Message};
+use crate::app::App;
 use crate::command::Command;
 use crate::keys::Action;
+use crate::message::StatusMessage;
 use crate::message::{Life, after};
 use crate::msg::Loaded;
 use crate::tab::marks;
@@ -218,7 +219,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
                 until,
             }
         };
-        app.post(Message {
+        app.post(StatusMessage {
             text: said.join(" · "),
             error: false,
             life,

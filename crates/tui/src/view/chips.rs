@@ -131,7 +131,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 fn breaching_title(app: &App) -> Vec<Span<'static>> {
     use convo_engine::sla::{State, Target};
     let name = Span::styled(
-        format!("{} ", crate::app::BREACHING_VIEW),
+        format!("{} ", convo_config::builtin_views::BREACHING_VIEW),
         Style::new().bold(),
     );
     if !app.sla.is_tracked(Target::FirstResponse) {

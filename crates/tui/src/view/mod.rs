@@ -21,7 +21,8 @@ pub mod table;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
-use super::app::{App, Overlay};
+use super::app::App;
+use super::overlay::Overlay;
 
 /// Draws the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {

@@ -19,7 +19,7 @@ use crate::view::marks;
 use convo_api::Resource;
 use convo_engine::sla::State;
 
-pub use crate::columns::Col;
+use crate::columns::Col;
 
 /// Column widths for `width` cells (spacing of 1 between columns); `None` for a dropped
 /// column. Columns shrink to their minimum before any is dropped. Every cell is given out
