@@ -2,7 +2,7 @@
 //! the real binary with a broken config. Each must end with exit code 2, a message that names
 //! the file and the problem, and no request at all (a demo server counts them).
 //!
-//! The parser itself is unit-tested in src/config/mod.rs and fuzzed in tests/fuzz_config.rs.
+//! The parser itself is unit-tested in crates/config/src/lib.rs and fuzzed in tests/fuzz_config.rs.
 
 use crate::common;
 
