@@ -108,12 +108,7 @@ impl Store {
         now_ms: i64,
         len: Duration,
     ) -> Result<Lease, StoreError> {
-        let (path, busy) = (self.path.clone(), self.busy);
-        let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let (tx, err) = self.immediate()?;
         let row = tx
             .query_row(
                 "SELECT holder, pid, host, started, expires_ms FROM sync_lease WHERE walk = ?1",
@@ -129,7 +124,7 @@ impl Store {
                 },
             )
             .optional()
-            .map_err(err)?;
+            .map_err(&err)?;
         let mut taken_over = false;
         if let Some((holder, pid, host, started, expires)) = row
             && holder != me.id
@@ -149,8 +144,8 @@ impl Store {
                expires_ms = excluded.expires_ms",
             params![VISITOR_WALK, me.id, me.pid, me.host, me.started, expires],
         )
-        .map_err(err)?;
-        tx.commit().map_err(err)?;
+        .map_err(&err)?;
+        tx.commit().map_err(&err)?;
         Ok(Lease::Taken { taken_over })
     }
 
@@ -164,12 +159,7 @@ impl Store {
         len: Duration,
     ) -> Result<Option<bool>, StoreError> {
         let expires = now_ms.saturating_add(len.as_millis() as i64);
-        let (path, busy) = (self.path.clone(), self.busy);
-        let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let (tx, err) = self.immediate()?;
         let asked = tx
             .query_row(
                 "SELECT check_asked FROM sync_lease WHERE walk = ?1 AND holder = ?2",
@@ -177,15 +167,15 @@ impl Store {
                 |r| r.get::<_, bool>(0),
             )
             .optional()
-            .map_err(err)?;
+            .map_err(&err)?;
         if asked.is_some() {
             tx.execute(
                 "UPDATE sync_lease SET expires_ms = ?2, check_asked = 0 WHERE walk = ?1",
                 params![VISITOR_WALK, expires],
             )
-            .map_err(err)?;
+            .map_err(&err)?;
         }
-        tx.commit().map_err(err)?;
+        tx.commit().map_err(&err)?;
         Ok(asked)
     }
 

@@ -421,19 +421,34 @@ impl Store {
             .map_err(|e| self.error(&e))
     }
 
-    /// Deletes everything the store holds (the file stays, empty, and is compacted).
-    pub fn clear(&mut self) -> Result<(), StoreError> {
+    /// A write transaction that takes the write lock at once (`BEGIN IMMEDIATE`, so that a
+    /// read and then a write in it cannot race another process's), and how its errors read.
+    pub(crate) fn immediate(
+        &mut self,
+    ) -> Result<
+        (
+            rusqlite::Transaction<'_>,
+            impl Fn(rusqlite::Error) -> StoreError + use<>,
+        ),
+        StoreError,
+    > {
         let (path, busy) = (self.path.clone(), self.busy);
-        let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
+        let err = move |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
+            .map_err(&err)?;
+        Ok((tx, err))
+    }
+
+    /// Deletes everything the store holds (the file stays, empty, and is compacted).
+    pub fn clear(&mut self) -> Result<(), StoreError> {
+        let (tx, err) = self.immediate()?;
         for table in schema::DATA_TABLES {
             tx.execute(&format!("DELETE FROM {table}"), [])
-                .map_err(err)?;
+                .map_err(&err)?;
         }
-        tx.commit().map_err(err)?;
+        tx.commit().map_err(&err)?;
         self.conn
             .execute_batch("VACUUM")
             .map_err(|e| self.error(&e))?;

@@ -127,17 +127,12 @@ impl Store {
         now: i64,
         holder: Option<&str>,
     ) -> Result<Option<u64>, StoreError> {
-        let (path, busy) = (self.path.clone(), self.busy);
-        let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
-        let new = super::visitors::upsert_rows(&tx, rows, now).map_err(err)?;
+        let (tx, err) = self.immediate()?;
+        let new = super::visitors::upsert_rows(&tx, rows, now).map_err(&err)?;
         if let Some(h) = holder
-            && !Store::holds(&tx, h).map_err(err)?
+            && !Store::holds(&tx, h).map_err(&err)?
         {
-            tx.commit().map_err(err)?;
+            tx.commit().map_err(&err)?;
             return Ok(None);
         }
         tx.execute(
@@ -164,8 +159,8 @@ impl Store {
                 state.checked_at,
             ],
         )
-        .map_err(err)?;
-        tx.commit().map_err(err)?;
+        .map_err(&err)?;
+        tx.commit().map_err(&err)?;
         Ok(Some(new))
     }
 
@@ -175,12 +170,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(());
         }
-        let (path, busy) = (self.path.clone(), self.busy);
-        let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
+        let (tx, err) = self.immediate()?;
         {
             let mut st = tx
                 .prepare_cached(
@@ -189,19 +179,19 @@ impl Store {
                      ON CONFLICT(id) DO UPDATE SET rows = excluded.rows,
                        seen_at = excluded.seen_at",
                 )
-                .map_err(err)?;
+                .map_err(&err)?;
             for (id, rows) in ids {
                 st.execute(params![id.as_bytes().as_slice(), rows, now])
-                    .map_err(err)?;
+                    .map_err(&err)?;
             }
             tx.execute(
                 "DELETE FROM unknown_visitors WHERE id NOT IN
                    (SELECT id FROM unknown_visitors ORDER BY seen_at DESC LIMIT ?1)",
                 [UNKNOWN_CAP],
             )
-            .map_err(err)?;
+            .map_err(&err)?;
         }
-        tx.commit().map_err(err)
+        tx.commit().map_err(&err)
     }
 
     /// Loaded rows whose visitors are still unknown (as last noted).

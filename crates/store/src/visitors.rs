@@ -85,14 +85,9 @@ impl Store {
         if rows.is_empty() {
             return Ok(());
         }
-        let (path, busy) = (self.path.clone(), self.busy);
-        let err = |e: rusqlite::Error| StoreError::from_sqlite(&path, &e, busy);
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(err)?;
-        upsert_rows(&tx, rows, now).map_err(err)?;
-        tx.commit().map_err(err)
+        let (tx, err) = self.immediate()?;
+        upsert_rows(&tx, rows, now).map_err(&err)?;
+        tx.commit().map_err(&err)
     }
 
     /// One visitor, if known.
