@@ -8,7 +8,7 @@
 //! refresh off and refresh every `IDLE_REFRESH_SECS` (default 30), the browser runs for
 //! `IDLE_SECS` (default 300) seconds.
 //!
-//! `cargo test --test idle_cost -- --ignored --nocapture`; `CONVO_BIN=path` measures another
+//! `cargo test --test it idle_cost:: -- --ignored --nocapture`; `CONVO_BIN=path` measures another
 //! build (an older convo, for the figure before); `IDLE_SHOW=1` prints each run's last screen
 //! lines (the sync's progress).
 

@@ -4,7 +4,7 @@
 //! conversations, 100 a page): how long `L` takes and how many of its requests are answered
 //! 429, with each kind of headers the demo server can send.
 //!
-//! `cargo test --test l_after_idle -- --ignored --nocapture`; `CONVO_BIN=path` measures another
+//! `cargo test --test it l_after_idle:: -- --ignored --nocapture`; `CONVO_BIN=path` measures another
 //! build; `IDLE_SECS` (default 75), `BUDGET_HEADERS` (ietf,x,none).
 
 use crate::common;

@@ -620,7 +620,7 @@ fn a_saved_view_written_as_a_query() {
 
 /// Timings of section 5 of issue 22, printed, not asserted (a debug build on a shared
 /// machine): a four-stream union at 20 ms latency against its slowest stream alone, and its
-/// first row against one stream's. `cargo test --test query_cli -- --ignored --nocapture timing`
+/// first row against one stream's. `cargo test --test it query_cli:: -- --ignored --nocapture timing`
 #[test]
 #[ignore]
 fn union_timing_at_20ms_latency() {

@@ -123,7 +123,7 @@ fn the_generator_reaches_both_outcomes() {
 }
 
 /// Parse + resolve + plan of a ten-term query, timed (not asserted: a debug build on a shared
-/// machine). `cargo test --test query_props -- --ignored --nocapture ten_terms`.
+/// machine). `cargo test --test it query_props:: -- --ignored --nocapture ten_terms`.
 #[test]
 #[ignore]
 fn ten_terms_timing() {

@@ -1,6 +1,6 @@
 //! The README stays true: its key table is the default key map, its screens are the snapshot
 //! tests' screens, and its picture (`assets/screenshot.svg`) is what the browser draws on the
-//! demo. `UPDATE_README=1 cargo test --test readme` rewrites the blocks,
+//! demo. `UPDATE_README=1 cargo test --test it readme::` rewrites the blocks,
 //! `CONVO_UPDATE_SCREENSHOT=1` the picture.
 
 use crate::common;
@@ -100,7 +100,7 @@ fn readme_blocks_match_the_key_map_and_the_snapshots() {
                     text.replace_range(s..e, want);
                 } else {
                     panic!(
-                        "{path}: block {name} is out of date; run UPDATE_README=1 cargo test --test readme\n{want}"
+                        "{path}: block {name} is out of date; run UPDATE_README=1 cargo test --test it readme::\n{want}"
                     );
                 }
             }
@@ -271,7 +271,7 @@ fn the_readme_picture_is_what_the_browser_draws_on_the_demo() {
             panic!(
                 "assets/screenshot.svg is not what the browser draws on the demo; look at the \
                  new picture and rewrite it with CONVO_UPDATE_SCREENSHOT=1 cargo test --test \
-                 readme"
+                 it readme::"
             );
         }
     }

@@ -1,5 +1,5 @@
 //! Snapshots of every screen on a `TestBackend`, with hand-built rows and a fixed clock.
-//! Update with `INSTA_UPDATE=always cargo test --test tui_snapshots`, review, commit.
+//! Update with `INSTA_UPDATE=always cargo test --test it tui_snapshots::`, review, commit.
 
 use crossterm::event::KeyCode;
 
