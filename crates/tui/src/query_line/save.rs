@@ -166,6 +166,5 @@ pub fn config_file(cfg: &convo_config::Config) -> Option<std::path::PathBuf> {
     cfg.path
         .clone()
         .or_else(|| cfg.demo_file.clone())
-        .or_else(|| std::env::var_os("CONVO_CONFIG").map(Into::into))
-        .or_else(convo_config::default_path)
+        .or_else(|| convo_config::path_for(&convo_config::Overrides::default()))
 }
