@@ -353,14 +353,10 @@ fn the_sync_keeps_its_pace() {
         t.elapsed()
     );
     assert!(err(&o).contains("5 requests"), "{}", err(&o));
-    let t = Instant::now();
+    // `--unpaced` walks again, the same pages (how fast is the machine's, not asserted).
     let o = run(&d, tmp.path(), &["store", "sync", "--unpaced"]);
     assert!(o.status.success(), "{}", err(&o));
-    assert!(
-        t.elapsed() < Duration::from_millis(1000),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(err(&o).contains("5 requests"), "{}", err(&o));
 }
 
 /// Queries and the store: `list visitors -q` keeps every visitor it receives (not only those

@@ -351,6 +351,18 @@ impl DemoServer {
             .unwrap_or_default()
     }
 
+    /// With a request budget: the `/v1` requests it let through, in the order they took their
+    /// slots, each with when it came (the server's clock) and its path and query. Empty
+    /// without one.
+    pub fn limit_log(&self) -> Vec<(std::time::Instant, String)> {
+        self.limiter.as_ref().map_or_else(Vec::new, |l| {
+            l.log
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        })
+    }
+
     /// How many `/v1` requests were served (faulty ones included).
     pub fn request_count(&self) -> u64 {
         self.shared.requests.load(Ordering::SeqCst)
