@@ -289,26 +289,26 @@ fn a_key_command_gets_no_stdin_and_its_key_is_prefix_checked() {
 #[cfg(unix)]
 #[test]
 fn a_key_command_that_leaves_its_output_open_does_not_hang() {
-    // The shell exits at once but a background child keeps stdout open for a minute: the
-    // loader must not wait for it. The event: the loader returned while the child was alive.
+    // The shell exits at once but a background child keeps stdout open for a minute and
+    // writes `ended` as it closes it: the loader must not wait for it. The event: the loader
+    // returned before `ended` was written.
     let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("pid");
+    let (ended, pid_file) = (dir.path().join("ended"), dir.path().join("pid"));
     let (_tmp, r) = load_text(
         &format!(
-            "base_url = \"https://x.example\"\napi_key_command = \"echo {SECRET}; sleep 60 & echo $! > '{}'\"\n",
+            "base_url = \"https://x.example\"\napi_key_command = \"echo {SECRET}; \
+             (sleep 60; echo > '{}') & echo $! > '{}'\"\n",
+            ended.display(),
             pid_file.display()
         ),
         &[],
     );
-    let pid = std::fs::read_to_string(&pid_file).unwrap();
-    let pid = pid.trim();
-    let alive = std::process::Command::new("kill")
-        .args(["-0", pid])
-        .status()
-        .is_ok_and(|s| s.success());
-    let _ = std::process::Command::new("kill").arg(pid).status();
+    let returned_first = !ended.exists();
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+    }
     assert!(
-        alive,
+        returned_first,
         "the loader waited for the child that kept its output open"
     );
     match r {
