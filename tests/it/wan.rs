@@ -496,32 +496,34 @@ fn best_start_to_first_row_with(srv: &Demo, tmp: &std::path::Path, more: &[u8]) 
         .expect("three runs")
 }
 
+/// Start to first row over TLS costs the floor's round trips and no more: each of three runs
+/// opens one connection, does one handshake (TLS 1.3 in one round trip) and sends one
+/// request (no probe, no redirect, no second connection). How close to the floor it comes is a
+/// figure (docs/performance.md, "Timings out of cargo test"), not asserted here.
 #[test]
-fn start_to_first_row_over_tls_is_within_a_tenth_of_three_round_trips() {
+fn start_to_first_row_over_tls_takes_one_connection_one_handshake_one_request() {
     let _timed = timed();
     let tmp = tempfile::tempdir().expect("tmp");
-    // The allowance: the process's own start and its request on loopback, no link.
-    let local = serve(small(None, true), true);
-    let allowance = best_start_to_first_row(&local, tmp.path());
-    drop(local);
     let link = Link {
         rtt: Duration::from_millis(100),
         kbps: None,
     };
     let srv = serve(small(Some(link), true), true);
     let took = best_start_to_first_row(&srv, tmp.path());
-    // The floor, as curl measures it: TCP's handshake, TLS 1.3's, then the request.
+    // The floor, as curl measures it: TCP's handshake, TLS 1.3's, then the request. A slow
+    // machine only adds to it.
     let floor = 3 * link.rtt;
     assert!(
         took >= floor,
         "{took:?} under the floor {floor:?}: no link?"
     );
-    let bound = floor.mul_f64(1.1) + allowance;
-    eprintln!("start to first row: {took:?} on the link, {allowance:?} on loopback");
-    assert!(
-        took <= bound,
-        "start to first row {took:?} > 1.1 x {floor:?} + {allowance:?} (process start on loopback)"
-    );
+    eprintln!("start to first row: {took:?} on the link (floor {floor:?})");
+    let s = srv.s();
+    assert_eq!(s.connection_count(), 3, "one connection a run");
+    let (full, resumed) = s.tls_handshakes();
+    assert_eq!(full + resumed, 3, "one handshake a run");
+    assert_eq!(s.slow_tls_handshakes(), 0, "TLS 1.3 in one round trip");
+    assert_eq!(s.request_count(), 3, "one request a run");
 }
 
 #[test]
@@ -589,6 +591,9 @@ fn tui_first_row(srv: &Demo, tmp: &std::path::Path, slow_start_ms: &str) -> Dura
     took
 }
 
+/// The order of events: with the local start-up held (`CONVO_TEST_SLOW_START`, between
+/// asking for the first page and entering the alternate screen), the first page's request
+/// reaches the server while the terminal is not yet set up. Then the first row shows.
 #[test]
 fn the_browser_opens_its_connection_while_the_terminal_is_set_up_not_after() {
     let _timed = timed();
@@ -598,22 +603,52 @@ fn the_browser_opens_its_connection_while_the_terminal_is_set_up_not_after() {
     };
     let srv = serve(small(Some(link), true), true);
     let tmp = tempfile::tempdir().expect("tmp");
-    let floor = 3 * link.rtt;
     let plain = tui_first_row(&srv, tmp.path(), "");
-    // Local start-up made 300 ms slower (a slow terminal or disk): the first page's
-    // handshakes and request (300 ms over this link) go on meanwhile, so the first row
-    // comes well before the two one after the other would allow.
-    let slow = Duration::from_millis(300);
-    let slowed = tui_first_row(&srv, tmp.path(), "300");
-    eprintln!("browser start to first row: {plain:?}; with start-up 300 ms slower: {slowed:?}");
+    let floor = 3 * link.rtt;
     assert!(
         plain >= floor,
         "{plain:?} under the floor {floor:?}: no link?"
     );
-    assert!(
-        slowed < slow + floor,
-        "first row after {slowed:?}: the connection waited for the 300 ms start-up"
+    // Start-up held 4 s: the request (three round trips, 300 ms, over this link) comes
+    // meanwhile. Had it waited for the terminal, the alternate screen would come first. A
+    // server of its own: the first run's last requests may still be on the link.
+    let srv = serve(small(Some(link), true), true);
+    let ca = tmp.path().join("ca.pem");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let (home, ca) = (
+        tmp.path().to_str().expect("utf-8"),
+        ca.to_str().expect("utf-8"),
     );
+    let (cfg, log) = (tmp.path().join("none.toml"), tmp.path().join("convo.log"));
+    let (key, url) = (srv.s().api_key(), srv.s().base_url());
+    let env = [
+        ("HOME", home),
+        ("CONVO_CONFIG", cfg.to_str().expect("utf-8")),
+        ("CONVO_LOG_FILE", log.to_str().expect("utf-8")),
+        ("CONVO_API_KEY", key.as_str()),
+        ("SSL_CERT_FILE", ca),
+        ("CONVO_TEST_SLOW_START", "4000"),
+    ];
+    let mut p = common::pty::Pty::spawn(&["--base-url", &url], &env, 120, 30);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while srv.s().request_count() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no request came:\n{}",
+            p.screen()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let raw = p.raw();
+    let entered = raw.windows(8).any(|w| w == b"\x1b[?1049h");
+    assert!(
+        !entered,
+        "the first page was asked for after the terminal was set up, not during it"
+    );
+    let first_id = srv.s().data().conversations[0].id.to_string();
+    p.wait_until(Duration::from_secs(20), |s| s.contains(&first_id[..8]));
+    p.send(b"q");
+    assert_eq!(p.wait_exit(Duration::from_secs(10)), Some(0));
 }
 
 #[test]

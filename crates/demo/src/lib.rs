@@ -316,6 +316,12 @@ impl DemoServer {
         self.handshakes.counts()
     }
 
+    /// With TLS, the finished handshakes that took more than one round trip: TLS 1.2's, or
+    /// TLS 1.3's after a HelloRetryRequest.
+    pub fn slow_tls_handshakes(&self) -> u64 {
+        self.handshakes.slow()
+    }
+
     /// With a simulated link: the bytes that crossed it, (to the server, from the server).
     pub fn link_bytes(&self) -> Option<(u64, u64)> {
         self.link_lanes.as_ref().map(|l| l.bytes())
