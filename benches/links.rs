@@ -313,6 +313,59 @@ fn pause_figures(rt: &tokio::runtime::Runtime) {
     rt.block_on(server.shutdown());
 }
 
+/// The visitor sync's pace on loopback (issue 37: a figure here, not an assertion in
+/// tests/it/store_cli.rs and store_sync.rs, which keep the request counts and the paced
+/// walk's floor): a walk of 5 pages (450 visitors) unpaced, at 4 requests a second, and
+/// unpaced after two 429s without a wait. Goals (docs/performance.md, "Timings out of cargo
+/// test"): unpaced well under 1 s (goal < 250 ms); at 4/s 1.0-1.1 s (its starts 250 ms
+/// apart); after the 429s 1.75-1.9 s (1 s, then 500 and 250 ms between starts).
+fn sync_pace_figures(rt: &tokio::runtime::Runtime) {
+    use convo::api::{ApiKey, Client, ClientSettings, KeySource};
+    use convo::store::sync::{Pace, walk};
+    use convo::store::{Store, StoreTask};
+    let one = |pace: Pace, faults: convo::demo::Faults| {
+        let server = rt
+            .block_on(DemoServer::start(DemoOptions {
+                addr: ([127, 0, 0, 1], 0).into(),
+                conversations: 5,
+                visitors: 450,
+                faults,
+                ..DemoOptions::default()
+            }))
+            .expect("demo server");
+        let key = ApiKey::new(&server.api_key(), KeySource::Env, "sk_").expect("key");
+        let client = Client::new(ClientSettings::new(server.base_url(), key)).expect("client");
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let store = StoreTask::spawn(Store::open(&tmp.path().join("store.sqlite")).expect("store"))
+            .expect("store thread");
+        let t = Instant::now();
+        let out = rt
+            .block_on(walk(&client, &store, pace, None, &mut |_, _| {}))
+            .expect("the walk ends");
+        let took = t.elapsed();
+        assert!(out.progress.done, "{:?}", out.progress);
+        rt.block_on(server.shutdown());
+        took
+    };
+    let unpaced = one(Pace::Unpaced, Default::default());
+    let paced = one(Pace::PerSecond(4), Default::default());
+    let limited = one(
+        Pace::Unpaced,
+        convo::demo::Faults {
+            rate_limit_first: 2,
+            retry_after: "0".into(),
+            ..Default::default()
+        },
+    );
+    println!(
+        "visitor sync, 5 pages: unpaced {:.0} ms (goal < 250 ms); at 4/s {:.0} ms (goal \
+         1000-1100 ms); unpaced after two 429s {:.0} ms (goal 1750-1900 ms)",
+        ms(unpaced),
+        ms(paced),
+        ms(limited)
+    );
+}
+
 fn main() -> ExitCode {
     if std::env::var(ROLE).as_deref() == Ok("measure") {
         return measure_main();
@@ -334,6 +387,7 @@ fn main() -> ExitCode {
     let limit = s.limit.to_string();
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     pause_figures(&rt);
+    sync_pace_figures(&rt);
     let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_convo").into());
     let me = std::env::current_exe().expect("own path");
     let me = me.to_str().expect("path");

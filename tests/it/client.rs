@@ -314,13 +314,13 @@ fn a_hanging_server_times_out() {
         fast_settings(s);
         s.request_timeout = Duration::from_millis(300);
     });
-    let t = Instant::now();
     let err = first_conversations(&d, &c, 10).unwrap_err();
+    // The timeout fired on each attempt (the server never answers): four asked, four given up.
     assert!(
         matches!(err, ApiError::Timeout { attempts: 4, .. }),
         "{err:?}"
     );
-    assert!(t.elapsed() < Duration::from_secs(5));
+    assert_eq!(d.requests(), 4);
 }
 
 #[test]

@@ -289,19 +289,27 @@ fn a_key_command_gets_no_stdin_and_its_key_is_prefix_checked() {
 #[cfg(unix)]
 #[test]
 fn a_key_command_that_leaves_its_output_open_does_not_hang() {
-    // The shell exits at once but a background child keeps stdout open: the loader must not
-    // wait for it past its timeout.
-    let started = std::time::Instant::now();
+    // The shell exits at once but a background child keeps stdout open for a minute and
+    // writes `ended` as it closes it: the loader must not wait for it. The event: the loader
+    // returned before `ended` was written.
+    let dir = tempfile::tempdir().unwrap();
+    let (ended, pid_file) = (dir.path().join("ended"), dir.path().join("pid"));
     let (_tmp, r) = load_text(
         &format!(
-            "base_url = \"https://x.example\"\napi_key_command = \"echo {SECRET}; sleep 30 &\"\n"
+            "base_url = \"https://x.example\"\napi_key_command = \"echo {SECRET}; \
+             (sleep 60; echo > '{}') & echo $! > '{}'\"\n",
+            ended.display(),
+            pid_file.display()
         ),
         &[],
     );
+    let returned_first = !ended.exists();
+    if let Ok(pid) = std::fs::read_to_string(&pid_file) {
+        let _ = std::process::Command::new("kill").arg(pid.trim()).status();
+    }
     assert!(
-        started.elapsed() < Duration::from_secs(12),
-        "{:?}",
-        started.elapsed()
+        returned_first,
+        "the loader waited for the child that kept its output open"
     );
     match r {
         Ok(c) => assert_eq!(c.key.expose(), SECRET),

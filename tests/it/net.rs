@@ -575,7 +575,9 @@ fn the_tui_shows_an_untrusted_certificate_as_an_error_without_a_retry_countdown(
     assert!(!screen.contains("retrying"), "{screen}");
     assert!(screen.contains("ca_file"), "the fix is named: {screen}");
     let attempts = p.connects().len();
-    // A retried error would be tried again after 0.5 s, 1 s and 2 s.
+    // A retried error would be tried again after 0.5 s, 1 s and 2 s: a window for attempts
+    // that must not come (an absence has no event to wait for; a slow machine makes the window
+    // prove less, never fail).
     std::thread::sleep(Duration::from_millis(1500));
     let screen = s.screen();
     assert!(!screen.contains("retrying"), "{screen}");

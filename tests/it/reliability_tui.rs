@@ -6,7 +6,7 @@
 //! retrying, and scrolling retrying after an error; this file adds the rest of the matrix.
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use convo::api::{ApiError, BadRow, Conversation, Page, Resource, RetryNotice, Status, Visitor};
 use convo::tui::app::App;
@@ -569,15 +569,10 @@ fn the_ui_keeps_answering_keys_while_the_service_hangs() {
     s.wait_for_in("Esc closes", Duration::from_secs(3));
     s.send(b"\x1b");
     s.wait_gone("Esc closes", Duration::from_secs(3));
-    let asked = Instant::now();
     s.send(b"q");
-    let code = s.wait_exit(Duration::from_secs(5));
+    // The requests hang forever: an exit at all is one that did not wait for them.
+    let code = s.wait_exit(Duration::from_secs(30));
     assert_eq!(code, Some(0), "q quits at once, in-flight requests or not");
-    assert!(
-        asked.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        asked.elapsed()
-    );
     let bytes = s.raw();
     let tail = String::from_utf8_lossy(&bytes[bytes.len().saturating_sub(200)..]).into_owned();
     assert!(
@@ -629,7 +624,7 @@ fn a_page_larger_than_the_limit_is_kept_with_a_footer_warning() {
 }
 
 #[test]
-fn a_2mb_attribute_is_cut_on_screen_and_drawn_quickly() {
+fn a_2mb_attribute_is_cut_on_screen() {
     let mut v = testing::visitor(0);
     let blob = "x".repeat(2 * 1024 * 1024);
     v.attributes = serde_json::json!({ "blob": blob, "plan": "pro" });
@@ -640,19 +635,12 @@ fn a_2mb_attribute_is_cut_on_screen_and_drawn_quickly() {
     let mut app = testing::app(W, H, 20);
     server.settle(&mut app, Msg::Resize(W, H));
     update(&mut app, ch('2'));
-    let start = Instant::now();
     let table = testing::render(&app);
     update(&mut app, key(KeyCode::Enter));
     assert!(app.detail.is_some());
+    // Frame times are a figure of `cargo bench --bench render`, not asserted here (work that
+    // grew with the value, a quadratic cut of 2 MB, would hang this test for hours).
     let detail = testing::render(&app);
-    // A guard against work that grows with the value (a quadratic cut of 2 MB takes hours),
-    // not a speed target: frame times are measured by `cargo bench --bench render`. A tight
-    // bound here failed on a loaded 2-core machine (2.7 s) with nothing wrong.
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "{:?} to draw",
-        start.elapsed()
-    );
     for screen in [&table, &detail] {
         assert!(screen.lines().all(|l| l.chars().count() <= W as usize + 2));
     }
@@ -759,13 +747,7 @@ fn a_401_or_403_mid_walk_keeps_the_rows_and_says_which() {
         // row and loads the next page; pressed while the second page is still on its way it
         // stops at row 50, so it is pressed until a page fails.
         s.wait_for_in("loaded · more available", Duration::from_secs(10));
-        let start = std::time::Instant::now();
-        while !s.screen().contains(says) && start.elapsed() < Duration::from_secs(10) {
-            s.send(b"G");
-            std::thread::sleep(Duration::from_millis(300));
-        }
-        s.wait_for_in(says, Duration::from_secs(1));
-        let screen = s.screen();
+        let screen = s.press_until("G", says);
         assert!(!screen.contains(not), "{status}:\n{screen}");
         let loaded = screen
             .lines()

@@ -353,14 +353,13 @@ fn the_sync_keeps_its_pace() {
         t.elapsed()
     );
     assert!(err(&o).contains("5 requests"), "{}", err(&o));
-    let t = Instant::now();
-    let o = run(&d, tmp.path(), &["store", "sync", "--unpaced"]);
+    // `--unpaced` on a store of its own (the store above has a walk just ended, which a
+    // second sync follows rather than repeats): the same five pages, unpaced (how fast is the
+    // machine's, measured by `cargo bench --bench links`, not asserted).
+    let fresh = tempfile::tempdir().unwrap();
+    let o = run(&d, fresh.path(), &["store", "sync", "--unpaced"]);
     assert!(o.status.success(), "{}", err(&o));
-    assert!(
-        t.elapsed() < Duration::from_millis(1000),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(err(&o).contains("5 requests"), "{}", err(&o));
 }
 
 /// Queries and the store: `list visitors -q` keeps every visitor it receives (not only those

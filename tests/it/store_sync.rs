@@ -46,9 +46,8 @@ fn the_sync_backs_off_on_429_and_finishes() {
     assert!(backed_off, "the 429s were heard");
     // After the 429s: 1 s, then 500 ms and 250 ms between the next starts.
     assert!(took >= Duration::from_millis(1700), "{took:?}");
-    let (out, backed_off, took) = run(&plain);
-    assert!(out.progress.done && !backed_off);
-    assert!(took < Duration::from_millis(1700), "{took:?}");
+    let (out, backed_off, _) = run(&plain);
+    assert!(out.progress.done && !backed_off, "no 429, no back-off");
 }
 
 /// While a user's fetch is in flight the sync asks nothing; it goes on once it is done.
@@ -72,6 +71,8 @@ fn the_sync_waits_for_the_users_own_fetches() {
         let r = walk(&client, &store, Pace::Unpaced, Some(u), &mut |_, _| {}).await;
         let _ = done_tx.send(r.map(|o| o.requests).map_err(|e| e.to_string()));
     });
+    // A window for a request that must not come: an absence has no event to wait for. A slow
+    // machine makes the window prove less, never fail.
     std::thread::sleep(Duration::from_millis(400));
     assert_eq!(
         d.requests(),
@@ -109,16 +110,29 @@ fn a_background_walk_again_sends_one_request_a_minute() {
         .expect("the first walk ends");
     assert!(first.progress.done, "{:?}", first.progress);
     assert_eq!(d.requests() - before, 4, "350 visitors: 4 pages");
-    // Again: one request, then a minute's wait.
+    // Again: one request, then a minute's wait. Waited for: the first request; then a window
+    // for a second one that must not come (an absence has no event to wait for; a slow machine
+    // makes the window prove less, never fail). With an injected clock in the sync's pacing
+    // this could run the whole minute on a paused clock instead.
     let before = d.requests();
     let again = d.block_on(async {
-        tokio::time::timeout(
-            Duration::from_millis(1500),
-            walk(&client, &store, Pace::Background(50), None, &mut |_, _| {}),
-        )
-        .await
+        let mut quiet = |_: convo::store::sync::Progress, _: &[convo::api::Visitor]| {};
+        let one_asked = async {
+            common::wait_until("the walk again to ask for a page", || {
+                d.requests() - before >= 1
+            })
+            .await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        };
+        tokio::select! {
+            r = walk(&client, &store, Pace::Background(50), None, &mut quiet) => Some(r.map(|o| o.requests)),
+            () = one_asked => None,
+        }
     });
-    assert!(again.is_err(), "the walk again is still under way");
+    assert!(
+        again.is_none(),
+        "the walk again is still under way: {again:?}"
+    );
     assert_eq!(d.requests() - before, 1);
     // The user's own `convo store sync` goes on from there at its pace.
     let before = d.requests();

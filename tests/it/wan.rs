@@ -66,7 +66,8 @@ fn a_known_body_over_a_known_link_takes_the_time_the_link_says() {
     let srv = serve(small(Some(link), false), false);
     let http = http_builder().build().expect("client");
     let (first, size) = srv.rt.block_on(timed_get(&http, srv.s()));
-    // As between two user actions: the pool has taken the connection back.
+    // As between two user actions: the pool has taken the connection back (an idle spell, the
+    // behaviour itself; no assertion depends on its length).
     std::thread::sleep(Duration::from_millis(50));
     let (again, size2) = srv.rt.block_on(timed_get(&http, srv.s()));
     assert_eq!(size, size2);
@@ -450,13 +451,10 @@ fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
 
 /// Process start to the first row of `convo list conversations --limit 20` on stdout, over
 /// TLS (the CA trusted through `SSL_CERT_FILE`, as a user with a private CA would).
-/// `more`: PEM trusted besides the server's CA (appended to it).
-fn start_to_first_row_with(srv: &Demo, tmp: &std::path::Path, more: &[u8]) -> Duration {
+fn start_to_first_row(srv: &Demo, tmp: &std::path::Path) -> Duration {
     use std::io::BufRead;
     let ca = tmp.join("ca.pem");
-    let mut pem = srv.s().ca_pem().expect("CA").as_bytes().to_vec();
-    pem.extend_from_slice(more);
-    std::fs::write(&ca, pem).expect("write CA");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
     let mut cmd = common::convo_std_cmd(tmp);
     cmd.env("SSL_CERT_FILE", &ca)
         .env("CONVO_API_KEY", srv.s().api_key())
@@ -485,42 +483,40 @@ fn start_to_first_row_with(srv: &Demo, tmp: &std::path::Path, more: &[u8]) -> Du
 
 /// The best of three runs: a busy machine only ever adds time.
 fn best_start_to_first_row(srv: &Demo, tmp: &std::path::Path) -> Duration {
-    best_start_to_first_row_with(srv, tmp, &[])
-}
-
-fn best_start_to_first_row_with(srv: &Demo, tmp: &std::path::Path, more: &[u8]) -> Duration {
     (0..3)
-        .map(|_| start_to_first_row_with(srv, tmp, more))
+        .map(|_| start_to_first_row(srv, tmp))
         .min()
         .expect("three runs")
 }
 
+/// Start to first row over TLS costs the floor's round trips and no more: each of three runs
+/// opens one connection, does one handshake (TLS 1.3 in one round trip) and sends one
+/// request (no probe, no redirect, no second connection). How close to the floor it comes is a
+/// figure (docs/performance.md, "Timings out of cargo test"), not asserted here.
 #[test]
-fn start_to_first_row_over_tls_is_within_a_tenth_of_three_round_trips() {
+fn start_to_first_row_over_tls_takes_one_connection_one_handshake_one_request() {
     let _timed = timed();
     let tmp = tempfile::tempdir().expect("tmp");
-    // The allowance: the process's own start and its request on loopback, no link.
-    let local = serve(small(None, true), true);
-    let allowance = best_start_to_first_row(&local, tmp.path());
-    drop(local);
     let link = Link {
         rtt: Duration::from_millis(100),
         kbps: None,
     };
     let srv = serve(small(Some(link), true), true);
     let took = best_start_to_first_row(&srv, tmp.path());
-    // The floor, as curl measures it: TCP's handshake, TLS 1.3's, then the request.
+    // The floor, as curl measures it: TCP's handshake, TLS 1.3's, then the request. A slow
+    // machine only adds to it.
     let floor = 3 * link.rtt;
     assert!(
         took >= floor,
         "{took:?} under the floor {floor:?}: no link?"
     );
-    let bound = floor.mul_f64(1.1) + allowance;
-    eprintln!("start to first row: {took:?} on the link, {allowance:?} on loopback");
-    assert!(
-        took <= bound,
-        "start to first row {took:?} > 1.1 x {floor:?} + {allowance:?} (process start on loopback)"
-    );
+    eprintln!("start to first row: {took:?} on the link (floor {floor:?})");
+    let s = srv.s();
+    assert_eq!(s.connection_count(), 3, "one connection a run");
+    let (full, resumed) = s.tls_handshakes();
+    assert_eq!(full + resumed, 3, "one handshake a run");
+    assert_eq!(s.slow_tls_handshakes(), 0, "TLS 1.3 in one round trip");
+    assert_eq!(s.request_count(), 3, "one request a run");
 }
 
 #[test]
@@ -588,6 +584,9 @@ fn tui_first_row(srv: &Demo, tmp: &std::path::Path, slow_start_ms: &str) -> Dura
     took
 }
 
+/// The order of events: with the local start-up held (`CONVO_TEST_SLOW_START`, between
+/// asking for the first page and entering the alternate screen), the first page's request
+/// reaches the server while the terminal is not yet set up. Then the first row shows.
 #[test]
 fn the_browser_opens_its_connection_while_the_terminal_is_set_up_not_after() {
     let _timed = timed();
@@ -597,55 +596,120 @@ fn the_browser_opens_its_connection_while_the_terminal_is_set_up_not_after() {
     };
     let srv = serve(small(Some(link), true), true);
     let tmp = tempfile::tempdir().expect("tmp");
-    let floor = 3 * link.rtt;
     let plain = tui_first_row(&srv, tmp.path(), "");
-    // Local start-up made 300 ms slower (a slow terminal or disk): the first page's
-    // handshakes and request (300 ms over this link) go on meanwhile, so the first row
-    // comes well before the two one after the other would allow.
-    let slow = Duration::from_millis(300);
-    let slowed = tui_first_row(&srv, tmp.path(), "300");
-    eprintln!("browser start to first row: {plain:?}; with start-up 300 ms slower: {slowed:?}");
+    let floor = 3 * link.rtt;
     assert!(
         plain >= floor,
         "{plain:?} under the floor {floor:?}: no link?"
     );
-    assert!(
-        slowed < slow + floor,
-        "first row after {slowed:?}: the connection waited for the 300 ms start-up"
+    // Start-up held 4 s: the request (three round trips, 300 ms, over this link) comes
+    // meanwhile. Had it waited for the terminal, the alternate screen would come first. A
+    // server of its own: the first run's last requests may still be on the link.
+    let srv = serve(small(Some(link), true), true);
+    let ca = tmp.path().join("ca.pem");
+    std::fs::write(&ca, srv.s().ca_pem().expect("CA")).expect("write CA");
+    let (home, ca) = (
+        tmp.path().to_str().expect("utf-8"),
+        ca.to_str().expect("utf-8"),
     );
+    let (cfg, log) = (tmp.path().join("none.toml"), tmp.path().join("convo.log"));
+    let (key, url) = (srv.s().api_key(), srv.s().base_url());
+    let env = [
+        ("HOME", home),
+        ("CONVO_CONFIG", cfg.to_str().expect("utf-8")),
+        ("CONVO_LOG_FILE", log.to_str().expect("utf-8")),
+        ("CONVO_API_KEY", key.as_str()),
+        ("SSL_CERT_FILE", ca),
+        ("CONVO_TEST_SLOW_START", "4000"),
+    ];
+    let mut p = common::pty::Pty::spawn(&["--base-url", &url], &env, 120, 30);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while srv.s().request_count() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no request came:\n{}",
+            p.screen()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let raw = p.raw();
+    let entered = raw.windows(8).any(|w| w == b"\x1b[?1049h");
+    assert!(
+        !entered,
+        "the first page was asked for after the terminal was set up, not during it"
+    );
+    let first_id = srv.s().data().conversations[0].id.to_string();
+    p.wait_until(Duration::from_secs(20), |s| s.contains(&first_id[..8]));
+    p.send(b"q");
+    assert_eq!(p.wait_exit(Duration::from_secs(10)), Some(0));
 }
 
+/// The order of events: the trusted roots are read while the first connection is opened, not
+/// before. `SSL_CERT_FILE` is a FIFO that gives the roots only when this test writes them (as a
+/// large trust store on a slow disk would, later): the server sees the connection first.
+#[cfg(unix)]
 #[test]
 fn trusted_roots_load_while_the_first_connection_is_handshaken() {
+    use std::io::Read;
     let _timed = timed();
-    // A large trust store (as a company's bundle can be): the system's roots twenty times.
-    let system = std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap_or_default();
-    if system.is_empty() {
-        eprintln!("no /etc/ssl/certs/ca-certificates.crt here: nothing to load slowly");
-        return;
-    }
-    let bundle = system.repeat(20);
-    let tmp = tempfile::tempdir().expect("tmp");
-    // On loopback: the process's start with the roots loaded, and its request.
-    let local = serve(small(None, true), true);
-    let alone = best_start_to_first_row_with(&local, tmp.path(), &bundle);
-    drop(local);
     let link = Link {
         rtt: Duration::from_millis(100),
         kbps: None,
     };
     let srv = serve(small(Some(link), true), true);
-    let took = best_start_to_first_row_with(&srv, tmp.path(), &bundle);
-    let floor = 3 * link.rtt;
-    eprintln!(
-        "start to first row with the large store: {alone:?} on loopback, {took:?} on the link"
-    );
-    // The roots are needed when the server's certificate comes, two round trips after the
-    // connection starts: loaded meanwhile, at least half a round trip of their time is hidden
-    // (loaded first, the link adds its whole floor on top of them).
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fifo = tmp.path().join("roots.pem");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success(), "mkfifo");
+    let mut cmd = common::convo_std_cmd(tmp.path());
+    cmd.env("SSL_CERT_FILE", &fifo)
+        .env("CONVO_API_KEY", srv.s().api_key())
+        .args(["--base-url", &srv.s().base_url()])
+        .args(["list", "conversations", "--limit", "5", "--format", "jsonl"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("runs");
+    // Until the roots are written, a connection can only be one opened while they load.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let connected_first = loop {
+        if srv.s().connection_count() >= 1 {
+            break true;
+        }
+        if Instant::now() > deadline {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // The roots now (opening the FIFO waits for its reader).
+    std::fs::write(&fifo, srv.s().ca_pem().expect("CA")).expect("write the roots");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("convo did not finish after the roots were written");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("stdout");
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
     assert!(
-        took + link.rtt / 2 < alone + floor,
-        "{took:?} on the link >= {alone:?} + {floor:?} - {:?}: the roots were loaded before connecting",
-        link.rtt / 2
+        connected_first,
+        "no connection until the roots were read: they were loaded before connecting"
     );
+    assert!(child.wait().expect("exits").success(), "{err}");
+    assert!(out.starts_with('{'), "first line: {out:?}; {err}");
 }

@@ -317,6 +317,12 @@ impl DemoServer {
         self.handshakes.counts()
     }
 
+    /// With TLS, the finished handshakes that took more than one round trip: TLS 1.2's, or
+    /// TLS 1.3's after a HelloRetryRequest.
+    pub fn slow_tls_handshakes(&self) -> u64 {
+        self.handshakes.slow()
+    }
+
     /// With a simulated link: the bytes that crossed it, (to the server, from the server).
     pub fn link_bytes(&self) -> Option<(u64, u64)> {
         self.link_lanes.as_ref().map(|l| l.bytes())
@@ -350,6 +356,18 @@ impl DemoServer {
             .as_ref()
             .map(|l| l.counts())
             .unwrap_or_default()
+    }
+
+    /// With a request budget: the `/v1` requests it let through, in the order they took their
+    /// slots, each with when it came (the server's clock) and its path and query. Empty
+    /// without one.
+    pub fn limit_log(&self) -> Vec<(std::time::Instant, String)> {
+        self.limiter.as_ref().map_or_else(Vec::new, |l| {
+            l.log
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        })
     }
 
     /// How many `/v1` requests were served (faulty ones included).

@@ -51,7 +51,13 @@ pub(crate) struct Limiter {
     pub passed: [AtomicU64; 2],
     /// Requests answered 429, per list.
     pub refused: [AtomicU64; 2],
+    /// The requests let through, when each came and its path and query (the first
+    /// [`MAX_LOG`]): what a test reads to check a client's pace by the server's clock.
+    pub log: Mutex<Vec<(Instant, String)>>,
 }
+
+/// Requests kept in [`Limiter::log`]: a long run does not grow the server without bound.
+const MAX_LOG: usize = 20_000;
 
 /// Counts of one list: requests let through and answered 429.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,6 +79,7 @@ impl Limiter {
             keys: Mutex::new(HashMap::new()),
             passed: Default::default(),
             refused: Default::default(),
+            log: Default::default(),
         }
     }
 
@@ -162,9 +169,19 @@ pub(crate) async fn layer(
             .hash(&mut h);
         h.finish()
     };
-    match limiter.take(key, Instant::now()) {
+    let now = Instant::now();
+    match limiter.take(key, now) {
         (Ok(left), frees_in) => {
             limiter.passed[list].fetch_add(1, Ordering::SeqCst);
+            {
+                let mut log = limiter
+                    .log
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if log.len() < MAX_LOG {
+                    log.push((now, req.uri().to_string()));
+                }
+            }
             let mut resp = next.run(req).await;
             limiter.say(resp.headers_mut(), left, frees_in);
             resp

@@ -98,6 +98,9 @@ pub fn generate(bad: Option<super::BadCert>, h2: bool) -> io::Result<Certs> {
 pub struct Handshakes {
     full: AtomicU64,
     resumed: AtomicU64,
+    /// Those that took more than one round trip: TLS 1.2's, or TLS 1.3's after a
+    /// HelloRetryRequest (the client guessed a key share the server does not take).
+    slow: AtomicU64,
 }
 
 impl Handshakes {
@@ -109,7 +112,17 @@ impl Handshakes {
         )
     }
 
-    fn count(&self, kind: Option<rustls::HandshakeKind>) {
+    /// Handshakes that took more than one round trip (TLS 1.2, or a HelloRetryRequest).
+    pub fn slow(&self) -> u64 {
+        self.slow.load(Ordering::SeqCst)
+    }
+
+    fn count(&self, kind: Option<rustls::HandshakeKind>, version: Option<rustls::ProtocolVersion>) {
+        if kind == Some(rustls::HandshakeKind::FullWithHelloRetryRequest)
+            || version != Some(rustls::ProtocolVersion::TLSv1_3)
+        {
+            self.slow.fetch_add(1, Ordering::SeqCst);
+        }
         match kind {
             Some(rustls::HandshakeKind::Resumed) => &self.resumed,
             _ => &self.full,
@@ -159,7 +172,8 @@ impl TlsListener {
                 tokio::spawn(async move {
                     let hs = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream));
                     if let Ok(Ok(tls)) = hs.await {
-                        handshakes.count(tls.get_ref().1.handshake_kind());
+                        let conn = tls.get_ref().1;
+                        handshakes.count(conn.handshake_kind(), conn.protocol_version());
                         let _ = tx.send((tls, peer)).await;
                     }
                 });

@@ -6,7 +6,8 @@ use convo::demo::{DemoOptions, DemoServer};
 use reqwest::Method;
 use serde_json::Value;
 
-use super::{get, get_as, ids, send, start, start_faulty, walk};
+use super::{get, get_as, http, ids, send, start, start_faulty, walk};
+use crate::common;
 use convo::demo::Faults;
 
 #[tokio::test]
@@ -100,21 +101,31 @@ async fn body_faults_malformed_wrong_shape_bad_row() {
 #[tokio::test]
 async fn transport_faults_hang_reset_redirect() {
     let s = start_faulty(5, 5, |f| f.hang = true).await;
-    let t = Instant::now();
     let quick = Duration::from_millis(300);
     let err = send(&s, Method::GET, "/v1/visitors", quick)
         .await
         .unwrap_err();
     assert!(err.is_timeout(), "{err:?}");
-    assert!(t.elapsed() < Duration::from_secs(3));
-    // A hanging request does not hold up the shutdown.
-    let t = Instant::now();
-    s.shutdown().await;
-    assert!(
-        t.elapsed() < Duration::from_millis(1500),
-        "{:?}",
-        t.elapsed()
+    // A hanging request does not hold up the shutdown: the shutdown tells it, and it is
+    // answered (503) as the server stops, not cut off when a stuck server is aborted.
+    let url = format!("{}/v1/visitors", s.base_url());
+    let held = tokio::spawn(
+        http(Duration::from_secs(60))
+            .get(url)
+            .bearer_auth(s.api_key())
+            .send(),
     );
+    let asked = s.request_count() + 1;
+    common::wait_until("the held request to reach the server", || {
+        s.request_count() >= asked
+    })
+    .await;
+    s.shutdown().await;
+    let r = held
+        .await
+        .unwrap()
+        .expect("an answer, not a cut connection");
+    assert_eq!(r.status(), 503);
 
     let s = start_faulty(50, 5, |f| f.reset_mid_body = true).await;
     let r = send(
