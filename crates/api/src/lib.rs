@@ -16,7 +16,8 @@ pub mod tls;
 pub mod wire;
 
 pub use budget::{Budget, Priority};
-pub use client::{Client, ClientSettings, Probe, RetryNotice};
+pub use client::probe::Probe;
+pub use client::{Client, ClientSettings, RetryNotice};
 pub use error::ApiError;
 pub use filter::{
     Assignee, ConversationFilter, FilterError, Limit, ListFilter, Resource, VisitorFilter,
