@@ -32,6 +32,7 @@ STORE=${STORE:-false}
 
 [ -x "$BIN" ] || { echo "no $BIN: cargo build --release" >&2; exit 1; }
 command -v tmux >/dev/null || { echo "needs tmux" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 sock="convo-load-all-$$"
@@ -70,16 +71,21 @@ config() {
     echo "$home"
 }
 
+# CPU time (user + system, ms) of a process so far; a zombie still has its times.
+cpu_ms() { awk '{ sub(/.*\) /, ""); print ($12 + $13) * 10 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# Prints "wall-ms cpu-ms" of one list walk (its CPU time as GNU time reports it).
 list_run() {
     local home t0 t1
     home=$(config list)
     t0=$(now)
     HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
         CONVO_CONFIG="$home/convo.toml" CONVO_API_KEY="$key" \
+        /usr/bin/time -f '%U %S' -o "$tmp/list.time" \
         "$BIN" --base-url "$url" list conversations --all --limit "$PAGE" --format jsonl \
         >/dev/null
     t1=$(now)
-    ms "$t0" "$t1"
+    echo "$(ms "$t0" "$t1") $(awk '{ printf "%.0f", ($1 + $2) * 1000 }' "$tmp/list.time")"
 }
 
 # The pane is polled with capture-pane every POLL seconds. Each poll starts one tmux client
@@ -104,8 +110,9 @@ wait_screen() {
 # What the pane shows (for an error message).
 screen() { tmux -L "$sock" capture-pane -p -t convo 2>/dev/null || true; }
 
+# Prints "wall-ms cpu-ms" of one `L` (the browser's CPU time, all its threads).
 tui_run() {
-    local home t0 t1 done
+    local home t0 t1 done pid c0 c1
     home=$(config tui)
     done="all $(echo "$ROWS" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') loaded"
     tmux -L "$sock" -f /dev/null new-session -d -s convo -x "$COLS" -y "$LINES_" \
@@ -118,27 +125,31 @@ tui_run() {
     # The first screen of rows (the footer's row number), then a moment for it to settle.
     wait_screen " row 1 · " 60 || { screen >&2; echo "no first screen" >&2; exit 1; }
     sleep 0.5
+    pid=$(tmux -L "$sock" display-message -p -t convo '#{pane_pid}')
+    c0=$(cpu_ms "$pid")
     t0=${EPOCHREALTIME/[.,]/}
     tmux -L "$sock" send-keys -t convo L
     wait_screen "$done" 600 || { screen >&2; echo "L never finished" >&2; exit 1; }
     t1=${EPOCHREALTIME/[.,]/}
+    c1=$(cpu_ms "$pid")
     tmux -L "$sock" kill-server 2>/dev/null || true
-    ms "$t0" "$t1"
+    echo "$(ms "$t0" "$t1") $((c1 - c0))"
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 echo "# $ROWS rows, page $PAGE, ${COLS}x$LINES_ tmux pane, store=$STORE, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| run | convo list --all > /dev/null | L in tmux | ratio |"
-echo "|---|---|---|---|"
+echo "| run | convo list --all > /dev/null | L in tmux | ratio | CPU: list / L |"
+echo "|---|---|---|---|---|"
 lists=() tuis=()
 for i in $(seq "$RUNS"); do
-    l=$(list_run)
-    t=$(tui_run)
+    read -r l lc < <(list_run)
+    read -r t tc < <(tui_run)
+    [ -n "$l" ] && [ -n "$t" ] || { echo "run $i failed" >&2; exit 1; }
     lists+=("$l") tuis+=("$t")
-    echo "| $i | $l ms | $t ms | $(awk -v t="$t" -v l="$l" 'BEGIN { printf "%.2fx", t / l }') |"
+    echo "| $i | $l ms | $t ms | $(awk -v t="$t" -v l="$l" 'BEGIN { printf "%.2fx", t / l }') | $lc / $tc ms |"
 done
 lm=$(printf '%s\n' "${lists[@]}" | median)
 tm=$(printf '%s\n' "${tuis[@]}" | median)
-echo "| median | $lm ms | $tm ms | $(awk -v t="$tm" -v l="$lm" 'BEGIN { printf "%.2fx", t / l }') |"
+echo "| median | $lm ms | $tm ms | $(awk -v t="$tm" -v l="$lm" 'BEGIN { printf "%.2fx", t / l }') | |"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
