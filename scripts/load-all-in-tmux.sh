@@ -40,6 +40,7 @@ server_pid=
 cleanup() {
     tmux -L "$sock" kill-server 2>/dev/null || true
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"
     rm -rf "$tmp"
 }
 trap cleanup EXIT
