@@ -41,6 +41,15 @@ fn main() -> ExitCode {
     } else {
         tokio::runtime::Builder::new_multi_thread()
     };
+    // The browser's loop runs on this thread (block_on); its fetches need one worker beside
+    // it, not one per core: with a worker per core, every page asked for wakes another worker
+    // to steal it, and on a busy 2-core machine those wake-ups and the third runnable thread
+    // cost wall time (issue 36: `L` of 300,000 rows in tmux, scripts/load-all-in-tmux.sh,
+    // about 18 % faster with one worker; docs/performance.md). `--demo` keeps a worker per
+    // core: its server runs in this process.
+    if cli.command.is_none() && !cli.demo {
+        builder.worker_threads(1);
+    }
     let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {

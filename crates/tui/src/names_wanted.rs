@@ -30,18 +30,18 @@ pub fn page_arrived(
             || t.next.as_ref().is_some_and(|n| n.generation == generation));
     match result {
         Ok(Loaded::Conversations(p)) if wanted => {
-            let mut rows: HashMap<Uuid, u32> = HashMap::new();
-            let mut order = Vec::new();
-            for c in &p.items {
-                let n = rows.entry(c.visitor_id).or_default();
-                if *n == 0 {
-                    order.push(c.visitor_id);
-                }
-                *n += 1;
-            }
-            let want = app.names.want(order);
+            // One look-up a row in the cache (each visitor asked once, in the page's order);
+            // rows are counted only for the visitors asked about, which after the first pages
+            // of a walk (`L`) are none: no map built per page.
+            let want = app.names.want(p.items.iter().map(|c| c.visitor_id));
             if !want.is_empty() {
-                let ids = want.into_iter().map(|id| (id, rows[&id])).collect();
+                let ids = want
+                    .into_iter()
+                    .map(|id| {
+                        let n = p.items.iter().filter(|c| c.visitor_id == id).count();
+                        (id, n as u32)
+                    })
+                    .collect();
                 cmds.push(Command::LoadNames(ids));
             }
         }

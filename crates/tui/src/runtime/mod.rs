@@ -171,6 +171,7 @@ impl Runtime {
         // Input (and the first frame) is drawn at once; answers at most every ANSWER_FRAME.
         let mut urgent = true;
         let mut last_draw = Instant::now();
+        let mut done = walk_done(app);
         loop {
             if std::mem::take(&mut self.resumed) {
                 // Back from Ctrl-Z: the screen is not ours any more, and may have a new size.
@@ -262,6 +263,13 @@ impl Runtime {
                     break;
                 }
             }
+            // The page that ends the shown tab's walk (`all N loaded`) is drawn at once, not
+            // up to ANSWER_FRAME later: once a walk, and the moment a user waits for.
+            let now_done = walk_done(app);
+            if now_done && !done {
+                urgent = true;
+            }
+            done = now_done;
         }
     }
 
@@ -733,6 +741,11 @@ impl Drop for Runtime {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// Whether the shown tab's walk has reached the end of its list.
+fn walk_done(app: &App) -> bool {
+    with_tab!(ref app, app.active, |t| t.pager.is_done())
 }
 
 /// The message for a terminal event; mouse moves and drags are ignored (nothing to redraw).
