@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use convo::api::{ApiKey, Client, KeySource};
-use convo::cli::{self, Cli, Command, ConfigCommand, ListCommand};
+use convo::cli::{self, Cli, Command, ConfigCommand, ListCommand, StoreCommand};
 use convo::config::{Config, Overrides};
 use convo::demo::{DemoOptions, DemoServer};
 use convo::exit;
@@ -207,11 +207,17 @@ async fn run(cli: Cli) -> u8 {
         Err(e) => return report(&e, exit::exit_code(&e)),
     };
     tracing::info!(base = %client.base_url(), key = %client.masked_key(), "starting");
-    // Every process on this profile's store shares one request budget (its ledger).
+    // Every process on this profile's store shares one request budget (its ledger): those
+    // that send requests. `store path`, `stats` and `clear` send none, and must not open (and
+    // so create) the store from a thread of their own: `store path` before a test wrote a
+    // damaged file left a fresh store's WAL beside it, and the damage went unseen.
     if matches!(
         cli.command,
         None | Some(
-            Command::List(_) | Command::Summary(_) | Command::Exporter(_) | Command::Store(_)
+            Command::List(_)
+                | Command::Summary(_)
+                | Command::Exporter(_)
+                | Command::Store(StoreCommand::Sync { .. })
         )
     ) {
         convo::store::ledger::share(&cfg, &client);
