@@ -1,6 +1,9 @@
-//! The pure parts of walking a list: the cursor walk ([`pager`]) and a conversation's state
-//! against its response-time targets ([`sla`]). No I/O, no clock of their own.
+//! The pure parts of walking a list: the cursor walk of one stream ([`pager`]), a union of
+//! streams merged in the service's order ([`union`], with its [`merge`]), and a conversation's
+//! state against its response-time targets ([`sla`]). No I/O, no clock of their own.
 #![forbid(unsafe_code)]
 
+pub mod merge;
 pub mod pager;
 pub mod sla;
+pub mod union;

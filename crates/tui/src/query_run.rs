@@ -335,7 +335,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             let Some(u) = t.union.as_mut() else {
                 return Pumped::NotUnion;
             };
-            if u.pages == 0 && !u.loading() {
+            if u.pages() == 0 && !u.loading() {
                 u.now = now;
             }
             let checks = u.checks.clone();
@@ -383,7 +383,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             let Some(u) = t.union.as_mut() else {
                 return Pumped::NotUnion;
             };
-            if u.pages == 0 && !u.loading() {
+            if u.pages() == 0 && !u.loading() {
                 u.now = now;
             }
             let checks = u.checks.clone();

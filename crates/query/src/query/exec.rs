@@ -1,26 +1,27 @@
 //! The union executor: a plan's streams walked side by side, merged lazily.
 //!
-//! Each stream is one cursor walk ([`Pager`]) with at most one request in flight; a stream's
+//! Each stream is one cursor walk with at most one request in flight; a stream's
 //! next page is asked for only when the merge needs its next row (or, with `prefetch`, as soon
 //! as its page before arrived: one page ahead). The streams share the client, whose
 //! `max_parallel` permits (one set per service, for every walk of the process) are the only
 //! cap on the requests in flight at once.
 //!
-//! The merge itself (the order learned from the rows, each id once) is [`super::merge`], which
-//! the browser's union tabs share. A stream that fails is named in a notice and the others go
+//! The walk itself (the streams' cursors, the order learned from the rows, each id once, the
+//! request count budgets are kept by) is the engine's [`Streams`], which the browser's union
+//! tabs drive too; this is its driver over the client. A stream that fails is named in a notice and the others go
 //! on.
 
 use std::sync::{Arc, Mutex};
 
 use tokio::task::JoinHandle;
 
-pub use super::merge::{Merge, Order, Timed, common_order, orders_followed};
-use super::merge::{Merger, Step};
 use super::plan::request_line;
 use crate::output::{bad_row_line, retry_line};
 use convo_api::model::WireRow;
 use convo_api::{ApiError, Client, Limit, ListFilter, Page};
-use convo_engine::pager::Pager;
+use convo_engine::merge::Step;
+pub use convo_engine::merge::{Merge, Order, Timed, common_order, orders_followed};
+use convo_engine::union::Streams;
 
 /// One page request on its own task (which decodes the page too, off the merge's thread), with
 /// the retry notices it heard.
@@ -36,21 +37,15 @@ impl<T> Drop for Fetch<T> {
     }
 }
 
-struct Stream<F, T> {
-    filter: F,
-    pager: Pager<T>,
-    in_flight: Option<Fetch<T>>,
-    failed: bool,
-}
-
 /// A union of streams, merged lazily. Rows come out of [`Union::next`].
 pub struct Union<F, T> {
     client: Client,
     limit: Limit,
-    streams: Vec<Stream<F, T>>,
-    merger: Merger<T>,
+    /// The walk itself: the streams' cursors and their merge (the engine's).
+    walk: Streams<T, F>,
+    /// Each stream's request in flight, by stream number.
+    in_flight: Vec<Option<Fetch<T>>>,
     prefetch: bool,
-    requests: u64,
     notices: Vec<String>,
     failures: Vec<(usize, ApiError)>,
     bad_rows: usize,
@@ -72,18 +67,9 @@ where
         Union {
             client,
             limit,
-            merger: Merger::new(streams.len()),
-            streams: streams
-                .into_iter()
-                .map(|filter| Stream {
-                    filter,
-                    pager: Pager::new(limit.get()),
-                    in_flight: None,
-                    failed: false,
-                })
-                .collect(),
+            in_flight: streams.iter().map(|_| None).collect(),
+            walk: Streams::new(streams, limit.get()),
             prefetch,
-            requests: 0,
             notices: Vec::new(),
             failures: Vec::new(),
             bad_rows: 0,
@@ -106,17 +92,17 @@ where
     }
 
     fn budget_spent(&self) -> bool {
-        self.max_requests.is_some_and(|m| self.requests >= m)
+        self.max_requests.is_some_and(|m| self.walk.requests() >= m)
     }
 
     /// Requests sent so far (retries not counted).
     pub fn requests(&self) -> u64 {
-        self.requests
+        self.walk.requests()
     }
 
     /// How rows are merged, once the first pages are in.
     pub fn merge(&self) -> Option<Merge> {
-        self.merger.merge()
+        self.walk.merge()
     }
 
     /// Lines for stderr (retries, unreadable rows, a failed stream, the order), taken.
@@ -136,29 +122,25 @@ where
 
     /// Rows dropped because another stream (or the same one) had given them already.
     pub fn duplicates(&self) -> usize {
-        self.merger.duplicates()
+        self.walk.duplicates()
     }
 
     /// Whether some stream's walk ended before its list did (a failure, or a pager warning).
     pub fn incomplete(&self) -> bool {
-        !self.failures.is_empty()
-            || self
-                .streams
-                .iter()
-                .any(|s| s.pager.warnings().ended_early())
+        self.walk.incomplete()
     }
 
     /// Whether any stream may still have rows.
     pub fn has_more(&self) -> bool {
-        self.merger.has_more()
+        self.walk.has_more()
     }
 
     /// Pager warnings of every stream (for the end of a walk), naming the stream when several.
     pub fn warnings(&self) -> Vec<String> {
-        let several = self.streams.len() > 1;
+        let several = self.walk.len() > 1;
         let mut out = Vec::new();
-        for (i, s) in self.streams.iter().enumerate() {
-            for w in s.pager.warnings().messages() {
+        for (i, w) in self.walk.warnings() {
+            for w in w.messages() {
                 if w.contains("unreadable") {
                     continue;
                 }
@@ -173,24 +155,23 @@ where
     }
 
     fn describe(&self, i: usize) -> String {
-        request_line(&self.streams[i].filter)
+        self.walk.filter(i).map(request_line).unwrap_or_default()
     }
 
     /// Starts stream `i`'s next request if it has none in flight and its walk goes on.
     fn start(&mut self, i: usize) {
-        let s = &mut self.streams[i];
-        if s.failed || s.in_flight.is_some() {
+        if self.in_flight.get(i).is_none_or(Option::is_some) || self.budget_spent() {
             return;
         }
-        if self.max_requests.is_some_and(|m| self.requests >= m) {
+        let Some(cursor) = self.walk.request(i) else {
             return;
-        }
-        let Some(cursor) = s.pager.next_request() else {
+        };
+        let Some(filter) = self.walk.filter(i) else {
             return;
         };
         let url = self.client.page_url(
             F::RESOURCE,
-            &s.filter.query_pairs(),
+            &filter.query_pairs(),
             self.limit,
             cursor.as_deref(),
         );
@@ -206,14 +187,13 @@ where
             let body = client.get_body(url, &on_retry).await?;
             client.decode_page::<T>(&body)
         });
-        self.requests += 1;
-        s.in_flight = Some(Fetch { task, retries });
+        self.in_flight[i] = Some(Fetch { task, retries });
     }
 
     /// Waits for stream `i`'s request in flight (starting one if needed) and takes its page.
     async fn fill(&mut self, i: usize) {
         self.start(i);
-        let Some(mut fetch) = self.streams[i].in_flight.take() else {
+        let Some(mut fetch) = self.in_flight.get_mut(i).and_then(Option::take) else {
             return;
         };
         let result = match (&mut fetch.task).await {
@@ -227,21 +207,16 @@ where
             self.notices.append(&mut l);
         }
         drop(fetch);
-        let page = result;
-        let several = self.streams.len() > 1;
-        let name = self.describe(i);
-        let s = &mut self.streams[i];
-        let page = match page {
+        let page = match result {
             Ok(p) => p,
             Err(e) => {
-                s.pager.failed();
-                s.failed = true;
-                self.merger.fail(i);
-                self.notices.push(if several {
+                self.walk.fail(i, convo_text::one_line(&e.cause(), 2000));
+                let name = self.describe(i);
+                let n = self.walk.len();
+                self.notices.push(if n > 1 {
                     format!(
-                        "convo: stream {} of {} ({name}) failed: {e}; the other streams' rows are shown",
+                        "convo: stream {} of {n} ({name}) failed: {e}; the other streams' rows are shown",
                         i + 1,
-                        self.streams.len()
                     )
                 } else {
                     format!("convo: {name} failed: {e}")
@@ -250,20 +225,16 @@ where
                 return;
             }
         };
-        let page_no = s.pager.pages() + 1;
-        let applied = s.pager.apply(page);
-        for b in &applied.bad_rows {
+        let page_no = self.walk.pages_of(i) + 1;
+        for b in self.walk.page(i, page).unwrap_or_default() {
             self.bad_rows += 1;
-            self.notices.push(bad_row_line(b, page_no));
+            self.notices.push(bad_row_line(&b, page_no));
         }
-        let rows: Vec<T> = s.pager.drain_rows().collect();
-        let more = s.pager.has_more();
-        self.merger.push(i, rows, more);
         if self.prefetch {
             self.start(i);
         }
         self.notices.extend(
-            self.merger
+            self.walk
                 .take_notices()
                 .into_iter()
                 .map(|n| format!("convo: {n}")),
@@ -273,7 +244,7 @@ where
     /// The next row of the union (each id once), `None` at its end.
     pub async fn next(&mut self) -> Option<T> {
         loop {
-            match self.merger.step() {
+            match self.walk.step() {
                 Step::Row(r) => return Some(r),
                 Step::End => return None,
                 Step::Need(parts) => {
@@ -283,7 +254,9 @@ where
                     }
                     // A row waits on a page the budget does not allow: the walk ends here.
                     if self.budget_spent()
-                        && parts.iter().any(|&i| self.streams[i].in_flight.is_none())
+                        && parts
+                            .iter()
+                            .any(|&i| self.in_flight.get(i).is_some_and(Option::is_none))
                     {
                         self.out_of_budget = true;
                         return None;

@@ -19,7 +19,6 @@ pub mod eval;
 pub mod exec;
 pub mod filters;
 mod known;
-pub mod merge;
 pub mod named;
 pub mod pages;
 mod parse;

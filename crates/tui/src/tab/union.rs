@@ -17,24 +17,16 @@ use super::{TabFilter, TabState};
 use crate::command::Command;
 use crate::marks::Watched;
 use convo_api::{ApiError, Limit, ListFilter, Page, Row};
-use convo_engine::pager::Pager;
+use convo_engine::merge::{Step, Timed};
+use convo_engine::union::Streams;
 use convo_query::query::Term;
-use convo_query::query::merge::{Merger, Step, Timed};
-
-/// One stream of a union: one request's filters and their cursor walk.
-#[derive(Debug, Clone)]
-pub struct Stream<T, F> {
-    pub filter: F,
-    pub pager: Pager<T>,
-    /// Why its walk failed (sanitised, one line): its rows so far stay, the others go on.
-    pub failed: Option<String>,
-}
 
 /// The union a tab walks (see the module).
 #[derive(Debug, Clone)]
 pub struct UnionWalk<T, F> {
-    pub streams: Vec<Stream<T, F>>,
-    merger: Merger<T>,
+    /// The streams' cursors and their merge: the engine's walk, which this drives with
+    /// commands.
+    walk: Streams<T, F>,
     /// The plan's checks, done in convo (resolved terms).
     pub checks: Vec<Term>,
     /// The checks as written, for the status line.
@@ -44,8 +36,7 @@ pub struct UnionWalk<T, F> {
     /// Rows the merge gave (each id once) and how many of them passed the checks.
     pub scanned: usize,
     pub matched: usize,
-    /// Stream pages read, and how many had been when the scan budget last started.
-    pub pages: usize,
+    /// Stream pages read when the scan budget last started.
     budget_from: usize,
     /// The scan stopped (its page budget, or Esc) until `L` or `G`.
     pub paused: bool,
@@ -105,21 +96,12 @@ impl<T: Row, F> UnionWalk<T, F> {
         now: Timestamp,
     ) -> UnionWalk<T, F> {
         UnionWalk {
-            merger: Merger::new(streams.len()),
-            streams: streams
-                .into_iter()
-                .map(|filter| Stream {
-                    filter,
-                    pager: Pager::new(limit.get()),
-                    failed: None,
-                })
-                .collect(),
+            walk: Streams::new(streams, limit.get()),
             checks,
             checks_shown,
             now,
             scanned: 0,
             matched: 0,
-            pages: 0,
             budget_from: 0,
             paused: false,
             carry: VecDeque::new(),
@@ -137,7 +119,7 @@ impl<T: Row, F> UnionWalk<T, F> {
         F: Clone,
     {
         UnionWalk::new(
-            self.streams.iter().map(|s| s.filter.clone()).collect(),
+            self.walk.filters().cloned().collect(),
             self.checks.clone(),
             self.checks_shown.clone(),
             self.limit,
@@ -149,13 +131,28 @@ impl<T: Row, F> UnionWalk<T, F> {
 impl<T: Timed + Clone, F> UnionWalk<T, F> {
     /// Whether a stream's request is in flight.
     pub fn loading(&self) -> bool {
-        self.streams.iter().any(|s| s.pager.is_loading())
+        self.walk.loading()
+    }
+
+    /// Stream pages read, over every stream.
+    pub fn pages(&self) -> usize {
+        self.walk.pages()
+    }
+
+    /// How many streams.
+    pub fn streams(&self) -> usize {
+        self.walk.len()
+    }
+
+    /// Stream `i`'s filter.
+    pub fn filter(&self, i: usize) -> Option<&F> {
+        self.walk.filter(i)
     }
 
     /// The scan goes on past its page budget (`L`, `G`).
     pub fn go_on(&mut self) {
         self.paused = false;
-        self.budget_from = self.pages;
+        self.budget_from = self.walk.pages();
     }
 
     /// Esc: the scan stops where it is.
@@ -165,11 +162,7 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
 
     /// The streams that failed: (number from 0, why).
     pub fn failures(&self) -> Vec<(usize, &str)> {
-        self.streams
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.failed.as_deref().map(|w| (i, w)))
-            .collect()
+        self.walk.failures()
     }
 
     /// Takes a page (or failure) of stream `i`; `false` when it was not asked for (dropped).
@@ -177,26 +170,18 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
     where
         T: Row,
     {
-        let Some(s) = self.streams.get_mut(i) else {
-            return Ok(false);
-        };
-        if !s.pager.is_loading() {
+        if !self.walk.in_flight(i) {
             return Ok(false);
         }
         match result {
             Ok(page) => {
-                self.pages += 1;
-                s.pager.apply(page);
-                let rows: Vec<T> = s.pager.drain_rows().collect();
-                self.merger.push(i, rows, s.pager.has_more());
-                self.notices.extend(self.merger.take_notices());
+                self.walk.page(i, page);
+                self.notices.extend(self.walk.take_notices());
                 Ok(true)
             }
             Err(e) => {
                 let why = convo_text::one_line(&e.cause(), 2000);
-                s.pager.failed();
-                s.failed = Some(why.clone());
-                self.merger.fail(i);
+                self.walk.fail(i, why.clone());
                 Err(why)
             }
         }
@@ -215,23 +200,21 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
     {
         let mut cmds = Vec::new();
         for i in parts {
-            let Some(s) = self.streams.get_mut(i) else {
+            let Some(cursor) = self.walk.request(i) else {
                 continue;
             };
-            if s.failed.is_some() {
+            let Some(query) = self.walk.filter(i).map(TabFilter::request) else {
                 continue;
-            }
-            if let Some(cursor) = s.pager.next_request() {
-                cmds.push(Command::FetchPart {
-                    tab,
-                    generation,
-                    stream: i,
-                    head,
-                    cursor,
-                    query: s.filter.request(),
-                    limit: self.limit,
-                });
-            }
+            };
+            cmds.push(Command::FetchPart {
+                tab,
+                generation,
+                stream: i,
+                head,
+                cursor,
+                query,
+                limit: self.limit,
+            });
         }
         cmds
     }
@@ -243,7 +226,7 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
         }
         match self.carry.pop_front() {
             Some(r) => (Step::Row(r), true),
-            None => (self.merger.step(), false),
+            None => (self.walk.step(), false),
         }
     }
 }
@@ -326,7 +309,7 @@ where
                         continue;
                     }
                     let over = !self.load_all
-                        && u.pages.saturating_sub(u.budget_from) >= scan_max_pages.max(1);
+                        && u.pages().saturating_sub(u.budget_from) >= scan_max_pages.max(1);
                     if over {
                         u.paused = true;
                     }
@@ -367,7 +350,7 @@ where
         let Some(u) = self.union.as_mut() else {
             return (false, None);
         };
-        if u.refresh.is_some() || (self.pager.pages() == 0 && u.pages == 0) {
+        if u.refresh.is_some() || (self.pager.pages() == 0 && u.pages() == 0) {
             return (false, None);
         }
         if window == 0 {
@@ -375,7 +358,7 @@ where
             u.now = now;
             return (true, Some(self.restart(false)));
         }
-        let budget = max_pages.max(1).saturating_mul(u.streams.len().max(1));
+        let budget = max_pages.max(1).saturating_mul(u.streams().max(1));
         u.refresh = Some(Box::new(Refresh {
             walk: u.fresh(now),
             rows: Vec::new(),
@@ -421,7 +404,7 @@ where
                     }
                 },
                 Step::Need(parts) => {
-                    if r.walk.pages >= r.budget {
+                    if r.walk.pages() >= r.budget {
                         break false;
                     }
                     cmds.extend(r.walk.fetches(parts, self.tab, self.generation, true));
@@ -524,11 +507,11 @@ where
             return None;
         }
         self.retry = None;
-        let n = u.streams.len();
+        let n = u.streams();
         match u.take(stream, result) {
             Ok(_) => None,
             Err(why) => {
-                let line = stream_line(&u.streams[stream].filter);
+                let line = u.filter(stream).map(stream_line).unwrap_or_default();
                 Some(format!(
                     "stream {} of {n} ({line}) failed: {why}; the other streams' rows are shown",
                     stream + 1

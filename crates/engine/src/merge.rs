@@ -1,6 +1,6 @@
-//! The merge of a union's streams (pure: no I/O, no clocks). `convo list -q` ([`super::exec`])
-//! and the browser's union tabs feed it the pages they fetch and take rows out of it; it says
-//! which streams it needs a page of before it can give the next row.
+//! The merge of a union's streams (pure: no I/O, no clocks). [`crate::union::Streams`] feeds
+//! it the pages its drivers fetch and takes rows out of it; it says which streams it needs a
+//! page of before it can give the next row.
 //!
 //! The spec promises no order, so the merge learns it from the rows (docs/design.md "Data"):
 //! once every stream's first page is in, the first of createdAt descending, createdAt
