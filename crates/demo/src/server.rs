@@ -187,6 +187,9 @@ fn envelope<T: Serialize>(
     has_more: bool,
     next_cursor: Option<String>,
 ) -> Response {
+    /// A raw row written into the page (a test fault) before row `usize`.
+    #[cfg(not(feature = "faults"))]
+    type Inserted = (usize, &'static [u8]);
     #[cfg(feature = "faults")]
     if let Some(r) = super::faults::bomb(&s.faults) {
         return r;
@@ -199,7 +202,7 @@ fn envelope<T: Serialize>(
         s.faults.bad_bytes_row.map(|b| (rows.len() / 2, b.row())),
     );
     #[cfg(not(feature = "faults"))]
-    let (bad_at, bad_bytes_at): (Option<(usize, &[u8])>, Option<(usize, &[u8])>) = (None, None);
+    let (bad_at, bad_bytes_at): (Option<Inserted>, Option<Inserted>) = (None, None);
     for i in 0..=rows.len() {
         if let Some((at, row)) = bad_at
             && at == i

@@ -1,5 +1,5 @@
 //! The plain walk of `convo summary conversations` (no `-q`): the filter's pages read with
-//! the pager, each page's rows counted into the [`Summary`] and dropped (only their ids are kept),
+//! [`Pages`] (the engine's pager over the client, as `convo list` reads them), each page's rows counted into the [`Summary`] and dropped (only their ids are kept),
 //! progress and warnings on stderr. `super::query` walks a query's streams instead.
 
 use super::Summary;
@@ -8,7 +8,8 @@ use super::walked::{Walked, WalkedPages};
 use convo_api::{ApiError, Client, Conversation, ConversationFilter, Limit};
 use convo_engine::pager::Pager;
 use convo_query::exit::ListError;
-use convo_query::output::{Output, bad_row_line, retry_line, stderr};
+use convo_query::output::{Output, bad_row_line, stderr};
+use convo_query::query::pages::Pages;
 use convo_store::looks::SinceLook;
 
 /// The rows per request: `--limit` or the page size, no more than `--max`.
@@ -35,29 +36,29 @@ pub(super) async fn walk(
     o: &mut Output<'_>,
 ) -> Result<WalkedPages, ListError> {
     let limit = page_limit(a, page_size)?;
-    let mut pager: Pager<Conversation> = Pager::new(limit.get());
+    let mut walk: Pages<_, Conversation> = Pages::new(client, base, limit, false);
     let progress = o.err_is_terminal;
     let clear = stderr::clear(progress);
     let full = |s: &Summary| a.max.is_some_and(|m| s.coverage().loaded >= m);
     let mut cut = false;
     let mut failure: Option<ApiError> = None;
-    while let Some(cursor) = pager.next_request() {
-        let result = fetch((client, base), limit, cursor.as_deref(), clear, o).await;
-        let page = match result {
-            Ok(p) => p,
-            Err(e) => {
-                pager.failed();
+    loop {
+        let mut on_retry = |line: &str| {
+            let _ = writeln!(o.err, "{clear}{line}");
+        };
+        let arrived = match walk.next(|_| false, &mut on_retry).await {
+            None => break,
+            Some(Ok(a)) => a,
+            Some(Err(e)) => {
                 failure = Some(e);
                 break;
             }
         };
-        let page_no = pager.pages() + 1;
-        let applied = pager.apply(page);
-        for b in &applied.bad_rows {
-            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, page_no));
+        for b in &arrived.bad_rows {
+            let _ = writeln!(o.err, "{clear}{}", bad_row_line(b, arrived.page_no));
         }
-        summary.add_unreadable(applied.bad_rows.len() as u64);
-        for row in pager.drain_rows() {
+        summary.add_unreadable(arrived.bad_rows.len() as u64);
+        for row in walk.drain_rows() {
             if full(&summary) {
                 cut = true;
                 break;
@@ -67,16 +68,17 @@ pub(super) async fn walk(
                 s.see(&row);
             }
         }
+        let pager = walk.pager();
         if full(&summary) || a.max_pages.is_some_and(|m| pager.pages() as u64 >= m) {
             cut |= pager.has_more();
             break;
         }
         if progress {
-            say_progress(&summary, &pager, o);
+            say_progress(&summary, pager, o);
         }
     }
     let _ = write!(o.err, "{clear}");
-    Ok(ended(summary, since, &pager, cut, failure, o))
+    Ok(ended(summary, since, walk.pager(), cut, failure, o))
 }
 
 /// The progress line on stderr (a terminal): conversations counted, pages read.
@@ -84,29 +86,6 @@ fn say_progress(summary: &Summary, pager: &Pager<Conversation>, o: &mut Output<'
     let loaded = super::thousands(summary.coverage().loaded);
     let line = stderr::progress_line(&loaded, "conversations", pager.pages(), pager.has_more());
     let _ = write!(o.err, "{line}");
-}
-
-/// One page of the filter, its retries said on stderr.
-async fn fetch(
-    (client, base): (&Client, &ConversationFilter),
-    limit: Limit,
-    cursor: Option<&str>,
-    clear: &str,
-    o: &mut Output<'_>,
-) -> Result<convo_api::Page<Conversation>, ApiError> {
-    let notes = std::sync::Mutex::new(Vec::<String>::new());
-    let on_retry = |n: convo_api::RetryNotice| {
-        if let Ok(mut v) = notes.lock() {
-            v.push(retry_line(&n));
-        }
-    };
-    let result = client
-        .list::<_, Conversation>(base, limit, cursor, &on_retry)
-        .await;
-    for line in notes.into_inner().unwrap_or_default() {
-        let _ = writeln!(o.err, "{clear}{line}");
-    }
-    result
 }
 
 /// How the filter's walk ended: cut by `--max`, failed, or cut short by the service (partial

@@ -9,8 +9,9 @@ use std::io::Write;
 
 use uuid::Uuid;
 
+use super::pages::Pages;
 use crate::exit::ListError;
-use crate::output::{bad_row_line, retry_line};
+use crate::output::bad_row_line;
 use convo_api::{Client, Conversation, ConversationFilter, Limit, Visitor, VisitorFilter};
 use convo_engine::pager::Pager;
 use convo_store::Store;
@@ -27,19 +28,12 @@ pub async fn visitors_by_email(
         email: Some(email.to_string()),
         external_id: None,
     };
-    let mut pager: Pager<Visitor> = Pager::new(Limit::MAX.get());
+    let mut walk: Pages<_, Visitor> = Pages::new(client, &filter, Limit::MAX, false);
     let mut ids = Vec::new();
-    while let Some(cursor) = pager.next_request() {
-        let page = client
-            .list::<_, Visitor>(
-                &filter,
-                Limit::MAX,
-                cursor.as_deref(),
-                &|n| tracing::info!(retry = %retry_line(&n), "visitor lookup"),
-            )
-            .await?;
-        pager.apply(page);
-        let rows: Vec<Visitor> = pager.drain_rows().collect();
+    let mut on_retry = |l: &str| tracing::info!(retry = %l, "visitor lookup");
+    while let Some(arrived) = walk.next(|_| true, &mut on_retry).await {
+        arrived?;
+        let rows: Vec<Visitor> = walk.drain_rows().collect();
         if let Some(s) = store.as_deref_mut()
             && let Err(e) = s.upsert_visitors(&rows, jiff::Timestamp::now().as_second())
         {
@@ -110,31 +104,23 @@ pub async fn walk_one(
     err: &mut dyn Write,
     on_page: &mut dyn FnMut(Vec<Conversation>) -> Result<bool, ListError>,
 ) -> Result<bool, ListError> {
-    let mut pager: Pager<Conversation> = Pager::new(limit.get());
+    let mut walk: Pages<_, Conversation> = Pages::new(client, filter, limit, false);
     let mut got = 0u64;
     while cap.is_none_or(|c| got < c) {
-        let Some(cursor) = pager.next_request() else {
+        let mut on_retry = |l: &str| {
+            let _ = writeln!(err, "{l}");
+        };
+        let wants_next =
+            |p: &Pager<Conversation>| cap.is_none_or(|c| got + (p.rows().len() as u64) < c);
+        let Some(arrived) = walk.next(wants_next, &mut on_retry).await else {
             return Ok(false);
         };
-        let retries = std::sync::Mutex::new(Vec::new());
-        let page = client
-            .list::<_, Conversation>(filter, limit, cursor.as_deref(), &|n| {
-                if let Ok(mut r) = retries.lock() {
-                    r.push(retry_line(&n));
-                }
-            })
-            .await;
-        for l in retries.into_inner().unwrap_or_default() {
-            let _ = writeln!(err, "{l}");
-        }
-        let page = page?;
-        let page_no = pager.pages() + 1;
-        let applied = pager.apply(page);
-        for b in &applied.bad_rows {
+        let arrived = arrived?;
+        for b in &arrived.bad_rows {
             *bad_rows += 1;
-            let _ = writeln!(err, "{}", bad_row_line(b, page_no));
+            let _ = writeln!(err, "{}", bad_row_line(b, arrived.page_no));
         }
-        let mut rows: Vec<Conversation> = pager.drain_rows().collect();
+        let mut rows: Vec<Conversation> = walk.drain_rows().collect();
         if let Some(c) = cap {
             rows.truncate((c - got) as usize);
         }
@@ -143,5 +129,5 @@ pub async fn walk_one(
             return Ok(false);
         }
     }
-    Ok(pager.has_more())
+    Ok(walk.pager().has_more())
 }

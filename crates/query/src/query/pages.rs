@@ -1,4 +1,6 @@
-//! The walk of one filter's pages, as `convo list` runs it without a query: the pager, one
+//! The walk of one filter's pages, as `convo list` and `convo summary` run it without a query,
+//! the e-mail lookups too (the engine's pager driven over the client, the one driver of a
+//! single stream on the command line): one
 //! request at a time (each on a task of its own, cancelled when dropped), and on a walk of
 //! everything the next page asked for before this one is decoded.
 //!
@@ -77,7 +79,13 @@ impl<'a, F: ListFilter, T: Row + WireRow> Pages<'a, F, T> {
         for line in &retry_lines {
             on_retry(line);
         }
-        Some(self.arrive(result, wants_next).await)
+        let arrived = self.arrive(result, wants_next).await;
+        if arrived.is_err() {
+            // Nothing is in flight any more: the same cursor is asked for again if the caller
+            // goes on.
+            self.pager.failed();
+        }
+        Some(arrived)
     }
 
     async fn arrive(
