@@ -14,8 +14,8 @@ use convo::tui::columns::{Column, Columns};
 use convo::tui::command::{Command, ExportKind};
 use convo::tui::keys::{Action, KeyMap};
 use convo::tui::msg::Msg;
-use convo::tui::profiles::ProfileSwitch;
 use convo::tui::prompt::Prompt;
+use convo::tui::session::Session;
 use convo::tui::testing::{self, FakeServer, ch, key};
 use convo::tui::update::update;
 
@@ -761,7 +761,7 @@ fn configured_columns_are_drawn_in_their_order() {
 fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
     let (mut app, _s) = loaded(120, 30, 20);
     assert!(!app.mouse, "off unless the config says mouse = true");
-    let switch = |mouse: bool| ProfileSwitch {
+    let switch = |mouse: bool| Session {
         name: "p".into(),
         page_size: Limit::new(20).unwrap(),
         views: Vec::new(),
@@ -801,8 +801,8 @@ fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
     assert!(!app.mouse);
 }
 
-fn switch_to(name: &str, sla: convo::sla::Sla) -> ProfileSwitch {
-    ProfileSwitch {
+fn switch_to(name: &str, sla: convo::sla::Sla) -> Session {
+    Session {
         name: name.into(),
         page_size: Limit::new(20).unwrap(),
         views: Vec::new(),

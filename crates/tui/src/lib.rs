@@ -82,6 +82,7 @@ pub mod query_visitors;
 pub mod resume;
 pub mod runtime;
 pub mod search;
+pub mod session;
 pub mod sort;
 pub mod store_visitors;
 pub mod summary_pane;
@@ -172,24 +173,6 @@ pub fn app_from_config(
     client: &Client,
     opts: &TuiOptions,
 ) -> Result<App, TuiError> {
-    let base = client.base_url();
-    let host = match (base.host_str(), base.port()) {
-        (Some(h), Some(p)) => format!("{h}:{p}"),
-        (Some(h), None) => h.to_string(),
-        _ => base.to_string(),
-    };
-    let mut app = App::new(AppInit {
-        page_size: config.page_size,
-        views: views_of(config).map_err(TuiError::View)?,
-        aliases: config.aliases.clone(),
-        refresh_secs: config.refresh_secs,
-        endpoint: convo_text::one_line(&format!("{host} · {}", client.masked_key()), 80),
-        demo: opts.demo,
-        now: jiff::Timestamp::now(),
-        tz: jiff::tz::TimeZone::system(),
-        size: (80, 24),
-        agent_id: config.query.agent_id,
-    });
     let keys_error = |e: keys::config::KeysError| {
         // The line of the key, as for the config's own errors (the file is read again: the
         // key map works on parsed values).
@@ -208,29 +191,28 @@ pub fn app_from_config(
             message: e.message,
         }
     };
-    app.keymap = keys::KeyMap::with_config(&config.ui.keys).map_err(keys_error)?;
-    app.commands.keys = app
-        .keymap
-        .command_keys(&config.ui.commands)
-        .map_err(keys_error)?;
-    app.commands.list = config.ui.commands.clone();
-    app.stale_after_secs = config
-        .ui
-        .stale_after_secs
-        .unwrap_or(convo_commands::summary::DEFAULT_STALE_AFTER_SECS);
-    app.apply_ui(&config.ui, theme::no_color_from_env());
-    app.set_sla(
-        config.sla.clone(),
-        config.ui.columns.conversations.is_some(),
-    );
-    app.query_settings = config.query;
-    app.config_file = query_line::save::config_file(config);
-    app.scan_max_pages = config.query.scan_max_pages;
-    app.profiles = profiles::Profiles {
-        current: config.profile.clone(),
-        names: config.profiles.clone(),
-        ..Default::default()
-    };
+    let name = config
+        .profile
+        .clone()
+        .unwrap_or_else(|| profiles::TOP_LEVEL.to_string());
+    let session = session::Session::of(config, name, client.clone()).map_err(|e| match e {
+        session::SessionError::Keys(k) => keys_error(k),
+        session::SessionError::Refused(m) => TuiError::View(m),
+    })?;
+    let mut app = App::new(AppInit {
+        page_size: config.page_size,
+        views: Vec::new(),
+        aliases: config.aliases.clone(),
+        refresh_secs: config.refresh_secs,
+        endpoint: session.endpoint.clone(),
+        demo: opts.demo,
+        now: jiff::Timestamp::now(),
+        tz: jiff::tz::TimeZone::system(),
+        size: (80, 24),
+        agent_id: config.query.agent_id,
+    });
+    app.theme.no_color = theme::no_color_from_env();
+    app.enter_session(&session);
     if let Some(name) = &opts.initial_view {
         let i = app.view_index(name).ok_or_else(|| TuiError::UnknownView {
             name: convo_text::one_line(name, 80),

@@ -123,7 +123,7 @@ pub enum Msg {
     ProfileLoaded {
         /// The switch's id (`Command::SwitchProfile`).
         id: u64,
-        result: Result<Box<super::profiles::ProfileSwitch>, String>,
+        result: Result<Box<super::session::Session>, String>,
     },
     /// The client is about to wait before trying a request again (429 or backoff).
     Retrying {

@@ -7,7 +7,7 @@ use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::keys::KeyMap;
 use convo::tui::msg::{Loaded, Msg};
-use convo::tui::profiles::ProfileSwitch;
+use convo::tui::session::Session;
 use convo::tui::testing::{self, FakeServer};
 use convo::tui::update::update;
 
@@ -156,8 +156,8 @@ pub fn error_line(app: &App) -> String {
 }
 
 /// The "staging" profile as loading it would give it (pages of 20, defaults otherwise).
-pub fn staging() -> ProfileSwitch {
-    ProfileSwitch {
+pub fn staging() -> Session {
+    Session {
         name: "staging".into(),
         page_size: Limit::new(20).unwrap(),
         views: Vec::new(),

@@ -5,51 +5,16 @@ use std::path::PathBuf;
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::ProfileSwitch;
 use crate::msg::{Msg, Task};
-use convo_api::Client;
+use crate::session::Session;
 use convo_config::{Config, Overrides};
 
-/// The header's endpoint text: host (and port) and the masked key.
-pub fn endpoint_of(client: &Client) -> String {
-    let base = client.base_url();
-    let host = match (base.host_str(), base.port()) {
-        (Some(h), Some(p)) => format!("{h}:{p}"),
-        (Some(h), None) => h.to_string(),
-        _ => base.to_string(),
-    };
-    convo_text::one_line(&format!("{host} · {}", client.masked_key()), 80)
-}
-
-/// What the app takes from a loaded config (with its client).
-pub fn switch_of(cfg: &Config, name: String) -> Result<ProfileSwitch, String> {
-    // Everything that can refuse the profile is checked here, before the app or the runtime
-    // takes any of it: the switch is then all or nothing.
-    // `[columns]` as the config's own checks would refuse it (see `main`).
-    crate::columns::check(&cfg.ui.columns)
-        .map_err(|(key, message)| cfg.invalid(key, message).to_string())?;
-    let keymap = crate::keys::KeyMap::with_config(&cfg.ui.keys)
-        .map_err(|e| format!("{}: {}", e.key, e.message))?;
-    let command_keys = keymap
-        .command_keys(&cfg.ui.commands)
-        .map_err(|e| format!("{}: {}", e.key, e.message))?;
+/// What the app takes from a loaded config: its session, with a client built for it; a
+/// refusal in one line.
+pub fn switch_of(cfg: &Config, name: String) -> Result<Session, String> {
+    // The config's own checks first (`[columns]`, `[keys]`, views), then the client.
     let client = convo_commands::setup::client_for(cfg).map_err(|e| e.to_string())?;
-    Ok(ProfileSwitch {
-        name,
-        page_size: cfg.page_size,
-        views: crate::views_of(cfg)?,
-        aliases: cfg.aliases.clone(),
-        refresh_secs: cfg.refresh_secs,
-        endpoint: endpoint_of(&client),
-        ui: cfg.ui.clone(),
-        profiles: cfg.profiles.clone(),
-        keymap,
-        command_keys,
-        sla: cfg.sla.clone(),
-        columns_configured: cfg.ui.columns.conversations.is_some(),
-        client: Some(client),
-        config: Some(Box::new(cfg.clone())),
-    })
+    Session::of(cfg, name, client).map_err(|e| e.to_string())
 }
 
 /// Loads the config again with the profile `name` (`None`: its top level, whatever

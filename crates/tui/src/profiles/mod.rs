@@ -5,10 +5,6 @@
 pub mod load;
 pub mod update;
 
-use convo_api::Limit;
-use convo_config::ui::UiConfig;
-use convo_config::{Aliases, View};
-
 /// The profiles the config defines and the one in use.
 #[derive(Debug, Clone, Default)]
 pub struct Profiles {
@@ -26,32 +22,6 @@ pub struct Profiles {
     pub accepted: Option<u64>,
 }
 
-/// A profile loaded by the runtime: what the app takes from the new config. (The runtime
-/// keeps the new client itself.)
-#[derive(Clone)]
-pub struct ProfileSwitch {
-    pub name: String,
-    pub page_size: Limit,
-    pub views: Vec<View>,
-    pub aliases: Aliases,
-    pub refresh_secs: Option<u64>,
-    /// The header's endpoint text (host and masked key).
-    pub endpoint: String,
-    pub ui: UiConfig,
-    pub profiles: Vec<String>,
-    /// The key map of the new profile's `[keys]` (checked when the profile was loaded).
-    pub keymap: crate::keys::KeyMap,
-    /// The keys of the new profile's `[[commands]]` (checked against `keymap`).
-    pub command_keys: Vec<Option<crate::keys::Key>>,
-    /// The new profile's response-time targets, and whether its `[columns]` place DUE.
-    pub sla: convo_engine::sla::Sla,
-    pub columns_configured: bool,
-    /// The client of the new profile; the runtime takes it.
-    pub client: Option<convo_api::Client>,
-    /// The whole config, for the runtime to open the new profile's local store.
-    pub config: Option<Box<convo_config::Config>>,
-}
-
 /// What the picker calls the config's top level (the settings outside every
 /// `[profiles.NAME]`, used when convo starts without `--profile`).
 pub const TOP_LEVEL: &str = "top level";
@@ -65,14 +35,5 @@ impl Profiles {
         std::iter::once(None)
             .chain(self.names.iter().cloned().map(Some))
             .collect()
-    }
-}
-
-impl std::fmt::Debug for ProfileSwitch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ProfileSwitch")
-            .field("name", &self.name)
-            .field("endpoint", &self.endpoint)
-            .finish_non_exhaustive()
     }
 }

@@ -2,12 +2,11 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::ProfileSwitch;
 use crate::app::App;
 use crate::command::Command;
 use crate::overlay::Overlay;
 use crate::prompt::Prompt;
-use convo_config::builtin_views::builtin_views;
+use crate::session::Session;
 
 /// `P`: opens the picker on the profile in use.
 pub fn open_picker(app: &mut App) {
@@ -58,7 +57,7 @@ pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Comm
 pub fn profile_loaded(
     app: &mut App,
     id: u64,
-    result: Result<Box<ProfileSwitch>, String>,
+    result: Result<Box<Session>, String>,
 ) -> Vec<Command> {
     if id != app.profiles.request {
         return Vec::new();
@@ -74,22 +73,12 @@ pub fn profile_loaded(
             return Vec::new();
         }
     };
-    let keymap = sw.keymap.clone();
-    let no_color = app.theme.no_color;
     let mouse_before = app.mouse;
-    app.apply_ui(&sw.ui, no_color);
-    // The profile the loaded config is in: none for its top level.
-    let current = sw
-        .config
-        .as_ref()
-        .map_or_else(|| Some(sw.name.clone()), |c| c.profile.clone());
-    app.profiles = super::Profiles {
-        current: current.clone(),
-        names: sw.profiles.clone(),
-        switching: None,
-        request: id,
-        accepted: Some(id),
-    };
+    app.enter_session(&sw);
+    app.profiles.switching = None;
+    app.profiles.request = id;
+    app.profiles.accepted = Some(id);
+    let current = app.profiles.current.clone();
     app.prompt = None;
     app.search = Default::default();
     app.sort = Default::default();
@@ -103,29 +92,8 @@ pub fn profile_loaded(
             convo_text::one_line(&w.path, 200)
         )
     });
-    app.keymap = keymap;
-    // The profile's own commands; the marks were rows of the old profile's service.
-    app.commands.list = sw.ui.commands.clone();
-    app.commands.keys = sw.command_keys.clone();
+    // The marks were rows of the old profile's service.
     app.commands.marked = Default::default();
-    app.limit = sw.page_size;
-    app.aliases = sw.aliases.clone();
-    app.stale_after_secs = sw
-        .ui
-        .stale_after_secs
-        .unwrap_or(convo_commands::summary::DEFAULT_STALE_AFTER_SECS);
-    app.refresh_secs = sw.refresh_secs.filter(|s| *s > 0);
-    app.refresh_on = app.refresh_secs.is_some();
-    let me = sw.config.as_ref().and_then(|c| c.query.agent_id);
-    let mut views = builtin_views(me);
-    views.extend(sw.views.iter().cloned());
-    app.views = views;
-    app.set_sla(sw.sla.clone(), sw.columns_configured);
-    if let Some(c) = &sw.config {
-        app.query_settings = c.query;
-        app.scan_max_pages = c.query.scan_max_pages;
-        app.config_file = crate::query_line::save::config_file(c);
-    }
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
     app.names = Default::default();
     app.trend = None;
@@ -134,7 +102,6 @@ pub fn profile_loaded(
     app.sampled_at = None;
     app.imminent = Default::default();
     app.oldest_first = None;
-    app.endpoint = sw.endpoint.clone();
     app.detail = None;
     app.overlay = Overlay::None;
     // Ids in filters belong to the old service: both tabs start unfiltered. Their rows stay
