@@ -2,18 +2,19 @@
 # Builds the Debian package and checks what it holds by extracting it into a temporary root
 # (dpkg-deb -x), without installing it on the machine: the binary runs and names its version,
 # the man page renders, the completions, README, licenses and example config are where Debian
-# keeps them. The package is built with the `deb-check` profile (release without fat LTO) to
-# keep CI short; `cargo deb` alone builds the shipped release.
+# keeps them. The package is built from the dev profile without features (the release's code
+# and features, unoptimised: it reuses the dependencies CI's earlier steps built, so the check
+# costs the workspace's own crates only); `cargo deb` alone builds the shipped release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v cargo-deb >/dev/null 2>&1; then
   cargo install cargo-deb --locked --quiet
 fi
-cargo build --locked --profile deb-check
-bash scripts/deb-assets.sh target/deb-check/convo
+cargo build --locked
+bash scripts/deb-assets.sh target/debug/convo
 rm -f target/debian/convo_*.deb
 # cargo deb reads the assets' target/release/ as the profile's own directory.
-cargo deb --no-build --locked --profile deb-check --fast --output target/debian/
+cargo deb --no-build --locked --profile dev --fast --output target/debian/
 deb=$(ls target/debian/convo_*.deb)
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
