@@ -228,6 +228,41 @@ impl<T: Row> Reread<T> {
     }
 }
 
+/// A refresh of a walk, planned by [`Pager::plan_refresh`]: its re-read, how many loaded rows
+/// it stands for, and where it starts. Merged into the walk by [`Pager::finish_refresh`].
+#[derive(Debug, Clone)]
+pub struct Refresh<T> {
+    /// Its pages so far.
+    pub read: Reread<T>,
+    /// Loaded rows it stands for (from the top; from the end: where they begin).
+    pub window: usize,
+    /// A re-read of the end of the list from the start of this page of the walk (`None`: of
+    /// its top).
+    pub from_page: Option<usize>,
+    /// The cursor of its first request (`None`: the first page).
+    pub cursor: Option<String>,
+}
+
+/// Where a reader of the walk is, for [`Pager::wants_page`]: the selected row, the first row on
+/// screen and how many rows the screen shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    pub selected: usize,
+    pub offset: usize,
+    pub body: usize,
+    /// The whole list is wanted (`L`), or a row is looked for further down: every page.
+    pub eager: bool,
+}
+
+impl Reading {
+    /// Whether this reader wants more rows of a walk that has `loaded` rows, `page` a page:
+    /// within a page of the end, a screen that shows past it, or `eager`. (The look-ahead
+    /// rule, for one stream and for a union.)
+    pub fn wants(&self, loaded: usize, page: usize) -> bool {
+        self.eager || loaded <= self.selected + page || self.offset + self.body > loaded
+    }
+}
+
 /// One cursor walk over one list with fixed filters.
 #[derive(Debug, Clone)]
 pub struct Pager<T> {
@@ -646,6 +681,93 @@ impl<T: Row> Pager<T> {
     pub fn warnings(&self) -> &Warnings {
         &self.warnings
     }
+
+    /// Whether a reader at `at` wants the next page now: within a page of the end of what is
+    /// loaded, a screen that shows past the end, or `eager`. Never while a request is in
+    /// flight or after the end. (The look-ahead of the browser's tabs.)
+    pub fn wants_page(&self, at: Reading) -> bool {
+        if self.in_flight || !self.has_more() {
+            return false;
+        }
+        at.wants(self.rows.len(), self.limit)
+    }
+
+    /// A refresh of this walk, `limit` rows a request, at most `max_pages` pages: `None` before
+    /// its first page.
+    ///
+    /// It re-reads from the top as many pages as are loaded and one more (a row that new rows
+    /// pushed down past the loaded ones is still read: kept, not taken for gone; only a row
+    /// missing from a read that went past it has left), at most `max_pages`; the rows after
+    /// those stay as loaded. With `from_end` (a view that shows the list's last rows first)
+    /// and more pages than that, it re-reads the end of the complete walk instead: from the
+    /// start of its `max_pages`-th page from the end (cursors as the walk met them), standing
+    /// for the pages after that one; the rows before stay as loaded.
+    pub fn plan_refresh(
+        &self,
+        limit: usize,
+        max_pages: usize,
+        from_end: bool,
+    ) -> Option<Refresh<T>> {
+        if self.pages == 0 {
+            return None;
+        }
+        let limit = limit.max(1);
+        let loaded = self.rows.len();
+        let pages = loaded.div_ceil(limit).max(1);
+        let budget = (pages + 1).min(max_pages.max(1));
+        if from_end
+            && pages >= budget
+            && let Some(r) = self.plan_tail(budget)
+        {
+            return Some(r);
+        }
+        let window = if pages < budget {
+            loaded
+        } else {
+            loaded.min(budget.saturating_sub(1).max(1) * limit)
+        };
+        Some(Refresh {
+            read: Reread::new(budget),
+            window,
+            from_page: None,
+            cursor: None,
+        })
+    }
+
+    /// A re-read of the last `budget` pages of a complete walk: from the start of the first
+    /// of them (read again so that a row shifted across its edge is not taken for gone),
+    /// standing for the rows of the others. `None` when the walk is not complete or its page
+    /// starts do not allow it (fewer than two pages in the budget, rows gone).
+    fn plan_tail(&self, budget: usize) -> Option<Refresh<T>> {
+        let n = self.starts.len();
+        if !self.is_done() || budget < 2 || n < budget {
+            return None;
+        }
+        let page = n - budget;
+        let cursor = self.starts[page].cursor.clone()?;
+        let window = self.starts[page + 1..].iter().find_map(|s| {
+            s.first
+                .and_then(|id| self.rows.iter().rposition(|r| r.id() == id))
+        })?;
+        Some(Refresh {
+            read: Reread::from_cursor(budget, Some(cursor.clone())),
+            window,
+            from_page: Some(page),
+            cursor: Some(cursor),
+        })
+    }
+
+    /// Merges a finished refresh into the walk ([`Pager::reconcile`] or, from the end,
+    /// [`Pager::reconcile_tail`]).
+    pub fn finish_refresh(&mut self, r: Refresh<T>) -> Merged
+    where
+        T: Clone + PartialEq,
+    {
+        match r.from_page {
+            Some(page) => self.reconcile_tail(r.read, page, r.window),
+            None => self.reconcile(r.read, r.window),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -671,6 +793,82 @@ mod tests {
 
     fn ids(p: &Pager<R>) -> Vec<u128> {
         p.rows().iter().map(|r| r.0).collect()
+    }
+
+    /// A walk of `pages` pages of 2 rows (ids from 1), cursors "c1", "c2", …; `done`: the last
+    /// page ends the list.
+    fn walked(pages: u128, done: bool) -> Pager<R> {
+        let mut p = Pager::new(2);
+        for i in 0..pages {
+            p.next_request();
+            let last = i + 1 == pages && done;
+            let c = format!("c{}", i + 1);
+            p.apply(page(
+                &[2 * i + 1, 2 * i + 2],
+                !last,
+                (!last).then_some(c.as_str()),
+            ));
+        }
+        p
+    }
+
+    #[test]
+    fn a_refresh_reads_one_page_more_than_is_loaded_within_its_budget() {
+        assert!(
+            Pager::<R>::new(2).plan_refresh(2, 10, false).is_none(),
+            "nothing read yet"
+        );
+        let p = walked(3, false);
+        let r = p.plan_refresh(2, 10, false).unwrap();
+        assert_eq!(
+            (r.read.budget, r.window, r.from_page, r.cursor),
+            (4, 6, None, None)
+        );
+        // A budget of 2 pages stands for the first page's rows only: the second is read to
+        // meet a row pushed down, never to call one gone.
+        let r = p.plan_refresh(2, 2, false).unwrap();
+        assert_eq!((r.read.budget, r.window), (2, 2));
+    }
+
+    #[test]
+    fn a_refresh_from_the_end_starts_at_a_page_the_walk_met() {
+        let p = walked(5, true);
+        let r = p.plan_refresh(2, 3, true).unwrap();
+        // Pages 3, 4 and 5 read again from page 3's cursor, standing for the rows of 4 and 5.
+        assert_eq!(r.from_page, Some(2));
+        assert_eq!(r.cursor.as_deref(), Some("c2"));
+        assert_eq!(r.window, 6);
+        // An incomplete walk has no end to start from: from the top.
+        let r = walked(5, false).plan_refresh(2, 3, true).unwrap();
+        assert_eq!((r.from_page, r.cursor), (None, None));
+    }
+
+    #[test]
+    fn the_look_ahead_wants_a_page_near_the_end_or_past_the_screen() {
+        let p = walked(2, false);
+        let at = |selected, offset, body, eager| Reading {
+            selected,
+            offset,
+            body,
+            eager,
+        };
+        assert!(
+            !p.wants_page(at(0, 0, 2, false)),
+            "4 loaded, row 1 of a 2-row screen"
+        );
+        assert!(p.wants_page(at(2, 0, 2, false)), "within a page of the end");
+        assert!(
+            p.wants_page(at(0, 0, 5, false)),
+            "the screen shows past the end"
+        );
+        assert!(p.wants_page(at(0, 0, 2, true)), "L");
+        let mut p = p;
+        p.next_request();
+        assert!(!p.wants_page(at(0, 0, 2, true)), "one request in flight");
+        assert!(
+            !walked(2, true).wants_page(at(3, 0, 9, true)),
+            "the list ended"
+        );
     }
 
     #[test]

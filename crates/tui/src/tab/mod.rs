@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::command::{Command, RequestFilter};
 use convo_api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
-use convo_engine::pager::{Merged, Pager, Reread};
+use convo_engine::pager::{Merged, Pager, Reading, Refresh, Reread};
 
 mod held;
 pub mod marks;
@@ -93,15 +93,11 @@ pub struct Reselect {
     pub index: usize,
 }
 
-/// A refresh under way: its pages so far, how many loaded rows it stands for, its page size.
+/// A refresh under way (the engine's plan, with its pages so far) and its page size.
 #[derive(Debug, Clone)]
 struct RereadState<T> {
-    read: Reread<T>,
-    window: usize,
+    plan: Refresh<T>,
     limit: Limit,
-    /// A re-read of the end of the list from the start of this page of the walk (`None`:
-    /// of its top). `window` is then where the rows it stands for begin.
-    from_page: Option<usize>,
 }
 
 /// What a page of a refresh leads to.
@@ -473,19 +469,17 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// still looking for the row it should select. Never while one is in flight, after the
     /// end, or after an error (until the user retries).
     pub fn wants_page(&self, body: usize) -> bool {
-        if self.pager.is_loading()
-            || !self.pager.has_more()
-            || self.error.is_some()
-            || self.next.is_some()
-        {
-            return false;
+        self.error.is_none() && self.next.is_none() && self.pager.wants_page(self.reading(body))
+    }
+
+    /// Where the table's reader is, for the engine's look-ahead.
+    pub(super) fn reading(&self, body: usize) -> Reading {
+        Reading {
+            selected: self.selected,
+            offset: self.offset,
+            body,
+            eager: self.load_all || self.reselect.is_some(),
         }
-        let loaded = self.pager.rows().len();
-        let page = self.pager.limit();
-        self.load_all
-            || self.reselect.is_some()
-            || loaded <= self.selected + page
-            || self.offset + body > loaded
     }
 
     /// `L` is on and has pages still to load (not after the last page, nor after an error
@@ -574,7 +568,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             return HeadStep::Failed;
         };
         match result {
-            Ok(page) => match r.read.apply(page) {
+            Ok(page) => match r.plan.read.apply(page) {
                 Some(cursor) => HeadStep::Next(Command::FetchHead {
                     tab: self.tab,
                     generation: self.generation,
@@ -593,39 +587,6 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 
-    /// A re-read of the last `budget` pages of a complete walk: from the start of the first
-    /// of them (read again so that a row shifted across its edge is not taken for gone),
-    /// standing for the rows of the others. `None` when the walk is not complete or its page
-    /// starts do not allow it (fewer than two pages in the budget, rows gone).
-    fn tail_fetch(&mut self, limit: Limit, budget: usize) -> Option<Command> {
-        let starts = self.pager.starts();
-        let n = starts.len();
-        if !self.pager.is_done() || budget < 2 || n < budget {
-            return None;
-        }
-        let page = n - budget;
-        let cursor = starts[page].cursor.clone()?;
-        let rows = self.pager.rows();
-        let window = starts[page + 1..].iter().find_map(|s| {
-            s.first
-                .and_then(|id| rows.iter().rposition(|r| r.id() == id))
-        })?;
-        self.reread = Some(RereadState {
-            read: Reread::from_cursor(budget, Some(cursor.clone())),
-            window,
-            limit,
-            from_page: Some(page),
-        });
-        self.head_in_flight = true;
-        Some(Command::FetchHead {
-            tab: self.tab,
-            generation: self.generation,
-            query: self.filter.request(),
-            limit,
-            cursor: Some(cursor),
-        })
-    }
-
     /// Gives up the refresh under way (an export is reading the rows it would move).
     pub fn drop_reread(&mut self) {
         self.head_in_flight = false;
@@ -634,7 +595,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
 
     /// The refresh under way, once [`TabState::head_page`] said it is ready.
     pub fn reread(&self) -> Option<&Reread<T>> {
-        self.reread.as_ref().map(|r| &r.read)
+        self.reread.as_ref().map(|r| &r.plan.read)
     }
 
     /// Merges the finished refresh into the rows. The selection stays on its row, on the
@@ -655,11 +616,8 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             self.selected.saturating_sub(self.offset),
         );
         let old_selected = self.selected;
-        let window = r.window;
-        let merged = match r.from_page {
-            Some(page) => self.pager.reconcile_tail(r.read, page, window),
-            None => self.pager.reconcile(r.read, window),
-        };
+        let window = r.plan.window;
+        let merged = self.pager.finish_refresh(r.plan);
         if !merged.left_ids.is_empty() {
             self.left_places = self.pager.gone().map(|g| (g.row.id(), g.after)).collect();
         }
@@ -707,53 +665,28 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         merged
     }
 
-    /// The refresh request, when the walk has a first page and no refresh is pending.
-    ///
-    /// The refresh re-reads from the top as many pages as are loaded and one more, at most
-    /// `max_pages` (`refresh_max_pages`); the rows after those stay as loaded. With
-    /// `from_end` (a view that shows the list's last rows first: oldest first) and more pages
-    /// than that, it re-reads the end of the complete walk instead: from the start of its
-    /// `max_pages`-th page from the end (cursors as the walk met them), standing for the
-    /// pages after that one; the rows before stay as loaded.
+    /// The refresh request, when the walk has a first page and no refresh is pending: the
+    /// engine plans it ([`Pager::plan_refresh`]: how many pages, which rows it stands for, from
+    /// the top or, with `from_end`, from the end of a complete walk).
     pub fn head_fetch(
         &mut self,
         limit: Limit,
         max_pages: usize,
         from_end: bool,
     ) -> Option<Command> {
-        if self.head_in_flight || self.pager.pages() == 0 || self.next.is_some() {
+        if self.head_in_flight || self.next.is_some() {
             return None;
         }
-        let loaded = self.pager.rows().len();
-        let pages = loaded.div_ceil(limit.get()).max(1);
-        // One page more than it stands for: a row that new rows pushed down past the loaded
-        // ones is still read (kept, not taken for gone); only a row missing from a read that
-        // went past it has left.
-        let budget = (pages + 1).min(max_pages.max(1));
-        if from_end
-            && pages >= budget
-            && let Some(c) = self.tail_fetch(limit, budget)
-        {
-            return Some(c);
-        }
-        let window = if pages < budget {
-            loaded
-        } else {
-            loaded.min(budget.saturating_sub(1).max(1) * limit.get())
-        };
-        self.reread = Some(RereadState {
-            read: Reread::new(budget),
-            window,
-            limit,
-            from_page: None,
-        });
+        let plan = self.pager.plan_refresh(limit.get(), max_pages, from_end)?;
+        let cursor = plan.cursor.clone();
+        self.reread = Some(RereadState { plan, limit });
         self.head_in_flight = true;
         Some(Command::FetchHead {
             tab: self.tab,
             generation: self.generation,
             query: self.filter.request(),
             limit,
-            cursor: None,
+            cursor,
         })
     }
 }

@@ -247,12 +247,8 @@ where
         if !self.pager.has_more() || self.error.is_some() || self.next.is_some() {
             return false;
         }
-        let loaded = self.pager.rows().len();
-        let page = self.pager.limit();
-        self.load_all
-            || self.reselect.is_some()
-            || loaded <= self.selected + page
-            || self.offset + body > loaded
+        self.reading(body)
+            .wants(self.pager.rows().len(), self.pager.limit())
     }
 
     /// Hands the union's rows that pass `pass` to the table while it wants them, and asks for
@@ -437,10 +433,13 @@ where
             bad_rows: Vec::new(),
         });
         self.reread = Some(super::RereadState {
-            read,
-            window,
+            plan: convo_engine::pager::Refresh {
+                read,
+                window,
+                from_page: None,
+                cursor: None,
+            },
             limit: u.limit,
-            from_page: None,
         });
         self.left_now = r.failed;
         let merged = super::marks::merge_ready(self, body);
