@@ -148,3 +148,44 @@ fn a_background_walk_again_sends_one_request_a_minute() {
     assert!(own.progress.done);
     assert_eq!(d.requests() - before, 3);
 }
+
+/// The sync follows cursors by the engine's rules, as every walk does: a service that hands
+/// back a cursor already read stops the walk with an error (not a walk without end), and one
+/// that says `has_more` with no cursor ends the list there. (Seen red: with the repeat not
+/// checked, the looping walk ran until the test's bound of pages.)
+#[test]
+fn the_sync_stops_at_a_repeated_cursor_and_ends_at_a_missing_one() {
+    let looping = Demo::faulty(5, 350, |f| f.cursor_loop = true);
+    let tmp = tempfile::tempdir().unwrap();
+    let store = task(&tmp);
+    let client = looping.client();
+    let mut pages = 0;
+    let out = looping.block_on(walk(&client, &store, Pace::Unpaced, None, &mut |p, _| {
+        pages = p.pages;
+        assert!(p.pages < 20, "the walk follows a cursor it has read: {p:?}");
+    }));
+    assert!(
+        matches!(out, Err(convo::store::sync::SyncError::Loop)),
+        "{:?}",
+        out.map(|o| o.progress)
+    );
+    assert_eq!(
+        pages, 1,
+        "the first page kept; the next one repeats its own cursor"
+    );
+
+    let endless = Demo::faulty(5, 350, |f| f.null_cursor_with_more = true);
+    let tmp = tempfile::tempdir().unwrap();
+    let store = task(&tmp);
+    let client = endless.client();
+    let out = endless
+        .block_on(walk(&client, &store, Pace::Unpaced, None, &mut |_, _| {}))
+        .expect("the walk ends");
+    assert!(out.progress.done, "{:?}", out.progress);
+    assert_eq!(
+        (out.requests, out.progress.walked),
+        (1, 100),
+        "{:?}",
+        out.progress
+    );
+}

@@ -3,6 +3,7 @@
 //! state against its response-time targets ([`sla`]). No I/O, no clock of their own.
 #![forbid(unsafe_code)]
 
+pub mod cursor;
 pub mod merge;
 pub mod pager;
 pub mod sla;

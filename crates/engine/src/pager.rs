@@ -18,6 +18,8 @@ use uuid::Uuid;
 
 use convo_api::{BadRow, Page, Row};
 
+use crate::cursor::{Cursors, Follow};
+
 /// How many pages in a row may bring nothing new before the walk is stopped as stuck.
 pub const MAX_FRUITLESS_PAGES: u32 = 10;
 
@@ -77,17 +79,6 @@ impl Warnings {
         }
         m
     }
-}
-
-/// Where the walk stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Next {
-    /// Nothing fetched yet: the next request is the first page.
-    First,
-    /// More exists after this cursor.
-    After(String),
-    /// The list is complete (or the walk stopped; see warnings).
-    End,
 }
 
 /// The result of applying one page.
@@ -268,8 +259,7 @@ impl Reading {
 pub struct Pager<T> {
     rows: Vec<T>,
     seen: HashSet<Uuid>,
-    cursors_used: HashSet<String>,
-    next: Next,
+    cursors: Cursors,
     in_flight: bool,
     limit: usize,
     pages: usize,
@@ -297,8 +287,7 @@ impl<T: Row> Pager<T> {
         Pager {
             rows: Vec::new(),
             seen: HashSet::new(),
-            cursors_used: HashSet::new(),
-            next: Next::First,
+            cursors: Cursors::new(),
             in_flight: false,
             limit,
             pages: 0,
@@ -316,11 +305,7 @@ impl<T: Row> Pager<T> {
         if self.in_flight {
             return None;
         }
-        let cursor = match &self.next {
-            Next::First => None,
-            Next::After(c) => Some(c.clone()),
-            Next::End => return None,
-        };
+        let cursor = self.cursors.next()?.map(str::to_string);
         self.in_flight = true;
         Some(cursor)
     }
@@ -330,11 +315,7 @@ impl<T: Row> Pager<T> {
         if !self.in_flight {
             return None;
         }
-        match &self.next {
-            Next::First => Some(None),
-            Next::After(c) => Some(Some(c.as_str())),
-            Next::End => None,
-        }
+        self.cursors.next()
     }
 
     /// Whether the page now in flight, answering with `has_more: true` and this cursor, would
@@ -345,8 +326,7 @@ impl<T: Row> Pager<T> {
         self.in_flight
             && !cursor.is_empty()
             && self.fruitless + 1 < MAX_FRUITLESS_PAGES
-            && !self.cursors_used.contains(cursor)
-            && !matches!(&self.next, Next::After(c) if c == cursor)
+            && self.cursors.would_follow(cursor)
     }
 
     /// The request in flight failed: the same cursor will be asked for again next time.
@@ -374,41 +354,25 @@ impl<T: Row> Pager<T> {
         self.warnings.bad_rows += page.bad_rows.len();
         let added = start..self.rows.len();
         self.starts.push(PageStart {
-            cursor: match &self.next {
-                Next::After(c) => Some(c.clone()),
-                _ => None,
-            },
+            cursor: self.cursors.after().map(str::to_string),
             first: self.rows.get(start).map(Row::id),
         });
 
-        if let Next::After(used) = std::mem::replace(&mut self.next, Next::End) {
-            self.cursors_used.insert(used);
-        }
         self.fruitless = if added.is_empty() {
             self.fruitless + 1
         } else {
             0
         };
-        self.next = match (page.has_more, page.next_cursor) {
-            (false, _) => Next::End,
-            (true, None) => {
-                self.warnings.inconsistent_end = true;
-                Next::End
-            }
-            (true, Some(c)) if c.is_empty() => {
-                self.warnings.inconsistent_end = true;
-                Next::End
-            }
-            (true, Some(c)) if self.cursors_used.contains(&c) => {
-                self.warnings.cursor_loop = true;
-                Next::End
-            }
-            (true, Some(_)) if self.fruitless >= MAX_FRUITLESS_PAGES => {
+        match self.cursors.follow(page.has_more, page.next_cursor) {
+            Follow::End => {}
+            Follow::NoCursor => self.warnings.inconsistent_end = true,
+            Follow::Loop => self.warnings.cursor_loop = true,
+            Follow::Next(_) if self.fruitless >= MAX_FRUITLESS_PAGES => {
                 self.warnings.stalled = true;
-                Next::End
+                self.cursors.stop();
             }
-            (true, Some(c)) => Next::After(c),
-        };
+            Follow::Next(_) => {}
+        }
         Applied {
             added,
             duplicates,
@@ -519,19 +483,16 @@ impl<T: Row> Pager<T> {
             }
         }
         if complete {
-            self.next = Next::End;
+            self.cursors.stop();
         } else if tail_empty && !self.in_flight && beyond == 0 {
-            self.next = match fresh.end {
-                ReadEnd::Cut(Some(c)) | ReadEnd::Reading(c) if !c.is_empty() => Next::After(c),
+            let next = match fresh.end {
+                ReadEnd::Cut(Some(c)) | ReadEnd::Reading(c) if !c.is_empty() => Some(c),
                 _ => {
                     self.warnings.cursor_loop = true;
-                    Next::End
+                    None
                 }
             };
-            self.cursors_used = fresh.cursors;
-            if let Next::After(c) = &self.next {
-                self.cursors_used.remove(c);
-            }
+            self.cursors = Cursors::from_parts(next, fresh.cursors);
             self.fruitless = 0;
         }
         merged
@@ -621,7 +582,7 @@ impl<T: Row> Pager<T> {
         self.starts.truncate(page);
         self.starts.append(&mut fresh.starts);
         if complete {
-            self.next = Next::End;
+            self.cursors.stop();
         }
         merged
     }
@@ -661,12 +622,12 @@ impl<T: Row> Pager<T> {
 
     /// True once the first page has arrived and no further page exists (or the walk stopped).
     pub fn is_done(&self) -> bool {
-        self.next == Next::End
+        self.cursors.is_end()
     }
 
     /// True before the first page and while more pages exist.
     pub fn has_more(&self) -> bool {
-        self.next != Next::End
+        !self.cursors.is_end()
     }
 
     /// Pages applied so far.

@@ -21,7 +21,6 @@
 //!   visitors it knows (usually one request); oldest first, it reads again from the cursor of
 //!   the last page of the last walk. An order it cannot learn means full walks only.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -32,6 +31,7 @@ use tokio::time::Instant;
 use super::{StoreError, StoreTask, SyncState};
 use convo_api::order::{Order, common_order, orders_followed};
 use convo_api::{ApiError, Client, Limit, Page, RetryNotice, Visitor, VisitorFilter};
+use convo_engine::cursor::{Cursors, Follow};
 
 /// A check of the new end reads at most this many pages (the full walk does the rest).
 pub const MAX_CHECK_PAGES: u32 = 10;
@@ -309,8 +309,10 @@ pub struct Syncer<'a> {
     state: SyncState,
     /// The walk's last row (its order is checked across pages).
     prev: Option<Visitor>,
-    /// Cursors this walk was given (a repeat would loop).
-    seen: HashSet<String>,
+    /// How this walk follows cursors (the engine's rules: a repeat would loop, `has_more`
+    /// with no cursor ends the list). Where it stands is also kept in `state.cursor`, for
+    /// the next run.
+    cursors: Cursors,
     restarted: bool,
     progress: Progress,
     /// The lease this sync walks under (its holder id), when processes share the store: a
@@ -328,6 +330,7 @@ impl<'a> Syncer<'a> {
         user: Option<Arc<UserFetches>>,
     ) -> Result<Syncer<'a>, SyncError> {
         let state = store.call(|s| s.sync_state()).await?;
+        let cursors = Cursors::resume(state.cursor.clone());
         let progress = Progress {
             walked: if state.cursor.is_some() {
                 state.walked
@@ -354,7 +357,7 @@ impl<'a> Syncer<'a> {
             },
             state,
             prev: None,
-            seen: HashSet::new(),
+            cursors,
             restarted: false,
             progress,
             holder: None,
@@ -412,7 +415,7 @@ impl<'a> Syncer<'a> {
                 self.state.fits = [true; 3];
                 self.state.rows_seen = 0;
                 self.prev = None;
-                self.seen.clear();
+                self.cursors = Cursors::new();
                 self.progress.walked = 0;
                 self.progress.done = false;
             }
@@ -435,13 +438,12 @@ impl<'a> Syncer<'a> {
             self.learn_order(prev.as_ref(), &page.items);
             self.prev = page.items.last().cloned().or(prev);
             self.state.walked += page.items.len() as u64;
-            let next = page.next_cursor.filter(|_| page.has_more);
-            if let Some(c) = &next
-                && !self.seen.insert(c.clone())
-            {
-                return Err(SyncError::Loop);
-            }
-            self.state.cursor = next;
+            self.state.cursor = match self.cursors.follow(page.has_more, page.next_cursor) {
+                Follow::Next(c) => Some(c),
+                // The list ends here (`has_more` with no cursor is taken as its end).
+                Follow::End | Follow::NoCursor => None,
+                Follow::Loop => return Err(SyncError::Loop),
+            };
             if self.state.cursor.is_none() {
                 self.state.finished_at = Some(now);
                 self.state.last_total = Some(self.state.walked);
@@ -478,7 +480,8 @@ impl<'a> Syncer<'a> {
         } else {
             None
         };
-        let (mut pages, mut new, mut seen) = (0, 0, HashSet::new());
+        let (mut pages, mut new) = (0, 0);
+        let mut cursors = Cursors::resume(asked.clone());
         loop {
             let page = match self.req.page(asked.as_deref(), Duration::ZERO).await {
                 Ok(p) => p,
@@ -495,8 +498,14 @@ impl<'a> Syncer<'a> {
             pages += 1;
             self.learn_order(None, &page.items);
             self.state.checked_at = Some(now);
-            let next = page.next_cursor.filter(|_| page.has_more);
-            if oldest_first && next.is_none() {
+            // A cursor read already would loop: the check ends at this page, which is not the
+            // list's end.
+            let (next, looped) = match cursors.follow(page.has_more, page.next_cursor) {
+                Follow::Next(c) => (Some(c), false),
+                Follow::Loop => (None, true),
+                Follow::End | Follow::NoCursor => (None, false),
+            };
+            if oldest_first && next.is_none() && !looped {
                 self.state.tail = Some(asked.clone());
             }
             let rows = Arc::new(page.items);
@@ -507,10 +516,7 @@ impl<'a> Syncer<'a> {
                 return Ok(Checked::Read { pages, new });
             };
             // Newest first: a page of known visitors is where the new end stops.
-            if (!oldest_first && fresh == 0)
-                || pages >= MAX_CHECK_PAGES
-                || !seen.insert(next.clone())
-            {
+            if (!oldest_first && fresh == 0) || pages >= MAX_CHECK_PAGES {
                 return Ok(Checked::Read { pages, new });
             }
             asked = Some(next);
