@@ -9,7 +9,7 @@ use convo::query::parse;
 use convo::tui::app::App;
 use convo::tui::command::Command;
 use convo::tui::msg::Msg;
-use convo::tui::query_run::run_query;
+use convo::tui::tab_query::run_query;
 use convo::tui::testing::{self, FakeServer, ch};
 use convo::tui::update::update;
 

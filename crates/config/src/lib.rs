@@ -492,6 +492,15 @@ fn is_token(s: &str) -> bool {
 }
 
 impl Config {
+    /// Where views are written (`w` in the browser): the config file in use (for the demo,
+    /// the file its views are read from), else where convo looks for one.
+    pub fn views_file(&self) -> Option<PathBuf> {
+        self.path
+            .clone()
+            .or_else(|| self.demo_file.clone())
+            .or_else(|| path_for(&Overrides::default()))
+    }
+
     /// Finds, reads and resolves the config (the normal path), with the process environment.
     pub fn load(ov: &Overrides) -> Result<Config, ConfigError> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());

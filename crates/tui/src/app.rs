@@ -130,7 +130,7 @@ pub struct App {
     /// A whole-walk export in progress.
     pub walk_export: Option<WalkExport>,
     /// The e-mail lookup in flight, whose answer lands only while it is still current.
-    pub lookups: super::lookup::Lookups,
+    pub lookups: super::tab_query::lookup::Lookups,
     /// The export being written, a part at a time.
     pub export_stream: Option<super::export::ExportStream>,
     /// The last export's id.
@@ -144,7 +144,7 @@ pub struct App {
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
     pub names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
-    pub store_visitors: super::store_visitors::StoreVisitors,
+    pub store_visitors: super::tab_query::store_visitors::StoreVisitors,
     /// "Since you last looked": the walk generation compared with the last look and when
     /// that look was taken (unix seconds); the status line counts its marks.
     pub since_look: Option<(u64, i64)>,

@@ -67,7 +67,7 @@ pub enum Command {
     /// Ask the service which visitors have this e-mail (the filter pane's "visitor email");
     /// answered by `Msg::EmailResolved` with `base`, the rest of the form's filters.
     ResolveEmail {
-        /// The lookup's ticket (`tui::lookup`), carried back by the answer.
+        /// The lookup's ticket (`tui::tab_query::lookup`), carried back by the answer.
         ticket: u64,
         email: String,
         base: ConversationFilter,
@@ -75,7 +75,7 @@ pub enum Command {
     /// Look up the visitors of each e-mail of a query's `visitor:` terms (every page of
     /// `GET /v1/visitors?email=`); answered by `Msg::QueryEmails` with the query.
     ResolveQueryEmails {
-        /// The lookup's ticket (`tui::lookup`), carried back by the answer.
+        /// The lookup's ticket (`tui::tab_query::lookup`), carried back by the answer.
         ticket: u64,
         query: convo_query::query::Query,
         resolved: convo_query::query::Query,

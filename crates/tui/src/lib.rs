@@ -66,27 +66,23 @@ pub mod history;
 pub mod input;
 pub mod keys;
 pub mod layout;
-pub mod lookup;
 pub mod marks;
 pub mod message;
 pub mod msg;
 pub mod names;
-pub mod names_wanted;
 pub mod notify;
 pub mod overlay;
 pub mod profiles;
 pub mod prompt;
 pub mod query_line;
-pub mod query_run;
-pub mod query_visitors;
 pub mod resume;
 pub mod runtime;
 pub mod search;
 pub mod session;
 pub mod sort;
-pub mod store_visitors;
 pub mod summary_pane;
 pub mod tab;
+pub mod tab_query;
 pub mod tasks;
 pub mod terminal;
 #[cfg(any(test, feature = "testing"))]
@@ -223,7 +219,7 @@ pub fn app_from_config(
                 .collect(),
         })?;
         app.open_view_initially(i);
-        query_run::place_pending(&mut app);
+        tab_query::place_pending(&mut app);
     }
     Ok(app)
 }

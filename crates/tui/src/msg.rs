@@ -29,7 +29,7 @@ pub enum Task {
     Export,
     /// Loading another profile.
     Profile,
-    /// An e-mail lookup (`tui::lookup`).
+    /// An e-mail lookup (`tui::tab_query::lookup`).
     Lookup { ticket: u64 },
     /// A board's read of one view.
     View { generation: u64, index: usize },

@@ -96,7 +96,7 @@ impl Place {
             what = Some(convo_text::one_line(&q.to_string(), 28));
             app.pending_query = Some(q);
         }
-        crate::query_run::place_pending(app);
+        crate::tab_query::place_pending(app);
         if let Some(col) = self
             .sort
             .as_deref()

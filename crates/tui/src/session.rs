@@ -134,7 +134,7 @@ impl App {
         if let Some(c) = &s.config {
             self.query_settings = c.query;
             self.scan_max_pages = c.query.scan_max_pages;
-            self.config_file = crate::query_line::save::config_file(c);
+            self.config_file = c.views_file();
         }
         self.profiles.current = s
             .config

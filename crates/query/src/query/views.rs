@@ -2,7 +2,7 @@
 //! runs in the browser: one that a single request answers (one stream, no check left to convo)
 //! sets the view's filters, as the filter keys would; anything else (several streams, checks,
 //! `visitor:` e-mails looked up when the view opens) leaves them empty and the browser runs
-//! the query itself (`tui::query_run`). A query that does not parse or resolve is refused with
+//! the query itself (`tui::tab_query`). A query that does not parse or resolve is refused with
 //! the view's name and a caret.
 
 use super::plan::{self, Emails};

@@ -50,7 +50,7 @@ pub enum Life {
         live: usize,
         until: jiff::Timestamp,
     },
-    /// While the e-mail lookup `ticket` runs (`tui::lookup`): "looking up the visitors…".
+    /// While the e-mail lookup `ticket` runs (`tui::tab_query::lookup`): "looking up the visitors…".
     Lookup { ticket: u64 },
     /// While `tab` is on screen and its search is `query`: the match count (or "match k of
     /// n" after `n`/`N`: `stepped`), re-worded as the matches change.

@@ -159,12 +159,3 @@ pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) 
         (false, false) => format!("view {shown:?} saved in {path} ({v_key} lists it)"),
     });
 }
-
-/// Where views are written: the config file in use (for the demo, the file its views are
-/// read from), else where convo looks for one.
-pub fn config_file(cfg: &convo_config::Config) -> Option<std::path::PathBuf> {
-    cfg.path
-        .clone()
-        .or_else(|| cfg.demo_file.clone())
-        .or_else(|| convo_config::path_for(&convo_config::Overrides::default()))
-}

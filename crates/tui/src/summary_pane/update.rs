@@ -81,7 +81,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                     Some(q) => {
                         app.overlay = Overlay::None;
                         let tab = convo_api::Resource::Conversations;
-                        cmds.extend(crate::query_run::run_query(app, tab, q));
+                        cmds.extend(crate::tab_query::run_query(app, tab, q));
                     }
                 }
                 return refresh(app);

@@ -49,7 +49,7 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
             generation,
             stream,
             head,
-        } => crate::query_run::part_failed(app, tab, (generation, stream, head), bug),
+        } => crate::tab_query::part_failed(app, tab, (generation, stream, head), bug),
         Task::Head { tab, generation } => with_tab!(app, tab, |t| {
             if t.generation == generation {
                 t.head_in_flight = false;

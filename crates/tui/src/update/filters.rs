@@ -31,7 +31,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         if now != Some(&q) {
             cmds.extend(leaving_look(app));
             app.oldest_first = place.oldest_first.then_some(u64::MAX);
-            cmds.extend(crate::query_run::restore(app, q, c.selected));
+            cmds.extend(crate::tab_query::restore(app, q, c.selected));
         } else if let Some(row) = c
             .selected
             .filter(|_| place.active == Resource::Conversations)
@@ -52,7 +52,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     if let Some(q) = v.union.take() {
         let now = app.visitors.union.as_ref().map(|_| &app.visitors.query);
         if now != Some(&q) {
-            cmds.extend(crate::query_run::restore(app, q, v.selected));
+            cmds.extend(crate::tab_query::restore(app, q, v.selected));
         } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
             app.visitors.reselect_now(row, body);
         }
@@ -113,7 +113,7 @@ pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         .and_then(|t| convo_query::query::parse(t, v.tab).ok())
     {
         app.oldest_first = v.oldest_first.then_some(u64::MAX);
-        cmds.extend(crate::query_run::run_query(app, v.tab, q));
+        cmds.extend(crate::tab_query::run_query(app, v.tab, q));
         app.say(format!("view: {}", convo_text::one_line(&v.name, 60)));
         return;
     }

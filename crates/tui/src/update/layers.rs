@@ -69,7 +69,7 @@ pub fn stack(app: &App) -> Vec<Layer> {
     if with_tab!(ref app, app.active, |t| t.loading_all()) {
         layers.push(Layer::LoadAll);
     }
-    if crate::query_run::scanning(app) {
+    if crate::tab_query::scanning(app) {
         layers.push(Layer::Scan);
     }
     layers.push(Layer::Table);
@@ -136,7 +136,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
             Some(Action::Close) => {
                 // A union's scan stops with it.
                 with_tab!(app, app.active, |t| t.load_all = false);
-                crate::query_run::stop(app);
+                crate::tab_query::stop(app);
                 app.say("stopped loading all pages");
                 Answer::Consumed
             }
@@ -144,7 +144,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         },
         Layer::Scan => match action {
             Some(Action::Close) => {
-                crate::query_run::stop(app);
+                crate::tab_query::stop(app);
                 app.say("stopped scanning; L goes on");
                 Answer::Consumed
             }

@@ -50,7 +50,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         with_tab!(app, tab, |t| t.watching = watching);
     }
     sort::update::before(app);
-    let mut cmds = super::query_run::run_pending(app);
+    let mut cmds = super::tab_query::run_pending(app);
     // Time passing and refreshes ring for conversations that became imminent; rows arriving
     // by paging are only taken note of.
     // A refresh, or the end of a walk, of the Conversations tab is a sample of its trend.
@@ -126,7 +126,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             generation,
             result,
         } => {
-            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
+            super::names::wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             on_page(app, tab, generation, result)
         }
         Msg::PartLoaded {
@@ -136,9 +136,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             head,
             result,
         } => {
-            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
-            super::query_visitors::page_arrived(app, tab, generation, &result, &mut cmds);
-            super::query_run::part_loaded(app, tab, (generation, stream, head), result);
+            super::names::wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
+            super::tab_query::visitors::page_arrived(app, tab, generation, &result, &mut cmds);
+            super::tab_query::part_loaded(app, tab, (generation, stream, head), result);
             // Its rows reach the table now, so that what follows a page (an export's walk,
             // the summary pane, samples) sees them, as after a page of one request.
             pump_union(app, tab, &mut cmds);
@@ -151,7 +151,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             // A newer key replaced what it was asked for (another filter, `x`, Esc): dropped.
             if app.lookups.answered(ticket, app.conversations.generation) {
-                cmds.extend(super::query_run::emails_resolved(
+                cmds.extend(super::tab_query::emails_resolved(
                     app, query, resolved, result,
                 ))
             }
@@ -161,15 +161,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             generation,
             result,
         } => {
-            super::names_wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
+            super::names::wanted::page_arrived(app, (tab, generation), &result, &mut cmds);
             let merged = on_head(app, tab, generation, result, &mut cmds);
             if tab == Resource::Conversations && merged.is_some() {
                 sample = Some(merged);
             }
         }
         Msg::HeldNow { id, row } => live::held_now(app, id, row.map(|r| *r)),
-        Msg::VisitorNames(labels) => super::names_wanted::offered(app, labels),
-        Msg::NamesLoaded { asked, found } => super::names_wanted::answered(app, asked, found),
+        Msg::VisitorNames(labels) => super::names::wanted::offered(app, labels),
+        Msg::NamesLoaded { asked, found } => super::names::wanted::answered(app, asked, found),
         Msg::EmailResolved {
             ticket,
             email,
@@ -208,7 +208,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             known,
             store,
         } => {
-            super::query_visitors::answered(app, asked, known, store);
+            super::tab_query::visitors::answered(app, asked, known, store);
             pump_union(app, Resource::Conversations, &mut cmds);
         }
         Msg::VisitorAttributes { id, attributes } => {
@@ -239,7 +239,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             app.names.sync_line = line;
             app.dirty = true;
         }
-        Msg::NamesWritten => super::names_wanted::written(app, &mut cmds),
+        Msg::NamesWritten => super::names::wanted::written(app, &mut cmds),
         Msg::Notice { text, error } => {
             app.post(StatusMessage::new(text, error, app.now));
             app.dirty = true;
@@ -424,7 +424,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::Top => move_by(app, isize::MIN / 2),
         Action::JumpLeft => live::jump_to_left(app),
         Action::Bottom => {
-            super::query_run::go_on(app);
+            super::tab_query::go_on(app);
             move_by(app, isize::MAX / 2)
         }
         Action::NextTab | Action::PrevTab => switch_tab(app, other(app.active)),
@@ -463,10 +463,10 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         }
         // A union tab: its query's term is what changes, the rest of the query stays.
         Action::ToggleUnassigned if app.conversations.union.is_some() => {
-            cmds.extend(super::query_run::toggle_unassigned(app))
+            cmds.extend(super::tab_query::toggle_unassigned(app))
         }
         Action::CycleStatus if app.conversations.union.is_some() => {
-            cmds.extend(super::query_run::cycle_status(app))
+            cmds.extend(super::tab_query::cycle_status(app))
         }
         Action::ToggleUnassigned => {
             let mut f = app.conversations.filter.clone();
@@ -521,7 +521,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                     filters::preset_oldest_first(app, false);
                 }
                 // A union is read again behind its rows, as a refresh (•, ~, × follow).
-                if super::query_run::refresh(app, app.active, cmds) == Some(false) {
+                if super::tab_query::refresh(app, app.active, cmds) == Some(false) {
                     app.say("the streams are being read already");
                 }
                 return;
@@ -572,7 +572,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                     t.load_all = true;
                     t.error = None;
                 });
-                super::query_run::go_on(app);
+                super::tab_query::go_on(app);
             }
         }
         Action::Summary => {

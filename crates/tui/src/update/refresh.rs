@@ -34,7 +34,7 @@ pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Comman
             // (or profile) whose walk failed behind the rows on screen is tried again instead.
             let (limit, max_pages) = (app.limit, app.refresh_max_pages);
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
-            let union = crate::query_run::refresh(app, app.active, cmds);
+            let union = crate::tab_query::refresh(app, app.active, cmds);
             let (c, retried) = with_tab!(app, app.active, |t| {
                 if union.is_some() {
                     (None, false)
@@ -126,10 +126,10 @@ pub(super) fn on_head(
 /// For a union tab, its rows to the table and its streams' next requests (a refresh merged
 /// when complete); false for a tab of one request's filters.
 pub(super) fn pump_union(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> bool {
-    match crate::query_run::pump(app, tab, cmds) {
-        crate::query_run::Pumped::NotUnion => false,
-        crate::query_run::Pumped::Union(None) => true,
-        crate::query_run::Pumped::Union(Some(merged)) => {
+    match crate::tab_query::pump(app, tab, cmds) {
+        crate::tab_query::Pumped::NotUnion => false,
+        crate::tab_query::Pumped::Union(None) => true,
+        crate::tab_query::Pumped::Union(Some(merged)) => {
             union_refreshed(app, tab, &merged, cmds);
             true
         }

@@ -1,9 +1,11 @@
 //! Visitors' names where ids were: a bounded cache (id → name, e-mail, external id) that the
 //! render path reads. It holds the visitors of the rows loaded: a page's visitors are asked of
-//! the local store in one command when the page arrives ([`super::names_wanted`]), never the
+//! the local store in one command when the page arrives ([`wanted`]), never the
 //! whole store at start; the background visitor sync and the Visitors tab's rows update what
 //! it holds. The store itself is only touched by its thread (`convo_store::StoreTask`);
 //! nothing here waits on it: a row whose name is not there yet shows its short id.
+
+pub mod wanted;
 
 use std::collections::{HashMap, HashSet};
 

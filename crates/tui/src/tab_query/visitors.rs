@@ -7,9 +7,9 @@
 
 use uuid::Uuid;
 
-use super::app::App;
-use super::command::Command;
-use super::msg::Loaded;
+use crate::app::App;
+use crate::command::Command;
+use crate::msg::Loaded;
 use convo_api::{ApiError, Resource};
 use convo_query::query::eval::VisitorInfo;
 use convo_query::query::{Pred, Term};

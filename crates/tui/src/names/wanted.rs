@@ -1,18 +1,18 @@
 //! Which visitors' names the screen needs, and what to do when they come: a page of
 //! conversations asks the store for the visitors the cache has nothing for, in one command
 //! ([`Command::LoadNames`], answered by `Msg::NamesLoaded`); the store's answer and the
-//! visitor sync's pages fill the cache ([`super::names::VisitorNames`]), which keeps only the
+//! visitor sync's pages fill the cache ([`crate::names::VisitorNames`]), which keeps only the
 //! visitors of loaded rows once it grows.
 
 use std::collections::{HashMap, HashSet};
 
 use uuid::Uuid;
 
-use super::app::App;
-use super::command::Command;
-use super::msg::Loaded;
-use super::names::VisitorLabel;
-use super::search;
+use crate::app::App;
+use crate::command::Command;
+use crate::msg::Loaded;
+use crate::names::VisitorLabel;
+use crate::search;
 use convo_api::{ApiError, Resource};
 
 /// Rows just loaded for `tab`'s walk `generation`: a conversations page of a walk still
@@ -47,7 +47,7 @@ pub fn page_arrived(
         }
         Ok(Loaded::Visitors(p)) if !p.items.is_empty() => {
             app.names.learn(&p.items);
-            cmds.push(Command::KeepVisitors(super::names::VisitorRows(
+            cmds.push(Command::KeepVisitors(crate::names::VisitorRows(
                 p.items.clone(),
             )));
             prune(app);

@@ -1,17 +1,20 @@
 //! Running a query on a tab (issue 22): [`run_query`] is what the query line, `convo --query`
 //! and a `[[views]] query` call. The query is resolved (names, `me`) and planned; a plan of one
 //! request's filters and no check is today's walk of those filters; anything else is a union
-//! walk ([`super::tab::union`]): its streams side by side, merged, its checks applied as rows
+//! walk ([`crate::tab::union`]): its streams side by side, merged, its checks applied as rows
 //! arrive. The tab keeps the query as written ([`App::query_of`]).
+
+pub mod lookup;
+pub mod store_visitors;
+pub mod visitors;
 
 use std::cell::Cell;
 
-use super::app::App;
-use super::command::Command;
-use super::msg::Loaded;
-use super::query_visitors;
-use super::tab::{TabFilter, TabState, UnionWalk, Verdict};
-use super::update::place::{here, leaving_look};
+use crate::app::App;
+use crate::command::Command;
+use crate::msg::Loaded;
+use crate::tab::{TabFilter, TabState, UnionWalk, Verdict};
+use crate::update::place::{here, leaving_look};
 use convo_api::{ApiError, Page, Resource};
 use convo_query::query::eval::{Context, Filter, VisitorInfo};
 use convo_query::query::plan::{self, Emails, Plan};
@@ -41,7 +44,7 @@ pub fn run_pending(app: &mut App) -> Vec<Command> {
 
 /// Back to a union shown before: run again (no history entry), selecting `row` once it shows
 /// up. The tab on screen is the place's, not the query's.
-pub fn restore(app: &mut App, q: Query, row: Option<super::tab::Reselect>) -> Vec<Command> {
+pub fn restore(app: &mut App, q: Query, row: Option<crate::tab::Reselect>) -> Vec<Command> {
     let (active, tab) = (app.active, q.resource);
     let history = app.history.clone();
     let cmds = run(app, tab, q, true);
@@ -85,7 +88,7 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
             emails.len(),
             if emails.len() == 1 { "" } else { "es" }
         );
-        let ticket = super::message::update::looking_up(app, what);
+        let ticket = crate::message::update::looking_up(app, what);
         cmds.push(Command::ResolveQueryEmails {
             ticket,
             query: q,
@@ -179,7 +182,7 @@ fn show(
     };
     app.active = tab;
     if tab == Resource::Conversations {
-        query_visitors::query_shown(app);
+        visitors::query_shown(app);
     }
     match changed {
         Some(c) => {
@@ -193,13 +196,13 @@ fn show(
     // A note on how the query is sent is true of this walk only: it goes with it.
     if let Some(n) = notes.last() {
         let generation = with_tab!(ref app, tab, |t| t.generation);
-        app.post(super::message::StatusMessage {
+        app.post(crate::message::StatusMessage {
             text: format!("query: {}", convo_text::one_line(n, 300)),
             error: false,
-            life: super::message::Life::OfWalk {
+            life: crate::message::Life::OfWalk {
                 tab,
                 generation,
-                until: super::message::later(app.now),
+                until: crate::message::later(app.now),
             },
         });
     }
@@ -343,7 +346,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             // Attributes come from the local store, as `list -q` reads them; names and
             // e-mails are known on screen already.
             let store = &app.store_visitors;
-            let reads_store = !store.absent && query_visitors::attr_field(&checks).is_some();
+            let reads_store = !store.absent && visitors::attr_field(&checks).is_some();
             let waiting: Cell<Option<uuid::Uuid>> = Cell::new(None);
             let label = |c: &convo_api::Conversation| {
                 names.get(&c.visitor_id).map(|l| VisitorInfo {

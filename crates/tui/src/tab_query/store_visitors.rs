@@ -1,11 +1,11 @@
 //! The local store's answers about visitors, for a union tab's checks on their attributes
-//! (see [`super::query_visitors`]).
+//! (see [`crate::tab_query::visitors`]).
 
 use std::collections::{HashMap, HashSet};
 
 use uuid::Uuid;
 
-use super::command::Command;
+use crate::command::Command;
 use convo_query::query::eval::VisitorInfo;
 
 /// The store's answers for the visitors of the rows walked (see the module).
