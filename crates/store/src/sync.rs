@@ -259,14 +259,15 @@ impl Requests<'_> {
         if let Some(u) = &self.user {
             u.idle().await;
         }
+        let clock = self.client.clock();
         if let Some(t) = self.last_start {
-            tokio::time::sleep_until(t + self.spacing.max(floor)).await;
+            clock.sleep_until(t + self.spacing.max(floor)).await;
             // The user may have started a fetch while we slept: they go first.
             if let Some(u) = &self.user {
                 u.idle().await;
             }
         }
-        self.last_start = Some(Instant::now());
+        self.last_start = Some(clock.now());
         self.sent += 1;
         let limited = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let heard = limited.clone();

@@ -33,6 +33,8 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
+use crate::clock::Clock;
+
 mod headers;
 pub mod shared;
 
@@ -191,11 +193,6 @@ pub fn background_share(left: u32, spent: u32, reserve: u32) -> u32 {
     by_half.min(left.saturating_sub(reserve))
 }
 
-/// The clock of the ledger: unix milliseconds.
-fn now_ms() -> i64 {
-    jiff::Timestamp::now().as_millisecond()
-}
-
 /// The longest window believed.
 pub(crate) const MAX_WINDOW: Duration = Duration::from_secs(24 * 3600);
 
@@ -336,7 +333,7 @@ impl Drop for Ticket<'_> {
         drop(st);
         if let (Some(id), Some(ledger)) = (self.id, self.budget.ledger()) {
             let refused = self.refused;
-            let at = now_ms();
+            let at = self.budget.clock.unix_ms();
             off_thread(move || ledger.done(id, refused, at));
         }
     }
@@ -364,6 +361,8 @@ pub struct Budget {
     /// Where the other processes on this key record what they send ([`shared`]); `None`:
     /// this process's budget alone.
     ledger: Mutex<Option<std::sync::Arc<dyn Ledger>>>,
+    /// Its time: the client's clock ([`crate::clock`]).
+    clock: std::sync::Arc<dyn Clock>,
 }
 
 impl Default for Budget {
@@ -379,6 +378,11 @@ pub const MAX_USER_WAIT: Duration = Duration::from_secs(60);
 impl Budget {
     /// Knows nothing: every request goes until the service says otherwise.
     pub fn new() -> Budget {
+        Budget::with_clock(crate::clock::system())
+    }
+
+    /// [`Budget::new`] on `clock` (the client's).
+    pub fn with_clock(clock: std::sync::Arc<dyn Clock>) -> Budget {
         Budget {
             state: Mutex::new(State {
                 limit: None,
@@ -392,6 +396,7 @@ impl Budget {
             }),
             changed: tokio::sync::Notify::new(),
             ledger: Mutex::new(None),
+            clock,
         }
     }
 
@@ -402,8 +407,8 @@ impl Budget {
         // the ledger is set (under the state's lock), so a request is either in it or goes
         // through the ledger.
         let past: Vec<(i64, bool)> = {
-            let now = Instant::now();
-            let now_ms = now_ms();
+            let now = self.clock.now();
+            let now_ms = self.clock.unix_ms();
             let st = self.lock();
             *self
                 .ledger
@@ -454,7 +459,8 @@ impl Budget {
                 count_at_429: false,
                 pause: Some(wait),
             };
-            off_thread(move || ledger.heard(news, now_ms()));
+            let at = self.clock.unix_ms();
+            off_thread(move || ledger.heard(news, at));
         }
     }
 
@@ -479,7 +485,7 @@ impl Budget {
         priority: Priority,
         waited: Duration,
     ) -> Result<Result<i64, Duration>, String> {
-        let now = now_ms();
+        let now = self.clock.unix_ms();
         let a = tokio::task::spawn_blocking(move || ledger.admit(priority, waited, now))
             .await
             .map_err(|e| e.to_string())??;
@@ -487,7 +493,7 @@ impl Budget {
         Ok(match a.verdict {
             Ok(id) => {
                 let mut st = self.lock();
-                let at = Instant::now();
+                let at = self.clock.now();
                 st.prune(at);
                 st.sends.push_back((at, priority));
                 st.in_flight = st.in_flight.saturating_add(1);
@@ -527,7 +533,7 @@ impl Budget {
 
     /// What the budget sees now.
     pub fn snapshot(&self) -> Snapshot {
-        let now = Instant::now();
+        let now = self.clock.now();
         let st = self.lock();
         Snapshot {
             limit: st.limit,
@@ -551,7 +557,7 @@ impl Budget {
         priority: Priority,
         on_wait: &(dyn Fn(Duration) + Send + Sync),
     ) -> Ticket<'_> {
-        let started = Instant::now();
+        let started = self.clock.now();
         let mut said: Option<Instant> = None;
         loop {
             let Some(ledger) = self.ledger() else {
@@ -564,7 +570,7 @@ impl Budget {
                     None => continue,
                 }
             };
-            let now = Instant::now();
+            let now = self.clock.now();
             match self.admit_shared(ledger, priority, now - started).await {
                 Ok(Ok(id)) => {
                     return Ticket {
@@ -589,7 +595,7 @@ impl Budget {
                     // Asked again within a second: other processes' requests end, and a
                     // waiting user's request holds their background work while it asks.
                     let until = free.min(now + Duration::from_secs(1));
-                    let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
+                    self.wait_until(until).await;
                 }
                 Err(e) => self.unshare(&e),
             }
@@ -605,7 +611,7 @@ impl Budget {
         on_wait: &(dyn Fn(Duration) + Send + Sync),
     ) -> Option<Ticket<'_>> {
         loop {
-            let now = Instant::now();
+            let now = self.clock.now();
             let free = match self.try_admit(priority, now, now.duration_since(started)) {
                 Ok(()) => {
                     return Some(Ticket {
@@ -626,8 +632,24 @@ impl Budget {
                 *said = Some(until);
                 on_wait(until - now);
             }
-            let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
+            self.wait_until(until).await;
         }
+    }
+
+    /// Waits until `until` on the clock, or until an answer or a ticket's end changes what is
+    /// known.
+    async fn wait_until(&self, until: Instant) {
+        let changed = self.changed.notified();
+        tokio::pin!(changed);
+        tokio::select! {
+            () = self.clock.sleep_until(until) => {}
+            () = &mut changed => {}
+        }
+    }
+
+    /// The clock this budget reads.
+    pub fn clock(&self) -> &std::sync::Arc<dyn Clock> {
+        &self.clock
     }
 
     /// One look: counts the request as sent and answers `Ok`, or answers when a slot is next
@@ -666,7 +688,7 @@ impl Budget {
 
     /// An answer's headers (and whether it was a 429, with the `Retry-After` it asked for).
     pub fn heard(&self, headers: &HeaderMap, too_many: bool, now_unix: i64) {
-        let now = Instant::now();
+        let now = self.clock.now();
         let heard = parse_headers(headers, now_unix);
         let ledger = self.ledger();
         let mut st = self.lock();
@@ -741,7 +763,8 @@ impl Budget {
         if let Some(ledger) = ledger
             && (news.learned.is_some() || news.remaining.is_some() || news.count_at_429)
         {
-            off_thread(move || ledger.heard(news, now_ms()));
+            let at = self.clock.unix_ms();
+            off_thread(move || ledger.heard(news, at));
         }
         self.changed.notify_waiters();
     }
