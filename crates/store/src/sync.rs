@@ -44,6 +44,8 @@ const MAX_SPACING: Duration = Duration::from_secs(30);
 pub struct UserFetches {
     busy: AtomicUsize,
     idle: Notify,
+    /// Those held in [`UserFetches::idle`] now.
+    held: AtomicUsize,
 }
 
 /// Held while a user's fetch is in flight.
@@ -64,13 +66,36 @@ impl UserFetches {
 
     /// Waits until no user fetch is in flight.
     pub async fn idle(&self) {
+        let mut held = None;
         loop {
             let notified = self.idle.notified();
             if self.in_flight() == 0 {
                 return;
             }
+            held.get_or_insert_with(|| Held::new(&self.held));
             notified.await;
         }
+    }
+
+    /// How many wait in [`UserFetches::idle`] now (the sync, held back by the user's fetches).
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
+    }
+}
+
+/// Counts one waiter in [`UserFetches::idle`] while it lives.
+struct Held<'a>(&'a AtomicUsize);
+
+impl<'a> Held<'a> {
+    fn new(n: &'a AtomicUsize) -> Held<'a> {
+        n.fetch_add(1, Ordering::SeqCst);
+        Held(n)
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

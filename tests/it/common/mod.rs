@@ -15,6 +15,7 @@ pub mod svg;
 use std::time::Duration;
 
 use convo::api::client::RetryPolicy;
+use convo::api::clock::ManualClock;
 use convo::api::{ApiKey, Client, ClientSettings, KeySource};
 use convo::demo::{DemoOptions, DemoServer, Faults};
 
@@ -422,4 +423,57 @@ pub fn have(tool: &Tool) -> bool {
         tool.how
     );
     false
+}
+
+/// A client of `d` (fast retries, as [`Demo::client`]) on `clock`, and the clock.
+pub fn client_on_clock(d: &Demo) -> (Client, std::sync::Arc<ManualClock>) {
+    let clock = ManualClock::new();
+    let c = clock.clone();
+    let client = client_for(&d.url(), &d.key(), move |s| {
+        fast_settings(s);
+        s.clock = c;
+    });
+    (client, clock)
+}
+
+/// Runs `fut` on `d`'s runtime with `clock` moved on only while the code under test sleeps on
+/// it, to the earliest instant it sleeps until (as tokio's paused clock does, but with the
+/// network real). Returns its output and the virtual time (since the clock's start) at which
+/// `d` saw each request. Exact, not a sample: the clock moves only while every sleeper is
+/// parked, and a request seen while the clock stands at T was sent at T.
+pub fn on_clock<F: std::future::Future>(
+    d: &Demo,
+    clock: &ManualClock,
+    fut: F,
+) -> (F::Output, Vec<Duration>) {
+    use convo::api::Clock as _;
+    let deadline = std::time::Instant::now() + runtime::DEADLINE;
+    d.block_on(async {
+        tokio::pin!(fut);
+        let mut seen = d.requests();
+        let mut times = Vec::new();
+        loop {
+            let out = tokio::select! {
+                out = &mut fut => Some(out),
+                () = tokio::time::sleep(Duration::from_millis(1)) => None,
+            };
+            // Sleepers first: one parked now stays parked (only this loop moves the clock),
+            // so every request it sent before is counted below.
+            let next = clock.sleepers().into_iter().find(|t| *t > clock.now());
+            let n = d.requests();
+            times.extend((seen..n).map(|_| clock.elapsed()));
+            seen = n;
+            if let Some(out) = out {
+                return (out, times);
+            }
+            if let Some(t) = next {
+                clock.advance_to(t);
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "waited {:?} for the code on the clock to end; requests at {times:?}",
+                runtime::DEADLINE
+            );
+        }
+    })
 }
