@@ -236,8 +236,10 @@ impl State {
         self.window.unwrap_or(DEFAULT_WINDOW)
     }
 
+    /// Forgets the sends no count looks at any more (kept as long as [`State::sent_within`]
+    /// counts them: a window and [`COUNT_MARGIN`]).
     fn prune(&mut self, now: Instant) {
-        let w = self.window().max(DEFAULT_WINDOW);
+        let w = self.window().max(DEFAULT_WINDOW) + COUNT_MARGIN;
         while let Some((t, _)) = self.sends.front() {
             if now.duration_since(*t) >= w || self.sends.len() > MAX_SENDS {
                 self.sends.pop_front();
