@@ -397,7 +397,11 @@ fn the_sync_command_keeps_its_pace() {
         assert!(err.contains("5 requests"), "{err}");
         times
     };
-    let ms = |v: &[u64]| v.iter().map(|n| Duration::from_millis(*n)).collect::<Vec<_>>();
+    let ms = |v: &[u64]| {
+        v.iter()
+            .map(|n| Duration::from_millis(*n))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(sync(Some(4), false), ms(&[0, 251, 502, 753, 1004]));
     assert_eq!(sync(None, true), ms(&[0, 0, 0, 0, 0]));
 }

@@ -81,9 +81,10 @@ fn the_sync_waits_for_the_users_own_fetches() {
         let _ = done_tx.send(r.map(|o| o.requests).map_err(|e| e.to_string()));
     });
     // The sync is held before its first request: an event, not a quiet spell.
-    d.block_on(common::wait_until("the sync to wait for the user's fetch", || {
-        user.held() == 1
-    }));
+    d.block_on(common::wait_until(
+        "the sync to wait for the user's fetch",
+        || user.held() == 1,
+    ));
     assert_eq!(
         d.requests(),
         before,

@@ -312,6 +312,22 @@ impl State {
     }
 }
 
+/// Counts one admission in [`Budget::waiting`] while it lives.
+struct Waiting<'a>(&'a std::sync::atomic::AtomicU32);
+
+impl<'a> Waiting<'a> {
+    fn new(n: &'a std::sync::atomic::AtomicU32) -> Waiting<'a> {
+        n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Waiting(n)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// A request admitted and not yet answered; dropped when its answer has been heard.
 #[derive(Debug)]
 pub struct Ticket<'a> {
@@ -365,6 +381,8 @@ pub struct Budget {
     ledger: Mutex<Option<std::sync::Arc<dyn Ledger>>>,
     /// Its time: the client's clock ([`crate::clock`]).
     clock: std::sync::Arc<dyn Clock>,
+    /// Admissions waiting on the budget now: the user's, background ones.
+    waiting: [std::sync::atomic::AtomicU32; 2],
 }
 
 impl Default for Budget {
@@ -399,6 +417,7 @@ impl Budget {
             changed: tokio::sync::Notify::new(),
             ledger: Mutex::new(None),
             clock,
+            waiting: Default::default(),
         }
     }
 
@@ -597,7 +616,7 @@ impl Budget {
                     // Asked again within a second: other processes' requests end, and a
                     // waiting user's request holds their background work while it asks.
                     let until = free.min(now + Duration::from_secs(1));
-                    self.wait_until(until).await;
+                    self.wait_until(priority, until).await;
                 }
                 Err(e) => self.unshare(&e),
             }
@@ -634,19 +653,26 @@ impl Budget {
                 *said = Some(until);
                 on_wait(until - now);
             }
-            self.wait_until(until).await;
+            self.wait_until(priority, until).await;
         }
     }
 
     /// Waits until `until` on the clock, or until an answer or a ticket's end changes what is
-    /// known.
-    async fn wait_until(&self, until: Instant) {
+    /// known; counted in [`Budget::waiting`] meanwhile.
+    async fn wait_until(&self, priority: Priority, until: Instant) {
+        let _waiting = Waiting::new(&self.waiting[priority as usize]);
         let changed = self.changed.notified();
         tokio::pin!(changed);
         tokio::select! {
             () = self.clock.sleep_until(until) => {}
             () = &mut changed => {}
         }
+    }
+
+    /// How many requests of `priority` wait on the budget now (held by the share rule, or by
+    /// an empty window); for a status line, and for tests to see work held.
+    pub fn waiting(&self, priority: Priority) -> u32 {
+        self.waiting[priority as usize].load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The clock this budget reads.
