@@ -2,7 +2,9 @@
 //! names appear where ids were without the user visiting the Visitors tab.
 //!
 //! - Paced: requests start at least `1 / rps` seconds apart (plus a millisecond), so no second
-//!   ever holds more than `rps` of them and there is no burst after a pause. An open
+//!   ever holds more than `rps` of them and there is no burst after a pause. The pace is kept
+//!   on the client's clock ([`Client::clock`], `convo_api::clock`), so tests run it on a
+//!   clock of their own. An open
 //!   browser's sync ([`Pace::Background`]) walks again, once a walk has finished, at one
 //!   request every [`REWALK_SPACING`] (its checks of the new end keep the first walk's pace);
 //!   its client is a background one, so it also spends only its share of the service's
