@@ -142,6 +142,32 @@ mod manual {
         pub fn at(&self, t: Instant) -> Duration {
             t.saturating_duration_since(self.start)
         }
+
+        /// Runs `fut` to its end, moving the clock, whenever something sleeps on it until a
+        /// later instant, to the earliest such instant (as tokio's paused clock does, but
+        /// only this clock: the network and the disk stay real). `looked` is called each time
+        /// the clock stands still with what sleeps on it parked, before it moves and once at
+        /// the end: what it reads then happened at the instant the clock stands at. Exact, not
+        /// a sample, for code that runs as one task (or whose tasks all sleep on this clock).
+        pub async fn run<F: Future>(&self, fut: F, mut looked: impl FnMut()) -> F::Output {
+            let mut fut = std::pin::pin!(fut);
+            loop {
+                let out = tokio::select! {
+                    out = &mut fut => Some(out),
+                    () = tokio::time::sleep(Duration::from_millis(1)) => None,
+                };
+                // Sleepers first: one parked now stays parked (only this loop moves the
+                // clock), so whatever it did before it is seen by `looked`.
+                let next = self.sleepers().into_iter().find(|t| *t > self.now());
+                looked();
+                if let Some(out) = out {
+                    return out;
+                }
+                if let Some(t) = next {
+                    self.advance_to(t);
+                }
+            }
+        }
     }
 
     /// Takes a sleeper off the list when its sleep ends or is dropped.

@@ -436,44 +436,27 @@ pub fn client_on_clock(d: &Demo) -> (Client, std::sync::Arc<ManualClock>) {
     (client, clock)
 }
 
-/// Runs `fut` on `d`'s runtime with `clock` moved on only while the code under test sleeps on
-/// it, to the earliest instant it sleeps until (as tokio's paused clock does, but with the
-/// network real). Returns its output and the virtual time (since the clock's start) at which
-/// `d` saw each request. Exact, not a sample: the clock moves only while every sleeper is
-/// parked, and a request seen while the clock stands at T was sent at T.
+/// Runs `fut` on `d`'s runtime on `clock` ([`ManualClock::run`]: the clock moves only while
+/// the code sleeps on it, to the earliest instant it sleeps until). Returns its output and the
+/// virtual time (since the clock's start) at which `d` saw each request: exact, since a
+/// request seen while the clock stands at T was sent at T.
 pub fn on_clock<F: std::future::Future>(
     d: &Demo,
     clock: &ManualClock,
     fut: F,
 ) -> (F::Output, Vec<Duration>) {
-    use convo::api::Clock as _;
     let deadline = std::time::Instant::now() + runtime::DEADLINE;
-    d.block_on(async {
-        tokio::pin!(fut);
-        let mut seen = d.requests();
-        let mut times = Vec::new();
-        loop {
-            let out = tokio::select! {
-                out = &mut fut => Some(out),
-                () = tokio::time::sleep(Duration::from_millis(1)) => None,
-            };
-            // Sleepers first: one parked now stays parked (only this loop moves the clock),
-            // so every request it sent before is counted below.
-            let next = clock.sleepers().into_iter().find(|t| *t > clock.now());
-            let n = d.requests();
-            times.extend((seen..n).map(|_| clock.elapsed()));
-            seen = n;
-            if let Some(out) = out {
-                return (out, times);
-            }
-            if let Some(t) = next {
-                clock.advance_to(t);
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "waited {:?} for the code on the clock to end; requests at {times:?}",
-                runtime::DEADLINE
-            );
-        }
-    })
+    let mut seen = d.requests();
+    let mut times = Vec::new();
+    let out = d.block_on(clock.run(fut, || {
+        let n = d.requests();
+        times.extend((seen..n).map(|_| clock.elapsed()));
+        seen = n;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited {:?} for the code on the clock to end; requests at {times:?}",
+            runtime::DEADLINE
+        );
+    }));
+    (out, times)
 }

@@ -304,25 +304,6 @@ fn a_seeded_budget_paces_from_the_start_until_the_service_says_otherwise() {
     );
 }
 
-/// Runs `admit` (admissions on `clock`) with the clock moved only while it sleeps on it, to
-/// the earliest instant it sleeps until; returns the virtual time of each admission.
-async fn on_clock(
-    clock: &std::sync::Arc<crate::clock::ManualClock>,
-    admit: impl std::future::Future<Output = Vec<Duration>> + Send + 'static,
-) -> Vec<Duration> {
-    use crate::clock::Clock as _;
-    let task = tokio::spawn(admit);
-    while !task.is_finished() {
-        for _ in 0..8 {
-            tokio::task::yield_now().await;
-        }
-        if let Some(t) = clock.sleepers().into_iter().find(|t| *t > clock.now()) {
-            clock.advance_to(t);
-        }
-    }
-    task.await.unwrap()
-}
-
 /// 600 a minute, background work asking as fast as it may: it gets 300 (half, and never the
 /// last tenth) at once, then nothing until they leave the window (60.5 s of the clock: a
 /// window and the half second a request is counted longer), then 300 more; the user's
@@ -331,22 +312,21 @@ async fn on_clock(
 async fn at_600_a_minute_background_work_gets_half_of_each_window() {
     use crate::clock::ManualClock;
     let clock = ManualClock::new();
-    let b = std::sync::Arc::new(Budget::with_clock(clock.clone()));
+    let b = Budget::with_clock(clock.clone());
     b.seed(Learned {
         limit: 600,
         window: Duration::from_secs(60),
         source: Source::RateLimit,
     });
-    let (bb, c) = (b.clone(), clock.clone());
-    let times = on_clock(&clock, async move {
+    let admissions = async {
         let mut times = Vec::new();
         for _ in 0..600 {
-            drop(bb.admit(Priority::Background, &|_| {}).await);
-            times.push(c.elapsed());
+            drop(b.admit(Priority::Background, &|_| {}).await);
+            times.push(clock.elapsed());
         }
         times
-    })
-    .await;
+    };
+    let times = clock.run(admissions, || {}).await;
     let at = |ms: u64| {
         times
             .iter()
