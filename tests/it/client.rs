@@ -4,7 +4,7 @@
 use crate::common;
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{Demo, client_for, fast_settings, ignore_retry};
 use convo::api::{
@@ -254,22 +254,21 @@ fn wrong_key_is_401_unauthorized_without_the_key_in_the_message() {
     assert_eq!(d.requests(), 1, "401 is not retried");
 }
 
+/// A 429 with `Retry-After: 1`: the client says it waits a second, waits it on its clock (a
+/// `ManualClock`: the retry is sent at +1 s of it, not before) and then gets the page.
 #[test]
 fn rate_limit_waits_retry_after_then_continues() {
     let d = Demo::faulty(30, 10, common::rate_limited_once("1"));
-    let c = d.client();
+    let (c, clock) = common::client_on_clock(&d);
     let notices = Mutex::new(Vec::new());
     let on_retry = |n| notices.lock().unwrap().push(n);
-    let t = Instant::now();
-    let page: Page<Conversation> = d
-        .block_on(c.list(&ConversationFilter::default(), lim(10), None, &on_retry))
-        .unwrap();
-    assert_eq!(page.items.len(), 10);
-    assert!(
-        t.elapsed() >= Duration::from_millis(950),
-        "waited {:?}",
-        t.elapsed()
+    let (page, times) = common::on_clock(
+        &d,
+        &clock,
+        c.list::<_, Conversation>(&ConversationFilter::default(), lim(10), None, &on_retry),
     );
+    assert_eq!(page.unwrap().items.len(), 10);
+    assert_eq!(times, [Duration::ZERO, Duration::from_secs(1)]);
     let n = notices.into_inner().unwrap();
     assert_eq!(n.len(), 1);
     assert!(n[0].rate_limited);

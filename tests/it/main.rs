@@ -14,8 +14,6 @@ mod docs;
 mod exporter;
 mod fuzz_config;
 mod fuzz_decode;
-mod idle_cost;
-mod l_after_idle;
 mod list_cli;
 mod net;
 mod prometheus_assets;

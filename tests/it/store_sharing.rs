@@ -187,7 +187,6 @@ fn a_killed_walker_is_taken_over_from_its_cursor() {
     let mut b = browser(&d, home.path(), &[]);
     b.wait_for_in("walked by another convo", Duration::from_secs(20));
     kill(Pid::from_raw(a.pid() as i32), Signal::SIGKILL).unwrap();
-    let killed = Instant::now();
     let served = d.visitor_requests().len();
     let at_kill = state(&path).unwrap().walked;
     // B takes over: it asks for the next page itself, and its line is its own walk's.
@@ -195,17 +194,12 @@ fn a_killed_walker_is_taken_over_from_its_cursor() {
         d.visitor_requests().len() > served + 1
             && state(&path).is_some_and(|s| s.walked > at_kill + 100)
     });
-    let took = killed.elapsed();
     b.wait_gone("walked by another convo", Duration::from_secs(10));
     wait(Duration::from_secs(60), "the walk ends", &[&b], || {
         state(&path).is_some_and(|s| s.finished_at.is_some())
     });
     let (repeated, with_cursor) = d.repeated_visitor_cursors();
-    eprintln!(
-        "SIGKILL of the walker: taken over in {:.1} s; {repeated} of {with_cursor} cursors repeated",
-        took.as_secs_f64()
-    );
-    assert!(took < Duration::from_secs(60), "{took:?}");
+    eprintln!("SIGKILL of the walker: {repeated} of {with_cursor} cursors repeated");
     assert!(repeated <= 2, "{repeated} cursors asked twice");
     let s = state(&path).unwrap();
     assert_eq!(
@@ -255,23 +249,17 @@ fn a_stopped_walker_loses_its_lease_and_then_follows() {
         kill(pid, Signal::SIGCONT).unwrap();
         std::thread::sleep(Duration::from_millis(30));
     }
-    let stopped = Instant::now();
     let at_stop = state(&path).unwrap().walked;
     wait(Duration::from_secs(30), "b takes over", &[&b], || {
         state(&path).is_some_and(|s| s.walked > at_stop + 200)
     });
-    let took = stopped.elapsed();
     kill(pid, Signal::SIGCONT).unwrap();
     a.wait_for_in("walked by another convo", Duration::from_secs(20));
     wait(Duration::from_secs(60), "the walk ends", &[&a, &b], || {
         state(&path).is_some_and(|s| s.finished_at.is_some())
     });
     let (repeated, with_cursor) = d.repeated_visitor_cursors();
-    eprintln!(
-        "SIGSTOP of the walker (lease 1.5 s): taken over in {:.1} s; {repeated} of \
-         {with_cursor} cursors repeated",
-        took.as_secs_f64()
-    );
+    eprintln!("SIGSTOP of the walker (lease 1.5 s): {repeated} of {with_cursor} cursors repeated");
     assert!(repeated <= 2, "{repeated} cursors asked twice");
     assert_eq!(state(&path).unwrap().last_total, Some(VISITORS as u64));
     for p in [&mut a, &mut b] {
@@ -330,7 +318,6 @@ fn three_processes_on_one_key_the_users_l_meets_no_429() {
     wait(Duration::from_secs(30), "the walk spends", &refs, || {
         d.limit_counts().visitors >= 55
     });
-    let started = Instant::now();
     let l = &mut ptys[1];
     l.send("L");
     let waited = std::cell::Cell::new(false);
@@ -341,9 +328,8 @@ fn three_processes_on_one_key_the_users_l_meets_no_429() {
     let waited = waited.get();
     let counts = d.limit_counts();
     eprintln!(
-        "three processes, 120 a minute, no headers: L took {:.1} s (waited on the budget: \
-         {waited}); served {counts:?}",
-        started.elapsed().as_secs_f64()
+        "three processes, 120 a minute, no headers: L waited on the budget: {waited}; served \
+         {counts:?}"
     );
     assert_eq!(
         (counts.conversations_refused, counts.visitors_refused),

@@ -1,22 +1,28 @@
-//! The visitor sync against the demo server and a real store file: it backs off on 429 and
-//! waits for the user's own fetches (the pace itself is in store_cli).
+//! The visitor sync against the demo server and a real store file: its pace, its back-off on
+//! 429 and its wait for the user's own fetches. The pacing runs on a `ManualClock`
+//! (`common::on_clock`): the virtual time of each request is asserted exactly.
 
 use crate::common;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Demo;
 use convo::demo::Faults;
-use convo::store::sync::{Pace, UserFetches, walk};
+use convo::store::sync::{Pace, Syncer, UserFetches, walk};
 use convo::store::{Store, StoreTask};
 
 fn task(tmp: &tempfile::TempDir) -> StoreTask {
     StoreTask::spawn(Store::open(&tmp.path().join("store.sqlite")).expect("store")).expect("task")
 }
 
+fn ms(v: &[u64]) -> Vec<Duration> {
+    v.iter().map(|n| Duration::from_millis(*n)).collect()
+}
+
 /// 429s on the first two requests (no wait asked): the sync hears them, backs off (its
-/// spacing doubles to a second, then halves page by page) and still finishes the walk.
+/// spacing doubles to a second, then halves page by page) and still finishes the walk. On a
+/// clock that moves only while the sync sleeps on it: the requests' virtual times are exact.
 #[test]
 fn the_sync_backs_off_on_429_and_finishes() {
     let limited = Demo::faulty(5, 350, |f| {
@@ -27,27 +33,30 @@ fn the_sync_backs_off_on_429_and_finishes() {
     let run = |d: &Demo| {
         let tmp = tempfile::tempdir().unwrap();
         let store = task(&tmp);
-        let client = d.client();
+        let (client, clock) = common::client_on_clock(d);
         let mut backed_off = false;
-        let t = Instant::now();
-        let out = d
-            .block_on(walk(&client, &store, Pace::Unpaced, None, &mut |p, _| {
+        let (out, times) = common::on_clock(
+            d,
+            &clock,
+            walk(&client, &store, Pace::Unpaced, None, &mut |p, _| {
                 backed_off |= p.backing_off;
-            }))
-            .expect("the walk ends");
-        (out, backed_off, t.elapsed())
+            }),
+        );
+        (out.expect("the walk ends"), backed_off, times)
     };
-    let (out, backed_off, took) = run(&limited);
+    let (out, backed_off, times) = run(&limited);
     assert!(
         out.progress.done && out.progress.walked == 350,
         "{:?}",
         out.progress
     );
     assert!(backed_off, "the 429s were heard");
-    // After the 429s: 1 s, then 500 ms and 250 ms between the next starts.
-    assert!(took >= Duration::from_millis(1700), "{took:?}");
-    let (out, backed_off, _) = run(&plain);
+    // Two 429s and the first page at once (Retry-After 0); then 1 s, 500 ms and 250 ms
+    // between the next starts.
+    assert_eq!(times, ms(&[0, 0, 0, 1000, 1500, 1750]));
+    let (out, backed_off, times) = run(&plain);
     assert!(out.progress.done && !backed_off, "no 429, no back-off");
+    assert_eq!(times, ms(&[0, 0, 0, 0]), "unpaced: as fast as answered");
 }
 
 /// While a user's fetch is in flight the sync asks nothing; it goes on once it is done.
@@ -71,9 +80,11 @@ fn the_sync_waits_for_the_users_own_fetches() {
         let r = walk(&client, &store, Pace::Unpaced, Some(u), &mut |_, _| {}).await;
         let _ = done_tx.send(r.map(|o| o.requests).map_err(|e| e.to_string()));
     });
-    // A window for a request that must not come: an absence has no event to wait for. A slow
-    // machine makes the window prove less, never fail.
-    std::thread::sleep(Duration::from_millis(400));
+    // The sync is held before its first request: an event, not a quiet spell.
+    d.block_on(common::wait_until(
+        "the sync to wait for the user's fetch",
+        || user.held() == 1,
+    ));
     assert_eq!(
         d.requests(),
         before,
@@ -90,63 +101,49 @@ fn the_sync_waits_for_the_users_own_fetches() {
 }
 
 /// An open browser's sync (`Pace::Background`) walks at its pace the first time; once a walk
-/// has finished, a walk again sends one request a minute (an idle browser costs the service
-/// little), where `convo store sync` (`Pace::PerSecond`) walks again at its pace.
+/// has finished, it walks again at one request a minute (an idle browser costs the service
+/// little): the re-walk's first request comes 60 s of the clock after the last one, not
+/// before, and so does each next one. `convo store sync` (`Pace::PerSecond`) walks again at
+/// its pace. On a clock that moves only while the sync sleeps on it: milliseconds of wall time.
 #[test]
 fn a_background_walk_again_sends_one_request_a_minute() {
     let d = Demo::start(5, 350, Faults::default());
     let tmp = tempfile::tempdir().unwrap();
     let store = task(&tmp);
-    let client = d.client();
-    let before = d.requests();
-    let first = d
-        .block_on(walk(
-            &client,
-            &store,
-            Pace::Background(50),
-            None,
-            &mut |_, _| {},
-        ))
-        .expect("the first walk ends");
-    assert!(first.progress.done, "{:?}", first.progress);
-    assert_eq!(d.requests() - before, 4, "350 visitors: 4 pages");
-    // Again: one request, then a minute's wait. Waited for: the first request; then a window
-    // for a second one that must not come (an absence has no event to wait for; a slow machine
-    // makes the window prove less, never fail). With an injected clock in the sync's pacing
-    // this could run the whole minute on a paused clock instead.
-    let before = d.requests();
-    let again = d.block_on(async {
-        let mut quiet = |_: convo::store::sync::Progress, _: &[convo::api::Visitor]| {};
-        let one_asked = async {
-            common::wait_until("the walk again to ask for a page", || {
-                d.requests() - before >= 1
-            })
-            .await;
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        };
-        tokio::select! {
-            r = walk(&client, &store, Pace::Background(50), None, &mut quiet) => Some(r.map(|o| o.requests)),
-            () = one_asked => None,
+    let (client, clock) = common::client_on_clock(&d);
+    let (pages, times) = common::on_clock(&d, &clock, async {
+        let mut s = Syncer::open(&client, &store, Pace::Background(50), None)
+            .await
+            .expect("opens");
+        let mut walks = Vec::new();
+        for _ in 0..2 {
+            let mut pages = 0;
+            while !s.progress().done || pages == 0 {
+                s.walk_page().await.expect("a page");
+                pages += 1;
+            }
+            walks.push(pages);
         }
+        walks
     });
-    assert!(
-        again.is_none(),
-        "the walk again is still under way: {again:?}"
+    assert_eq!(pages, vec![4, 4], "350 visitors: 4 pages a walk");
+    // The first walk: 50 a second (20 ms and a millisecond apart). The walk again: a minute
+    // after the first walk's last request, and a minute apart.
+    let m = 60_000;
+    assert_eq!(
+        times,
+        ms(&[0, 21, 42, 63, 63 + m, 63 + 2 * m, 63 + 3 * m, 63 + 4 * m])
     );
-    assert_eq!(d.requests() - before, 1);
-    // The user's own `convo store sync` goes on from there at its pace.
-    let before = d.requests();
-    let own = d
-        .block_on(walk(
-            &client,
-            &store,
-            Pace::PerSecond(50),
-            None,
-            &mut |_, _| {},
-        ))
-        .expect("walks");
+    // The user's own `convo store sync` walks again at its pace.
+    let (own, times) = common::on_clock(
+        &d,
+        &clock,
+        walk(&client, &store, Pace::PerSecond(50), None, &mut |_, _| {}),
+    );
+    let own = own.expect("walks");
     assert!(own.progress.done);
-    assert_eq!(d.requests() - before, 3);
+    let t = 63 + 4 * m;
+    assert_eq!(times, ms(&[t, t + 21, t + 42, t + 63]));
 }
 
 /// The sync follows cursors by the engine's rules, as every walk does: a service that hands

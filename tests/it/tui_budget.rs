@@ -10,7 +10,9 @@ use crate::common;
 use std::time::Duration;
 
 use common::runtime::{Harness, demo};
+use convo::api::Priority;
 use convo::demo::{DemoOptions, LimitHeaders, RequestBudget};
+use convo::tui::runtime::Runtime;
 use crossterm::event::KeyCode;
 
 const LIMIT: u32 = 30;
@@ -40,14 +42,17 @@ async fn one_run(home: &std::path::Path, headers: LimitHeaders) {
         text,
         &cfg_path,
         &convo::config::Overrides {
-            base_url: Some(url),
+            base_url: Some(url.clone()),
             ..Default::default()
         },
         &|k| (k == "CONVO_API_KEY").then(|| key.clone()),
     )
     .unwrap();
     cfg.store.dir = Some(home.join("stores"));
-    let mut h = Harness::on(&server, (120, 30), 10);
+    // A clone of the loop's client: the same budget, read by the test.
+    let client = common::client_for(&url, &key, |_| {});
+    let app = convo::tui::testing::app(120, 30, 10);
+    let mut h = Harness::new(Runtime::new(client.clone()), (120, 30), app);
     let look = convo::tui::tab::marks::look_key_of(&h.app.conversations);
     h.rt.start_store(&cfg, false, look);
     // Idle: the sync takes its half of the window (50 a second would take all of it).
@@ -55,10 +60,13 @@ async fn one_run(home: &std::path::Path, headers: LimitHeaders) {
         server.limit_counts().visitors >= u64::from(LIMIT / 2)
     })
     .await;
-    // Then a spell alone, in which the sync (50 a second) would take about 30 more if it
-    // could: a window for requests that must not come (an absence has no event to wait for;
-    // a slow machine makes it prove less, never fail). Checked at the end, from the log.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Then the sync (50 a second: it would take about 30 more if it could) is held by the
+    // budget's share rule: an event, not a quiet spell. What it sent over the whole run is
+    // checked at the end, from the server's log.
+    common::wait_until("the sync to wait on the budget", || {
+        client.budget().waiting(Priority::Background) > 0
+    })
+    .await;
     let idle = server.limit_counts();
     assert_eq!(idle.visitors_refused, 0, "{headers:?}: {idle:?}");
 

@@ -12,6 +12,7 @@ use reqwest::{StatusCode, Url, redirect};
 use serde::Deserialize;
 
 use super::budget::{Budget, Priority};
+use super::clock::Clock;
 use super::error::ApiError;
 use super::filter::{Limit, ListFilter, Resource};
 use super::key::ApiKey;
@@ -77,6 +78,10 @@ pub struct ClientSettings {
     /// `max_parallel`: at most this many requests in flight to the service at once, whoever
     /// sends them (prefetch, refresh, the visitor sync, a query's streams). Default 4.
     pub max_parallel: usize,
+    /// The time of the client's waits (a `Retry-After`, a retry's back-off, the budget) and of
+    /// the visitor sync that sends through it: the real clock; tests give a
+    /// `ManualClock` ([`super::clock`]). The transport's timeouts stay real.
+    pub clock: Arc<dyn Clock>,
 }
 
 impl ClientSettings {
@@ -94,6 +99,7 @@ impl ClientSettings {
             proxy: ProxySetting::Environment,
             ca_file: None,
             max_parallel: DEFAULT_MAX_PARALLEL,
+            clock: super::clock::system(),
         }
     }
 }
@@ -147,6 +153,8 @@ pub struct Client {
     priority: Priority,
     /// Whether to ask this service for compressed answers or plain ones (`super::encoding`).
     encoding: Arc<super::encoding::Chooser>,
+    /// See [`ClientSettings::clock`].
+    clock: Arc<dyn Clock>,
 }
 
 /// The transport settings a pool is built from.
@@ -180,14 +188,16 @@ impl Wire {
 
 /// See [`Client::pacing`].
 struct Pacing {
+    clock: Arc<dyn Clock>,
     in_flight: tokio::sync::Semaphore,
     /// No request leaves before this instant (set by a 429's `Retry-After`).
     paused_until: std::sync::Mutex<Option<tokio::time::Instant>>,
 }
 
 impl Pacing {
-    fn new(max_parallel: usize) -> Pacing {
+    fn new(max_parallel: usize, clock: Arc<dyn Clock>) -> Pacing {
         Pacing {
+            clock,
             in_flight: tokio::sync::Semaphore::new(max_parallel.max(1)),
             paused_until: std::sync::Mutex::new(None),
         }
@@ -202,7 +212,7 @@ impl Pacing {
 
     /// Every request waits out a pause the service asked for.
     fn pause(&self, wait: Duration) {
-        let until = tokio::time::Instant::now() + wait;
+        let until = self.clock.now() + wait;
         let mut p = self
             .paused_until
             .lock()
@@ -217,15 +227,15 @@ impl Pacing {
     async fn admit(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
         loop {
             if let Some(t) = self.pause_until()
-                && t > tokio::time::Instant::now()
+                && t > self.clock.now()
             {
-                tokio::time::sleep_until(t).await;
+                self.clock.sleep_until(t).await;
             }
             // Closed never: the semaphore lives as long as the client.
             let permit = self.in_flight.acquire().await.ok();
             // A 429 that came while this one waited for its permit: wait it out too.
             match self.pause_until() {
-                Some(t) if t > tokio::time::Instant::now() => drop(permit),
+                Some(t) if t > self.clock.now() => drop(permit),
                 _ => return permit,
             }
         }
@@ -444,12 +454,13 @@ impl Client {
             timeout: settings.request_timeout,
             route,
             first: Arc::default(),
-            pacing: Arc::new(Pacing::new(settings.max_parallel)),
+            pacing: Arc::new(Pacing::new(settings.max_parallel, settings.clock.clone())),
             wire: Arc::new(wire),
             stats: Arc::default(),
-            budget: Arc::default(),
+            budget: Arc::new(Budget::with_clock(settings.clock.clone())),
             priority: Priority::User,
             encoding: Arc::default(),
+            clock: settings.clock,
         })
     }
 
@@ -476,6 +487,11 @@ impl Client {
     /// The service's request budget, as this client and all its clones spend it.
     pub fn budget(&self) -> &Budget {
         &self.budget
+    }
+
+    /// The clock of this client's waits, its budget and the sync that sends through it.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
     }
 
     /// Where requests go (direct or through which proxy) and why.
@@ -618,7 +634,7 @@ impl Client {
                         rate_limited: false,
                         budget: false,
                     });
-                    tokio::time::sleep(wait).await;
+                    super::clock::sleep(&*self.clock, wait).await;
                 }
                 Err(Failure::RateLimited { wait, detail }) => {
                     if rate_waits >= self.retry.max_rate_limit_waits {
@@ -632,7 +648,7 @@ impl Client {
                         rate_limited: true,
                         budget: false,
                     });
-                    tokio::time::sleep(wait).await;
+                    super::clock::sleep(&*self.clock, wait).await;
                 }
             }
         }
@@ -669,7 +685,7 @@ impl Client {
         self.budget.heard(
             resp.headers(),
             status == StatusCode::TOO_MANY_REQUESTS,
-            jiff::Timestamp::now().as_second(),
+            self.clock.unix_ms() / 1000,
         );
         if status == StatusCode::TOO_MANY_REQUESTS {
             // Every request to the service waits, not only this one; set before the requests

@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod client;
+pub mod clock;
 pub mod encoding;
 pub mod error;
 pub mod filter;
@@ -18,6 +19,7 @@ pub mod wire;
 pub use budget::{Budget, Priority};
 pub use client::probe::Probe;
 pub use client::{Client, ClientSettings, RetryNotice};
+pub use clock::{Clock, SystemClock};
 pub use error::ApiError;
 pub use filter::{
     Assignee, ConversationFilter, FilterError, Limit, ListFilter, Resource, VisitorFilter,

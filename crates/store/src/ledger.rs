@@ -413,4 +413,61 @@ mod tests {
         // 38 a minute, 1 user request: background takes half of the 37 left, 18, no more.
         assert_eq!(bg, 18);
     }
+
+    /// Two processes' budgets on one store and one `ManualClock`, 600 requests a minute,
+    /// background work in both asking in turn as fast as it may: together they get half, 300
+    /// at 0 s (150 each), then nothing until those leave the window (a window and the half
+    /// second a request is counted longer), then 300 more; a user's request in either goes
+    /// at once meanwhile. Minutes of the shared budget in milliseconds.
+    #[tokio::test]
+    async fn two_processes_background_work_gets_half_of_each_window_together() {
+        use convo_api::Budget;
+        use convo_api::clock::ManualClock;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sqlite");
+        let learned = Learned {
+            limit: 600,
+            window: Duration::from_secs(60),
+            source: Source::RateLimit,
+        };
+        Store::open(&path)
+            .unwrap()
+            .keep_budget(&learned, T0 / 1000)
+            .unwrap();
+        let clock = ManualClock::new();
+        let budgets = [
+            Budget::with_clock(clock.clone()),
+            Budget::with_clock(clock.clone()),
+        ];
+        for b in &budgets {
+            b.share(Arc::new(StoreLedger::open(&path).unwrap()));
+        }
+        let admissions = async {
+            let mut times = [Vec::new(), Vec::new()];
+            for i in 0..600 {
+                drop(budgets[i % 2].admit(Priority::Background, &|_| {}).await);
+                times[i % 2].push(clock.elapsed());
+            }
+            times
+        };
+        let times = tokio::time::timeout(Duration::from_secs(60), clock.run(admissions, || {}))
+            .await
+            .expect("600 admissions on the clock");
+        let all: Vec<Duration> = times.concat();
+        let at_0 = all.iter().filter(|t| t.is_zero()).count();
+        assert_eq!(
+            (at_0, times[0].iter().filter(|t| t.is_zero()).count()),
+            (300, 150),
+            "{times:?}"
+        );
+        // The other 300 at one instant, once the first ones have left the window: a window and
+        // the half-second margin, the first of the ledger's looks every 50 ms past it.
+        let later: Vec<Duration> = all.iter().copied().filter(|t| !t.is_zero()).collect();
+        assert_eq!(later, vec![Duration::from_millis(60_550); 300]);
+        // Background has its half of this window: a user's request goes at once.
+        let waited = std::sync::atomic::AtomicBool::new(false);
+        let on_wait = |_: Duration| waited.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(budgets[1].admit(Priority::User, &on_wait).await);
+        assert!(!waited.into_inner());
+    }
 }

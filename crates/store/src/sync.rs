@@ -2,7 +2,9 @@
 //! names appear where ids were without the user visiting the Visitors tab.
 //!
 //! - Paced: requests start at least `1 / rps` seconds apart (plus a millisecond), so no second
-//!   ever holds more than `rps` of them and there is no burst after a pause. An open
+//!   ever holds more than `rps` of them and there is no burst after a pause. The pace is kept
+//!   on the client's clock ([`Client::clock`], `convo_api::clock`), so tests run it on a
+//!   clock of their own. An open
 //!   browser's sync ([`Pace::Background`]) walks again, once a walk has finished, at one
 //!   request every [`REWALK_SPACING`] (its checks of the new end keep the first walk's pace);
 //!   its client is a background one, so it also spends only its share of the service's
@@ -44,6 +46,8 @@ const MAX_SPACING: Duration = Duration::from_secs(30);
 pub struct UserFetches {
     busy: AtomicUsize,
     idle: Notify,
+    /// Those held in [`UserFetches::idle`] now.
+    held: AtomicUsize,
 }
 
 /// Held while a user's fetch is in flight.
@@ -64,13 +68,36 @@ impl UserFetches {
 
     /// Waits until no user fetch is in flight.
     pub async fn idle(&self) {
+        let mut held = None;
         loop {
             let notified = self.idle.notified();
             if self.in_flight() == 0 {
                 return;
             }
+            held.get_or_insert_with(|| Held::new(&self.held));
             notified.await;
         }
+    }
+
+    /// How many wait in [`UserFetches::idle`] now (the sync, held back by the user's fetches).
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
+    }
+}
+
+/// Counts one waiter in [`UserFetches::idle`] while it lives.
+struct Held<'a>(&'a AtomicUsize);
+
+impl<'a> Held<'a> {
+    fn new(n: &'a AtomicUsize) -> Held<'a> {
+        n.fetch_add(1, Ordering::SeqCst);
+        Held(n)
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -259,14 +286,15 @@ impl Requests<'_> {
         if let Some(u) = &self.user {
             u.idle().await;
         }
+        let clock = self.client.clock();
         if let Some(t) = self.last_start {
-            tokio::time::sleep_until(t + self.spacing.max(floor)).await;
+            clock.sleep_until(t + self.spacing.max(floor)).await;
             // The user may have started a fetch while we slept: they go first.
             if let Some(u) = &self.user {
                 u.idle().await;
             }
         }
-        self.last_start = Some(Instant::now());
+        self.last_start = Some(clock.now());
         self.sent += 1;
         let limited = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let heard = limited.clone();

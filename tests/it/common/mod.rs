@@ -15,6 +15,7 @@ pub mod svg;
 use std::time::Duration;
 
 use convo::api::client::RetryPolicy;
+use convo::api::clock::ManualClock;
 use convo::api::{ApiKey, Client, ClientSettings, KeySource};
 use convo::demo::{DemoOptions, DemoServer, Faults};
 
@@ -422,4 +423,40 @@ pub fn have(tool: &Tool) -> bool {
         tool.how
     );
     false
+}
+
+/// A client of `d` (fast retries, as [`Demo::client`]) on `clock`, and the clock.
+pub fn client_on_clock(d: &Demo) -> (Client, std::sync::Arc<ManualClock>) {
+    let clock = ManualClock::new();
+    let c = clock.clone();
+    let client = client_for(&d.url(), &d.key(), move |s| {
+        fast_settings(s);
+        s.clock = c;
+    });
+    (client, clock)
+}
+
+/// Runs `fut` on `d`'s runtime on `clock` ([`ManualClock::run`]: the clock moves only while
+/// the code sleeps on it, to the earliest instant it sleeps until). Returns its output and the
+/// virtual time (since the clock's start) at which `d` saw each request: exact, since a
+/// request seen while the clock stands at T was sent at T.
+pub fn on_clock<F: std::future::Future>(
+    d: &Demo,
+    clock: &ManualClock,
+    fut: F,
+) -> (F::Output, Vec<Duration>) {
+    let deadline = std::time::Instant::now() + runtime::DEADLINE;
+    let mut seen = d.requests();
+    let mut times = Vec::new();
+    let out = d.block_on(clock.run(fut, || {
+        let n = d.requests();
+        times.extend((seen..n).map(|_| clock.elapsed()));
+        seen = n;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited {:?} for the code on the clock to end; requests at {times:?}",
+            runtime::DEADLINE
+        );
+    }));
+    (out, times)
 }

@@ -33,6 +33,8 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use tokio::time::Instant;
 
+use crate::clock::Clock;
+
 mod headers;
 pub mod shared;
 
@@ -191,11 +193,6 @@ pub fn background_share(left: u32, spent: u32, reserve: u32) -> u32 {
     by_half.min(left.saturating_sub(reserve))
 }
 
-/// The clock of the ledger: unix milliseconds.
-fn now_ms() -> i64 {
-    jiff::Timestamp::now().as_millisecond()
-}
-
 /// The longest window believed.
 pub(crate) const MAX_WINDOW: Duration = Duration::from_secs(24 * 3600);
 
@@ -239,8 +236,10 @@ impl State {
         self.window.unwrap_or(DEFAULT_WINDOW)
     }
 
+    /// Forgets the sends no count looks at any more (kept as long as [`State::sent_within`]
+    /// counts them: a window and [`COUNT_MARGIN`]).
     fn prune(&mut self, now: Instant) {
-        let w = self.window().max(DEFAULT_WINDOW);
+        let w = self.window().max(DEFAULT_WINDOW) + COUNT_MARGIN;
         while let Some((t, _)) = self.sends.front() {
             if now.duration_since(*t) >= w || self.sends.len() > MAX_SENDS {
                 self.sends.pop_front();
@@ -313,6 +312,22 @@ impl State {
     }
 }
 
+/// Counts one admission in [`Budget::waiting`] while it lives.
+struct Waiting<'a>(&'a std::sync::atomic::AtomicU32);
+
+impl<'a> Waiting<'a> {
+    fn new(n: &'a std::sync::atomic::AtomicU32) -> Waiting<'a> {
+        n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Waiting(n)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// A request admitted and not yet answered; dropped when its answer has been heard.
 #[derive(Debug)]
 pub struct Ticket<'a> {
@@ -336,7 +351,7 @@ impl Drop for Ticket<'_> {
         drop(st);
         if let (Some(id), Some(ledger)) = (self.id, self.budget.ledger()) {
             let refused = self.refused;
-            let at = now_ms();
+            let at = self.budget.clock.unix_ms();
             off_thread(move || ledger.done(id, refused, at));
         }
     }
@@ -364,6 +379,10 @@ pub struct Budget {
     /// Where the other processes on this key record what they send ([`shared`]); `None`:
     /// this process's budget alone.
     ledger: Mutex<Option<std::sync::Arc<dyn Ledger>>>,
+    /// Its time: the client's clock ([`crate::clock`]).
+    clock: std::sync::Arc<dyn Clock>,
+    /// Admissions waiting on the budget now: the user's, background ones.
+    waiting: [std::sync::atomic::AtomicU32; 2],
 }
 
 impl Default for Budget {
@@ -379,6 +398,11 @@ pub const MAX_USER_WAIT: Duration = Duration::from_secs(60);
 impl Budget {
     /// Knows nothing: every request goes until the service says otherwise.
     pub fn new() -> Budget {
+        Budget::with_clock(crate::clock::system())
+    }
+
+    /// [`Budget::new`] on `clock` (the client's).
+    pub fn with_clock(clock: std::sync::Arc<dyn Clock>) -> Budget {
         Budget {
             state: Mutex::new(State {
                 limit: None,
@@ -392,6 +416,8 @@ impl Budget {
             }),
             changed: tokio::sync::Notify::new(),
             ledger: Mutex::new(None),
+            clock,
+            waiting: Default::default(),
         }
     }
 
@@ -402,8 +428,8 @@ impl Budget {
         // the ledger is set (under the state's lock), so a request is either in it or goes
         // through the ledger.
         let past: Vec<(i64, bool)> = {
-            let now = Instant::now();
-            let now_ms = now_ms();
+            let now = self.clock.now();
+            let now_ms = self.clock.unix_ms();
             let st = self.lock();
             *self
                 .ledger
@@ -454,7 +480,8 @@ impl Budget {
                 count_at_429: false,
                 pause: Some(wait),
             };
-            off_thread(move || ledger.heard(news, now_ms()));
+            let at = self.clock.unix_ms();
+            off_thread(move || ledger.heard(news, at));
         }
     }
 
@@ -479,7 +506,7 @@ impl Budget {
         priority: Priority,
         waited: Duration,
     ) -> Result<Result<i64, Duration>, String> {
-        let now = now_ms();
+        let now = self.clock.unix_ms();
         let a = tokio::task::spawn_blocking(move || ledger.admit(priority, waited, now))
             .await
             .map_err(|e| e.to_string())??;
@@ -487,7 +514,7 @@ impl Budget {
         Ok(match a.verdict {
             Ok(id) => {
                 let mut st = self.lock();
-                let at = Instant::now();
+                let at = self.clock.now();
                 st.prune(at);
                 st.sends.push_back((at, priority));
                 st.in_flight = st.in_flight.saturating_add(1);
@@ -527,7 +554,7 @@ impl Budget {
 
     /// What the budget sees now.
     pub fn snapshot(&self) -> Snapshot {
-        let now = Instant::now();
+        let now = self.clock.now();
         let st = self.lock();
         Snapshot {
             limit: st.limit,
@@ -551,7 +578,7 @@ impl Budget {
         priority: Priority,
         on_wait: &(dyn Fn(Duration) + Send + Sync),
     ) -> Ticket<'_> {
-        let started = Instant::now();
+        let started = self.clock.now();
         let mut said: Option<Instant> = None;
         loop {
             let Some(ledger) = self.ledger() else {
@@ -564,7 +591,7 @@ impl Budget {
                     None => continue,
                 }
             };
-            let now = Instant::now();
+            let now = self.clock.now();
             match self.admit_shared(ledger, priority, now - started).await {
                 Ok(Ok(id)) => {
                     return Ticket {
@@ -589,7 +616,7 @@ impl Budget {
                     // Asked again within a second: other processes' requests end, and a
                     // waiting user's request holds their background work while it asks.
                     let until = free.min(now + Duration::from_secs(1));
-                    let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
+                    self.wait_until(priority, until).await;
                 }
                 Err(e) => self.unshare(&e),
             }
@@ -605,7 +632,7 @@ impl Budget {
         on_wait: &(dyn Fn(Duration) + Send + Sync),
     ) -> Option<Ticket<'_>> {
         loop {
-            let now = Instant::now();
+            let now = self.clock.now();
             let free = match self.try_admit(priority, now, now.duration_since(started)) {
                 Ok(()) => {
                     return Some(Ticket {
@@ -626,8 +653,31 @@ impl Budget {
                 *said = Some(until);
                 on_wait(until - now);
             }
-            let _ = tokio::time::timeout_at(until, self.changed.notified()).await;
+            self.wait_until(priority, until).await;
         }
+    }
+
+    /// Waits until `until` on the clock, or until an answer or a ticket's end changes what is
+    /// known; counted in [`Budget::waiting`] meanwhile.
+    async fn wait_until(&self, priority: Priority, until: Instant) {
+        let _waiting = Waiting::new(&self.waiting[priority as usize]);
+        let changed = self.changed.notified();
+        tokio::pin!(changed);
+        tokio::select! {
+            () = self.clock.sleep_until(until) => {}
+            () = &mut changed => {}
+        }
+    }
+
+    /// How many requests of `priority` wait on the budget now (held by the share rule, or by
+    /// an empty window); for a status line, and for tests to see work held.
+    pub fn waiting(&self, priority: Priority) -> u32 {
+        self.waiting[priority as usize].load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The clock this budget reads.
+    pub fn clock(&self) -> &std::sync::Arc<dyn Clock> {
+        &self.clock
     }
 
     /// One look: counts the request as sent and answers `Ok`, or answers when a slot is next
@@ -666,7 +716,7 @@ impl Budget {
 
     /// An answer's headers (and whether it was a 429, with the `Retry-After` it asked for).
     pub fn heard(&self, headers: &HeaderMap, too_many: bool, now_unix: i64) {
-        let now = Instant::now();
+        let now = self.clock.now();
         let heard = parse_headers(headers, now_unix);
         let ledger = self.ledger();
         let mut st = self.lock();
@@ -741,7 +791,8 @@ impl Budget {
         if let Some(ledger) = ledger
             && (news.learned.is_some() || news.remaining.is_some() || news.count_at_429)
         {
-            off_thread(move || ledger.heard(news, now_ms()));
+            let at = self.clock.unix_ms();
+            off_thread(move || ledger.heard(news, at));
         }
         self.changed.notify_waiters();
     }

@@ -303,3 +303,40 @@ fn a_seeded_budget_paces_from_the_start_until_the_service_says_otherwise() {
         "not known yet: the service sent no RateLimit or X-RateLimit headers and no 429"
     );
 }
+
+/// 600 a minute, background work asking as fast as it may: it gets 300 (half, and never the
+/// last tenth) at once, then nothing until they leave the window (60.5 s of the clock: a
+/// window and the half second a request is counted longer), then 300 more; the user's
+/// request meanwhile goes at once. Minutes of budget in milliseconds, on a `ManualClock`.
+#[tokio::test]
+async fn at_600_a_minute_background_work_gets_half_of_each_window() {
+    use crate::clock::ManualClock;
+    let clock = ManualClock::new();
+    let b = Budget::with_clock(clock.clone());
+    b.seed(Learned {
+        limit: 600,
+        window: Duration::from_secs(60),
+        source: Source::RateLimit,
+    });
+    let admissions = async {
+        let mut times = Vec::new();
+        for _ in 0..600 {
+            drop(b.admit(Priority::Background, &|_| {}).await);
+            times.push(clock.elapsed());
+        }
+        times
+    };
+    let times = clock.run(admissions, || {}).await;
+    let at = |ms: u64| {
+        times
+            .iter()
+            .filter(|t| **t == Duration::from_millis(ms))
+            .count()
+    };
+    assert_eq!((at(0), at(60_500)), (300, 300), "{times:?}");
+    // Background has its half of this window: the user's request does not wait.
+    let waited = std::sync::atomic::AtomicBool::new(false);
+    let on_wait = |_: Duration| waited.store(true, std::sync::atomic::Ordering::SeqCst);
+    let ticket = futures::poll!(std::pin::pin!(b.admit(Priority::User, &on_wait)));
+    assert!(ticket.is_ready() && !waited.into_inner());
+}
