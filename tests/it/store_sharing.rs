@@ -268,8 +268,9 @@ fn a_stopped_walker_loses_its_lease_and_then_follows() {
     }
 }
 
-/// Three browsers on one key and one store against a service that allows 120 requests a
-/// minute and says nothing of it but 429s. The limit is known from an earlier run (the store
+/// Three browsers on one key and one store against a service that allows 20 requests in 10
+/// seconds (a minute's budget, shrunk so the test waits seconds, not a minute) and says nothing
+/// of it but 429s. The limit is known from an earlier run (the store
 /// keeps what a 429 taught; the ledger's own tests show one process's 429 teaching all). The
 /// walker's background work takes its share of the minute; then `L` in another window needs
 /// more pages than are left: it waits on the budget (what all three sent is counted), and
@@ -278,14 +279,14 @@ fn a_stopped_walker_loses_its_lease_and_then_follows() {
 fn three_processes_on_one_key_the_users_l_meets_no_429() {
     use convo::api::budget::{Learned, Source};
     use convo::demo::{LimitHeaders, RequestBudget};
-    const CONVERSATIONS: usize = 1750;
+    const CONVERSATIONS: usize = 350;
     let d = Demo::with(DemoOptions {
         seed: 41,
         conversations: CONVERSATIONS,
         visitors: 30_000,
         budget: Some(RequestBudget {
-            limit: 120,
-            window: Duration::from_secs(60),
+            limit: 20,
+            window: Duration::from_secs(10),
             headers: LimitHeaders::None,
         }),
         ..DemoOptions::default()
@@ -293,7 +294,7 @@ fn three_processes_on_one_key_the_users_l_meets_no_429() {
     let home = tempfile::tempdir().expect("a home");
     let dir = home.path().join("config/convo");
     std::fs::create_dir_all(&dir).unwrap();
-    // 25 a page: `L` is 70 pages, more than the minute has left once the walk took its share.
+    // 25 a page: `L` is 14 pages, more than the window has left once the walk took its share.
     std::fs::write(
         dir.join("config.toml"),
         "visitor_sync_rps = 50\npage_size = 25\n",
@@ -301,8 +302,8 @@ fn three_processes_on_one_key_the_users_l_meets_no_429() {
     .unwrap();
     let path = store_path(&d, home.path());
     let learned = Learned {
-        limit: 120,
-        window: Duration::from_secs(60),
+        limit: 20,
+        window: Duration::from_secs(10),
         source: Source::TooManyRequests,
     };
     convo::store::Store::open(&path)
@@ -313,22 +314,22 @@ fn three_processes_on_one_key_the_users_l_meets_no_429() {
     for p in &ptys {
         p.wait_for("quit");
     }
-    // The others idle: the walk (background) takes its share of the minute.
+    // The others idle: the walk (background) takes its share of the window.
     let refs: Vec<&Pty> = ptys.iter().collect();
     wait(Duration::from_secs(30), "the walk spends", &refs, || {
-        d.limit_counts().visitors >= 55
+        d.limit_counts().visitors >= 9
     });
     let l = &mut ptys[1];
     l.send("L");
     let waited = std::cell::Cell::new(false);
     l.wait_until(Duration::from_secs(150), |s| {
         waited.set(waited.get() | s.contains("waiting on the request budget"));
-        s.contains("all 1,750 loaded")
+        s.contains("all 350 loaded")
     });
     let waited = waited.get();
     let counts = d.limit_counts();
     eprintln!(
-        "three processes, 120 a minute, no headers: L waited on the budget: {waited}; served \
+        "three processes, 20 in 10 s, no headers: L waited on the budget: {waited}; served \
          {counts:?}"
     );
     assert_eq!(
@@ -336,7 +337,7 @@ fn three_processes_on_one_key_the_users_l_meets_no_429() {
         (0, 0),
         "429s: {counts:?}"
     );
-    assert!(counts.conversations >= 70, "{counts:?}");
+    assert!(counts.conversations >= 14, "{counts:?}");
     for mut p in ptys {
         no_store_trouble(&p.screen());
         p.quit_with_0();
