@@ -114,3 +114,61 @@ fn a_restart_reopens_my_open_sorted_and_marks_what_was_assigned_meanwhile() {
         p.quit_with_0();
     }
 }
+
+/// The table's rows on `screen` (between the header and the status line), as text.
+fn table_rows(screen: &str) -> Vec<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.contains("NAME") && l.contains("EMAIL"))
+        .expect("the visitors table's header");
+    lines[head + 1..]
+        .iter()
+        .take_while(|l| !l.trim_start().starts_with("row "))
+        .map(|l| l.trim_end().to_string())
+        .collect()
+}
+
+#[test]
+fn a_restart_reopens_the_visitors_tab_with_its_own_query_and_sort() {
+    let d = Demo::start(40, 90, Faults::default());
+    for size in [(80u16, 24u16), (120, 35)] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join("config.toml"), "").unwrap();
+        // First session: a query on the Conversations tab, then the Visitors tab with a
+        // query and a sort of its own
+        let mut p = start(&d, home.path(), &[], size);
+        p.wait_for("loaded");
+        p.send(":");
+        p.wait_for("query");
+        p.send("status:open\r");
+        p.wait_for("status:open");
+        p.send("\t");
+        p.wait_for("EMAIL");
+        p.send(":");
+        p.wait_for("query");
+        p.send("name:a\r");
+        p.wait_for("name:a");
+        p.press_until(">", "sorted by email");
+        p.wait_for("sorted by email ↓");
+        let before = p.wait_for("all ");
+        let rows = table_rows(&before);
+        assert!(rows.len() > 3, "{before}");
+        p.quit_with_0();
+
+        // Second session: the Visitors tab as it was left, its rows in the same order
+        let mut p = start(&d, home.path(), &[], size);
+        p.wait_for("name:a");
+        p.wait_for("sorted by email ↓");
+        let after = p.wait_for("all ");
+        assert_eq!(
+            table_rows(&after),
+            rows,
+            "before:\n{before}\nafter:\n{after}"
+        );
+        // and the Conversations tab kept its own query
+        p.send("\t");
+        p.wait_for("status:open");
+        p.quit_with_0();
+    }
+}
