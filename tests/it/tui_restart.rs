@@ -172,3 +172,65 @@ fn a_restart_reopens_the_visitors_tab_with_its_own_query_and_sort() {
         p.quit_with_0();
     }
 }
+
+/// Asks the demo for the first page of conversations, as another client would (with
+/// `new_per_head` churn, every such request after the first adds conversations, and with
+/// `new_visitors`, their new visitors).
+fn a_first_page_elsewhere(d: &Demo) {
+    let c = d.client();
+    d.block_on(async {
+        let _: convo::api::Page<convo::api::Conversation> = c
+            .list(
+                &convo::api::ConversationFilter::default(),
+                convo::api::Limit::new(10).unwrap(),
+                None,
+                &|_| {},
+            )
+            .await
+            .expect("a first page");
+    });
+}
+
+#[test]
+fn the_visitors_tab_keeps_its_own_since_you_last_looked() {
+    let d = Demo::with(DemoOptions {
+        seed: 5,
+        conversations: 60,
+        visitors: 70,
+        latency: Duration::ZERO,
+        faults: Faults {
+            churn: Churn {
+                new_per_head: 2,
+                new_visitors: 100,
+                ..Churn::default()
+            },
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), "").unwrap();
+    // First session: the Visitors tab, all of it loaded
+    let mut p = start(&d, home.path(), &[], (120, 35));
+    p.wait_for("loaded");
+    p.send("\t");
+    p.wait_for("EMAIL");
+    p.wait_for("all ");
+    p.quit_with_0();
+
+    // Meanwhile two conversations start, each by a new visitor (the first request's
+    // own head is not churned: two of them)
+    a_first_page_elsewhere(&d);
+    a_first_page_elsewhere(&d);
+
+    // Second session: the Visitors tab says what came since and marks it
+    let mut p = start(&d, home.path(), &[], (120, 35));
+    p.wait_for("EMAIL");
+    let s = p.wait_for(" new, 0 changed since ");
+    assert!(
+        ["2 new", "4 new", "6 new"].iter().any(|n| s.contains(n)),
+        "two new visitors at least: {s}"
+    );
+    common::assert_has(&s, "•");
+    p.quit_with_0();
+}

@@ -145,9 +145,9 @@ pub struct App {
     pub names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
     pub store_visitors: super::store_visitors::StoreVisitors,
-    /// "Since you last looked": the walk generation compared with the last look and when
-    /// that look was taken (unix seconds); the status line counts its marks.
-    pub since_look: Option<(u64, i64)>,
+    /// "Since you last looked", per tab: the walk generation compared with the last look and
+    /// when that look was taken (unix seconds); the status line counts its marks.
+    pub since_look: PerTab<Option<(u64, i64)>>,
     /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
     pub sla: std::sync::Arc<convo_engine::sla::Sla>,
     /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
@@ -155,9 +155,9 @@ pub struct App {
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
     pub pending_query: Option<convo_query::query::Query>,
-    /// The view whose "since you last looked" was last asked of the store (by its look key);
-    /// `None` until the store runs.
-    pub look_asked: Option<String>,
+    /// Per tab, the view whose "since you last looked" was last asked of the store (by its
+    /// look key); `None` until the store runs.
+    pub look_asked: PerTab<Option<String>>,
     /// Stream pages a union tab reads for rows its checks let through before it waits for
     /// `L` (`scan_max_pages`).
     pub scan_max_pages: usize,
@@ -234,11 +234,11 @@ impl App {
             export_names: true,
             names: Default::default(),
             store_visitors: Default::default(),
-            since_look: None,
+            since_look: PerTab::default(),
             sla: Default::default(),
             query_settings: Default::default(),
             pending_query: None,
-            look_asked: None,
+            look_asked: PerTab::default(),
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             query_history: PerTab::default(),
             config_file: None,

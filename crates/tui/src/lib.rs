@@ -353,8 +353,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     let signals = StopSignals::catch()?;
     let guard = TerminalGuard::enter(config.ui.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    let look = tab::marks::look_key_of(&app.conversations);
-    app.look_asked = Some(look.clone());
+    let look = update::place::store_started(&mut app);
     rt.start_store(&config, opts.demo, look);
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();

@@ -231,8 +231,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             if key == super::tab::marks::look_key_of(&app.conversations) {
                 marks::since_look(&mut app.conversations, rows.into_iter().collect());
-                app.since_look = Some((app.conversations.generation, taken_at));
-                since_look_message(app);
+                app.since_look.conversations = Some((app.conversations.generation, taken_at));
+                since_look_message(app, Resource::Conversations);
+            } else if key == super::tab::marks::visitors_look_key_of(&app.visitors) {
+                marks::since_look(&mut app.visitors, rows.into_iter().collect());
+                app.since_look.visitors = Some((app.visitors.generation, taken_at));
+                since_look_message(app, Resource::Visitors);
             }
         }
         Msg::VisitorSync(line) => {
@@ -331,13 +335,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
 /// "Since you last looked" is kept per view: a view just shown (another key than the one
 /// asked for last) asks the store what it kept of it, once the store runs.
 fn ask_look(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(asked) = &app.look_asked else {
-        return;
-    };
-    let key = super::tab::marks::look_key_of(&app.conversations);
-    if *asked != key {
-        app.look_asked = Some(key.clone());
-        cmds.push(Command::LoadLook(key));
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let Some(asked) = app.look_asked.get(tab) else {
+            continue;
+        };
+        let key = super::tab::marks::look_key(app, tab);
+        if *asked != key {
+            *app.look_asked.get_mut(tab) = Some(key.clone());
+            cmds.push(Command::LoadLook(key));
+        }
     }
 }
 
