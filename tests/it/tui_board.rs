@@ -447,6 +447,91 @@ async fn the_real_loop_opens_a_view_with_enter_and_comes_back_with_backspace() {
     assert_eq!(h.app.board.selected, 3);
 }
 
+/// The MATCH cell of view `name` on the board's `screen` ("≥ 150" is one cell).
+fn matched_cell(screen: &str, name: &str) -> String {
+    let l = line_with(screen, name);
+    let rest = l[l.find(name).unwrap_or(0) + name.len()..].trim_start();
+    rest.split("  ").next().unwrap_or("").to_string()
+}
+
+/// "all N loaded" on the footer of `screen`: N.
+fn all_loaded(screen: &str) -> String {
+    let at = screen.find("all ").expect("all … loaded") + 4;
+    screen[at..].split(' ').next().unwrap_or("").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_and_the_view_it_opens_give_the_view_one_count() {
+    // Every first page asked for after the first brings a new open, unassigned conversation:
+    // each of the board's reads and the view's own walk sees one more than the last.
+    let server = demo(DemoOptions {
+        conversations: 120,
+        visitors: 50,
+        faults: Faults {
+            churn: convo::demo::Churn {
+                new_per_head: 1,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        ..DemoOptions::default()
+    })
+    .await;
+    for size in [(80u16, 24u16), (120, 35)] {
+        let mut h = harness(&server, size);
+        h.settled().await;
+        h.keys(vec![KeyCode::Char('B')]).await;
+        let board = h.until(vec![], ", again in ").await;
+        let read = matched_cell(&board, "Unassigned open");
+        // Enter: the view's own walk, to its end
+        let view = h.keys(vec![KeyCode::Enter]).await;
+        assert_has(&view, "assignee:none");
+        let view = h.wait_for("loaded").await;
+        let view = if view.contains("all ") {
+            view
+        } else {
+            h.until(vec![KeyCode::Char('L')], "all ").await
+        };
+        let n = all_loaded(&view);
+        assert_ne!(
+            n, read,
+            "the churn makes the view newer than the read:\n{board}\n{view}"
+        );
+        // Back: the board's number for the view is the view's
+        let board = h.keys(vec![KeyCode::Backspace]).await;
+        assert_has(&board, "Board · ");
+        assert_eq!(
+            matched_cell(&board, "Unassigned open"),
+            n,
+            "the view said all {n} loaded:\n{view}\nthe board then:\n{board}"
+        );
+        // and Enter again shows the same number in the view
+        let view = h.keys(vec![KeyCode::Enter]).await;
+        assert_eq!(all_loaded(&view), n, "{view}");
+        // The other way: the board reads again (r), newer than the view's rows and more
+        let board = h.keys(vec![KeyCode::Backspace, KeyCode::Char('r')]).await;
+        assert_has(&board, "Board · ");
+        let board = h.until(vec![], ", again in ").await;
+        let read = matched_cell(&board, "Unassigned open");
+        assert_ne!(read, n, "{board}");
+        // Enter: the view is refreshed at once, and its count is the board's again on Back
+        h.keys(vec![KeyCode::Enter]).await;
+        let view = h
+            .wait(vec![], "a refreshed view", |s: &str| {
+                s.contains("all ") && all_loaded(s) != n
+            })
+            .await;
+        let m = all_loaded(&view);
+        let board = h.keys(vec![KeyCode::Backspace]).await;
+        assert_eq!(
+            matched_cell(&board, "Unassigned open"),
+            m,
+            "the view said all {m} loaded:\n{view}\nthe board then:\n{board}"
+        );
+        h.keys(vec![KeyCode::Esc]).await;
+    }
+}
+
 #[test]
 fn narrower_terminals_drop_whole_columns_least_needed_first() {
     const TITLES: [&str; 8] = [

@@ -8,7 +8,13 @@
 //! [`DEFAULT_EVERY_SECS`] when the lists never refresh); each answer
 //! carries the round's generation and the row it was asked for, so an answer of an older
 //! round is dropped. A view that fails keeps the counts of its last good read and shows why;
-//! the other rows stay. How keys and answers change it: [`update`]; drawing:
+//! the other rows stay.
+//!
+//! One count per view: a tab whose walk has loaded the whole view it shows ("all N loaded")
+//! has counted it too ([`TabCount`]); that count, at the time the tab's rows last changed,
+//! and the board's own read of the view are one figure: the newer one is the board's row
+//! (with its age), and a view opened from the board whose read came after the tab's rows and
+//! counted otherwise is refreshed at once ([`update::opened`]). How keys and answers change it: [`update`]; drawing:
 //! `tui::view::board`; the walk itself: [`read`] (runtime side).
 
 pub mod read;
@@ -40,6 +46,37 @@ pub struct Counts {
     pub breaching: u64,
 }
 
+impl Counts {
+    /// The same figures (the oldest wait aside: it grows with the time it was counted at).
+    pub fn same_figures(&self, other: &Counts) -> bool {
+        (
+            self.matched,
+            self.complete,
+            self.waiting,
+            self.imminent,
+            self.breaching,
+        ) == (
+            other.matched,
+            other.complete,
+            other.waiting,
+            other.imminent,
+            other.breaching,
+        )
+    }
+}
+
+/// A tab's own count of the view it shows, made once its walk has loaded the whole view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabCount {
+    /// The view's key (`tab::marks::look_key`, the board row's [`BoardRow::key`]).
+    pub key: String,
+    /// The rows it was made from: the walk, how many rows, the refreshes merged.
+    pub basis: (u64, usize, u64),
+    pub counts: Counts,
+    /// When the tab's rows last changed (the count is as of then).
+    pub at: jiff::Timestamp,
+}
+
 /// One view's row.
 #[derive(Debug, Clone)]
 pub struct BoardRow {
@@ -53,6 +90,8 @@ pub struct BoardRow {
     pub counts: Option<Counts>,
     /// When `counts` were read.
     pub read_at: Option<jiff::Timestamp>,
+    /// `counts` are the tab's own count of the view ([`TabCount`]), not a read of the board's.
+    pub by_tab: bool,
     /// Why the last read failed (sanitised, the key redacted by the client); `None` after a
     /// good read.
     pub error: Option<String>,
@@ -68,6 +107,7 @@ impl BoardRow {
             key: sample_key(v),
             counts: None,
             read_at: None,
+            by_tab: false,
             error: None,
             trend: Vec::new(),
         }
@@ -133,6 +173,8 @@ pub struct Board {
     /// Back returns to the board while the history is this long (the length it had once the
     /// view opened from the board had been pushed).
     pub back_at: Option<usize>,
+    /// Each tab's own count of the view it shows, when its walk has loaded all of it.
+    pub tabs: crate::tab::PerTab<Option<TabCount>>,
 }
 
 impl Default for Board {
@@ -145,6 +187,7 @@ impl Default for Board {
             round_ended: None,
             every_secs: DEFAULT_EVERY_SECS,
             back_at: None,
+            tabs: Default::default(),
         }
     }
 }
@@ -223,6 +266,7 @@ impl Board {
                 Ok(c) => {
                     r.counts = Some(c.clone());
                     r.read_at = Some(now);
+                    r.by_tab = false;
                     r.error = None;
                 }
                 Err(e) => r.error = Some(e.clone()),
@@ -257,6 +301,24 @@ impl Board {
     /// Rows read in the round under way (for "reading 3 of 5").
     pub fn progress(&self) -> Option<(usize, usize)> {
         self.reading.map(|i| (i, self.rows.len()))
+    }
+
+    /// A tab's count of the view of `key`, as of `at`: the rows of that key take it unless
+    /// their own read is newer (one count per view: the newer one). True when a row took it.
+    pub fn take_tab_count(&mut self, key: &str, counts: &Counts, at: jiff::Timestamp) -> bool {
+        let mut took = false;
+        for r in self
+            .rows
+            .iter_mut()
+            .filter(|r| r.key == key && r.read_at.is_none_or(|t| t <= at))
+        {
+            r.counts = Some(counts.clone());
+            r.read_at = Some(at);
+            r.by_tab = true;
+            r.error = None;
+            took = true;
+        }
+        took
     }
 
     /// Takes a key's samples from the store (every row with that key).

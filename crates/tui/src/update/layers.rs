@@ -207,7 +207,7 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         Overlay::Board => {
             if let board::update::Outcome::Open(i) = board::update::on_key(app, k, cmds) {
                 apply_view(app, i, cmds);
-                board::update::opened(app);
+                board::update::opened(app, i, cmds);
             }
         }
         Overlay::Commands { selected } => {

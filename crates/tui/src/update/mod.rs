@@ -28,7 +28,7 @@ pub mod layers;
 mod live;
 mod moves;
 pub mod place;
-mod refresh;
+pub(crate) mod refresh;
 mod watch;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors};
@@ -324,6 +324,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     app.visitors.sync_query();
     ask_look(app, &mut cmds);
     fill(app, &mut cmds);
+    board::update::from_tabs(app);
     live::say_lost(app);
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
