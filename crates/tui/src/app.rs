@@ -138,6 +138,8 @@ pub struct App {
     /// The export path last typed, offered again by `e` until an export to it is written
     /// (after a refusal, a failure or a cancelled question it is not lost).
     pub export_path: Option<String>,
+    /// The export's questions awaited from the runtime, and the keys typed ahead of them.
+    pub export_ahead: super::export::Ahead,
     /// Conversation exports carry the visitor's name and e-mail and the site's and
     /// assignee's aliases after the ids (Tab in the path prompt turns it off and on).
     pub export_names: bool,
@@ -231,6 +233,7 @@ impl App {
             export_stream: None,
             export_ids: 0,
             export_path: None,
+            export_ahead: Default::default(),
             export_names: true,
             names: Default::default(),
             store_visitors: Default::default(),

@@ -114,7 +114,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
         Msg::ExportPathChecked { path, exists, free } => {
-            export::walk::on_checked(app, path, exists, free, &mut cmds)
+            for k in export::walk::on_checked(app, path, exists, free, &mut cmds) {
+                layers::on_key(app, k, &mut cmds);
+            }
         }
         Msg::ExportPathProposed { asked, free } => export::update::on_proposed(app, asked, free),
         Msg::Paste(text) => {
