@@ -301,6 +301,40 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     assert!(matches!(app.overlay, Overlay::Board));
 }
 
+#[test]
+fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
+    let (mut app, server) = app_with_views(120, 30);
+    app.refresh_secs = Some(30);
+    update(&mut app, at(0));
+    update(&mut app, ch('B'));
+    for i in 0..5 {
+        read_view(&mut app, i, Ok(counts(1, true, 1, 0)));
+    }
+    // At 10 s, Enter: "Unassigned open" loads whole in its tab, which counts it
+    update(&mut app, at(10));
+    server.settle(&mut app, key(KeyCode::Enter));
+    assert!(app.conversations.pager.is_done());
+    let n = app.conversations.rows().len();
+    assert!(n > 1, "{n}");
+    // At 30 s a round is due; Backspace shows the board: the view's count is the view's, 20 s
+    // old, and the round reads the other views only
+    update(&mut app, at(30));
+    let cmds = update(&mut app, key(KeyCode::Backspace));
+    assert!(matches!(app.overlay, Overlay::Board));
+    let g = app.board.generation;
+    assert_eq!(reads(&cmds), [(g, 1, "Breaching".to_string())]);
+    let screen = render(&app);
+    let row = line_with(&screen, "Unassigned open");
+    assert_has(row, &format!(" {n} "));
+    assert_has(row, "20s ago");
+    // r: a round of every view, this one first
+    let cmds = update(&mut app, ch('r'));
+    assert_eq!(
+        reads(&cmds),
+        [(app.board.generation, 0, "Unassigned open".to_string())]
+    );
+}
+
 /// A board with every kind of row: read, partial ("≥"), failed with last counts, being read,
 /// never read, and trends from the store.
 fn full_board(w: u16, h: u16) -> App {

@@ -13,9 +13,12 @@
 //! One count per view: a tab whose walk has loaded the whole view it shows ("all N loaded")
 //! has counted it too ([`TabCount`]); that count, at the time the tab's rows last changed,
 //! and the board's own read of the view are one figure: the newer one is the board's row
-//! (with its age), and a view opened from the board whose read came after the tab's rows and
-//! counted otherwise is refreshed at once ([`update::opened`]). How keys and answers change it: [`update`]; drawing:
-//! `tui::view::board`; the walk itself: [`read`] (runtime side).
+//! (with its age), a round does not read again a view its tab counted less than a round's
+//! interval ago (`r` does), and a view opened from the board whose read came after the tab's
+//! rows and counted otherwise is refreshed at once ([`update::opened`]).
+//!
+//! How keys and answers change it: [`update`]; drawing: `tui::view::board`; the walk itself:
+//! [`read`] (runtime side).
 
 pub mod read;
 pub mod update;
@@ -175,6 +178,8 @@ pub struct Board {
     pub back_at: Option<usize>,
     /// Each tab's own count of the view it shows, when its walk has loaded all of it.
     pub tabs: crate::tab::PerTab<Option<TabCount>>,
+    /// The round under way leaves out the views their tab counted after this.
+    fresh_since: Option<jiff::Timestamp>,
 }
 
 impl Default for Board {
@@ -188,6 +193,7 @@ impl Default for Board {
             every_secs: DEFAULT_EVERY_SECS,
             back_at: None,
             tabs: Default::default(),
+            fresh_since: None,
         }
     }
 }
@@ -234,14 +240,25 @@ impl Board {
             })
     }
 
-    /// Starts a new round (an older one's answers will be dropped): the first row to read.
-    pub fn start_round(&mut self) -> Option<usize> {
+    /// Starts a new round at `now` (an older one's answers will be dropped): the first row to
+    /// read. Unless `all` (`r`), a view its tab counted less than a round's interval ago is
+    /// not read again (its count is as new as a read's: the board shows what the view just
+    /// said, and spends no request on it); `None` when every row is that fresh (the round is
+    /// over at once).
+    pub fn start_round(&mut self, now: jiff::Timestamp, all: bool) -> Option<usize> {
         if self.rows.is_empty() {
             return None;
         }
         self.generation += 1;
-        self.reading = Some(0);
-        Some(0)
+        self.fresh_since = (!all).then(|| {
+            now.checked_sub(jiff::SignedDuration::from_secs(self.every_secs as i64))
+                .unwrap_or(now)
+        });
+        self.reading = self.next_to_read(0);
+        if self.reading.is_none() {
+            self.round_ended = Some(now);
+        }
+        self.reading
     }
 
     /// Takes the answer for row `index` of round `generation`.
@@ -285,9 +302,17 @@ impl Board {
         }
     }
 
-    /// The first row from `from` on whose key no earlier row has (those were read with it).
+    /// The first row from `from` on whose key no earlier row has (those were read with it),
+    /// and that its tab has not counted since the round's `fresh_since`.
     fn next_to_read(&self, from: usize) -> Option<usize> {
-        (from..self.rows.len()).find(|&j| !self.rows[..j].iter().any(|r| r.key == self.rows[j].key))
+        (from..self.rows.len()).find(|&j| {
+            let r = &self.rows[j];
+            let fresh = r.by_tab
+                && self
+                    .fresh_since
+                    .is_some_and(|since| r.read_at.is_some_and(|t| t > since));
+            !fresh && !self.rows[..j].iter().any(|o| o.key == r.key)
+        })
     }
 
     /// Stops the round under way (the board was left); its answer in flight will be dropped.
@@ -377,7 +402,7 @@ mod tests {
         let mut b = Board::default();
         b.set_views(&views());
         assert!(b.due(now));
-        assert_eq!(b.start_round(), Some(0));
+        assert_eq!(b.start_round(now, true), Some(0));
         let g = b.generation;
         assert_eq!(b.answer(g - 1, 0, Ok(counts(1)), now), Answer::Stale);
         assert_eq!(b.answer(g, 1, Ok(counts(1)), now), Answer::Stale);
@@ -403,13 +428,13 @@ mod tests {
         let now = crate::testing::now();
         let mut b = Board::default();
         b.set_views(&views()[..1]);
-        b.start_round();
+        b.start_round(now, true);
         let _ = b.answer(b.generation, 0, Ok(counts(5)), now);
-        b.start_round();
+        b.start_round(now, true);
         let _ = b.answer(b.generation, 0, Err("503".into()), now);
         assert_eq!(b.rows[0].counts, Some(counts(5)));
         assert_eq!(b.rows[0].error.as_deref(), Some("503"));
-        b.start_round();
+        b.start_round(now, true);
         let g = b.generation;
         b.stop();
         assert_eq!(b.answer(g, 0, Ok(counts(9)), now), Answer::Stale);

@@ -59,12 +59,16 @@ pub fn shown(app: &App) -> bool {
 
 /// After every tick: a round of reads starts when one is due and the board is on screen.
 pub fn on_tick(app: &mut App, cmds: &mut Vec<Command>) {
-    if shown(app)
-        && app.board.due(app.now)
-        && let Some(i) = app.board.start_round()
-    {
-        cmds.extend(read(app, i));
+    start(app, false, cmds);
+}
+
+/// Starts a round when one is due and the board is on screen (`all`: every view, `r`).
+fn start(app: &mut App, all: bool, cmds: &mut Vec<Command>) {
+    if shown(app) && app.board.due(app.now) {
         app.dirty = true;
+        if let Some(i) = app.board.start_round(app.now, all) {
+            cmds.extend(read(app, i));
+        }
     }
 }
 
@@ -142,7 +146,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
             // A new round now, from the top; the one under way (if any) is dropped.
             b.reading = None;
             b.round_ended = None;
-            on_tick(app, cmds);
+            start(app, true, cmds);
         }
         KeyCode::Enter if n > 0 => return Outcome::Open(app.board.selected),
         _ => {}
