@@ -992,6 +992,30 @@ fn the_sort_mark_and_the_hints_fit_80_columns_whole() {
     }
 }
 
+/// Issue 39, 5: the key hints under the table are whole at 80 columns with the visitor sync's
+/// line in front (seen in tmux: `… y copy id · r…`): those that do not fit give way whole, help
+/// and quit last.
+#[test]
+fn the_key_hints_under_the_table_are_whole_beside_the_sync_line() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 40, 5);
+        app.names.sync_line = Some("names: 700 visitors so far".into());
+        app.message = None;
+        let screen = testing::render(&app);
+        let last = screen.lines().last().unwrap_or_default();
+        let last = last.trim_end_matches(['"', ' ']);
+        assert!(!last.contains('…'), "{w}x{h}: cut: {last}");
+        assert!(last.ends_with("? help · q quit"), "{w}x{h}: {last}");
+        assert!(
+            last.contains("names: 700 visitors so far"),
+            "{w}x{h}: {last}"
+        );
+        if w >= 120 {
+            assert!(last.contains("r reload · ? help"), "{w}x{h}: {last}");
+        }
+    }
+}
+
 /// Issue 39, 3: in a display sort (the "Breaching" view's oldest first), the selected row
 /// that leaves is held where it was in the display order, with the cursor on it (it was not
 /// drawn at all, the screen jumped elsewhere, and `k` then went far away); `k` goes to the
