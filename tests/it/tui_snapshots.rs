@@ -1016,6 +1016,23 @@ fn the_key_hints_under_the_table_are_whole_beside_the_sync_line() {
     }
 }
 
+/// Issue 39, 2: the frame drawn right after a display sort is chosen no longer says the list
+/// follows the top (seen in tmux: `row 36 · … · refresh 15s, following the top` for a second
+/// after `>`, the cursor on row 36).
+#[test]
+fn the_footer_stops_saying_following_the_top_once_a_sort_is_chosen() {
+    let (mut app, _s) = loaded(80, 24, 40, 5);
+    app.refresh_secs = Some(15);
+    app.refresh_on = true;
+    update(&mut app, common::app::at(1));
+    let footer = common::app::footer(&app);
+    common::assert_has(&footer, "following the top");
+    update(&mut app, ch('>'));
+    let footer = common::app::footer(&app);
+    assert!(!footer.contains("following the top"), "{footer}");
+    common::assert_has(&footer, "auto refresh 15s");
+}
+
 /// Issue 39, 3: in a display sort (the "Breaching" view's oldest first), the selected row
 /// that leaves is held where it was in the display order, with the cursor on it (it was not
 /// drawn at all, the screen jumped elsewhere, and `k` then went far away); `k` goes to the
