@@ -125,7 +125,14 @@ fn table_rows(screen: &str) -> Vec<String> {
     lines[head + 1..]
         .iter()
         .take_while(|l| !l.trim_start().starts_with("row "))
-        .map(|l| l.trim_end().to_string())
+        // the rows without the cursor's mark and the scrollbar
+        .map(|l| {
+            let l: String = l.chars().skip(1).collect();
+            l.trim_end()
+                .trim_end_matches(['│', '█'])
+                .trim_end()
+                .to_string()
+        })
         .collect()
 }
 
@@ -161,6 +168,8 @@ fn a_restart_reopens_the_visitors_tab_with_its_own_query_and_sort() {
         p.wait_for("name:a");
         p.wait_for("sorted by email ↓");
         let after = p.wait_for("all ");
+        // on the first row of the order shown (a fresh start)
+        common::assert_has(&after, " row 1 · ");
         assert_eq!(
             table_rows(&after),
             rows,

@@ -220,16 +220,12 @@ impl TabPlace {
             col,
             desc: self.desc,
         };
-        match tab {
-            Resource::Conversations => {
-                let generation = app.conversations.generation;
-                app.sort.conversations.preset(sort, generation);
-            }
-            Resource::Visitors => {
-                let generation = app.visitors.generation;
-                app.sort.visitors.preset(sort, generation);
-            }
-        }
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let sorting = app.sort.get_mut(tab);
+        sorting.preset(sort, generation);
+        // A fresh start is on the first row of the order shown (not on the row the service
+        // lists first, wherever the sort puts it), until the user moves.
+        sorting.follow_top = true;
         what.get_or_insert_with(|| "the list".into());
     }
 }

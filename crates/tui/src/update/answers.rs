@@ -19,6 +19,11 @@ pub(super) fn since_look_message(app: &mut App, tab: Resource) {
         *app.since_look.get_mut(tab) = None;
         return;
     }
+    // Said on its own tab only: the other tab's would take the line from it and then not show
+    // (its footer counts its marks).
+    if tab != app.active {
+        return;
+    }
     let (new, changed) = with_tab!(ref app, tab, |t| t.marks.counts(generation));
     let when = crate::names::since_words(app.now, &app.tz, taken_at);
     app.post(StatusMessage {
