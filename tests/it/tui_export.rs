@@ -774,6 +774,18 @@ fn export_keys_typed_ahead_in_one_write_go_to_the_questions_they_answer() {
             files(home.path()).iter().any(|n| n.ends_with("-4.csv")),
             "{s}"
         );
+        // A name typed that exists: its question holds the keyboard, the `l` typed ahead of it
+        // is not taken (the guidance says so) and the path is the free one, untouched
+        p.send("e\x15mine.csv\rl");
+        p.wait_until(std::time::Duration::from_secs(20), |s| {
+            s.contains("exported ") && s.contains("mine.csv")
+        });
+        p.send("e\x15mine.csv\rl");
+        let s = p.wait_for("mine-2.csv");
+        assert!(!s.contains("mine-2.csvl"), "{s}");
+        common::assert_has(&s, "not taken");
+        p.send("\x1b");
+        p.wait_gone("mine-2.csv", std::time::Duration::from_secs(20));
         p.quit_with_0();
     }
 }

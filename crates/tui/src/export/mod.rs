@@ -60,6 +60,9 @@ pub struct Ahead {
     pub proposal: Option<String>,
     /// The path entered, until the runtime has said whether it is free.
     pub wait: Option<Wait>,
+    /// Keys typed ahead of the name-exists question, not taken as its answer (its guidance
+    /// says so).
+    pub dropped: usize,
 }
 
 /// A path entered whose check is awaited.

@@ -20,6 +20,7 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     });
     app.prompt = Some(Prompt::Export(path.clone()));
     app.export_ahead.proposal = Some(path.clone());
+    app.export_ahead.dropped = 0;
     cmds.push(Command::ProposeExportPath(path));
 }
 

@@ -77,16 +77,7 @@ pub fn on_checked(
     if exists && !proposed {
         app.export_path = Some(free.clone());
         app.prompt = Some(Prompt::ExportExists(free));
-        if !keys.is_empty() {
-            app.say(format!(
-                "{} typed before this question: not taken as its answer",
-                if keys.len() == 1 {
-                    "a key".to_string()
-                } else {
-                    format!("{} keys", keys.len())
-                }
-            ));
-        }
+        app.export_ahead.dropped = keys.len();
         Vec::new()
     } else {
         let path = if exists { free } else { path };
