@@ -243,3 +243,33 @@ fn the_visitors_tab_keeps_its_own_since_you_last_looked() {
     common::assert_has(&s, "•");
     p.quit_with_0();
 }
+
+/// A closed window (SIGHUP) or `kill` (SIGTERM) keeps where the browser was, as `q` does.
+#[test]
+fn a_stop_signal_keeps_the_place_as_q_does() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let d = Demo::start(60, 20, Faults::default());
+    for (signal, query) in [
+        (Signal::SIGHUP, "status:pending"),
+        (Signal::SIGTERM, "status:closed"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join("config.toml"), "").unwrap();
+        let mut p = start(&d, home.path(), &[], (80, 24));
+        p.wait_for("loaded");
+        p.send(":");
+        p.wait_for("query");
+        p.send(format!("{query}\r"));
+        p.wait_for(&format!(" {query} "));
+        p.wait_for("loaded");
+        kill(Pid::from_raw(p.pid() as i32), signal).expect("kill");
+        assert!(
+            p.wait_exit(Duration::from_secs(20)).is_some(),
+            "{signal} ends it"
+        );
+        let mut p = start(&d, home.path(), &[], (80, 24));
+        p.wait_for(&format!(" {query} "));
+        p.quit_with_0();
+    }
+}

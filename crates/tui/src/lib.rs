@@ -379,6 +379,9 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     watchdog.abort();
     if let Ok(Exit::Signal(n)) = result {
         tracing::info!(signal = n, "stopped by a signal; terminal restored");
+        // A closed window (SIGHUP), `kill` or Ctrl-C's SIGINT from outside: where the browser
+        // was is kept as `q` keeps it (the next start reopens it).
+        rt.keep_look(&app);
     }
     rt.store_done().await;
     rt.shutdown();

@@ -701,7 +701,7 @@ impl Runtime {
     /// [`Runtime::store_done`] waits for it.
     /// Keeps where the browser is too (each tab's view, query and sort, the tab on screen:
     /// reopened at the next start, `super::resume`).
-    fn keep_look(&mut self, app: &App) {
+    pub(crate) fn keep_look(&mut self, app: &App) {
         let Some(s) = &self.store else { return };
         let looks: Vec<Command> = [Resource::Conversations, Resource::Visitors]
             .into_iter()
