@@ -273,3 +273,48 @@ fn a_stop_signal_keeps_the_place_as_q_does() {
         p.quit_with_0();
     }
 }
+
+/// Since you last looked on a view that is a union (its rows come from two streams): the
+/// status line's count is the footer's (it said `0 new` while the footer had `• 2 new`: the
+/// line was made when the look came, before the union's parts had arrived).
+#[test]
+fn since_you_last_looked_on_a_union_says_what_the_footer_counts() {
+    let d = Demo::with(DemoOptions {
+        seed: 6,
+        conversations: 60,
+        visitors: 30,
+        latency: Duration::from_millis(40),
+        faults: Faults {
+            churn: Churn {
+                new_per_head: 2,
+                ..Churn::default()
+            },
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), "").unwrap();
+    let mut p = start(&d, home.path(), &[], (80, 24));
+    p.wait_for("loaded");
+    p.send(":");
+    p.wait_for("query");
+    p.send("status:open,pending\r");
+    p.wait_for("status:open,pending");
+    p.wait_for("all ");
+    p.quit_with_0();
+    a_first_page_elsewhere(&d);
+    a_first_page_elsewhere(&d);
+    let p = start(&d, home.path(), &[], (80, 24));
+    // The footer's `• N new` once every part is in, and the line saying the same N
+    let footer_n = |s: &str| -> Option<String> {
+        let n = s.split(" · • ").nth(1)?.split(" new").next()?;
+        Some(n.to_string())
+    };
+    let s = p.wait_until(Duration::from_secs(20), |s| {
+        s.contains("all ")
+            && footer_n(s).is_some_and(|n| s.contains(&format!(" {n} new, 0 changed since ")))
+    });
+    let footer = footer_n(&s).unwrap_or_default();
+    assert_ne!(footer, "0", "{s}");
+}

@@ -147,9 +147,9 @@ pub struct App {
     pub names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
     pub store_visitors: super::store_visitors::StoreVisitors,
-    /// "Since you last looked", per tab: the walk generation compared with the last look and
-    /// when that look was taken (unix seconds); the status line counts its marks.
-    pub since_look: PerTab<Option<(u64, i64)>>,
+    /// "Since you last looked", per tab: the walk compared with the last look (see
+    /// [`SinceLook`]); the status line counts its marks.
+    pub since_look: PerTab<Option<SinceLook>>,
     /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
     pub sla: std::sync::Arc<convo_engine::sla::Sla>,
     /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
@@ -172,6 +172,19 @@ pub struct App {
     pub board: super::board::Board,
     /// `[[commands]]`, their keys and each tab's marked rows.
     pub commands: super::commands::Commands,
+}
+
+/// A tab's walk compared with the view's last look ("since you last looked").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SinceLook {
+    /// The walk compared.
+    pub generation: u64,
+    /// When the look was taken (unix seconds).
+    pub taken_at: i64,
+    /// The tab's marks' revision then: a refresh merged since replaces the marks with its own.
+    pub revision: u64,
+    /// The counts the status line said last (new, changed).
+    pub said: Option<(usize, usize)>,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.

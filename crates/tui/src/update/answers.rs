@@ -10,12 +10,14 @@ use crate::tab::marks;
 use convo_api::{ApiError, Page, Resource};
 
 /// "12 new, 3 changed since yesterday 17:40" while the first walk is compared with the last
-/// look (another walk ends it).
+/// look (another walk, or a refresh's own marks, end it); said again when the walk's pages
+/// change the counts (a union's parts too), so that it agrees with the footer's `• N new`.
 pub(super) fn since_look_message(app: &mut App, tab: Resource) {
-    let Some((generation, taken_at)) = *app.since_look.get(tab) else {
+    let Some(since) = *app.since_look.get(tab) else {
         return;
     };
-    if generation != with_tab!(ref app, tab, |t| t.generation) {
+    let (generation, revision) = with_tab!(ref app, tab, |t| (t.generation, t.marks.revision()));
+    if since.generation != generation || since.revision != revision {
         *app.since_look.get_mut(tab) = None;
         return;
     }
@@ -25,6 +27,14 @@ pub(super) fn since_look_message(app: &mut App, tab: Resource) {
         return;
     }
     let (new, changed) = with_tab!(ref app, tab, |t| t.marks.counts(generation));
+    // Said again only when more came (a mark seen, by selecting its row, is no news).
+    if since.said.is_some_and(|(n, c)| new <= n && changed <= c) {
+        return;
+    }
+    if let Some(s) = app.since_look.get_mut(tab) {
+        s.said = Some((new, changed));
+    }
+    let taken_at = since.taken_at;
     let when = crate::names::since_words(app.now, &app.tz, taken_at);
     app.post(StatusMessage {
         text: format!("{new} new, {changed} changed since {when}"),

@@ -233,11 +233,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             if key == super::tab::marks::look_key_of(&app.conversations) {
                 marks::since_look(&mut app.conversations, rows.into_iter().collect());
-                app.since_look.conversations = Some((app.conversations.generation, taken_at));
+                app.since_look.conversations = Some(crate::app::SinceLook {
+                    generation: app.conversations.generation,
+                    taken_at,
+                    revision: app.conversations.marks.revision(),
+                    said: None,
+                });
                 since_look_message(app, Resource::Conversations);
             } else if key == super::tab::marks::visitors_look_key_of(&app.visitors) {
                 marks::since_look(&mut app.visitors, rows.into_iter().collect());
-                app.since_look.visitors = Some((app.visitors.generation, taken_at));
+                app.since_look.visitors = Some(crate::app::SinceLook {
+                    generation: app.visitors.generation,
+                    taken_at,
+                    revision: app.visitors.marks.revision(),
+                    said: None,
+                });
                 since_look_message(app, Resource::Visitors);
             }
         }
@@ -325,6 +335,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     app.conversations.sync_query();
     app.visitors.sync_query();
     ask_look(app, &mut cmds);
+    // A union's parts mark rows as they come too: the line follows the footer.
+    since_look_message(app, app.active);
     fill(app, &mut cmds);
     board::update::from_tabs(app);
     live::say_lost(app);
