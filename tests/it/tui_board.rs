@@ -301,6 +301,40 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     assert!(matches!(app.overlay, Overlay::Board));
 }
 
+#[test]
+fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
+    let (mut app, server) = app_with_views(120, 30);
+    app.refresh_secs = Some(30);
+    update(&mut app, at(0));
+    update(&mut app, ch('B'));
+    for i in 0..5 {
+        read_view(&mut app, i, Ok(counts(1, true, 1, 0)));
+    }
+    // At 10 s, Enter: "Unassigned open" loads whole in its tab, which counts it
+    update(&mut app, at(10));
+    server.settle(&mut app, key(KeyCode::Enter));
+    assert!(app.conversations.pager.is_done());
+    let n = app.conversations.rows().len();
+    assert!(n > 1, "{n}");
+    // At 30 s a round is due; Backspace shows the board: the view's count is the view's, 20 s
+    // old, and the round reads the other views only
+    update(&mut app, at(30));
+    let cmds = update(&mut app, key(KeyCode::Backspace));
+    assert!(matches!(app.overlay, Overlay::Board));
+    let g = app.board.generation;
+    assert_eq!(reads(&cmds), [(g, 1, "Breaching".to_string())]);
+    let screen = render(&app);
+    let row = line_with(&screen, "Unassigned open");
+    assert_has(row, &format!(" {n} "));
+    assert_has(row, "20s ago");
+    // r: a round of every view, this one first
+    let cmds = update(&mut app, ch('r'));
+    assert_eq!(
+        reads(&cmds),
+        [(app.board.generation, 0, "Unassigned open".to_string())]
+    );
+}
+
 /// A board with every kind of row: read, partial ("≥"), failed with last counts, being read,
 /// never read, and trends from the store.
 fn full_board(w: u16, h: u16) -> App {
@@ -445,6 +479,91 @@ async fn the_real_loop_opens_a_view_with_enter_and_comes_back_with_backspace() {
     let screen = h.keys(vec![KeyCode::Backspace]).await;
     assert_has(&screen, "Board · 5 views");
     assert_eq!(h.app.board.selected, 3);
+}
+
+/// The MATCH cell of view `name` on the board's `screen` ("≥ 150" is one cell).
+fn matched_cell(screen: &str, name: &str) -> String {
+    let l = line_with(screen, name);
+    let rest = l[l.find(name).unwrap_or(0) + name.len()..].trim_start();
+    rest.split("  ").next().unwrap_or("").to_string()
+}
+
+/// "all N loaded" on the footer of `screen`: N.
+fn all_loaded(screen: &str) -> String {
+    let at = screen.find("all ").expect("all … loaded") + 4;
+    screen[at..].split(' ').next().unwrap_or("").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_and_the_view_it_opens_give_the_view_one_count() {
+    // Every first page asked for after the first brings a new open, unassigned conversation:
+    // each of the board's reads and the view's own walk sees one more than the last.
+    let server = demo(DemoOptions {
+        conversations: 120,
+        visitors: 50,
+        faults: Faults {
+            churn: convo::demo::Churn {
+                new_per_head: 1,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        ..DemoOptions::default()
+    })
+    .await;
+    for size in [(80u16, 24u16), (120, 35)] {
+        let mut h = harness(&server, size);
+        h.settled().await;
+        h.keys(vec![KeyCode::Char('B')]).await;
+        let board = h.until(vec![], ", again in ").await;
+        let read = matched_cell(&board, "Unassigned open");
+        // Enter: the view's own walk, to its end
+        let view = h.keys(vec![KeyCode::Enter]).await;
+        assert_has(&view, "assignee:none");
+        let view = h.wait_for("loaded").await;
+        let view = if view.contains("all ") {
+            view
+        } else {
+            h.until(vec![KeyCode::Char('L')], "all ").await
+        };
+        let n = all_loaded(&view);
+        assert_ne!(
+            n, read,
+            "the churn makes the view newer than the read:\n{board}\n{view}"
+        );
+        // Back: the board's number for the view is the view's
+        let board = h.keys(vec![KeyCode::Backspace]).await;
+        assert_has(&board, "Board · ");
+        assert_eq!(
+            matched_cell(&board, "Unassigned open"),
+            n,
+            "the view said all {n} loaded:\n{view}\nthe board then:\n{board}"
+        );
+        // and Enter again shows the same number in the view
+        let view = h.keys(vec![KeyCode::Enter]).await;
+        assert_eq!(all_loaded(&view), n, "{view}");
+        // The other way: the board reads again (r), newer than the view's rows and more
+        let board = h.keys(vec![KeyCode::Backspace, KeyCode::Char('r')]).await;
+        assert_has(&board, "Board · ");
+        let board = h.until(vec![], ", again in ").await;
+        let read = matched_cell(&board, "Unassigned open");
+        assert_ne!(read, n, "{board}");
+        // Enter: the view is refreshed at once, and its count is the board's again on Back
+        h.keys(vec![KeyCode::Enter]).await;
+        let view = h
+            .wait(vec![], "a refreshed view", |s: &str| {
+                s.contains("all ") && all_loaded(s) != n
+            })
+            .await;
+        let m = all_loaded(&view);
+        let board = h.keys(vec![KeyCode::Backspace]).await;
+        assert_eq!(
+            matched_cell(&board, "Unassigned open"),
+            m,
+            "the view said all {m} loaded:\n{view}\nthe board then:\n{board}"
+        );
+        h.keys(vec![KeyCode::Esc]).await;
+    }
 }
 
 #[test]

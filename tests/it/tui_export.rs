@@ -704,3 +704,88 @@ async fn the_name_picks_the_format_and_a_second_export_gets_a_name_of_its_own() 
     }
     server.shutdown().await;
 }
+
+/// The export prompts' answers typed ahead, each burst in one write to the real binary in a
+/// pseudo-terminal (issue 39 §11): `e`, Enter and `l` before any prompt is drawn export the
+/// loaded rows to the day's free name, also when the day's first name is taken; the `l`
+/// never lands in a path.
+#[test]
+fn export_keys_typed_ahead_in_one_write_go_to_the_questions_they_answer() {
+    use common::pty::{self, Pty};
+    let d = Demo::start(300, 20, Faults::default());
+    for size in [(80u16, 24u16), (120, 35)] {
+        let home = tempfile::tempdir().unwrap();
+        let mut cmd = pty::command(home.path());
+        cmd.env("CONVO_API_KEY", d.key());
+        cmd.args([
+            "--config",
+            "/nonexistent-dir/none.toml",
+            "--base-url",
+            &d.url(),
+        ]);
+        let mut p = Pty::run(cmd, size.0, size.1);
+        p.wait_for("more available");
+        let files = |home: &Path| -> Vec<String> {
+            let mut v: Vec<String> = std::fs::read_dir(home)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("convo-"))
+                .collect();
+            v.sort();
+            v
+        };
+        let mut before = files(home.path());
+        for suffix in ["", "-2", "-3"] {
+            p.send("e\rl");
+            let want = format!("{suffix}.csv");
+            let s = p.wait_until(std::time::Duration::from_secs(20), |s| {
+                s.contains("exported ") && s.contains(&want) || s.contains("csvl")
+            });
+            assert!(!s.contains("csvl"), "the l went into the path:\n{s}");
+            let now = files(home.path());
+            let new: Vec<&String> = now.iter().filter(|n| !before.contains(n)).collect();
+            assert_eq!(new.len(), 1, "one new file: {now:?}\n{s}");
+            assert!(new[0].ends_with(&want), "{new:?}\n{s}");
+            let text = std::fs::read_to_string(home.path().join(new[0])).unwrap();
+            let rows = csv_ids(&text).len();
+            common::assert_has(&s, &format!("exported {rows} rows to ./{}", new[0]));
+            assert!(rows > 0 && s.contains(&format!("{rows} loaded")), "{s}");
+            assert!(
+                !s.contains("export to") && !s.contains("l the "),
+                "no prompt left:\n{s}"
+            );
+            before = now;
+        }
+        // `e` and Enter in one write, then `l` once a question shows: the day's name is taken,
+        // and the question is the scope's (the name the prompt was about to propose), never
+        // the taken name's, where the `l` would land in the path (`…csvl`)
+        p.send("e\r");
+        let s = p.wait_until(std::time::Duration::from_secs(20), |s| {
+            s.contains("l the ") || s.contains("exists")
+        });
+        assert!(!s.contains("exists"), "the taken name's prompt:\n{s}");
+        p.send("l");
+        let s = p.wait_until(std::time::Duration::from_secs(20), |s| {
+            s.contains("exported ") && s.contains("-4.csv") || s.contains("csvl")
+        });
+        assert!(!s.contains("csvl"), "the l went into the path:\n{s}");
+        assert!(
+            files(home.path()).iter().any(|n| n.ends_with("-4.csv")),
+            "{s}"
+        );
+        // A name typed that exists: its question holds the keyboard, the `l` typed ahead of it
+        // is not taken (the guidance says so) and the path is the free one, untouched
+        p.send("e\x15mine.csv\rl");
+        p.wait_until(std::time::Duration::from_secs(20), |s| {
+            s.contains("exported ") && s.contains("mine.csv")
+        });
+        p.send("e\x15mine.csv\rl");
+        let s = p.wait_for("mine-2.csv");
+        assert!(!s.contains("mine-2.csvl"), "{s}");
+        common::assert_has(&s, "not taken");
+        p.send("\x1b");
+        p.wait_gone("mine-2.csv", std::time::Duration::from_secs(20));
+        p.quit_with_0();
+    }
+}

@@ -22,6 +22,8 @@ use crate::common::app::said;
 /// `:visitor:EMAIL` typed and Enter: the lookup asked for, its answer not yet in.
 fn asked(app: &mut App, email: &str) -> Msg {
     update(app, ch(':'));
+    // the line opens on the tab's query: a new one replaces it
+    update(app, common::app::ctrl('u'));
     for c in format!("visitor:{email}").chars() {
         update(app, ch(c));
     }

@@ -247,7 +247,10 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
     // `s` cycles the status (as the pane would set it): the line shows it as a term.
     s.settle(&mut app, ch('s'));
     update(&mut app, ch(':'));
-    assert_eq!(line(&app).text, "status:pending assignee:none");
+    // (followed by a space: a term typed at once is a term of its own)
+    assert_eq!(line(&app).text, "status:pending assignee:none ");
+    type_text(&mut app, "age:>1h");
+    assert_eq!(line(&app).text, "status:pending assignee:none age:>1h");
     update(&mut app, key(KeyCode::Esc));
     // The pane opens on what the line set.
     update(&mut app, ch('/'));
@@ -272,7 +275,7 @@ fn a_union_query_runs_and_the_line_opens_on_it_as_written() {
             .all(|r| r.status != Status::Closed && r.site_id != testing::SITE_A)
     );
     update(&mut app, ch(':'));
-    assert_eq!(line(&app).text, "status:open,pending -site:\"Web shop\"");
+    assert_eq!(line(&app).text, "status:open,pending -site:\"Web shop\" ");
 }
 
 /// `?` on the line shows the plan: each stream's request and the checks done in convo, with

@@ -104,7 +104,13 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
     assert_eq!(app.selected_id(), Some(selected));
     assert_eq!(app.conversations.selected - app.conversations.offset, line);
     let m = app.message.as_ref().expect("said").text.clone();
-    assert!(m.contains("2 rows left the list"), "{m}");
+    // which two (issue 39, 10)
+    let both = format!(
+        "{}, {} left the list",
+        convo::api::short_id(&gone_a),
+        convo::api::short_id(&gone_b)
+    );
+    assert!(m.contains(&both), "{m}");
     // S counts the rows as they are now: the open ones the server has unassigned
     let open_now = server
         .conversations
@@ -486,4 +492,31 @@ fn at_the_top_new_rows_arrive_above_and_the_selection_keeps_its_line() {
         "{}",
         testing::render(&app)
     );
+}
+
+/// Issue 39, 10: many rows leaving at one refresh are named too, the first three of them,
+/// with how many more, whole at 80 columns.
+#[test]
+fn many_rows_that_leave_at_once_are_named_the_first_three() {
+    let mut server = FakeServer::new(180, 5);
+    let mut app = unassigned(&server, 1);
+    server.settle(&mut app, Msg::Resize(80, 24));
+    let before = ids(&app);
+    let gone: Vec<_> = before[10..15].to_vec();
+    for id in &gone {
+        assign(&mut server, *id);
+    }
+    server.settle(&mut app, at(10));
+    let m = app.message.as_ref().expect("said").text.clone();
+    let short: Vec<String> = gone.iter().map(convo::api::short_id).collect();
+    common::assert_has(
+        &m,
+        &format!(
+            "5 rows left the list: {}, {}, {} and 2 more (' shows where)",
+            short[0], short[1], short[2]
+        ),
+    );
+    let status = testing::render(&app);
+    let last = status.lines().last().unwrap_or_default();
+    assert!(!last.contains('…'), "whole at 80 columns: {last}");
 }

@@ -114,3 +114,207 @@ fn a_restart_reopens_my_open_sorted_and_marks_what_was_assigned_meanwhile() {
         p.quit_with_0();
     }
 }
+
+/// The table's rows on `screen` (between the header and the status line), as text.
+fn table_rows(screen: &str) -> Vec<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.contains("NAME") && l.contains("EMAIL"))
+        .expect("the visitors table's header");
+    lines[head + 1..]
+        .iter()
+        .take_while(|l| !l.trim_start().starts_with("row "))
+        // the rows without the cursor's mark and the scrollbar
+        .map(|l| {
+            let l: String = l.chars().skip(1).collect();
+            l.trim_end()
+                .trim_end_matches(['│', '█'])
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_restart_reopens_the_visitors_tab_with_its_own_query_and_sort() {
+    let d = Demo::start(40, 90, Faults::default());
+    for size in [(80u16, 24u16), (120, 35)] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join("config.toml"), "").unwrap();
+        // First session: a query on the Conversations tab, then the Visitors tab with a
+        // query and a sort of its own
+        let mut p = start(&d, home.path(), &[], size);
+        p.wait_for("loaded");
+        p.send(":");
+        p.wait_for("query");
+        p.send("status:open\r");
+        p.wait_for("status:open");
+        p.send("\t");
+        p.wait_for("EMAIL");
+        p.send(":");
+        p.wait_for("query");
+        p.send("name:a\r");
+        p.wait_for("name:a");
+        p.press_until(">", "sorted by email");
+        p.wait_for("sorted by email ↓");
+        let before = p.wait_for("all ");
+        let rows = table_rows(&before);
+        assert!(rows.len() > 3, "{before}");
+        p.quit_with_0();
+
+        // Second session: the Visitors tab as it was left, its rows in the same order
+        let mut p = start(&d, home.path(), &[], size);
+        p.wait_for("name:a");
+        p.wait_for("sorted by email ↓");
+        let after = p.wait_for("all ");
+        // on the first row of the order shown (a fresh start)
+        common::assert_has(&after, " row 1 · ");
+        assert_eq!(
+            table_rows(&after),
+            rows,
+            "before:\n{before}\nafter:\n{after}"
+        );
+        // and the Conversations tab kept its own query
+        p.send("\t");
+        p.wait_for("status:open");
+        p.quit_with_0();
+    }
+}
+
+/// Asks the demo for the first page of conversations, as another client would (with
+/// `new_per_head` churn, every such request after the first adds conversations, and with
+/// `new_visitors`, their new visitors).
+fn a_first_page_elsewhere(d: &Demo) {
+    let c = d.client();
+    d.block_on(async {
+        let _: convo::api::Page<convo::api::Conversation> = c
+            .list(
+                &convo::api::ConversationFilter::default(),
+                convo::api::Limit::new(10).unwrap(),
+                None,
+                &|_| {},
+            )
+            .await
+            .expect("a first page");
+    });
+}
+
+#[test]
+fn the_visitors_tab_keeps_its_own_since_you_last_looked() {
+    let d = Demo::with(DemoOptions {
+        seed: 5,
+        conversations: 60,
+        visitors: 70,
+        latency: Duration::ZERO,
+        faults: Faults {
+            churn: Churn {
+                new_per_head: 2,
+                new_visitors: 100,
+                ..Churn::default()
+            },
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), "").unwrap();
+    // First session: the Visitors tab, all of it loaded
+    let mut p = start(&d, home.path(), &[], (120, 35));
+    p.wait_for("loaded");
+    p.send("\t");
+    p.wait_for("EMAIL");
+    p.wait_for("all ");
+    p.quit_with_0();
+
+    // Meanwhile two conversations start, each by a new visitor (the first request's
+    // own head is not churned: two of them)
+    a_first_page_elsewhere(&d);
+    a_first_page_elsewhere(&d);
+
+    // Second session: the Visitors tab says what came since and marks it
+    let mut p = start(&d, home.path(), &[], (120, 35));
+    p.wait_for("EMAIL");
+    let s = p.wait_for(" new, 0 changed since ");
+    assert!(
+        ["2 new", "4 new", "6 new"].iter().any(|n| s.contains(n)),
+        "two new visitors at least: {s}"
+    );
+    common::assert_has(&s, "•");
+    p.quit_with_0();
+}
+
+/// A closed window (SIGHUP) or `kill` (SIGTERM) keeps where the browser was, as `q` does.
+#[test]
+fn a_stop_signal_keeps_the_place_as_q_does() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let d = Demo::start(60, 20, Faults::default());
+    for (signal, query) in [
+        (Signal::SIGHUP, "status:pending"),
+        (Signal::SIGTERM, "status:closed"),
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join("config.toml"), "").unwrap();
+        let mut p = start(&d, home.path(), &[], (80, 24));
+        p.wait_for("loaded");
+        p.send(":");
+        p.wait_for("query");
+        p.send(format!("{query}\r"));
+        p.wait_for(&format!(" {query} "));
+        p.wait_for("loaded");
+        kill(Pid::from_raw(p.pid() as i32), signal).expect("kill");
+        assert!(
+            p.wait_exit(Duration::from_secs(20)).is_some(),
+            "{signal} ends it"
+        );
+        let mut p = start(&d, home.path(), &[], (80, 24));
+        p.wait_for(&format!(" {query} "));
+        p.quit_with_0();
+    }
+}
+
+/// Since you last looked on a view that is a union (its rows come from two streams): the
+/// status line's count is the footer's (it said `0 new` while the footer had `• 2 new`: the
+/// line was made when the look came, before the union's parts had arrived).
+#[test]
+fn since_you_last_looked_on_a_union_says_what_the_footer_counts() {
+    let d = Demo::with(DemoOptions {
+        seed: 6,
+        conversations: 60,
+        visitors: 30,
+        latency: Duration::from_millis(40),
+        faults: Faults {
+            churn: Churn {
+                new_per_head: 2,
+                ..Churn::default()
+            },
+            ..Faults::default()
+        },
+        ..DemoOptions::default()
+    });
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("config.toml"), "").unwrap();
+    let mut p = start(&d, home.path(), &[], (80, 24));
+    p.wait_for("loaded");
+    p.send(":");
+    p.wait_for("query");
+    p.send("status:open,pending\r");
+    p.wait_for("status:open,pending");
+    p.wait_for("all ");
+    p.quit_with_0();
+    a_first_page_elsewhere(&d);
+    a_first_page_elsewhere(&d);
+    let p = start(&d, home.path(), &[], (80, 24));
+    // The footer's `• N new` once every part is in, and the line saying the same N
+    let footer_n = |s: &str| -> Option<String> {
+        let n = s.split(" · • ").nth(1)?.split(" new").next()?;
+        Some(n.to_string())
+    };
+    let s = p.wait_until(Duration::from_secs(20), |s| {
+        s.contains("all ")
+            && footer_n(s).is_some_and(|n| s.contains(&format!(" {n} new, 0 changed since ")))
+    });
+    let footer = footer_n(&s).unwrap_or_default();
+    assert_ne!(footer, "0", "{s}");
+}

@@ -992,6 +992,47 @@ fn the_sort_mark_and_the_hints_fit_80_columns_whole() {
     }
 }
 
+/// Issue 39, 5: the key hints under the table are whole at 80 columns with the visitor sync's
+/// line in front (seen in tmux: `… y copy id · r…`): those that do not fit give way whole, help
+/// and quit last.
+#[test]
+fn the_key_hints_under_the_table_are_whole_beside_the_sync_line() {
+    for (w, h) in [(80u16, 24u16), (120, 35)] {
+        let (mut app, _s) = loaded(w, h, 40, 5);
+        app.names.sync_line = Some("names: 700 visitors so far".into());
+        app.message = None;
+        let screen = testing::render(&app);
+        let last = screen.lines().last().unwrap_or_default();
+        let last = last.trim_end_matches(['"', ' ']);
+        assert!(!last.contains('…'), "{w}x{h}: cut: {last}");
+        assert!(last.ends_with("? help · q quit"), "{w}x{h}: {last}");
+        assert!(
+            last.contains("names: 700 visitors so far"),
+            "{w}x{h}: {last}"
+        );
+        if w >= 120 {
+            assert!(last.contains("r reload · ? help"), "{w}x{h}: {last}");
+        }
+    }
+}
+
+/// Issue 39, 2: the frame drawn right after a display sort is chosen no longer says the list
+/// follows the top (seen in tmux: `row 36 · … · refresh 15s, following the top` for a second
+/// after `>`, the cursor on row 36).
+#[test]
+fn the_footer_stops_saying_following_the_top_once_a_sort_is_chosen() {
+    let (mut app, _s) = loaded(80, 24, 40, 5);
+    app.refresh_secs = Some(15);
+    app.refresh_on = true;
+    update(&mut app, common::app::at(1));
+    let footer = common::app::footer(&app);
+    common::assert_has(&footer, "following the top");
+    update(&mut app, ch('>'));
+    let footer = common::app::footer(&app);
+    assert!(!footer.contains("following the top"), "{footer}");
+    common::assert_has(&footer, "auto refresh 15s");
+}
+
 /// Issue 39, 3: in a display sort (the "Breaching" view's oldest first), the selected row
 /// that leaves is held where it was in the display order, with the cursor on it (it was not
 /// drawn at all, the screen jumped elsewhere, and `k` then went far away); `k` goes to the

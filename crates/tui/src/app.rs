@@ -138,6 +138,8 @@ pub struct App {
     /// The export path last typed, offered again by `e` until an export to it is written
     /// (after a refusal, a failure or a cancelled question it is not lost).
     pub export_path: Option<String>,
+    /// The export's questions awaited from the runtime, and the keys typed ahead of them.
+    pub export_ahead: super::export::Ahead,
     /// Conversation exports carry the visitor's name and e-mail and the site's and
     /// assignee's aliases after the ids (Tab in the path prompt turns it off and on).
     pub export_names: bool,
@@ -145,9 +147,9 @@ pub struct App {
     pub names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
     pub store_visitors: super::tab_query::store_visitors::StoreVisitors,
-    /// "Since you last looked": the walk generation compared with the last look and when
-    /// that look was taken (unix seconds); the status line counts its marks.
-    pub since_look: Option<(u64, i64)>,
+    /// "Since you last looked", per tab: the walk compared with the last look (see
+    /// [`SinceLook`]); the status line counts its marks.
+    pub since_look: PerTab<Option<SinceLook>>,
     /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
     pub sla: std::sync::Arc<convo_engine::sla::Sla>,
     /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
@@ -155,9 +157,9 @@ pub struct App {
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
     pub pending_query: Option<convo_query::query::Query>,
-    /// The view whose "since you last looked" was last asked of the store (by its look key);
-    /// `None` until the store runs.
-    pub look_asked: Option<String>,
+    /// Per tab, the view whose "since you last looked" was last asked of the store (by its
+    /// look key); `None` until the store runs.
+    pub look_asked: PerTab<Option<String>>,
     /// Stream pages a union tab reads for rows its checks let through before it waits for
     /// `L` (`scan_max_pages`).
     pub scan_max_pages: usize,
@@ -170,6 +172,19 @@ pub struct App {
     pub board: super::board::Board,
     /// `[[commands]]`, their keys and each tab's marked rows.
     pub commands: super::commands::Commands,
+}
+
+/// A tab's walk compared with the view's last look ("since you last looked").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SinceLook {
+    /// The walk compared.
+    pub generation: u64,
+    /// When the look was taken (unix seconds).
+    pub taken_at: i64,
+    /// The tab's marks' revision then: a refresh merged since replaces the marks with its own.
+    pub revision: u64,
+    /// The counts the status line said last (new, changed).
+    pub said: Option<(usize, usize)>,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
@@ -231,14 +246,15 @@ impl App {
             export_stream: None,
             export_ids: 0,
             export_path: None,
+            export_ahead: Default::default(),
             export_names: true,
             names: Default::default(),
             store_visitors: Default::default(),
-            since_look: None,
+            since_look: PerTab::default(),
             sla: Default::default(),
             query_settings: Default::default(),
             pending_query: None,
-            look_asked: None,
+            look_asked: PerTab::default(),
             scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             query_history: PerTab::default(),
             config_file: None,

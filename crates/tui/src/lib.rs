@@ -331,8 +331,7 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     let signals = StopSignals::catch()?;
     let guard = TerminalGuard::enter(config.ui.mouse)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    let look = tab::marks::look_key_of(&app.conversations);
-    app.look_asked = Some(look.clone());
+    let look = update::place::store_started(&mut app);
     rt.start_store(&config, opts.demo, look);
     let (mut stop, watchdog) = watch_signals(signals);
     let mut out = io::stdout();
@@ -358,6 +357,9 @@ pub async fn run(config: Config, client: Client, opts: TuiOptions) -> Result<Exi
     watchdog.abort();
     if let Ok(Exit::Signal(n)) = result {
         tracing::info!(signal = n, "stopped by a signal; terminal restored");
+        // A closed window (SIGHUP), `kill` or Ctrl-C's SIGINT from outside: where the browser
+        // was is kept as `q` keeps it (the next start reopens it).
+        rt.keep_look(&app);
     }
     rt.store_done().await;
     rt.shutdown();

@@ -13,7 +13,6 @@
 //! The marks' state; [`crate::tab::marks`] feeds it from a tab's walk.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
 
 use uuid::Uuid;
 
@@ -26,12 +25,6 @@ pub trait Watched: Row {
     fn watch_hash(&self) -> u64;
 }
 
-fn hash_of(v: impl Hash) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    v.hash(&mut h);
-    h.finish()
-}
-
 impl Watched for Conversation {
     /// Status and assignee (not `updatedAt`: any message moves it). A stable hash: the local
     /// store keeps it across runs ("since you last looked").
@@ -41,8 +34,18 @@ impl Watched for Conversation {
 }
 
 impl Watched for Visitor {
+    /// E-mail, name and external id. A stable hash: the local store keeps it across runs
+    /// ("since you last looked").
     fn watch_hash(&self) -> u64 {
-        hash_of((&self.email, &self.name, &self.external_id))
+        let part = |v: &Option<String>| match v {
+            Some(s) => [b"1", s.as_bytes()].concat(),
+            None => b"0".to_vec(),
+        };
+        convo_store::looks::fingerprint(&[
+            &part(&self.email),
+            &part(&self.name),
+            &part(&self.external_id),
+        ])
     }
 }
 

@@ -8,8 +8,17 @@
 //! [`DEFAULT_EVERY_SECS`] when the lists never refresh); each answer
 //! carries the round's generation and the row it was asked for, so an answer of an older
 //! round is dropped. A view that fails keeps the counts of its last good read and shows why;
-//! the other rows stay. How keys and answers change it: [`update`]; drawing:
-//! `tui::view::board`; the walk itself: [`read`] (runtime side).
+//! the other rows stay.
+//!
+//! One count per view: a tab whose walk has loaded the whole view it shows ("all N loaded")
+//! has counted it too ([`TabCount`]); that count, at the time the tab's rows last changed,
+//! and the board's own read of the view are one figure: the newer one is the board's row
+//! (with its age), a round does not read again a view its tab counted less than a round's
+//! interval ago (`r` does), and a view opened from the board whose read came after the tab's
+//! rows and counted otherwise is refreshed at once ([`update::opened`]).
+//!
+//! How keys and answers change it: [`update`]; drawing: `tui::view::board`; the walk itself:
+//! [`read`] (runtime side).
 
 pub mod read;
 pub mod update;
@@ -40,6 +49,37 @@ pub struct Counts {
     pub breaching: u64,
 }
 
+impl Counts {
+    /// The same figures (the oldest wait aside: it grows with the time it was counted at).
+    pub fn same_figures(&self, other: &Counts) -> bool {
+        (
+            self.matched,
+            self.complete,
+            self.waiting,
+            self.imminent,
+            self.breaching,
+        ) == (
+            other.matched,
+            other.complete,
+            other.waiting,
+            other.imminent,
+            other.breaching,
+        )
+    }
+}
+
+/// A tab's own count of the view it shows, made once its walk has loaded the whole view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabCount {
+    /// The view's key (`tab::marks::look_key`, the board row's [`BoardRow::key`]).
+    pub key: String,
+    /// The rows it was made from: the walk, how many rows, the refreshes merged.
+    pub basis: (u64, usize, u64),
+    pub counts: Counts,
+    /// When the tab's rows last changed (the count is as of then).
+    pub at: jiff::Timestamp,
+}
+
 /// One view's row.
 #[derive(Debug, Clone)]
 pub struct BoardRow {
@@ -53,6 +93,8 @@ pub struct BoardRow {
     pub counts: Option<Counts>,
     /// When `counts` were read.
     pub read_at: Option<jiff::Timestamp>,
+    /// `counts` are the tab's own count of the view ([`TabCount`]), not a read of the board's.
+    pub by_tab: bool,
     /// Why the last read failed (sanitised, the key redacted by the client); `None` after a
     /// good read.
     pub error: Option<String>,
@@ -68,6 +110,7 @@ impl BoardRow {
             key: sample_key(v),
             counts: None,
             read_at: None,
+            by_tab: false,
             error: None,
             trend: Vec::new(),
         }
@@ -133,6 +176,10 @@ pub struct Board {
     /// Back returns to the board while the history is this long (the length it had once the
     /// view opened from the board had been pushed).
     pub back_at: Option<usize>,
+    /// Each tab's own count of the view it shows, when its walk has loaded all of it.
+    pub tabs: crate::tab::PerTab<Option<TabCount>>,
+    /// The round under way leaves out the views their tab counted after this.
+    fresh_since: Option<jiff::Timestamp>,
 }
 
 impl Default for Board {
@@ -145,6 +192,8 @@ impl Default for Board {
             round_ended: None,
             every_secs: DEFAULT_EVERY_SECS,
             back_at: None,
+            tabs: Default::default(),
+            fresh_since: None,
         }
     }
 }
@@ -191,14 +240,25 @@ impl Board {
             })
     }
 
-    /// Starts a new round (an older one's answers will be dropped): the first row to read.
-    pub fn start_round(&mut self) -> Option<usize> {
+    /// Starts a new round at `now` (an older one's answers will be dropped): the first row to
+    /// read. Unless `all` (`r`), a view its tab counted less than a round's interval ago is
+    /// not read again (its count is as new as a read's: the board shows what the view just
+    /// said, and spends no request on it); `None` when every row is that fresh (the round is
+    /// over at once).
+    pub fn start_round(&mut self, now: jiff::Timestamp, all: bool) -> Option<usize> {
         if self.rows.is_empty() {
             return None;
         }
         self.generation += 1;
-        self.reading = Some(0);
-        Some(0)
+        self.fresh_since = (!all).then(|| {
+            now.checked_sub(jiff::SignedDuration::from_secs(self.every_secs as i64))
+                .unwrap_or(now)
+        });
+        self.reading = self.next_to_read(0);
+        if self.reading.is_none() {
+            self.round_ended = Some(now);
+        }
+        self.reading
     }
 
     /// Takes the answer for row `index` of round `generation`.
@@ -223,6 +283,7 @@ impl Board {
                 Ok(c) => {
                     r.counts = Some(c.clone());
                     r.read_at = Some(now);
+                    r.by_tab = false;
                     r.error = None;
                 }
                 Err(e) => r.error = Some(e.clone()),
@@ -241,9 +302,17 @@ impl Board {
         }
     }
 
-    /// The first row from `from` on whose key no earlier row has (those were read with it).
+    /// The first row from `from` on whose key no earlier row has (those were read with it),
+    /// and that its tab has not counted since the round's `fresh_since`.
     fn next_to_read(&self, from: usize) -> Option<usize> {
-        (from..self.rows.len()).find(|&j| !self.rows[..j].iter().any(|r| r.key == self.rows[j].key))
+        (from..self.rows.len()).find(|&j| {
+            let r = &self.rows[j];
+            let fresh = r.by_tab
+                && self
+                    .fresh_since
+                    .is_some_and(|since| r.read_at.is_some_and(|t| t > since));
+            !fresh && !self.rows[..j].iter().any(|o| o.key == r.key)
+        })
     }
 
     /// Stops the round under way (the board was left); its answer in flight will be dropped.
@@ -257,6 +326,24 @@ impl Board {
     /// Rows read in the round under way (for "reading 3 of 5").
     pub fn progress(&self) -> Option<(usize, usize)> {
         self.reading.map(|i| (i, self.rows.len()))
+    }
+
+    /// A tab's count of the view of `key`, as of `at`: the rows of that key take it unless
+    /// their own read is newer (one count per view: the newer one). True when a row took it.
+    pub fn take_tab_count(&mut self, key: &str, counts: &Counts, at: jiff::Timestamp) -> bool {
+        let mut took = false;
+        for r in self
+            .rows
+            .iter_mut()
+            .filter(|r| r.key == key && r.read_at.is_none_or(|t| t <= at))
+        {
+            r.counts = Some(counts.clone());
+            r.read_at = Some(at);
+            r.by_tab = true;
+            r.error = None;
+            took = true;
+        }
+        took
     }
 
     /// Takes a key's samples from the store (every row with that key).
@@ -315,7 +402,7 @@ mod tests {
         let mut b = Board::default();
         b.set_views(&views());
         assert!(b.due(now));
-        assert_eq!(b.start_round(), Some(0));
+        assert_eq!(b.start_round(now, true), Some(0));
         let g = b.generation;
         assert_eq!(b.answer(g - 1, 0, Ok(counts(1)), now), Answer::Stale);
         assert_eq!(b.answer(g, 1, Ok(counts(1)), now), Answer::Stale);
@@ -341,13 +428,13 @@ mod tests {
         let now = crate::testing::now();
         let mut b = Board::default();
         b.set_views(&views()[..1]);
-        b.start_round();
+        b.start_round(now, true);
         let _ = b.answer(b.generation, 0, Ok(counts(5)), now);
-        b.start_round();
+        b.start_round(now, true);
         let _ = b.answer(b.generation, 0, Err("503".into()), now);
         assert_eq!(b.rows[0].counts, Some(counts(5)));
         assert_eq!(b.rows[0].error.as_deref(), Some("503"));
-        b.start_round();
+        b.start_round(now, true);
         let g = b.generation;
         b.stop();
         assert_eq!(b.answer(g, 0, Ok(counts(9)), now), Answer::Stale);

@@ -23,6 +23,11 @@ pub enum Outcome {
 /// and starts a round of reads when one is due.
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     app.board.set_views(&app.views);
+    // What the tabs counted of their views, unless the board has read them since.
+    let tabs = app.board.tabs.clone();
+    for c in [tabs.conversations, tabs.visitors].into_iter().flatten() {
+        app.board.take_tab_count(&c.key, &c.counts, c.at);
+    }
     // Its rounds keep the lists' pace (`refresh_secs`); a minute when they never refresh.
     app.board.every_secs = app.refresh_period().unwrap_or(super::DEFAULT_EVERY_SECS);
     app.board.back_at = None;
@@ -54,12 +59,16 @@ pub fn shown(app: &App) -> bool {
 
 /// After every tick: a round of reads starts when one is due and the board is on screen.
 pub fn on_tick(app: &mut App, cmds: &mut Vec<Command>) {
-    if shown(app)
-        && app.board.due(app.now)
-        && let Some(i) = app.board.start_round()
-    {
-        cmds.extend(read(app, i));
+    start(app, false, cmds);
+}
+
+/// Starts a round when one is due and the board is on screen (`all`: every view, `r`).
+fn start(app: &mut App, all: bool, cmds: &mut Vec<Command>) {
+    if shown(app) && app.board.due(app.now) {
         app.dirty = true;
+        if let Some(i) = app.board.start_round(app.now, all) {
+            cmds.extend(read(app, i));
+        }
     }
 }
 
@@ -137,7 +146,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
             // A new round now, from the top; the one under way (if any) is dropped.
             b.reading = None;
             b.round_ended = None;
-            on_tick(app, cmds);
+            start(app, true, cmds);
         }
         KeyCode::Enter if n > 0 => return Outcome::Open(app.board.selected),
         _ => {}
@@ -146,14 +155,108 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
     Outcome::Done
 }
 
-/// The view opened from the board is on screen: the board steps aside, and Back (Backspace)
-/// comes back to it while the history is as the opening left it.
-pub fn opened(app: &mut App) {
+/// The view opened from the board (row `index`) is on screen: the board steps aside, and Back
+/// (Backspace) comes back to it while the history is as the opening left it. A view that was
+/// on its tab already, and read by the board since its rows came (and counted otherwise), is
+/// refreshed now: the two counts become one again.
+pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     app.board.stop();
     if shown(app) {
         app.overlay = Overlay::None;
     }
     app.board.back_at = Some(app.history.len());
+    let Some(row) = app.board.rows.get(index) else {
+        return;
+    };
+    let tab = row.tab;
+    // The board's own read is newer than the tab's count whenever it is the row's: a newer
+    // count of the tab would have replaced it.
+    let older = !row.by_tab
+        && app.board.tabs.get(tab).as_ref().is_some_and(|c| {
+            c.key == row.key
+                && row
+                    .counts
+                    .as_ref()
+                    .is_some_and(|r| !r.same_figures(&c.counts))
+        });
+    // (A new walk of the view, begun by the opening, is newer than the read already.)
+    let same_walk = app
+        .board
+        .tabs
+        .get(tab)
+        .as_ref()
+        .is_some_and(|c| c.basis.0 == with_tab!(ref app, tab, |t| t.generation));
+    if older && same_walk && app.active == tab {
+        crate::update::refresh::refresh_now(app, cmds);
+    }
+}
+
+/// After every update: a tab whose walk has loaded the whole view it shows counts it (again
+/// only when its rows changed), and the board's rows of that view take the count unless their
+/// own read is newer. O(rows) only when the rows changed.
+pub fn from_tabs(app: &mut App) {
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let (done, basis) = with_tab!(ref app, tab, |t| (
+            t.pager.is_done(),
+            (t.generation, t.rows().len(), t.marks.revision())
+        ));
+        if !done {
+            continue;
+        }
+        let key = crate::tab::marks::look_key(app, tab);
+        if app
+            .board
+            .tabs
+            .get(tab)
+            .as_ref()
+            .is_some_and(|c| c.basis == basis && c.key == key)
+        {
+            continue;
+        }
+        let counts = match tab {
+            Resource::Conversations => conversations_counts(app),
+            Resource::Visitors => Counts {
+                matched: basis.1 as u64,
+                complete: true,
+                waiting: 0,
+                oldest_waiting: None,
+                imminent: 0,
+                breaching: 0,
+            },
+        };
+        if app.board.take_tab_count(&key, &counts, app.now) && shown(app) {
+            app.dirty = true;
+        }
+        *app.board.tabs.get_mut(tab) = Some(super::TabCount {
+            key,
+            basis,
+            counts,
+            at: app.now,
+        });
+    }
+}
+
+/// The Conversations tab's rows counted as a read of the view counts them (`summary::views`:
+/// waiting, the oldest wait, imminent and breaching against the first-response target).
+fn conversations_counts(app: &App) -> Counts {
+    use convo_engine::sla::Target;
+    let mut s = crate::summary_pane::Summary::new(app.now, app.stale_after_secs);
+    let tracked = app.sla.is_tracked(Target::FirstResponse);
+    if !app.sla.is_empty() {
+        s = s.with_sla(app.sla.clone());
+    }
+    for c in app.conversations.rows() {
+        s.add(c);
+    }
+    let total = s.total();
+    Counts {
+        matched: app.conversations.rows().len() as u64,
+        complete: true,
+        waiting: total.waiting,
+        oldest_waiting: total.oldest_waiting_age,
+        imminent: if tracked { total.sla.imminent } else { 0 },
+        breaching: if tracked { total.sla.breaching } else { 0 },
+    }
 }
 
 /// Whether Back returns to the board now (the view opened from it is on screen, nothing

@@ -51,6 +51,31 @@ impl Format {
     }
 }
 
+/// The export's questions while the runtime looks at the disk (issue 39 §11): keys typed
+/// ahead of a question (`e`, Enter and `l` in one burst) wait for it instead of landing in
+/// whatever holds the keyboard meanwhile (the table, or a path).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ahead {
+    /// `e`'s proposed name, until the runtime has said whether it is free.
+    pub proposal: Option<String>,
+    /// The path entered, until the runtime has said whether it is free.
+    pub wait: Option<Wait>,
+    /// Keys typed ahead of the name-exists question, not taken as its answer (its guidance
+    /// says so).
+    pub dropped: usize,
+}
+
+/// A path entered whose check is awaited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wait {
+    pub path: String,
+    /// It is `e`'s proposal, entered before the runtime said whether it is free: a taken
+    /// one goes on under the free name the prompt was about to show.
+    pub proposed: bool,
+    /// Keys typed meanwhile, replayed to the question that comes next.
+    pub keys: Vec<crossterm::event::KeyEvent>,
+}
+
 /// A whole-walk export in progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalkExport {

@@ -19,12 +19,17 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
         format!("./convo-{}-{date}.csv", app.active.name())
     });
     app.prompt = Some(Prompt::Export(path.clone()));
+    app.export_ahead.proposal = Some(path.clone());
+    app.export_ahead.dropped = 0;
     cmds.push(Command::ProposeExportPath(path));
 }
 
 /// The runtime's answer on the proposed name: a taken one is replaced by the free name beside
 /// it, unless the user has edited it meanwhile.
 pub fn on_proposed(app: &mut App, asked: String, free: String) {
+    if app.export_ahead.proposal.as_ref() == Some(&asked) {
+        app.export_ahead.proposal = None;
+    }
     if asked != free && app.prompt == Some(Prompt::Export(asked)) {
         app.prompt = Some(Prompt::Export(free));
         app.dirty = true;
@@ -32,7 +37,8 @@ pub fn on_proposed(app: &mut App, asked: String, free: String) {
 }
 
 /// A key in the path prompt: Enter asks the runtime whether the path is free
-/// ([`super::walk::on_checked`] goes on) before any other question.
+/// ([`super::walk::on_checked`] goes on) before any other question; keys typed until it
+/// answers wait for the question that comes next ([`super::Ahead`]).
 pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<Command>) {
     if k.code == crossterm::event::KeyCode::Tab {
         // With or without the names beside the ids (conversations only: a visitor's row
@@ -49,6 +55,12 @@ pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<
                 return app.say("export cancelled: no path");
             }
             app.export_path = Some(path.clone());
+            let proposed = app.export_ahead.proposal.take().as_ref() == Some(&path);
+            app.export_ahead.wait = Some(super::Wait {
+                path: path.clone(),
+                proposed,
+                keys: Vec::new(),
+            });
             cmds.push(Command::CheckExportPath(path));
         }
         LineEdit::Changed => app.prompt = Some(Prompt::Export(text)),

@@ -53,24 +53,37 @@ fn shown(path: &str) -> String {
 
 /// The runtime looked at the path typed: taken, the prompt opens again at once with the free
 /// name beside it (`-2`) to write or edit; free, the export goes on (the scope question, or
-/// the file). An answer for a path no longer wanted (another prompt open meanwhile) is
-/// dropped.
+/// the file). `e`'s own proposal entered before the runtime had said it was taken goes on
+/// under the free name (what the prompt was about to show). An answer for a path no longer
+/// wanted (another prompt open meanwhile) is dropped.
+///
+/// The keys typed while the runtime looked: to be replayed (by the caller, through the
+/// layers) to the question that comes now. None when the question is the taken path's: those
+/// keys were typed before it could be seen (an `l` meant for the scope question must not land
+/// in a path), so they are dropped, and said so.
 pub fn on_checked(
     app: &mut App,
     path: String,
     exists: bool,
     free: String,
     cmds: &mut Vec<Command>,
-) {
+) -> Vec<KeyEvent> {
+    let wait = app.export_ahead.wait.take_if(|w| w.path == path);
     if app.prompt.is_some() || app.export_path.as_deref() != Some(path.as_str()) {
-        return;
+        return Vec::new();
     }
     app.dirty = true;
-    if exists {
+    let (proposed, keys) = wait.map_or((false, Vec::new()), |w| (w.proposed, w.keys));
+    if exists && !proposed {
         app.export_path = Some(free.clone());
         app.prompt = Some(Prompt::ExportExists(free));
+        app.export_ahead.dropped = keys.len();
+        Vec::new()
     } else {
+        let path = if exists { free } else { path };
+        app.export_path = Some(path.clone());
         after_path(app, &path, cmds);
+        keys
     }
 }
 

@@ -19,6 +19,13 @@ use convo_query::query::{Query, named, parse};
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let tab = app.active;
     let text = query_text(app, tab);
+    // The query shown, followed by a space: a term typed at once is a term of its own
+    // (`assignee:me` then `visitor:…` ran together as the agent `mevisitor:…`).
+    let text = if text.is_empty() {
+        text
+    } else {
+        format!("{text} ")
+    };
     let mut line = QueryLine::new(tab, text);
     line.history = app.query_history.get(tab).clone();
     line.history.start();

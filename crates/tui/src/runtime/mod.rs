@@ -350,8 +350,7 @@ impl Runtime {
                 // The old profile's store and its sync go with it (dropping the link stops
                 // the sync).
                 self.store = None;
-                let look = super::tab::marks::look_key_of(&app.conversations);
-                app.look_asked = Some(look.clone());
+                let look = super::update::place::store_started(app);
                 self.start_store(&cfg, false, look);
             }
         }
@@ -698,21 +697,26 @@ impl Runtime {
         Ok(false)
     }
 
-    /// Keeps what the Conversations view has loaded (first 5,000 rows) for "since you last
-    /// looked"; [`Runtime::store_done`] waits for it.
-    /// Keeps where the browser is too (its view, query, sort and tab: reopened at the next
-    /// start, `super::resume`).
-    fn keep_look(&mut self, app: &App) {
+    /// Keeps what each tab's view has loaded (first 5,000 rows) for "since you last looked";
+    /// [`Runtime::store_done`] waits for it.
+    /// Keeps where the browser is too (each tab's view, query and sort, the tab on screen:
+    /// reopened at the next start, `super::resume`).
+    pub(crate) fn keep_look(&mut self, app: &App) {
         let Some(s) = &self.store else { return };
-        let look = super::update::leaving_look(app);
+        let looks: Vec<Command> = [Resource::Conversations, Resource::Visitors]
+            .into_iter()
+            .filter_map(|tab| super::update::leaving_look(app, tab))
+            .collect();
         let place = super::resume::Place::of(app).to_text();
         let now = jiff::Timestamp::now().as_second();
         self.pending_look = Some(s.task.run(move |st| {
             st.save_place(&place, now)?;
-            match look {
-                Some(Command::KeepLook { key, rows }) => st.save_look(&key, &rows, now),
-                _ => Ok(()),
+            for look in looks {
+                if let Command::KeepLook { key, rows } = look {
+                    st.save_look(&key, &rows, now)?;
+                }
             }
+            Ok(())
         }));
     }
 

@@ -12,9 +12,12 @@ use crate::marks::Watched;
 use convo_api::{ApiError, Conversation, Page, Row};
 use convo_engine::pager::Merged;
 
-/// What the Conversations tab has loaded, as "since you last looked" keeps it: the first
-/// [`convo_store::looks::LOOK_CAP`] rows' ids and watched fields, under the filter's key.
-pub fn look_of<F: TabFilter>(t: &TabState<Conversation, F>, key: String) -> Option<Command> {
+/// What a tab has loaded, as "since you last looked" keeps it: the first
+/// [`convo_store::looks::LOOK_CAP`] rows' ids and watched fields, under the view's key.
+pub fn look_of<T: Watched + Clone + PartialEq, F: TabFilter>(
+    t: &TabState<T, F>,
+    key: String,
+) -> Option<Command> {
     let rows: Vec<convo_store::LookRow> = t
         .rows()
         .iter()
@@ -34,6 +37,32 @@ pub fn look_key_of(t: &TabState<Conversation, convo_api::ConversationFilter>) ->
     match &t.union {
         Some(_) => format!("query:{}", t.query),
         None => crate::names::look_key(&t.filter),
+    }
+}
+
+/// The store key of the Visitors tab's view ("since you last looked"): its filters as the
+/// query they send, or a union's query text (apart from the Conversations tab's keys).
+pub fn visitors_look_key_of(t: &TabState<convo_api::Visitor, convo_api::VisitorFilter>) -> String {
+    use convo_api::ListFilter;
+    match &t.union {
+        Some(_) => format!("visitors query:{}", t.query),
+        None => {
+            let q: Vec<String> = t
+                .filter
+                .query_pairs()
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            format!("visitors?{}", q.join("&"))
+        }
+    }
+}
+
+/// The store key of `tab`'s view in `app`.
+pub fn look_key(app: &crate::app::App, tab: convo_api::Resource) -> String {
+    match tab {
+        convo_api::Resource::Conversations => look_key_of(&app.conversations),
+        convo_api::Resource::Visitors => visitors_look_key_of(&app.visitors),
     }
 }
 

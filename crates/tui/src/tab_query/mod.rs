@@ -171,12 +171,13 @@ fn show(
         Resource::Conversations => {
             let p = plan::conversations(resolved, emails, max);
             let notes = p.notes.clone();
-            cmds.extend(leaving_look(app));
+            cmds.extend(leaving_look(app, Resource::Conversations));
             (place(&mut app.conversations, q, p, now), notes)
         }
         Resource::Visitors => {
             let p = plan::visitors(resolved, max);
             let notes = p.notes.clone();
+            cmds.extend(leaving_look(app, Resource::Visitors));
             (place(&mut app.visitors, q, p, now), notes)
         }
     };

@@ -10,22 +10,37 @@ use crate::tab::marks;
 use convo_api::{ApiError, Page, Resource};
 
 /// "12 new, 3 changed since yesterday 17:40" while the first walk is compared with the last
-/// look (another walk ends it).
-pub(super) fn since_look_message(app: &mut App) {
-    let Some((generation, taken_at)) = app.since_look else {
+/// look (another walk, or a refresh's own marks, end it); said again when the walk's pages
+/// change the counts (a union's parts too), so that it agrees with the footer's `• N new`.
+pub(super) fn since_look_message(app: &mut App, tab: Resource) {
+    let Some(since) = *app.since_look.get(tab) else {
         return;
     };
-    if generation != app.conversations.generation {
-        app.since_look = None;
+    let (generation, revision) = with_tab!(ref app, tab, |t| (t.generation, t.marks.revision()));
+    if since.generation != generation || since.revision != revision {
+        *app.since_look.get_mut(tab) = None;
         return;
     }
-    let (new, changed) = app.conversations.marks.counts(generation);
+    // Said on its own tab only: the other tab's would take the line from it and then not show
+    // (its footer counts its marks).
+    if tab != app.active {
+        return;
+    }
+    let (new, changed) = with_tab!(ref app, tab, |t| t.marks.counts(generation));
+    // Said again only when more came (a mark seen, by selecting its row, is no news).
+    if since.said.is_some_and(|(n, c)| new <= n && changed <= c) {
+        return;
+    }
+    if let Some(s) = app.since_look.get_mut(tab) {
+        s.said = Some((new, changed));
+    }
+    let taken_at = since.taken_at;
     let when = crate::names::since_words(app.now, &app.tz, taken_at);
     app.post(StatusMessage {
         text: format!("{new} new, {changed} changed since {when}"),
         error: false,
         life: crate::message::Life::Walk {
-            tab: Resource::Conversations,
+            tab,
             generation,
             until: crate::message::later(app.now),
         },
@@ -135,7 +150,7 @@ pub(super) fn on_page(
             let t = &mut app.conversations;
             if t.next.is_some() {
                 if on_next_page(t, generation, conversations_page(result), body) {
-                    since_look_message(app);
+                    since_look_message(app, Resource::Conversations);
                     app.dirty = true;
                 }
                 return;
@@ -146,12 +161,13 @@ pub(super) fn on_page(
             let start = t.rows().len();
             t.apply(conversations_page(result), body);
             marks::after_page(t, start);
-            since_look_message(app);
+            since_look_message(app, Resource::Conversations);
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.next.is_some() {
                 if on_next_page(t, generation, visitors_page(result), body) {
+                    since_look_message(app, Resource::Visitors);
                     app.dirty = true;
                 }
                 return;
@@ -162,6 +178,7 @@ pub(super) fn on_page(
             let start = t.rows().len();
             t.apply(visitors_page(result), body);
             marks::after_page(t, start);
+            since_look_message(app, Resource::Visitors);
         }
     }
     app.dirty = true;

@@ -29,7 +29,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
             .as_ref()
             .map(|_| &app.conversations.query);
         if now != Some(&q) {
-            cmds.extend(leaving_look(app));
+            cmds.extend(leaving_look(app, Resource::Conversations));
             app.oldest_first = place.oldest_first.then_some(u64::MAX);
             cmds.extend(crate::tab_query::restore(app, q, c.selected));
         } else if let Some(row) = c
@@ -39,7 +39,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
             app.conversations.reselect_now(row, body);
         }
     } else if c.filter != app.conversations.filter || app.conversations.union.is_some() {
-        cmds.extend(leaving_look(app));
+        cmds.extend(leaving_look(app, Resource::Conversations));
         app.oldest_first = place.oldest_first.then_some(u64::MAX);
         cmds.push(app.conversations.restore(c.filter, c.selected));
     } else if let Some(row) = c
@@ -52,11 +52,13 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     if let Some(q) = v.union.take() {
         let now = app.visitors.union.as_ref().map(|_| &app.visitors.query);
         if now != Some(&q) {
+            cmds.extend(leaving_look(app, Resource::Visitors));
             cmds.extend(crate::tab_query::restore(app, q, v.selected));
         } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
             app.visitors.reselect_now(row, body);
         }
     } else if v.filter != app.visitors.filter || app.visitors.union.is_some() {
+        cmds.extend(leaving_look(app, Resource::Visitors));
         cmds.push(app.visitors.restore(v.filter, v.selected));
     } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
         app.visitors.reselect_now(row, body);

@@ -23,6 +23,9 @@ use crate::{board, commands, export, profiles, query_line, search, summary_pane}
 /// One layer of the screen that may take a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
+    /// The export's path entered, its check not answered yet: every key waits for the
+    /// question that comes next (typed ahead).
+    TypeAhead,
     /// A one-line prompt, the query line, the profile picker: every key.
     Prompt,
     /// The help, the view picker, the filter pane, the summary pane: every key.
@@ -51,6 +54,9 @@ pub enum Answer {
 /// The layers on screen now, top first (the table always last).
 pub fn stack(app: &App) -> Vec<Layer> {
     let mut layers = Vec::new();
+    if app.export_ahead.wait.is_some() {
+        layers.push(Layer::TypeAhead);
+    }
     if app.prompt.is_some() {
         layers.push(Layer::Prompt);
     }
@@ -97,6 +103,12 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> Answer {
     let action = app.keymap.action(&k);
     match layer {
+        Layer::TypeAhead => {
+            if let Some(w) = app.export_ahead.wait.as_mut() {
+                w.keys.push(k);
+            }
+            Answer::Consumed
+        }
         Layer::Prompt => {
             on_prompt_key(app, k, cmds);
             Answer::Consumed
@@ -207,7 +219,7 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         Overlay::Board => {
             if let board::update::Outcome::Open(i) = board::update::on_key(app, k, cmds) {
                 apply_view(app, i, cmds);
-                board::update::opened(app);
+                board::update::opened(app, i, cmds);
             }
         }
         Overlay::Commands { selected } => {

@@ -65,7 +65,8 @@ pub fn held_now(app: &mut App, id: uuid::Uuid, row: Option<convo_api::Conversati
 }
 
 /// The rows that left at this refresh other than the one held under the cursor, said with
-/// which (one id) and the key that shows where: "1a2b3c4d left the list (' shows where)".
+/// which (their ids, the first three) and the key that shows where: "1a2b3c4d left the list
+/// (' shows where)", "5 rows left the list: 1a2b3c4d, 5e6f7a8b, 9c0d1e2f and 2 more".
 pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
     let held = with_tab!(ref app, tab, |t| t.held().map(|h| h.row.id()));
     let others: Vec<_> = merged
@@ -80,10 +81,22 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
     } else {
         format!(" ({key} shows where)")
     };
+    let named = |ids: &[&uuid::Uuid]| {
+        ids.iter()
+            .take(3)
+            .map(|id| short_id(id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match others.as_slice() {
         [] => None,
-        [one] => Some(format!("{} left the list{hint}", short_id(one))),
-        more => Some(format!("{} rows left the list{hint}", more.len())),
+        few @ [_, ..] if few.len() <= 3 => Some(format!("{} left the list{hint}", named(few))),
+        more => Some(format!(
+            "{} rows left the list: {} and {} more{hint}",
+            more.len(),
+            named(more),
+            more.len() - 3
+        )),
     }
 }
 

@@ -28,7 +28,7 @@ pub mod layers;
 mod live;
 mod moves;
 pub mod place;
-mod refresh;
+pub(crate) mod refresh;
 mod watch;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors};
@@ -114,7 +114,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ExportWritten { id, rows } => export::update::on_written(app, id, rows, &mut cmds),
         Msg::ExportEnded { id, text, error } => export::update::on_ended(app, id, text, error),
         Msg::ExportPathChecked { path, exists, free } => {
-            export::walk::on_checked(app, path, exists, free, &mut cmds)
+            for k in export::walk::on_checked(app, path, exists, free, &mut cmds) {
+                layers::on_key(app, k, &mut cmds);
+            }
         }
         Msg::ExportPathProposed { asked, free } => export::update::on_proposed(app, asked, free),
         Msg::Paste(text) => {
@@ -231,8 +233,22 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => {
             if key == super::tab::marks::look_key_of(&app.conversations) {
                 marks::since_look(&mut app.conversations, rows.into_iter().collect());
-                app.since_look = Some((app.conversations.generation, taken_at));
-                since_look_message(app);
+                app.since_look.conversations = Some(crate::app::SinceLook {
+                    generation: app.conversations.generation,
+                    taken_at,
+                    revision: app.conversations.marks.revision(),
+                    said: None,
+                });
+                since_look_message(app, Resource::Conversations);
+            } else if key == super::tab::marks::visitors_look_key_of(&app.visitors) {
+                marks::since_look(&mut app.visitors, rows.into_iter().collect());
+                app.since_look.visitors = Some(crate::app::SinceLook {
+                    generation: app.visitors.generation,
+                    taken_at,
+                    revision: app.visitors.marks.revision(),
+                    said: None,
+                });
+                since_look_message(app, Resource::Visitors);
             }
         }
         Msg::VisitorSync(line) => {
@@ -319,7 +335,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     app.conversations.sync_query();
     app.visitors.sync_query();
     ask_look(app, &mut cmds);
+    // A union's parts mark rows as they come too: the line follows the footer.
+    since_look_message(app, app.active);
     fill(app, &mut cmds);
+    board::update::from_tabs(app);
     live::say_lost(app);
     summary_pane::update::refresh(app);
     search::update::refresh(app, false);
@@ -331,13 +350,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
 /// "Since you last looked" is kept per view: a view just shown (another key than the one
 /// asked for last) asks the store what it kept of it, once the store runs.
 fn ask_look(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(asked) = &app.look_asked else {
-        return;
-    };
-    let key = super::tab::marks::look_key_of(&app.conversations);
-    if *asked != key {
-        app.look_asked = Some(key.clone());
-        cmds.push(Command::LoadLook(key));
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        let Some(asked) = app.look_asked.get(tab) else {
+            continue;
+        };
+        let key = super::tab::marks::look_key(app, tab);
+        if *asked != key {
+            *app.look_asked.get_mut(tab) = Some(key.clone());
+            cmds.push(Command::LoadLook(key));
+        }
     }
 }
 

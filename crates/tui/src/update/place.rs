@@ -9,12 +9,23 @@ use crate::history::{Place, TabPlace};
 use crate::tab::marks;
 use convo_api::{ConversationFilter, VisitorFilter};
 
-/// The look of the Conversations view being left for other filters (see [`marks::look_of`]).
-pub fn leaving_look(app: &App) -> Option<Command> {
-    marks::look_of(
-        &app.conversations,
-        crate::tab::marks::look_key_of(&app.conversations),
-    )
+/// The look of `tab`'s view being left for other filters (see [`marks::look_of`]).
+pub fn leaving_look(app: &App, tab: convo_api::Resource) -> Option<Command> {
+    let key = marks::look_key(app, tab);
+    match tab {
+        convo_api::Resource::Conversations => marks::look_of(&app.conversations, key),
+        convo_api::Resource::Visitors => marks::look_of(&app.visitors, key),
+    }
+}
+
+/// The store has started (at start, or a profile's): each tab's "since you last looked" is
+/// asked for. The Conversations view's key, which the store's link asks for at once; the
+/// Visitors view's is asked for by the next `update`.
+pub fn store_started(app: &mut App) -> String {
+    let key = marks::look_key_of(&app.conversations);
+    app.look_asked.conversations = Some(key.clone());
+    app.look_asked.visitors = Some(String::new());
+    key
 }
 
 /// Where the user is now (the tab on screen, each tab's filters and selected row), for Back.
@@ -57,7 +68,7 @@ pub fn set_conversations_from(
     cmds: &mut Vec<Command>,
 ) {
     if f != app.conversations.filter {
-        cmds.extend(leaving_look(app));
+        cmds.extend(leaving_look(app, convo_api::Resource::Conversations));
     }
     match app.conversations.set_filter(f) {
         Some(c) => {
@@ -81,6 +92,9 @@ pub(super) fn set_visitors_from(
     f: VisitorFilter,
     cmds: &mut Vec<Command>,
 ) {
+    if f != app.visitors.filter {
+        cmds.extend(leaving_look(app, convo_api::Resource::Visitors));
+    }
     match app.visitors.set_filter(f) {
         Some(c) => {
             app.history.push(from);

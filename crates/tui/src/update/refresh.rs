@@ -28,28 +28,37 @@ pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Comman
     app.now = now;
     if let (true, Some(secs)) = (app.refresh_on, app.refresh_period()) {
         let due = app.last_refresh.as_second().saturating_add(secs as i64);
-        // Not while an export of the tab is written: its rows must stay where they are.
-        if now.as_second() >= due && !export::update::exporting(app, app.active) {
-            // Not while one is under way; the next period starts when it ends. A reload
-            // (or profile) whose walk failed behind the rows on screen is tried again instead.
-            let (limit, max_pages) = (app.limit, app.refresh_max_pages);
-            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
-            let union = crate::tab_query::refresh(app, app.active, cmds);
-            let (c, retried) = with_tab!(app, app.active, |t| {
-                if union.is_some() {
-                    (None, false)
-                } else if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
-                    (Some(t.reload(max_pages, whole)), true)
-                } else {
-                    (t.head_fetch(limit, max_pages, whole), false)
-                }
-            });
-            if retried {
-                app.last_refresh = now;
-            }
-            cmds.extend(c);
+        if now.as_second() >= due {
+            refresh_now(app, cmds);
         }
     }
+}
+
+/// Starts a refresh of the tab on screen now (the period's, or a view opened from the board
+/// whose read is newer than its rows). Not while an export of the tab is written (its rows
+/// must stay where they are), nor while one is under way (the next period starts when it
+/// ends). A reload (or profile) whose walk failed behind the rows on screen is tried again
+/// instead.
+pub fn refresh_now(app: &mut App, cmds: &mut Vec<Command>) {
+    if export::update::exporting(app, app.active) {
+        return;
+    }
+    let (limit, max_pages) = (app.limit, app.refresh_max_pages);
+    let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+    let union = crate::tab_query::refresh(app, app.active, cmds);
+    let (c, retried) = with_tab!(app, app.active, |t| {
+        if union.is_some() {
+            (None, false)
+        } else if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
+            (Some(t.reload(max_pages, whole)), true)
+        } else {
+            (t.head_fetch(limit, max_pages, whole), false)
+        }
+    });
+    if retried {
+        app.last_refresh = app.now;
+    }
+    cmds.extend(c);
 }
 
 impl App {

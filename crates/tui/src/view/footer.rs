@@ -178,7 +178,8 @@ fn live_span<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         ));
     }
     let s = period?;
-    let text = if t.follows_top() && t.pager.pages() > 0 && !short {
+    // (`watching` is set as each message begins: the sort just chosen is not in it yet.)
+    let text = if t.follows_top() && !sorted && t.pager.pages() > 0 && !short {
         format!(" · refresh {s}s, following the top")
     } else {
         format!(" · auto refresh {s}s")

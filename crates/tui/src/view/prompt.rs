@@ -137,9 +137,18 @@ fn names_note(app: &App) -> [&'static str; 2] {
 fn export_guidance(app: &App, frame: &mut Frame, exists: bool) {
     let area = app.areas().footer;
     let [names, names_short] = names_note(app);
-    let (first, first_short) = match exists {
-        true => ("a file is never overwritten · ", "never overwritten · "),
-        false => ("", ""),
+    let (first, first_short) = match (exists, app.export_ahead.dropped) {
+        (true, 0) => ("a file is never overwritten · ", "never overwritten · "),
+        // Keys typed before this question (an `l` meant for the next one) were not taken.
+        (true, 1) => (
+            "the key typed before this question was not taken · ",
+            "typed-ahead key not taken · ",
+        ),
+        (true, _) => (
+            "the keys typed before this question were not taken · ",
+            "typed-ahead keys not taken · ",
+        ),
+        (false, _) => ("", ""),
     };
     let formats = ".csv CSV · .json JSON · .jsonl JSON Lines";
     let csv = " · CSV: ESC shown as ␛";

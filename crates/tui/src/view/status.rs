@@ -105,18 +105,38 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             .as_deref()
             .map(|l| format!(" {l} ·"))
             .unwrap_or_default();
-        let hints = format!(
-            "{sync} {} filter · {} views · {} detail · {} copy id · {} reload · {} help · {} quit",
-            k(Action::Filter),
-            k(Action::Views),
-            k(Action::Detail),
-            k(Action::Copy),
-            k(Action::Reload),
-            k(Action::Help),
-            k(Action::Quit),
-        );
+        // Whole hints only (none cut mid-word): those that fit, most needed first (help and
+        // quit, then filter, views, detail, reload, copy), shown in their usual order.
+        let hints = [
+            (2, format!("{} filter", k(Action::Filter))),
+            (3, format!("{} views", k(Action::Views))),
+            (4, format!("{} detail", k(Action::Detail))),
+            (6, format!("{} copy id", k(Action::Copy))),
+            (5, format!("{} reload", k(Action::Reload))),
+            (0, format!("{} help", k(Action::Help))),
+            (1, format!("{} quit", k(Action::Quit))),
+        ];
+        let sync = fit(&sync, width).into_owned();
+        let mut room = width.saturating_sub(convo_text::width(&sync));
+        let mut kept = [false; 7];
+        let mut by_need: Vec<usize> = (0..hints.len()).collect();
+        by_need.sort_by_key(|&i| hints[i].0);
+        for i in by_need {
+            // " " before the first, " · " before the others.
+            let w = convo_text::width(&hints[i].1) + 3;
+            if w <= room {
+                room -= w;
+                kept[i] = true;
+            }
+        }
+        let shown: Vec<&str> = hints
+            .iter()
+            .zip(kept)
+            .filter(|(_, k)| *k)
+            .map(|(h, _)| h.1.as_str())
+            .collect();
         Line::from(Span::styled(
-            fit(&hints, width).into_owned(),
+            format!("{sync} {}", shown.join(" · ")),
             Style::new().dim(),
         ))
     };
