@@ -163,7 +163,17 @@ pub(crate) fn is_field(raw: &str, resource: Resource) -> bool {
     fields(resource).contains(&lower.as_str()) || lower.starts_with(prefix)
 }
 
-/// `text[at]` is no field: the fields, the nearest one, or how to search for the text.
+/// Whether `raw` could be an attribute's key written bare (letters, digits, `_`, `-`).
+fn is_key(raw: &str) -> bool {
+    !raw.is_empty()
+        && raw.len() <= 64
+        && raw
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// `text[at]` is no field: the fields, the nearest one, an attribute's field, or how to search
+/// for the text.
 pub(crate) fn unknown_field(text: &str, at: Range<usize>, resource: Resource) -> QueryError {
     let raw = &text[at.clone()];
     let known = fields(resource);
@@ -205,6 +215,14 @@ pub(crate) fn unknown_field(text: &str, at: Range<usize>, resource: Resource) ->
         }
     } else if let Some(n) = near.first() {
         format!("did you mean {n}:?")
+    } else if is_key(raw) {
+        // `plan:pro`: most likely a visitor's attribute, which has a field of its own.
+        let (whose, prefix) = match resource {
+            Resource::Conversations => ("a visitor's attribute", "visitor."),
+            Resource::Visitors => ("an attribute", "attr."),
+        };
+        let term = convo_text::one_line(&text[at.start..term_end], 60);
+        format!("{whose} is written {prefix}{term}; to search for the text, quote it: \"{term}\"")
     } else {
         quote_it(&format!("{}…", &text[at.start..term_end]))
     };
@@ -342,6 +360,22 @@ mod tests {
         assert_eq!(
             err("name:bjorn").hint.as_deref(),
             Some("name is a field of visitors; here, visitor.name:")
+        );
+        // A word that is no field, near none: an attribute, most likely (on Visitors,
+        // `attr.`), or text to quote.
+        assert_eq!(
+            err("plan:pro").hint.as_deref(),
+            Some(
+                "a visitor's attribute is written visitor.plan:pro; to search for the text, \
+                 quote it: \"plan:pro\""
+            )
+        );
+        assert_eq!(
+            parse("plan:pro", V).expect_err("plan").hint.as_deref(),
+            Some(
+                "an attribute is written attr.plan:pro; to search for the text, quote it: \
+                 \"plan:pro\""
+            )
         );
         // A known field with no value says so once.
         let e = err("status: open");
