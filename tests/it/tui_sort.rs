@@ -63,3 +63,51 @@ async fn sorted_by_visitor_the_rows_follow_the_names_shown() {
     assert_eq!(names, want, "{screen}");
     server.shutdown().await;
 }
+
+/// Back returns to what the user saw, its order too: a list sorted by status, left for a
+/// query, comes back sorted by status on the row that was selected (a new walk clears the
+/// display sort; Back puts it back). Seen red: Back showed the list unsorted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn back_returns_to_the_list_in_the_sort_it_was_shown_in() {
+    let server = demo(DemoOptions {
+        seed: 7,
+        conversations: 120,
+        visitors: 60,
+        ..DemoOptions::default()
+    })
+    .await;
+    let mut h = Harness::on(&server, (120, 35), 100);
+    h.until(vec![], "STATUS").await;
+    h.until(vec![KeyCode::Char('>')], "sorted by status ↓")
+        .await;
+    h.keys(vec![KeyCode::Down, KeyCode::Down]).await;
+    let selected = h.app.sort.conversations.pos(h.app.conversations.selected);
+    let id = h
+        .app
+        .conversations
+        .selected_row()
+        .map(|r| r.id)
+        .expect("a row");
+    let mut keys = vec![KeyCode::Char(':')];
+    keys.extend("status:pending".chars().map(KeyCode::Char));
+    keys.push(KeyCode::Enter);
+    let screen = h.until(keys, "status:pending").await;
+    assert!(
+        !screen.contains("sorted by"),
+        "a new walk starts unsorted:\n{screen}"
+    );
+    let screen = h
+        .until(vec![KeyCode::Backspace], "sorted by status ↓")
+        .await;
+    let app = &h.app;
+    assert_eq!(
+        app.conversations.selected_row().map(|r| r.id),
+        Some(id),
+        "{screen}"
+    );
+    assert_eq!(
+        app.sort.conversations.pos(app.conversations.selected),
+        selected,
+        "{screen}"
+    );
+}

@@ -22,6 +22,8 @@ pub struct TabPlace<F> {
     /// The query it showed when one request's filters could not (a union): Back runs it
     /// again.
     pub union: Option<convo_query::query::Query>,
+    /// The display sort it was shown in (`>`, `<`): Back shows it so again.
+    pub sort: Option<super::sort::Sort>,
 }
 
 /// Where the user was before a move: the tab on screen, and both tabs' filters and selected

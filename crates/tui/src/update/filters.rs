@@ -19,6 +19,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     };
     let body = app.body_height();
     app.active = place.active;
+    let walks = (app.conversations.generation, app.visitors.generation);
     let (c, v) = (place.conversations, place.visitors);
     // A union shown then is run again (unless it is on screen now), on the row selected then.
     let mut c = c;
@@ -62,6 +63,19 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         cmds.push(app.visitors.restore(v.filter, v.selected));
     } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
         app.visitors.reselect_now(row, body);
+    }
+    // A tab whose walk started again is shown in the display sort it had then (a new walk
+    // clears the sort): Back returns to what the user saw, its order too.
+    for (tab, sort, before) in [
+        (Resource::Conversations, c.sort, walks.0),
+        (Resource::Visitors, v.sort, walks.1),
+    ] {
+        let generation = with_tab!(ref app, tab, |t| t.generation);
+        if let Some(sort) = sort
+            && generation != before
+        {
+            app.sort.get_mut(tab).preset(sort, generation);
+        }
     }
 }
 

@@ -40,6 +40,7 @@ pub fn here(app: &App) -> Place {
                 .union
                 .as_ref()
                 .map(|_| app.conversations.query.clone()),
+            sort: app.sort.conversations.sort,
         },
         visitors: TabPlace {
             filter: app.visitors.filter.clone(),
@@ -49,6 +50,7 @@ pub fn here(app: &App) -> Place {
                 .union
                 .as_ref()
                 .map(|_| app.visitors.query.clone()),
+            sort: app.sort.visitors.sort,
         },
         oldest_first: app.oldest_first.is_some(),
     }
