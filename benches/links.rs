@@ -313,6 +313,65 @@ fn pause_figures(rt: &tokio::runtime::Runtime) {
     rt.block_on(server.shutdown());
 }
 
+/// Two pages over a link of 120 ms and 1 Mbit/s (moved here from tests/it/wan.rs, issue 37:
+/// a wall time is a bench's figure): the first on a new connection takes at least two round
+/// trips and the transfer, the second, on the kept connection, at least one and the transfer.
+/// A page under its floor means the link is not simulated: the bench fails.
+fn link_floor_figures(rt: &tokio::runtime::Runtime) -> bool {
+    let link = Link {
+        rtt: Duration::from_millis(120),
+        kbps: Some(1_000),
+    };
+    let server = rt
+        .block_on(DemoServer::start(DemoOptions {
+            addr: ([127, 0, 0, 1], 0).into(),
+            conversations: 500,
+            visitors: 100,
+            link: Some(link),
+            // The body's own bytes on the wire: the floor counts them.
+            compress: false,
+            ..DemoOptions::default()
+        }))
+        .expect("demo server");
+    let http = convo::api::client::http_builder().build().expect("client");
+    let get = || {
+        let t = Instant::now();
+        let body = rt.block_on(async {
+            http.get(format!("{}/v1/conversations?limit=100", server.base_url()))
+                .bearer_auth(server.api_key())
+                .send()
+                .await
+                .expect("answer")
+                .bytes()
+                .await
+                .expect("body")
+        });
+        (t.elapsed(), body.len())
+    };
+    let (first, size) = get();
+    // As between two user actions: the pool has taken the connection back.
+    std::thread::sleep(Duration::from_millis(50));
+    let (again, _) = get();
+    let transfer = link.transfer(size);
+    let (floor_new, floor_kept) = (2 * link.rtt + transfer, link.rtt + transfer);
+    let ok = first >= floor_new && again >= floor_kept;
+    println!(
+        "a page of {size} bytes over 120 ms and 1 Mbit/s: {:.0} ms on a new connection (floor \
+         {:.0} ms), {:.0} ms on the kept one (floor {:.0} ms){}",
+        ms(first),
+        ms(floor_new),
+        ms(again),
+        ms(floor_kept),
+        if ok {
+            ""
+        } else {
+            ": UNDER THE FLOOR, the link is not simulated"
+        }
+    );
+    rt.block_on(server.shutdown());
+    ok
+}
+
 /// The visitor sync's pace on loopback (issue 37: a figure here, not an assertion in
 /// tests/it/store_cli.rs and store_sync.rs, which keep the request counts and the paced
 /// walk's floor): a walk of 5 pages (450 visitors) unpaced, at 4 requests a second, and
@@ -388,6 +447,9 @@ fn main() -> ExitCode {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     pause_figures(&rt);
     sync_pace_figures(&rt);
+    if !link_floor_figures(&rt) {
+        return ExitCode::FAILURE;
+    }
     let bin = std::env::var("CONVO_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_convo").into());
     let me = std::env::current_exe().expect("own path");
     let me = me.to_str().expect("path");

@@ -349,6 +349,11 @@ impl DemoServer {
         self.shared.peak_waiting.load(Ordering::SeqCst)
     }
 
+    /// With a latency: the `/v1` requests waiting it out now.
+    pub fn waiting_now(&self) -> u64 {
+        self.shared.waiting.load(Ordering::SeqCst)
+    }
+
     /// With a request budget (`--rate-limit`): the requests it let through and answered 429,
     /// per list. All zero without one.
     pub fn limit_counts(&self) -> LimitCounts {
