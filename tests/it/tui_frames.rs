@@ -200,3 +200,38 @@ fn rows_loading_below_the_screen_do_not_move_the_table() {
         );
     }
 }
+
+/// Each frame, its table scroll and its diff, is one synchronized update (DEC mode 2026): a
+/// terminal that knows the mode never shows a frame half drawn. Seen red: without it, the
+/// bytes of a frame began with the scroll region's own sequence.
+#[test]
+fn every_frame_is_one_synchronized_update() {
+    const BEGIN: &[u8] = b"\x1b[?2026h";
+    const END: &[u8] = b"\x1b[?2026l";
+    let mut app = app_with(1_000, false);
+    let out = Shared::default();
+    let mut term = terminal(out.clone());
+    let mut frames = Frames::default();
+    for k in [
+        None,
+        Some(KeyCode::Down),
+        Some(KeyCode::PageDown),
+        Some(KeyCode::End),
+    ] {
+        if let Some(k) = k {
+            let _ = update(&mut app, key(k));
+        }
+        frames
+            .draw(&mut term, |f| view::draw(&app, f), &app)
+            .unwrap();
+        let bytes = std::mem::take(&mut *out.0.lock().unwrap());
+        assert!(
+            bytes.starts_with(BEGIN),
+            "{k:?}: {:?}",
+            &bytes[..bytes.len().min(40)]
+        );
+        assert!(bytes.ends_with(END), "{k:?}");
+        let count = |m: &[u8]| bytes.windows(m.len()).filter(|w| *w == m).count();
+        assert_eq!((count(BEGIN), count(END)), (1, 1), "{k:?}");
+    }
+}

@@ -7,16 +7,49 @@
 //! really changed, instead of every cell of the table. Correct whatever the guess: the frame
 //! is a diff against exactly what the terminal shows. A backend that cannot scroll a region
 //! gets the plain diff.
+//!
+//! Each frame (its scroll and its diff) is one synchronized update (DEC mode 2026): a
+//! terminal that knows the mode shows the frame whole, never half drawn; one that does not
+//! ignores it.
 
+use std::io;
 use std::ops::Range;
 
-use ratatui::backend::Backend;
+use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::{Frame, Terminal};
 
 use super::app::App;
 use super::overlay::Overlay;
 use convo_api::Resource;
+
+/// A backend whose terminal can be told that a frame begins and ends (a synchronized update);
+/// a backend of no terminal does nothing.
+pub trait Synchronized {
+    /// The frame begins: the terminal holds what follows until [`Synchronized::end_frame`].
+    fn begin_frame(&mut self) -> io::Result<()>;
+    /// The frame is whole: the terminal shows it (and the bytes are flushed).
+    fn end_frame(&mut self) -> io::Result<()>;
+}
+
+impl<W: io::Write> Synchronized for CrosstermBackend<W> {
+    fn begin_frame(&mut self) -> io::Result<()> {
+        crossterm::queue!(self, BeginSynchronizedUpdate)
+    }
+    fn end_frame(&mut self) -> io::Result<()> {
+        crossterm::execute!(self, EndSynchronizedUpdate)
+    }
+}
+
+impl Synchronized for TestBackend {
+    fn begin_frame(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn end_frame(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
 
 /// The last frame drawn and where its table was.
 #[derive(Default)]
@@ -45,7 +78,20 @@ impl Frames {
     }
 
     /// Draws one frame of `app` with `render`.
-    pub fn draw<B: Backend>(
+    pub fn draw<B: Backend + Synchronized>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        render: impl FnOnce(&mut Frame),
+        app: &App,
+    ) -> Result<(), B::Error> {
+        // A terminal that cannot be told is drawn on all the same.
+        let _ = terminal.backend_mut().begin_frame();
+        let drawn = self.draw_frame(terminal, render, app);
+        let _ = terminal.backend_mut().end_frame();
+        drawn
+    }
+
+    fn draw_frame<B: Backend>(
         &mut self,
         terminal: &mut Terminal<B>,
         render: impl FnOnce(&mut Frame),

@@ -33,8 +33,11 @@ pub fn restore() {
         if MOUSE.swap(false, Ordering::SeqCst) {
             let _ = execute!(out, DisableMouseCapture);
         }
+        // A frame cut short (a panic while drawing) must not leave the terminal holding its
+        // output.
         let _ = execute!(
             out,
+            terminal::EndSynchronizedUpdate,
             DisableBracketedPaste,
             LeaveAlternateScreen,
             cursor::Show

@@ -100,16 +100,25 @@ impl Pty {
         let (feed, eof_set, stopped) = (output.clone(), eof.clone(), stop.clone());
         std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
+            // Bytes of a frame not yet whole: the screen shows frames whole, as a terminal
+            // that knows synchronized updates does (a frame is often more than one read).
+            let mut pending: Vec<u8> = Vec::new();
             // The read error once the child has exited is the end of output.
             while let Ok(n @ 1..) = reader.read(&mut buf) {
+                pending.extend_from_slice(&buf[..n]);
+                let whole = whole_frames(&pending);
                 let mut o = feed.lock().unwrap_or_else(|e| e.into_inner());
-                o.parser.process(&buf[..n]);
+                o.parser.process(&pending[..whole]);
                 o.raw.extend_from_slice(&buf[..n]);
                 drop(o);
+                pending.drain(..whole);
                 if stopped.load(Ordering::SeqCst) {
                     break;
                 }
             }
+            let mut o = feed.lock().unwrap_or_else(|e| e.into_inner());
+            o.parser.process(&pending);
+            drop(o);
             eof_set.store(true, Ordering::SeqCst);
         });
         Pty {
@@ -333,4 +342,48 @@ impl Pty {
         drop(master);
         child
     }
+}
+
+/// Where a synchronized update (DEC mode 2026) begins and ends.
+const BEGIN_FRAME: &[u8] = b"\x1b[?2026h";
+const END_FRAME: &[u8] = b"\x1b[?2026l";
+
+/// How many of `bytes` a terminal that knows synchronized updates shows now: everything but
+/// a frame begun and not yet ended (and a marker cut between two reads).
+fn whole_frames(bytes: &[u8]) -> usize {
+    let (mut i, mut shown, mut open) = (0, 0, false);
+    while i < bytes.len() {
+        if bytes[i..].starts_with(BEGIN_FRAME) {
+            open = true;
+            i += BEGIN_FRAME.len();
+        } else if bytes[i..].starts_with(END_FRAME) {
+            open = false;
+            i += END_FRAME.len();
+            shown = i;
+        } else {
+            i += 1;
+            if !open {
+                shown = i;
+            }
+        }
+    }
+    if !open {
+        // The start of a marker at the very end waits for the rest of it.
+        let cut = (1..BEGIN_FRAME.len())
+            .rev()
+            .find(|&k| bytes.ends_with(&BEGIN_FRAME[..k]) || bytes.ends_with(&END_FRAME[..k]))
+            .unwrap_or(0);
+        shown = shown.min(bytes.len() - cut);
+    }
+    shown
+}
+
+#[test]
+fn a_frame_reaches_the_screen_whole() {
+    let f = |s: &[u8]| whole_frames(s);
+    assert_eq!(f(b"abc"), 3);
+    assert_eq!(f(b"ab\x1b[?2026hcd"), 2, "a frame begun");
+    assert_eq!(f(b"ab\x1b[?2026hcd\x1b[?2026lef"), 22);
+    assert_eq!(f(b"ab\x1b[?20"), 2, "a marker cut between reads");
+    assert_eq!(f(b"ab\x1b[?2026l"), 10);
 }

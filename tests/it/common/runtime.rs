@@ -105,6 +105,16 @@ impl Screen {
     }
 }
 
+/// Frames reach the screen whole already (the loop draws under the lock): nothing to say.
+impl convo::tui::frames::Synchronized for Screen {
+    fn begin_frame(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn end_frame(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 impl Backend for Screen {
     type Error = std::convert::Infallible;
 

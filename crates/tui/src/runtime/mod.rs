@@ -159,7 +159,7 @@ impl Runtime {
         out: &mut (dyn Write + Send),
     ) -> Result<(), TuiError>
     where
-        B: Backend,
+        B: Backend + crate::frames::Synchronized,
         S: Stream<Item = io::Result<Event>> + Unpin,
     {
         let size = terminal.size().map_err(|e| TuiError::Draw(e.to_string()))?;
@@ -299,7 +299,7 @@ impl Runtime {
         self.board.stop();
     }
 
-    fn draw<B: Backend>(
+    fn draw<B: Backend + crate::frames::Synchronized>(
         &mut self,
         terminal: &mut Terminal<B>,
         app: &mut App,
