@@ -290,11 +290,12 @@ impl Store {
         let start = std::time::Instant::now();
         let first = loop {
             match Store::try_open(path, opts) {
-                Err(Opening::Failed(StoreError::Locked { .. }))
+                Err(Opening::Failed(StoreError::Locked { .. }) | Opening::Transient(_))
                     if start.elapsed() < opts.busy_timeout =>
                 {
                     std::thread::sleep(Duration::from_millis(20));
                 }
+                Err(Opening::Transient(e)) => break Err(Opening::Failed(e)),
                 other => break other,
             }
         };
@@ -314,7 +315,7 @@ impl Store {
                         path: path.display().to_string(),
                         reason,
                     },
-                    Opening::Failed(e) => e,
+                    Opening::Failed(e) | Opening::Transient(e) => e,
                 })?;
                 s.notice = Some(format!(
                     "local store was damaged; moved to {} and started afresh",
@@ -322,7 +323,7 @@ impl Store {
                 ));
                 Ok(s)
             }
-            Err(Opening::Failed(e)) => Err(e),
+            Err(Opening::Failed(e) | Opening::Transient(e)) => Err(e),
         }
     }
 
@@ -334,6 +335,8 @@ impl Store {
         let fail = |e: rusqlite::Error| {
             if is_corrupt(&e) {
                 Opening::Corrupt(short_reason(&e))
+            } else if e.sqlite_error_code() == Some(ErrorCode::SystemIoFailure) {
+                Opening::Transient(StoreError::from_sqlite(path, &e, opts.busy_timeout))
             } else {
                 Opening::Failed(StoreError::from_sqlite(path, &e, opts.busy_timeout))
             }
@@ -464,6 +467,10 @@ impl Store {
 enum Opening {
     Corrupt(String),
     Failed(StoreError),
+    /// A disk I/O error while the file is set up (two processes building a new file at once
+    /// can be answered so while the other switches it to WAL): tried again, as a busy file
+    /// is, until the busy timeout.
+    Transient(StoreError),
 }
 
 /// Renames a damaged file (and its WAL and shared-memory files) out of the way.
