@@ -231,24 +231,26 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             taken_at,
             rows,
         } => {
-            if key == super::tab::marks::look_key_of(&app.conversations) {
-                marks::since_look(&mut app.conversations, rows.into_iter().collect());
-                app.since_look.conversations = Some(crate::app::SinceLook {
-                    generation: app.conversations.generation,
-                    taken_at,
-                    revision: app.conversations.marks.revision(),
-                    said: None,
-                });
-                since_look_message(app, Resource::Conversations);
+            // The tab whose view the look is of (none: the user has moved on since).
+            let tab = if key == super::tab::marks::look_key_of(&app.conversations) {
+                Some(Resource::Conversations)
             } else if key == super::tab::marks::visitors_look_key_of(&app.visitors) {
-                marks::since_look(&mut app.visitors, rows.into_iter().collect());
-                app.since_look.visitors = Some(crate::app::SinceLook {
-                    generation: app.visitors.generation,
-                    taken_at,
-                    revision: app.visitors.marks.revision(),
-                    said: None,
+                Some(Resource::Visitors)
+            } else {
+                None
+            };
+            if let Some(tab) = tab {
+                let since = with_tab!(app, tab, |t| {
+                    marks::since_look(t, rows.into_iter().collect());
+                    crate::app::SinceLook {
+                        generation: t.generation,
+                        taken_at,
+                        revision: t.marks.revision(),
+                        said: None,
+                    }
                 });
-                since_look_message(app, Resource::Visitors);
+                *app.since_look.get_mut(tab) = Some(since);
+                since_look_message(app, tab);
             }
         }
         Msg::VisitorSync(line) => {
