@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use convo::api::{Assignee, Conversation, Page, Status, Timestamp};
-use convo::pager::Pager;
+use convo::walk::Walk;
 use uuid::Uuid;
 
 struct Counting;
@@ -48,10 +48,10 @@ fn main() {
     let agents: Vec<Uuid> = (0..10).map(|i| Uuid::from_u128(0xb000 + i)).collect();
     let base: jiff::Timestamp = "2026-11-22T12:00:00Z".parse().expect("timestamp");
     let before = LIVE.load(Ordering::Relaxed);
-    let mut pager: Pager<Conversation> = Pager::new(PAGE);
+    let mut pager: Walk<Conversation> = Walk::new(PAGE, 1);
     let mut n = 0usize;
     while n < rows {
-        let _ = pager.next_request();
+        let _ = pager.request();
         let items: Vec<Conversation> = (n..n + PAGE)
             .map(|i| {
                 let t = base - jiff::SignedDuration::from_secs(i as i64 * 7);
@@ -67,7 +67,7 @@ fn main() {
             })
             .collect();
         n += PAGE;
-        pager.apply(Page {
+        pager.take(Page {
             items,
             has_more: true,
             next_cursor: Some(format!("c{n}")),

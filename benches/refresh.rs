@@ -1,4 +1,4 @@
-//! The refresh merge (issue 11, section 1): `Pager::reconcile` of a re-read of the top of the
+//! The refresh merge (issue 11, section 1): `Walk::finish_refresh` of a re-read of the top of the
 //! list into a walk with 10k, 100k and 1M rows loaded. Each merge brings one new row, updates
 //! one and drops one (a conversation picked up): the table keeps its length, as a live queue
 //! does. Target: the cost depends on the re-read (one page, or the default budget of ten),
@@ -11,21 +11,21 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use convo::api::{Conversation, Page};
-use convo::pager::{Pager, Reread};
 use convo::tui::testing::conversation;
+use convo::walk::Walk;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 const PAGE: usize = 100;
 
 /// A walk with `rows` conversations loaded in pages of 100, more to come.
-fn loaded(rows: usize) -> Pager<Conversation> {
-    let mut p = Pager::new(PAGE);
+fn loaded(rows: usize) -> Walk<Conversation> {
+    let mut p = Walk::new(PAGE, 1);
     let mut n = 0;
     while n < rows {
-        let _ = p.next_request();
+        let _ = p.request();
         let items: Vec<Conversation> = (n..(n + PAGE).min(rows)).map(conversation).collect();
         n += items.len();
-        p.apply(Page {
+        p.take(Page {
             items,
             has_more: true,
             next_cursor: Some(n.to_string()),
@@ -37,7 +37,7 @@ fn loaded(rows: usize) -> Pager<Conversation> {
 
 /// What the service answers now for the first `pages` pages: the loaded rows, one of them
 /// gone (picked up), one new on top, one with a new status.
-fn reread(p: &Pager<Conversation>, pages: usize, round: usize) -> Reread<Conversation> {
+fn reread(p: &Walk<Conversation>, pages: usize, round: usize) -> Vec<Conversation> {
     let window = pages * PAGE;
     let mut rows: Vec<Conversation> = Vec::with_capacity(window);
     rows.push(conversation(10_000_000 + round));
@@ -48,16 +48,7 @@ fn reread(p: &Pager<Conversation>, pages: usize, round: usize) -> Reread<Convers
         convo::api::Status::Open => convo::api::Status::Pending,
         _ => convo::api::Status::Open,
     };
-    let mut r = Reread::new(pages);
-    for (i, chunk) in rows.chunks(PAGE).enumerate() {
-        r.apply(Page {
-            items: chunk.to_vec(),
-            has_more: true,
-            next_cursor: Some(format!("r{i}")),
-            bad_rows: Vec::new(),
-        });
-    }
-    r
+    rows
 }
 
 fn merge(c: &mut Criterion) {
@@ -80,8 +71,9 @@ fn merge(c: &mut Criterion) {
                     for _ in 0..iters {
                         round += 1;
                         let r = reread(&p, pages, round);
+                        p.refresh_read_elsewhere(r, false, pages * PAGE);
                         let t = Instant::now();
-                        let m = p.reconcile(r, pages * PAGE);
+                        let (m, _) = p.finish_refresh().expect("a refresh under way");
                         spent += t.elapsed();
                         assert_eq!((m.new_ids.len(), m.left_ids.len()), (1, 1));
                         black_box(m);

@@ -30,19 +30,17 @@ const PAGE: usize = 100;
 /// them), more still to come, and the selection in the middle of the screen.
 fn app_with(rows: usize) -> App {
     let mut app = testing::app(W, H, PAGE as i64);
-    let tab = &mut app.conversations;
-    let mut n = 0;
-    while n < rows {
-        let _ = tab.pager.next_request();
+    let body = app.body_height();
+    let pages = (0..rows).step_by(PAGE).map(|n| {
         let items: Vec<Conversation> = (n..(n + PAGE).min(rows)).map(conversation).collect();
-        n += items.len();
-        tab.pager.apply(Page {
-            items,
+        Page {
             has_more: true,
-            next_cursor: Some(n.to_string()),
+            next_cursor: Some((n + items.len()).to_string()),
+            items,
             bad_rows: Vec::new(),
-        });
-    }
+        }
+    });
+    testing::load(&mut app.conversations, pages, body);
     let body = app.body_height();
     app.conversations.select(body / 2, body);
     app
@@ -161,13 +159,14 @@ fn big_attribute(c: &mut Criterion) {
     let mut v = testing::visitor(0);
     v.attributes = serde_json::json!({ "blob": "x".repeat(2 * 1024 * 1024), "plan": "pro" });
     let mut app = testing::app(W, H, PAGE as i64);
-    let _ = app.visitors.pager.next_request();
-    app.visitors.pager.apply(Page {
+    let body = app.body_height();
+    let page = Page {
         items: vec![v],
         has_more: false,
         next_cursor: None,
         bad_rows: Vec::new(),
-    });
+    };
+    testing::load(&mut app.visitors, [page], body);
     update(&mut app, testing::ch('2'));
     update(&mut app, key(KeyCode::Enter));
     assert!(app.detail.is_some(), "the detail is open");

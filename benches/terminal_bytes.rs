@@ -50,19 +50,17 @@ impl Write for Counting {
 
 fn app_with(rows: usize) -> App {
     let mut app = testing::app(W, H, PAGE as i64);
-    let tab = &mut app.conversations;
-    let mut n = 0;
-    while n < rows {
-        let _ = tab.pager.next_request();
+    let body = app.body_height();
+    let pages = (0..rows).step_by(PAGE).map(|n| {
         let items: Vec<Conversation> = (n..(n + PAGE).min(rows)).map(conversation).collect();
-        n += items.len();
-        tab.pager.apply(Page {
-            items,
+        Page {
             has_more: true,
-            next_cursor: Some(n.to_string()),
+            next_cursor: Some((n + items.len()).to_string()),
+            items,
             bad_rows: Vec::new(),
-        });
-    }
+        }
+    });
+    testing::load(&mut app.conversations, pages, body);
     app
 }
 

@@ -36,7 +36,7 @@ pub use convo_api as api;
 pub use convo_commands::{exporter, list, setup, store_command, summary};
 pub use convo_config as config;
 pub use convo_demo as demo;
-pub use convo_engine::{pager, sla};
+pub use convo_engine::{pager, sla, walk};
 #[cfg(feature = "testing")]
 pub use convo_query::testing;
 pub use convo_query::{exit, options, output, query};

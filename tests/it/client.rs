@@ -12,7 +12,7 @@ use convo::api::{
     VisitorFilter,
 };
 use convo::demo::{Faults, dataset};
-use convo::pager::Pager;
+use convo::walk::Walk;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -23,14 +23,14 @@ fn lim(n: i64) -> Limit {
 /// Walks a whole conversations list through the pager and returns the ids in order.
 fn walk_conversations(d: &Demo, f: &ConversationFilter, limit: i64) -> Vec<Uuid> {
     let c = d.client();
-    let mut p: Pager<Conversation> = Pager::new(limit as usize);
+    let mut p: Walk<Conversation> = Walk::new(limit as usize, 1);
     d.block_on(async {
-        while let Some(cursor) = p.next_request() {
+        while let Some(cursor) = p.request() {
             let page: Page<Conversation> = c
                 .list(f, lim(limit), cursor.as_deref(), &ignore_retry)
                 .await
                 .expect("page");
-            p.apply(page);
+            p.take(page);
         }
     });
     assert!(p.warnings().is_empty(), "{:?}", p.warnings());

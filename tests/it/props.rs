@@ -9,8 +9,9 @@ use convo::api::{
     ApiKey, Assignee, Client, ClientSettings, ConversationFilter, FilterError, KeySource, Limit,
     ListFilter, Page, Resource, Row, Status, VisitorFilter,
 };
-use convo::pager::{MAX_FRUITLESS_PAGES, Pager};
+use convo::pager::MAX_FRUITLESS_PAGES;
 use convo::text;
+use convo::walk::Walk;
 use proptest::prelude::*;
 use uuid::Uuid;
 
@@ -93,8 +94,8 @@ fn to_page(s: &Spec, n: usize, cursor: Option<String>) -> Page<R> {
 }
 
 /// What a walk saw: the pages applied, in order.
-struct Walk {
-    pager: Pager<R>,
+struct Walked {
+    pager: Walk<R>,
     applied: Vec<Vec<R>>,
     cursors_asked: Vec<Option<String>>,
 }
@@ -106,16 +107,16 @@ fn drive(
     cap: usize,
     fail: &HashSet<usize>,
     mut server: impl FnMut(usize, Option<&str>) -> Page<R>,
-) -> Walk {
-    let mut pager = Pager::new(limit);
+) -> Walked {
+    let mut pager = Walk::new(limit, 1);
     let mut applied = Vec::new();
     let mut requests = 0;
     let mut cursors_asked = Vec::new();
     let mut failed_once = HashSet::new();
-    while let Some(cursor) = pager.next_request() {
+    while let Some(cursor) = pager.request() {
         assert!(pager.is_loading());
         assert_eq!(
-            pager.next_request(),
+            pager.request(),
             None,
             "a second request while one is in flight"
         );
@@ -125,24 +126,24 @@ fn drive(
             "the walk did not stop after {cap} requests"
         );
         if fail.contains(&requests) && failed_once.insert(requests) {
-            pager.failed();
+            pager.stop();
             assert_eq!(
-                pager.next_request(),
+                pager.request(),
                 Some(cursor.clone()),
                 "after a failure the same cursor is asked for again"
             );
-            pager.failed();
+            pager.stop();
             continue;
         }
         cursors_asked.push(cursor.clone());
         let page = server(applied.len(), cursor.as_deref());
         applied.push(page.items.clone());
-        pager.apply(page);
+        pager.take(page);
     }
     assert!(pager.is_done());
     assert!(!pager.has_more());
-    assert_eq!(pager.next_request(), None);
-    Walk {
+    assert_eq!(pager.request(), None);
+    Walked {
         pager,
         applied,
         cursors_asked,
@@ -150,7 +151,7 @@ fn drive(
 }
 
 /// The invariants every walk keeps, whatever the server sent.
-fn check_walk(w: &Walk) {
+fn check_walk(w: &Walked) {
     let rows = w.pager.rows();
     // Never duplicates.
     let mut seen = HashSet::new();
@@ -289,13 +290,13 @@ proptest! {
             p.has_more = n + 1 < pages.len();
             p
         };
-        let mut stored = Pager::new(10);
-        let mut streamed = Pager::new(10);
+        let mut stored = Walk::new(10, 1);
+        let mut streamed = Walk::new(10, 1);
         let mut out = Vec::new();
         let mut n = 0;
-        while let (Some(_), Some(_)) = (stored.next_request(), streamed.next_request()) {
-            stored.apply(page_of(n));
-            streamed.apply(page_of(n));
+        while let (Some(_), Some(_)) = (stored.request(), streamed.request()) {
+            stored.take(page_of(n));
+            streamed.take(page_of(n));
             out.extend(streamed.drain_rows());
             n += 1;
         }

@@ -112,7 +112,7 @@ fn press_end(
 
 fn conversation_ids(app: &App) -> Vec<uuid::Uuid> {
     app.conversations
-        .pager
+        .walk()
         .rows()
         .iter()
         .map(|c| c.id)
@@ -166,7 +166,7 @@ fn a_5xx_once_then_success_leaves_no_error_on_screen() {
     let answer = server.answer(fetch).unwrap();
     update(&mut app, answer);
     let screen = testing::render(&app);
-    assert!(app.conversations.retry.is_none() && app.conversations.error.is_none());
+    assert!(app.conversations.retry.is_none() && app.conversations.error().is_none());
     assert!(
         !screen.contains("HTTP 503") && !screen.contains("retry"),
         "{screen}"
@@ -359,7 +359,7 @@ fn hostile_app() -> App {
     };
     let mut app = testing::app(W, H, 50);
     server.settle(&mut app, Msg::Resize(W, H));
-    assert_eq!(app.visitors.pager.rows().len(), 20);
+    assert_eq!(app.visitors.walk().rows().len(), 20);
     app
 }
 
@@ -480,7 +480,7 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
     // The first page fails (a reload's failure keeps the rows and is said on a line of its
     // own: tests/tui_reload.rs).
     update(&mut app, Msg::Resize(W, H));
-    assert!(app.conversations.pager.is_loading(), "the first page");
+    assert!(app.conversations.walk().is_loading(), "the first page");
     // An error whose detail came from the server unsanitised (defence in depth: the client
     // sanitises, the tab and the view must not rely on it): characters ratatui keeps first,
     // then C1 and escape sequences.
@@ -489,7 +489,7 @@ fn hostile_error_text_reaches_the_terminal_only_as_visible_text() {
         .map(|(raw, _)| format!("{raw}x "))
         .collect();
     common::app::page_fails(&mut app, 500, format!(": {kept}{}", HOSTILE.concat()));
-    assert!(app.conversations.error.is_some(), "the error is shown");
+    assert!(app.conversations.error().is_some(), "the error is shown");
     assert_only_csi(&terminal_bytes(&app));
     let status = common::app::error_line(&app);
     // The status line cuts the error at its edge (and says "(? shows all)"); the help

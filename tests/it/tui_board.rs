@@ -313,7 +313,7 @@ fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     // At 10 s, Enter: "Unassigned open" loads whole in its tab, which counts it
     update(&mut app, at(10));
     server.settle(&mut app, key(KeyCode::Enter));
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
     let n = app.conversations.rows().len();
     assert!(n > 1, "{n}");
     // At 30 s a round is due; Backspace shows the board: the view's count is the view's, 20 s

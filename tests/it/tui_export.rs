@@ -142,7 +142,7 @@ fn open_conversations(n: usize, faults: Faults) -> (Driver, App) {
     let mut app = testing::app(W, H, 50);
     dr.drive(&mut app, Msg::Resize(W, H), None);
     dr.drive(&mut app, ch('s'), None);
-    assert!(!app.conversations.pager.is_done());
+    assert!(!app.conversations.walk().is_done());
     (dr, app)
 }
 
@@ -233,7 +233,7 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     assert!(app.prompt.is_none());
     // the rest of the walk, then one export of every row
     let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
     assert!(app.walk_export.is_none());
     let ex = exports(&cmds);
     assert_eq!(ex.len(), 1, "{cmds:?}");
@@ -374,7 +374,7 @@ fn esc_stops_the_walk_and_writes_the_rows_so_far_said_to_be_partial() {
     let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
     assert!(exports(&cmds).is_empty());
     assert!(dr.pending.is_empty());
-    assert!(!app.conversations.pager.is_done());
+    assert!(!app.conversations.walk().is_done());
     assert_eq!(csv_ids(&std::fs::read_to_string(&path).unwrap()).len(), n);
 }
 
@@ -392,7 +392,7 @@ fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
     let path = tmp.path().join("never.csv");
     let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
-    assert!(app.conversations.error.is_some());
+    assert!(app.conversations.error().is_some());
     assert!(app.walk_export.is_none());
     let m = app.message.clone().unwrap();
     assert!(m.error, "{m:?}");
@@ -410,12 +410,11 @@ fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
     );
     assert!(
         app.conversations
-            .error
-            .as_deref()
+            .error()
             .unwrap_or_default()
             .contains("HTTP 500"),
         "{:?}",
-        app.conversations.error
+        app.conversations.error()
     );
     assert!(!path.exists());
     // no file appears later either
@@ -480,7 +479,7 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     let (text, error) = dr.write(&mut app, &cmds);
     assert!(error && text.contains("not overwritten"), "{text}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n");
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
     assert_eq!(app.active, Resource::Conversations);
     // e again: the refused name is taken now; the free one beside it is proposed
     dr.drive(&mut app, ch('e'), Some(0));

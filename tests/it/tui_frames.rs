@@ -44,18 +44,16 @@ fn terminal(out: Shared) -> Terminal<CrosstermBackend<Shared>> {
 fn app_with(rows: usize, has_more: bool) -> App {
     let mut app = testing::app(W, H, 100);
     let all: Vec<Conversation> = (0..rows).map(conversation).collect();
-    let tab = &mut app.conversations;
-    let mut n = 0;
-    while n < rows {
-        let _ = tab.pager.next_request();
+    let body = app.body_height();
+    let pages = (0..rows).step_by(100).map(|n| {
         let mut page = testing::page(&all, n, 100);
         if has_more {
             page.has_more = true;
             page.next_cursor = Some(format!("c{n}"));
         }
-        n += page.items.len();
-        tab.pager.apply(page);
-    }
+        page
+    });
+    testing::load(&mut app.conversations, pages, body);
     app
 }
 

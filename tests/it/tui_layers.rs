@@ -32,7 +32,7 @@ fn esc_closes_the_summary_pane_after_l_has_finished_and_enter_then_reaches_the_t
     let server = FakeServer::new(230, 5);
     let mut app = started(&server);
     server.settle(&mut app, ch('L'));
-    assert!(app.conversations.pager.is_done(), "all loaded");
+    assert!(app.conversations.walk().is_done(), "all loaded");
     server.settle(&mut app, ch('S'));
     assert_eq!(stack(&app), vec![Layer::Overlay, Layer::Table]);
     server.settle(&mut app, key(KeyCode::Esc));

@@ -16,7 +16,7 @@ use common::runtime::{Harness, demo};
 async fn refreshed(h: &mut Harness, keys: Vec<KeyCode>) -> String {
     h.keys(keys).await;
     h.wait_app("the refresh to end", |a| {
-        !a.conversations.head_in_flight && !a.conversations.pager.is_loading()
+        !a.conversations.refreshing() && !a.conversations.walk().is_loading()
     })
     .await
 }
@@ -207,8 +207,8 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     // Later refreshes: it stays, with its pane, until the user moves.
     let refreshes = h.app.last_refresh;
     let screen = wait(&mut h, move |a| a.last_refresh > refreshes).await;
-    let screen = if h.app.conversations.head_in_flight {
-        wait(&mut h, move |a| !a.conversations.head_in_flight).await
+    let screen = if h.app.conversations.refreshing() {
+        wait(&mut h, move |a| !a.conversations.refreshing()).await
     } else {
         screen
     };
@@ -256,7 +256,7 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     for _ in 0..2 {
         let at = h.app.last_refresh;
         wait(&mut h, move |a| {
-            a.last_refresh > at && !a.conversations.head_in_flight
+            a.last_refresh > at && !a.conversations.refreshing()
         })
         .await;
     }
@@ -273,7 +273,7 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
 /// The conversations tab at rest: no first page, page or Back's search in flight.
 fn idle(a: &App) -> bool {
     let t = &a.conversations;
-    t.reselect.is_none() && !t.head_in_flight && !t.pager.is_loading()
+    t.reselect.is_none() && !t.refreshing() && !t.walk().is_loading()
 }
 
 /// Issue 33, 4: Back finds the conversation it left by id, loading on past where it was
@@ -297,8 +297,8 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     h.keys(vec![KeyCode::Backspace]).await;
     wait(&mut h, move |a| {
         a.conversations.reselect.is_none()
-            && !a.conversations.head_in_flight
-            && !a.conversations.pager.is_loading()
+            && !a.conversations.refreshing()
+            && !a.conversations.walk().is_loading()
     })
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "found by id");
@@ -306,7 +306,7 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
 
     // A conversation that left the view while the user was elsewhere: said.
     h.keys(vec![KeyCode::Char('u')]).await;
-    wait(&mut h, move |a| !a.conversations.pager.is_loading()).await;
+    wait(&mut h, move |a| !a.conversations.walk().is_loading()).await;
     h.keys(vec![KeyCode::Char('j'), KeyCode::Char('j')]).await;
     let y = h.app.selected_id().expect("a row");
     h.keys(vec![KeyCode::Char('s')]).await;
@@ -314,8 +314,8 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     h.keys(vec![KeyCode::Backspace]).await;
     let screen = wait(&mut h, move |a| {
         a.conversations.reselect.is_none()
-            && !a.conversations.head_in_flight
-            && !a.conversations.pager.is_loading()
+            && !a.conversations.refreshing()
+            && !a.conversations.walk().is_loading()
     })
     .await;
     assert_ne!(h.app.selected_id(), Some(y));
@@ -382,7 +382,7 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
     for _ in 0..2 {
         let at = h.app.last_refresh;
         wait(&mut h, move |a| {
-            a.last_refresh > at && !a.conversations.head_in_flight
+            a.last_refresh > at && !a.conversations.refreshing()
         })
         .await;
     }
@@ -412,7 +412,7 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
     let line = row_of(&screen, x).expect("on screen");
     let at = h.app.last_refresh;
     let screen = wait(&mut h, move |a| {
-        a.last_refresh > at && !a.conversations.head_in_flight
+        a.last_refresh > at && !a.conversations.refreshing()
     })
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "held on its row");

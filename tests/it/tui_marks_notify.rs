@@ -21,7 +21,7 @@ use common::runtime::{Harness, demo};
 
 fn mark(app: &App, i: usize) -> Option<Mark> {
     let t = &app.conversations;
-    t.marks.mark(t.generation, &t.rows()[i].id)
+    t.marks.mark(t.generation(), &t.rows()[i].id)
 }
 
 fn refreshing(server: &FakeServer) -> App {
@@ -48,7 +48,7 @@ fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refr
     server.conversations[8].updated_at = server.conversations[9].updated_at.clone();
     server.settle(&mut app, at(10));
 
-    let g = app.conversations.generation;
+    let g = app.conversations.generation();
     assert_eq!(app.conversations.marks.counts(g), (3, 1));
     assert_eq!(mark(&app, 0), Some(Mark::New));
     assert_eq!(mark(&app, 2), Some(Mark::New));
@@ -99,13 +99,13 @@ fn a_reload_compares_the_new_walk_with_the_rows_before() {
     }
     server.conversations[2].status = Status::Other("snoozed".into());
     server.settle(&mut app, ch('r'));
-    let g = app.conversations.generation;
+    let g = app.conversations.generation();
     assert_eq!(app.conversations.marks.counts(g), (2, 1));
     assert_eq!(mark(&app, 1), Some(Mark::New));
     assert_eq!(mark(&app, 2), Some(Mark::Changed));
     // a filter change is another list: no marks
     server.settle(&mut app, ch('u'));
-    let g = app.conversations.generation;
+    let g = app.conversations.generation();
     assert_eq!(app.conversations.marks.counts(g), (0, 0));
     assert!(!render(&app).contains("•"));
 }
@@ -201,7 +201,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
     assert!(screen.contains("~ 2 changed"), "{screen}");
     let now_rows = server.conversations_now();
     let t = &h.app.conversations;
-    let g = t.generation;
+    let g = t.generation();
     for c in &now_rows[..3] {
         assert_eq!(t.marks.mark(g, &c.id), Some(Mark::New));
     }
@@ -240,7 +240,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
             want
         }[..]
     );
-    assert_eq!(t.marks.counts(t.generation), (3, 2));
+    assert_eq!(t.marks.counts(t.generation()), (3, 2));
     // the notification went out with the bell (a reload does not notify; the refresh did)
     let out = String::from_utf8_lossy(&h.out).to_string();
     assert!(out.starts_with("\u{7}\u{1b}]9;convo: "), "{out:?}");
@@ -250,11 +250,11 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         "{out:?}"
     );
     for c in &latest[..3] {
-        assert_eq!(t.marks.mark(t.generation, &c.id), Some(Mark::New));
+        assert_eq!(t.marks.mark(t.generation(), &c.id), Some(Mark::New));
     }
     for c in &now_rows[..3] {
         assert_ne!(
-            t.marks.mark(t.generation, &c.id),
+            t.marks.mark(t.generation(), &c.id),
             Some(Mark::New),
             "replaced"
         );

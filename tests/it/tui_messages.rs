@@ -194,7 +194,7 @@ fn an_error_cut_at_the_edge_can_be_read_whole_in_the_help_overlay() {
     server.settle(&mut app, Msg::Resize(120, 35));
     let page = "HTTP 404 not_found: no such route /v1/conversations (is the base URL right? \
                 it should end with the API's version) (end-of-page-error)";
-    app.conversations.error = Some(page.into());
+    app.conversations.fail(page.into());
     update(&mut app, ch('?'));
     whole(&app, page);
 }

@@ -51,7 +51,7 @@ async fn my_open_is_a_view_of_its_own_written_me_and_it_rings() {
                 let rows = app.conversations.rows();
                 !rows.is_empty()
                     && rows.iter().all(|c| c.assignee_id == Some(me))
-                    && !app.conversations.pager.is_loading()
+                    && !app.conversations.walk().is_loading()
             })
             .await;
         // the ASSIGNEE column says me, not the id

@@ -85,7 +85,7 @@ fn two_streams_are_merged_in_the_services_order_and_the_query_kept() {
         app.query_of(Resource::Conversations).to_string(),
         "status:open,pending"
     );
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn a_screenful_asks_each_stream_once_and_more_only_as_the_table_needs() {
         "{} requests for the first screen: {asked:?}",
         asked.len()
     );
-    assert!(app.conversations.pager.has_more());
+    assert!(app.conversations.walk().has_more());
     let loaded = app.conversations.rows().len();
     // G goes to the end: the rest is read.
     let cmds = update(&mut app, ch('G'));
@@ -109,7 +109,7 @@ fn a_screenful_asks_each_stream_once_and_more_only_as_the_table_needs() {
     let cmds = update(&mut app, ch('L'));
     drive(&mut app, &server, cmds);
     assert!(app.conversations.rows().len() > loaded);
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
 }
 
 #[test]
@@ -124,7 +124,7 @@ fn a_row_two_streams_return_shows_once_and_stale_answers_are_dropped() {
         .collect();
     assert_eq!(parts(&cmds).len(), 2, "{cmds:?}");
     let c: Vec<Conversation> = (0..4).map(testing::conversation).collect();
-    let old = app.conversations.generation - 1;
+    let old = app.conversations.generation() - 1;
     // An answer of an older walk is dropped.
     update(
         &mut app,
@@ -219,7 +219,7 @@ fn a_failed_stream_is_named_and_the_others_rows_show() {
         "{msg}"
     );
     assert!(msg.contains("503"), "{msg}");
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
 }
 
 #[test]
@@ -287,15 +287,15 @@ fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
     );
     let t = &app.conversations;
     assert_eq!(t.rows()[0].id, fresh.id, "the new row on top");
-    assert_eq!(t.marks.mark(t.generation, &fresh.id), Some(Mark::New));
-    assert_eq!(t.marks.mark(t.generation, &picked), Some(Mark::Changed));
+    assert_eq!(t.marks.mark(t.generation(), &fresh.id), Some(Mark::New));
+    assert_eq!(t.marks.mark(t.generation(), &picked), Some(Mark::Changed));
     assert!(!ids(&app).contains(&closed), "the closed one left");
     assert!(
-        t.pager.gone().any(|g| g.row.id == closed),
+        t.walk().gone().any(|g| g.row.id == closed),
         "and shows as gone for this refresh"
     );
     assert_eq!(t.rows().len(), 20);
-    assert!(!t.head_in_flight);
+    assert!(!t.refreshing());
     let footer = common::app::footer(&app);
     common::assert_has(&footer, "• 1 new");
 }
@@ -444,7 +444,7 @@ async fn a_whole_walk_export_of_a_union_writes_every_matching_row() {
     let server = FakeServer::new(200, 0);
     let mut app = started(&server, 10);
     query(&mut app, &server, "status:open,pending");
-    assert!(!app.conversations.pager.is_done());
+    assert!(!app.conversations.walk().is_done());
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("queue.csv");
     let mut seen = Vec::new();
@@ -458,7 +458,7 @@ async fn a_whole_walk_export_of_a_union_writes_every_matching_row() {
         let cmds = update(&mut app, k);
         seen.extend(drive(&mut app, &server, cmds));
     }
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
     let exports: Vec<Command> = seen
         .into_iter()
         .filter(|c| {
@@ -606,7 +606,7 @@ fn after_a_refresh_of_part_of_a_union_the_walk_goes_on_without_a_row_twice() {
     query(&mut app, &server, "status:open,pending");
     let loaded = app.conversations.rows().len();
     assert!(
-        app.conversations.pager.has_more() && loaded < 80,
+        app.conversations.walk().has_more() && loaded < 80,
         "{loaded}"
     );
     let mut fresh = testing::conversation(0);

@@ -124,7 +124,7 @@ fn a_row_waits_in_order_for_its_visitor_and_the_rows_before_it_show() {
         },
     );
     assert_eq!(ids(&app), vec![c[0].id, c[1].id]);
-    assert!(app.conversations.pager.is_loading(), "the walk waits");
+    assert!(app.conversations.walk().is_loading(), "the walk waits");
     update(
         &mut app,
         Msg::StoreVisitors {
@@ -134,7 +134,7 @@ fn a_row_waits_in_order_for_its_visitor_and_the_rows_before_it_show() {
         },
     );
     assert_eq!(ids(&app), vec![c[0].id, c[1].id, c[3].id]);
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
     server.settle(&mut app, key(KeyCode::Home));
     let before = ids(&app);
     assert_eq!(before.len(), 90);
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
     let waiting = waiting_in_s(&mut app, &server);
     assert!(waiting > 0);
     // select row 40 (scrolled); a row above it (3) and one below (70) are picked up
@@ -89,7 +89,7 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
         vec![None, Some("50".to_string())],
         "as many pages as loaded, from the top"
     );
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
     let after = ids(&app);
     assert!(!after.contains(&gone_a) && !after.contains(&gone_b));
     // exactly the first 100 unassigned rows the server has now
@@ -162,7 +162,7 @@ fn rows_pushed_down_by_new_ones_stay_and_only_the_new_ones_are_marked() {
         assert!(after.contains(id), "a pushed-down row stayed");
     }
     let t = &app.conversations;
-    assert_eq!(t.marks.counts(t.generation), (3, 0));
+    assert_eq!(t.marks.counts(t.generation()), (3, 0));
     let m = app.message.as_ref().expect("said").text.clone();
     assert!(m.contains("3 new rows") && !m.contains("left"), "{m}");
     // the extra page is read, not kept: refreshes do not grow the table a page at a time
@@ -201,7 +201,7 @@ fn the_period_runs_from_the_end_of_one_reread_to_the_start_of_the_next() {
             )
         }));
     }
-    assert!(!app.conversations.head_in_flight);
+    assert!(!app.conversations.refreshing());
     assert!(update(&mut app, at(39)).is_empty());
     assert!(
         update(&mut app, at(40))
@@ -332,9 +332,9 @@ fn r_reads_the_loaded_depth_again_from_the_top() {
     assert_eq!(before.len(), 200);
     assert_eq!(app.conversations.selected, 0);
     assign(&mut server, before[120]);
-    let generation = app.conversations.generation;
+    let generation = app.conversations.generation();
     server.settle(&mut app, ch('r'));
-    assert!(app.conversations.generation > generation, "a new walk");
+    assert!(app.conversations.generation() > generation, "a new walk");
     let after = ids(&app);
     assert_eq!(after.len(), 200, "the same depth");
     assert!(!after.contains(&before[120]));

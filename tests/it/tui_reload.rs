@@ -139,7 +139,7 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
             seen.push(c);
         }
         // Until it took the screen, the rows shown are the old ones, whole.
-        if app.conversations.generation != generation_of(&again) {
+        if app.conversations.generation() != generation_of(&again) {
             assert_eq!(ids(&app), before);
         } else {
             // From the moment the new walk takes the screen, its row is selected: the walk
@@ -147,7 +147,7 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
             assert_eq!(selected_id(&app), sel, "the row from the first moment");
         }
     }
-    assert_eq!(app.conversations.generation, generation_of(&again));
+    assert_eq!(app.conversations.generation(), generation_of(&again));
     assert_eq!(selected_id(&app), sel, "the row kept after the reload");
     assert!(!status_line(&app).contains("reload failed"));
 }
@@ -198,7 +198,7 @@ fn the_periodic_refresh_tries_a_failed_reload_again() {
     assert_eq!(ids(&app), before, "a failed retry changes nothing");
     let fetch = conversation_fetch(&update(&mut app, at(22)));
     server.settle(&mut app, server.answer(&fetch).expect("answer"));
-    assert_eq!(app.conversations.generation, generation_of(&fetch));
+    assert_eq!(app.conversations.generation(), generation_of(&fetch));
 }
 
 /// Another profile whose service cannot be reached: the rows shown stay (said to be the

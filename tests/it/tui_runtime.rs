@@ -396,11 +396,11 @@ async fn r_with_the_service_stopped_keeps_every_loaded_row() {
     let back = DemoServer::start(DemoOptions { addr, ..options })
         .await
         .expect("the service again");
-    let generation = h.app.conversations.generation;
+    let generation = h.app.conversations.generation();
     h.keys(vec![KeyCode::Char('r')]).await;
     h.wait_app("the reload's rows", move |app| {
         let t = &app.conversations;
-        t.generation != generation && !t.head_in_flight && !t.pager.is_loading()
+        t.generation() != generation && !t.refreshing() && !t.walk().is_loading()
     })
     .await;
     assert_eq!(h.app.conversations.selected_row().map(|c| c.id), selected);

@@ -68,12 +68,12 @@ fn keys_remap_an_action_and_unbind_another() {
     app.keymap = km;
     let server = FakeServer::new(100, 10);
     server.settle(&mut app, Msg::Resize(120, 40));
-    let gen_before = app.conversations.generation;
+    let gen_before = app.conversations.generation();
     // r no longer reloads; F5 does
     update(&mut app, ch('r'));
-    assert_eq!(app.conversations.generation, gen_before);
+    assert_eq!(app.conversations.generation(), gen_before);
     server.settle(&mut app, key(KeyCode::F(5)));
-    assert!(app.conversations.generation > gen_before);
+    assert!(app.conversations.generation() > gen_before);
     // y is unbound: no copy command
     let cmds = update(&mut app, ch('y'));
     assert!(
@@ -682,7 +682,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
         }),
         "{cmds:?}"
     );
-    let (gc, gv) = (app.conversations.generation, app.visitors.generation);
+    let (gc, gv) = (app.conversations.generation(), app.visitors.generation());
     let sw = common::app::staging();
     let cmds = update(
         &mut app,
@@ -716,10 +716,10 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     });
     update(&mut app, old.unwrap());
     assert_eq!(app.conversations.rows().len(), rows_before);
-    assert_eq!(app.conversations.generation, gc);
+    assert_eq!(app.conversations.generation(), gc);
     // the new walk's first page takes the screen
     update(&mut app, s.answer(&fetch).unwrap());
-    assert!(app.conversations.generation > gc && app.visitors.generation == gv);
+    assert!(app.conversations.generation() > gc && app.visitors.generation() == gv);
     assert_eq!(app.conversations.rows().len(), 20);
     let screen = testing::render(&app);
     common::assert_has(&screen, "profile staging");
@@ -847,7 +847,10 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
     };
     let (a, b) = (id_of(&first), id_of(&second));
     assert!(b > a);
-    let (rows, generation) = (app.conversations.rows().len(), app.conversations.generation);
+    let (rows, generation) = (
+        app.conversations.rows().len(),
+        app.conversations.generation(),
+    );
     let endpoint = app.endpoint.clone();
 
     // The older answer comes last-but-one: dropped, the old profile untouched.
@@ -863,7 +866,10 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
     assert_eq!(app.profiles.accepted, None);
     assert_eq!(app.endpoint, endpoint);
     assert_eq!(
-        (app.conversations.rows().len(), app.conversations.generation),
+        (
+            app.conversations.rows().len(),
+            app.conversations.generation()
+        ),
         (rows, generation)
     );
 
@@ -884,7 +890,7 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
         app.conversations.rows().len() > rows,
         "the old walk goes on"
     );
-    assert_eq!(app.conversations.generation, generation);
+    assert_eq!(app.conversations.generation(), generation);
 
     // A third switch, taken: the new targets come with it; the built-in views stay.
     let third = pick(&mut app, true);

@@ -55,7 +55,7 @@ fn loading_first_page() {
 fn loading_next_page_row() {
     let (mut app, _s) = loaded(100, 20, 300, 10);
     update(&mut app, key(KeyCode::End));
-    assert!(app.conversations.pager.is_loading());
+    assert!(app.conversations.walk().is_loading());
     insta::assert_snapshot!(testing::render(&app));
 }
 

@@ -49,7 +49,7 @@ fn app_with(w: u16, h: u16, n: usize, all: bool) -> (App, FakeServer) {
 #[test]
 fn counts_match_an_independent_count_over_the_demo_dataset() {
     let (mut app, server) = app_with(120, 40, 1200, true);
-    assert!(app.conversations.pager.is_done());
+    assert!(app.conversations.walk().is_done());
     server.settle(&mut app, ch('S'));
     let ds = dataset(42, 1200, 100);
     let now = testing::now();
@@ -119,7 +119,7 @@ fn coverage_never_claims_a_total_and_l_loads_the_rest_live() {
     let (mut app, server) = app_with(120, 40, 450, false);
     update_only(&mut app, ch('S'));
     let n = app.conversations.rows().len();
-    assert!(n < 450 && !app.conversations.pager.is_done());
+    assert!(n < 450 && !app.conversations.walk().is_done());
     let screen = render(&app);
     assert!(
         screen.contains(&format!("{n} of ≥{n} loaded; more available")),
@@ -356,7 +356,7 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     app.refresh_on = true;
     let server = FakeServer::new(1000, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
-    assert!(!app.conversations.pager.is_done());
+    assert!(!app.conversations.walk().is_done());
     let loaded = app.conversations.rows().len();
     let t = tick(&app, 11);
     let cmds = server.settle(&mut app, t);

@@ -67,7 +67,7 @@ fn lazy_load_asks_for_the_next_page_within_a_page_of_the_end_not_before() {
     assert_eq!(f[0].0.as_deref(), Some("100"));
     // while it is in flight, no second request
     assert!(conv_fetches(&update(&mut app, key(KeyCode::Down))).is_empty());
-    assert!(app.conversations.pager.is_loading());
+    assert!(app.conversations.walk().is_loading());
     let _ = server;
 }
 
@@ -104,14 +104,14 @@ fn stale_answers_are_dropped() {
     }));
     let new = conv_fetches(&cmds);
     assert_eq!(new.len(), 1);
-    let gen_now = app.conversations.generation;
+    let gen_now = app.conversations.generation();
     // the old answer arrives: dropped, nothing changes
     let stale = server.answer(&old).expect("answer");
     let cmds = update(&mut app, stale);
     assert!(cmds.is_empty());
     assert!(app.conversations.rows().is_empty());
-    assert!(app.conversations.pager.is_loading());
-    assert_eq!(app.conversations.generation, gen_now);
+    assert!(app.conversations.walk().is_loading());
+    assert_eq!(app.conversations.generation(), gen_now);
 }
 
 #[test]
@@ -590,12 +590,12 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
     let cmds = update(&mut app, key(KeyCode::Down));
     let _ = cmds;
     // find the fetch that is in flight: the page after 100
-    assert!(app.conversations.pager.is_loading());
+    assert!(app.conversations.walk().is_loading());
     // A cause longer than the 120 columns.
     let detail = ": unavailable while the primary database fails over to its replica elsewhere";
     common::app::page_fails(&mut app, 503, detail.to_string());
     assert_eq!(app.conversations.rows().len(), 100);
-    assert!(app.conversations.error.is_some());
+    assert!(app.conversations.error().is_some());
     let screen = testing::render(&app);
     common::assert_has(&screen, "the service failed (HTTP 503");
     // The cause first (" error: CAUSE · r retries; loaded rows stay"), whole in the help.
@@ -617,7 +617,7 @@ fn an_error_keeps_the_rows_and_r_retries_the_same_page() {
         .unwrap();
     update(&mut app, answer);
     assert_eq!(app.conversations.rows().len(), 150);
-    assert!(app.conversations.error.is_none());
+    assert!(app.conversations.error().is_none());
 }
 
 /// The status line says each thing once: the cause, then one hint (the service's error text
@@ -666,7 +666,7 @@ fn scrolling_to_the_end_retries_after_an_error() {
         attempts: 4,
     });
     common::app::page_loaded(&mut app, Resource::Conversations, result);
-    assert!(app.conversations.error.is_some());
+    assert!(app.conversations.error().is_some());
     let cmds = update(&mut app, key(KeyCode::End));
     assert_eq!(conv_fetches(&cmds).len(), 1);
 }
@@ -674,7 +674,7 @@ fn scrolling_to_the_end_retries_after_an_error() {
 #[test]
 fn end_walks_to_all_loaded_and_load_all_is_cancellable() {
     let (mut app, server) = loaded(230);
-    while !app.conversations.pager.is_done() {
+    while !app.conversations.walk().is_done() {
         server.settle(&mut app, key(KeyCode::End));
     }
     assert_eq!(app.conversations.rows().len(), 230);
@@ -740,13 +740,16 @@ fn back_into_the_breaching_view_is_the_view_again() {
     server.settle(&mut app, key(KeyCode::Enter));
     let breaching = app.conversations.filter.clone();
     assert!(app.oldest_first.is_some());
-    assert!(app.conversations.pager.is_done(), "every page loaded");
+    assert!(app.conversations.walk().is_done(), "every page loaded");
     server.settle(&mut app, ch('W'));
     assert!(app.oldest_first.is_none());
     server.settle(&mut app, key(KeyCode::Backspace));
     assert_eq!(app.conversations.filter, breaching);
-    assert_eq!(app.oldest_first, Some(app.conversations.generation));
-    assert!(app.conversations.pager.is_done(), "every page loaded again");
+    assert_eq!(app.oldest_first, Some(app.conversations.generation()));
+    assert!(
+        app.conversations.walk().is_done(),
+        "every page loaded again"
+    );
     let sort = app.sort.get(Resource::Conversations).sort;
     assert_eq!(
         sort.map(|s| (s.col, s.desc)),
@@ -796,7 +799,7 @@ fn wrong_page_kind_is_an_error_not_a_panic() {
         50,
     )));
     common::app::page_loaded(&mut app, Resource::Conversations, result);
-    assert!(app.conversations.error.is_some());
+    assert!(app.conversations.error().is_some());
 }
 
 /// Virtual time: Down at 30 rows/s against a server that answers 50 ms after each fetch,
@@ -839,7 +842,7 @@ fn simulate(rows_per_sec: f64, latency_ms: u64, target: usize) -> (String, usize
         let loaded = app.conversations.rows().len();
         let margin = loaded - 1 - app.conversations.selected;
         min_margin = min_margin.min(margin);
-        if margin == 0 && app.conversations.pager.has_more() {
+        if margin == 0 && app.conversations.walk().has_more() {
             blocked += 1;
         }
         let cmds = update(&mut app, key(KeyCode::Down));
@@ -917,8 +920,8 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
     for _ in 0..61 {
         update(&mut app, key(KeyCode::Down));
     }
-    assert!(app.conversations.pager.is_loading());
-    let generation = app.conversations.generation;
+    assert!(app.conversations.walk().is_loading());
+    let generation = app.conversations.generation();
     // A panic of an older walk's task is dropped like its answer would be.
     update(
         &mut app,
@@ -930,8 +933,8 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
             message: "old".into(),
         },
     );
-    assert!(app.conversations.error.is_none());
-    assert!(app.conversations.pager.is_loading());
+    assert!(app.conversations.error().is_none());
+    assert!(app.conversations.walk().is_loading());
     update(
         &mut app,
         Msg::TaskFailed {
@@ -943,7 +946,7 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
         },
     );
     assert_eq!(app.conversations.rows().len(), 100, "rows kept");
-    assert!(!app.conversations.pager.is_loading());
+    assert!(!app.conversations.walk().is_loading());
     let screen = testing::render(&app);
     common::assert_has(
         &screen,
@@ -964,14 +967,16 @@ fn a_panicked_fetch_is_an_error_that_keeps_the_rows_and_r_retries_the_same_page(
         .expect("fetch");
     update(&mut app, server.answer(fetch).expect("answer"));
     assert_eq!(app.conversations.rows().len(), 150);
-    assert!(app.conversations.error.is_none());
+    assert!(app.conversations.error().is_none());
 }
 
 #[test]
 fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
     let (mut app, _server) = loaded(100);
-    let generation = app.conversations.generation;
-    app.conversations.head_in_flight = true;
+    let generation = app.conversations.generation();
+    let limit = convo::api::Limit::new(100).expect("a limit");
+    let refresh = app.conversations.head_fetch(limit, 10, false);
+    assert!(refresh.is_some() && app.conversations.refreshing());
     update(
         &mut app,
         Msg::TaskFailed {
@@ -982,7 +987,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
             message: "boom".into(),
         },
     );
-    assert!(!app.conversations.head_in_flight, "the next refresh can go");
+    assert!(!app.conversations.refreshing(), "the next refresh can go");
     assert_eq!(app.conversations.rows().len(), 100);
     let screen = testing::render(&app);
     common::assert_has(&screen, "refresh failed: internal error");

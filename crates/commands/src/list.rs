@@ -1,12 +1,12 @@
 //! `convo list`: one page, `--max N` rows or `--all` of a list, for scripts.
 //!
 //! Data goes to stdout, progress (on a terminal only), warnings and errors to stderr.
-//! jsonl, csv and json stream page by page through the pager's `drain_rows`: rows are not
+//! jsonl, csv and json stream page by page through the walk's `drain_rows`: rows are not
 //! held, only their ids (docs/design.md "Pagination safety"); the table is aligned, so it is
 //! written at the end.
 
 use convo_api::{ApiError, Client, Conversation, Limit, ListFilter, Visitor};
-use convo_engine::pager::Pager;
+use convo_engine::walk::Walk;
 use convo_query::exit::{ListError, no_visitor_with_email, quiet_pipe};
 use convo_query::options::{CommonOptions, ConversationOptions, Format, VisitorOptions};
 use convo_query::options::{conversation_filter, visitor_filter};
@@ -110,12 +110,12 @@ async fn walk<F: ListFilter, T: Printable>(
         return Ok(());
     }
     // Only a walk of everything guesses the next page ([`Pages`]); with `--max` or one page,
-    // the next page is asked for once the pager says its rows will be printed.
+    // the next page is asked for once the walk says its rows will be printed.
     let mut pages: Pages<F, T> = Pages::new(client, filter, limit, max.is_none() && !one_page);
     while w.tally.open && max.is_none_or(|m| w.tally.printed < m) {
         let printed = w.tally.printed;
         let wants_next =
-            |p: &Pager<T>| !one_page && max.is_none_or(|m| printed + (p.rows().len() as u64) < m);
+            |p: &Walk<T>| !one_page && max.is_none_or(|m| printed + (p.rows().len() as u64) < m);
         let clear = stderr::clear(w.tally.progress);
         let mut on_retry = |line: &str| {
             let _ = writeln!(o.err, "{clear}{line}");
@@ -126,14 +126,14 @@ async fn walk<F: ListFilter, T: Printable>(
             Some(Err(e)) => return Err(w.fail(o, e)),
         };
         w.tally.bad_rows(o, &arrived);
-        on_rows(pages.pager().rows());
+        on_rows(pages.walk().rows());
         w.rows(o, pages.drain_rows())?;
         if one_page {
             break;
         }
-        w.tally.progress(o, pages.pager());
+        w.tally.progress(o, pages.walk());
     }
-    w.end(o, pages.pager())
+    w.end(o, pages.walk())
 }
 
 /// What a walk of `convo list` has printed, and how it prints.
@@ -181,22 +181,22 @@ impl Printing {
 
     /// The end of the output, the walk's warnings, and how it ended: a walk that wanted more
     /// rows and was cut short by the service is not a complete list.
-    fn end<T: Printable>(mut self, o: &mut Output<'_>, pager: &Pager<T>) -> Result<(), ListError> {
+    fn end<T: Printable>(mut self, o: &mut Output<'_>, walk: &Walk<T>) -> Result<(), ListError> {
         let t = &self.tally;
         let _ = write!(o.err, "{}", stderr::clear(t.progress));
         if t.open {
             self.writer.end::<T>(o)?;
         }
-        Tally::warnings(o, pager);
+        Tally::warnings(o, walk);
         let printed = t.printed;
-        if self.one_page && pager.has_more() {
+        if self.one_page && walk.has_more() {
             let _ = writeln!(
                 o.err,
                 "convo: {printed} rows shown; more exist (use --all or --max N)"
             );
         }
         let wanted_more = !self.one_page && self.max.is_none_or(|m| printed < m);
-        if t.open && wanted_more && pager.warnings().ended_early() {
+        if t.open && wanted_more && walk.warnings().ended_early() {
             return Err(ListError::Truncated);
         }
         if t.bad_rows > 0 {

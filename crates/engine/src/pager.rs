@@ -256,7 +256,7 @@ impl Reading {
 
 /// One cursor walk over one list with fixed filters.
 #[derive(Debug, Clone)]
-pub struct Pager<T> {
+pub(crate) struct Pager<T> {
     rows: Vec<T>,
     seen: HashSet<Uuid>,
     cursors: Cursors,

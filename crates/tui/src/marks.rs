@@ -1,7 +1,7 @@
 //! Change marks: what changed since the previous fetch. Marks on rows that are new and rows whose
 //! watched fields (a conversation's status or assignee) changed.
 //!
-//! - A periodic refresh merges the first page ([`convo_engine::pager::Pager::merge_head`]): its
+//! - A periodic refresh merges the first page ([`convo_engine::walk::Walk::finish_refresh`]): its
 //!   `new_ids` are new, and its `changed_ids` are kept when the watched fields differ.
 //! - A reload (`r`) starts a new walk: the rows loaded before are remembered by id, and the
 //!   new walk's pages are compared with them as they arrive. A row the old walk did not have

@@ -220,7 +220,7 @@ impl TabPlace {
             col,
             desc: self.desc,
         };
-        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let generation = with_tab!(ref app, tab, |t| t.generation());
         let sorting = app.sort.get_mut(tab);
         sorting.preset(sort, generation);
         // A fresh start is on the first row of the order shown (not on the row the service

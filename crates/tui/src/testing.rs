@@ -130,6 +130,28 @@ pub fn page<T: Clone>(rows: &[T], start: usize, limit: usize) -> Page<T> {
     }
 }
 
+/// Loads `pages` into `tab` as its walk does: each page asked for (the tab's next fetch, as
+/// with `L`) and answered, the selection kept where it is.
+pub fn load<T, F>(
+    tab: &mut crate::tab::TabState<T, F>,
+    pages: impl IntoIterator<Item = Page<T>>,
+    body: usize,
+) where
+    T: convo_api::Row + Clone + PartialEq,
+    F: crate::tab::TabFilter,
+{
+    let (whole, limit) = (tab.load_all, Limit::new(100).expect("a limit"));
+    tab.load_whole();
+    for page in pages {
+        if tab.next_fetch(body, limit).is_none() {
+            break;
+        }
+        let generation = tab.generation();
+        tab.apply(generation, Ok(page), body);
+    }
+    tab.load_all = whole;
+}
+
 /// A stand-in for the service in `update` tests: answers fetch commands from fixed rows,
 /// applying the status and assignee filters.
 #[derive(Debug, Clone)]

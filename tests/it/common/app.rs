@@ -51,8 +51,8 @@ pub fn assign(server: &mut FakeServer, id: uuid::Uuid) {
 /// The page in flight on `tab` (its current generation) answers `result`.
 pub fn page_loaded(app: &mut App, tab: Resource, result: Result<Loaded, ApiError>) -> Vec<Command> {
     let generation = match tab {
-        Resource::Conversations => app.conversations.generation,
-        Resource::Visitors => app.visitors.generation,
+        Resource::Conversations => app.conversations.generation(),
+        Resource::Visitors => app.visitors.generation(),
     };
     update(
         app,
@@ -83,12 +83,12 @@ pub fn retrying(
     reason: &str,
     rate_limited: bool,
 ) -> Vec<Command> {
-    let generation = app.conversations.generation;
+    let generation = app.conversations.generation();
     let mut msg = retry_of(generation, attempt, wait, reason, rate_limited);
     if let Msg::Retrying { cursor, .. } = &mut msg {
         *cursor = app
             .conversations
-            .pager
+            .walk()
             .in_flight()
             .flatten()
             .map(str::to_string);
@@ -187,7 +187,7 @@ pub fn conv_page(rows: Vec<convo::api::Conversation>, more: bool) -> Result<Load
 
 /// Stream `stream`'s page of the Conversations tab's union walk arrives (for this walk).
 pub fn part_loaded(app: &mut App, stream: usize, result: Result<Loaded, ApiError>) -> Vec<Command> {
-    let generation = app.conversations.generation;
+    let generation = app.conversations.generation();
     update(
         app,
         Msg::PartLoaded {

@@ -314,11 +314,11 @@ impl Harness {
         self.wait_app("the first pages", |app| {
             let (c, v) = (&app.conversations, &app.visitors);
             !c.rows().is_empty()
-                && !c.head_in_flight
-                && !c.pager.is_loading()
+                && !c.refreshing()
+                && !c.walk().is_loading()
                 && !v.rows().is_empty()
-                && !v.head_in_flight
-                && !v.pager.is_loading()
+                && !v.refreshing()
+                && !v.walk().is_loading()
         })
         .await;
         // A fetch ends before its answer is applied: a step after the last one ends, so that

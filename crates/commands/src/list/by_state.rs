@@ -7,7 +7,7 @@
 use std::io;
 
 use convo_api::{Assignee, Client, Conversation, ConversationFilter, Limit, Status};
-use convo_engine::pager::Pager;
+use convo_engine::walk::Walk;
 use convo_query::exit::ListError;
 use convo_query::options::{ConversationOptions, Format, conversation_filter};
 use convo_query::output::{
@@ -122,9 +122,9 @@ pub async fn conversations(
         if !w.rows(o, kept, max)? {
             break;
         }
-        w.tally.progress(o, pages.pager());
+        w.tally.progress(o, pages.walk());
     }
-    w.end(o, pages.pager())
+    w.end(o, pages.walk())
 }
 
 /// The kept rows with their `due_secs` (json, jsonl, csv) or DUE column (the table); the
@@ -252,10 +252,10 @@ impl DueRows {
     }
 
     /// JSON's `]` or the aligned table with its DUE column, then the walk's warnings.
-    fn end(self, o: &mut Output<'_>, pager: &Pager<Conversation>) -> Result<(), ListError> {
+    fn end(self, o: &mut Output<'_>, walk: &Walk<Conversation>) -> Result<(), ListError> {
         let _ = write!(o.err, "{}", stderr::clear(self.tally.progress));
         self.finish(o)?;
-        Tally::warnings(o, pager);
+        Tally::warnings(o, walk);
         if self.tally.bad_rows > 0 {
             return Err(ListError::BadRows(self.tally.bad_rows));
         }

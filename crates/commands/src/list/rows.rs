@@ -3,7 +3,7 @@
 use std::io;
 
 use convo_api::Row;
-use convo_engine::pager::Pager;
+use convo_engine::walk::Walk;
 use convo_query::exit::{ListError, quiet_pipe};
 use convo_query::options::Format;
 use convo_query::output::{
@@ -41,21 +41,21 @@ impl Tally {
     }
 
     /// The progress line, after a page.
-    pub(crate) fn progress<T: Row>(&self, o: &mut Output<'_>, pager: &Pager<T>) {
+    pub(crate) fn progress<T: Row>(&self, o: &mut Output<'_>, walk: &Walk<T>) {
         if self.progress {
             let line = stderr::progress_line(
                 &self.printed.to_string(),
                 "rows",
-                pager.pages(),
-                pager.has_more(),
+                walk.pages(),
+                walk.has_more(),
             );
             let _ = write!(o.err, "{line}");
         }
     }
 
     /// The walk's warnings, at its end (unreadable rows were named as they came).
-    pub(crate) fn warnings<T: Row>(o: &mut Output<'_>, pager: &Pager<T>) {
-        for w in pager.warnings().messages() {
+    pub(crate) fn warnings<T: Row>(o: &mut Output<'_>, walk: &Walk<T>) {
+        for w in walk.warnings().messages() {
             if !w.contains("unreadable") {
                 let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
             }

@@ -1,12 +1,12 @@
 //! The plain walk of `convo summary conversations` (no `-q`): the filter's pages read with
-//! [`Pages`] (the engine's pager over the client, as `convo list` reads them), each page's rows counted into the [`Summary`] and dropped (only their ids are kept),
+//! [`Pages`] (the engine's walk over the client, as `convo list` reads them), each page's rows counted into the [`Summary`] and dropped (only their ids are kept),
 //! progress and warnings on stderr. `super::query` walks a query's streams instead.
 
 use super::Summary;
 use super::options::SummaryOptions;
 use super::walked::{Walked, WalkedPages};
 use convo_api::{ApiError, Client, Conversation, ConversationFilter, Limit};
-use convo_engine::pager::Pager;
+use convo_engine::walk::Walk;
 use convo_query::exit::ListError;
 use convo_query::output::{Output, bad_row_line, stderr};
 use convo_query::query::pages::Pages;
@@ -68,45 +68,45 @@ pub(super) async fn walk(
                 s.see(&row);
             }
         }
-        let pager = walk.pager();
-        if full(&summary) || a.max_pages.is_some_and(|m| pager.pages() as u64 >= m) {
-            cut |= pager.has_more();
+        let so_far = walk.walk();
+        if full(&summary) || a.max_pages.is_some_and(|m| so_far.pages() as u64 >= m) {
+            cut |= so_far.has_more();
             break;
         }
         if progress {
-            say_progress(&summary, pager, o);
+            say_progress(&summary, so_far, o);
         }
     }
     let _ = write!(o.err, "{clear}");
-    Ok(ended(summary, since, walk.pager(), cut, failure, o))
+    Ok(ended(summary, since, walk.walk(), cut, failure, o))
 }
 
 /// The progress line on stderr (a terminal): conversations counted, pages read.
-fn say_progress(summary: &Summary, pager: &Pager<Conversation>, o: &mut Output<'_>) {
+fn say_progress(summary: &Summary, walk: &Walk<Conversation>, o: &mut Output<'_>) {
     let loaded = super::thousands(summary.coverage().loaded);
-    let line = stderr::progress_line(&loaded, "conversations", pager.pages(), pager.has_more());
+    let line = stderr::progress_line(&loaded, "conversations", walk.pages(), walk.has_more());
     let _ = write!(o.err, "{line}");
 }
 
 /// How the filter's walk ended: cut by `--max`, failed, or cut short by the service (partial
-/// too, and exit 5); the pager's warnings said.
+/// too, and exit 5); the walk's warnings said.
 fn ended(
     mut summary: Summary,
     since: Option<SinceLook>,
-    pager: &Pager<Conversation>,
+    walk: &Walk<Conversation>,
     cut: bool,
     failure: Option<ApiError>,
     o: &mut Output<'_>,
 ) -> WalkedPages {
-    let ended_early = !cut && failure.is_none() && pager.warnings().ended_early();
-    summary.set_more_available(cut || pager.has_more() || failure.is_some() || ended_early);
-    for w in pager.warnings().messages() {
+    let ended_early = !cut && failure.is_none() && walk.warnings().ended_early();
+    summary.set_more_available(cut || walk.has_more() || failure.is_some() || ended_early);
+    for w in walk.warnings().messages() {
         if !w.contains("unreadable") {
             let _ = writeln!(o.err, "{}", stderr::warning_line(&w));
         }
     }
     WalkedPages {
-        pages: pager.pages(),
+        pages: walk.pages(),
         since,
         walked: Walked {
             summary,

@@ -13,7 +13,7 @@ use super::pages::Pages;
 use crate::exit::ListError;
 use crate::output::bad_row_line;
 use convo_api::{Client, Conversation, ConversationFilter, Limit, Visitor, VisitorFilter};
-use convo_engine::pager::Pager;
+use convo_engine::walk::Walk;
 use convo_store::Store;
 
 /// The visitors (ids) the service has for this e-mail, every page; their rows are kept in the
@@ -111,7 +111,7 @@ pub async fn walk_one(
             let _ = writeln!(err, "{l}");
         };
         let wants_next =
-            |p: &Pager<Conversation>| cap.is_none_or(|c| got + (p.rows().len() as u64) < c);
+            |p: &Walk<Conversation>| cap.is_none_or(|c| got + (p.rows().len() as u64) < c);
         let Some(arrived) = walk.next(wants_next, &mut on_retry).await else {
             return Ok(false);
         };
@@ -129,5 +129,5 @@ pub async fn walk_one(
             return Ok(false);
         }
     }
-    Ok(walk.pager().has_more())
+    Ok(walk.walk().has_more())
 }

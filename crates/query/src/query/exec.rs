@@ -135,7 +135,7 @@ where
         self.walk.has_more()
     }
 
-    /// Pager warnings of every stream (for the end of a walk), naming the stream when several.
+    /// The walk warnings of every stream (for the end of a walk), naming the stream when several.
     pub fn warnings(&self) -> Vec<String> {
         let several = self.walk.len() > 1;
         let mut out = Vec::new();

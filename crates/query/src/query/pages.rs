@@ -1,5 +1,5 @@
 //! The walk of one filter's pages, as `convo list` and `convo summary` run it without a query,
-//! the e-mail lookups too (the engine's pager driven over the client, the one driver of a
+//! the e-mail lookups too (the engine's walk driven over the client, the one driver of a
 //! single stream on the command line): one
 //! request at a time (each on a task of its own, cancelled when dropped), and on a walk of
 //! everything the next page asked for before this one is decoded.
@@ -7,7 +7,7 @@
 //! A walk runs at the network's pace: when a page arrives, the next one is asked for from its
 //! `next_cursor` (read from the end of the body, `peek_next`) before the page is decoded and
 //! written, so the server works while convo decodes and prints. The guess is checked against
-//! the pager once the page is decoded; a wrong one is cancelled and the right request sent.
+//! the walk once the page is decoded; a wrong one is cancelled and the right request sent.
 //! Still one request in flight, and only when asked to `speculate`: otherwise the next page is
 //! asked for once the caller says its rows will be wanted.
 
@@ -15,9 +15,9 @@ use crate::output::retry_line;
 use convo_api::model::WireRow;
 use convo_api::wire::envelope::peek_next;
 use convo_api::{ApiError, BadRow, Client, Limit, ListFilter, Row};
-use convo_engine::pager::Pager;
+use convo_engine::walk::Walk;
 
-/// A page that arrived and was applied to the pager (its rows wait there).
+/// A page that arrived and was applied to the walk (its rows wait there).
 pub struct Arrived {
     /// The page's number in the walk, from 1.
     pub page_no: usize,
@@ -30,7 +30,7 @@ pub struct Pages<'a, F, T: Row> {
     client: &'a Client,
     filter: &'a F,
     limit: Limit,
-    pager: Pager<T>,
+    walk: Walk<T>,
     speculate: bool,
     in_flight: Option<Fetch>,
 }
@@ -43,35 +43,35 @@ impl<'a, F: ListFilter, T: Row + WireRow> Pages<'a, F, T> {
             client,
             filter,
             limit,
-            pager: Pager::new(limit.get()),
+            walk: Walk::new(limit.get(), 1),
             speculate,
             in_flight: None,
         }
     }
 
     /// The walk so far: its rows not yet drained, pages, warnings, whether more exist.
-    pub fn pager(&self) -> &Pager<T> {
-        &self.pager
+    pub fn walk(&self) -> &Walk<T> {
+        &self.walk
     }
 
-    /// Takes the rows the pager holds.
+    /// Takes the rows the walk holds.
     pub fn drain_rows(&mut self) -> std::vec::Drain<'_, T> {
-        self.pager.drain_rows()
+        self.walk.drain_rows()
     }
 
-    /// The next page, applied to the pager; `None` when the list has no next page. The retry
+    /// The next page, applied to the walk; `None` when the list has no next page. The retry
     /// notices heard on the way go to `on_retry` first. Once the page is applied,
-    /// `wants_next(pager)` says whether the page after it will be wanted: then it is asked for
+    /// `wants_next(walk)` says whether the page after it will be wanted: then it is asked for
     /// (or the guess kept, when it was right) before the rows are handed back.
     pub async fn next(
         &mut self,
-        wants_next: impl FnOnce(&Pager<T>) -> bool,
+        wants_next: impl FnOnce(&Walk<T>) -> bool,
         on_retry: &mut dyn FnMut(&str),
     ) -> Option<Result<Arrived, ApiError>> {
         let fetch = match self.in_flight.take() {
             Some(f) => f,
             None => {
-                let cursor = self.pager.next_request()?;
+                let cursor = self.walk.request()?;
                 Fetch::start(self.client, self.filter, self.limit, cursor)
             }
         };
@@ -83,7 +83,7 @@ impl<'a, F: ListFilter, T: Row + WireRow> Pages<'a, F, T> {
         if arrived.is_err() {
             // Nothing is in flight any more: the same cursor is asked for again if the caller
             // goes on.
-            self.pager.failed();
+            self.walk.stop();
         }
         Some(arrived)
     }
@@ -91,20 +91,20 @@ impl<'a, F: ListFilter, T: Row + WireRow> Pages<'a, F, T> {
     async fn arrive(
         &mut self,
         body: Result<Vec<u8>, ApiError>,
-        wants_next: impl FnOnce(&Pager<T>) -> bool,
+        wants_next: impl FnOnce(&Walk<T>) -> bool,
     ) -> Result<Arrived, ApiError> {
         let body = body?;
         let guess = self.guess(&body).await;
         let page = self.client.decode_page::<T>(&body)?;
         drop(body);
-        let page_no = self.pager.pages() + 1;
-        let applied = self.pager.apply(page);
-        if wants_next(&self.pager)
-            && let Some(cursor) = self.pager.next_request()
+        let page_no = self.walk.pages() + 1;
+        let applied = self.walk.take(page);
+        if wants_next(&self.walk)
+            && let Some(cursor) = self.walk.request()
         {
             self.in_flight = Some(self.ask(cursor, guess).await);
         }
-        // A guess the pager did not take (the walk ends) was cancelled as it was dropped.
+        // A guess the walk did not take (the walk ends) was cancelled as it was dropped.
         Ok(Arrived {
             page_no,
             bad_rows: applied.bad_rows,
@@ -112,7 +112,7 @@ impl<'a, F: ListFilter, T: Row + WireRow> Pages<'a, F, T> {
     }
 
     /// With `speculate`: the request for the page after `body`, from the cursor at its end,
-    /// when the pager would follow it.
+    /// when the walk would follow it.
     async fn guess(&self, body: &[u8]) -> Option<(Fetch, String)> {
         if !self.speculate {
             return None;
@@ -120,7 +120,7 @@ impl<'a, F: ListFilter, T: Row + WireRow> Pages<'a, F, T> {
         let Some((true, Some(c))) = peek_next(body) else {
             return None;
         };
-        if !self.pager.would_follow(c) {
+        if !self.walk.would_follow(c) {
             return None;
         }
         let fetch = Fetch::start(self.client, self.filter, self.limit, Some(c.into()));

@@ -185,7 +185,7 @@ pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         .tabs
         .get(tab)
         .as_ref()
-        .is_some_and(|c| c.basis.0 == with_tab!(ref app, tab, |t| t.generation));
+        .is_some_and(|c| c.basis.0 == with_tab!(ref app, tab, |t| t.generation()));
     if older && same_walk && app.active == tab {
         crate::update::refresh::refresh_now(app, cmds);
     }
@@ -197,8 +197,8 @@ pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
 pub fn from_tabs(app: &mut App) {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let (done, basis) = with_tab!(ref app, tab, |t| (
-            t.pager.is_done(),
-            (t.generation, t.rows().len(), t.marks.revision())
+            t.walk().is_done(),
+            (t.generation(), t.rows().len(), t.marks.revision())
         ));
         if !done {
             continue;

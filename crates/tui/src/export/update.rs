@@ -85,7 +85,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
         return app.say(text);
     }
     let format = super::Format::of_path(path);
-    let (total, generation) = with_tab!(ref app, tab, |t| (t.rows().len(), t.generation));
+    let (total, generation) = with_tab!(ref app, tab, |t| (t.rows().len(), t.generation()));
     if total == 0 {
         return app.say("nothing to export: no rows loaded");
     }
@@ -194,7 +194,7 @@ pub fn follow(app: &mut App, cmds: &mut Vec<Command>) {
     let Some(s) = &app.export_stream else {
         return;
     };
-    let generation = with_tab!(ref app, s.tab, |t| t.generation);
+    let generation = with_tab!(ref app, s.tab, |t| t.generation());
     if generation != s.generation {
         abandon(
             app,

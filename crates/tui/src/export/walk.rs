@@ -34,12 +34,15 @@ struct Walk {
 fn walk_of(app: &App, tab: Resource) -> Walk {
     with_tab!(ref app, tab, |t| Walk {
         // A walk read behind the rows (a reload) is a walk started over.
-        generation: t.next.as_ref().map_or(t.generation, |n| n.generation),
-        loaded: t.pager.loaded(),
-        done: t.pager.is_done(),
-        failed: t.error.is_some(),
+        generation: t
+            .next
+            .as_ref()
+            .map_or(t.generation(), |n| n.walk.generation()),
+        loaded: t.walk().loaded(),
+        done: t.walk().is_done(),
+        failed: t.error().is_some(),
         load_all: t.load_all,
-        warnings: t.pager.warnings().messages(),
+        warnings: t.walk().warnings().messages(),
     })
 }
 
@@ -146,9 +149,8 @@ fn start(app: &mut App, path: String) {
         );
     }
     let generation = with_tab!(app, tab, |t| {
-        t.error = None;
-        t.load_all = true;
-        t.generation
+        t.load_whole();
+        t.generation()
     });
     app.walk_export = Some(WalkExport {
         tab,

@@ -29,7 +29,7 @@ pub fn settle(app: &mut App) {
 pub fn looking_up(app: &mut App, what: String) -> u64 {
     let ticket = app
         .lookups
-        .begin(app.conversations.generation, what.clone());
+        .begin(app.conversations.generation(), what.clone());
     app.post(StatusMessage {
         text: format!("looking up {what}… (Esc stops)"),
         error: false,
@@ -53,7 +53,7 @@ pub fn no_row_selected(app: &mut App) {
 /// The message as it should read now, or `None` once it is no longer true.
 fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
     let now = app.now;
-    let walk_of = |tab| with_tab!(ref app, tab, |t| (t.generation, t.rows().len()));
+    let walk_of = |tab| with_tab!(ref app, tab, |t| (t.generation(), t.rows().len()));
     let alive = match &m.life {
         Life::Sticky => true,
         Life::Until(until) => now < *until,
@@ -81,7 +81,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
         }
         Life::Lookup { ticket } => app
             .lookups
-            .current(app.conversations.generation)
+            .current(app.conversations.generation())
             .is_some_and(|l| l.ticket == *ticket),
         Life::Search {
             tab,
@@ -105,12 +105,12 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
 /// refresh, a retry's reason, an error message.
 fn shown_error(app: &App) -> Option<String> {
     let (error, refresh_error, retry, next) = with_tab!(ref app, app.active, |t| (
-        t.error.clone(),
-        t.refresh_error.clone(),
+        t.error().map(str::to_string),
+        t.refresh_error().map(str::to_string),
         t.retry.as_ref().map(|r| r.reason.clone()),
         t.next
             .as_ref()
-            .and_then(|n| Some((n.why.clone(), n.error.clone()?)))
+            .and_then(|n| Some((n.why.clone(), n.walk.error()?.to_string())))
     ));
     // A reload or profile switch read behind the rows that failed: the status line shows it
     // before any other error.

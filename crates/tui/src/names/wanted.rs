@@ -26,8 +26,10 @@ pub fn page_arrived(
 ) {
     let t = &app.conversations;
     let wanted = tab == Resource::Conversations
-        && (t.generation == generation
-            || t.next.as_ref().is_some_and(|n| n.generation == generation));
+        && (t.generation() == generation
+            || t.next
+                .as_ref()
+                .is_some_and(|n| n.walk.generation() == generation));
     match result {
         Ok(Loaded::Conversations(p)) if wanted => {
             // One look-up a row in the cache (each visitor asked once, in the page's order);

@@ -749,7 +749,7 @@ impl Drop for Runtime {
 
 /// Whether the shown tab's walk has reached the end of its list.
 fn walk_done(app: &App) -> bool {
-    with_tab!(ref app, app.active, |t| t.pager.is_done())
+    with_tab!(ref app, app.active, |t| t.walk().is_done())
 }
 
 /// The message for a terminal event; mouse moves and drags are ignored (nothing to redraw).

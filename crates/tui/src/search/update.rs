@@ -78,7 +78,7 @@ pub fn refresh(app: &mut App, force: bool) {
         let columns = app.columns.of(tab);
         with_tab!(ref app, tab, |t| s.refresh(
             t.rows(),
-            (t.generation, t.marks.revision()),
+            (t.generation(), t.marks.revision()),
             columns,
             now,
             &app.aliases,

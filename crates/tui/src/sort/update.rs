@@ -45,11 +45,11 @@ pub fn refresh(app: &mut App, force: bool) {
         let top = with_tab!(ref app, tab, |t| {
             s.refresh(
                 t.rows(),
-                (t.generation, t.marks.revision()),
+                (t.generation(), t.marks.revision()),
                 (&app.aliases, &app.names),
                 force,
                 // `L` still loading (it stays on after the walk ends)
-                t.load_all && t.pager.has_more() && t.error.is_none(),
+                t.load_all && t.walk().has_more() && t.error().is_none(),
             );
             let held_at = s.held_at.take().filter(|_| t.held().is_some());
             if let Some(p) = held_at.filter(|_| s.sorted() && !s.follow_top) {

@@ -105,7 +105,7 @@ impl SummaryPane {
     ) -> bool {
         let rows = t.rows();
         let src = Source {
-            generation: t.generation,
+            generation: t.generation(),
             revision: t.marks.revision(),
             minute: now.as_second().div_euclid(60),
             stale_after_secs,
@@ -124,7 +124,7 @@ impl SummaryPane {
             self.summary.add(c);
         }
         self.counted = rows.len();
-        self.summary.set_more_available(!t.pager.is_done());
+        self.summary.set_more_available(!t.walk().is_done());
         self.source = Some(src);
         self.regroup(aliases);
         true

@@ -61,8 +61,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         }
         KeyCode::Char('L') => {
             let t = &mut app.conversations;
-            t.load_all = true;
-            t.error = None;
+            t.load_whole();
         }
         KeyCode::Enter => {
             let Some((key, label)) = p

@@ -37,7 +37,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// The row `delta` lines from the cursor (clamped to the loaded rows). From a held row,
     /// one line down is the row after it, one line up the row before it.
     pub fn move_target(&self, delta: isize) -> usize {
-        let last = self.pager.rows().len().saturating_sub(1) as isize;
+        let last = self.walk.rows().len().saturating_sub(1) as isize;
         let from = self.selected as isize;
         let target = match &self.held {
             // Held above `selected`: down 1 is `selected`, up 1 is the row before it.
@@ -54,11 +54,11 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// took its place (or the last row, when it was last). It was the first row: it stays
     /// below the rows that arrived on top at this refresh (`new`), which are newer than it.
     pub(super) fn hold(&mut self, id: Uuid, new: &[Uuid]) {
-        let Some(g) = self.pager.gone().find(|g| g.row.id() == id) else {
+        let Some(g) = self.walk.gone().find(|g| g.row.id() == id) else {
             return;
         };
         let (row, after) = (g.row.clone(), g.after);
-        let rows = self.pager.rows();
+        let rows = self.walk.rows();
         let at = match after {
             None => rows.iter().take_while(|r| new.contains(&r.id())).count(),
             Some(a) => rows.iter().position(|r| r.id() == a).map_or(0, |p| p + 1),
@@ -98,7 +98,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         if let Some(now) = left_now.into_iter().find(|r| r.id() == id) {
             h.now = Some(now);
         }
-        if let Some(i) = self.pager.rows().iter().position(|r| r.id() == id) {
+        if let Some(i) = self.walk.rows().iter().position(|r| r.id() == id) {
             self.held = None;
             self.selected = i;
         }
@@ -126,7 +126,7 @@ mod tests {
             limit,
         );
         let _ = t.next_fetch(BODY, limit);
-        t.apply(Ok(page(rows, 0, 20)), BODY);
+        t.apply(t.generation(), Ok(page(rows, 0, 20)), BODY);
         t.select(selected, BODY);
         assert!(t.head_fetch(limit, 10, false).is_some());
         assert_eq!(

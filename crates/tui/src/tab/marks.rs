@@ -102,8 +102,8 @@ pub fn merge_ready<T: Watched + Clone + PartialEq, F: TabFilter>(
     };
     let merged = t.finish_reread(body);
     let live = merged.live_from..merged.live_from + merged.live;
-    let rows = t.pager.rows().get(live).unwrap_or_default();
-    t.marks.merged(t.generation, &merged, &before, rows);
+    let rows = t.walk.rows().get(live).unwrap_or_default();
+    t.marks.merged(t.generation(), &merged, &before, rows);
     merged
 }
 
@@ -142,7 +142,7 @@ pub fn since_look<T: Watched + Clone + PartialEq, F: TabFilter>(
     if before.is_empty() {
         return;
     }
-    t.marks.compare_with(t.generation, before);
+    t.marks.compare_with(t.generation(), before);
     after_page(t, 0);
 }
 
@@ -152,8 +152,8 @@ pub fn after_page<T: Watched + Clone + PartialEq, F: TabFilter>(
     t: &mut TabState<T, F>,
     start: usize,
 ) {
-    let rows = t.pager.rows().get(start..).unwrap_or_default();
-    t.marks.arrived(t.generation, rows, t.pager.is_done());
+    let rows = t.walk.rows().get(start..).unwrap_or_default();
+    t.marks.arrived(t.generation(), rows, t.walk.is_done());
 }
 
 /// The selection moved (key or mouse): the mark of the row now selected goes.
@@ -183,8 +183,8 @@ mod tests {
         let rows: Vec<Conversation> = (0..20).map(conversation).collect();
         let mut t = tab();
         let _ = t.next_fetch(5, Limit::DEFAULT);
-        t.apply(Ok(page(&rows, 0, 10)), 5);
-        let next = t.generation + 1;
+        t.apply(t.generation(), Ok(page(&rows, 0, 10)), 5);
+        let next = t.generation() + 1;
         before_reload(&mut t, next);
         let _ = t.restart(true);
         let mut fresh: Vec<Conversation> = (100..102).map(conversation).collect();
@@ -194,9 +194,9 @@ mod tests {
         fresh[5].updated_at = fresh[6].updated_at.clone(); // not watched
         let _ = t.next_fetch(5, Limit::DEFAULT);
         let start = t.rows().len();
-        t.apply(Ok(page(&fresh, 0, 10)), 5);
+        t.apply(t.generation(), Ok(page(&fresh, 0, 10)), 5);
         after_page(&mut t, start);
-        let g = t.generation;
+        let g = t.generation();
         assert_eq!(t.marks.counts(g), (2, 1));
         assert_eq!(t.marks.mark(g, &fresh[0].id), Some(Mark::New));
         assert_eq!(t.marks.mark(g, &fresh[4].id), Some(Mark::Changed));

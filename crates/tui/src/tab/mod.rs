@@ -6,7 +6,8 @@ use uuid::Uuid;
 
 use super::command::{Command, RequestFilter};
 use convo_api::{ApiError, ConversationFilter, Limit, Page, Resource, Row, VisitorFilter};
-use convo_engine::pager::{Merged, Pager, Reading, Refresh, Reread};
+use convo_engine::pager::{Merged, Reading, Reread};
+use convo_engine::walk::{Answered, RefreshStep, Walk};
 
 mod held;
 pub mod marks;
@@ -93,13 +94,6 @@ pub struct Reselect {
     pub index: usize,
 }
 
-/// A refresh under way (the engine's plan, with its pages so far) and its page size.
-#[derive(Debug, Clone)]
-struct RereadState<T> {
-    plan: Refresh<T>,
-    limit: Limit,
-}
-
 /// What a page of a refresh leads to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HeadStep {
@@ -134,9 +128,10 @@ pub struct TabState<T, F> {
     /// done in convo (`None`: one stream, no check; the walk of `filter`).
     pub union: Option<Box<UnionWalk<T, F>>>,
     pub filter: F,
-    pub pager: Pager<T>,
-    /// Bumped by every new walk (filter change, reload); older answers are dropped.
-    pub generation: u64,
+    /// The walk of the rows on screen (the engine's): rows, cursors, the generation its
+    /// answers carry (a new one for every new walk: filter change, reload; older answers are
+    /// dropped), its failure, a refresh under way.
+    walk: Walk<T>,
     /// The last generation handed out (to this walk or to `next`): never handed out twice.
     issued: u64,
     /// A walk read behind the rows on screen, which it replaces once it has answered.
@@ -145,18 +140,12 @@ pub struct TabState<T, F> {
     pub selected: usize,
     /// Index of the first row on screen.
     pub offset: usize,
-    /// The last failed request's message (sanitised, key-free); stops automatic loading.
-    pub error: Option<String>,
     pub retry: Option<Retry>,
     /// `L`: keep loading until the walk is done.
     pub load_all: bool,
     pub reselect: Option<Reselect>,
-    /// A refresh (a re-read from the top) is under way.
-    pub head_in_flight: bool,
-    /// Its pages so far.
-    reread: Option<RereadState<T>>,
-    /// The last refresh failed (shown in the footer; it never covers the table).
-    pub refresh_error: Option<String>,
+    /// The page size of the refresh under way.
+    refresh_limit: Limit,
     /// Rows new or changed since the previous fetch (see [`super::marks`]).
     pub marks: super::marks::Marks,
     /// The selected row left the view at a refresh: the cursor stays on it ([`held`]).
@@ -186,19 +175,15 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             query_from: Some(filter.clone()),
             union: None,
             filter,
-            pager: Pager::new(limit.get()),
-            generation: 1,
+            walk: Walk::new(limit.get(), 1),
             issued: 1,
             next: None,
             selected: 0,
             offset: 0,
-            error: None,
             retry: None,
             load_all: false,
             reselect: None,
-            head_in_flight: false,
-            reread: None,
-            refresh_error: None,
+            refresh_limit: limit,
             marks: Default::default(),
             held: None,
             left_now: Vec::new(),
@@ -219,7 +204,38 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
 
     /// The rows loaded so far.
     pub fn rows(&self) -> &[T] {
-        self.pager.rows()
+        self.walk.rows()
+    }
+
+    /// The walk of the rows on screen (rows, pages, whether more exist, warnings).
+    pub fn walk(&self) -> &Walk<T> {
+        &self.walk
+    }
+
+    /// The generation of the walk on screen (its answers carry it).
+    pub fn generation(&self) -> u64 {
+        self.walk.generation()
+    }
+
+    /// Why the walk's last request failed (sanitised, key-free): it stops automatic loading
+    /// until the user asks again.
+    pub fn error(&self) -> Option<&str> {
+        self.walk.error()
+    }
+
+    /// The user asks again after a failure: the walk may load on.
+    pub fn clear_error(&mut self) {
+        self.walk.clear_error();
+    }
+
+    /// A refresh (a re-read from the top) is under way: of the walk, or of a union's streams.
+    pub fn refreshing(&self) -> bool {
+        self.walk.refreshing() || self.union.as_ref().is_some_and(|u| u.refreshing())
+    }
+
+    /// Why the last refresh failed (shown in the footer; it never covers the table).
+    pub fn refresh_error(&self) -> Option<&str> {
+        self.walk.refresh_error()
     }
 
     /// The selected row, if any row is loaded: the row that left under the cursor while it
@@ -227,7 +243,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     pub fn selected_row(&self) -> Option<&T> {
         match &self.held {
             Some(h) => Some(&h.row),
-            None => self.pager.rows().get(self.selected),
+            None => self.walk.rows().get(self.selected),
         }
     }
 
@@ -245,18 +261,14 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
             self.selected = 0;
             self.offset = 0;
         }
-        self.generation = self.new_generation();
+        let generation = self.new_generation();
         self.next = None;
-        self.pager = Pager::new(self.pager.limit());
+        self.walk = Walk::new(self.walk.limit(), generation);
         if let Some(u) = self.union.as_mut() {
             **u = u.fresh(u.now);
         }
-        self.error = None;
         self.retry = None;
         self.load_all = false;
-        self.head_in_flight = false;
-        self.reread = None;
-        self.refresh_error = None;
         self.held = None;
         self.new_above = 0;
         self.left_places.clear();
@@ -298,7 +310,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
 
     /// A generation never handed out before.
     fn new_generation(&mut self) -> u64 {
-        self.issued = self.issued.max(self.generation) + 1;
+        self.issued = self.issued.max(self.walk.generation()) + 1;
         self.issued
     }
 
@@ -326,9 +338,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// loading on to find it (within [`RESELECT_PAGES`] pages past where it was); when it is
     /// not there, where it was, and `lost` says so.
     pub fn reselect_now(&mut self, row: Reselect, body: usize) {
-        match self.pager.rows().iter().position(|r| r.id() == row.id) {
+        match self.walk.rows().iter().position(|r| r.id() == row.id) {
             Some(i) => self.select(i, body),
-            None if self.pager.has_more() => {
+            None if self.walk.has_more() => {
                 self.held = None;
                 self.reselect = Some(row);
             }
@@ -356,7 +368,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
 
     /// The selection at `index` (clamped), kept on screen; a held row stays held.
     fn place(&mut self, index: usize, body: usize) {
-        let n = self.pager.rows().len();
+        let n = self.walk.rows().len();
         self.selected = index.min(n.saturating_sub(1));
         self.scroll_into_view(body);
     }
@@ -368,7 +380,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// that left above the cursor push the rows above them off the top: every row that left
     /// is shown, and the cursor stays on screen.
     pub fn screen_lines(&self, body: usize, gone: bool) -> Vec<ScreenLine> {
-        let rows = self.pager.rows();
+        let rows = self.walk.rows();
         let n = rows.len();
         let start = self.offset.min(n);
         let plain = || {
@@ -381,7 +393,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
         let held = self.held.as_ref().map(|h| (h.row.id(), h.at_end));
         let mut after: std::collections::HashMap<Option<Uuid>, Vec<&T>> = Default::default();
-        for g in self.pager.gone() {
+        for g in self.walk.gone() {
             if held.is_none_or(|(id, _)| id != g.row.id()) {
                 after.entry(g.after).or_default().push(&g.row);
             }
@@ -437,7 +449,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     pub fn gone_row(&self, id: Uuid) -> Option<&T> {
         match &self.held {
             Some(h) if h.row.id() == id => Some(&h.row),
-            _ => self.pager.gone().map(|g| &g.row).find(|r| r.id() == id),
+            _ => self.walk.gone().map(|g| &g.row).find(|r| r.id() == id),
         }
     }
 
@@ -451,9 +463,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         } else if cursor >= self.offset + body {
             self.offset = cursor + 1 - body;
         }
-        let n = self.pager.rows().len();
+        let n = self.walk.rows().len();
         // On the last loaded row with more to come, keep a line free for "loading…".
-        if n > 0 && self.selected + 1 == n && self.pager.has_more() {
+        if n > 0 && self.selected + 1 == n && self.walk.has_more() {
             self.offset = self.offset.max((n + 1).saturating_sub(body));
         }
         // Never leave empty space under the last row when rows above could fill it.
@@ -469,7 +481,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// still looking for the row it should select. Never while one is in flight, after the
     /// end, or after an error (until the user retries).
     pub fn wants_page(&self, body: usize) -> bool {
-        self.error.is_none() && self.next.is_none() && self.pager.wants_page(self.reading(body))
+        self.next.is_none() && self.walk.wants_page(self.reading(body))
     }
 
     /// Where the table's reader is, for the engine's look-ahead.
@@ -482,10 +494,16 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         }
     }
 
+    /// `L`: every page left is loaded; after a failure, the walk asks again.
+    pub fn load_whole(&mut self) {
+        self.load_all = true;
+        self.walk.clear_error();
+    }
+
     /// `L` is on and has pages still to load (not after the last page, nor after an error
     /// that waits for the user): what Esc stops.
     pub fn loading_all(&self) -> bool {
-        self.load_all && self.pager.has_more() && self.error.is_none()
+        self.load_all && self.walk.has_more() && self.walk.error().is_none()
     }
 
     /// The fetch of the next page, if one is wanted (and marks it in flight): of the walk
@@ -493,63 +511,67 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// walk on screen.
     pub fn next_fetch(&mut self, body: usize, limit: Limit) -> Option<Command> {
         if let Some(n) = self.next.as_mut() {
-            if n.error.is_some() || n.ready() {
+            if n.walk.error().is_some() || n.ready() {
                 return None;
             }
-            let cursor = n.pager.next_request()?;
+            let cursor = n.walk.request()?;
             return Some(Command::Fetch {
                 tab: self.tab,
-                generation: n.generation,
+                generation: n.walk.generation(),
                 cursor,
                 query: n.filter.request(),
                 limit,
             });
         }
-        if !self.wants_page(body) {
+        if self.next.is_some() {
             return None;
         }
-        let cursor = self.pager.next_request()?;
+        let cursor = self.walk.request_for(self.reading(body))?;
         Some(Command::Fetch {
             tab: self.tab,
-            generation: self.generation,
+            generation: self.walk.generation(),
             cursor,
             query: self.filter.request(),
             limit,
         })
     }
 
-    /// Applies the answer of this walk's request in flight.
-    pub fn apply(&mut self, result: Result<Page<T>, ApiError>, body: usize) {
-        self.retry = None;
-        match result {
-            Ok(page) => {
-                self.error = None;
-                self.pager.apply(page);
-                self.after_page(body);
-            }
-            Err(e) => self.fail(e.cause()),
+    /// Applies the answer of walk `generation`'s request in flight (an answer of another
+    /// walk, or none asked, is dropped): true when it was this walk's.
+    pub fn apply(
+        &mut self,
+        generation: u64,
+        result: Result<Page<T>, ApiError>,
+        body: usize,
+    ) -> bool {
+        let result = result.map_err(|e| convo_text::one_line(&e.cause(), 2000));
+        match self.walk.answer(generation, result) {
+            Answered::Stale => return false,
+            Answered::Page(_) => self.after_page(body),
+            Answered::Failed => self.load_all = false,
         }
+        self.retry = None;
+        true
     }
 
     /// The request in flight failed with `why`: shown on the status line, the rows stay, and
     /// the walk waits for the user to retry.
     pub fn fail(&mut self, why: String) {
         self.retry = None;
-        self.pager.failed();
         self.load_all = false;
-        self.error = Some(convo_text::one_line(&why, 2000));
+        self.walk.fail(convo_text::one_line(&why, 2000));
     }
 
     fn after_page(&mut self, body: usize) {
         if let Some(want) = self.reselect {
-            if let Some(i) = self.pager.rows().iter().position(|r| r.id() == want.id) {
+            if let Some(i) = self.walk.rows().iter().position(|r| r.id() == want.id) {
                 self.reselect = None;
                 self.select(i, body);
                 return;
             }
-            let loaded = self.pager.rows().len();
-            let bound = want.index + RESELECT_PAGES * self.pager.limit();
-            if self.pager.is_done() || loaded > bound {
+            let loaded = self.walk.rows().len();
+            let bound = want.index + RESELECT_PAGES * self.walk.limit();
+            if self.walk.is_done() || loaded > bound {
                 // Not found: where it was, and said (never another row silently).
                 self.reselect = None;
                 self.lost = Some(want);
@@ -563,39 +585,37 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// Takes one page of the refresh under way: the request for the next page while the
     /// re-read goes on, else whether it is ready to merge or failed.
     pub fn head_page(&mut self, result: Result<Page<T>, ApiError>) -> HeadStep {
-        let Some(r) = self.reread.as_mut() else {
-            self.head_in_flight = false;
-            return HeadStep::Failed;
-        };
-        match result {
-            Ok(page) => match r.plan.read.apply(page) {
-                Some(cursor) => HeadStep::Next(Command::FetchHead {
-                    tab: self.tab,
-                    generation: self.generation,
-                    query: self.filter.request(),
-                    limit: r.limit,
-                    cursor: Some(cursor),
-                }),
-                None => HeadStep::Ready,
-            },
-            Err(e) => {
-                self.head_in_flight = false;
-                self.reread = None;
-                self.refresh_error = Some(convo_text::one_line(&e.cause(), 2000));
-                HeadStep::Failed
-            }
+        let result = result.map_err(|e| convo_text::one_line(&e.cause(), 2000));
+        match self.walk.refresh_page(self.walk.generation(), result) {
+            RefreshStep::Next(cursor) => HeadStep::Next(Command::FetchHead {
+                tab: self.tab,
+                generation: self.walk.generation(),
+                query: self.filter.request(),
+                limit: self.refresh_limit,
+                cursor: Some(cursor),
+            }),
+            RefreshStep::Ready => HeadStep::Ready,
+            RefreshStep::Failed => HeadStep::Failed,
         }
+    }
+
+    /// The refresh under way failed with `why` (a task that panicked): the rows stay as
+    /// loaded, the footer says why.
+    pub fn refresh_failed(&mut self, why: String) {
+        if let Some(u) = self.union.as_mut() {
+            u.drop_refresh();
+        }
+        self.walk.refresh_failed(convo_text::one_line(&why, 2000));
     }
 
     /// Gives up the refresh under way (an export is reading the rows it would move).
     pub fn drop_reread(&mut self) {
-        self.head_in_flight = false;
-        self.reread = None;
+        self.walk.drop_refresh();
     }
 
     /// The refresh under way, once [`TabState::head_page`] said it is ready.
     pub fn reread(&self) -> Option<&Reread<T>> {
-        self.reread.as_ref().map(|r| &r.plan.read)
+        self.walk.refresh_read()
     }
 
     /// Merges the finished refresh into the rows. The selection stays on its row, on the
@@ -603,25 +623,24 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// `new_above`); when its row left, the cursor stays on it, greyed ([`held`]), with
     /// `selected` on the row that took its place (the one above at the end).
     pub fn finish_reread(&mut self, body: usize) -> Merged {
-        self.head_in_flight = false;
         let left_now = std::mem::take(&mut self.left_now);
-        let Some(r) = self.reread.take() else {
+        if !self.walk.refreshing() {
             return Merged::default();
-        };
-        self.refresh_error = None;
+        }
         let follow = self.follows_top();
         // The loaded row at the cursor (the one below a held row).
         let (sel_id, line) = (
-            self.pager.rows().get(self.selected).map(Row::id),
+            self.walk.rows().get(self.selected).map(Row::id),
             self.selected.saturating_sub(self.offset),
         );
         let old_selected = self.selected;
-        let window = r.plan.window;
-        let merged = self.pager.finish_refresh(r.plan);
+        let Some((merged, window)) = self.walk.finish_refresh() else {
+            return Merged::default();
+        };
         if !merged.left_ids.is_empty() {
-            self.left_places = self.pager.gone().map(|g| (g.row.id(), g.after)).collect();
+            self.left_places = self.walk.gone().map(|g| (g.row.id(), g.after)).collect();
         }
-        let rows = self.pager.rows();
+        let rows = self.walk.rows();
         let found = sel_id.and_then(|id| {
             if old_selected >= window && !merged.from_end {
                 // Kept below the live rows: shifted by what the live part gained or lost.
@@ -653,7 +672,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         let live = merged.live_from..(merged.live_from + merged.live).min(self.offset);
         let new: std::collections::HashSet<&Uuid> = merged.new_ids.iter().collect();
         let arrived = self
-            .pager
+            .walk
             .rows()
             .get(live)
             .unwrap_or_default()
@@ -666,7 +685,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     }
 
     /// The refresh request, when the walk has a first page and no refresh is pending: the
-    /// engine plans it ([`Pager::plan_refresh`]: how many pages, which rows it stands for, from
+    /// engine plans it ([`Walk::begin_refresh`]: how many pages, which rows it stands for, from
     /// the top or, with `from_end`, from the end of a complete walk).
     pub fn head_fetch(
         &mut self,
@@ -674,16 +693,14 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         max_pages: usize,
         from_end: bool,
     ) -> Option<Command> {
-        if self.head_in_flight || self.next.is_some() {
+        if self.refreshing() || self.next.is_some() {
             return None;
         }
-        let plan = self.pager.plan_refresh(limit.get(), max_pages, from_end)?;
-        let cursor = plan.cursor.clone();
-        self.reread = Some(RereadState { plan, limit });
-        self.head_in_flight = true;
+        let cursor = self.walk.begin_refresh(limit.get(), max_pages, from_end)?;
+        self.refresh_limit = limit;
         Some(Command::FetchHead {
             tab: self.tab,
-            generation: self.generation,
+            generation: self.walk.generation(),
             query: self.filter.request(),
             limit,
             cursor,

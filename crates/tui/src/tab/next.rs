@@ -4,7 +4,7 @@
 use super::{Reselect, TabFilter, TabState};
 use crate::command::Command;
 use convo_api::{ApiError, Page, Row};
-use convo_engine::pager::Pager;
+use convo_engine::walk::{Answered, Walk};
 
 /// Why a new walk is read behind the rows on screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,19 +22,18 @@ pub enum Replacing {
 #[derive(Debug, Clone)]
 pub struct NextWalk<T, F> {
     pub filter: F,
-    pub pager: Pager<T>,
-    pub generation: u64,
+    /// Its walk (the engine's, with its own generation); when its last request failed, the
+    /// rows on screen stay.
+    pub walk: Walk<T>,
     /// Rows to read before it takes the screen (`usize::MAX`: the whole list).
     pub depth: usize,
     pub why: Replacing,
-    /// Its last request failed (sanitised, one line): the rows on screen stay.
-    pub error: Option<String>,
 }
 
 impl<T: Row, F> NextWalk<T, F> {
     /// It has read as deep as it should (or the whole list): it can take the screen.
     pub fn ready(&self) -> bool {
-        self.pager.pages() > 0 && (self.pager.is_done() || self.pager.rows().len() >= self.depth)
+        self.walk.deep_enough(self.depth)
     }
 }
 
@@ -46,10 +45,10 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// retry), that one starts again.
     pub fn reload(&mut self, max_pages: usize, whole: bool) -> Command {
         if let Some(n) = self.next.take() {
-            let limit = n.pager.limit();
+            let limit = n.walk.limit();
             return self.read_behind(n.filter, limit, n.depth, n.why);
         }
-        if self.pager.pages() == 0 {
+        if self.walk.pages() == 0 {
             return self.restart(true);
         }
         let depth = if whole {
@@ -57,13 +56,13 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         } else {
             // At least down to the selected row: it is found when the new walk takes the
             // screen, never looked for below it.
-            self.pager
+            self.walk
                 .rows()
                 .len()
-                .min(max_pages.max(1) * self.pager.limit())
+                .min(max_pages.max(1) * self.walk.limit())
                 .max(self.selected + 1)
         };
-        let (filter, limit) = (self.filter.clone(), self.pager.limit());
+        let (filter, limit) = (self.filter.clone(), self.walk.limit());
         self.read_behind(filter, limit, depth, Replacing::Reload)
     }
 
@@ -73,9 +72,9 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     pub fn switch_service(&mut self, filter: F, limit: usize, name: String) -> Command {
         // A query belongs to the old service (its names, its `me`): the new one is unfiltered.
         self.union = None;
-        if self.pager.pages() == 0 && self.next.is_none() {
+        if self.walk.pages() == 0 && self.next.is_none() {
             self.filter = filter;
-            self.pager = Pager::new(limit);
+            self.walk = Walk::new(limit, self.walk.generation());
             return self.restart(false);
         }
         self.read_behind(filter, limit, 1, Replacing::Profile(name))
@@ -84,32 +83,28 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// Starts `next`; the walk on screen stops where it is (its request in flight and its
     /// refresh are cancelled), its rows stay.
     fn read_behind(&mut self, filter: F, limit: usize, depth: usize, why: Replacing) -> Command {
-        if self.pager.is_loading() {
-            self.pager.failed();
+        if self.walk.is_loading() {
+            self.walk.stop();
         }
         self.retry = None;
         self.load_all = false;
-        self.head_in_flight = false;
-        self.reread = None;
+        self.walk.drop_refresh();
         let generation = self.new_generation();
         self.next = Some(NextWalk {
             filter,
-            pager: Pager::new(limit),
-            generation,
+            walk: Walk::new(limit, generation),
             depth,
             why,
-            error: None,
         });
         Command::Cancel { tab: self.tab }
     }
 
     /// Whether a request of walk `generation` (this one's or `next`'s) is in flight.
     pub fn loading(&self, generation: u64) -> bool {
-        (self.generation == generation && self.pager.is_loading())
-            || self
-                .next
-                .as_ref()
-                .is_some_and(|n| n.generation == generation && n.pager.is_loading())
+        [Some(&self.walk), self.next.as_ref().map(|n| &n.walk)]
+            .into_iter()
+            .flatten()
+            .any(|w| w.generation() == generation && w.is_loading())
     }
 
     /// Whether the app waits on the page at `cursor` of walk `generation` (the walk on screen
@@ -118,19 +113,18 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
         if self.union.is_some() {
             return self.loading(generation);
         }
-        (self.generation == generation && self.pager.in_flight() == Some(cursor))
-            || self
-                .next
-                .as_ref()
-                .is_some_and(|n| n.generation == generation && n.pager.in_flight() == Some(cursor))
+        [Some(&self.walk), self.next.as_ref().map(|n| &n.walk)]
+            .into_iter()
+            .flatten()
+            .any(|w| w.generation() == generation && w.in_flight() == Some(cursor))
     }
 
     /// Whether the fetch of walk `generation` should ask for the page after its own at once:
     /// `L`, or a walk read behind the screen that wants more than one more page.
     pub fn asks_ahead(&self, generation: u64) -> bool {
         match &self.next {
-            Some(n) if n.generation == generation => {
-                n.depth > n.pager.rows().len().saturating_add(2 * n.pager.limit())
+            Some(n) if n.walk.generation() == generation => {
+                n.depth > n.walk.rows().len().saturating_add(2 * n.walk.limit())
             }
             _ => self.load_all,
         }
@@ -141,28 +135,29 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// the pages applied, one request after the other, without waiting for each to be asked.
     pub fn wants_whole(&self, generation: u64) -> bool {
         match &self.next {
-            Some(n) if n.generation == generation => n.depth == usize::MAX,
+            Some(n) if n.walk.generation() == generation => n.depth == usize::MAX,
             Some(_) => false,
-            None => self.generation == generation && self.load_all && self.error.is_none(),
+            None => {
+                self.walk.generation() == generation && self.load_all && self.walk.error().is_none()
+            }
         }
     }
 
-    /// A page for the walk read behind the screen (its generation checked by the caller).
-    /// True when it is ready to take the screen ([`TabState::take_next`]).
-    pub fn next_page(&mut self, result: Result<Page<T>, ApiError>) -> bool {
-        self.retry = None;
+    /// A page for the walk read behind the screen, of walk `generation` (another's is
+    /// dropped). True when it is ready to take the screen ([`TabState::take_next`]).
+    pub fn next_page(&mut self, generation: u64, result: Result<Page<T>, ApiError>) -> bool {
         let Some(n) = self.next.as_mut() else {
             return false;
         };
-        match result {
-            Ok(page) => {
-                n.pager.apply(page);
-                n.error = None;
+        let result = result.map_err(|e| convo_text::one_line(&e.cause(), 2000));
+        match n.walk.answer(generation, result) {
+            Answered::Stale => false,
+            Answered::Page(_) => {
+                self.retry = None;
                 n.ready()
             }
-            Err(e) => {
-                n.pager.failed();
-                n.error = Some(convo_text::one_line(&e.cause(), 2000));
+            Answered::Failed => {
+                self.retry = None;
                 false
             }
         }
@@ -172,8 +167,7 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     pub fn next_failed(&mut self, why: String) {
         self.retry = None;
         if let Some(n) = self.next.as_mut() {
-            n.pager.failed();
-            n.error = Some(convo_text::one_line(&why, 2000));
+            n.walk.fail(convo_text::one_line(&why, 2000));
         }
     }
 
@@ -195,15 +189,10 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
                 None
             }
         };
-        self.generation = n.generation;
         self.filter = n.filter;
-        self.pager = n.pager;
-        self.error = None;
+        self.walk = n.walk;
         self.retry = None;
         self.load_all = false;
-        self.head_in_flight = false;
-        self.reread = None;
-        self.refresh_error = None;
         self.held = None;
         self.after_page(body);
     }

@@ -1,6 +1,6 @@
-//! A tab whose query needs more than one request: each stream walked with its own pager, the
+//! A tab whose query needs more than one request: each stream walked with its own cursors, the
 //! rows merged ([`convo_query::query::merge`]), the plan's checks applied as they arrive, and the
-//! merged rows that pass appended to the tab's pager as if they were its pages (so selection,
+//! merged rows that pass handed to the tab's walk as if they were its pages (so selection,
 //! marks, search, sort and exports of loaded rows work as on any tab).
 //!
 //! A stream is asked for a page only when the merge needs its next row to fill the table's
@@ -42,8 +42,6 @@ pub struct UnionWalk<T, F> {
     pub paused: bool,
     /// Rows a refresh gave beyond the rows it stood for: the next ones the walk shows.
     carry: VecDeque<T>,
-    /// Pages handed to the tab's pager (each with a cursor of its own).
-    handed: u64,
     /// What the merge noticed (the order given up), for the status line, taken.
     pub notices: Vec<String>,
     limit: Limit,
@@ -87,6 +85,16 @@ struct Refresh<T, F> {
 }
 
 impl<T: Row, F> UnionWalk<T, F> {
+    /// Whether a refresh (its streams read again from the top) is under way.
+    pub fn refreshing(&self) -> bool {
+        self.refresh.is_some()
+    }
+
+    /// Gives up the refresh under way.
+    pub fn drop_refresh(&mut self) {
+        self.refresh = None;
+    }
+
     /// A walk of these streams (from the plan) with these checks, pages of `limit`.
     pub fn new(
         streams: Vec<F>,
@@ -105,7 +113,6 @@ impl<T: Row, F> UnionWalk<T, F> {
             budget_from: 0,
             paused: false,
             carry: VecDeque::new(),
-            handed: 0,
             notices: Vec::new(),
             limit,
             refresh: None,
@@ -244,11 +251,7 @@ where
     /// Whether the table wants more rows of the union (as [`TabState::wants_page`] for one
     /// request, but a stream in flight does not stop the merge from handing out rows).
     fn union_wants(&self, body: usize) -> bool {
-        if !self.pager.has_more() || self.error.is_some() || self.next.is_some() {
-            return false;
-        }
-        self.reading(body)
-            .wants(self.pager.rows().len(), self.pager.limit())
+        self.next.is_none() && self.walk.wants_rows(self.reading(body))
     }
 
     /// Hands the union's rows that pass `pass` to the table while it wants them, and asks for
@@ -264,7 +267,7 @@ where
         let Some(mut u) = self.union.take() else {
             return (cmds, None);
         };
-        let page = self.pager.limit().max(1);
+        let page = self.walk.limit().max(1);
         let mut batch: Vec<T> = Vec::new();
         // While a refresh reads the streams again, the walk waits: it takes the refresh's
         // place when it is merged.
@@ -273,7 +276,7 @@ where
                 break;
             }
             if batch.len() >= page {
-                self.hand(&mut u, std::mem::take(&mut batch), true, body);
+                self.hand(std::mem::take(&mut batch), true, body);
             }
             if !self.union_wants(body) {
                 break;
@@ -301,7 +304,7 @@ where
                 Step::Need(parts) => {
                     if !batch.is_empty() {
                         // What passed so far shows before the streams are asked again.
-                        self.hand(&mut u, std::mem::take(&mut batch), true, body);
+                        self.hand(std::mem::take(&mut batch), true, body);
                         continue;
                     }
                     let over = !self.load_all
@@ -312,26 +315,21 @@ where
                     if u.paused && !self.load_all {
                         break;
                     }
-                    cmds.extend(u.fetches(parts, self.tab, self.generation, false));
+                    cmds.extend(u.fetches(parts, self.tab, self.walk.generation(), false));
                     break;
                 }
                 Step::End => {
-                    self.hand(&mut u, std::mem::take(&mut batch), false, body);
+                    self.hand(std::mem::take(&mut batch), false, body);
                     break;
                 }
             }
         }
         if !batch.is_empty() {
-            self.hand(&mut u, batch, true, body);
+            self.hand(batch, true, body);
         }
         // The table's pager is "in flight" while a stream is: the footer says loading.
         // Waiting for the store's answer on a row counts as loading too.
-        let loading = u.loading() || u.held.is_some();
-        if loading && !self.pager.is_loading() {
-            self.pager.next_request();
-        } else if !loading && self.pager.is_loading() {
-            self.pager.failed();
-        }
+        self.walk.streams_loading(u.loading() || u.held.is_some());
         let merged = self.pump_refresh(&mut u, body, pass, &mut cmds);
         self.union = Some(u);
         (cmds, merged)
@@ -342,11 +340,11 @@ where
     /// shown, the walk starts again (its command). False when one is under way or nothing was
     /// read yet.
     pub fn union_refresh(&mut self, now: Timestamp, max_pages: usize) -> (bool, Option<Command>) {
-        let window = self.pager.rows().len();
+        let window = self.walk.rows().len();
         let Some(u) = self.union.as_mut() else {
             return (false, None);
         };
-        if u.refresh.is_some() || (self.pager.pages() == 0 && u.pages() == 0) {
+        if u.refresh.is_some() || (self.walk.pages() == 0 && u.pages() == 0) {
             return (false, None);
         }
         if window == 0 {
@@ -362,8 +360,6 @@ where
             budget,
             failed: Vec::new(),
         }));
-        self.head_in_flight = true;
-        self.refresh_error = None;
         (true, None)
     }
 
@@ -403,14 +399,16 @@ where
                     if r.walk.pages() >= r.budget {
                         break false;
                     }
-                    cmds.extend(r.walk.fetches(parts, self.tab, self.generation, true));
+                    cmds.extend(
+                        r.walk
+                            .fetches(parts, self.tab, self.walk.generation(), true),
+                    );
                     return None;
                 }
                 Step::End => break true,
             }
         };
         let r = *u.refresh.take()?;
-        u.handed += 1;
         // What it stands for: the loaded rows up to the last one it met again (in the merge's
         // order, every row before that one that still matches was read). A loaded row past
         // it was not read again (the page budget ended the refresh, or new rows pushed it
@@ -419,28 +417,14 @@ where
             r.window
         } else {
             let met: std::collections::HashSet<uuid::Uuid> = r.rows.iter().map(Row::id).collect();
-            let loaded = self.pager.rows();
+            let loaded = self.walk.rows();
             loaded[..r.window.min(loaded.len())]
                 .iter()
                 .rposition(|x| met.contains(&x.id()))
                 .map_or(0, |p| p + 1)
         };
-        let mut read = convo_engine::pager::Reread::new(1);
-        read.apply(Page {
-            items: r.rows.clone(),
-            has_more: !complete,
-            next_cursor: (!complete).then(|| format!("union-{}", u.handed)),
-            bad_rows: Vec::new(),
-        });
-        self.reread = Some(super::RereadState {
-            plan: convo_engine::pager::Refresh {
-                read,
-                window,
-                from_page: None,
-                cursor: None,
-            },
-            limit: u.limit,
-        });
+        self.walk
+            .refresh_read_elsewhere(r.rows.clone(), complete, window);
         self.left_now = r.failed;
         let merged = super::marks::merge_ready(self, body);
         // The refresh read past every loaded row: its walk goes on from there (the rows it
@@ -448,14 +432,13 @@ where
         // the scan it replaces had counted). Otherwise the walk goes on from where it was.
         if complete || !merged.cut {
             let kept: std::collections::HashSet<uuid::Uuid> =
-                self.pager.rows().iter().map(Row::id).collect();
+                self.walk.rows().iter().map(Row::id).collect();
             let mut w = r.walk;
             w.carry = r
                 .rows
                 .into_iter()
                 .filter(|x| !kept.contains(&x.id()))
                 .collect();
-            w.handed = u.handed;
             w.scanned = w.scanned.max(u.scanned);
             *u = w;
         }
@@ -463,18 +446,12 @@ where
     }
 
     /// Appends `rows` to the table as a page of its walk (`more`: the union goes on).
-    fn hand(&mut self, u: &mut UnionWalk<T, F>, rows: Vec<T>, more: bool, body: usize) {
+    fn hand(&mut self, rows: Vec<T>, more: bool, body: usize) {
         if rows.is_empty() && more {
             return;
         }
-        u.handed += 1;
-        let start = self.pager.rows().len();
-        self.pager.apply(Page {
-            items: rows,
-            has_more: more,
-            next_cursor: more.then(|| format!("union-{}", u.handed)),
-            bad_rows: Vec::new(),
-        });
+        let start = self.walk.rows().len();
+        self.walk.hand(rows, more);
         self.after_page(body);
         super::marks::after_page(self, start);
     }
@@ -491,7 +468,7 @@ where
     where
         F: ListFilter,
     {
-        if generation != self.generation {
+        if generation != self.walk.generation() {
             return None;
         }
         let u = self.union.as_mut()?;
@@ -500,8 +477,7 @@ where
             let r = u.refresh.as_mut()?;
             if let Err(why) = r.walk.take(stream, result) {
                 u.refresh = None;
-                self.head_in_flight = false;
-                self.refresh_error = Some(why);
+                self.walk.refresh_failed(why);
             }
             return None;
         }

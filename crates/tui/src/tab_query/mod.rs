@@ -149,7 +149,7 @@ where
     if let Some(f) = single(&p) {
         return t.set_query(q, f);
     }
-    let limit = convo_api::Limit::new(t.pager.limit() as i64).unwrap_or(convo_api::Limit::MAX);
+    let limit = convo_api::Limit::new(t.walk().limit() as i64).unwrap_or(convo_api::Limit::MAX);
     let terms: Vec<Term> = p.terms();
     let shown = p.checks.iter().map(|c| c.shown.clone()).collect();
     Some(t.set_union(q, UnionWalk::new(p.streams, terms, shown, limit, app_now)))
@@ -196,7 +196,7 @@ fn show(
     }
     // A note on how the query is sent is true of this walk only: it goes with it.
     if let Some(n) = notes.last() {
-        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let generation = with_tab!(ref app, tab, |t| t.generation());
         app.post(crate::message::StatusMessage {
             text: format!("query: {}", convo_text::one_line(n, 300)),
             error: false,
@@ -449,18 +449,21 @@ pub fn go_on(app: &mut App) {
 /// the scan where it is).
 pub fn scanning(app: &App) -> bool {
     with_tab!(ref app, app.active, |t| t.union.as_ref().is_some_and(|u| {
-        !u.paused && t.pager.has_more() && !u.checks.is_empty()
+        !u.paused && t.walk().has_more() && !u.checks.is_empty()
     }))
 }
 
 /// Esc while the active union tab scans ([`scanning`]): it stops until `L`; true if it did.
 pub fn stop(app: &mut App) -> bool {
-    with_tab!(app, app.active, |t| match t.union.as_mut() {
-        Some(u) if !u.paused && t.pager.has_more() && !u.checks.is_empty() => {
-            u.stop();
-            true
+    with_tab!(app, app.active, |t| {
+        let more = t.walk().has_more();
+        match t.union.as_mut() {
+            Some(u) if !u.paused && more && !u.checks.is_empty() => {
+                u.stop();
+                true
+            }
+            _ => false,
         }
-        _ => false,
     })
 }
 

@@ -45,7 +45,7 @@ pub fn page_arrived(
     cmds: &mut Vec<Command>,
 ) {
     if tab != Resource::Conversations
-        || generation != app.conversations.generation
+        || generation != app.conversations.generation()
         || !reads_store(app)
     {
         return;

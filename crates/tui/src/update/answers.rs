@@ -16,7 +16,7 @@ pub(super) fn since_look_message(app: &mut App, tab: Resource) {
     let Some(since) = *app.since_look.get(tab) else {
         return;
     };
-    let (generation, revision) = with_tab!(ref app, tab, |t| (t.generation, t.marks.revision()));
+    let (generation, revision) = with_tab!(ref app, tab, |t| (t.generation(), t.marks.revision()));
     if since.generation != generation || since.revision != revision {
         *app.since_look.get_mut(tab) = None;
         return;
@@ -53,9 +53,12 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
     let bug = format!("internal error (a bug in convo): {message}");
     match task {
         Task::Page { tab, generation } => with_tab!(app, tab, |t| {
-            if t.next.as_ref().is_some_and(|n| n.generation == generation) {
+            if t.next
+                .as_ref()
+                .is_some_and(|n| n.walk.generation() == generation)
+            {
                 t.next_failed(bug);
-            } else if t.generation == generation && t.pager.is_loading() {
+            } else if t.generation() == generation && t.walk().is_loading() {
                 t.fail(bug);
             }
         }),
@@ -66,9 +69,8 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
             head,
         } => crate::tab_query::part_failed(app, tab, (generation, stream, head), bug),
         Task::Head { tab, generation } => with_tab!(app, tab, |t| {
-            if t.generation == generation {
-                t.head_in_flight = false;
-                t.refresh_error = Some(bug);
+            if t.generation() == generation {
+                t.refresh_failed(bug);
             }
         }),
         Task::Export => {
@@ -76,7 +78,7 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
             app.say_error(format!("export failed: {bug}; the file may be incomplete"));
         }
         Task::Lookup { ticket } => {
-            if app.lookups.answered(ticket, app.conversations.generation) {
+            if app.lookups.answered(ticket, app.conversations.generation()) {
                 app.say_error(format!("the e-mail lookup failed: {bug}"));
             }
         }
@@ -121,14 +123,18 @@ fn on_next_page<T: Watched + Clone + PartialEq, F: crate::tab::TabFilter>(
     result: Result<Page<T>, ApiError>,
     body: usize,
 ) -> bool {
-    let Some(n) = t.next.as_ref().filter(|n| n.generation == generation) else {
+    let Some(n) = t
+        .next
+        .as_ref()
+        .filter(|n| n.walk.generation() == generation)
+    else {
         return false;
     };
-    if !n.pager.is_loading() {
+    if !n.walk.is_loading() {
         return true; // not asked for: dropped
     }
     let reload = n.why == crate::tab::Replacing::Reload;
-    if t.next_page(result) {
+    if t.next_page(generation, result) {
         if reload {
             marks::before_reload(t, generation);
         }
@@ -155,11 +161,10 @@ pub(super) fn on_page(
                 }
                 return;
             }
-            if t.generation != generation || !t.pager.is_loading() {
-                return; // an older walk's answer: dropped
-            }
             let start = t.rows().len();
-            t.apply(conversations_page(result), body);
+            if !t.apply(generation, conversations_page(result), body) {
+                return; // an older walk's answer (or one not asked for): dropped
+            }
             marks::after_page(t, start);
             since_look_message(app, Resource::Conversations);
         }
@@ -172,11 +177,10 @@ pub(super) fn on_page(
                 }
                 return;
             }
-            if t.generation != generation || !t.pager.is_loading() {
-                return;
-            }
             let start = t.rows().len();
-            t.apply(visitors_page(result), body);
+            if !t.apply(generation, visitors_page(result), body) {
+                return; // an older walk's answer (or one not asked for): dropped
+            }
             marks::after_page(t, start);
             since_look_message(app, Resource::Visitors);
         }

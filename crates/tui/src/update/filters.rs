@@ -19,7 +19,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     };
     let body = app.body_height();
     app.active = place.active;
-    let walks = (app.conversations.generation, app.visitors.generation);
+    let walks = (app.conversations.generation(), app.visitors.generation());
     let (c, v) = (place.conversations, place.visitors);
     // A union shown then is run again (unless it is on screen now), on the row selected then.
     let mut c = c;
@@ -70,7 +70,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         (Resource::Conversations, c.sort, walks.0),
         (Resource::Visitors, v.sort, walks.1),
     ] {
-        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let generation = with_tab!(ref app, tab, |t| t.generation());
         if let Some(sort) = sort
             && generation != before
         {
@@ -206,7 +206,7 @@ pub(super) fn keep_oldest_first(app: &mut App) {
         sort::update::stop_following(app, Resource::Conversations);
         return;
     }
-    let generation = app.conversations.generation;
+    let generation = app.conversations.generation();
     if set_for != generation {
         // Just opened: on its first (oldest) row, whatever order the pages come in. A
         // reload keeps where the user was (on their row, or still on the first).
@@ -217,7 +217,7 @@ pub(super) fn keep_oldest_first(app: &mut App) {
 /// The oldest-first order of the "Breaching" view for the tab's walk, every page loaded;
 /// `follow_top`: on its first row as rows come.
 pub(super) fn preset_oldest_first(app: &mut App, follow_top: bool) {
-    let generation = app.conversations.generation;
+    let generation = app.conversations.generation();
     app.conversations.load_all = true;
     let s = app.sort.get_mut(Resource::Conversations);
     s.preset(

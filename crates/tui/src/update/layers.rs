@@ -69,7 +69,11 @@ pub fn stack(app: &App) -> Vec<Layer> {
     if app.walk_export.is_some() {
         layers.push(Layer::WalkExport);
     }
-    if app.lookups.current(app.conversations.generation).is_some() {
+    if app
+        .lookups
+        .current(app.conversations.generation())
+        .is_some()
+    {
         layers.push(Layer::Lookup);
     }
     if with_tab!(ref app, app.active, |t| t.loading_all()) {

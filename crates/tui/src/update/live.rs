@@ -138,7 +138,7 @@ pub fn jump_to_left(app: &mut App) {
         next.map(|(_, id)| (id, places.len()))
     });
     // Shown × above the cursor until the next refresh; after it, only the place is left.
-    let shown = with_tab!(ref app, app.active, |t| t.pager.gone().count() > 0);
+    let shown = with_tab!(ref app, app.active, |t| t.walk().gone().count() > 0);
     let how = if shown {
         "×, above the cursor"
     } else {
@@ -179,7 +179,7 @@ fn lost_words<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
 ) -> Option<String> {
     let lost = t.lost.take()?;
     let n = t.rows().len();
-    Some(if t.pager.is_done() {
+    Some(if t.walk().is_done() {
         format!(
             "{} is no longer in this view (all {} rows looked through); the cursor is where it was",
             short_id(&lost.id),

@@ -152,7 +152,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             result,
         } => {
             // A newer key replaced what it was asked for (another filter, `x`, Esc): dropped.
-            if app.lookups.answered(ticket, app.conversations.generation) {
+            if app.lookups.answered(ticket, app.conversations.generation()) {
                 cmds.extend(super::tab_query::emails_resolved(
                     app, query, resolved, result,
                 ))
@@ -177,7 +177,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             email,
             base,
             result,
-        } if app.lookups.answered(ticket, app.conversations.generation) => {
+        } if app.lookups.answered(ticket, app.conversations.generation()) => {
             let shown = convo_text::one_line(&email, 60);
             match result {
                 Err(e) => app.say_error(format!(
@@ -243,7 +243,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                 let since = with_tab!(app, tab, |t| {
                     marks::since_look(t, rows.into_iter().collect());
                     crate::app::SinceLook {
-                        generation: t.generation,
+                        generation: t.generation(),
                         taken_at,
                         revision: t.marks.revision(),
                         said: None,
@@ -323,7 +323,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     ask_detail_visitor(app, &mut cmds);
     // A page of a refresh that goes on is not yet a sample, nor a moment to ring.
     let (sample, imminent) = match head_of {
-        Some(tab) if with_tab!(ref app, tab, |t| t.head_in_flight) => (None, None),
+        Some(tab) if with_tab!(ref app, tab, |t| t.refreshing()) => (None, None),
         _ => (sample, imminent),
     };
     if let Some(refreshed) = sample {
@@ -537,7 +537,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             // rows are the list's last.
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
             let union = with_tab!(ref app, app.active, |t| t.union.is_some()
-                && t.error.is_none());
+                && t.error().is_none());
             if union {
                 // The oldest-first view ("Breaching", a query) takes its order back.
                 if whole {
@@ -550,8 +550,8 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                 return;
             }
             let c = with_tab!(app, app.active, |t| {
-                if t.error.is_some() && t.next.is_none() {
-                    t.error = None; // retry the failed page; loaded rows stay
+                if t.error().is_some() && t.next.is_none() {
+                    t.clear_error(); // retry the failed page; loaded rows stay
                     None
                 } else {
                     Some(t.reload(max_pages, whole))
@@ -574,7 +574,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             // it: L would load nothing, and say it does.
             let (waiting, done, n) = with_tab!(ref app, app.active, |t| (
                 t.next.is_some(),
-                t.pager.is_done(),
+                t.walk().is_done(),
                 t.rows().len()
             ));
             if done && !waiting {
@@ -591,10 +591,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                     app.keymap.key_of(Action::Reload)
                 )));
             } else {
-                with_tab!(app, app.active, |t| {
-                    t.load_all = true;
-                    t.error = None;
-                });
+                with_tab!(app, app.active, |t| t.load_whole());
                 super::tab_query::go_on(app);
             }
         }

@@ -33,8 +33,8 @@ pub(super) fn move_by(app: &mut App, delta: isize) {
             false
         } else {
             let target = t.move_target(delta);
-            if delta > 0 && target == n - 1 && t.error.is_some() {
-                t.error = None; // scrolling to the end retries
+            if delta > 0 && target == n - 1 && t.error().is_some() {
+                t.clear_error(); // scrolling to the end retries
             }
             let before = (t.selected, t.held().is_some());
             t.select(target, body);

@@ -49,7 +49,7 @@ pub fn refresh_now(app: &mut App, cmds: &mut Vec<Command>) {
     let (c, retried) = with_tab!(app, app.active, |t| {
         if union.is_some() {
             (None, false)
-        } else if t.next.as_ref().is_some_and(|n| n.error.is_some()) {
+        } else if t.next.as_ref().is_some_and(|n| n.walk.error().is_some()) {
             (Some(t.reload(max_pages, whole)), true)
         } else {
             (t.head_fetch(limit, max_pages, whole), false)
@@ -78,7 +78,7 @@ pub(super) fn on_head(
     let body = app.body_height();
     if export::update::exporting(app, tab) {
         // A refresh that began before the export: its merge would move the rows being read.
-        with_tab!(app, tab, |t| if t.generation == generation {
+        with_tab!(app, tab, |t| if t.generation() == generation {
             t.drop_reread()
         });
         app.last_refresh = app.now;
@@ -88,7 +88,7 @@ pub(super) fn on_head(
     let step = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
-            if t.generation != generation || !t.head_in_flight {
+            if t.generation() != generation || !t.refreshing() {
                 return None;
             }
             let step = marks::merge_head(t, conversations_page(result), body);
@@ -106,7 +106,7 @@ pub(super) fn on_head(
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
-            if t.generation != generation || !t.head_in_flight {
+            if t.generation() != generation || !t.refreshing() {
                 return None;
             }
             marks::merge_head(t, visitors_page(result), body)
@@ -212,7 +212,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
     // true: after a while, with another walk, or once no more rows than the live ones are
     // loaded.
     if !said.is_empty() {
-        let generation = with_tab!(ref app, tab, |t| t.generation);
+        let generation = with_tab!(ref app, tab, |t| t.generation());
         let until = after(app.now, crate::message::NEWS_SECS);
         let life = if merged.cut {
             Life::Cut {

@@ -19,9 +19,9 @@ pub(super) fn take_sample(
     cmds: &mut Vec<Command>,
 ) {
     let t = &app.conversations;
-    let ended = t.pager.is_done() && app.sampled != Some(t.generation);
+    let ended = t.walk().is_done() && app.sampled != Some(t.generation());
     // This walk was sampled less than a minute ago: a refresh is no new sample yet.
-    let recent = app.sampled == Some(t.generation)
+    let recent = app.sampled == Some(t.generation())
         && app.sampled_at.is_some_and(|at| {
             app.now.as_second().saturating_sub(at) < crate::app::SAMPLE_EVERY_SECS
         });
@@ -30,11 +30,11 @@ pub(super) fn take_sample(
     }
     let rows = match refreshed {
         Some(m) if m.cut => &t.rows()[..m.live.min(t.rows().len())],
-        Some(_) if t.pager.is_done() => t.rows(),
+        Some(_) if t.walk().is_done() => t.rows(),
         None if ended => t.rows(),
         _ => return,
     };
-    app.sampled = Some(t.generation);
+    app.sampled = Some(t.generation());
     app.sampled_at = Some(app.now.as_second());
     let (mut waiting, mut imminent, mut breaching) = (0u64, 0u64, 0u64);
     for c in rows {
@@ -47,7 +47,7 @@ pub(super) fn take_sample(
             _ => {}
         }
     }
-    let complete = t.pager.is_done() && rows.len() == t.rows().len();
+    let complete = t.walk().is_done() && rows.len() == t.rows().len();
     cmds.push(Command::Samples {
         key: crate::tab::marks::look_key_of(t),
         sample: Some(convo_store::Sample {
@@ -72,7 +72,7 @@ pub(super) fn watch_imminent(app: &mut App, ring: bool, cmds: &mut Vec<Command>)
     let t = &app.conversations;
     let count = app
         .imminent
-        .check(t.generation, t.rows(), &app.sla, app.now, !ring);
+        .check(t.generation(), t.rows(), &app.sla, app.now, !ring);
     if count > 0 {
         cmds.push(Command::NotifyImminent { count });
     }

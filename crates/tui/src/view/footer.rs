@@ -16,7 +16,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     app: &App,
     t: &TabState<T, F>,
 ) -> (Vec<Span<'static>>, Warnings) {
-    let n = t.pager.loaded();
+    let n = t.walk().loaded();
     let mut spans = Vec::new();
     // The row's place on the screen: in a display sort (an oldest-first view), its place in
     // that order, not in the service's.
@@ -29,16 +29,16 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         " ".to_string()
     };
     spans.push(Span::raw(position));
-    if t.pager.is_done() && n == 0 {
+    if t.walk().is_done() && n == 0 {
         spans.push(Span::raw("no rows"));
-    } else if t.pager.is_done() {
+    } else if t.walk().is_done() {
         spans.push(Span::styled(
             format!("all {} loaded", convo_text::thousands(n as u64)),
             Style::new().fg(Color::Green),
         ));
-    } else if t.pager.pages() == 0 && !t.load_all {
+    } else if t.walk().pages() == 0 && !t.load_all {
         // No page has come back yet: no count, and no "more available" to promise.
-        let what = if t.pager.is_loading() {
+        let what = if t.walk().is_loading() {
             "loading the first page…"
         } else {
             "nothing loaded yet"
@@ -74,30 +74,30 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Yellow)));
     } else if let Some(n) = &t.next {
         // A walk read behind the rows shown: how far it got, or that it failed.
-        let text = match (&n.error, &n.why) {
+        let text = match (n.walk.error(), &n.why) {
             (Some(_), Replacing::Reload) => " · reload failed".to_string(),
             (Some(_), Replacing::Profile(_)) => " · profile not loaded".to_string(),
             (None, Replacing::Profile(name)) => {
                 format!(" · loading profile {}…", convo_text::one_line(name, 40))
             }
             (None, Replacing::Reload) if n.depth == usize::MAX => {
-                format!(" · reloading: {} rows read again…", n.pager.rows().len())
+                format!(" · reloading: {} rows read again…", n.walk.rows().len())
             }
             (None, Replacing::Reload) => format!(
                 " · reloading: {} of {} rows read again…",
-                n.pager.rows().len(),
+                n.walk.rows().len(),
                 n.depth
             ),
         };
-        let style = if n.error.is_some() {
+        let style = if n.walk.error().is_some() {
             Style::new().fg(Color::Red)
         } else {
             Style::new().fg(Color::Cyan)
         };
         spans.push(Span::styled(text, style));
-    } else if t.pager.is_loading() && t.pager.pages() > 0 {
+    } else if t.walk().is_loading() && t.walk().pages() > 0 {
         spans.push(Span::styled(" · loading…", Style::new().dim()));
-    } else if t.error.is_some() {
+    } else if t.error().is_some() {
         spans.push(Span::styled(" · error", Style::new().fg(Color::Red)));
     }
     if let Some(u) = t.union.as_deref().filter(|u| !u.checks.is_empty()) {
@@ -110,13 +110,13 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             convo_text::thousands(u.scanned as u64),
             convo_text::thousands(matched as u64)
         );
-        if matched > n && !t.pager.is_done() {
+        if matched > n && !t.walk().is_done() {
             text.push_str(&format!(
                 " ({} not shown yet)",
                 convo_text::thousands((matched - n) as u64)
             ));
         }
-        if u.paused && t.pager.has_more() {
+        if u.paused && t.walk().has_more() {
             text.push_str(&format!(
                 " · {} goes on",
                 app.keymap.key_of(crate::keys::Action::LoadAll)
@@ -147,13 +147,13 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             Style::new().bold(),
         ));
     }
-    if t.refresh_error.is_some() {
+    if t.refresh_error().is_some() {
         spans.push(Span::styled(
             " · refresh failed",
             Style::new().fg(Color::Yellow),
         ));
     }
-    (spans, t.pager.warnings().clone())
+    (spans, t.walk().warnings().clone())
 }
 
 /// What the live list does, the footer's last piece (kept whole, at the end): a reader (moved,
@@ -179,7 +179,7 @@ fn live_span<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     }
     let s = period?;
     // (`watching` is set as each message begins: the sort just chosen is not in it yet.)
-    let text = if t.follows_top() && !sorted && t.pager.pages() > 0 && !short {
+    let text = if t.follows_top() && !sorted && t.walk().pages() > 0 && !short {
         format!(" · refresh {s}s, following the top")
     } else {
         format!(" · auto refresh {s}s")
@@ -222,8 +222,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let v = &app.visitors;
     if app.active == Resource::Visitors
         && v.filter.email.is_some()
-        && v.pager.is_done()
-        && v.pager.loaded() == 0
+        && v.walk().is_done()
+        && v.walk().loaded() == 0
     {
         spans.push(Span::styled(
             " (the service matches whole e-mail addresses)",

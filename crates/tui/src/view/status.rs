@@ -19,7 +19,7 @@ fn next_failed<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     t: &TabState<T, F>,
 ) -> Option<String> {
     let n = t.next.as_ref()?;
-    let e = n.error.as_ref()?;
+    let e = n.walk.error()?;
     let again = app.keymap.key_of(Action::Reload);
     Some(match &n.why {
         // What to do and what stays first: the cause may be cut at the edge.
@@ -40,11 +40,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let (retry, error, refresh_error, next) = match app.active {
         Resource::Conversations => {
             let t = &app.conversations;
-            (&t.retry, &t.error, &t.refresh_error, next_failed(app, t))
+            (
+                &t.retry,
+                &t.error(),
+                &t.refresh_error(),
+                next_failed(app, t),
+            )
         }
         Resource::Visitors => {
             let t = &app.visitors;
-            (&t.retry, &t.error, &t.refresh_error, next_failed(app, t))
+            (
+                &t.retry,
+                &t.error(),
+                &t.refresh_error(),
+                next_failed(app, t),
+            )
         }
     };
     let width = area.width as usize;

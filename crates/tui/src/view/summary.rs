@@ -39,11 +39,11 @@ fn bar(value: u64, max: u64, width: usize) -> String {
 fn coverage(app: &App) -> Span<'static> {
     let t = &app.conversations;
     let n = thousands(t.rows().len() as u64);
-    if t.pager.is_done() {
+    if t.walk().is_done() {
         Span::styled(format!("all {n} loaded"), Style::new().fg(Color::Green))
-    } else if t.pager.pages() == 0 && !t.load_all {
+    } else if t.walk().pages() == 0 && !t.load_all {
         // No page has answered yet: nothing to count, no "more available" to promise.
-        if t.error.is_some() {
+        if t.error().is_some() {
             Span::styled(
                 "the first page failed · r tries again",
                 Style::new().fg(Color::Yellow),
@@ -56,7 +56,7 @@ fn coverage(app: &App) -> Span<'static> {
             format!("loading all… {n} of ≥{n} loaded · Esc stops"),
             Style::new().fg(Color::Cyan),
         )
-    } else if t.error.is_some() {
+    } else if t.error().is_some() {
         Span::styled(
             format!("{n} of ≥{n} loaded; the next page failed · L tries again"),
             Style::new().fg(Color::Yellow),
@@ -426,7 +426,7 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         }
     }
     if pane.buckets.is_empty() {
-        let msg = if app.conversations.pager.is_loading() {
+        let msg = if app.conversations.walk().is_loading() {
             "loading…"
         } else {
             "no conversations loaded"

@@ -317,7 +317,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         let y = area.y + 1 + lines.len() as u16;
         frame.render_widget(Paragraph::new(line), Rect::new(area.x, y, inner_w, 1));
     }
-    if n == 0 && !tab.pager.is_loading() && tab.error.is_none() && tab.pager.is_done() {
+    if n == 0 && !tab.walk().is_loading() && tab.error().is_none() && tab.walk().is_done() {
         let what = tab.tab.name();
         let msg = format!("no {what} match these filters · x clears them · Backspace goes back");
         let below = (lines.len() as u16 + 2).min(area.height - 1);
@@ -345,12 +345,12 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
 fn end_line<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     tab: &TabState<T, F>,
 ) -> Option<Line<'static>> {
-    if tab.pager.is_loading() {
+    if tab.walk().is_loading() {
         Some(Line::from(Span::styled(
             " loading…",
             Style::new().dim().italic(),
         )))
-    } else if tab.error.is_some() {
+    } else if tab.error().is_some() {
         Some(Line::from(Span::styled(
             " ⚠ next page not loaded: r retries",
             Style::new().fg(Color::Red),
