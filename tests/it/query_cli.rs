@@ -605,7 +605,7 @@ fn a_saved_view_written_as_a_query() {
     // Opened at start, it is on its tab before the browser starts: "since you last looked"
     // and the trend are asked for under its query.
     let app = open_on(&cfg, "Queue");
-    assert!(app.conversations.union.is_some());
+    assert!(app.conversations.union().is_some());
     assert_eq!(
         convo::tui::tab::marks::look_key_of(&app.conversations),
         "query:status:open,pending -site:\"web shop\""

@@ -166,7 +166,7 @@ fn a_5xx_once_then_success_leaves_no_error_on_screen() {
     let answer = server.answer(fetch).unwrap();
     update(&mut app, answer);
     let screen = testing::render(&app);
-    assert!(app.conversations.retry.is_none() && app.conversations.error().is_none());
+    assert!(app.conversations.retry().is_none() && app.conversations.error().is_none());
     assert!(
         !screen.contains("HTTP 503") && !screen.contains("retry"),
         "{screen}"

@@ -278,7 +278,7 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
         "the board steps aside"
     );
     assert_eq!(app.active, Resource::Conversations);
-    assert_eq!(app.conversations.filter.status, Some(Status::Pending));
+    assert_eq!(app.conversations.filter().status, Some(Status::Pending));
     assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
     assert!(
         reads(&cmds).is_empty(),
@@ -296,7 +296,7 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     server.settle(&mut app, ch('u'));
     server.settle(&mut app, key(KeyCode::Backspace));
     assert!(matches!(app.overlay, Overlay::None));
-    assert_eq!(app.conversations.filter.status, Some(Status::Pending));
+    assert_eq!(app.conversations.filter().status, Some(Status::Pending));
     update(&mut app, key(KeyCode::Backspace));
     assert!(matches!(app.overlay, Overlay::Board));
 }
@@ -475,7 +475,7 @@ async fn the_real_loop_opens_a_view_with_enter_and_comes_back_with_backspace() {
         .await;
     assert_has(&screen, "status:closed");
     assert_has(&screen, "closed");
-    assert_eq!(h.app.conversations.filter.status, Some(Status::Closed));
+    assert_eq!(h.app.conversations.filter().status, Some(Status::Closed));
     let screen = h.keys(vec![KeyCode::Backspace]).await;
     assert_has(&screen, "Board · 5 views");
     assert_eq!(h.app.board.selected, 3);

@@ -341,7 +341,7 @@ async fn breaching_counts_the_same_on_the_board_the_view_summary_and_the_exporte
         h.keys(vec![KeyCode::Down, KeyCode::Enter]).await;
         // The view's walk at its end (the screen's " loaded" may still be the list before it).
         h.wait_app("the Breaching view loaded", |app| {
-            app.conversations.query.to_string() == "due:breaching"
+            app.conversations.query().to_string() == "due:breaching"
                 && !app.conversations.refreshing()
                 && !app.conversations.walk().is_loading()
                 && !app.conversations.walk().has_more()

@@ -697,7 +697,7 @@ async fn i_finds_a_visitor_not_loaded_by_their_external_id() {
     assert_eq!(h.app.active, convo::api::Resource::Visitors);
     assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
     assert!(h.app.detail.is_some());
-    assert_eq!(h.app.visitors.filter.external_id, v.external_id);
+    assert_eq!(h.app.visitors.filter().external_id, v.external_id);
 }
 
 #[test]

@@ -38,10 +38,14 @@ fn esc_closes_the_summary_pane_after_l_has_finished_and_enter_then_reaches_the_t
     server.settle(&mut app, key(KeyCode::Esc));
     assert!(matches!(app.overlay, Overlay::None), "the pane is closed");
     assert!(!said(&app).contains("stopped"), "{}", said(&app));
-    let filter = app.conversations.filter.clone();
+    let filter = app.conversations.filter().clone();
     server.settle(&mut app, key(KeyCode::Enter));
     assert_eq!(app.detail, Some(0), "Enter opens the detail pane");
-    assert_eq!(app.conversations.filter, filter, "the filters are the same");
+    assert_eq!(
+        *app.conversations.filter(),
+        filter,
+        "the filters are the same"
+    );
 }
 
 /// `L` once more after it finished said "stopped loading all pages" (with Esc); it says
@@ -72,7 +76,7 @@ fn esc_closes_the_summary_pane_over_a_running_l_then_stops_l() {
     assert!(matches!(app.overlay, Overlay::None));
     assert!(app.conversations.loading_all(), "L goes on");
     update(&mut app, key(KeyCode::Esc));
-    assert!(!app.conversations.load_all);
+    assert!(!app.conversations.load_all());
     assert_eq!(said(&app), "stopped loading all pages");
 }
 
@@ -144,7 +148,7 @@ fn esc_closes_the_detail_pane_over_a_running_l_then_stops_l() {
     assert_eq!(app.detail, None);
     assert!(app.conversations.loading_all());
     update(&mut app, key(KeyCode::Esc));
-    assert!(!app.conversations.load_all);
+    assert!(!app.conversations.load_all());
 }
 
 /// The query line over the summary pane cannot open (the pane takes `:`); the query line

@@ -30,7 +30,7 @@ fn ids_in(app: &App) -> Vec<uuid::Uuid> {
 }
 
 fn scanned(h: &Harness) -> usize {
-    h.app.conversations.union.as_ref().map_or(0, |u| u.scanned)
+    h.app.conversations.union().map_or(0, |u| u.scanned)
 }
 
 /// A union with a check done in convo, loaded with `L` past `refresh_max_pages`, refreshed
@@ -248,7 +248,7 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     let screen = press(
         &mut h,
         vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Char('j')],
-        move |a| a.conversations.selected >= 3,
+        move |a| a.conversations.selected() >= 3,
     )
     .await;
     let x = h.app.selected_id().expect("a row");
@@ -263,7 +263,7 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     let screen = h.keys(vec![]).await;
     assert_eq!(h.app.selected_id(), Some(x));
     assert_eq!(row_of(&screen, x), Some(y), "the same line:\n{screen}");
-    let above = h.app.conversations.new_above;
+    let above = h.app.conversations.new_above();
     assert!(above >= 4, "two refreshes of two new rows: {above}");
     common::assert_has(&screen, &format!("↑ {above} arrived above, view held"));
     let screen = h.keys(vec![KeyCode::Char('g')]).await;
@@ -273,7 +273,7 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
 /// The conversations tab at rest: no first page, page or Back's search in flight.
 fn idle(a: &App) -> bool {
     let t = &a.conversations;
-    t.reselect.is_none() && !t.refreshing() && !t.walk().is_loading()
+    t.reselect().is_none() && !t.refreshing() && !t.walk().is_loading()
 }
 
 /// Issue 33, 4: Back finds the conversation it left by id, loading on past where it was
@@ -283,26 +283,26 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     let server = demo(arriving(600, 60)).await;
     let mut h = Harness::on(&server, (120, 30), 50);
     h.until(vec![], "100 loaded").await;
-    while h.app.conversations.selected < 120 {
+    while h.app.conversations.selected() < 120 {
         h.keys(vec![KeyCode::PageDown]).await;
         wait(&mut h, idle).await;
     }
     let (x, was) = (
         h.app.selected_id().expect("a row"),
-        h.app.conversations.selected,
+        h.app.conversations.selected(),
     );
     // Elsewhere and back: each new walk's first page brings 60 new rows above it.
     h.keys(vec![KeyCode::Char('u')]).await;
     wait(&mut h, idle).await;
     h.keys(vec![KeyCode::Backspace]).await;
     wait(&mut h, move |a| {
-        a.conversations.reselect.is_none()
+        a.conversations.reselect().is_none()
             && !a.conversations.refreshing()
             && !a.conversations.walk().is_loading()
     })
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "found by id");
-    assert!(h.app.conversations.selected >= was + 120, "it moved down");
+    assert!(h.app.conversations.selected() >= was + 120, "it moved down");
 
     // A conversation that left the view while the user was elsewhere: said.
     h.keys(vec![KeyCode::Char('u')]).await;
@@ -313,7 +313,7 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     assert!(server.assign(y, Some(server.data().agents[0])));
     h.keys(vec![KeyCode::Backspace]).await;
     let screen = wait(&mut h, move |a| {
-        a.conversations.reselect.is_none()
+        a.conversations.reselect().is_none()
             && !a.conversations.refreshing()
             && !a.conversations.walk().is_loading()
     })
@@ -389,13 +389,13 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
     let screen = wait(&mut h, |_| true).await;
     let top = ids(&h)[0];
     assert_ne!(top, rows[0], "new rows arrived on top");
-    assert_eq!(h.app.conversations.selected, 0, "row 1 still:\n{screen}");
+    assert_eq!(h.app.conversations.selected(), 0, "row 1 still:\n{screen}");
     assert_eq!(
         h.app.selected_id(),
         Some(top),
         "the newest row is under the cursor"
     );
-    assert_eq!(h.app.conversations.new_above, 0, "nothing unseen above");
+    assert_eq!(h.app.conversations.new_above(), 0, "nothing unseen above");
     assert!(
         row_of(&screen, rows[0]).is_some(),
         "the old top in view:\n{screen}"
@@ -405,7 +405,7 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
 
     // A reader: j; the row under the cursor keeps its line as rows arrive above.
     let screen = press(&mut h, vec![KeyCode::Char('j')], move |a| {
-        a.conversations.selected == 1
+        a.conversations.selected() == 1
     })
     .await;
     let x = h.app.selected_id().expect("a row");
@@ -417,7 +417,7 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "held on its row");
     assert_eq!(row_of(&screen, x), Some(line), "on its line:\n{screen}");
-    let above = h.app.conversations.new_above;
+    let above = h.app.conversations.new_above();
     assert!(above >= 2, "{above}");
     common::assert_has(&screen, &format!("↑ {above} arrived above, view held"));
     assert!(!screen.contains("following the top"), "{screen}");
@@ -431,11 +431,11 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
     let server = demo(churning(300)).await;
     let (mut h, _rows) = queue(&server, (120, 35)).await;
     h.app.refresh_on = false;
-    let query = h.app.conversations.query.to_string();
+    let query = h.app.conversations.query().to_string();
     press(
         &mut h,
         vec![KeyCode::Char('j'), KeyCode::Char('j')],
-        move |a| a.conversations.selected == 2,
+        move |a| a.conversations.selected() == 2,
     )
     .await;
     let x = h.app.selected_id();
@@ -446,7 +446,7 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
     })
     .await;
     assert_eq!(
-        h.app.conversations.query.to_string(),
+        h.app.conversations.query().to_string(),
         query,
         "the view stays"
     );
@@ -466,7 +466,7 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
         a.active == Resource::Conversations
     })
     .await;
-    assert_eq!(h.app.conversations.query.to_string(), query, "{screen}");
+    assert_eq!(h.app.conversations.query().to_string(), query, "{screen}");
     assert_eq!(h.app.selected_id(), x, "on its row:\n{screen}");
 }
 
@@ -488,7 +488,7 @@ async fn a_row_that_left_out_of_sight_is_named_and_the_key_shows_where() {
         &format!("{} left the list (' shows where)", short(far)),
     );
     let screen = press(&mut h, vec![KeyCode::Char('\'')], move |a| {
-        a.conversations.selected > 0
+        a.conversations.selected() > 0
     })
     .await;
     let line = line_with(&screen, far).unwrap_or_else(|| panic!("shown:\n{screen}"));

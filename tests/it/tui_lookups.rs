@@ -62,10 +62,10 @@ fn a_lookup_answered_after_s_is_dropped_and_s_holds() {
     let mut app = started(&server);
     let answer = asked(&mut app, "ana@example.com");
     server.settle(&mut app, ch('s'));
-    assert_eq!(app.conversations.filter.status, Some(Status::Open));
+    assert_eq!(app.conversations.filter().status, Some(Status::Open));
     server.settle(&mut app, answer);
     assert_eq!(
-        app.conversations.filter.status,
+        app.conversations.filter().status,
         Some(Status::Open),
         "s holds"
     );

@@ -21,7 +21,7 @@ use common::runtime::{Harness, demo};
 
 fn mark(app: &App, i: usize) -> Option<Mark> {
     let t = &app.conversations;
-    t.marks.mark(t.generation(), &t.rows()[i].id)
+    t.marks().mark(t.generation(), &t.rows()[i].id)
 }
 
 fn refreshing(server: &FakeServer) -> App {
@@ -49,7 +49,7 @@ fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refr
     server.settle(&mut app, at(10));
 
     let g = app.conversations.generation();
-    assert_eq!(app.conversations.marks.counts(g), (3, 1));
+    assert_eq!(app.conversations.marks().counts(g), (3, 1));
     assert_eq!(mark(&app, 0), Some(Mark::New));
     assert_eq!(mark(&app, 2), Some(Mark::New));
     assert_eq!(mark(&app, 3), None, "the old first row");
@@ -59,15 +59,15 @@ fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refr
     assert!(screen.contains("• 3 new · ~ 1 changed"), "{screen}");
     // the selection stayed on its row (4 now) and on its screen line: the view scrolled
     // with the rows that arrived above it, and the footer counts them
-    assert_eq!(app.conversations.selected, 4);
-    assert_eq!(app.conversations.offset, 3);
+    assert_eq!(app.conversations.selected(), 4);
+    assert_eq!(app.conversations.offset(), 3);
     assert!(screen.contains("↑ 3 arrived above, view held"), "{screen}");
 
     // selecting a marked row clears its mark; at the top, nothing is new above
     update(&mut app, ch('g'));
     assert!(!render(&app).contains("arrived above"));
     assert_eq!(mark(&app, 0), None);
-    assert_eq!(app.conversations.marks.counts(g), (2, 1));
+    assert_eq!(app.conversations.marks().counts(g), (2, 1));
     let screen = render(&app);
     let lines: Vec<&str> = screen.lines().collect();
     // the table body starts on line 3 (header, chips, column titles)
@@ -79,7 +79,7 @@ fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refr
 
     // the next refresh replaces the marks: nothing changed, nothing marked
     server.settle(&mut app, at(20));
-    assert_eq!(app.conversations.marks.counts(g), (0, 0));
+    assert_eq!(app.conversations.marks().counts(g), (0, 0));
     let screen = render(&app);
     assert!(
         !screen.contains("•") && !screen.contains("changed"),
@@ -100,13 +100,13 @@ fn a_reload_compares_the_new_walk_with_the_rows_before() {
     server.conversations[2].status = Status::Other("snoozed".into());
     server.settle(&mut app, ch('r'));
     let g = app.conversations.generation();
-    assert_eq!(app.conversations.marks.counts(g), (2, 1));
+    assert_eq!(app.conversations.marks().counts(g), (2, 1));
     assert_eq!(mark(&app, 1), Some(Mark::New));
     assert_eq!(mark(&app, 2), Some(Mark::Changed));
     // a filter change is another list: no marks
     server.settle(&mut app, ch('u'));
     let g = app.conversations.generation();
-    assert_eq!(app.conversations.marks.counts(g), (0, 0));
+    assert_eq!(app.conversations.marks().counts(g), (0, 0));
     assert!(!render(&app).contains("•"));
 }
 
@@ -146,7 +146,7 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
     server.settle(&mut app, key(KeyCode::Enter));
     assert!(convo::tui::notify::watching(
         &app.views,
-        &app.conversations.filter
+        app.conversations.filter()
     ));
     for i in 0..2 {
         server.conversations.insert(0, open_unassigned(8100 + i));
@@ -203,7 +203,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
     let t = &h.app.conversations;
     let g = t.generation();
     for c in &now_rows[..3] {
-        assert_eq!(t.marks.mark(g, &c.id), Some(Mark::New));
+        assert_eq!(t.marks().mark(g, &c.id), Some(Mark::New));
     }
     let changed: Vec<_> = now_rows[3..]
         .iter()
@@ -213,7 +213,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         .collect();
     assert_eq!(changed.len(), 2);
     for id in &changed {
-        assert_eq!(t.marks.mark(g, id), Some(Mark::Changed));
+        assert_eq!(t.marks().mark(g, id), Some(Mark::Changed));
     }
 
     // periodic refresh: the next first page brings 3 more; the old marks are replaced
@@ -240,7 +240,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
             want
         }[..]
     );
-    assert_eq!(t.marks.counts(t.generation()), (3, 2));
+    assert_eq!(t.marks().counts(t.generation()), (3, 2));
     // the notification went out with the bell (a reload does not notify; the refresh did)
     let out = String::from_utf8_lossy(&h.out).to_string();
     assert!(out.starts_with("\u{7}\u{1b}]9;convo: "), "{out:?}");
@@ -250,11 +250,11 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
         "{out:?}"
     );
     for c in &latest[..3] {
-        assert_eq!(t.marks.mark(t.generation(), &c.id), Some(Mark::New));
+        assert_eq!(t.marks().mark(t.generation(), &c.id), Some(Mark::New));
     }
     for c in &now_rows[..3] {
         assert_ne!(
-            t.marks.mark(t.generation(), &c.id),
+            t.marks().mark(t.generation(), &c.id),
             Some(Mark::New),
             "replaced"
         );

@@ -51,11 +51,11 @@ fn a_retry_of_a_page_asked_for_ahead_is_not_shown_while_an_earlier_page_is_await
     let waited = cursor.clone().expect("a page after the first");
     // the runtime asked for the page after it ahead; that one retries
     update(&mut app, retry(*generation, Some("999")));
-    assert!(app.conversations.retry.is_none(), "not the page awaited");
+    assert!(app.conversations.retry().is_none(), "not the page awaited");
     assert!(!common::app::footer(&app).contains("retry"));
     update(&mut app, retry(*generation, Some(&waited)));
     assert!(
-        app.conversations.retry.is_some(),
+        app.conversations.retry().is_some(),
         "the page awaited retries"
     );
     assert!(common::app::footer(&app).contains("retrying: retry in"));
@@ -111,15 +111,16 @@ fn no_row_selected_goes_once_a_row_is() {
 fn a_search_without_a_match_goes_back_to_where_it_started() {
     let server = FakeServer::new(60, 5);
     let mut app = started(&server);
-    assert_eq!(app.conversations.selected, 0);
+    assert_eq!(app.conversations.selected(), 0);
     update(&mut app, ch('\\'));
     for c in "clos".chars() {
         update(&mut app, ch(c));
     }
-    assert_eq!(app.conversations.selected, 2, "the first closed row");
+    assert_eq!(app.conversations.selected(), 2, "the first closed row");
     update(&mut app, ch('x'));
     assert_eq!(
-        app.conversations.selected, 0,
+        app.conversations.selected(),
+        0,
         "no match: back where it began"
     );
 }

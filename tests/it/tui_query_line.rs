@@ -208,13 +208,13 @@ fn a_bad_query_keeps_the_line_and_the_rows() {
         e.render(&text)
     );
     assert_eq!(ids(&app), before);
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
     type_text(&mut app, "x");
     assert!(line(&app).error.is_none(), "an edit clears the error");
     update(&mut app, key(KeyCode::Esc));
     assert!(app.prompt.is_none());
     assert_eq!(ids(&app), before);
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
 }
 
 /// A query one request answers runs on Enter (the tab's filters: the pane shows them), and
@@ -237,7 +237,7 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
         ),
         "{cmds:?}"
     );
-    assert_eq!(app.conversations.filter, wanted);
+    assert_eq!(*app.conversations.filter(), wanted);
     assert!(
         app.conversations
             .rows()
@@ -255,7 +255,7 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
     // The pane opens on what the line set.
     update(&mut app, ch('/'));
     assert!(
-        matches!(&app.overlay, convo::tui::overlay::Overlay::Filter(f) if f.conversation_filter() == Some(app.conversations.filter.clone()))
+        matches!(&app.overlay, convo::tui::overlay::Overlay::Filter(f) if f.conversation_filter() == Some(app.conversations.filter().clone()))
     );
 }
 
@@ -520,6 +520,6 @@ fn the_mouse_does_nothing_while_the_line_is_open() {
         click(10, 12, crossterm::event::MouseEventKind::ScrollDown),
     );
     assert_eq!(app.active, Resource::Conversations);
-    assert_eq!(app.conversations.selected, 0);
+    assert_eq!(app.conversations.selected(), 0);
     assert!(matches!(app.prompt, Some(Prompt::Query(_))));
 }

@@ -243,8 +243,8 @@ fn a_query_one_request_answers_is_the_tabs_filters() {
     let mut app = started(&server, 10);
     let cmds = query(&mut app, &server, "status:open assignee:none");
     assert!(parts(&cmds).is_empty(), "{cmds:?}");
-    assert!(app.conversations.union.is_none());
-    assert_eq!(app.conversations.filter.status, Some(Status::Open));
+    assert!(app.conversations.union().is_none());
+    assert_eq!(app.conversations.filter().status, Some(Status::Open));
     assert_eq!(
         app.query_of(Resource::Conversations).to_string(),
         "status:open assignee:none"
@@ -287,8 +287,8 @@ fn a_refresh_reads_each_stream_again_and_the_marks_follow() {
     );
     let t = &app.conversations;
     assert_eq!(t.rows()[0].id, fresh.id, "the new row on top");
-    assert_eq!(t.marks.mark(t.generation(), &fresh.id), Some(Mark::New));
-    assert_eq!(t.marks.mark(t.generation(), &picked), Some(Mark::Changed));
+    assert_eq!(t.marks().mark(t.generation(), &fresh.id), Some(Mark::New));
+    assert_eq!(t.marks().mark(t.generation(), &picked), Some(Mark::Changed));
     assert!(!ids(&app).contains(&closed), "the closed one left");
     assert!(
         t.walk().gone().any(|g| g.row.id == closed),
@@ -331,7 +331,7 @@ fn the_summary_pane_of_a_union_drills_into_the_query_narrowed() {
         app.query_of(Resource::Conversations).to_string(),
         format!("status:open,pending site:{site}")
     );
-    assert!(app.conversations.union.is_some());
+    assert!(app.conversations.union().is_some());
     assert!(
         app.conversations
             .rows()
@@ -412,19 +412,19 @@ fn back_returns_to_a_union_and_from_it() {
     query(&mut app, &server, "status:open,pending");
     let union_rows = ids(&app);
     query(&mut app, &server, "status:closed");
-    assert!(app.conversations.union.is_none());
+    assert!(app.conversations.union().is_none());
     let cmds = update(&mut app, testing::key(crossterm::event::KeyCode::Backspace));
     drive(&mut app, &server, cmds);
     assert_eq!(
         app.query_of(Resource::Conversations).to_string(),
         "status:open,pending"
     );
-    assert!(app.conversations.union.is_some());
+    assert!(app.conversations.union().is_some());
     assert_eq!(ids(&app), union_rows);
     let cmds = update(&mut app, testing::key(crossterm::event::KeyCode::Backspace));
     drive(&mut app, &server, cmds);
     assert!(
-        app.conversations.union.is_none(),
+        app.conversations.union().is_none(),
         "back to the unfiltered start"
     );
     assert_eq!(app.query_of(Resource::Conversations).to_string(), "");
@@ -567,7 +567,7 @@ fn u_s_and_x_on_a_union_change_its_query_not_the_empty_filters() {
         app.query_of(Resource::Conversations).to_string(),
         format!("status:open,pending -site:{site} assignee:none")
     );
-    assert!(app.conversations.union.is_some());
+    assert!(app.conversations.union().is_some());
     let rows = app.conversations.rows();
     assert!(!rows.is_empty());
     assert!(
@@ -588,7 +588,7 @@ fn u_s_and_x_on_a_union_change_its_query_not_the_empty_filters() {
     );
     let cmds = update(&mut app, ch('x'));
     drive(&mut app, &server, cmds);
-    assert!(app.conversations.union.is_none());
+    assert!(app.conversations.union().is_none());
     assert_eq!(app.query_of(Resource::Conversations).to_string(), "");
     assert!(
         app.conversations

@@ -25,7 +25,7 @@ fn unassigned(server: &FakeServer, pages: usize) -> App {
     app.refresh_on = true;
     server.settle(&mut app, Msg::Resize(120, 30));
     server.settle(&mut app, ch('u'));
-    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+    assert_eq!(app.conversations.filter().assignee, Assignee::Unassigned);
     while app.conversations.rows().len() < pages * 50 {
         server.settle(&mut app, key(KeyCode::PageDown));
     }
@@ -64,7 +64,7 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
         update(&mut app, key(KeyCode::Down));
     }
     let selected = before[40];
-    assert!(app.conversations.offset > 0);
+    assert!(app.conversations.offset() > 0);
     // two open ones: they were waiting
     let open = |i: usize| app.conversations.rows()[i].status == convo::api::Status::Open;
     let (a, b) = (
@@ -74,7 +74,7 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
     let (gone_a, gone_b) = (before[a], before[b]);
     assign(&mut server, gone_a);
     assign(&mut server, gone_b);
-    let line = app.conversations.selected - app.conversations.offset;
+    let line = app.conversations.selected() - app.conversations.offset();
 
     let cmds = server.settle(&mut app, at(10));
     let heads: Vec<_> = cmds
@@ -102,7 +102,10 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
     assert_eq!(after, want);
     // the selection stays on its row, on the same line
     assert_eq!(app.selected_id(), Some(selected));
-    assert_eq!(app.conversations.selected - app.conversations.offset, line);
+    assert_eq!(
+        app.conversations.selected() - app.conversations.offset(),
+        line
+    );
     let m = app.message.as_ref().expect("said").text.clone();
     // which two (issue 39, 10)
     let both = format!(
@@ -126,14 +129,14 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
 
     // the selected row itself is picked up: it stays under the cursor, marked, until the
     // user moves; then the cursor goes to the row that took its place, not to the top
-    let index = app.conversations.selected;
+    let index = app.conversations.selected();
     assign(&mut server, selected);
     server.settle(&mut app, at(25));
     assert!(!ids(&app).contains(&selected));
     assert_eq!(app.selected_id(), Some(selected), "held under the cursor");
     assert!(app.conversations.held().is_some());
     update(&mut app, key(KeyCode::Down));
-    assert_eq!(app.conversations.selected, index);
+    assert_eq!(app.conversations.selected(), index);
     assert_eq!(app.selected_id(), Some(ids(&app)[index]));
 }
 
@@ -162,7 +165,7 @@ fn rows_pushed_down_by_new_ones_stay_and_only_the_new_ones_are_marked() {
         assert!(after.contains(id), "a pushed-down row stayed");
     }
     let t = &app.conversations;
-    assert_eq!(t.marks.counts(t.generation()), (3, 0));
+    assert_eq!(t.marks().counts(t.generation()), (3, 0));
     let m = app.message.as_ref().expect("said").text.clone();
     assert!(m.contains("3 new rows") && !m.contains("left"), "{m}");
     // the extra page is read, not kept: refreshes do not grow the table a page at a time
@@ -330,7 +333,7 @@ fn r_reads_the_loaded_depth_again_from_the_top() {
     let mut app = unassigned(&server, 4);
     let before = ids(&app);
     assert_eq!(before.len(), 200);
-    assert_eq!(app.conversations.selected, 0);
+    assert_eq!(app.conversations.selected(), 0);
     assign(&mut server, before[120]);
     let generation = app.conversations.generation();
     server.settle(&mut app, ch('r'));
@@ -433,7 +436,7 @@ fn a_row_that_left_above_a_selection_on_the_last_line_shows_and_the_selection_st
     for _ in 0..body - 1 {
         update(&mut app, key(KeyCode::Down));
     }
-    assert_eq!(app.conversations.offset, 0);
+    assert_eq!(app.conversations.offset(), 0);
     let before = ids(&app);
     let selected = before[body - 1];
     assign(&mut server, before[3]);
@@ -468,17 +471,18 @@ fn at_the_top_new_rows_arrive_above_and_the_selection_keeps_its_line() {
     let y = line_of(&testing::render_buffer(&app), selected).expect("on screen");
     server.settle(&mut app, at(10));
     assert_eq!(
-        app.conversations.offset, 1,
+        app.conversations.offset(),
+        1,
         "the view scrolled with the new row"
     );
     assert_eq!(app.selected_id(), Some(selected));
-    assert_eq!(app.conversations.selected, 2);
+    assert_eq!(app.conversations.selected(), 2);
     let buf = testing::render_buffer(&app);
     assert_eq!(line_of(&buf, selected), Some(y), "the same line");
     assert_eq!(line_of(&buf, new), None, "above the screen");
     assert!(testing::render(&app).contains("↑ 1 arrived above, view held"));
     // the view scrolled back up (the selection stays): the new row shows, marked
-    app.conversations.offset = 0;
+    app.conversations.reveal_above();
     let buf = testing::render_buffer(&app);
     let y = line_of(&buf, new).expect("the new row is on screen");
     assert_eq!(buf[(0, y)].symbol(), "•");

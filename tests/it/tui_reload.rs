@@ -74,7 +74,7 @@ fn all_loaded(server: &FakeServer) -> App {
     for _ in 0..9 {
         server.settle(&mut app, key(KeyCode::Up));
     }
-    assert_eq!(app.conversations.selected, 1990);
+    assert_eq!(app.conversations.selected(), 1990);
     app
 }
 
@@ -83,7 +83,7 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
     let before = ids(&app);
-    let (sel, offset) = (selected_id(&app), app.conversations.offset);
+    let (sel, offset) = (selected_id(&app), app.conversations.offset());
 
     let cmds = update(&mut app, ch('r'));
     assert!(cmds.contains(&Command::Cancel {
@@ -94,7 +94,7 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
     // While the new walk is asked for, the rows stay, in place, selected as they were.
     assert_eq!(ids(&app), before);
     assert_eq!(selected_id(&app), sel);
-    assert_eq!(app.conversations.offset, offset);
+    assert_eq!(app.conversations.offset(), offset);
     assert!(footer(&app).contains("reloading"), "{}", footer(&app));
     // The client retries: the countdown, over the rows.
     let wait = std::time::Duration::from_secs(1);
@@ -110,7 +110,7 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
     update(&mut app, down(g));
     assert_eq!(ids(&app), before, "every loaded row kept");
     assert_eq!(selected_id(&app), sel, "the selection kept");
-    assert_eq!(app.conversations.offset, offset);
+    assert_eq!(app.conversations.offset(), offset);
     let status = status_line(&app);
     common::assert_has(&status, "reload failed (r tries again");
     common::assert_has(&status, "2000 rows shown are kept");
@@ -121,7 +121,7 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
     assert!(!screen.contains("loading the first page"), "{screen}");
     // The rows stay selectable; nothing more is asked of the service meanwhile.
     let cmds = update(&mut app, key(KeyCode::Down));
-    assert_eq!(app.conversations.selected, 1991);
+    assert_eq!(app.conversations.selected(), 1991);
     assert!(!cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
 
     // r tries again; the service answers: the new walk takes the screen, the row stays.
@@ -230,7 +230,7 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     let fetch = conversation_fetch(&update(&mut app, ch('r')));
     update(&mut app, server.answer(&fetch).expect("answer"));
     assert_eq!(app.conversations.rows().len(), 20);
-    assert_eq!(app.conversations.selected, 0);
+    assert_eq!(app.conversations.selected(), 0);
     assert!(app.history.is_empty());
 }
 
@@ -245,7 +245,7 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     let g = generation_of(&conversation_fetch(&update(&mut app, ch('r'))));
     update(&mut app, down(g));
     update(&mut app, ch('L'));
-    assert!(!app.conversations.load_all);
+    assert!(!app.conversations.load_all());
     let f = footer(&app);
     assert!(!f.contains("loading all"), "{f}");
     assert!(

@@ -375,7 +375,7 @@ async fn r_with_the_service_stopped_keeps_every_loaded_row() {
     h.keys(vec![KeyCode::End, KeyCode::Up, KeyCode::Up]).await;
     let rows: Vec<uuid::Uuid> = h.app.conversations.rows().iter().map(|c| c.id).collect();
     let selected = h.app.conversations.selected_row().map(|c| c.id);
-    assert_eq!(h.app.conversations.selected, 697);
+    assert_eq!(h.app.conversations.selected(), 697);
     let addr = server.addr();
     server.shutdown().await;
 

@@ -199,7 +199,7 @@ fn search_selects_matches_and_n_n_step_through_them() {
     // "ana" matches the aliased agent "Ana (EU desk)" and visitors named Ana (the VISITOR
     // column's names), case-insensitively
     type_text(&mut app, "ANA");
-    let first = app.conversations.selected;
+    let first = app.conversations.selected();
     let matches = app.search.conversations.matches.clone();
     assert!(!matches.is_empty());
     assert_eq!(matches[0], first);
@@ -227,13 +227,13 @@ fn search_selects_matches_and_n_n_step_through_them() {
     update(&mut app, key(KeyCode::Enter));
     assert!(app.prompt.is_none());
     update(&mut app, ch('n'));
-    assert_eq!(app.conversations.selected, matches[1]);
+    assert_eq!(app.conversations.selected(), matches[1]);
     assert!(app.message.as_ref().unwrap().text.contains("match 2 of"));
     update(&mut app, ch('N'));
-    assert_eq!(app.conversations.selected, matches[0]);
+    assert_eq!(app.conversations.selected(), matches[0]);
     // wrap backwards to the last match
     update(&mut app, ch('N'));
-    assert_eq!(app.conversations.selected, *matches.last().unwrap());
+    assert_eq!(app.conversations.selected(), *matches.last().unwrap());
     // highlighted on screen (underlined), snapshot of the text
     let buf = testing::render_buffer(&app);
     assert!(
@@ -289,11 +289,11 @@ fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
     update(&mut app, Msg::Paste(format!("{}\n", testing::SITE_A)));
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(!cmds.is_empty());
-    assert_eq!(app.conversations.filter.site_id, Some(testing::SITE_A));
+    assert_eq!(app.conversations.filter().site_id, Some(testing::SITE_A));
     // nowhere to paste: nothing happens
-    let before = app.conversations.filter.clone();
+    let before = app.conversations.filter().clone();
     assert!(update(&mut app, Msg::Paste("q".into())).is_empty());
-    assert_eq!(app.conversations.filter, before);
+    assert_eq!(*app.conversations.filter(), before);
     assert!(app.prompt.is_none());
 }
 
@@ -327,10 +327,10 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     want.reverse();
     assert_eq!(statuses, want);
     // moving follows the display order
-    let pos = f.pos(app.conversations.selected);
+    let pos = f.pos(app.conversations.selected());
     update(&mut app, key(KeyCode::Down));
     assert_eq!(
-        app.sort.conversations.pos(app.conversations.selected),
+        app.sort.conversations.pos(app.conversations.selected()),
         pos + 1
     );
     // = reverses, then clears

@@ -182,8 +182,8 @@ fn enter_on_a_bucket_filters_the_tab_server_side_and_back_returns() {
     assert_eq!(q.assignee, Assignee::Unassigned);
     // Back: the filter before
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.conversations.filter.site_id, None::<Uuid>);
-    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+    assert_eq!(app.conversations.filter().site_id, None::<Uuid>);
+    assert_eq!(app.conversations.filter().assignee, Assignee::Unassigned);
 }
 
 #[test]
@@ -264,7 +264,7 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     app.refresh_on = true;
     let server = FakeServer::new(120, 5);
     app.set_sla(common::app::first_response(25), false);
-    let key = convo::tui::names::look_key(&app.conversations.filter);
+    let key = convo::tui::names::look_key(app.conversations.filter());
     // The first page: the walk goes on, no sample yet.
     let cmds = server.settle(&mut app, Msg::Resize(120, 40));
     assert!(samples_cmds(&cmds).is_empty(), "{cmds:?}");
@@ -433,7 +433,7 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
     let mut app = testing::app(120, 40, 50);
     let server = FakeServer::new(120, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
-    let key = convo::tui::names::look_key(&app.conversations.filter);
+    let key = convo::tui::names::look_key(app.conversations.filter());
     server.settle(&mut app, ch('S'));
     let now = app.now.as_second();
     let sample = |ago: i64, loaded: u64, complete: bool, waiting: u64| convo::store::Sample {

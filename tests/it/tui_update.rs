@@ -60,7 +60,7 @@ fn lazy_load_asks_for_the_next_page_within_a_page_of_the_end_not_before() {
             "fetched too early at row {i}"
         );
     }
-    assert_eq!(app.conversations.selected, 49);
+    assert_eq!(app.conversations.selected(), 49);
     let cmds = update(&mut app, key(KeyCode::Down));
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1, "selection 50 of 100 loaded is within a page");
@@ -205,14 +205,14 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
 #[test]
 fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
     let (mut app, _server) = loaded(100);
-    let before = app.conversations.selected;
+    let before = app.conversations.selected();
     update(&mut app, ch('J'));
     let said = app.message.as_ref().map(|m| m.text.clone());
     assert_eq!(
         said.as_deref(),
         Some("no detail pane to scroll: Enter opens it")
     );
-    assert_eq!(app.conversations.selected, before, "the selection stays");
+    assert_eq!(app.conversations.selected(), before, "the selection stays");
     assert!(app.detail.is_none(), "the pane stays closed");
     update(&mut app, key(KeyCode::Esc));
     update(&mut app, key(KeyCode::Enter));
@@ -253,7 +253,7 @@ fn escape_cancels_the_pane_and_keeps_the_filters() {
     update(&mut app, ch(' '));
     let cmds = update(&mut app, key(KeyCode::Esc));
     assert!(cmds.is_empty());
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
 }
 
 fn apply_assignee(steps: usize, agent: Option<&str>) -> ConversationFilter {
@@ -273,7 +273,7 @@ fn apply_assignee(steps: usize, agent: Option<&str>) -> ConversationFilter {
     let cmds = update(&mut app, key(KeyCode::Enter));
     if steps == 0 {
         assert!(cmds.is_empty(), "unchanged filters send nothing");
-        return app.conversations.filter.clone();
+        return app.conversations.filter().clone();
     }
     match conv_fetches(&cmds).first() {
         Some((_, RequestFilter::Conversations(q))) => q.clone(),
@@ -310,7 +310,7 @@ fn assignee_has_four_states() {
 fn quick_keys_toggle_unassigned_and_cycle_status() {
     let (mut app, server) = loaded(300);
     server.settle(&mut app, ch('u'));
-    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+    assert_eq!(app.conversations.filter().assignee, Assignee::Unassigned);
     assert!(
         app.conversations
             .rows()
@@ -318,11 +318,11 @@ fn quick_keys_toggle_unassigned_and_cycle_status() {
             .all(|c| c.assignee_id.is_none())
     );
     server.settle(&mut app, ch('u'));
-    assert_eq!(app.conversations.filter.assignee, Assignee::Any);
+    assert_eq!(app.conversations.filter().assignee, Assignee::Any);
     let mut seen = Vec::new();
     for _ in 0..4 {
         server.settle(&mut app, ch('s'));
-        seen.push(app.conversations.filter.status.clone());
+        seen.push(app.conversations.filter().status.clone());
     }
     assert_eq!(
         seen,
@@ -334,7 +334,7 @@ fn quick_keys_toggle_unassigned_and_cycle_status() {
         ]
     );
     server.settle(&mut app, ch('x'));
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
 }
 
 #[test]
@@ -352,7 +352,7 @@ fn reload_keeps_the_selected_row_by_id() {
         tab: Resource::Conversations
     }));
     assert_eq!(app.selected_id(), Some(id));
-    assert_eq!(app.conversations.selected, 32);
+    assert_eq!(app.conversations.selected(), 32);
 }
 
 /// Asserts that every conversation shown is visitor `id`'s.
@@ -371,17 +371,17 @@ fn drill_down_and_back() {
     update(&mut app, key(KeyCode::Down));
     let row = app.conversations.selected_row().cloned().expect("row");
     server.settle(&mut app, ch('V'));
-    assert_eq!(app.conversations.filter.visitor_id, Some(row.visitor_id));
+    assert_eq!(app.conversations.filter().visitor_id, Some(row.visitor_id));
     assert_only_visitor(&app, row.visitor_id);
     server.settle(&mut app, ch('W'));
     assert_eq!(
-        app.conversations.filter.site_id,
+        app.conversations.filter().site_id,
         Some(app.conversations.rows()[0].site_id)
     );
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.conversations.filter.visitor_id, Some(row.visitor_id));
+    assert_eq!(app.conversations.filter().visitor_id, Some(row.visitor_id));
     server.settle(&mut app, ch('['));
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
     assert_eq!(app.conversations.rows().len(), 100);
     // nothing earlier: a message, no request
     let cmds = server.settle(&mut app, ch('['));
@@ -398,7 +398,7 @@ fn from_a_visitor_drill_switches_to_their_conversations() {
     let v = app.visitors.selected_row().cloned().expect("visitor");
     server.settle(&mut app, ch('V'));
     assert_eq!(app.active, Resource::Conversations);
-    assert_eq!(app.conversations.filter.visitor_id, Some(v.id));
+    assert_eq!(app.conversations.filter().visitor_id, Some(v.id));
     assert_only_visitor(&app, v.id);
 }
 
@@ -407,7 +407,7 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     let (mut app, server) = loaded(300);
     // Conversations: open ones (a first move), a few rows down; then the Visitors tab.
     server.settle(&mut app, ch('s'));
-    let open = app.conversations.filter.clone();
+    let open = app.conversations.filter().clone();
     assert_eq!(open.status, Some(Status::Open));
     for _ in 0..2 {
         update(&mut app, key(KeyCode::Down));
@@ -431,17 +431,17 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
         "the Visitors tab's rows are still there: {cmds:?}"
     );
     // ...and the Conversations tab shows again what it showed then, on the same row.
-    assert_eq!(app.conversations.filter, open);
+    assert_eq!(*app.conversations.filter(), open);
     assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
     // Back again: the Conversations tab left for Visitors (a tab switch is a step too).
     server.settle(&mut app, key(KeyCode::Backspace));
     assert_eq!(app.active, Resource::Conversations);
-    assert_eq!(app.conversations.filter, open);
+    assert_eq!(*app.conversations.filter(), open);
     assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
     // And again: the Conversations tab before `s`.
     server.settle(&mut app, key(KeyCode::Backspace));
     assert_eq!(app.active, Resource::Conversations);
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
     // Nothing earlier: said, nothing asked.
     let cmds = server.settle(&mut app, key(KeyCode::Backspace));
     assert!(fetches(&cmds).is_empty());
@@ -474,11 +474,11 @@ fn back_from_a_drill_down_lands_on_the_row_it_started_from() {
     }
     let id = app.selected_id().expect("row");
     server.settle(&mut app, ch('W'));
-    assert_ne!(app.conversations.filter, ConversationFilter::default());
+    assert_ne!(*app.conversations.filter(), ConversationFilter::default());
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
     assert_eq!(app.selected_id(), Some(id));
-    assert_eq!(app.conversations.selected, 7);
+    assert_eq!(app.conversations.selected(), 7);
 }
 
 #[test]
@@ -502,7 +502,7 @@ fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
     let cmds = server.settle(&mut app, at(10));
     assert!(cmds.iter().any(|c| matches!(c, Command::FetchHead { .. })));
     assert_eq!(app.selected_id(), Some(id));
-    assert_eq!(app.conversations.selected, 13);
+    assert_eq!(app.conversations.selected(), 13);
     assert_eq!(app.conversations.rows()[0].id, server.conversations[0].id);
     // R turns it off: no more refreshes
     update(&mut app, ch('R'));
@@ -530,9 +530,9 @@ fn tabs_keep_their_own_state() {
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::BackTab));
     assert_eq!(app.active, Resource::Conversations);
-    assert_eq!(app.conversations.selected, 5);
+    assert_eq!(app.conversations.selected(), 5);
     server.settle(&mut app, ch('2'));
-    assert_eq!(app.visitors.selected, 2);
+    assert_eq!(app.visitors.selected(), 2);
     server.settle(&mut app, ch('1'));
     assert_eq!(app.active, Resource::Conversations);
 }
@@ -550,7 +550,7 @@ fn mouse_selects_rows_and_switches_tabs() {
     };
     // body starts at row 3 (header, chips, column titles)
     update(&mut app, click(10, 7));
-    assert_eq!(app.conversations.selected, 4);
+    assert_eq!(app.conversations.selected(), 4);
     update(
         &mut app,
         Msg::Mouse(MouseEvent {
@@ -560,7 +560,7 @@ fn mouse_selects_rows_and_switches_tabs() {
             modifiers: KeyModifiers::NONE,
         }),
     );
-    assert_eq!(app.conversations.selected, 7);
+    assert_eq!(app.conversations.selected(), 7);
     let visitors = convo::tui::layout::tab_titles()[1].clone();
     update(&mut app, click(visitors.x + 2, 0));
     assert_eq!(app.active, Resource::Visitors);
@@ -652,9 +652,9 @@ fn x_with_no_filters_says_there_are_none_to_clear() {
     }
     update(&mut app, ch('1'));
     update(&mut app, ch('s'));
-    assert!(app.conversations.filter.status.is_some());
+    assert!(app.conversations.filter().status.is_some());
     update(&mut app, ch('x'));
-    assert_eq!(app.conversations.filter, ConversationFilter::default());
+    assert_eq!(*app.conversations.filter(), ConversationFilter::default());
 }
 
 #[test]
@@ -679,7 +679,7 @@ fn end_walks_to_all_loaded_and_load_all_is_cancellable() {
     }
     assert_eq!(app.conversations.rows().len(), 230);
     server.settle(&mut app, key(KeyCode::End));
-    assert_eq!(app.conversations.selected, 229);
+    assert_eq!(app.conversations.selected(), 229);
     assert!(testing::render(&app).contains("all 230 loaded"));
 
     let (mut app, server) = loaded(1000);
@@ -688,9 +688,9 @@ fn end_walks_to_all_loaded_and_load_all_is_cancellable() {
     let mut app2 = testing::app(120, 40, 50);
     let _ = update(&mut app2, Msg::Resize(120, 40));
     update(&mut app2, ch('L'));
-    assert!(app2.conversations.load_all);
+    assert!(app2.conversations.load_all());
     update(&mut app2, key(KeyCode::Esc));
-    assert!(!app2.conversations.load_all);
+    assert!(!app2.conversations.load_all());
 }
 
 #[test]
@@ -718,8 +718,8 @@ fn builtin_view_applies_status_open_and_unassigned() {
     assert!(matches!(app.overlay, Overlay::Views { .. }));
     server.settle(&mut app, key(KeyCode::Enter));
     assert_eq!(app.active, Resource::Conversations);
-    assert_eq!(app.conversations.filter.status, Some(Status::Open));
-    assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
+    assert_eq!(app.conversations.filter().status, Some(Status::Open));
+    assert_eq!(app.conversations.filter().assignee, Assignee::Unassigned);
     assert!(
         app.conversations
             .rows()
@@ -738,13 +738,13 @@ fn back_into_the_breaching_view_is_the_view_again() {
     update(&mut app, ch('v'));
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::Enter));
-    let breaching = app.conversations.filter.clone();
+    let breaching = app.conversations.filter().clone();
     assert!(app.oldest_first.is_some());
     assert!(app.conversations.walk().is_done(), "every page loaded");
     server.settle(&mut app, ch('W'));
     assert!(app.oldest_first.is_none());
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.conversations.filter, breaching);
+    assert_eq!(*app.conversations.filter(), breaching);
     assert_eq!(app.oldest_first, Some(app.conversations.generation()));
     assert!(
         app.conversations.walk().is_done(),
@@ -830,7 +830,7 @@ fn simulate(rows_per_sec: f64, latency_ms: u64, target: usize) -> (String, usize
     let mut min_margin = usize::MAX;
     let mut blocked = 0;
     let mut presses = 0;
-    while app.conversations.selected < target {
+    while app.conversations.selected() < target {
         pending.sort_by_key(|(t, _)| *t);
         let due = pending.first().map(|(t, _)| *t);
         if due.is_some_and(|d| d <= next_key) {
@@ -840,7 +840,7 @@ fn simulate(rows_per_sec: f64, latency_ms: u64, target: usize) -> (String, usize
             continue;
         }
         let loaded = app.conversations.rows().len();
-        let margin = loaded - 1 - app.conversations.selected;
+        let margin = loaded - 1 - app.conversations.selected();
         min_margin = min_margin.min(margin);
         if margin == 0 && app.conversations.walk().has_more() {
             blocked += 1;
@@ -876,9 +876,13 @@ fn ctrl(c: char) -> Msg {
 fn ctrl_z_suspends_from_the_table_the_filter_pane_and_help_and_can_be_rebound() {
     let (mut app, _server) = loaded(10);
     update(&mut app, key(KeyCode::Down));
-    let selected = app.conversations.selected;
+    let selected = app.conversations.selected();
     assert_eq!(update(&mut app, ctrl('z')), vec![Command::Suspend]);
-    assert_eq!(app.conversations.selected, selected, "nothing else changes");
+    assert_eq!(
+        app.conversations.selected(),
+        selected,
+        "nothing else changes"
+    );
     update(&mut app, ch('/'));
     assert_eq!(
         update(&mut app, ctrl('z')),
@@ -1062,9 +1066,9 @@ fn quick_search_matches_visitor_names_and_emails() {
     update(&mut app, key(KeyCode::Enter));
     assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
     assert!(
-        theirs.contains(&app.conversations.selected),
+        theirs.contains(&app.conversations.selected()),
         "{}",
-        app.conversations.selected
+        app.conversations.selected()
     );
 }
 
@@ -1102,14 +1106,15 @@ fn apply_visitor_email(app: &mut convo::tui::app::App, email: &str) -> Vec<Comma
 #[test]
 fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     let (mut app, _server) = loaded(100);
-    let before = app.conversations.filter.clone();
+    let before = app.conversations.filter().clone();
     let cmds = apply_visitor_email(&mut app, " ana@example.com ");
     // nothing is fetched before the service says which visitors have it
     assert!(conv_fetches(&cmds).is_empty(), "{cmds:?}");
     let (ticket, email, base) = lookup_of(&cmds);
     assert_eq!(email, "ana@example.com");
     assert_eq!(
-        app.conversations.filter, before,
+        *app.conversations.filter(),
+        before,
         "filters unchanged meanwhile"
     );
 
@@ -1133,7 +1138,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
         "{}",
         m.text
     );
-    assert_eq!(app.conversations.filter, before);
+    assert_eq!(*app.conversations.filter(), before);
 
     // two visitors: one new walk whose filter names both; never sent as one visitor_id
     let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
@@ -1154,7 +1159,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
     };
     assert_eq!(q.merged_visitors(), Some(&[a, b][..]));
     assert_eq!(q.visitor_id, None);
-    assert_eq!(app.conversations.filter, *q);
+    assert_eq!(*app.conversations.filter(), *q);
 
     // one visitor: sent as visitor_id, shown as the e-mail
     update(&mut app, ch('x'));
@@ -1185,7 +1190,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
             .any(|c| matches!(c, Command::ResolveEmail { .. })),
         "{cmds:?}"
     );
-    assert_eq!(app.conversations.filter.visitor_id, Some(a));
+    assert_eq!(app.conversations.filter().visitor_id, Some(a));
 }
 
 #[test]
@@ -1203,7 +1208,7 @@ fn a_visitors_email_filter_that_finds_nobody_says_the_service_matches_whole_addr
         server.settle(&mut app, ch(c));
     }
     server.settle(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.visitors.filter.email.as_deref(), Some("fatima"));
+    assert_eq!(app.visitors.filter().email.as_deref(), Some("fatima"));
     let screen = testing::render(&app);
     common::assert_has(
         &screen,

@@ -266,8 +266,8 @@ impl App {
     /// The query `tab` shows now (as written: names and `me` kept); what the chips show.
     pub fn query_of(&self, tab: Resource) -> &convo_query::query::Query {
         match tab {
-            Resource::Conversations => &self.conversations.query,
-            Resource::Visitors => &self.visitors.query,
+            Resource::Conversations => self.conversations.query(),
+            Resource::Visitors => self.visitors.query(),
         }
     }
 
@@ -322,10 +322,8 @@ impl App {
     pub fn open_view_initially(&mut self, index: usize) {
         if let Some(v) = self.views.get(index).cloned() {
             self.active = v.tab;
-            self.conversations.filter = v.conversations;
-            self.visitors.filter = v.visitors;
-            self.conversations.sync_query();
-            self.visitors.sync_query();
+            self.conversations.start_with(v.conversations);
+            self.visitors.start_with(v.visitors);
             // Its query as written (the chips), run by the first `update`.
             self.pending_query = v
                 .query

@@ -144,7 +144,7 @@ impl TableView {
         let top = if order.sorted() {
             order.offset
         } else {
-            with_tab!(ref app, app.active, |t| t.offset)
+            with_tab!(ref app, app.active, |t| t.offset())
         };
         let body = areas.body_top()..areas.body_top() + areas.body_height() as u16;
         Some(TableView {

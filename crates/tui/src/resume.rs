@@ -99,13 +99,13 @@ impl TabPlace {
     fn of(app: &App, tab: Resource) -> TabPlace {
         let (query, union, sort) = match tab {
             Resource::Conversations => (
-                &app.conversations.query,
-                app.conversations.union.is_some(),
+                &app.conversations.query(),
+                app.conversations.union().is_some(),
                 app.sort.conversations.sort,
             ),
             Resource::Visitors => (
-                &app.visitors.query,
-                app.visitors.union.is_some(),
+                &app.visitors.query(),
+                app.visitors.union().is_some(),
                 app.sort.visitors.sort,
             ),
         };
@@ -129,9 +129,9 @@ impl TabPlace {
                             plain
                                 && match tab {
                                     Resource::Conversations => {
-                                        v.conversations == app.conversations.filter
+                                        &v.conversations == app.conversations.filter()
                                     }
-                                    Resource::Visitors => v.visitors == app.visitors.filter,
+                                    Resource::Visitors => &v.visitors == app.visitors.filter(),
                                 }
                         }
                     }
@@ -185,8 +185,7 @@ impl TabPlace {
                 match v.query.as_deref() {
                     Some(t) => convo_query::query::parse(t, Resource::Visitors).ok(),
                     None => {
-                        app.visitors.filter = v.visitors;
-                        app.visitors.sync_query();
+                        app.visitors.start_with(v.visitors);
                         None
                     }
                 }

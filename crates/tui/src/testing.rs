@@ -140,7 +140,7 @@ pub fn load<T, F>(
     T: convo_api::Row + Clone + PartialEq,
     F: crate::tab::TabFilter,
 {
-    let (whole, limit) = (tab.load_all, Limit::new(100).expect("a limit"));
+    let (whole, limit) = (tab.load_all(), Limit::new(100).expect("a limit"));
     tab.load_whole();
     for page in pages {
         if tab.next_fetch(body, limit).is_none() {
@@ -149,7 +149,9 @@ pub fn load<T, F>(
         let generation = tab.generation();
         tab.apply(generation, Ok(page), body);
     }
-    tab.load_all = whole;
+    if !whole {
+        tab.stop_loading();
+    }
 }
 
 /// A stand-in for the service in `update` tests: answers fetch commands from fixed rows,

@@ -345,7 +345,8 @@ impl Harness {
     }
 
     /// Presses `keys` until the screen shows `want` (for a second after each press; in all at
-    /// most [`DEADLINE`]).
+    /// most [`DEADLINE`]): for keys a user presses again until they see it (End until all is
+    /// loaded). Keys that must act once (Back, a query typed) go through [`Harness::wait`].
     pub async fn until(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
         let deadline = Instant::now() + DEADLINE;
         loop {

@@ -198,7 +198,7 @@ pub fn from_tabs(app: &mut App) {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let (done, basis) = with_tab!(ref app, tab, |t| (
             t.walk().is_done(),
-            (t.generation(), t.rows().len(), t.marks.revision())
+            (t.generation(), t.rows().len(), t.marks().revision())
         ));
         if !done {
             continue;

@@ -35,13 +35,13 @@ fn walk_of(app: &App, tab: Resource) -> Walk {
     with_tab!(ref app, tab, |t| Walk {
         // A walk read behind the rows (a reload) is a walk started over.
         generation: t
-            .next
+            .next()
             .as_ref()
             .map_or(t.generation(), |n| n.walk.generation()),
         loaded: t.walk().loaded(),
         done: t.walk().is_done(),
         failed: t.error().is_some(),
-        load_all: t.load_all,
+        load_all: t.load_all(),
         warnings: t.walk().warnings().messages(),
     })
 }
@@ -137,7 +137,7 @@ pub fn on_prompt_key(
 /// Starts the whole walk of the active tab (as `L`: load every page, a failed page retried).
 fn start(app: &mut App, path: String) {
     let tab = app.active;
-    if with_tab!(ref app, tab, |t| t.next.is_some()) {
+    if with_tab!(ref app, tab, |t| t.next().is_some()) {
         // Its walk would start over when the reload takes the screen.
         return fail(
             app,
@@ -200,7 +200,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         return export(app, we.tab, &we.path, kind, cmds);
     }
     if !w.load_all {
-        with_tab!(app, we.tab, |t| t.load_all = true);
+        with_tab!(app, we.tab, |t| t.load_whole());
     }
 }
 
@@ -219,7 +219,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         ));
     }
     app.walk_export = None;
-    with_tab!(app, we.tab, |t| t.load_all = false);
+    with_tab!(app, we.tab, |t| t.stop_loading());
     if w.loaded == 0 {
         return app.say("whole-walk export stopped: no rows fetched yet; nothing written");
     }

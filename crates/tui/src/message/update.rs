@@ -107,8 +107,8 @@ fn shown_error(app: &App) -> Option<String> {
     let (error, refresh_error, retry, next) = with_tab!(ref app, app.active, |t| (
         t.error().map(str::to_string),
         t.refresh_error().map(str::to_string),
-        t.retry.as_ref().map(|r| r.reason.clone()),
-        t.next
+        t.retry().as_ref().map(|r| r.reason.clone()),
+        t.next()
             .as_ref()
             .and_then(|n| Some((n.why.clone(), n.walk.error()?.to_string())))
     ));

@@ -27,7 +27,7 @@ pub fn page_arrived(
     let t = &app.conversations;
     let wanted = tab == Resource::Conversations
         && (t.generation() == generation
-            || t.next
+            || t.next()
                 .as_ref()
                 .is_some_and(|n| n.walk.generation() == generation));
     match result {

@@ -15,7 +15,7 @@ use convo_api::Resource;
 pub fn open(app: &mut App) {
     app.search_history.start();
     let origin = with_tab!(ref app, app.active, |t| (!t.rows().is_empty())
-        .then_some(t.selected));
+        .then_some(t.selected()));
     app.search.get_mut(app.active).origin = origin;
     app.prompt = Some(Prompt::Search(String::new()));
 }
@@ -78,7 +78,7 @@ pub fn refresh(app: &mut App, force: bool) {
         let columns = app.columns.of(tab);
         with_tab!(ref app, tab, |t| s.refresh(
             t.rows(),
-            (t.generation(), t.marks.revision()),
+            (t.generation(), t.marks().revision()),
             columns,
             now,
             &app.aliases,

@@ -29,7 +29,7 @@ pub fn before(app: &mut App) {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let s = app.sort.get_mut(tab);
         s.held_at = with_tab!(ref app, tab, |t| (s.sorted() && t.held().is_none())
-            .then(|| s.pos(t.selected)));
+            .then(|| s.pos(t.selected())));
     }
 }
 
@@ -45,11 +45,11 @@ pub fn refresh(app: &mut App, force: bool) {
         let top = with_tab!(ref app, tab, |t| {
             s.refresh(
                 t.rows(),
-                (t.generation(), t.marks.revision()),
+                (t.generation(), t.marks().revision()),
                 (&app.aliases, &app.names),
                 force,
                 // `L` still loading (it stays on after the walk ends)
-                t.load_all && t.walk().has_more() && t.error().is_none(),
+                t.load_all() && t.walk().has_more() && t.error().is_none(),
             );
             let held_at = s.held_at.take().filter(|_| t.held().is_some());
             if let Some(p) = held_at.filter(|_| s.sorted() && !s.follow_top) {
@@ -62,13 +62,13 @@ pub fn refresh(app: &mut App, force: bool) {
                 Some(s.row_at(0))
             } else {
                 if s.sorted() {
-                    s.scroll_to(t.selected, t.rows().len(), body);
+                    s.scroll_to(t.selected(), t.rows().len(), body);
                 }
                 None
             }
         });
         if let Some(i) = top {
-            with_tab!(app, tab, |t| t.selected = i);
+            with_tab!(app, tab, |t| t.select_in_sort(i));
         }
     }
 }
@@ -80,7 +80,7 @@ pub fn stop_following(app: &mut App, tab: Resource) {
 
 /// The selected row (an index into the loaded rows) of the active tab.
 pub fn selected(app: &App) -> usize {
-    with_tab!(ref app, app.active, |t| t.selected)
+    with_tab!(ref app, app.active, |t| t.selected())
 }
 
 fn rows_len(app: &App) -> usize {

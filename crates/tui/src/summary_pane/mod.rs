@@ -106,7 +106,7 @@ impl SummaryPane {
         let rows = t.rows();
         let src = Source {
             generation: t.generation(),
-            revision: t.marks.revision(),
+            revision: t.marks().revision(),
             minute: now.as_second().div_euclid(60),
             stale_after_secs,
         };

@@ -72,7 +72,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 return;
             };
             // A union tab narrows its query: the bucket's field replaced, the rest kept.
-            if app.conversations.union.is_some() {
+            if app.conversations.union().is_some() {
                 match key.query(app.query_of(convo_api::Resource::Conversations)) {
                     None => {
                         app.say("the overflow bucket holds many values: no single filter for it")
@@ -85,7 +85,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                 }
                 return refresh(app);
             }
-            match key.filter(&app.conversations.filter) {
+            match key.filter(app.conversations.filter()) {
                 None if key == Key::Overflow => {
                     app.say("the overflow bucket holds many values: no single filter for it")
                 }

@@ -117,17 +117,17 @@ pub enum ScreenLine {
 /// The state of one tab.
 #[derive(Debug, Clone)]
 pub struct TabState<T, F> {
-    pub tab: Resource,
+    tab: Resource,
     /// The query the tab shows (as written: names and `me` kept), its source of truth: the
     /// filters of one request (`filter`) or, when it needs more, a union walk (`union`).
-    pub query: convo_query::query::Query,
+    query: convo_query::query::Query,
     /// The filters `query` was last taken from (`None`: it was set as a query, see
     /// [`TabState::sync_query`]).
     query_from: Option<F>,
     /// The query needs more than one request's filters: its streams, merged, and the checks
     /// done in convo (`None`: one stream, no check; the walk of `filter`).
-    pub union: Option<Box<UnionWalk<T, F>>>,
-    pub filter: F,
+    union: Option<Box<UnionWalk<T, F>>>,
+    filter: F,
     /// The walk of the rows on screen (the engine's): rows, cursors, the generation its
     /// answers carry (a new one for every new walk: filter change, reload; older answers are
     /// dropped), its failure, a refresh under way.
@@ -135,35 +135,35 @@ pub struct TabState<T, F> {
     /// The last generation handed out (to this walk or to `next`): never handed out twice.
     issued: u64,
     /// A walk read behind the rows on screen, which it replaces once it has answered.
-    pub next: Option<NextWalk<T, F>>,
+    next: Option<NextWalk<T, F>>,
     /// Index of the selected row in `pager.rows()`.
-    pub selected: usize,
+    selected: usize,
     /// Index of the first row on screen.
-    pub offset: usize,
-    pub retry: Option<Retry>,
+    offset: usize,
+    retry: Option<Retry>,
     /// `L`: keep loading until the walk is done.
-    pub load_all: bool,
-    pub reselect: Option<Reselect>,
+    load_all: bool,
+    reselect: Option<Reselect>,
     /// The page size of the refresh under way.
     refresh_limit: Limit,
     /// Rows new or changed since the previous fetch (see [`super::marks`]).
-    pub marks: super::marks::Marks,
+    marks: super::marks::Marks,
     /// The selected row left the view at a refresh: the cursor stays on it ([`held`]).
     held: Option<Held<T>>,
     /// What a union's refresh read of rows its checks no longer pass (for [`Held::now`]).
     left_now: Vec<T>,
     /// Rows that arrived above the screen at refreshes while the selection kept its line,
     /// not yet scrolled to ("N new above").
-    pub new_above: usize,
+    new_above: usize,
     /// A row to select again that was not found (Back, a reload): said, then taken.
-    pub lost: Option<Reselect>,
+    lost: Option<Reselect>,
     /// The rows that left at the last refresh that had any leave, each with the kept row it
     /// followed (`None`: it was first): where the jump key goes, also after the refresh
     /// that shows them × has passed.
-    pub left_places: Vec<(Uuid, Option<Uuid>)>,
+    left_places: Vec<(Uuid, Option<Uuid>)>,
     /// Nothing is open on the tab's rows (no detail pane) and they are in server order: on
     /// row 1, the user watches the top ([`TabState::follows_top`]). The app sets it.
-    pub watching: bool,
+    watching: bool,
 }
 
 impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
@@ -200,6 +200,82 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     /// above counted in `new_above`.
     pub fn follows_top(&self) -> bool {
         self.watching && self.selected == 0 && self.offset == 0 && self.held.is_none()
+    }
+
+    /// Which tab this is.
+    pub fn tab(&self) -> Resource {
+        self.tab
+    }
+
+    /// The query the tab shows, as written.
+    pub fn query(&self) -> &convo_query::query::Query {
+        &self.query
+    }
+
+    /// The union walk the query needs, when one request's filters do not answer it.
+    pub fn union(&self) -> Option<&UnionWalk<T, F>> {
+        self.union.as_deref()
+    }
+
+    /// The filters of one request the tab walks (the default while a union is shown).
+    pub fn filter(&self) -> &F {
+        &self.filter
+    }
+
+    /// The walk read behind the rows on screen, while there is one.
+    pub fn next(&self) -> Option<&NextWalk<T, F>> {
+        self.next.as_ref()
+    }
+
+    /// Index of the selected row among the loaded rows.
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
+    /// Index of the first row on screen.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The wait before the client tries again, while there is one.
+    pub fn retry(&self) -> Option<&Retry> {
+        self.retry.as_ref()
+    }
+
+    /// `L` is on: the walk loads every page left.
+    pub fn load_all(&self) -> bool {
+        self.load_all
+    }
+
+    /// A row to select again once it shows up (Back, a reload), while it is looked for.
+    pub fn reselect(&self) -> Option<Reselect> {
+        self.reselect
+    }
+
+    /// Rows new or changed since the previous fetch.
+    pub fn marks(&self) -> &super::marks::Marks {
+        &self.marks
+    }
+
+    /// Rows that arrived above the screen at refreshes, not yet scrolled to.
+    pub fn new_above(&self) -> usize {
+        self.new_above
+    }
+
+    /// A row to select again that was not found, until it is said.
+    pub fn lost(&self) -> Option<Reselect> {
+        self.lost
+    }
+
+    /// The row to select again that was not found, taken to be said (once).
+    pub fn take_lost(&mut self) -> Option<Reselect> {
+        self.lost.take()
+    }
+
+    /// The rows that left at the last refresh that had any leave, each with the kept row it
+    /// followed.
+    pub fn left_places(&self) -> &[(Uuid, Option<Uuid>)] {
+        &self.left_places
     }
 
     /// The rows loaded so far.
@@ -498,6 +574,46 @@ impl<T: Row + Clone + PartialEq, F: TabFilter> TabState<T, F> {
     pub fn load_whole(&mut self) {
         self.load_all = true;
         self.walk.clear_error();
+    }
+
+    /// `L` stops (Esc, an export's walk that ended): the walk loads as the reader needs.
+    pub fn stop_loading(&mut self) {
+        self.load_all = false;
+    }
+
+    /// The filters the tab starts with, no walk started (a view opened at start, a place
+    /// restored: the first update walks them); the query follows them.
+    pub fn start_with(&mut self, filter: F) {
+        self.filter = filter;
+        self.union = None;
+        self.sync_query();
+    }
+
+    /// Selects loaded row `index` without scrolling the rows in server order (a sorted view
+    /// scrolls itself).
+    pub fn select_in_sort(&mut self, index: usize) {
+        self.selected = index.min(self.walk.rows().len().saturating_sub(1));
+    }
+
+    /// Selects `row` once it shows up (Back to a union run again).
+    pub fn reselect_when_found(&mut self, row: Option<Reselect>) {
+        self.reselect = row;
+    }
+
+    /// Shows one more line above the screen's first (a row that left above the cursor).
+    pub fn reveal_above(&mut self) {
+        self.offset = self.offset.saturating_sub(1);
+    }
+
+    /// Whether the user watches the top (no pane open on the rows, in server order): the app
+    /// says so before each message ([`TabState::follows_top`]).
+    pub fn set_watching(&mut self, watching: bool) {
+        self.watching = watching;
+    }
+
+    /// The client waits before trying again (said in the footer until the answer).
+    pub fn retrying(&mut self, retry: Retry) {
+        self.retry = Some(retry);
     }
 
     /// `L` is on and has pages still to load (not after the last page, nor after an error

@@ -243,6 +243,51 @@ pub fn stream_line<F: ListFilter>(f: &F) -> String {
     convo_query::query::plan::request_line(f)
 }
 
+impl<T: Row + Clone + PartialEq + Timed, F: TabFilter> TabState<T, F> {
+    /// The union's checks and the clock their relative terms (`age:`, `idle:`) are measured
+    /// from (a walk that has not read yet takes `now`); `None` when the tab walks one
+    /// request's filters.
+    pub fn union_checks(&mut self, now: Timestamp) -> Option<(Vec<Term>, Timestamp)> {
+        let u = self.union.as_mut()?;
+        if u.walk.pages() == 0 && !u.walk.loading() {
+            u.now = now;
+        }
+        Some((u.checks.clone(), u.now))
+    }
+
+    /// What the union's merge noticed since asked last (the order given up), taken.
+    pub fn take_union_notices(&mut self) -> Vec<String> {
+        self.union
+            .as_mut()
+            .map(|u| std::mem::take(&mut u.notices))
+            .unwrap_or_default()
+    }
+
+    /// `L`, `G`: a union's scan goes on past its page budget.
+    pub fn go_on_scan(&mut self) {
+        if let Some(u) = self.union.as_mut() {
+            u.go_on();
+        }
+    }
+
+    /// A union whose streams are scanned for rows its checks keep, and not stopped.
+    pub fn scanning(&self) -> bool {
+        self.union
+            .as_ref()
+            .is_some_and(|u| !u.paused && self.walk.has_more() && !u.checks.is_empty())
+    }
+
+    /// Esc while it scans ([`TabState::scanning`]): the scan stops where it is, until `L`;
+    /// true if it did.
+    pub fn stop_scan(&mut self) -> bool {
+        let scanning = self.scanning();
+        if let Some(u) = self.union.as_mut().filter(|_| scanning) {
+            u.stop();
+        }
+        scanning
+    }
+}
+
 impl<T, F> TabState<T, F>
 where
     T: Row + Clone + PartialEq + Timed + Watched,

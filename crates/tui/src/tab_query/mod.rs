@@ -50,8 +50,8 @@ pub fn restore(app: &mut App, q: Query, row: Option<crate::tab::Reselect>) -> Ve
     let cmds = run(app, tab, q, true);
     app.history = history;
     app.active = active;
-    with_tab!(app, tab, |t| if t.union.is_some() {
-        t.reselect = row;
+    with_tab!(app, tab, |t| if t.union().is_some() {
+        t.reselect_when_found(row);
     });
     cmds
 }
@@ -336,14 +336,10 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     let notices = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
-            let Some(u) = t.union.as_mut() else {
+            let Some((checks, since)) = t.union_checks(now) else {
                 return Pumped::NotUnion;
             };
-            if u.pages() == 0 && !u.loading() {
-                u.now = now;
-            }
-            let checks = u.checks.clone();
-            let f = Filter::new(&checks, ctx(u.now));
+            let f = Filter::new(&checks, ctx(since));
             // Attributes come from the local store, as `list -q` reads them; names and
             // e-mails are known on screen already.
             let store = &app.store_visitors;
@@ -375,7 +371,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             };
             let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
-            let notices = t.union.as_mut().map(|u| std::mem::take(&mut u.notices));
+            let notices = t.take_union_notices();
             // A row waits for a visitor no page asked for (a walk restarted after `forget`).
             if let Some(id) = waiting.get() {
                 cmds.extend(app.store_visitors.ask([id]));
@@ -384,25 +380,18 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
-            let Some(u) = t.union.as_mut() else {
+            let Some((checks, since)) = t.union_checks(now) else {
                 return Pumped::NotUnion;
             };
-            if u.pages() == 0 && !u.loading() {
-                u.now = now;
-            }
-            let checks = u.checks.clone();
-            let f = Filter::new(&checks, ctx(u.now));
+            let f = Filter::new(&checks, ctx(since));
             let pass = |v: &convo_api::Visitor| Verdict::from(f.is_empty() || f.visitor(v));
             let (c, merged) = t.pump(body, scan, &pass);
             cmds.extend(c);
-            (
-                merged,
-                t.union.as_mut().map(|u| std::mem::take(&mut u.notices)),
-            )
+            (merged, t.take_union_notices())
         }
     };
     let (merged, notices) = notices;
-    for n in notices.into_iter().flatten() {
+    for n in notices {
         app.say(n);
     }
     Pumped::Union(merged)
@@ -422,7 +411,7 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
         app.refresh_max_pages
     };
     let now = app.now;
-    let (started, c) = with_tab!(app, tab, |t| match t.union.is_some() {
+    let (started, c) = with_tab!(app, tab, |t| match t.union().is_some() {
         true => t.union_refresh(now, max_pages),
         false => return None,
     });
@@ -440,31 +429,18 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
 
 /// `L` or `G` on a union tab: its scan goes on past its page budget.
 pub fn go_on(app: &mut App) {
-    with_tab!(app, app.active, |t| if let Some(u) = t.union.as_mut() {
-        u.go_on();
-    });
+    with_tab!(app, app.active, |t| t.go_on_scan());
 }
 
 /// The active tab is a union whose streams are scanned for rows its checks keep (Esc stops
 /// the scan where it is).
 pub fn scanning(app: &App) -> bool {
-    with_tab!(ref app, app.active, |t| t.union.as_ref().is_some_and(|u| {
-        !u.paused && t.walk().has_more() && !u.checks.is_empty()
-    }))
+    with_tab!(ref app, app.active, |t| t.scanning())
 }
 
 /// Esc while the active union tab scans ([`scanning`]): it stops until `L`; true if it did.
 pub fn stop(app: &mut App) -> bool {
-    with_tab!(app, app.active, |t| {
-        let more = t.walk().has_more();
-        match t.union.as_mut() {
-            Some(u) if !u.paused && more && !u.checks.is_empty() => {
-                u.stop();
-                true
-            }
-            _ => false,
-        }
-    })
+    with_tab!(app, app.active, |t| t.stop_scan())
 }
 
 /// The Conversations tab's query with its terms of `field` replaced by `term` (none: dropped).

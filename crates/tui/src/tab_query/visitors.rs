@@ -25,7 +25,7 @@ pub fn attr_field(checks: &[Term]) -> Option<String> {
 /// The attribute field the Conversations union's checks read (`visitor.plan`), if any.
 fn union_attr_field(app: &App) -> Option<String> {
     app.conversations
-        .union
+        .union()
         .as_ref()
         .and_then(|u| attr_field(&u.checks))
 }

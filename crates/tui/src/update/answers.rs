@@ -16,7 +16,8 @@ pub(super) fn since_look_message(app: &mut App, tab: Resource) {
     let Some(since) = *app.since_look.get(tab) else {
         return;
     };
-    let (generation, revision) = with_tab!(ref app, tab, |t| (t.generation(), t.marks.revision()));
+    let (generation, revision) =
+        with_tab!(ref app, tab, |t| (t.generation(), t.marks().revision()));
     if since.generation != generation || since.revision != revision {
         *app.since_look.get_mut(tab) = None;
         return;
@@ -26,7 +27,7 @@ pub(super) fn since_look_message(app: &mut App, tab: Resource) {
     if tab != app.active {
         return;
     }
-    let (new, changed) = with_tab!(ref app, tab, |t| t.marks.counts(generation));
+    let (new, changed) = with_tab!(ref app, tab, |t| t.marks().counts(generation));
     // Said again only when more came (a mark seen, by selecting its row, is no news).
     if since.said.is_some_and(|(n, c)| new <= n && changed <= c) {
         return;
@@ -53,7 +54,7 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
     let bug = format!("internal error (a bug in convo): {message}");
     match task {
         Task::Page { tab, generation } => with_tab!(app, tab, |t| {
-            if t.next
+            if t.next()
                 .as_ref()
                 .is_some_and(|n| n.walk.generation() == generation)
             {
@@ -123,11 +124,7 @@ fn on_next_page<T: Watched + Clone + PartialEq, F: crate::tab::TabFilter>(
     result: Result<Page<T>, ApiError>,
     body: usize,
 ) -> bool {
-    let Some(n) = t
-        .next
-        .as_ref()
-        .filter(|n| n.walk.generation() == generation)
-    else {
+    let Some(n) = t.next().filter(|n| n.walk.generation() == generation) else {
         return false;
     };
     if !n.walk.is_loading() {
@@ -154,7 +151,7 @@ pub(super) fn on_page(
     match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
-            if t.next.is_some() {
+            if t.next().is_some() {
                 if on_next_page(t, generation, conversations_page(result), body) {
                     since_look_message(app, Resource::Conversations);
                     app.dirty = true;
@@ -170,7 +167,7 @@ pub(super) fn on_page(
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
-            if t.next.is_some() {
+            if t.next().is_some() {
                 if on_next_page(t, generation, visitors_page(result), body) {
                     since_look_message(app, Resource::Visitors);
                     app.dirty = true;

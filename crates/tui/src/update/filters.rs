@@ -24,11 +24,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     // A union shown then is run again (unless it is on screen now), on the row selected then.
     let mut c = c;
     if let Some(q) = c.union.take() {
-        let now = app
-            .conversations
-            .union
-            .as_ref()
-            .map(|_| &app.conversations.query);
+        let now = app.conversations.union().map(|_| app.conversations.query());
         if now != Some(&q) {
             cmds.extend(leaving_look(app, Resource::Conversations));
             app.oldest_first = place.oldest_first.then_some(u64::MAX);
@@ -39,7 +35,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         {
             app.conversations.reselect_now(row, body);
         }
-    } else if c.filter != app.conversations.filter || app.conversations.union.is_some() {
+    } else if &c.filter != app.conversations.filter() || app.conversations.union().is_some() {
         cmds.extend(leaving_look(app, Resource::Conversations));
         app.oldest_first = place.oldest_first.then_some(u64::MAX);
         cmds.push(app.conversations.restore(c.filter, c.selected));
@@ -51,14 +47,14 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
     }
     let mut v = v;
     if let Some(q) = v.union.take() {
-        let now = app.visitors.union.as_ref().map(|_| &app.visitors.query);
+        let now = app.visitors.union().map(|_| app.visitors.query());
         if now != Some(&q) {
             cmds.extend(leaving_look(app, Resource::Visitors));
             cmds.extend(crate::tab_query::restore(app, q, v.selected));
         } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
             app.visitors.reselect_now(row, body);
         }
-    } else if v.filter != app.visitors.filter || app.visitors.union.is_some() {
+    } else if &v.filter != app.visitors.filter() || app.visitors.union().is_some() {
         cmds.extend(leaving_look(app, Resource::Visitors));
         cmds.push(app.visitors.restore(v.filter, v.selected));
     } else if let Some(row) = v.selected.filter(|_| place.active == Resource::Visitors) {
@@ -91,13 +87,13 @@ pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Comman
                 Some(email)
                     if app
                         .conversations
-                        .filter
+                        .filter()
                         .by_email
                         .as_ref()
                         .is_some_and(|b| b.email == email) =>
                 {
-                    f.by_email = app.conversations.filter.by_email.clone();
-                    f.visitor_id = app.conversations.filter.visitor_id;
+                    f.by_email = app.conversations.filter().by_email.clone();
+                    f.visitor_id = app.conversations.filter().visitor_id;
                     set_conversations(app, f, cmds);
                 }
                 Some(email) => {
@@ -198,8 +194,8 @@ pub(super) fn keep_oldest_first(app: &mut App) {
         .find(|v| v.oldest_first)
         .is_some_and(|v| match &v.query {
             Some(q) => convo_query::query::parse(q, Resource::Conversations)
-                .is_ok_and(|q| q.to_string() == app.conversations.query.to_string()),
-            None => v.conversations == app.conversations.filter,
+                .is_ok_and(|q| q.to_string() == app.conversations.query().to_string()),
+            None => &v.conversations == app.conversations.filter(),
         });
     if !shown {
         app.oldest_first = None;
@@ -218,7 +214,7 @@ pub(super) fn keep_oldest_first(app: &mut App) {
 /// `follow_top`: on its first row as rows come.
 pub(super) fn preset_oldest_first(app: &mut App, follow_top: bool) {
     let generation = app.conversations.generation();
-    app.conversations.load_all = true;
+    app.conversations.load_whole();
     let s = app.sort.get_mut(Resource::Conversations);
     s.preset(
         crate::sort::Sort {

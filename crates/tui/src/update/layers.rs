@@ -151,7 +151,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         Layer::LoadAll => match action {
             Some(Action::Close) => {
                 // A union's scan stops with it.
-                with_tab!(app, app.active, |t| t.load_all = false);
+                with_tab!(app, app.active, |t| t.stop_loading());
                 crate::tab_query::stop(app);
                 app.say("stopped loading all pages");
                 Answer::Consumed

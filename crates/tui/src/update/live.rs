@@ -110,7 +110,7 @@ pub fn jump_to_left(app: &mut App) {
         let held = t.held().map(|h| h.row.id());
         // Where each row that left shows: before the loaded row at this index.
         let mut places: Vec<(usize, uuid::Uuid)> = t
-            .left_places
+            .left_places()
             .iter()
             .filter(|(id, _)| Some(*id) != held)
             .map(|(id, after)| {
@@ -124,15 +124,15 @@ pub fn jump_to_left(app: &mut App) {
         places.sort();
         let next = places
             .iter()
-            .find(|(at, _)| *at > t.selected)
+            .find(|(at, _)| *at > t.selected())
             .or(places.first())
             .copied();
         if let Some((at, _)) = next {
             let last = rows.len().saturating_sub(1);
             t.select(at.min(last), body);
             // The row that left shows above the cursor: keep it on screen.
-            if t.offset == at.min(last) && t.offset > 0 {
-                t.offset -= 1;
+            if t.offset() == at.min(last) && t.offset() > 0 {
+                t.reveal_above();
             }
         }
         next.map(|(_, id)| (id, places.len()))
@@ -177,7 +177,7 @@ pub fn say_lost(app: &mut App) {
 fn lost_words<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     t: &mut TabState<T, F>,
 ) -> Option<String> {
-    let lost = t.lost.take()?;
+    let lost = t.take_lost()?;
     let n = t.rows().len();
     Some(if t.walk().is_done() {
         format!(

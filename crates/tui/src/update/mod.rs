@@ -47,7 +47,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let pane = app.detail.is_some() && app.active == tab;
         let watching = !pane && !app.sort.get(tab).sorted();
-        with_tab!(app, tab, |t| t.watching = watching);
+        with_tab!(app, tab, |t| t.set_watching(watching));
     }
     sort::update::before(app);
     let mut cmds = super::tab_query::run_pending(app);
@@ -245,7 +245,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                     crate::app::SinceLook {
                         generation: t.generation(),
                         taken_at,
-                        revision: t.marks.revision(),
+                        revision: t.marks().revision(),
                         said: None,
                     }
                 });
@@ -289,7 +289,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             with_tab!(app, tab, |t| {
                 // Not a page asked for ahead while the app waits on an earlier one.
                 if t.waits_on(generation, cursor.as_deref()) {
-                    t.retry = Some(Retry {
+                    t.retrying(Retry {
                         until: now.checked_add(notice.wait).unwrap_or(now),
                         attempt: notice.attempt,
                         reason: convo_text::one_line(&notice.reason, 200),
@@ -455,13 +455,13 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::SecondTab => switch_tab(app, Resource::Visitors),
         Action::Filter => {
             let mut form = match app.active {
-                Resource::Conversations => FilterForm::conversations(&app.conversations.filter)
+                Resource::Conversations => FilterForm::conversations(app.conversations.filter())
                     .with_me(app.query_settings.agent_id)
                     .with_aliases(&app.aliases),
-                Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
+                Resource::Visitors => FilterForm::visitors(app.visitors.filter()),
             };
             // A query the fields cannot hold (a union, checks in convo): said in the pane.
-            if with_tab!(ref app, app.active, |t| t.union.is_some()) {
+            if with_tab!(ref app, app.active, |t| t.union().is_some()) {
                 form.query_note = Some(query_line::update::query_text(app, app.active));
             }
             app.overlay = Overlay::Filter(Box::new(form));
@@ -485,14 +485,14 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             app.say("u and s filter conversations: press 1 for that tab");
         }
         // A union tab: its query's term is what changes, the rest of the query stays.
-        Action::ToggleUnassigned if app.conversations.union.is_some() => {
+        Action::ToggleUnassigned if app.conversations.union().is_some() => {
             cmds.extend(super::tab_query::toggle_unassigned(app))
         }
-        Action::CycleStatus if app.conversations.union.is_some() => {
+        Action::CycleStatus if app.conversations.union().is_some() => {
             cmds.extend(super::tab_query::cycle_status(app))
         }
         Action::ToggleUnassigned => {
-            let mut f = app.conversations.filter.clone();
+            let mut f = app.conversations.filter().clone();
             f.assignee = match f.assignee {
                 Assignee::Unassigned => Assignee::Any,
                 _ => Assignee::Unassigned,
@@ -500,7 +500,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             set_conversations(app, f, cmds);
         }
         Action::CycleStatus => {
-            let mut f = app.conversations.filter.clone();
+            let mut f = app.conversations.filter().clone();
             f.status = match f.status {
                 None => Some(Status::Open),
                 Some(Status::Open) => Some(Status::Pending),
@@ -536,7 +536,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             // An oldest-first view reads the whole list again before it shows it: its first
             // rows are the list's last.
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
-            let union = with_tab!(ref app, app.active, |t| t.union.is_some()
+            let union = with_tab!(ref app, app.active, |t| t.union().is_some()
                 && t.error().is_none());
             if union {
                 // The oldest-first view ("Breaching", a query) takes its order back.
@@ -550,7 +550,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                 return;
             }
             let c = with_tab!(app, app.active, |t| {
-                if t.error().is_some() && t.next.is_none() {
+                if t.error().is_some() && t.next().is_none() {
                     t.clear_error(); // retry the failed page; loaded rows stay
                     None
                 } else {
@@ -573,7 +573,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             // The walk on screen waits while a reload (or another profile) is read behind
             // it: L would load nothing, and say it does.
             let (waiting, done, n) = with_tab!(ref app, app.active, |t| (
-                t.next.is_some(),
+                t.next().is_some(),
                 t.walk().is_done(),
                 t.rows().len()
             ));

@@ -36,9 +36,9 @@ pub(super) fn move_by(app: &mut App, delta: isize) {
             if delta > 0 && target == n - 1 && t.error().is_some() {
                 t.clear_error(); // scrolling to the end retries
             }
-            let before = (t.selected, t.held().is_some());
+            let before = (t.selected(), t.held().is_some());
             t.select(target, body);
-            (t.selected, false) != before
+            (t.selected(), false) != before
         }
     });
     if moved && let Some(s) = app.detail.as_mut() {

@@ -33,23 +33,23 @@ pub fn here(app: &App) -> Place {
     Place {
         active: app.active,
         conversations: TabPlace {
-            filter: app.conversations.filter.clone(),
+            filter: app.conversations.filter().clone(),
             selected: app.conversations.selection(),
             union: app
                 .conversations
-                .union
+                .union()
                 .as_ref()
-                .map(|_| app.conversations.query.clone()),
+                .map(|_| app.conversations.query().clone()),
             sort: app.sort.conversations.sort,
         },
         visitors: TabPlace {
-            filter: app.visitors.filter.clone(),
+            filter: app.visitors.filter().clone(),
             selected: app.visitors.selection(),
             union: app
                 .visitors
-                .union
+                .union()
                 .as_ref()
-                .map(|_| app.visitors.query.clone()),
+                .map(|_| app.visitors.query().clone()),
             sort: app.sort.visitors.sort,
         },
         oldest_first: app.oldest_first.is_some(),
@@ -69,7 +69,7 @@ pub fn set_conversations_from(
     f: ConversationFilter,
     cmds: &mut Vec<Command>,
 ) {
-    if f != app.conversations.filter {
+    if &f != app.conversations.filter() {
         cmds.extend(leaving_look(app, convo_api::Resource::Conversations));
     }
     match app.conversations.set_filter(f) {
@@ -94,7 +94,7 @@ pub(super) fn set_visitors_from(
     f: VisitorFilter,
     cmds: &mut Vec<Command>,
 ) {
-    if f != app.visitors.filter {
+    if &f != app.visitors.filter() {
         cmds.extend(leaving_look(app, convo_api::Resource::Visitors));
     }
     match app.visitors.set_filter(f) {

@@ -21,7 +21,7 @@ pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Comman
     // Redraw only when something on screen depends on the time that passed: relative
     // times change by the minute, countdowns by the second.
     let minute = |t: jiff::Timestamp| t.as_second().div_euclid(60);
-    let counting = app.conversations.retry.is_some() || app.visitors.retry.is_some();
+    let counting = app.conversations.retry().is_some() || app.visitors.retry().is_some();
     if minute(now) != minute(app.now) || (counting && now.as_second() != app.now.as_second()) {
         app.dirty = true;
     }
@@ -49,7 +49,7 @@ pub fn refresh_now(app: &mut App, cmds: &mut Vec<Command>) {
     let (c, retried) = with_tab!(app, app.active, |t| {
         if union.is_some() {
             (None, false)
-        } else if t.next.as_ref().is_some_and(|n| n.walk.error().is_some()) {
+        } else if t.next().is_some_and(|n| n.walk.error().is_some()) {
             (Some(t.reload(max_pages, whole)), true)
         } else {
             (t.head_fetch(limit, max_pages, whole), false)
@@ -84,7 +84,7 @@ pub(super) fn on_head(
         app.last_refresh = app.now;
         return None;
     }
-    let watching = notify::watching(&app.views, &app.conversations.filter);
+    let watching = notify::watching(&app.views, app.conversations.filter());
     let step = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
@@ -154,7 +154,7 @@ fn union_refreshed(
     cmds: &mut Vec<Command>,
 ) {
     if tab == Resource::Conversations {
-        let text = app.conversations.query.to_string();
+        let text = app.conversations.query().to_string();
         let watching = app
             .views
             .iter()
@@ -191,7 +191,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
     } else if merged.cut {
         // The budget, or the rows loaded when the refresh began, whichever was fewer. A union
         // reads each of its streams up to the budget.
-        let each = with_tab!(ref app, tab, |t| t.union.is_some()).then_some(" a stream");
+        let each = with_tab!(ref app, tab, |t| t.union().is_some()).then_some(" a stream");
         let budget = app.refresh_max_pages.saturating_mul(app.limit.get());
         let why = if merged.live < budget && each.is_none() {
             "the rest loaded after the refresh began".to_string()

@@ -65,7 +65,7 @@ pub(super) fn take_sample(
 /// that became imminent (or breaching) since it was last looked at.
 pub(super) fn watch_imminent(app: &mut App, ring: bool, cmds: &mut Vec<Command>) {
     if !app.sla.is_tracked(convo_engine::sla::Target::FirstResponse)
-        || !notify::watching(&app.views, &app.conversations.filter)
+        || !notify::watching(&app.views, app.conversations.filter())
     {
         return;
     }

@@ -31,8 +31,8 @@ pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
     );
     // One request's filters found the visitors of an e-mail: how many.
     let by_email = match tab {
-        Resource::Conversations if app.conversations.union.is_none() => {
-            app.conversations.filter.by_email.as_ref()
+        Resource::Conversations if app.conversations.union().is_none() => {
+            app.conversations.filter().by_email.as_ref()
         }
         _ => None,
     };

@@ -24,7 +24,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         // The row under the cursor left the view: it has no place in the list.
         " × left the view · ".to_string()
     } else if n > 0 {
-        format!(" row {} · ", app.sort.get(t.tab).pos(t.selected) + 1)
+        format!(" row {} · ", app.sort.get(t.tab()).pos(t.selected()) + 1)
     } else {
         " ".to_string()
     };
@@ -36,7 +36,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             format!("all {} loaded", convo_text::thousands(n as u64)),
             Style::new().fg(Color::Green),
         ));
-    } else if t.walk().pages() == 0 && !t.load_all {
+    } else if t.walk().pages() == 0 && !t.load_all() {
         // No page has come back yet: no count, and no "more available" to promise.
         let what = if t.walk().is_loading() {
             "loading the first page…"
@@ -44,7 +44,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             "nothing loaded yet"
         };
         spans.push(Span::raw(what));
-    } else if t.load_all {
+    } else if t.load_all() {
         spans.push(Span::styled(
             format!(
                 "loading all… {} loaded · Esc stops",
@@ -58,7 +58,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             convo_text::thousands(n as u64)
         )));
     }
-    if let Some(r) = &t.retry {
+    if let Some(r) = &t.retry() {
         let secs = r
             .until
             .as_second()
@@ -72,7 +72,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             format!(" · retrying: retry in {secs}s")
         };
         spans.push(Span::styled(text, Style::new().fg(Color::Yellow)));
-    } else if let Some(n) = &t.next {
+    } else if let Some(n) = &t.next() {
         // A walk read behind the rows shown: how far it got, or that it failed.
         let text = match (n.walk.error(), &n.why) {
             (Some(_), Replacing::Reload) => " · reload failed".to_string(),
@@ -100,7 +100,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     } else if t.error().is_some() {
         spans.push(Span::styled(" · error", Style::new().fg(Color::Red)));
     }
-    if let Some(u) = t.union.as_deref().filter(|u| !u.checks.is_empty()) {
+    if let Some(u) = t.union().filter(|u| !u.checks.is_empty()) {
         // A query's checks done in convo: how much was read for how little.
         // Rows loaded matched too: the count of matches is never below them (a refresh's
         // scan starts its count again). Matches found but not yet in the table are said so.
@@ -135,7 +135,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             Style::new().fg(Color::Cyan),
         ));
     }
-    let marked = app.commands.marked.get(t.tab).len();
+    let marked = app.commands.marked.get(t.tab()).len();
     if marked > 0 {
         spans.push(Span::styled(
             format!(
@@ -167,12 +167,12 @@ fn live_span<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
 ) -> Option<Span<'static>> {
     let period = app.refresh_on.then(|| app.refresh_period()).flatten();
     // A display sort places the rows that arrive by its own order: nothing is "above".
-    let sorted = app.sort.get(t.tab).sorted();
-    if t.new_above > 0 && !sorted {
+    let sorted = app.sort.get(t.tab()).sorted();
+    if t.new_above() > 0 && !sorted {
         return Some(Span::styled(
             format!(
                 " · ↑ {} arrived above, view held",
-                convo_text::thousands(t.new_above as u64)
+                convo_text::thousands(t.new_above() as u64)
             ),
             Style::new().fg(Color::Cyan).bold(),
         ));
@@ -221,7 +221,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // An e-mail that finds no visitor: say why a part of one finds nothing.
     let v = &app.visitors;
     if app.active == Resource::Visitors
-        && v.filter.email.is_some()
+        && v.filter().email.is_some()
         && v.walk().is_done()
         && v.walk().loaded() == 0
     {

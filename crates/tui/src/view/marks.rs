@@ -36,7 +36,7 @@ pub fn gutter<T: Row + Clone + PartialEq, F: TabFilter>(
         ScreenLine::Row(i) => t
             .rows()
             .get(i)
-            .and_then(|r| t.marks.mark(t.generation(), &r.id()))
+            .and_then(|r| t.marks().mark(t.generation(), &r.id()))
             .map(|m| (m.symbol(), style(m))),
         ScreenLine::Gone(_) => Some((GONE, Style::new().fg(Color::DarkGray))),
     }
@@ -46,7 +46,7 @@ pub fn gutter<T: Row + Clone + PartialEq, F: TabFilter>(
 pub fn footer_spans<T: Row + Clone + PartialEq, F: TabFilter>(
     t: &TabState<T, F>,
 ) -> Vec<Span<'static>> {
-    let (new, changed) = t.marks.counts(t.generation());
+    let (new, changed) = t.marks().counts(t.generation());
     let mut spans = Vec::new();
     if new > 0 {
         spans.push(Span::styled(

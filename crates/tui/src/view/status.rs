@@ -18,7 +18,7 @@ fn next_failed<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     app: &App,
     t: &TabState<T, F>,
 ) -> Option<String> {
-    let n = t.next.as_ref()?;
+    let n = t.next()?;
     let e = n.walk.error()?;
     let again = app.keymap.key_of(Action::Reload);
     Some(match &n.why {
@@ -41,7 +41,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Resource::Conversations => {
             let t = &app.conversations;
             (
-                &t.retry,
+                &t.retry(),
                 &t.error(),
                 &t.refresh_error(),
                 next_failed(app, t),
@@ -50,7 +50,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Resource::Visitors => {
             let t = &app.visitors;
             (
-                &t.retry,
+                &t.retry(),
                 &t.error(),
                 &t.refresh_error(),
                 next_failed(app, t),

@@ -41,7 +41,7 @@ fn coverage(app: &App) -> Span<'static> {
     let n = thousands(t.rows().len() as u64);
     if t.walk().is_done() {
         Span::styled(format!("all {n} loaded"), Style::new().fg(Color::Green))
-    } else if t.walk().pages() == 0 && !t.load_all {
+    } else if t.walk().pages() == 0 && !t.load_all() {
         // No page has answered yet: nothing to count, no "more available" to promise.
         if t.error().is_some() {
             Span::styled(
@@ -51,7 +51,7 @@ fn coverage(app: &App) -> Span<'static> {
         } else {
             Span::raw("the first page is still loading · L loads every page")
         }
-    } else if t.load_all {
+    } else if t.load_all() {
         Span::styled(
             format!("loading all… {n} of ≥{n} loaded · Esc stops"),
             Style::new().fg(Color::Cyan),

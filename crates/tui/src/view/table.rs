@@ -186,7 +186,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         if let Some(h) = tab.held() {
             let at = lines
                 .iter()
-                .position(|l| *l == ScreenLine::Row(tab.selected));
+                .position(|l| *l == ScreenLine::Row(tab.selected()));
             if let Some(at) = at.or((n == 0).then_some(0)) {
                 lines.insert(at, ScreenLine::Gone(h.row.id()));
                 lines.truncate(body);
@@ -201,7 +201,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     let scratch = std::cell::RefCell::new(String::new());
     // The attribute keys the tab's query names go first in ATTRIBUTES.
     let first_attributes: Vec<String> = app
-        .query_of(tab.tab)
+        .query_of(tab.tab())
         .terms
         .iter()
         .filter_map(|t| match &t.pred {
@@ -240,7 +240,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
             .collect::<Vec<_>>()
     };
     // Rows the user marked for a command: bold, and `*` in the first column (below).
-    let marked = app.commands.marked.get(tab.tab);
+    let marked = app.commands.marked.get(tab.tab());
     let is_marked = |line: &ScreenLine| match *line {
         ScreenLine::Row(i) => rows.get(i).is_some_and(|r| marked.contains(&r.id())),
         ScreenLine::Gone(_) => false,
@@ -300,7 +300,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         for (y, line) in (area.y + 1..).zip(&lines) {
             let selected = match cursor {
                 Some(c) => *line == c,
-                None => *line == ScreenLine::Row(tab.selected),
+                None => *line == ScreenLine::Row(tab.selected()),
             };
             if is_marked(line)
                 && !selected
@@ -318,7 +318,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         frame.render_widget(Paragraph::new(line), Rect::new(area.x, y, inner_w, 1));
     }
     if n == 0 && !tab.walk().is_loading() && tab.error().is_none() && tab.walk().is_done() {
-        let what = tab.tab.name();
+        let what = tab.tab().name();
         let msg = format!("no {what} match these filters · x clears them · Backspace goes back");
         let below = (lines.len() as u16 + 2).min(area.height - 1);
         let y = area.y + below;
@@ -327,7 +327,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     }
     if n > body {
         let mut sb = ScrollbarState::new(n)
-            .position(order.pos(tab.selected))
+            .position(order.pos(tab.selected()))
             .viewport_content_length(body);
         let sb_area = Rect::new(area.x + area.width - 1, area.y + 1, 1, area.height - 1);
         frame.render_stateful_widget(
