@@ -650,7 +650,7 @@ async fn the_name_picks_the_format_and_a_second_export_gets_a_name_of_its_own() 
         let tmp = tempfile::tempdir().unwrap();
         let mut h = Harness::on(&server, (w, h), 50);
         h.until(vec![], "all 30 loaded").await;
-        let screen = h.until(vec![KeyCode::Char('e')], "export CSV to").await;
+        let screen = h.press(vec![KeyCode::Char('e')], "export CSV to").await;
         common::assert_has(
             &screen,
             "Tab: ids only · .csv CSV · .json JSON · .jsonl JSON Lines · CSV: ESC shown as ␛",
@@ -670,20 +670,24 @@ async fn the_name_picks_the_format_and_a_second_export_gets_a_name_of_its_own() 
         };
         let screen = h.until(typed("mine.json"), "export JSON to").await;
         assert!(!screen.contains("…mine.json"), "the name whole: {screen}");
-        h.until(vec![KeyCode::Enter], "exported").await;
+        h.press(vec![KeyCode::Enter], "exported").await;
         let json = std::fs::read_to_string(tmp.path().join("mine.json")).unwrap();
         let rows: Vec<serde_json::Value> = serde_json::from_str(&json).expect("a JSON array");
         assert_eq!(rows.len(), 30);
         // the same name again: the free one beside it, written by Enter
-        h.until(vec![KeyCode::Char('e')], "export").await;
+        h.press(vec![KeyCode::Char('e')], "export").await;
         h.until(typed("mine.json"), "export JSON to").await;
-        h.until(vec![KeyCode::Enter], "file exists").await;
+        h.press(vec![KeyCode::Enter], "file exists").await;
         let free = tmp.path().join("mine-2.json");
         assert_eq!(
             h.app.prompt,
             Some(Prompt::ExportExists(free.to_str().unwrap().into()))
         );
-        h.until(vec![KeyCode::Enter], "mine-2.json").await;
+        // Written once it says so (the prompt named the free name already).
+        h.wait(vec![KeyCode::Enter], "mine-2.json exported", |s| {
+            s.contains("exported") && s.contains("mine-2.json")
+        })
+        .await;
         let json = std::fs::read_to_string(&free).unwrap();
         assert_eq!(
             serde_json::from_str::<Vec<serde_json::Value>>(&json)
@@ -692,9 +696,12 @@ async fn the_name_picks_the_format_and_a_second_export_gets_a_name_of_its_own() 
             30
         );
         // .jsonl: one object a line
-        h.until(vec![KeyCode::Char('e')], "export").await;
+        h.press(vec![KeyCode::Char('e')], "export").await;
         h.until(typed("mine.jsonl"), "export JSON Lines to").await;
-        h.until(vec![KeyCode::Enter], "mine.jsonl").await;
+        h.wait(vec![KeyCode::Enter], "mine.jsonl exported", |s| {
+            s.contains("exported") && s.contains("mine.jsonl")
+        })
+        .await;
         let lines = std::fs::read_to_string(tmp.path().join("mine.jsonl")).unwrap();
         assert_eq!(lines.lines().count(), 30);
         for l in lines.lines() {

@@ -35,7 +35,7 @@ async fn my_open_is_a_view_of_its_own_written_me_and_it_rings() {
         h.app.views = builtin_views(Some(me));
         h.until(vec![], "loaded").await;
         // v: the picker lists "My open" with its query as written
-        let picker = h.until(vec![KeyCode::Char('v')], MY_OPEN_VIEW).await;
+        let picker = h.press(vec![KeyCode::Char('v')], MY_OPEN_VIEW).await;
         assert!(picker.contains("assignee:me"), "{picker}");
         let at = h
             .app
@@ -63,10 +63,10 @@ async fn my_open_is_a_view_of_its_own_written_me_and_it_rings() {
         // the filter pane's agent field says me, and takes it
         let pane = h.until(vec![KeyCode::Char('/')], "agent id").await;
         assert!(pane.contains("agent id       me"), "{pane}");
-        h.until(vec![KeyCode::Esc], "assignee:me").await;
+        h.press(vec![KeyCode::Esc], "assignee:me").await;
         // x clears, Backspace brings the view back written as it was
-        h.until(vec![KeyCode::Char('x')], "no filters").await;
-        let back = h.until(vec![KeyCode::Backspace], "assignee:me").await;
+        h.press(vec![KeyCode::Char('x')], "no filters").await;
+        let back = h.press(vec![KeyCode::Backspace], "assignee:me").await;
         assert!(!back.contains(&me.to_string()[..13]), "{back}");
 
         // a colleague assigns a conversation to me: the next refresh rings the bell

@@ -185,7 +185,7 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
 
     // P, Down, Enter: "staging" is taken whole.
     let screen = h
-        .until(
+        .press(
             vec![KeyCode::Char('P'), KeyCode::Down, KeyCode::Enter],
             "profile staging",
         )
@@ -259,7 +259,7 @@ async fn the_profile_picker_switches_back_to_the_configs_top_level() {
         .await;
     assert!(screen.contains("staging"), "{screen}");
     let screen = h
-        .until(vec![KeyCode::Down, KeyCode::Enter], "profile staging")
+        .press(vec![KeyCode::Down, KeyCode::Enter], "profile staging")
         .await;
     if !screen.contains(&short(&staging)) {
         h.until(vec![], &short(&staging)).await;
@@ -268,7 +268,7 @@ async fn the_profile_picker_switches_back_to_the_configs_top_level() {
 
     // Back: P opens on staging; Up is the top level.
     let screen = h
-        .until(
+        .press(
             vec![KeyCode::Char('P'), KeyCode::Up, KeyCode::Enter],
             "the config's top level (no profile)",
         )

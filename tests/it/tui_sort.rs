@@ -78,7 +78,7 @@ async fn back_returns_to_the_list_in_the_sort_it_was_shown_in() {
     .await;
     let mut h = Harness::on(&server, (120, 35), 100);
     h.until(vec![], "STATUS").await;
-    h.until(vec![KeyCode::Char('>')], "sorted by status ↓")
+    h.press(vec![KeyCode::Char('>')], "sorted by status ↓")
         .await;
     h.keys(vec![KeyCode::Down, KeyCode::Down]).await;
     let selected = h.app.sort.conversations.pos(h.app.conversations.selected());

@@ -344,9 +344,17 @@ impl Harness {
             .await
     }
 
+    /// Presses `keys` once, then runs the loop until the screen shows `want` (at most
+    /// [`DEADLINE`]): for keys that must act once (Back, a sort's toggle, an export's Enter),
+    /// which [`Harness::until`] would press again on a machine slow to show their effect.
+    pub async fn press(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
+        self.wait(keys, &format!("{want:?} on screen"), |s| s.contains(want))
+            .await
+    }
+
     /// Presses `keys` until the screen shows `want` (for a second after each press; in all at
     /// most [`DEADLINE`]): for keys a user presses again until they see it (End until all is
-    /// loaded). Keys that must act once (Back, a query typed) go through [`Harness::wait`].
+    /// loaded). Keys that must act once go through [`Harness::press`].
     pub async fn until(&mut self, keys: Vec<KeyCode>, want: &str) -> String {
         let deadline = Instant::now() + DEADLINE;
         loop {
