@@ -30,7 +30,7 @@ fn ids_in(app: &App) -> Vec<uuid::Uuid> {
 }
 
 fn scanned(h: &Harness) -> usize {
-    h.app.conversations.union().map_or(0, |u| u.scanned)
+    h.app.conversations.union().map_or(0, |u| u.scanned())
 }
 
 /// A union with a check done in convo, loaded with `L` past `refresh_max_pages`, refreshed

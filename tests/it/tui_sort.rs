@@ -77,7 +77,9 @@ async fn back_returns_to_the_list_in_the_sort_it_was_shown_in() {
     })
     .await;
     let mut h = Harness::on(&server, (120, 35), 100);
-    h.until(vec![], "STATUS").await;
+    // Every row loaded (the look-ahead reads the second page): a row's place in the sort is
+    // the same before and after.
+    h.until(vec![], "all 120 loaded").await;
     h.press(vec![KeyCode::Char('>')], "sorted by status ↓")
         .await;
     h.keys(vec![KeyCode::Down, KeyCode::Down]).await;
@@ -106,8 +108,9 @@ async fn back_returns_to_the_list_in_the_sort_it_was_shown_in() {
     .await;
     // Back's walk reselects the row once its page has arrived.
     let screen = h
-        .wait_app("the row selected again", move |app| {
+        .wait_app("the row selected again, every row loaded", move |app| {
             app.conversations.selected_row().map(|r| r.id) == Some(id)
+                && app.conversations.walk().is_done()
         })
         .await;
     let app = &h.app;

@@ -9,92 +9,36 @@
 //! rows pass does not read without end: after `scan_max_pages` stream pages the walk waits
 //! (the footer says "scanned 4,000 · 12 match"), and `L` or `G` go on.
 
-use std::collections::VecDeque;
-
 use jiff::Timestamp;
 
 use super::{TabFilter, TabState};
 use crate::command::Command;
 use crate::marks::Watched;
 use convo_api::{ApiError, Limit, ListFilter, Page, Row};
-use convo_engine::merge::{Step, Timed};
-use convo_engine::union::Streams;
+use convo_engine::merge::Timed;
+pub use convo_engine::scan::Verdict;
+use convo_engine::scan::{Next, RefreshNext, Scan};
 use convo_query::query::Term;
 
-/// The union a tab walks (see the module).
+/// The union a tab walks (see the module): the engine's scan of its streams, and the plan's
+/// checks it is read through.
 #[derive(Debug, Clone)]
 pub struct UnionWalk<T, F> {
-    /// The streams' cursors and their merge: the engine's walk, which this drives with
-    /// commands.
-    walk: Streams<T, F>,
+    /// The streams, their merge, the scan's counts, budget and refresh: the engine's, which
+    /// this drives with commands.
+    scan: Scan<T, F>,
     /// The plan's checks, done in convo (resolved terms).
     pub checks: Vec<Term>,
     /// The checks as written, for the status line.
     pub checks_shown: Vec<String>,
     /// The clock relative checks (`age:`, `idle:`) are measured from: the walk's start.
     pub now: Timestamp,
-    /// Rows the merge gave (each id once) and how many of them passed the checks.
-    pub scanned: usize,
-    pub matched: usize,
-    /// Stream pages read when the scan budget last started.
-    budget_from: usize,
-    /// The scan stopped (its page budget, or Esc) until `L` or `G`.
-    pub paused: bool,
-    /// Rows a refresh gave beyond the rows it stood for: the next ones the walk shows.
-    carry: VecDeque<T>,
-    /// What the merge noticed (the order given up), for the status line, taken.
-    pub notices: Vec<String>,
+    /// The clock of the refresh under way (the walk's once it goes on from the refresh).
+    refresh_now: Timestamp,
     limit: Limit,
-    /// A refresh under way: the same streams read again from the top.
-    refresh: Option<Box<Refresh<T, F>>>,
-    /// The row a check could not yet judge ([`Verdict::Wait`]), with whether it was carried:
-    /// the walk goes on from it when the answer is in.
-    held: Option<(T, bool)>,
-}
-
-/// What the checks say of a row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Pass,
-    Fail,
-    /// Not yet known (its visitor's fields are being read from the local store): the walk
-    /// waits at this row, in order, until it is asked again.
-    Wait,
-}
-
-impl From<bool> for Verdict {
-    fn from(b: bool) -> Verdict {
-        if b { Verdict::Pass } else { Verdict::Fail }
-    }
-}
-
-/// A refresh of a union: its streams re-read from the top (a walk of their own) until the
-/// rows that pass are as many as the table has loaded, the list ends, or the page budget
-/// (`refresh_max_pages` a stream) is spent; then merged into the table as a one-request tab's
-/// refresh is (•, ~ and × follow).
-#[derive(Debug, Clone)]
-struct Refresh<T, F> {
-    walk: UnionWalk<T, F>,
-    rows: Vec<T>,
-    /// Loaded rows it stands for.
-    window: usize,
-    /// Stream pages it may read.
-    budget: usize,
-    /// Rows it read that the checks no longer pass: what a loaded row that leaves is now.
-    failed: Vec<T>,
 }
 
 impl<T: Row, F> UnionWalk<T, F> {
-    /// Whether a refresh (its streams read again from the top) is under way.
-    pub fn refreshing(&self) -> bool {
-        self.refresh.is_some()
-    }
-
-    /// Gives up the refresh under way.
-    pub fn drop_refresh(&mut self) {
-        self.refresh = None;
-    }
-
     /// A walk of these streams (from the plan) with these checks, pages of `limit`.
     pub fn new(
         streams: Vec<F>,
@@ -104,19 +48,12 @@ impl<T: Row, F> UnionWalk<T, F> {
         now: Timestamp,
     ) -> UnionWalk<T, F> {
         UnionWalk {
-            walk: Streams::new(streams, limit.get()),
+            scan: Scan::new(streams, limit.get()),
             checks,
             checks_shown,
             now,
-            scanned: 0,
-            matched: 0,
-            budget_from: 0,
-            paused: false,
-            carry: VecDeque::new(),
-            notices: Vec::new(),
+            refresh_now: now,
             limit,
-            refresh: None,
-            held: None,
         }
     }
 
@@ -125,79 +62,70 @@ impl<T: Row, F> UnionWalk<T, F> {
     where
         F: Clone,
     {
-        UnionWalk::new(
-            self.walk.filters().cloned().collect(),
-            self.checks.clone(),
-            self.checks_shown.clone(),
-            self.limit,
+        UnionWalk {
+            scan: self.scan.fresh(),
+            checks: self.checks.clone(),
+            checks_shown: self.checks_shown.clone(),
             now,
-        )
+            refresh_now: now,
+            limit: self.limit,
+        }
     }
-}
 
-impl<T: Timed + Clone, F> UnionWalk<T, F> {
+    /// Whether a refresh (its streams read again from the top) is under way.
+    pub fn refreshing(&self) -> bool {
+        self.scan.refreshing()
+    }
+
+    /// Gives up the refresh under way.
+    pub fn drop_refresh(&mut self) {
+        self.scan.drop_refresh();
+    }
+
     /// Whether a stream's request is in flight.
     pub fn loading(&self) -> bool {
-        self.walk.loading()
+        self.scan.loading()
     }
 
     /// Stream pages read, over every stream.
     pub fn pages(&self) -> usize {
-        self.walk.pages()
+        self.scan.pages()
     }
 
     /// How many streams.
     pub fn streams(&self) -> usize {
-        self.walk.len()
+        self.scan.streams()
     }
 
     /// Stream `i`'s filter.
     pub fn filter(&self, i: usize) -> Option<&F> {
-        self.walk.filter(i)
+        self.scan.filter(i)
     }
 
-    /// The scan goes on past its page budget (`L`, `G`).
-    pub fn go_on(&mut self) {
-        self.paused = false;
-        self.budget_from = self.walk.pages();
+    /// Rows the merge gave (each id once).
+    pub fn scanned(&self) -> usize {
+        self.scan.scanned()
     }
 
-    /// Esc: the scan stops where it is.
-    pub fn stop(&mut self) {
-        self.paused = true;
+    /// Rows that passed the checks.
+    pub fn matched(&self) -> usize {
+        self.scan.matched()
+    }
+
+    /// The scan stopped (its page budget, or Esc) until `L` or `G`.
+    pub fn paused(&self) -> bool {
+        self.scan.paused()
     }
 
     /// The streams that failed: (number from 0, why).
     pub fn failures(&self) -> Vec<(usize, &str)> {
-        self.walk.failures()
+        self.scan.failures()
     }
 
-    /// Takes a page (or failure) of stream `i`; `false` when it was not asked for (dropped).
-    pub fn take(&mut self, i: usize, result: Result<Page<T>, ApiError>) -> Result<bool, String>
-    where
-        T: Row,
-    {
-        if !self.walk.in_flight(i) {
-            return Ok(false);
-        }
-        match result {
-            Ok(page) => {
-                self.walk.page(i, page);
-                self.notices.extend(self.walk.take_notices());
-                Ok(true)
-            }
-            Err(e) => {
-                let why = convo_text::one_line(&e.cause(), 2000);
-                self.walk.fail(i, why.clone());
-                Err(why)
-            }
-        }
-    }
-
-    /// The requests for the next page of streams `parts` that have none in flight.
+    /// The requests `asks` ((stream, cursor)) as the fetches to send.
     fn fetches(
-        &mut self,
-        parts: Vec<usize>,
+        &self,
+        asks: Vec<(usize, Option<String>)>,
         tab: convo_api::Resource,
         generation: u64,
         head: bool,
@@ -205,36 +133,20 @@ impl<T: Timed + Clone, F> UnionWalk<T, F> {
     where
         F: TabFilter,
     {
-        let mut cmds = Vec::new();
-        for i in parts {
-            let Some(cursor) = self.walk.request(i) else {
-                continue;
-            };
-            let Some(query) = self.walk.filter(i).map(TabFilter::request) else {
-                continue;
-            };
-            cmds.push(Command::FetchPart {
-                tab,
-                generation,
-                stream: i,
-                head,
-                cursor,
-                query,
-                limit: self.limit,
-            });
-        }
-        cmds
-    }
-
-    /// The merge's next row: a held one first, then a carried one.
-    fn next_row(&mut self) -> (Step<T>, bool) {
-        if let Some((r, carried)) = self.held.take() {
-            return (Step::Row(r), carried);
-        }
-        match self.carry.pop_front() {
-            Some(r) => (Step::Row(r), true),
-            None => (self.walk.step(), false),
-        }
+        asks.into_iter()
+            .filter_map(|(i, cursor)| {
+                let query = self.scan.filter(i)?.request();
+                Some(Command::FetchPart {
+                    tab,
+                    generation,
+                    stream: i,
+                    head,
+                    cursor,
+                    query,
+                    limit: self.limit,
+                })
+            })
+            .collect()
     }
 }
 
@@ -249,8 +161,9 @@ impl<T: Row + Clone + PartialEq + Timed, F: TabFilter> TabState<T, F> {
     /// request's filters.
     pub fn union_checks(&mut self, now: Timestamp) -> Option<(Vec<Term>, Timestamp)> {
         let u = self.union.as_mut()?;
-        if u.walk.pages() == 0 && !u.walk.loading() {
+        if u.scan.pages() == 0 && !u.scan.loading() {
             u.now = now;
+            u.refresh_now = now;
         }
         Some((u.checks.clone(), u.now))
     }
@@ -259,14 +172,14 @@ impl<T: Row + Clone + PartialEq + Timed, F: TabFilter> TabState<T, F> {
     pub fn take_union_notices(&mut self) -> Vec<String> {
         self.union
             .as_mut()
-            .map(|u| std::mem::take(&mut u.notices))
+            .map(|u| u.scan.take_notices())
             .unwrap_or_default()
     }
 
     /// `L`, `G`: a union's scan goes on past its page budget.
     pub fn go_on_scan(&mut self) {
         if let Some(u) = self.union.as_mut() {
-            u.go_on();
+            u.scan.go_on();
         }
     }
 
@@ -274,7 +187,7 @@ impl<T: Row + Clone + PartialEq + Timed, F: TabFilter> TabState<T, F> {
     pub fn scanning(&self) -> bool {
         self.union
             .as_ref()
-            .is_some_and(|u| !u.paused && self.walk.has_more() && !u.checks.is_empty())
+            .is_some_and(|u| !u.scan.paused() && self.walk.has_more() && !u.checks.is_empty())
     }
 
     /// Esc while it scans ([`TabState::scanning`]): the scan stops where it is, until `L`;
@@ -282,7 +195,7 @@ impl<T: Row + Clone + PartialEq + Timed, F: TabFilter> TabState<T, F> {
     pub fn stop_scan(&mut self) -> bool {
         let scanning = self.scanning();
         if let Some(u) = self.union.as_mut().filter(|_| scanning) {
-            u.stop();
+            u.scan.stop();
         }
         scanning
     }
@@ -300,7 +213,7 @@ where
     }
 
     /// Hands the union's rows that pass `pass` to the table while it wants them, and asks for
-    /// the streams' pages the merge needs next (`scan_max_pages` stream pages at most before
+    /// the streams' pages the scan needs next (`scan_max_pages` stream pages at most before
     /// the scan waits for `L`). The fetches to send, and a refresh's merge when it completed.
     pub fn pump(
         &mut self,
@@ -313,68 +226,28 @@ where
             return (cmds, None);
         };
         let page = self.walk.limit().max(1);
-        let mut batch: Vec<T> = Vec::new();
         // While a refresh reads the streams again, the walk waits: it takes the refresh's
         // place when it is merged.
-        loop {
-            if u.refresh.is_some() {
-                break;
-            }
-            if batch.len() >= page {
-                self.hand(std::mem::take(&mut batch), true, body);
-            }
-            if !self.union_wants(body) {
-                break;
-            }
-            // The rows in the batch are wanted too: hand them before asking for more.
-            let (step, carried) = u.next_row();
-            match step {
-                Step::Row(r) => {
-                    let verdict = pass(&r);
-                    if verdict == Verdict::Wait {
-                        // In order: nothing after it shows before it is judged.
-                        u.held = Some((r, carried));
+        while !u.scan.refreshing() && self.union_wants(body) {
+            match u.scan.next_batch(page, self.load_all, scan_max_pages, pass) {
+                Next::Rows { rows, more } => {
+                    self.hand(rows, more, body);
+                    if !more {
                         break;
                     }
-                    if !carried {
-                        u.scanned += 1;
-                    }
-                    if verdict == Verdict::Pass {
-                        if !carried {
-                            u.matched += 1;
-                        }
-                        batch.push(r);
-                    }
                 }
-                Step::Need(parts) => {
-                    if !batch.is_empty() {
-                        // What passed so far shows before the streams are asked again.
-                        self.hand(std::mem::take(&mut batch), true, body);
-                        continue;
-                    }
-                    let over = !self.load_all
-                        && u.pages().saturating_sub(u.budget_from) >= scan_max_pages.max(1);
-                    if over {
-                        u.paused = true;
-                    }
-                    if u.paused && !self.load_all {
-                        break;
-                    }
-                    cmds.extend(u.fetches(parts, self.tab, self.walk.generation(), false));
+                Next::Ask(asks) => {
+                    let generation = self.walk.generation();
+                    cmds.extend(u.fetches(asks, self.tab, generation, false));
                     break;
                 }
-                Step::End => {
-                    self.hand(std::mem::take(&mut batch), false, body);
-                    break;
-                }
+                Next::Wait | Next::Paused => break,
             }
         }
-        if !batch.is_empty() {
-            self.hand(batch, true, body);
-        }
-        // The table's pager is "in flight" while a stream is: the footer says loading.
+        // The table's walk is "in flight" while a stream is: the footer says loading.
         // Waiting for the store's answer on a row counts as loading too.
-        self.walk.streams_loading(u.loading() || u.held.is_some());
+        self.walk
+            .streams_loading(u.scan.loading() || u.scan.waiting());
         let merged = self.pump_refresh(&mut u, body, pass, &mut cmds);
         self.union = Some(u);
         (cmds, merged)
@@ -389,7 +262,7 @@ where
         let Some(u) = self.union.as_mut() else {
             return (false, None);
         };
-        if u.refresh.is_some() || (self.walk.pages() == 0 && u.pages() == 0) {
+        if u.scan.refreshing() || (self.walk.pages() == 0 && u.scan.pages() == 0) {
             return (false, None);
         }
         if window == 0 {
@@ -397,19 +270,12 @@ where
             u.now = now;
             return (true, Some(self.restart(false)));
         }
-        let budget = max_pages.max(1).saturating_mul(u.streams().max(1));
-        u.refresh = Some(Box::new(Refresh {
-            walk: u.fresh(now),
-            rows: Vec::new(),
-            window,
-            budget,
-            failed: Vec::new(),
-        }));
-        (true, None)
+        u.refresh_now = now;
+        (u.scan.begin_refresh(window, max_pages), None)
     }
 
-    /// Goes on with the refresh under way: its rows that pass, the pages it needs, and once it
-    /// is complete, its merge into the table (what is new, changed, gone).
+    /// Goes on with the refresh under way: the pages it needs, and once it has read enough,
+    /// its merge into the table (what is new, changed, gone; •, ~ and × follow).
     fn pump_refresh(
         &mut self,
         u: &mut UnionWalk<T, F>,
@@ -417,75 +283,27 @@ where
         pass: &dyn Fn(&T) -> Verdict,
         cmds: &mut Vec<Command>,
     ) -> Option<convo_engine::pager::Merged> {
-        let r = u.refresh.as_mut()?;
-        let complete = loop {
-            // A page more than it stands for: a row new ones pushed down is still met.
-            if r.rows.len() >= r.window.max(1) + u.limit.get() {
-                break false;
+        let r = match u.scan.refresh_step(u.limit.get(), pass)? {
+            RefreshNext::Ask(asks) => {
+                cmds.extend(u.fetches(asks, self.tab, self.walk.generation(), true));
+                return None;
             }
-            match r.walk.next_row().0 {
-                Step::Row(x) => match pass(&x) {
-                    Verdict::Wait => {
-                        r.walk.held = Some((x, false));
-                        return None;
-                    }
-                    v => {
-                        r.walk.scanned += 1;
-                        if v == Verdict::Pass {
-                            r.walk.matched += 1;
-                            r.rows.push(x);
-                        } else {
-                            // What a row that leaves the view is now, if it was loaded.
-                            r.failed.push(x);
-                        }
-                    }
-                },
-                Step::Need(parts) => {
-                    if r.walk.pages() >= r.budget {
-                        break false;
-                    }
-                    cmds.extend(
-                        r.walk
-                            .fetches(parts, self.tab, self.walk.generation(), true),
-                    );
-                    return None;
-                }
-                Step::End => break true,
-            }
+            RefreshNext::Wait => return None,
+            RefreshNext::Ready(r) => r,
         };
-        let r = *u.refresh.take()?;
-        // What it stands for: the loaded rows up to the last one it met again (in the merge's
-        // order, every row before that one that still matches was read). A loaded row past
-        // it was not read again (the page budget ended the refresh, or new rows pushed it
-        // down): it stays as loaded, never taken for gone.
-        let window = if complete {
-            r.window
-        } else {
-            let met: std::collections::HashSet<uuid::Uuid> = r.rows.iter().map(Row::id).collect();
-            let loaded = self.walk.rows();
-            loaded[..r.window.min(loaded.len())]
-                .iter()
-                .rposition(|x| met.contains(&x.id()))
-                .map_or(0, |p| p + 1)
-        };
+        let window = r.stands_for(self.walk.rows());
         self.walk
-            .refresh_read_elsewhere(r.rows.clone(), complete, window);
-        self.left_now = r.failed;
+            .refresh_read_elsewhere(r.rows.clone(), r.complete, window);
+        self.left_now = r.failed.clone();
         let merged = super::marks::merge_ready(self, body);
-        // The refresh read past every loaded row: its walk goes on from there (the rows it
-        // read past the last one loaded come first), and its scan counts (never less than
-        // the scan it replaces had counted). Otherwise the walk goes on from where it was.
-        if complete || !merged.cut {
-            let kept: std::collections::HashSet<uuid::Uuid> =
-                self.walk.rows().iter().map(Row::id).collect();
-            let mut w = r.walk;
-            w.carry = r
-                .rows
-                .into_iter()
-                .filter(|x| !kept.contains(&x.id()))
-                .collect();
-            w.scanned = w.scanned.max(u.scanned);
-            *u = w;
+        // The refresh read past every loaded row: the walk goes on from there (the rows it
+        // read past the last one loaded come first). Otherwise from where it was.
+        let past = r.complete || !merged.cut;
+        let kept: std::collections::HashSet<uuid::Uuid> =
+            self.walk.rows().iter().map(Row::id).collect();
+        u.scan.adopt(*r, past, &kept);
+        if past {
+            u.now = u.refresh_now;
         }
         Some(merged)
     }
@@ -517,18 +335,17 @@ where
             return None;
         }
         let u = self.union.as_mut()?;
+        let answer = result.map_err(|e| convo_text::one_line(&e.cause(), 2000));
         if head {
             // A page of the refresh: a stream that fails ends it (the rows stay as loaded).
-            let r = u.refresh.as_mut()?;
-            if let Err(why) = r.walk.take(stream, result) {
-                u.refresh = None;
+            if let Err(why) = u.scan.take(stream, true, answer) {
                 self.walk.refresh_failed(why);
             }
             return None;
         }
         self.retry = None;
-        let n = u.streams();
-        match u.take(stream, result) {
+        let n = u.scan.streams();
+        match u.scan.take(stream, false, answer) {
             Ok(_) => None,
             Err(why) => {
                 let line = u.filter(stream).map(stream_line).unwrap_or_default();

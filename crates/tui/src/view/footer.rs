@@ -104,10 +104,10 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         // A query's checks done in convo: how much was read for how little.
         // Rows loaded matched too: the count of matches is never below them (a refresh's
         // scan starts its count again). Matches found but not yet in the table are said so.
-        let matched = u.matched.max(n);
+        let matched = u.matched().max(n);
         let mut text = format!(
             " · scanned {} · {} match",
-            convo_text::thousands(u.scanned as u64),
+            convo_text::thousands(u.scanned() as u64),
             convo_text::thousands(matched as u64)
         );
         if matched > n && !t.walk().is_done() {
@@ -116,7 +116,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
                 convo_text::thousands((matched - n) as u64)
             ));
         }
-        if u.paused && t.walk().has_more() {
+        if u.paused() && t.walk().has_more() {
             text.push_str(&format!(
                 " · {} goes on",
                 app.keymap.key_of(crate::keys::Action::LoadAll)
