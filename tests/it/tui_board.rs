@@ -64,9 +64,12 @@ fn saved_views() -> Vec<View> {
 /// target, its Conversations tab loaded from a fake server.
 fn app_with_views(w: u16, h: u16) -> (App, FakeServer) {
     let mut app = testing::app(w, h, 50);
-    app.views = builtin_views(None);
-    app.views.extend(saved_views());
-    app.set_sla(common::app::first_response(5), false);
+    app.settings_mut().use_views(builtin_views(None));
+    for v in saved_views() {
+        app.settings_mut().save_view(v);
+    }
+    app.settings_mut()
+        .set_sla(common::app::first_response(5), false);
     let server = FakeServer::new(40, 5);
     server.settle(&mut app, Msg::Resize(w, h));
     (app, server)
@@ -251,7 +254,7 @@ fn answers_of_an_older_round_or_after_leaving_are_dropped() {
 fn rounds_come_on_their_interval_while_the_board_is_shown() {
     // Issue 39, 6: the board keeps the lists' pace (refresh_secs) and says it.
     let (mut app, _server) = app_with_views(120, 30);
-    app.refresh_secs = Some(15);
+    app.settings_mut().use_refresh_secs(Some(15));
     update(&mut app, at(0));
     update(&mut app, ch('B'));
     for i in [0, 1, 2, 3, 4] {
@@ -304,7 +307,7 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
 #[test]
 fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     let (mut app, server) = app_with_views(120, 30);
-    app.refresh_secs = Some(30);
+    app.settings_mut().use_refresh_secs(Some(30));
     update(&mut app, at(0));
     update(&mut app, ch('B'));
     for i in 0..5 {
@@ -385,10 +388,13 @@ fn the_board_uses_200x50() {
 /// The built-in views and the three saved ones against the demo server, on the real loop.
 fn harness(server: &convo::demo::DemoServer, size: (u16, u16)) -> Harness {
     let mut app = testing::app(size.0, size.1, 50);
-    app.views = builtin_views(None);
-    app.views.extend(saved_views());
-    app.refresh_max_pages = 3;
-    app.set_sla(common::app::first_response(5), false);
+    app.settings_mut().use_views(builtin_views(None));
+    for v in saved_views() {
+        app.settings_mut().save_view(v);
+    }
+    app.settings_mut().use_refresh_max_pages(3);
+    app.settings_mut()
+        .set_sla(common::app::first_response(5), false);
     Harness::new(runtime(server, common::fast_settings), size, app)
 }
 

@@ -34,7 +34,8 @@ fn with_commands(h: &mut Harness, toml: &str) {
     let cfg = config(toml).expect("config reads");
     h.app.commands.keys = h
         .app
-        .keymap
+        .settings()
+        .keymap()
         .command_keys(&cfg.ui.commands)
         .expect("keys free");
     h.app.commands.list = cfg.ui.commands;

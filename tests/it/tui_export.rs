@@ -394,7 +394,7 @@ fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
     assert!(app.conversations.error.is_some());
     assert!(app.walk_export.is_none());
-    let m = app.message.clone().unwrap();
+    let m = app.status_line().shown().clone().unwrap();
     assert!(m.error, "{m:?}");
     assert!(
         m.text
@@ -434,7 +434,7 @@ fn a_walk_that_starts_over_writes_nothing() {
     let cmds = dr.drive(&mut app, ch('u'), Some(0));
     assert!(exports(&cmds).is_empty());
     assert!(app.walk_export.is_none());
-    let m = app.message.clone().unwrap();
+    let m = app.status_line().shown().clone().unwrap();
     assert!(
         m.error && m.text.contains("abandoned") && m.text.contains("nothing written"),
         "{m:?}"
@@ -461,13 +461,14 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     assert!(cmds.is_empty() && dr.pending.is_empty());
     assert!(app.walk_export.is_none() && !app.conversations.load_all);
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
             .contains("nothing written"),
         "{:?}",
-        app.message
+        app.status_line().shown()
     );
     // the whole walk to a file that appears while it runs: walked, then refused, the file
     // untouched

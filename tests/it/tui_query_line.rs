@@ -465,7 +465,11 @@ fn the_line_draws_in_small_terminals() {
 #[test]
 fn the_plan_names_the_views_of_the_query_and_what_me_is() {
     let (mut app, _s) = loaded();
-    app.query_settings.agent_id = Some(testing::AGENT_A);
+    let q = convo::config::QuerySettings {
+        agent_id: Some(testing::AGENT_A),
+        ..app.settings().query_settings()
+    };
+    app.settings_mut().use_query_settings(q);
     update(&mut app, ch(':'));
     type_text(&mut app, "assignee:none status:open");
     update(&mut app, ch('?'));
@@ -493,7 +497,13 @@ fn the_plan_names_the_views_of_the_query_and_what_me_is() {
 #[test]
 fn the_mouse_does_nothing_while_the_line_is_open() {
     let (mut app, _s) = loaded();
-    app.mouse = true;
+    app.settings_mut().apply_ui(
+        &convo::config::ui::UiConfig {
+            mouse: true,
+            ..Default::default()
+        },
+        false,
+    );
     update(&mut app, ch(':'));
     let visitors_title = convo::tui::layout::tab_titles()
         .into_iter()

@@ -21,8 +21,7 @@ use common::app::at;
 /// loaded (page size 50).
 fn unassigned(server: &FakeServer, pages: usize) -> App {
     let mut app = testing::app(120, 30, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     server.settle(&mut app, Msg::Resize(120, 30));
     server.settle(&mut app, ch('u'));
     assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
@@ -103,7 +102,7 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
     // the selection stays on its row, on the same line
     assert_eq!(app.selected_id(), Some(selected));
     assert_eq!(app.conversations.selected - app.conversations.offset, line);
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     // which two (issue 39, 10)
     let both = format!(
         "{}, {} left the list",
@@ -163,7 +162,7 @@ fn rows_pushed_down_by_new_ones_stay_and_only_the_new_ones_are_marked() {
     }
     let t = &app.conversations;
     assert_eq!(t.marks.counts(t.generation), (3, 0));
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     assert!(m.contains("3 new rows") && !m.contains("left"), "{m}");
     // the extra page is read, not kept: refreshes do not grow the table a page at a time
     assert_eq!(after.len(), before.len() + 3);
@@ -214,7 +213,7 @@ fn the_period_runs_from_the_end_of_one_reread_to_the_start_of_the_next() {
 fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     let mut server = FakeServer::new(600, 5);
     let mut app = unassigned(&server, 4);
-    app.refresh_max_pages = 2;
+    app.settings_mut().use_refresh_max_pages(2);
     let before = ids(&app);
     assign(&mut server, before[10]); // inside the live window: leaves
     assign(&mut server, before[150]); // past it: stays as loaded until the user reloads
@@ -228,7 +227,7 @@ fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     assert!(!after.contains(&before[10]));
     assert!(after.contains(&before[150]));
     assert_eq!(after.len(), before.len() - 1);
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     assert!(m.contains("top 100 rows kept live"), "{m}");
     // the walk goes on after what was loaded: no row twice
     server.settle(&mut app, key(KeyCode::End));
@@ -339,7 +338,7 @@ fn r_reads_the_loaded_depth_again_from_the_top() {
     assert_eq!(after.len(), 200, "the same depth");
     assert!(!after.contains(&before[120]));
     // with a budget of two pages, two pages
-    app.refresh_max_pages = 2;
+    app.settings_mut().use_refresh_max_pages(2);
     server.settle(&mut app, ch('r'));
     assert_eq!(ids(&app).len(), 100);
 }
@@ -507,7 +506,7 @@ fn many_rows_that_leave_at_once_are_named_the_first_three() {
         assign(&mut server, *id);
     }
     server.settle(&mut app, at(10));
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     let short: Vec<String> = gone.iter().map(convo::api::short_id).collect();
     common::assert_has(
         &m,

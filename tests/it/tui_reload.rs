@@ -177,9 +177,8 @@ fn a_reload_that_fails_part_way_keeps_every_row() {
 fn the_periodic_refresh_tries_a_failed_reload_again() {
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
-    app.last_refresh = now();
+    app.refresh_every(Some(10));
+    app.refresh_clock_mut().restart(now());
     let before = ids(&app);
     let g = generation_of(&conversation_fetch(&update(&mut app, ch('r'))));
     update(&mut app, down(g));
@@ -260,7 +259,7 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     update(&mut app, ch('w'));
     let cmds = update(&mut app, ch('y'));
     assert!(app.walk_export.is_none(), "{cmds:?}");
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     common::assert_has(&m, "whole-walk export not started");
     assert_eq!(app.conversations.rows().len(), loaded);
 }

@@ -165,8 +165,8 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
     // The status line cuts the error at 120 columns; it is kept whole for the help overlay.
     assert!(
         h.app
-            .last_error
-            .as_ref()
+            .status_line()
+            .last_error()
             .is_some_and(|e| e.text.contains("vault sealed")),
         "{screen}"
     );

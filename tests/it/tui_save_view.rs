@@ -20,7 +20,8 @@ use convo::tui::update::update;
 
 fn loaded() -> (App, FakeServer) {
     let (mut app, server) = common::app::loaded((120, 30), 300, 40);
-    app.config_file = Some(PathBuf::from("/home/u/.config/convo/config.toml"));
+    app.settings_mut()
+        .use_config_file(Some(PathBuf::from("/home/u/.config/convo/config.toml")));
     (app, server)
 }
 
@@ -92,7 +93,8 @@ fn w_saves_the_query_as_a_view_that_v_lists_and_runs() {
     saved(&mut app, view, false);
     let i = app.view_index("not the shop").expect("the view is listed");
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
@@ -131,7 +133,7 @@ fn an_existing_name_is_replaced_only_after_y() {
     type_text(&mut app, "breaching");
     update(&mut app, key(KeyCode::Enter));
     assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if !v.confirm));
-    assert!(app.message.as_ref().unwrap().text.contains("built-in"));
+    assert!(app.status_line().shown().unwrap().text.contains("built-in"));
     for _ in 0.."breaching".len() {
         update(&mut app, key(KeyCode::Backspace));
     }
@@ -139,7 +141,7 @@ fn an_existing_name_is_replaced_only_after_y() {
     let cmds = update(&mut app, key(KeyCode::Enter));
     let (view, _) = save_command(&cmds);
     saved(&mut app, view, false);
-    let n = app.views.len();
+    let n = app.settings().views().len();
 
     run_query(&mut app, &s, "status:closed");
     update(&mut app, ch('w'));
@@ -154,9 +156,12 @@ fn an_existing_name_is_replaced_only_after_y() {
     let (view, replace) = save_command(&cmds);
     assert!(replace);
     saved(&mut app, view.clone(), true);
-    assert_eq!(app.views.len(), n, "replaced, not added");
+    assert_eq!(app.settings().views().len(), n, "replaced, not added");
     let i = app.view_index("pending").unwrap();
-    assert_eq!(app.views[i].query.as_deref(), Some("status:closed"));
+    assert_eq!(
+        app.settings().views()[i].query.as_deref(),
+        Some("status:closed")
+    );
 
     // The file had it (written by another convo): the answer asks to replace.
     update(
@@ -180,7 +185,8 @@ fn a_failed_save_is_said_and_an_empty_query_is_not_saved() {
     update(&mut app, ch('w'));
     assert!(app.prompt.is_none());
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
@@ -191,7 +197,7 @@ fn a_failed_save_is_said_and_an_empty_query_is_not_saved() {
     type_text(&mut app, "Open");
     let cmds = update(&mut app, key(KeyCode::Enter));
     let (view, _) = save_command(&cmds);
-    let n = app.views.len();
+    let n = app.settings().views().len();
     update(
         &mut app,
         Msg::ViewSaved {
@@ -202,8 +208,8 @@ fn a_failed_save_is_said_and_an_empty_query_is_not_saved() {
             }),
         },
     );
-    assert_eq!(app.views.len(), n);
-    let m = app.message.as_ref().unwrap();
+    assert_eq!(app.settings().views().len(), n);
+    let m = app.status_line().shown().unwrap();
     assert!(
         m.error && m.text.contains("view not saved") && m.text.contains("read-only"),
         "{m:?}"

@@ -74,7 +74,7 @@ fn the_search_prompt_opens_empty_and_up_recalls_earlier_queries() {
     update(&mut app, key(KeyCode::Enter));
     assert!(app.search.conversations.query.is_empty());
     assert_eq!(
-        app.message.as_ref().map(|m| m.text.as_str()),
+        app.status_line().shown().map(|m| m.text.as_str()),
         Some("search cleared")
     );
 }
@@ -88,9 +88,15 @@ fn no_match_names_the_query_and_the_rows_searched() {
     assert!(n > 1);
     search(&mut app, "Mia");
     let want = format!("no match for \"Mia\" in {n} loaded rows");
-    assert_eq!(app.message.as_ref().map(|m| m.text.as_str()), Some(&*want));
+    assert_eq!(
+        app.status_line().shown().map(|m| m.text.as_str()),
+        Some(&*want)
+    );
     update(&mut app, ch('n'));
-    assert_eq!(app.message.as_ref().map(|m| m.text.as_str()), Some(&*want));
+    assert_eq!(
+        app.status_line().shown().map(|m| m.text.as_str()),
+        Some(&*want)
+    );
 }
 
 /// `muller` finds "Zoë 🌸 Müller", `ZOE` too; a query with the accent finds the same rows.

@@ -10,7 +10,7 @@ use ratatui::style::Color;
 use convo::api::{Limit, Resource};
 use convo::config::ui::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
 use convo::tui::app::App;
-use convo::tui::columns::{Column, Columns};
+use convo::tui::columns::Column;
 use convo::tui::command::{Command, ExportKind};
 use convo::tui::keys::{Action, KeyMap};
 use convo::tui::msg::Msg;
@@ -65,7 +65,7 @@ fn keys_remap_an_action_and_unbind_another() {
     assert_eq!(km.keys_of(Action::Reload), "F5 Ctrl-r");
     assert_eq!(km.keys_of(Action::Copy), "");
     let mut app = testing::app(120, 40, 50);
-    app.keymap = km;
+    app.settings_mut().use_keymap(km);
     let server = FakeServer::new(100, 10);
     server.settle(&mut app, Msg::Resize(120, 40));
     let gen_before = app.conversations.generation;
@@ -110,7 +110,8 @@ fn a_key_on_two_actions_is_an_error_naming_both() {
 #[test]
 fn help_shows_the_effective_bindings() {
     let mut app = testing::app(120, 40, 50);
-    app.keymap = KeyMap::with_config(&keys(&[("reload", &["F5"])])).unwrap();
+    app.settings_mut()
+        .use_keymap(KeyMap::with_config(&keys(&[("reload", &["F5"])])).unwrap());
     update(&mut app, ch('?'));
     let screen = testing::render(&app);
     assert!(
@@ -130,7 +131,7 @@ fn themed(preset: ThemePreset, no_color: bool) -> App {
         },
         ..UiConfig::default()
     };
-    app.apply_ui(&cfg, no_color);
+    app.settings_mut().apply_ui(&cfg, no_color);
     app
 }
 
@@ -179,7 +180,7 @@ fn a_role_override_wins() {
         },
         ..UiConfig::default()
     };
-    app.apply_ui(&cfg, false);
+    app.settings_mut().apply_ui(&cfg, false);
     let buf = testing::render_buffer(&app);
     assert!(
         buf.content
@@ -228,7 +229,13 @@ fn search_selects_matches_and_n_n_step_through_them() {
     assert!(app.prompt.is_none());
     update(&mut app, ch('n'));
     assert_eq!(app.conversations.selected, matches[1]);
-    assert!(app.message.as_ref().unwrap().text.contains("match 2 of"));
+    assert!(
+        app.status_line()
+            .shown()
+            .unwrap()
+            .text
+            .contains("match 2 of")
+    );
     update(&mut app, ch('N'));
     assert_eq!(app.conversations.selected, matches[0]);
     // wrap backwards to the last match
@@ -647,8 +654,14 @@ fn o_opens_the_web_url_of_the_selected_row_or_hints() {
     let (mut app, _s) = loaded(120, 30, 20);
     let cmds = update(&mut app, ch('o'));
     assert!(cmds.is_empty());
-    assert!(app.message.as_ref().unwrap().text.contains("web_url"));
-    app.web_url = Some("https://app.example.com/{tab}/{id}".into());
+    assert!(app.status_line().shown().unwrap().text.contains("web_url"));
+    app.settings_mut().apply_ui(
+        &convo::config::ui::UiConfig {
+            web_url: Some("https://app.example.com/{tab}/{id}".into()),
+            ..Default::default()
+        },
+        false,
+    );
     update(&mut app, key(KeyCode::Down));
     let id = app.selected_id().unwrap();
     let cmds = update(&mut app, ch('o'));
@@ -733,7 +746,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
             result: Err("no profile named \"x\"".into()),
         },
     );
-    assert!(app.message.as_ref().unwrap().error);
+    assert!(app.status_line().shown().unwrap().error);
 }
 
 // ---- columns ----
@@ -741,10 +754,16 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
 #[test]
 fn configured_columns_are_drawn_in_their_order() {
     let (mut app, _s) = loaded(120, 20, 30);
-    app.columns = Columns::from_config(&ColumnsConfig {
-        conversations: Some(vec!["id".into(), "status".into(), "assignee".into()]),
-        visitors: None,
-    });
+    app.settings_mut().apply_ui(
+        &convo::config::ui::UiConfig {
+            columns: ColumnsConfig {
+                conversations: Some(vec!["id".into(), "status".into(), "assignee".into()]),
+                visitors: None,
+            },
+            ..Default::default()
+        },
+        false,
+    );
     let screen = testing::render(&app);
     let header = screen.lines().nth(2).unwrap_or_default().to_string();
     let (i, s, a) = (
@@ -760,7 +779,10 @@ fn configured_columns_are_drawn_in_their_order() {
 #[test]
 fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
     let (mut app, _s) = loaded(120, 30, 20);
-    assert!(!app.mouse, "off unless the config says mouse = true");
+    assert!(
+        !app.settings().mouse(),
+        "off unless the config says mouse = true"
+    );
     let switch = |mouse: bool| Session {
         name: "p".into(),
         page_size: Limit::new(20).unwrap(),
@@ -793,12 +815,12 @@ fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
     };
     let cmds = update(&mut app, loaded_msg(true));
     assert_eq!(mouse_cmds(&cmds), vec![Command::SetMouse(true)]);
-    assert!(app.mouse);
+    assert!(app.settings().mouse());
     let cmds = update(&mut app, loaded_msg(true));
     assert!(mouse_cmds(&cmds).is_empty(), "no change, nothing sent");
     let cmds = update(&mut app, loaded_msg(false));
     assert_eq!(mouse_cmds(&cmds), vec![Command::SetMouse(false)]);
-    assert!(!app.mouse);
+    assert!(!app.settings().mouse());
 }
 
 fn switch_to(name: &str, sla: convo::sla::Sla) -> Session {
@@ -848,7 +870,7 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
     let (a, b) = (id_of(&first), id_of(&second));
     assert!(b > a);
     let (rows, generation) = (app.conversations.rows().len(), app.conversations.generation);
-    let endpoint = app.endpoint.clone();
+    let endpoint = app.settings().endpoint().to_string();
 
     // The older answer comes last-but-one: dropped, the old profile untouched.
     let cmds = update(
@@ -861,7 +883,7 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
     assert!(cmds.is_empty(), "{cmds:?}");
     assert_eq!(app.profiles.current.as_deref(), Some("prod"));
     assert_eq!(app.profiles.accepted, None);
-    assert_eq!(app.endpoint, endpoint);
+    assert_eq!(app.settings().endpoint(), endpoint);
     assert_eq!(
         (app.conversations.rows().len(), app.conversations.generation),
         (rows, generation)
@@ -877,7 +899,7 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
     );
     assert_eq!(app.profiles.current.as_deref(), Some("prod"));
     assert!(app.profiles.switching.is_none(), "P works again");
-    assert_eq!(app.endpoint, endpoint);
+    assert_eq!(app.settings().endpoint(), endpoint);
     assert!(render_has(&app, "profile not switched"));
     s.settle(&mut app, key(KeyCode::End));
     assert!(
@@ -906,9 +928,18 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
     );
     assert_eq!(app.profiles.current.as_deref(), Some("staging"));
     assert_eq!(app.profiles.accepted, Some(c));
-    assert!(app.sla.is_tracked(convo::sla::Target::FirstResponse));
+    assert!(
+        app.settings()
+            .sla()
+            .is_tracked(convo::sla::Target::FirstResponse)
+    );
     assert!(render_has(&app, " DUE "));
-    let names: Vec<&str> = app.views.iter().map(|v| v.name.as_str()).collect();
+    let names: Vec<&str> = app
+        .settings()
+        .views()
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
     assert_eq!(names, ["Unassigned open", "Breaching"]);
     // And back to a profile without targets: DUE goes.
     let fourth = pick(&mut app, false);
@@ -920,7 +951,11 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
             result: Ok(Box::new(switch_to("prod", Default::default()))),
         },
     );
-    assert!(!app.sla.is_tracked(convo::sla::Target::FirstResponse));
+    assert!(
+        !app.settings()
+            .sla()
+            .is_tracked(convo::sla::Target::FirstResponse)
+    );
     assert!(!render_has(&app, " DUE "));
 }
 
@@ -935,8 +970,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     use convo::tui::export::PART_ROWS;
     let n = PART_ROWS * 2 + 100;
     let mut app = testing::app(120, 30, 100);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let server = FakeServer::new(n, 5);
     server.settle(&mut app, Msg::Resize(120, 30));
     server.settle(&mut app, ch('L'));
@@ -1044,7 +1078,11 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     } else {
         cmds
     };
-    assert!(app.export_stream.is_some(), "{cmds:?} {:?}", app.message);
+    assert!(
+        app.export_stream.is_some(),
+        "{cmds:?} {:?}",
+        app.status_line().shown()
+    );
     let cmds = update(&mut app, ch('u'));
     assert!(
         cmds.iter().any(|c| matches!(

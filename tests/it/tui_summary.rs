@@ -217,7 +217,8 @@ fn summary_pane_with_a_first_response_target() {
     let mut app = testing::app(120, 40, 50);
     let server = FakeServer::new(40, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     server.settle(&mut app, ch('S'));
     let p = pane(&app);
     let all = p.all();
@@ -260,10 +261,10 @@ fn samples_cmds(cmds: &[Command]) -> Vec<(String, Option<convo::store::Sample>)>
 #[test]
 fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let server = FakeServer::new(120, 5);
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     let key = convo::tui::names::look_key(&app.conversations.filter);
     // The first page: the walk goes on, no sample yet.
     let cmds = server.settle(&mut app, Msg::Resize(120, 40));
@@ -280,7 +281,10 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     let breaching = rows
         .iter()
         .filter(|c| {
-            app.sla.first_response(c, app.now).map(|d| d.state)
+            app.settings()
+                .sla()
+                .first_response(c, app.now)
+                .map(|d| d.state)
                 == Some(convo::sla::State::Breaching)
         })
         .count() as u64;
@@ -352,8 +356,7 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     // 1,000 conversations, 100 loaded; a refresh re-reads them all (and a page more): the
     // list is not loaded to its end, so nothing is sampled.
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let server = FakeServer::new(1000, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
     assert!(!app.conversations.pager.is_done());
@@ -363,7 +366,7 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     assert!(samples_cmds(&cmds).is_empty(), "{loaded} loaded: {cmds:?}");
     // More pages loaded than a refresh budget of 2 pages re-reads: the refresh keeps the top
     // rows live; those are the sample.
-    app.refresh_max_pages = 2;
+    app.settings_mut().use_refresh_max_pages(2);
     for _ in 0..3 {
         server.settle(&mut app, key(KeyCode::PageDown));
     }
@@ -401,10 +404,10 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
 #[test]
 fn a_refresh_every_second_samples_once_a_minute() {
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(1);
-    app.refresh_on = true;
+    app.refresh_every(Some(1));
     let server = FakeServer::new(120, 5);
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     server.settle(&mut app, Msg::Resize(120, 40));
     let cmds = server.settle(&mut app, ch('L'));
     assert_eq!(samples_cmds(&cmds).len(), 1, "the walk's end: {cmds:?}");
@@ -414,9 +417,9 @@ fn a_refresh_every_second_samples_once_a_minute() {
         let at = start
             .checked_add(jiff::SignedDuration::from_secs(s))
             .unwrap();
-        let before = app.last_refresh;
+        let before = app.refresh_clock().last();
         let cmds = server.settle(&mut app, Msg::Tick(at));
-        refreshes += usize::from(app.last_refresh != before);
+        refreshes += usize::from(app.refresh_clock().last() != before);
         for (_, sample) in samples_cmds(&cmds) {
             samples.push(sample.expect("a sample to record").at - start.as_second());
         }

@@ -207,7 +207,7 @@ fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
     let (mut app, _server) = loaded(100);
     let before = app.conversations.selected;
     update(&mut app, ch('J'));
-    let said = app.message.as_ref().map(|m| m.text.clone());
+    let said = app.status_line().shown().map(|m| m.text.clone());
     assert_eq!(
         said.as_deref(),
         Some("no detail pane to scroll: Enter opens it")
@@ -218,7 +218,7 @@ fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
     update(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('J'));
     assert!(
-        app.message.is_none(),
+        app.status_line().shown().is_none(),
         "with the pane open, J scrolls it quietly"
     );
     assert!(app.detail.is_some());
@@ -386,7 +386,7 @@ fn drill_down_and_back() {
     // nothing earlier: a message, no request
     let cmds = server.settle(&mut app, ch('['));
     assert!(fetches(&cmds).is_empty());
-    assert!(app.message.is_some());
+    assert!(app.status_line().shown().is_some());
 }
 
 #[test]
@@ -446,7 +446,7 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     let cmds = server.settle(&mut app, key(KeyCode::Backspace));
     assert!(fetches(&cmds).is_empty());
     assert_eq!(
-        app.message.as_ref().map(|m| m.text.as_str()),
+        app.status_line().shown().map(|m| m.text.as_str()),
         Some("nothing to go back to")
     );
 }
@@ -484,8 +484,7 @@ fn back_from_a_drill_down_lands_on_the_row_it_started_from() {
 #[test]
 fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let mut server = FakeServer::new(300, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
     for _ in 0..10 {
@@ -512,7 +511,7 @@ fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
 #[test]
 fn refresh_interval_zero_means_never() {
     let mut app = testing::app(120, 40, 50);
-    assert!(!app.refresh_on);
+    assert!(!app.refresh_clock().is_on());
     let server = FakeServer::new(100, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
     assert!(update(&mut app, at(3600)).is_empty());
@@ -647,7 +646,7 @@ fn x_with_no_filters_says_there_are_none_to_clear() {
         update(&mut app, ch(tab));
         let cmds = update(&mut app, ch('x'));
         assert!(conv_fetches(&cmds).is_empty(), "{cmds:?}");
-        let said = app.message.as_ref().map(|m| m.text.clone());
+        let said = app.status_line().shown().map(|m| m.text.clone());
         assert_eq!(said.as_deref(), Some("no filters to clear"), "tab {tab}");
     }
     update(&mut app, ch('1'));
@@ -701,7 +700,8 @@ fn copy_sends_only_the_uuid() {
     assert_eq!(cmds, vec![Command::CopyToClipboard(id.to_string())]);
     // Named short on the status line (the whole id is what is copied).
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
@@ -734,7 +734,8 @@ fn builtin_view_applies_status_open_and_unassigned() {
 fn back_into_the_breaching_view_is_the_view_again() {
     let (mut app, server) = loaded(300);
     // "Breaching" is `due:breaching`: it needs a first-response target.
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     update(&mut app, ch('v'));
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::Enter));
@@ -896,7 +897,8 @@ fn ctrl_z_suspends_from_the_table_the_filter_pane_and_help_and_can_be_rebound() 
     // [keys] suspend = "Ctrl-X": Ctrl-Z is then nothing, Ctrl-X suspends.
     let mut keys = std::collections::BTreeMap::new();
     keys.insert("suspend".to_string(), vec!["Ctrl-X".to_string()]);
-    app.keymap = convo::tui::keys::KeyMap::with_config(&keys).expect("keys");
+    app.settings_mut()
+        .use_keymap(convo::tui::keys::KeyMap::with_config(&keys).expect("keys"));
     update(&mut app, key(KeyCode::Esc));
     assert!(!update(&mut app, ctrl('z')).contains(&Command::Suspend));
     assert_eq!(update(&mut app, ctrl('x')), vec![Command::Suspend]);
@@ -994,7 +996,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
             message: "disk on fire".into(),
         },
     );
-    let m = app.message.clone().expect("message");
+    let m = app.status_line().shown().clone().expect("message");
     assert!(m.error && m.text.contains("export failed") && m.text.contains("disk on fire"));
 
     app.profiles.switching = Some("staging".into());
@@ -1006,7 +1008,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
         },
     );
     assert!(app.profiles.switching.is_none(), "P works again");
-    let m = app.message.clone().expect("message");
+    let m = app.status_line().shown().clone().expect("message");
     assert!(
         m.error && m.text.starts_with("profile not switched"),
         "{}",
@@ -1119,7 +1121,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
         },
     );
     assert!(conv_fetches(&cmds).is_empty());
-    let m = app.message.as_ref().expect("a message");
+    let m = app.status_line().shown().expect("a message");
     assert!(m.error);
     assert!(
         m.text.contains(

@@ -128,8 +128,7 @@ async fn new_visitors_are_named_within_two_refreshes(order: ServeOrder) {
     let old: HashSet<Uuid> = server.data().visitors.iter().map(|v| v.id).collect();
     let cfg = config(&server, "visitor_sync_rps = 50\n", tmp.path());
     let mut h = Harness::on(&server, (120, 60), 100);
-    h.app.refresh_secs = Some(2);
-    h.app.refresh_on = true;
+    h.app.refresh_every(Some(2));
     let look = convo::tui::tab::marks::look_key_of(&h.app.conversations);
     h.rt.start_store(&cfg, false, look);
     // Refresh number (first pages served) at which each new visitor's row was first loaded.

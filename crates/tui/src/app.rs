@@ -3,23 +3,20 @@
 
 use jiff::tz::TimeZone;
 
-use super::columns::{Column, Columns};
 use super::export::WalkExport;
-use super::keys::KeyMap;
-use super::message::StatusMessage;
+use super::message::{StatusLine, StatusMessage};
 use super::profiles::Profiles;
 use super::prompt::Prompt;
 use super::search::Search;
+use super::session::Settings;
 use super::sort::Sorting;
 use super::tab::{PerTab, TabState};
-use super::theme::Theme;
+use super::update::refresh::RefreshClock;
 use convo_api::VisitorFilter;
 use convo_api::{Conversation, ConversationFilter, Limit, Resource, Visitor};
-use convo_config::ui::UiConfig;
 use convo_config::{Aliases, View};
 
 use super::overlay::Overlay;
-use convo_config::builtin_views::builtin_views;
 
 /// A refresh samples the Conversations filter's counts at most this often (the end of a walk
 /// always does). The trend draws a day in at most 96 slots, and the store keeps samples 8
@@ -49,34 +46,28 @@ pub struct AppInit {
     pub size: (u16, u16),
     /// `agent_id` (who `me` is): the built-in "My open" view when set.
     pub agent_id: Option<uuid::Uuid>,
+    /// `NO_COLOR` is set: no colours at all.
+    pub no_color: bool,
 }
 
 /// The browser's state.
 #[derive(Debug, Clone)]
 pub struct App {
+    /// What the session brought from its config.
+    settings: Settings,
     pub conversations: TabState<Conversation, ConversationFilter>,
     pub visitors: TabState<Visitor, VisitorFilter>,
     pub active: Resource,
-    pub limit: Limit,
     pub size: (u16, u16),
     /// The clock used for relative times and countdowns; set by `Msg::Tick`.
     pub now: jiff::Timestamp,
-    /// Local time zone of the detail pane (UTC in tests).
-    pub tz: TimeZone,
     pub overlay: Overlay,
     /// Where Back (Backspace, `[`) returns to: one history for both tabs.
     pub history: super::history::History,
     /// The detail pane is open, scrolled by this many lines.
     pub detail: Option<usize>,
-    /// The status line's message and how long it stays true (see [`super::message`]).
-    pub message: Option<StatusMessage>,
-    /// The last error the status line showed, whole (the help overlay shows it).
-    pub last_error: Option<super::message::LastError>,
-    /// The last message the status line was given (an error or not), whole: the status line
-    /// may cut it, the help overlay shows it.
-    pub last_message: Option<super::message::LastError>,
-    /// The built-in views first ("Unassigned open", "Breaching"), then the config's.
-    pub views: Vec<View>,
+    /// The status line: its message, the last error and message whole.
+    status_line: StatusLine,
     /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
     /// walk its order and load-all were set for (`u64::MAX`: not yet). Ends when the filters
     /// change.
@@ -94,29 +85,10 @@ pub struct App {
     pub sampled_at: Option<i64>,
     /// Conversations of a `notify = true` view already rung for as imminent.
     pub imminent: super::notify::Imminent,
-    pub aliases: Aliases,
-    pub refresh_secs: Option<u64>,
-    /// `R` toggles periodic refresh (when `refresh_secs` is set it starts on).
-    pub refresh_on: bool,
-    /// When the last refresh ended (the period runs from there).
-    pub last_refresh: jiff::Timestamp,
-    /// Pages a refresh re-reads from the top at most (`refresh_max_pages`).
-    pub refresh_max_pages: usize,
-    pub keymap: KeyMap,
-    pub endpoint: String,
-    pub demo: bool,
+    /// The periodic refresh: on or off, and when its period started.
+    refresh_clock: RefreshClock,
     /// Something on screen changed since the last draw.
     pub dirty: bool,
-    /// The summary counts a conversation that is not closed as stale after this long
-    /// without an update (`stale_after`).
-    pub stale_after_secs: i64,
-    pub theme: Theme,
-    /// Which columns each tab shows, in order.
-    pub columns: Columns,
-    /// `o`: the web app's URL template (`web_url`).
-    pub web_url: Option<String>,
-    /// `mouse = true`: mouse capture is on (clicks and the wheel work).
-    pub mouse: bool,
     /// The profiles and the one in use (`P`).
     pub profiles: Profiles,
     /// The open one-line prompt or picker, if any.
@@ -150,24 +122,15 @@ pub struct App {
     /// "Since you last looked", per tab: the walk compared with the last look (see
     /// [`SinceLook`]); the status line counts its marks.
     pub since_look: PerTab<Option<SinceLook>>,
-    /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
-    pub sla: std::sync::Arc<convo_engine::sla::Sla>,
-    /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
-    pub query_settings: convo_config::QuerySettings,
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
     pub pending_query: Option<convo_query::query::Query>,
     /// Per tab, the view whose "since you last looked" was last asked of the store (by its
     /// look key); `None` until the store runs.
     pub look_asked: PerTab<Option<String>>,
-    /// Stream pages a union tab reads for rows its checks let through before it waits for
-    /// `L` (`scan_max_pages`).
-    pub scan_max_pages: usize,
     /// Each tab's queries run from the query line in this session (the local store keeps them
     /// across runs; without a store these are the line's ↑/↓).
     pub query_history: PerTab<super::search::History>,
-    /// The config file views are saved into (`w`), whether it exists yet or not.
-    pub config_file: Option<std::path::PathBuf>,
     /// `B`: every view's counts (shown while `overlay` is `Overlay::Board`).
     pub board: super::board::Board,
     /// `[[commands]]`, their keys and each tab's marked rows.
@@ -194,10 +157,8 @@ impl App {
     /// A new app on the Conversations tab with no filters; nothing requested yet (the first
     /// message to `update` asks for the first pages).
     pub fn new(init: AppInit) -> App {
-        let refresh_secs = init.refresh_secs.filter(|s| *s > 0);
-        let mut views = builtin_views(init.agent_id);
-        views.extend(init.views);
         App {
+            settings: Settings::new(&init),
             conversations: TabState::new(
                 Resource::Conversations,
                 ConversationFilter::default(),
@@ -205,37 +166,20 @@ impl App {
             ),
             visitors: TabState::new(Resource::Visitors, VisitorFilter::default(), init.page_size),
             active: Resource::Conversations,
-            limit: init.page_size,
             size: init.size,
             now: init.now,
-            tz: init.tz,
             overlay: Overlay::None,
             history: Default::default(),
             detail: None,
-            message: None,
-            last_error: None,
-            last_message: None,
-            views,
+            status_line: StatusLine::default(),
             oldest_first: None,
             imminent: Default::default(),
             trend: None,
             detail_visitor: None,
             sampled: None,
             sampled_at: None,
-            aliases: init.aliases,
-            refresh_secs,
-            refresh_on: refresh_secs.is_some(),
-            last_refresh: init.now,
-            refresh_max_pages: DEFAULT_REFRESH_MAX_PAGES,
-            keymap: KeyMap::default(),
-            endpoint: init.endpoint,
-            demo: init.demo,
+            refresh_clock: RefreshClock::new(init.refresh_secs.is_some_and(|s| s > 0), init.now),
             dirty: true,
-            stale_after_secs: super::summary_pane::DEFAULT_STALE_AFTER_SECS,
-            theme: Theme::default(),
-            columns: Columns::default(),
-            web_url: None,
-            mouse: false,
             profiles: Profiles::default(),
             prompt: None,
             search: PerTab::default(),
@@ -251,13 +195,9 @@ impl App {
             names: Default::default(),
             store_visitors: Default::default(),
             since_look: PerTab::default(),
-            sla: Default::default(),
-            query_settings: Default::default(),
             pending_query: None,
             look_asked: PerTab::default(),
-            scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             query_history: PerTab::default(),
-            config_file: None,
             board: Default::default(),
             commands: Default::default(),
         }
@@ -271,56 +211,37 @@ impl App {
         }
     }
 
-    /// Takes the look from the config: theme (with `NO_COLOR`), columns, `web_url`, `mouse`.
-    pub fn apply_ui(&mut self, ui: &UiConfig, no_color: bool) {
-        self.theme = Theme::new(&ui.theme, no_color);
-        self.columns = Columns::from_config(&ui.columns);
-        self.web_url = ui.web_url.clone();
-        self.mouse = ui.mouse;
-        self.refresh_max_pages = ui.refresh_max_pages.unwrap_or(DEFAULT_REFRESH_MAX_PAGES);
+    /// What the session brought from its config.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
-    /// Takes the response-time targets: with a first-response target the Conversations tab
-    /// shows a DUE column after STATUS, unless `[columns]` lists the columns (then `due` is
-    /// where it puts it, or nowhere).
-    pub fn set_sla(&mut self, sla: convo_engine::sla::Sla, columns_configured: bool) {
-        use convo_engine::sla::Target;
-        let cols = &mut self.columns.conversations;
-        if !columns_configured {
-            cols.retain(|c| !matches!(c, Column::Due | Column::Resolution));
-            // DUE after STATUS, RESOLVE after DUE (or STATUS), each only when tracked.
-            let mut at = cols
-                .iter()
-                .position(|c| *c == Column::Status)
-                .map_or(0, |i| i + 1);
-            for (target, col) in [
-                (Target::FirstResponse, Column::Due),
-                (Target::Resolution, Column::Resolution),
-            ] {
-                if sla.is_tracked(target) {
-                    cols.insert(at, col);
-                    at += 1;
-                }
-            }
-        }
-        // The built-in views on the first-response target need one.
-        self.views
-            .retain(|v| !convo_config::builtin_views::needs_missing_target(v, &sla));
-        self.sla = std::sync::Arc::new(sla);
+    /// The settings, to change through [`Settings`]' methods (a profile switch goes through
+    /// [`App::enter_session`]).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    /// The periodic refresh's clock.
+    pub fn refresh_clock(&self) -> &RefreshClock {
+        &self.refresh_clock
+    }
+
+    /// The periodic refresh's clock, to switch, toggle or restart.
+    pub fn refresh_clock_mut(&mut self) -> &mut RefreshClock {
+        &mut self.refresh_clock
     }
 
     /// Finds a view by name (case-insensitive).
     pub fn view_index(&self, name: &str) -> Option<usize> {
-        self.views
-            .iter()
-            .position(|v| v.name.eq_ignore_ascii_case(name.trim()))
+        self.settings.view_index(name)
     }
 
     /// Puts a saved view on its tab (as a fresh start: no history entry) and switches to that
     /// tab: its filters and, for an oldest-first view ("Breaching"), its order, load-all and
     /// title, as `v` gives them.
     pub fn open_view_initially(&mut self, index: usize) {
-        if let Some(v) = self.views.get(index).cloned() {
+        if let Some(v) = self.settings.views().get(index).cloned() {
             self.active = v.tab;
             self.conversations.filter = v.conversations;
             self.visitors.filter = v.visitors;
@@ -369,17 +290,18 @@ impl App {
     /// Puts a message on the status line (news from the background does not cover an error
     /// or a search's count).
     pub fn post(&mut self, m: StatusMessage) {
-        if self
-            .message
-            .as_ref()
-            .is_none_or(|shown| m.may_replace(shown))
-        {
-            if m.error {
-                super::message::remember(&mut self.last_error, &m.text, self.now);
-            }
-            super::message::remember(&mut self.last_message, &m.text, self.now);
-            self.message = Some(m);
+        if self.status_line.post(m, self.now) {
             self.dirty = true;
         }
+    }
+
+    /// The status line: what it shows, the last error and message.
+    pub fn status_line(&self) -> &StatusLine {
+        &self.status_line
+    }
+
+    /// The status line, to clear, re-word or settle.
+    pub fn status_line_mut(&mut self) -> &mut StatusLine {
+        &mut self.status_line
     }
 }

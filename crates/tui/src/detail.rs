@@ -32,7 +32,7 @@ fn missing(label: &str) -> Line<'static> {
 
 /// An id with its alias (if any) on the line before it.
 fn id_lines(app: &App, label: &str, id: &uuid::Uuid) -> Vec<Line<'static>> {
-    match app.aliases.name(id) {
+    match app.settings().aliases().name(id) {
         Some(a) => vec![field(label, a.to_string()), field("", id.to_string())],
         None => vec![field(label, id.to_string())],
     }
@@ -40,7 +40,7 @@ fn id_lines(app: &App, label: &str, id: &uuid::Uuid) -> Vec<Line<'static>> {
 
 /// A timestamp: UTC with the relative time, then local time.
 fn time_lines(app: &App, label: &str, t: &convo_api::Timestamp) -> Vec<Line<'static>> {
-    let (utc, local) = absolute(app.now, &app.tz, t);
+    let (utc, local) = absolute(app.now, &app.settings().tz(), t);
     let mut v = vec![field(label, utc)];
     v.extend(local.map(|l| field("", l)));
     v
@@ -119,12 +119,12 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     // whole ids are, once per pane.
     let unnamed = std::iter::once(&c.site_id)
         .chain(c.assignee_id.as_ref())
-        .any(|id| app.aliases.name(id).is_none());
+        .any(|id| app.settings().aliases().name(id).is_none());
     if unnamed {
         v.push(hint("[aliases] in the config names sites and agents"));
     }
     v.push(Line::default());
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     v.extend(pane_hints(
         app,
         vec![
@@ -138,7 +138,7 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
 
 /// The pane's key hints: the row's own, then copy, scroll and close, which every row has.
 fn pane_hints(app: &App, mut hints: Vec<String>) -> Vec<Line<'static>> {
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     hints.extend([
         format!("{} copy id", k(Action::Copy)),
         format!(
@@ -185,7 +185,7 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
         v.extend(attribute_lines(&r.attributes, "  "));
     }
     v.push(Line::default());
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     v.extend(pane_hints(
         app,
         vec![format!("{} their conversations", k(Action::DrillVisitor))],
@@ -202,7 +202,8 @@ pub fn left_words(app: &App, held: &Held<Conversation>) -> String {
             let who = match &c.assignee_id {
                 Some(id) => format!(
                     "assigned to {}",
-                    app.aliases
+                    app.settings()
+                        .aliases()
                         .name(id)
                         .map_or_else(|| short_id(id), |a| text::one_line(a, 40))
                 ),
@@ -223,7 +224,7 @@ fn left_lines(app: &App, words: &str, known: bool) -> Vec<Line<'static>> {
         .areas()
         .detail
         .map_or(MAX_LINE, |r| r.width.saturating_sub(2) as usize);
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     let moves = format!("{}/{} moves on", k(Action::Down), k(Action::Up));
     let seen = if known { "" } else { "; as last seen" };
     let words = text::one_line(words, 80);

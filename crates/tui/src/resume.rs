@@ -112,13 +112,14 @@ impl TabPlace {
         let text = convo_query::query::named::with_aliases(
             query,
             &convo_config::Aliases::default(),
-            app.query_settings.agent_id,
+            app.settings().query_settings().agent_id,
         )
         .to_string();
         let plain = !union;
         let oldest_first = tab == Resource::Conversations && app.oldest_first.is_some();
         let view = app
-            .views
+            .settings()
+            .views()
             .iter()
             .find(|v| {
                 v.tab == tab
@@ -153,12 +154,12 @@ impl TabPlace {
     fn reopen_conversations(&self, app: &mut App) -> Option<String> {
         let mut what = None;
         if let Some(i) = self.view.as_deref().and_then(|n| app.view_index(n))
-            && app.views[i].tab == Resource::Conversations
+            && app.settings().views()[i].tab == Resource::Conversations
         {
             app.open_view_initially(i);
             what = Some(format!(
                 "{:?}",
-                convo_text::one_line(&app.views[i].name, 26)
+                convo_text::one_line(&app.settings().views()[i].name, 26)
             ));
         } else if let Some(q) = self.parsed(Resource::Conversations) {
             what = Some(convo_text::one_line(&q.to_string(), 28));
@@ -177,10 +178,10 @@ impl TabPlace {
             .view
             .as_deref()
             .and_then(|n| app.view_index(n))
-            .filter(|i| app.views[*i].tab == Resource::Visitors);
+            .filter(|i| app.settings().views()[*i].tab == Resource::Visitors);
         let query = match view {
             Some(i) => {
-                let v = app.views[i].clone();
+                let v = app.settings().views()[i].clone();
                 what = Some(format!("{:?}", convo_text::one_line(&v.name, 26)));
                 match v.query.as_deref() {
                     Some(t) => convo_query::query::parse(t, Resource::Visitors).ok(),

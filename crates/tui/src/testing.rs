@@ -51,6 +51,7 @@ pub fn app(w: u16, h: u16, limit: i64) -> App {
         tz: jiff::tz::TimeZone::UTC,
         size: (w, h),
         agent_id: None,
+        no_color: false,
     })
 }
 

@@ -14,7 +14,7 @@ use convo_api::Resource;
 pub enum Outcome {
     /// Handled here.
     Done,
-    /// Enter: open the view of this index of `app.views` in its tab (the caller applies it,
+    /// Enter: open the view of this index of `app.settings().views()` in its tab (the caller applies it,
     /// then [`opened`]).
     Open(usize),
 }
@@ -22,7 +22,8 @@ pub enum Outcome {
 /// `B`: shows the board (its rows follow the views, its pace `refresh_secs`), asks the store for every row's trend
 /// and starts a round of reads when one is due.
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
-    app.board.set_views(&app.views);
+    let views = app.settings().views().to_vec();
+    app.board.set_views(&views);
     // What the tabs counted of their views, unless the board has read them since.
     let tabs = app.board.tabs.clone();
     for c in [tabs.conversations, tabs.visitors].into_iter().flatten() {
@@ -74,12 +75,12 @@ fn start(app: &mut App, all: bool, cmds: &mut Vec<Command>) {
 
 /// The command that reads row `index` (the view of the same index).
 fn read(app: &App, index: usize) -> Option<Command> {
-    let view = Box::new(app.views.get(index)?.clone());
+    let view = Box::new(app.settings().views().get(index)?.clone());
     Some(Command::ReadView {
         generation: app.board.generation,
         index,
         view,
-        pages: app.refresh_max_pages.max(1),
+        pages: app.settings().refresh_max_pages().max(1),
     })
 }
 
@@ -240,10 +241,10 @@ pub fn from_tabs(app: &mut App) {
 /// waiting, the oldest wait, imminent and breaching against the first-response target).
 fn conversations_counts(app: &App) -> Counts {
     use convo_engine::sla::Target;
-    let mut s = crate::summary_pane::Summary::new(app.now, app.stale_after_secs);
-    let tracked = app.sla.is_tracked(Target::FirstResponse);
-    if !app.sla.is_empty() {
-        s = s.with_sla(app.sla.clone());
+    let mut s = crate::summary_pane::Summary::new(app.now, app.settings().stale_after_secs());
+    let tracked = app.settings().sla().is_tracked(Target::FirstResponse);
+    if !app.settings().sla().is_empty() {
+        s = s.with_sla(app.settings().sla().clone());
     }
     for c in app.conversations.rows() {
         s.add(c);

@@ -246,7 +246,7 @@ pub fn open_menu(app: &mut App) {
 pub fn on_menu_key(app: &mut App, selected: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
     let on = app.commands.on(app.active);
     let n = on.len().max(1);
-    let action = app.keymap.action(&k);
+    let action = app.settings().keymap().action(&k);
     match (k.code, action) {
         (KeyCode::Esc, _) | (_, Some(Action::Commands)) => app.overlay = Overlay::None,
         (KeyCode::Down, _) | (_, Some(Action::Down)) => {
@@ -289,7 +289,7 @@ pub fn open_copy_menu(app: &mut App) {
 
 /// The copy menu's keys: ↑↓ / j k choose, Enter or the line's number copies, Esc closes.
 pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let action = app.keymap.action(&k);
+    let action = app.settings().keymap().action(&k);
     let Overlay::CopyField { selected, fields } = &mut app.overlay else {
         return;
     };
@@ -324,7 +324,7 @@ pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 /// The output pane's keys: the move keys scroll it, Esc or `q` close it.
 pub fn on_pane_key(app: &mut App, k: KeyEvent) {
     let page = app.body_height().max(2) - 1;
-    let action = app.keymap.action(&k);
+    let action = app.settings().keymap().action(&k);
     let Overlay::Output(pane) = &mut app.overlay else {
         return;
     };
@@ -389,7 +389,7 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
                 "visitor {}… is not loaded in the Visitors tab and convo knows no external id \
                  or e-mail for them yet; {} lists their conversations",
                 convo_api::short_id(&visitor),
-                app.keymap.key_of(Action::DrillVisitor)
+                app.settings().keymap().key_of(Action::DrillVisitor)
             ));
         }
     };

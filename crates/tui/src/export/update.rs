@@ -108,7 +108,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
         written: 0,
         names: app.export_names,
     });
-    app.message = None;
+    app.status_line_mut().clear();
     send_next(app, cmds);
 }
 
@@ -120,8 +120,12 @@ fn screen_names(app: &App, c: &convo_api::Conversation) -> ScreenNames {
     ScreenNames {
         visitor_name: text(label.and_then(|l| l.name.as_deref())),
         visitor_email: text(label.and_then(|l| l.email.as_deref())),
-        site: text(app.aliases.name(&c.site_id)),
-        assignee: text(c.assignee_id.as_ref().and_then(|a| app.aliases.name(a))),
+        site: text(app.settings().aliases().name(&c.site_id)),
+        assignee: text(
+            c.assignee_id
+                .as_ref()
+                .and_then(|a| app.settings().aliases().name(a)),
+        ),
     }
 }
 

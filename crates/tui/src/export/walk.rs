@@ -141,7 +141,7 @@ fn start(app: &mut App, path: String) {
             format!(
                 "whole-walk export not started: a reload is under way or failed ({} tries it \
                  again); nothing fetched, nothing written",
-                app.keymap.key_of(Action::Reload)
+                app.settings().keymap().key_of(Action::Reload)
             ),
         );
     }
@@ -155,7 +155,7 @@ fn start(app: &mut App, path: String) {
         generation,
         path,
     });
-    app.message = None;
+    app.status_line_mut().clear();
 }
 
 /// After every message, before the next fetches are asked for: follows the walk, writes the
@@ -179,7 +179,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
     }
     if w.failed {
         app.walk_export = None;
-        let k = |a| app.keymap.key_of(a);
+        let k = |a| app.settings().keymap().key_of(a);
         let text = format!(
             "whole-walk export stopped after {} rows, a page failed: nothing written to {} \
              ({} retries the page, then {} exports)",
@@ -210,7 +210,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
     };
     let w = walk_of(app, we.tab);
     if action != Action::Close {
-        let stop = app.keymap.key_of(Action::Close);
+        let stop = app.settings().keymap().key_of(Action::Close);
         return app.say(format!(
             "a whole-walk export is running ({} rows so far): {stop} stops it",
             w.loaded
@@ -240,6 +240,6 @@ pub fn progress(app: &App) -> Option<String> {
         we.tab.name(),
         shown(&we.path),
         w.loaded,
-        app.keymap.key_of(Action::Close)
+        app.settings().keymap().key_of(Action::Close)
     ))
 }

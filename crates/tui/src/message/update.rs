@@ -9,18 +9,21 @@ use crate::tab::Replacing;
 /// error on the status line. A notice that covered a search's count gives it back when it
 /// ends (not when Esc dismissed it).
 pub fn settle(app: &mut App) {
-    if let Some(m) = app.message.take() {
+    if let Some(m) = app.status_line_mut().shown.take() {
         let timed = !matches!(m.life, Life::Sticky | Life::Search { .. });
-        app.message = still_true(app, m);
-        if app.message.is_none() {
+        let kept = still_true(app, m);
+        let gone = kept.is_none();
+        app.status_line_mut().shown = kept;
+        if gone {
             app.dirty = true;
             if timed {
-                app.message = crate::search::update::search_message(app, false);
+                app.status_line_mut().shown = crate::search::update::search_message(app, false);
             }
         }
     }
     if let Some(e) = shown_error(app) {
-        super::remember(&mut app.last_error, &e, app.now);
+        let now = app.now;
+        super::remember(&mut app.status_line_mut().last_error, &e, now);
     }
 }
 
@@ -124,8 +127,8 @@ fn shown_error(app: &App) -> Option<String> {
     next.or(error)
         .or_else(|| retry.map(|r| format!("{r} (retrying)")))
         .or_else(|| {
-            app.message
-                .as_ref()
+            app.status_line()
+                .shown()
                 .filter(|m| m.error)
                 .map(|m| m.text.clone())
         })

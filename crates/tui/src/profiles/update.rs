@@ -73,7 +73,7 @@ pub fn profile_loaded(
             return Vec::new();
         }
     };
-    let mouse_before = app.mouse;
+    let mouse_before = app.settings().mouse();
     app.enter_session(&sw);
     app.profiles.switching = None;
     app.profiles.request = id;
@@ -116,8 +116,8 @@ pub fn profile_loaded(
         app.visitors
             .switch_service(Default::default(), limit, sw.name.clone()),
     );
-    if app.mouse != mouse_before {
-        cmds.push(Command::SetMouse(app.mouse));
+    if app.settings().mouse() != mouse_before {
+        cmds.push(Command::SetMouse(app.settings().mouse()));
     }
     app.history.clear();
     let now = match current {

@@ -35,7 +35,12 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// The query `tab` shows now, as text (agents and sites by their aliases).
 pub fn query_text(app: &App, tab: Resource) -> String {
-    named::with_aliases(app.query_of(tab), &app.aliases, app.query_settings.agent_id).to_string()
+    named::with_aliases(
+        app.query_of(tab),
+        &app.settings().aliases(),
+        app.settings().query_settings().agent_id,
+    )
+    .to_string()
 }
 
 /// The store's answer to `Command::LoadQueryLine`.
@@ -54,7 +59,7 @@ pub fn on_loaded(app: &mut App, tab: Resource, history: Vec<String>, attr_keys: 
 /// aliases, the tab's views and the store's attribute keys.
 fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
     let mut s = Sources {
-        aliases: Some(&app.aliases),
+        aliases: Some(&app.settings().aliases()),
         attr_keys: &line.attr_keys,
         ..Sources::default()
     };
@@ -75,7 +80,8 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
         }
     }
     s.views = app
-        .views
+        .settings()
+        .views()
         .iter()
         .filter(|v| v.tab == line.tab)
         .map(|v| {
@@ -83,8 +89,12 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
                 Resource::Conversations => of_conversations(&v.conversations),
                 Resource::Visitors => of_visitors(&v.visitors),
             };
-            let text =
-                named::with_aliases(&q, &app.aliases, app.query_settings.agent_id).to_string();
+            let text = named::with_aliases(
+                &q,
+                &app.settings().aliases(),
+                app.settings().query_settings().agent_id,
+            )
+            .to_string();
             (v.name.clone(), v.query.clone().unwrap_or(text))
         })
         .collect();
@@ -154,7 +164,7 @@ pub fn on_paste(app: &mut App, mut line: QueryLine, pasted: &str) {
 /// kind take the kind the loaded rows show (a site's name is not taken for an assignee).
 fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
     let text = line.text.clone();
-    let mut aliases = app.aliases.clone();
+    let mut aliases = (**app.settings().aliases()).clone();
     if line.tab == Resource::Conversations {
         use convo_config::AliasKind::{Agent, Site};
         for r in app.conversations.rows() {
@@ -165,9 +175,9 @@ fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
         }
     }
     let names = Names {
-        agent_id: app.query_settings.agent_id,
+        agent_id: app.settings().query_settings().agent_id,
         aliases: &aliases,
-        sla: &app.sla,
+        sla: &app.settings().sla(),
     };
     let parsed = parse(&text, line.tab).and_then(|p| resolve(&p, &names).map(|r| (p, r)));
     match parsed {
@@ -194,13 +204,13 @@ fn explain(app: &App, line: &mut QueryLine) {
     let uses_me = parsed.terms.iter().any(|t| {
         matches!(&t.pred, convo_query::query::Pred::Assignee(v) if v.contains(&convo_query::query::AssigneeRef::Me))
     });
-    if uses_me && let Some(me) = app.query_settings.agent_id {
+    if uses_me && let Some(me) = app.settings().query_settings().agent_id {
         // By name where the aliases have one (the demo names its agents).
-        let who = match app.aliases.name(&me) {
+        let who = match app.settings().aliases().name(&me) {
             Some(n) => format!("{} = agent {me}", convo_text::one_line(n, 40)),
             None => format!("agent {me}"),
         };
-        let from = if app.query_settings.demo_me {
+        let from = if app.settings().query_settings().demo_me {
             "the demo's agent with the most open conversations"
         } else {
             "agent_id in the config"
@@ -209,11 +219,11 @@ fn explain(app: &App, line: &mut QueryLine) {
     }
     // A saved view of this very query, and what it adds to it.
     let names = Names {
-        agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
-        sla: &app.sla,
+        agent_id: app.settings().query_settings().agent_id,
+        aliases: &app.settings().aliases(),
+        sla: &app.settings().sla(),
     };
-    for v in app.views.iter().filter(|v| v.tab == line.tab) {
+    for v in app.settings().views().iter().filter(|v| v.tab == line.tab) {
         let theirs = match (&v.query, v.tab) {
             (Some(t), _) => parse(t, v.tab).ok().and_then(|p| resolve(&p, &names).ok()),
             (None, Resource::Conversations) => Some(of_conversations(&v.conversations)),
@@ -248,15 +258,19 @@ fn explain(app: &App, line: &mut QueryLine) {
                     emails.join(", ")
                 ));
             }
-            let mut p = plan::conversations(&q, &Emails::new(), app.query_settings.max_streams);
+            let mut p = plan::conversations(
+                &q,
+                &Emails::new(),
+                app.settings().query_settings().max_streams,
+            );
             // The query as written (names, not the UUIDs they resolve to).
             p.query = parsed.to_string();
-            p.explain(&app.aliases)
+            p.explain(&app.settings().aliases())
         }
         Resource::Visitors => {
-            let mut p = plan::visitors(&q, app.query_settings.max_streams);
+            let mut p = plan::visitors(&q, app.settings().query_settings().max_streams);
             p.query = parsed.to_string();
-            p.explain(&app.aliases)
+            p.explain(&app.settings().aliases())
         }
     };
     line.explain = Some((format!("{}\n{body}", head.join("\n")), 0));

@@ -74,14 +74,15 @@ pub fn refresh(app: &mut App, force: bool) {
     let now = app.now;
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active;
+        let columns = app.settings().columns().of(tab).to_vec();
+        let aliases = app.settings().aliases().clone();
         let s = app.search.get_mut(tab);
-        let columns = app.columns.of(tab);
         with_tab!(ref app, tab, |t| s.refresh(
             t.rows(),
             (t.generation, t.marks.revision()),
-            columns,
+            &columns,
             now,
-            &app.aliases,
+            &aliases,
             &app.names,
             force
         ));
@@ -138,7 +139,7 @@ pub fn step_match(app: &mut App, back: bool) {
     if s.query.is_empty() {
         return app.say(format!(
             "no search: {} searches the loaded rows",
-            app.keymap.key_of(Action::Search)
+            app.settings().keymap().key_of(Action::Search)
         ));
     }
     let from = order.pos(selected(app));
@@ -196,8 +197,8 @@ fn match_count(app: &App) -> String {
     format!(
         "{n} match{} · {} next · {} previous",
         if n == 1 { "" } else { "es" },
-        app.keymap.key_of(Action::SearchNext),
-        app.keymap.key_of(Action::SearchPrev)
+        app.settings().keymap().key_of(Action::SearchNext),
+        app.settings().keymap().key_of(Action::SearchPrev)
     )
 }
 

@@ -15,8 +15,8 @@ pub fn reverse(app: &mut App) {
         None => {
             return app.say(format!(
                 "no sort: {} / {} choose a column",
-                app.keymap.key_of(Action::SortNext),
-                app.keymap.key_of(Action::SortPrev)
+                app.settings().keymap().key_of(Action::SortNext),
+                app.settings().keymap().key_of(Action::SortPrev)
             ));
         }
     };
@@ -41,12 +41,13 @@ pub fn refresh(app: &mut App, force: bool) {
     let body = app.body_height();
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active;
+        let aliases = app.settings().aliases().clone();
         let s = app.sort.get_mut(tab);
         let top = with_tab!(ref app, tab, |t| {
             s.refresh(
                 t.rows(),
                 (t.generation, t.marks.revision()),
-                (&app.aliases, &app.names),
+                (&aliases, &app.names),
                 force,
                 // `L` still loading (it stays on after the walk ends)
                 t.load_all && t.pager.has_more() && t.error.is_none(),
@@ -120,7 +121,7 @@ pub fn move_sorted(app: &mut App, delta: isize) {
 
 /// `>` / `<`: sorts by the next or previous shown column.
 pub fn cycle_sort(app: &mut App, back: bool) {
-    let cols: Vec<Column> = app.columns.of(app.active).to_vec();
+    let cols: Vec<Column> = app.settings().columns().of(app.active).to_vec();
     if cols.is_empty() {
         return;
     }
@@ -146,5 +147,5 @@ fn resorted(app: &mut App) {
     refresh(app, true);
     let sel = selected(app);
     select_row(app, sel);
-    app.message = None;
+    app.status_line_mut().clear();
 }

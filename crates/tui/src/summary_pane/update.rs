@@ -13,28 +13,29 @@ pub fn open(app: &mut App) {
         app.say("the summary is for conversations: press 1 for that tab, then S");
         return;
     }
-    let pane = SummaryPane::new(app.now, app.stale_after_secs).with_sla(app.sla.clone());
+    let pane = SummaryPane::new(app.now, app.settings().stale_after_secs())
+        .with_sla(app.settings().sla().clone());
     app.overlay = Overlay::Summary(Box::new(pane));
     refresh(app);
 }
 
 /// After every message: brings an open pane's counts up to date with the tab's rows.
 pub fn refresh(app: &mut App) {
+    let (stale_after, aliases) = (
+        app.settings().stale_after_secs(),
+        app.settings().aliases().clone(),
+    );
     let Overlay::Summary(p) = &mut app.overlay else {
         return;
     };
-    if p.refresh(
-        &app.conversations,
-        app.now,
-        app.stale_after_secs,
-        &app.aliases,
-    ) {
+    if p.refresh(&app.conversations, app.now, stale_after, &aliases) {
         app.dirty = true;
     }
 }
 
 /// A key while the pane is open.
 pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
+    let aliases = app.settings().aliases().clone();
     let Overlay::Summary(p) = &mut app.overlay else {
         return;
     };
@@ -50,13 +51,13 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         KeyCode::Tab | KeyCode::Char('b') => {
             p.by = cycle(p.by, 1);
             p.selected = 0;
-            p.regroup(&app.aliases);
+            p.regroup(&aliases);
             app.dirty = true;
         }
         KeyCode::BackTab => {
             p.by = cycle(p.by, -1);
             p.selected = 0;
-            p.regroup(&app.aliases);
+            p.regroup(&aliases);
             app.dirty = true;
         }
         KeyCode::Char('L') => {

@@ -70,9 +70,9 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
         return cmds;
     }
     let names = Names {
-        agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
-        sla: &app.sla,
+        agent_id: app.settings().query_settings().agent_id,
+        aliases: &app.settings().aliases(),
+        sla: &app.settings().sla(),
     };
     let resolved = match resolve(&q, &names) {
         Ok(r) => r,
@@ -165,7 +165,7 @@ fn show(
     cmds: &mut Vec<Command>,
 ) {
     let from = here(app);
-    let max = app.query_settings.max_streams;
+    let max = app.settings().query_settings().max_streams;
     let now = app.now;
     let (changed, notes) = match tab {
         Resource::Conversations => {
@@ -213,7 +213,7 @@ fn show(
 /// then finds them in flight and asks nothing twice).
 fn first_requests(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) {
     if let Pumped::NotUnion = pump(app, tab, cmds) {
-        let (body, limit) = (app.body_height(), app.limit);
+        let (body, limit) = (app.body_height(), app.settings().limit());
         cmds.extend(with_tab!(app, tab, |t| t.next_fetch(body, limit)));
     }
 }
@@ -226,9 +226,9 @@ pub fn place_pending(app: &mut App) {
         return;
     };
     let names = Names {
-        agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
-        sla: &app.sla,
+        agent_id: app.settings().query_settings().agent_id,
+        aliases: &app.settings().aliases(),
+        sla: &app.settings().sla(),
     };
     let Ok(resolved) = resolve(&q, &names) else {
         return;
@@ -322,10 +322,15 @@ pub enum Pumped {
 /// streams' pages the merge (and a refresh under way) needs.
 pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     let body = app.body_height();
-    let scan = app.scan_max_pages;
+    let scan = app.settings().scan_max_pages();
     let now = app.now;
-    let (tz, sla, aliases, names) = (&app.tz, &app.sla, &app.aliases, &app.names);
-    let stale_after_secs = app.stale_after_secs;
+    let (tz, sla, aliases) = (
+        app.settings().tz().clone(),
+        app.settings().sla().clone(),
+        app.settings().aliases().clone(),
+    );
+    let (sla, aliases, names) = (&*sla, &*aliases, &app.names);
+    let stale_after_secs = app.settings().stale_after_secs();
     let ctx = |at| Context {
         now: at,
         tz: tz.clone(),
@@ -419,7 +424,7 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
     let max_pages = if whole {
         usize::MAX
     } else {
-        app.refresh_max_pages
+        app.settings().refresh_max_pages()
     };
     let now = app.now;
     let (started, c) = with_tab!(app, tab, |t| match t.union.is_some() {
@@ -428,7 +433,7 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
     });
     if c.is_some() {
         // Started over: the period runs from now.
-        app.last_refresh = now;
+        app.refresh_clock_mut().restart(now);
     }
     if started && tab == Resource::Conversations {
         // Attributes may have changed since: the store is read again for the re-read rows.

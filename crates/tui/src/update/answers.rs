@@ -35,7 +35,7 @@ pub(super) fn since_look_message(app: &mut App, tab: Resource) {
         s.said = Some((new, changed));
     }
     let taken_at = since.taken_at;
-    let when = crate::names::since_words(app.now, &app.tz, taken_at);
+    let when = crate::names::since_words(app.now, &app.settings().tz(), taken_at);
     app.post(StatusMessage {
         text: format!("{new} new, {changed} changed since {when}"),
         error: false,

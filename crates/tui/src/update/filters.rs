@@ -119,7 +119,7 @@ pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Comman
 }
 
 pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
-    let Some(v) = app.views.get(index).cloned() else {
+    let Some(v) = app.settings().views().get(index).cloned() else {
         return;
     };
     // A view written as a query runs it (a union, checks, e-mails looked up), its text kept.
@@ -193,7 +193,8 @@ pub(super) fn keep_oldest_first(app: &mut App) {
     };
     // Its query ("Breaching": `due:breaching`) or, for a view of filters, its filters.
     let shown = app
-        .views
+        .settings()
+        .views()
         .iter()
         .find(|v| v.oldest_first)
         .is_some_and(|v| match &v.query {

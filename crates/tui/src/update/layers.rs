@@ -88,7 +88,8 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
         return cmds.push(Command::Quit);
     }
-    if k.modifiers.contains(KeyModifiers::CONTROL) && app.keymap.action(&k) == Some(Action::Suspend)
+    if k.modifiers.contains(KeyModifiers::CONTROL)
+        && app.settings().keymap().action(&k) == Some(Action::Suspend)
     {
         return cmds.push(Command::Suspend);
     }
@@ -101,7 +102,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 
 /// Offers `k` to `layer`.
 fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> Answer {
-    let action = app.keymap.action(&k);
+    let action = app.settings().keymap().action(&k);
     match layer {
         Layer::TypeAhead => {
             if let Some(w) = app.export_ahead.wait.as_mut() {
@@ -179,14 +180,15 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
 /// as text), the quit-now key (`Q`) quits.
 fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     let typing = matches!(app.overlay, Overlay::Filter(_));
-    if !typing && app.keymap.action(&k) == Some(Action::QuitNow) {
+    if !typing && app.settings().keymap().action(&k) == Some(Action::QuitNow) {
         return cmds.push(Command::Quit);
     }
-    let k = if !typing && app.keymap.action(&k) == Some(Action::Quit) {
+    let k = if !typing && app.settings().keymap().action(&k) == Some(Action::Quit) {
         KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
     } else {
         k
     };
+    let views = app.settings().views().len();
     match &mut app.overlay {
         Overlay::Filter(form) => match form.key(k) {
             FormOutcome::Editing => {}
@@ -199,7 +201,7 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         },
         Overlay::Help { .. } => on_help_key(app, k),
         Overlay::Views { selected } => {
-            let n = app.views.len();
+            let n = views;
             match k.code {
                 KeyCode::Esc | KeyCode::Char('v') => app.overlay = Overlay::None,
                 KeyCode::Char('?') => help_over(app),
@@ -245,22 +247,26 @@ fn help_over(app: &mut App) {
 /// over, if any); the move keys in effect (and the arrows, PgUp/PgDn, Home/End) scroll it,
 /// never past its last line.
 fn on_help_key(app: &mut App, k: KeyEvent) {
-    let Overlay::Help { scroll, under } = &mut app.overlay else {
+    if !matches!(app.overlay, Overlay::Help { .. }) {
         return;
-    };
+    }
     let g = crate::view::help_lines::geometry(
         &crate::view::help_lines::Source {
-            keymap: &app.keymap,
-            last_error: app.last_error.as_ref(),
-            last_message: app.last_message.as_ref(),
-            tz: &app.tz,
+            keymap: app.settings().keymap(),
+            last_error: app.status_line().last_error(),
+            last_message: app.status_line().last_message(),
+            tz: app.settings().tz(),
             commands: &app.commands,
         },
         ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1),
     );
     let (max, page) = (g.max_scroll(), g.page());
+    let keymap = app.settings().keymap().clone();
+    let Overlay::Help { scroll, under } = &mut app.overlay else {
+        return;
+    };
     let now = (*scroll).min(max);
-    let to = match (k.code, app.keymap.action(&k)) {
+    let to = match (k.code, keymap.action(&k)) {
         (KeyCode::Esc | KeyCode::Char('?'), _) => {
             app.overlay = under.take().map_or(Overlay::None, |o| *o);
             return;

@@ -54,11 +54,9 @@ pub fn held_now(app: &mut App, id: uuid::Uuid, row: Option<convo_api::Conversati
             "{} (selected) left this view: no longer listed here",
             short_id(&id)
         );
-        if let (Some(words), Some(m)) = (words, app.message.as_mut())
-            && m.text.contains(&was)
-        {
+        if let Some(words) = words {
             let now = format!("{} (selected) left this view: {words}", short_id(&id));
-            m.text = m.text.replace(&was, &now);
+            app.status_line_mut().reword(&was, &now);
         }
         app.dirty = true;
     }
@@ -75,7 +73,7 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
         .filter(|id| Some(**id) != held)
         .collect();
     // Where they were shows in the service's order only (a display sort hides them).
-    let key = app.keymap.key_of(Action::JumpLeft);
+    let key = app.settings().keymap().key_of(Action::JumpLeft);
     let hint = if app.sort.get(tab).sorted() {
         String::new()
     } else {
@@ -151,7 +149,7 @@ pub fn jump_to_left(app: &mut App) {
             if n > 1 {
                 format!(
                     "; {n} left, {} goes to the next",
-                    app.keymap.key_of(Action::JumpLeft)
+                    app.settings().keymap().key_of(Action::JumpLeft)
                 )
             } else {
                 String::new()

@@ -28,7 +28,7 @@ pub mod layers;
 mod live;
 mod moves;
 pub mod place;
-pub(crate) mod refresh;
+pub mod refresh;
 mod watch;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors};
@@ -368,7 +368,7 @@ fn ask_look(app: &mut App, cmds: &mut Vec<Command>) {
 /// pager hands out nothing while a request is pending).
 fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
-    let limit = app.limit;
+    let limit = app.settings().limit();
     for tab in [app.active, other(app.active)] {
         if pump_union(app, tab, cmds) {
             continue;
@@ -418,7 +418,7 @@ fn on_paste(app: &mut App, pasted: &str) {
 /// `o`: opens the selected row in the web app.
 fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
     let id = app.selected_id();
-    match browser::url_for(app.web_url.as_deref(), app.active, id) {
+    match browser::url_for(app.settings().web_url().as_deref(), app.active, id) {
         Ok(url) => {
             app.say(format!("opening {}", convo_text::one_line(&url, 200)));
             cmds.push(Command::OpenUrl(url));
@@ -456,8 +456,8 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::Filter => {
             let mut form = match app.active {
                 Resource::Conversations => FilterForm::conversations(&app.conversations.filter)
-                    .with_me(app.query_settings.agent_id)
-                    .with_aliases(&app.aliases),
+                    .with_me(app.settings().query_settings().agent_id)
+                    .with_aliases(&app.settings().aliases()),
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             // A query the fields cannot hold (a union, checks in convo): said in the pane.
@@ -532,7 +532,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             None => super::message::update::no_row_selected(app),
         },
         Action::Reload => {
-            let max_pages = app.refresh_max_pages;
+            let max_pages = app.settings().refresh_max_pages();
             // An oldest-first view reads the whole list again before it shows it: its first
             // rows are the list's last.
             let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
@@ -558,12 +558,12 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                 }
             });
             cmds.extend(c);
-            app.message = None;
+            app.status_line_mut().clear();
         }
         Action::ToggleRefresh => {
-            app.refresh_on = !app.refresh_on;
-            app.last_refresh = app.now;
-            let text = match (app.refresh_on, app.refresh_period()) {
+            let now = app.now;
+            let on = app.refresh_clock_mut().toggle(now);
+            let text = match (on, app.refresh_period()) {
                 (true, Some(s)) => format!("auto refresh every {s}s"),
                 _ => "auto refresh off".to_string(),
             };
@@ -585,10 +585,10 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             } else if waiting {
                 // Said as an error: the status line shows the failed reload's error before a
                 // notice, and this is what L met.
-                app.message = Some(StatusMessage::error(format!(
+                app.post(StatusMessage::error(format!(
                     "L waits for the reload: it loads the rest once the reload has answered \
                      ({} tries it again)",
-                    app.keymap.key_of(Action::Reload)
+                    app.settings().keymap().key_of(Action::Reload)
                 )));
             } else {
                 with_tab!(app, app.active, |t| {
@@ -614,7 +614,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             }
         }
         // What is over the table (a pane, a running `L`) took Esc before it came here.
-        Action::Close => app.message = None,
+        Action::Close => app.status_line_mut().clear(),
         // The table is the top: nothing is over it to close.
         Action::Quit | Action::QuitNow => cmds.push(Command::Quit),
         Action::Suspend => cmds.push(Command::Suspend),

@@ -48,7 +48,7 @@ pub(super) fn move_by(app: &mut App, delta: isize) {
 
 pub(super) fn scroll_detail(app: &mut App, delta: isize) {
     if app.detail.is_none() {
-        let open = app.keymap.key_of(Action::Detail);
+        let open = app.settings().keymap().key_of(Action::Detail);
         return app.say(format!("no detail pane to scroll: {open} opens it"));
     }
     let lines = crate::detail::line_count(app);

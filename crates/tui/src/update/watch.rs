@@ -41,7 +41,12 @@ pub(super) fn take_sample(
         if convo_engine::sla::is_waiting(c) {
             waiting += 1;
         }
-        match app.sla.first_response(c, app.now).map(|d| d.state) {
+        match app
+            .settings()
+            .sla()
+            .first_response(c, app.now)
+            .map(|d| d.state)
+        {
             Some(convo_engine::sla::State::Imminent) => imminent += 1,
             Some(convo_engine::sla::State::Breaching) => breaching += 1,
             _ => {}
@@ -64,15 +69,19 @@ pub(super) fn take_sample(
 /// In a `notify = true` view with a first-response target: rings once for each conversation
 /// that became imminent (or breaching) since it was last looked at.
 pub(super) fn watch_imminent(app: &mut App, ring: bool, cmds: &mut Vec<Command>) {
-    if !app.sla.is_tracked(convo_engine::sla::Target::FirstResponse)
-        || !notify::watching(&app.views, &app.conversations.filter)
+    if !app
+        .settings()
+        .sla()
+        .is_tracked(convo_engine::sla::Target::FirstResponse)
+        || !notify::watching(&app.settings().views(), &app.conversations.filter)
     {
         return;
     }
+    let sla = app.settings().sla().clone();
     let t = &app.conversations;
     let count = app
         .imminent
-        .check(t.generation, t.rows(), &app.sla, app.now, !ring);
+        .check(t.generation, t.rows(), &sla, app.now, !ring);
     if count > 0 {
         cmds.push(Command::NotifyImminent { count });
     }

@@ -172,7 +172,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
 
 /// The status line's message (an error in red), else the board's keys.
 fn last_line(app: &App, w: usize) -> Line<'static> {
-    match &app.message {
+    match app.status_line().shown() {
         Some(m) => Line::from(Span::styled(
             convo_text::fit_words(&format!(" {}", convo_text::one_line(&m.text, 400)), w)
                 .into_owned(),
@@ -233,7 +233,10 @@ fn title(app: &App, w: usize) -> Line<'static> {
         }
         (None, None) => parts.push("not read yet".into()),
     }
-    parts.push(format!("≤ {} pages a view", app.refresh_max_pages));
+    parts.push(format!(
+        "≤ {} pages a view",
+        app.settings().refresh_max_pages()
+    ));
     parts.push("after your own requests".into());
     let mut text = String::new();
     for p in parts {
@@ -282,7 +285,10 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
     let b = &app.board;
     let selected = i == b.selected;
     let conv = r.tab == Resource::Conversations;
-    let tracked = app.sla.is_tracked(convo_engine::sla::Target::FirstResponse);
+    let tracked = app
+        .settings()
+        .sla()
+        .is_tracked(convo_engine::sla::Target::FirstResponse);
     let dim = Style::new().dim();
     let none = |s: &str| (s.to_string(), dim);
     let c = r.counts.as_ref();
@@ -290,9 +296,16 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
     for (k, (col, w)) in cols.iter().enumerate() {
         let (text, style) = match col {
             Col::Query => (
-                app.views
+                app.settings()
+                    .views()
                     .get(i)
-                    .map(|v| super::picker::describe(v, &app.aliases, app.query_settings.agent_id))
+                    .map(|v| {
+                        super::picker::describe(
+                            v,
+                            &app.settings().aliases(),
+                            app.settings().query_settings().agent_id,
+                        )
+                    })
                     .unwrap_or_default(),
                 dim,
             ),
@@ -448,7 +461,11 @@ fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
     let slots = w.saturating_sub(40).clamp(8, TREND_MAX);
     type Series = (&'static str, fn(&convo_store::Sample) -> u64, Color);
     let mut series: Vec<Series> = vec![("waiting", |s| s.waiting, Color::Cyan)];
-    if app.sla.is_tracked(convo_engine::sla::Target::FirstResponse) {
+    if app
+        .settings()
+        .sla()
+        .is_tracked(convo_engine::sla::Target::FirstResponse)
+    {
         series.push(("imminent", |s| s.imminent, Color::Yellow));
         series.push(("breaching", |s| s.breaching, Color::Red));
     }
@@ -490,9 +507,16 @@ fn about(app: &App, w: usize) -> Line<'static> {
         ));
     }
     let what = app
-        .views
+        .settings()
+        .views()
         .get(b.selected)
-        .map(|v| super::picker::describe(v, &app.aliases, app.query_settings.agent_id))
+        .map(|v| {
+            super::picker::describe(
+                v,
+                &app.settings().aliases(),
+                app.settings().query_settings().agent_id,
+            )
+        })
         .unwrap_or_default();
     Line::from(Span::styled(
         fit(

@@ -26,8 +26,8 @@ pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
     use convo_query::query::{Pred, VisitorRef};
     let q = convo_query::query::named::with_aliases(
         app.query_of(tab),
-        &app.aliases,
-        app.query_settings.agent_id,
+        &app.settings().aliases(),
+        app.settings().query_settings().agent_id,
     );
     // One request's filters found the visitors of an e-mail: how many.
     let by_email = match tab {
@@ -75,7 +75,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         // The first minute's map: where filters, queries, views, the board and the summary are,
         // as many whole hints as the width holds.
         use crate::keys::Action;
-        let k = |a| app.keymap.key_of(a);
+        let k = |a| app.settings().keymap().key_of(a);
         let mut hint = " no filters".to_string();
         for h in [
             format!("{} filter", k(Action::Filter)),
@@ -134,7 +134,7 @@ fn breaching_title(app: &App) -> Vec<Span<'static>> {
         format!("{} ", convo_config::builtin_views::BREACHING_VIEW),
         Style::new().bold(),
     );
-    if !app.sla.is_tracked(Target::FirstResponse) {
+    if !app.settings().sla().is_tracked(Target::FirstResponse) {
         return vec![
             name,
             Span::styled(
@@ -145,7 +145,12 @@ fn breaching_title(app: &App) -> Vec<Span<'static>> {
     }
     let (mut breaching, mut imminent) = (0u64, 0u64);
     for c in app.conversations.rows() {
-        match app.sla.first_response(c, app.now).map(|d| d.state) {
+        match app
+            .settings()
+            .sla()
+            .first_response(c, app.now)
+            .map(|d| d.state)
+        {
             Some(State::Breaching) => breaching += 1,
             Some(State::Imminent) => imminent += 1,
             _ => {}
@@ -177,7 +182,7 @@ fn order(app: &App) -> String {
         col: Column::Created,
         desc: false,
     };
-    let reload = app.keymap.key_of(Action::Reload);
+    let reload = app.settings().keymap().key_of(Action::Reload);
     match app.sort.get(Resource::Conversations).sort {
         Some(s) if s == oldest => " · oldest first  ".into(),
         Some(_) => format!(" · {reload} for oldest first  "),

@@ -47,7 +47,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // many are below and the keys that reach them; at the end, how many are above.
     let inside = area.height.saturating_sub(2) as usize;
     let below = body.len().saturating_sub(scroll as usize + inside);
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     let more = if below > 0 {
         Some(format!(
             " ↓ {below} more · {}/{} scroll ",

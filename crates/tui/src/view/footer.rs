@@ -119,7 +119,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         if u.paused && t.pager.has_more() {
             text.push_str(&format!(
                 " · {} goes on",
-                app.keymap.key_of(crate::keys::Action::LoadAll)
+                app.settings().keymap().key_of(crate::keys::Action::LoadAll)
             ));
         }
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
@@ -142,7 +142,9 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
                 " · {} {} marked ({} clears)",
                 super::marks::MARKED,
                 convo_text::thousands(marked as u64),
-                app.keymap.key_of(crate::keys::Action::ClearMarks)
+                app.settings()
+                    .keymap()
+                    .key_of(crate::keys::Action::ClearMarks)
             ),
             Style::new().bold(),
         ));
@@ -165,7 +167,11 @@ fn live_span<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     t: &TabState<T, F>,
     short: bool,
 ) -> Option<Span<'static>> {
-    let period = app.refresh_on.then(|| app.refresh_period()).flatten();
+    let period = app
+        .refresh_clock()
+        .is_on()
+        .then(|| app.refresh_period())
+        .flatten();
     // A display sort places the rows that arrive by its own order: nothing is "above".
     let sorted = app.sort.get(t.tab).sorted();
     if t.new_above > 0 && !sorted {

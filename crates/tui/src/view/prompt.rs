@@ -93,7 +93,8 @@ pub fn draw(app: &App, frame: &mut Frame) {
 /// `w`: the view's name being typed, or the question whether to replace a view of that name.
 fn save_view(app: &App, s: &crate::query_line::SaveView, frame: &mut Frame) {
     let file = app
-        .config_file
+        .settings()
+        .config_file()
         .as_ref()
         .map(|p| one_line(&p.display().to_string(), 200))
         .unwrap_or_default();

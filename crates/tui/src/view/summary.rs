@@ -122,7 +122,7 @@ fn headline(app: &App, pane: &SummaryPane, width: usize) -> Line<'static> {
             .as_ref()
             .map(|a| format!(", the oldest for {a}"))
             .unwrap_or_default(),
-        age(app.stale_after_secs),
+        age(app.settings().stale_after_secs()),
     );
     let dot = || Span::styled(" · ", Style::new().dim());
     if long.chars().count() <= width {
@@ -137,7 +137,7 @@ fn headline(app: &App, pane: &SummaryPane, width: usize) -> Line<'static> {
         spans.push(dot());
         spans.push(Span::raw(format!(
             "stale (not closed, no update for {}): {stale}",
-            age(app.stale_after_secs)
+            age(app.settings().stale_after_secs())
         )));
         return Line::from(spans);
     }
@@ -446,7 +446,10 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         .max()
         .unwrap_or(1) as u16;
     let cols = columns(inner.width.saturating_sub(1), sla, widest);
-    let stale_title = format!("STALE>{}", short_duration(app.stale_after_secs));
+    let stale_title = format!(
+        "STALE>{}",
+        short_duration(app.settings().stale_after_secs())
+    );
     let titles = [
         pane.by.name().to_uppercase(),
         "COUNT".into(),

@@ -119,7 +119,7 @@ fn style(look: Look) -> Style {
 
 /// Draws the active tab's table with its scrollbar.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let cols = app.columns.of(app.active);
+    let cols = app.settings().columns().of(app.active);
     let find = (app.search.get(app.active), app.sort.get(app.active));
     match app.active {
         Resource::Conversations => draw_tab(app, &app.conversations, cols, find, frame, area),
@@ -212,11 +212,11 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     let cx = CellCx {
         first_attributes: &first_attributes,
         now: app.now,
-        aliases: &app.aliases,
+        aliases: &app.settings().aliases(),
         names: &app.names,
-        sla: &app.sla,
-        no_color: app.theme.no_color,
-        me: app.query_settings.agent_id,
+        sla: &app.settings().sla(),
+        no_color: app.settings().theme().no_color,
+        me: app.settings().query_settings().agent_id,
     };
     // The row held under the cursor (it left the view) keeps the selection's `>` in the
     // first column and says `×` at the start of its first cell: both show without colour.
@@ -233,7 +233,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
                 let text = format!("{mark}{}", content.text);
                 let cl = Cell::from(Span::styled(text, style(content.look)));
                 let matched = hit
-                    && r.text(*c, app.now, &app.aliases)
+                    && r.text(*c, app.now, &app.settings().aliases())
                         .is_some_and(|t| needle.is_in(&t, &mut scratch.borrow_mut()));
                 if matched { cl.style(match_style()) } else { cl }
             })
