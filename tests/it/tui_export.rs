@@ -234,7 +234,7 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     // the rest of the walk, then one export of every row
     let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
     assert!(app.conversations.pager.is_done());
-    assert!(app.walk_export.is_none());
+    assert!(!app.exports().walking());
     let ex = exports(&cmds);
     assert_eq!(ex.len(), 1, "{cmds:?}");
     let Command::Export { rows, kind, .. } = &ex[0] else {
@@ -338,10 +338,10 @@ fn esc_closes_the_detail_pane_over_a_running_export_first() {
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
     assert_eq!(app.detail, None);
-    assert!(app.walk_export.is_some(), "the export goes on");
+    assert!(app.exports().walking(), "the export goes on");
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert_eq!(exports(&cmds).len(), 1, "{cmds:?}");
-    assert!(app.walk_export.is_none());
+    assert!(!app.exports().walking());
 }
 
 #[test]
@@ -393,7 +393,7 @@ fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
     let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
     assert!(app.conversations.error.is_some());
-    assert!(app.walk_export.is_none());
+    assert!(!app.exports().walking());
     let m = app.status_line().shown().clone().unwrap();
     assert!(m.error, "{m:?}");
     assert!(
@@ -433,7 +433,7 @@ fn a_walk_that_starts_over_writes_nothing() {
     // new filters while a page is in flight
     let cmds = dr.drive(&mut app, ch('u'), Some(0));
     assert!(exports(&cmds).is_empty());
-    assert!(app.walk_export.is_none());
+    assert!(!app.exports().walking());
     let m = app.status_line().shown().clone().unwrap();
     assert!(
         m.error && m.text.contains("abandoned") && m.text.contains("nothing written"),
@@ -459,7 +459,7 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     dr.drive(&mut app, ch('w'), Some(0));
     let cmds = dr.drive(&mut app, ch('n'), Some(0));
     assert!(cmds.is_empty() && dr.pending.is_empty());
-    assert!(app.walk_export.is_none() && !app.conversations.load_all);
+    assert!(!app.exports().walking() && !app.conversations.load_all);
     assert!(
         app.status_line()
             .shown()
@@ -605,7 +605,7 @@ async fn an_export_onto_a_full_disk_removes_the_partial_file_says_so_and_the_pat
     common::assert_has(&text, "No space left on device");
     common::assert_has(&text, "the partial file was removed");
     assert!(!path.exists(), "no partial file left");
-    assert!(app.export_stream.is_none());
+    assert!(!app.exports().writing());
     // the same path works again with fewer rows
     let mut small = testing::app(W, H, 10);
     testing::FakeServer::new(10, 5).settle(&mut small, Msg::Resize(W, H));

@@ -258,7 +258,7 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     testing::update_checked(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('w'));
     let cmds = update(&mut app, ch('y'));
-    assert!(app.walk_export.is_none(), "{cmds:?}");
+    assert!(!app.exports().walking(), "{cmds:?}");
     let m = app.status_line().shown().expect("said").text.clone();
     common::assert_has(&m, "whole-walk export not started");
     assert_eq!(app.conversations.rows().len(), loaded);

@@ -1065,7 +1065,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     );
     assert!(!path.exists(), "no partial file left");
     update(&mut app, Msg::ExportEnded { id, text, error });
-    assert!(app.export_stream.is_none());
+    assert!(!app.exports().writing());
 
     // new filters in the middle of an export abandon it too
     for a in answers {
@@ -1079,7 +1079,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
         cmds
     };
     assert!(
-        app.export_stream.is_some(),
+        app.exports().writing(),
         "{cmds:?} {:?}",
         app.status_line().shown()
     );
@@ -1091,5 +1091,5 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
         )),
         "{cmds:?}"
     );
-    assert!(app.export_stream.is_none());
+    assert!(!app.exports().writing());
 }

@@ -3,7 +3,7 @@
 
 use jiff::tz::TimeZone;
 
-use super::export::WalkExport;
+use super::export::Exports;
 use super::message::{StatusLine, StatusMessage};
 use super::profiles::Profiles;
 use super::prompt::Prompt;
@@ -66,6 +66,8 @@ pub struct App {
     pub history: super::history::History,
     /// The detail pane is open, scrolled by this many lines.
     pub detail: Option<usize>,
+    /// The exports: the one written, a whole-walk one, the path and questions.
+    exports: Exports,
     /// The status line: its message, the last error and message whole.
     status_line: StatusLine,
     /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
@@ -99,22 +101,8 @@ pub struct App {
     pub search_history: super::search::History,
     /// Each tab's display sort (`>`, `<`, `=`).
     pub sort: PerTab<Sorting>,
-    /// A whole-walk export in progress.
-    pub walk_export: Option<WalkExport>,
     /// The e-mail lookup in flight, whose answer lands only while it is still current.
     pub lookups: super::tab_query::lookup::Lookups,
-    /// The export being written, a part at a time.
-    pub export_stream: Option<super::export::ExportStream>,
-    /// The last export's id.
-    pub export_ids: u64,
-    /// The export path last typed, offered again by `e` until an export to it is written
-    /// (after a refusal, a failure or a cancelled question it is not lost).
-    pub export_path: Option<String>,
-    /// The export's questions awaited from the runtime, and the keys typed ahead of them.
-    pub export_ahead: super::export::Ahead,
-    /// Conversation exports carry the visitor's name and e-mail and the site's and
-    /// assignee's aliases after the ids (Tab in the path prompt turns it off and on).
-    pub export_names: bool,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
     pub names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
@@ -172,6 +160,7 @@ impl App {
             history: Default::default(),
             detail: None,
             status_line: StatusLine::default(),
+            exports: Exports::default(),
             oldest_first: None,
             imminent: Default::default(),
             trend: None,
@@ -185,13 +174,7 @@ impl App {
             search: PerTab::default(),
             search_history: Default::default(),
             sort: PerTab::default(),
-            walk_export: None,
             lookups: Default::default(),
-            export_stream: None,
-            export_ids: 0,
-            export_path: None,
-            export_ahead: Default::default(),
-            export_names: true,
             names: Default::default(),
             store_visitors: Default::default(),
             since_look: PerTab::default(),
@@ -293,6 +276,16 @@ impl App {
         if self.status_line.post(m, self.now) {
             self.dirty = true;
         }
+    }
+
+    /// The exports under way.
+    pub fn exports(&self) -> &Exports {
+        &self.exports
+    }
+
+    /// The exports, changed by [`super::export`].
+    pub fn exports_mut(&mut self) -> &mut Exports {
+        &mut self.exports
     }
 
     /// The status line: what it shows, the last error and message.

@@ -14,21 +14,21 @@ use convo_api::Resource;
 /// else a dated default name; the runtime is asked whether it is free (a second export the
 /// same day is offered `-2`: [`on_proposed`]).
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
-    let path = app.export_path.clone().unwrap_or_else(|| {
+    let path = app.exports().path.clone().unwrap_or_else(|| {
         let date = app.now.strftime("%Y-%m-%d").to_string();
         format!("./convo-{}-{date}.csv", app.active.name())
     });
     app.prompt = Some(Prompt::Export(path.clone()));
-    app.export_ahead.proposal = Some(path.clone());
-    app.export_ahead.dropped = 0;
+    app.exports_mut().ahead.proposal = Some(path.clone());
+    app.exports_mut().ahead.dropped = 0;
     cmds.push(Command::ProposeExportPath(path));
 }
 
 /// The runtime's answer on the proposed name: a taken one is replaced by the free name beside
 /// it, unless the user has edited it meanwhile.
 pub fn on_proposed(app: &mut App, asked: String, free: String) {
-    if app.export_ahead.proposal.as_ref() == Some(&asked) {
-        app.export_ahead.proposal = None;
+    if app.exports().ahead.proposal.as_ref() == Some(&asked) {
+        app.exports_mut().ahead.proposal = None;
     }
     if asked != free && app.prompt == Some(Prompt::Export(asked)) {
         app.prompt = Some(Prompt::Export(free));
@@ -43,7 +43,7 @@ pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<
     if k.code == crossterm::event::KeyCode::Tab {
         // With or without the names beside the ids (conversations only: a visitor's row
         // has its name already).
-        app.export_names = !app.export_names;
+        app.exports_mut().names = !app.exports().names;
         return;
     }
     match edit_line(&mut text, k) {
@@ -54,9 +54,9 @@ pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<
             if path.is_empty() {
                 return app.say("export cancelled: no path");
             }
-            app.export_path = Some(path.clone());
-            let proposed = app.export_ahead.proposal.take().as_ref() == Some(&path);
-            app.export_ahead.wait = Some(super::Wait {
+            app.exports_mut().path = Some(path.clone());
+            let proposed = app.exports_mut().ahead.proposal.take().as_ref() == Some(&path);
+            app.exports_mut().ahead.wait = Some(super::Wait {
                 path: path.clone(),
                 proposed,
                 keys: Vec::new(),
@@ -75,7 +75,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
     if path.is_empty() {
         return app.say("export cancelled: no path");
     }
-    if let Some(s) = &app.export_stream {
+    if let Some(s) = &app.exports().stream {
         let text = format!(
             "an export to {} is still being written ({} of {} rows): wait for it",
             convo_text::one_line(&s.path, 200),
@@ -89,8 +89,8 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
     if total == 0 {
         return app.say("nothing to export: no rows loaded");
     }
-    app.export_ids += 1;
-    let id = app.export_ids;
+    app.exports_mut().ids += 1;
+    let id = app.exports().ids;
     cmds.push(Command::Export {
         id,
         path: PathBuf::from(path),
@@ -98,7 +98,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
         kind,
         format,
     });
-    app.export_stream = Some(ExportStream {
+    app.exports_mut().stream = Some(ExportStream {
         id,
         tab,
         generation,
@@ -106,7 +106,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
         total,
         sent: 0,
         written: 0,
-        names: app.export_names,
+        names: app.exports().names,
     });
     app.status_line_mut().clear();
     send_next(app, cmds);
@@ -131,7 +131,7 @@ fn screen_names(app: &App, c: &convo_api::Conversation) -> ScreenNames {
 
 /// Hands the next part of the rows to the writer (and the end after the last part).
 fn send_next(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(s) = app.export_stream.as_ref() else {
+    let Some(s) = app.exports().stream.as_ref() else {
         return;
     };
     if s.sent >= s.total {
@@ -160,7 +160,7 @@ fn send_next(app: &mut App, cmds: &mut Vec<Command>) {
         }
         Resource::Visitors => ExportPart::Visitors(app.visitors.rows()[range.clone()].to_vec()),
     };
-    if let Some(s) = app.export_stream.as_mut() {
+    if let Some(s) = app.exports_mut().stream.as_mut() {
         s.sent = range.end;
     }
     cmds.push(Command::ExportRows { id, part });
@@ -171,7 +171,7 @@ fn send_next(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// The writer has written `rows` rows of export `id`: the next part.
 pub fn on_written(app: &mut App, id: u64, rows: usize, cmds: &mut Vec<Command>) {
-    if let Some(s) = app.export_stream.as_mut().filter(|s| s.id == id) {
+    if let Some(s) = app.exports_mut().stream.as_mut().filter(|s| s.id == id) {
         s.written = rows;
         send_next(app, cmds);
         app.dirty = true;
@@ -180,12 +180,12 @@ pub fn on_written(app: &mut App, id: u64, rows: usize, cmds: &mut Vec<Command>) 
 
 /// Export `id` ended (written, refused, failed or abandoned): its message.
 pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
-    if let Some(s) = app.export_stream.take_if(|s| s.id == id)
+    if let Some(s) = app.exports_mut().stream.take_if(|s| s.id == id)
         && !error
-        && app.export_path.as_deref() == Some(s.path.as_str())
+        && app.exports().path.as_deref() == Some(s.path.as_str())
     {
         // Written: `e` offers a new name again, not the one now taken.
-        app.export_path = None;
+        app.exports_mut().path = None;
     }
     app.post(crate::message::StatusMessage::new(text, error, app.now));
     app.dirty = true;
@@ -195,7 +195,7 @@ pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
 /// profile) is abandoned, its partial file removed; it would no longer be the rows it began
 /// with.
 pub fn follow(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(s) = &app.export_stream else {
+    let Some(s) = &app.exports().stream else {
         return;
     };
     let generation = with_tab!(ref app, s.tab, |t| t.generation);
@@ -213,7 +213,7 @@ pub fn follow(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Stops the export being written, removing its partial file; the writer says so.
 pub fn abandon(app: &mut App, why: String, cmds: &mut Vec<Command>) {
-    if let Some(s) = app.export_stream.take() {
+    if let Some(s) = app.exports_mut().stream.take() {
         cmds.push(Command::ExportEnd {
             id: s.id,
             abandon: Some(why),
@@ -224,13 +224,13 @@ pub fn abandon(app: &mut App, why: String, cmds: &mut Vec<Command>) {
 /// Whether an export of `tab` is being written (its rows must not move meanwhile: no
 /// refresh merges into them).
 pub fn exporting(app: &App, tab: Resource) -> bool {
-    app.export_stream.as_ref().is_some_and(|s| s.tab == tab)
+    app.exports().stream.as_ref().is_some_and(|s| s.tab == tab)
 }
 
 /// The status line while an export is written, e.g. `exporting to ./x.csv: 5000 of 120000
 /// rows written…`.
 pub fn progress(app: &App) -> Option<String> {
-    let s = app.export_stream.as_ref()?;
+    let s = app.exports().stream.as_ref()?;
     Some(format!(
         " exporting to {}: {} of {} rows written…",
         convo_text::one_line(&s.path, 200),

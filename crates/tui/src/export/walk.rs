@@ -68,20 +68,20 @@ pub fn on_checked(
     free: String,
     cmds: &mut Vec<Command>,
 ) -> Vec<KeyEvent> {
-    let wait = app.export_ahead.wait.take_if(|w| w.path == path);
-    if app.prompt.is_some() || app.export_path.as_deref() != Some(path.as_str()) {
+    let wait = app.exports_mut().ahead.wait.take_if(|w| w.path == path);
+    if app.prompt.is_some() || app.exports().path.as_deref() != Some(path.as_str()) {
         return Vec::new();
     }
     app.dirty = true;
     let (proposed, keys) = wait.map_or((false, Vec::new()), |w| (w.proposed, w.keys));
     if exists && !proposed {
-        app.export_path = Some(free.clone());
+        app.exports_mut().path = Some(free.clone());
         app.prompt = Some(Prompt::ExportExists(free));
-        app.export_ahead.dropped = keys.len();
+        app.exports_mut().ahead.dropped = keys.len();
         Vec::new()
     } else {
         let path = if exists { free } else { path };
-        app.export_path = Some(path.clone());
+        app.exports_mut().path = Some(path.clone());
         after_path(app, &path, cmds);
         keys
     }
@@ -150,7 +150,7 @@ fn start(app: &mut App, path: String) {
         t.load_all = true;
         t.generation
     });
-    app.walk_export = Some(WalkExport {
+    app.exports_mut().walk = Some(WalkExport {
         tab,
         generation,
         path,
@@ -161,12 +161,12 @@ fn start(app: &mut App, path: String) {
 /// After every message, before the next fetches are asked for: follows the walk, writes the
 /// rows once it is complete, gives up (writing nothing) when it failed or started over.
 pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(we) = app.walk_export.clone() else {
+    let Some(we) = app.exports().walk.clone() else {
         return;
     };
     let w = walk_of(app, we.tab);
     if w.generation != we.generation {
-        app.walk_export = None;
+        app.exports_mut().walk = None;
         return fail(
             app,
             format!(
@@ -178,7 +178,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         );
     }
     if w.failed {
-        app.walk_export = None;
+        app.exports_mut().walk = None;
         let k = |a| app.settings().keymap().key_of(a);
         let text = format!(
             "whole-walk export stopped after {} rows, a page failed: nothing written to {} \
@@ -191,7 +191,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         return fail(app, text);
     }
     if w.done {
-        app.walk_export = None;
+        app.exports_mut().walk = None;
         let kind = ExportKind::WholeWalk {
             warnings: w.warnings,
         };
@@ -205,7 +205,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
 /// `e` and Esc while the walk runs: `e` says what runs; Esc stops it and writes the rows
 /// fetched so far, said to be partial.
 pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
-    let Some(we) = app.walk_export.clone() else {
+    let Some(we) = app.exports().walk.clone() else {
         return;
     };
     let w = walk_of(app, we.tab);
@@ -216,7 +216,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
             w.loaded
         ));
     }
-    app.walk_export = None;
+    app.exports_mut().walk = None;
     with_tab!(app, we.tab, |t| t.load_all = false);
     if w.loaded == 0 {
         return app.say("whole-walk export stopped: no rows fetched yet; nothing written");
@@ -232,7 +232,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
 /// The status line while the walk runs, e.g. `exporting the whole walk of conversations to
 /// ./x.csv: 150 rows fetched · more available · Esc stops (writes them, marked partial)`.
 pub fn progress(app: &App) -> Option<String> {
-    let we = app.walk_export.as_ref()?;
+    let we = app.exports().walk.as_ref()?;
     let w = walk_of(app, we.tab);
     Some(format!(
         " exporting the whole walk of {} to {}: {} rows fetched · more available · {} stops \

@@ -86,10 +86,10 @@ pub fn profile_loaded(
     let mut ended = Vec::new();
     let name = convo_text::one_line(&sw.name, 40);
     crate::export::update::abandon(app, format!("profile switched to {name}"), &mut ended);
-    let walk_dropped = app.walk_export.take().map(|w| {
+    let walk_dropped = app.exports_mut().drop_walk().map(|path| {
         format!(
             " · the whole-walk export to {} was abandoned: nothing written",
-            convo_text::one_line(&w.path, 200)
+            convo_text::one_line(&path, 200)
         )
     });
     // The marks were rows of the old profile's service.

@@ -72,7 +72,7 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
             }
         }),
         Task::Export => {
-            app.export_stream = None;
+            app.exports_mut().writing_failed();
             app.say_error(format!("export failed: {bug}; the file may be incomplete"));
         }
         Task::Lookup { ticket } => {

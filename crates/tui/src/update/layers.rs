@@ -54,7 +54,7 @@ pub enum Answer {
 /// The layers on screen now, top first (the table always last).
 pub fn stack(app: &App) -> Vec<Layer> {
     let mut layers = Vec::new();
-    if app.export_ahead.wait.is_some() {
+    if app.exports().awaits_check() {
         layers.push(Layer::TypeAhead);
     }
     if app.prompt.is_some() {
@@ -66,7 +66,7 @@ pub fn stack(app: &App) -> Vec<Layer> {
     if app.detail.is_some() {
         layers.push(Layer::Detail);
     }
-    if app.walk_export.is_some() {
+    if app.exports().walking() {
         layers.push(Layer::WalkExport);
     }
     if app.lookups.current(app.conversations.generation).is_some() {
@@ -105,9 +105,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
     let action = app.settings().keymap().action(&k);
     match layer {
         Layer::TypeAhead => {
-            if let Some(w) = app.export_ahead.wait.as_mut() {
-                w.keys.push(k);
-            }
+            app.exports_mut().type_ahead(k);
             Answer::Consumed
         }
         Layer::Prompt => {

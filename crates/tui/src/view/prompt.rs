@@ -121,7 +121,7 @@ fn save_view(app: &App, s: &crate::query_line::SaveView, frame: &mut Frame) {
 /// On the Conversations tab: whether the export carries names beside the ids, and the key
 /// that changes it (long and short).
 fn names_note(app: &App) -> [&'static str; 2] {
-    match (app.active, app.export_names) {
+    match (app.active, app.exports().with_names()) {
         (convo_api::Resource::Conversations, true) => {
             ["with names, Tab: ids only · ", "Tab: ids only · "]
         }
@@ -138,7 +138,7 @@ fn names_note(app: &App) -> [&'static str; 2] {
 fn export_guidance(app: &App, frame: &mut Frame, exists: bool) {
     let area = app.areas().footer;
     let [names, names_short] = names_note(app);
-    let (first, first_short) = match (exists, app.export_ahead.dropped) {
+    let (first, first_short) = match (exists, app.exports().keys_dropped()) {
         (true, 0) => ("a file is never overwritten · ", "never overwritten · "),
         // Keys typed before this question (an `l` meant for the next one) were not taken.
         (true, 1) => (
