@@ -452,7 +452,7 @@ fn hostile_rows_reach_the_terminal_only_as_visible_text() {
         update(&mut app, key(KeyCode::Down));
         if i == 2 {
             update(&mut app, key(KeyCode::Enter));
-            assert!(app.detail.is_some(), "the detail pane opened");
+            assert!(app.detail().is_open(), "the detail pane opened");
         }
         assert_only_csi(&terminal_bytes(&app));
     }
@@ -637,7 +637,7 @@ fn a_2mb_attribute_is_cut_on_screen() {
     update(&mut app, ch('2'));
     let table = testing::render(&app);
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.detail.is_some());
+    assert!(app.detail().is_open());
     // Frame times are a figure of `cargo bench --bench render`, not asserted here (work that
     // grew with the value, a quadratic cut of 2 MB, would hang this test for hours).
     let detail = testing::render(&app);

@@ -469,7 +469,7 @@ async fn y_menu_copies_any_field_and_i_opens_the_visitor() {
         .await;
     assert_eq!(h.app.active, convo::api::Resource::Visitors);
     assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
-    assert!(h.app.detail.is_some(), "{screen}");
+    assert!(h.app.detail().is_open(), "{screen}");
     h.wait(vec![KeyCode::Esc, KeyCode::Backspace], "the screen", |_| {
         true
     })
@@ -697,7 +697,7 @@ async fn i_finds_a_visitor_not_loaded_by_their_external_id() {
     .await;
     assert_eq!(h.app.active, convo::api::Resource::Visitors);
     assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
-    assert!(h.app.detail.is_some());
+    assert!(h.app.detail().is_open());
     assert_eq!(h.app.visitors.filter.external_id, v.external_id);
 }
 

@@ -334,10 +334,10 @@ fn esc_closes_the_detail_pane_over_a_running_export_first() {
     let path = tmp.path().join("part.csv");
     start_whole_walk(&mut dr, &mut app, &path, 1);
     dr.drive(&mut app, key(KeyCode::Enter), Some(0));
-    assert_eq!(app.detail, Some(0));
+    assert_eq!(app.detail().scroll(), Some(0));
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
-    assert_eq!(app.detail, None);
+    assert_eq!(app.detail().scroll(), None);
     assert!(app.exports().walking(), "the export goes on");
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert_eq!(exports(&cmds).len(), 1, "{cmds:?}");

@@ -40,7 +40,11 @@ fn esc_closes_the_summary_pane_after_l_has_finished_and_enter_then_reaches_the_t
     assert!(!said(&app).contains("stopped"), "{}", said(&app));
     let filter = app.conversations.filter.clone();
     server.settle(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.detail, Some(0), "Enter opens the detail pane");
+    assert_eq!(
+        app.detail().scroll(),
+        Some(0),
+        "Enter opens the detail pane"
+    );
     assert_eq!(app.conversations.filter, filter, "the filters are the same");
 }
 
@@ -112,7 +116,7 @@ fn a_prompt_over_the_detail_pane_takes_esc_and_enter() {
     let server = FakeServer::new(60, 5);
     let mut app = started(&server);
     server.settle(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.detail, Some(0));
+    assert_eq!(app.detail().scroll(), Some(0));
     server.settle(&mut app, ch('\\'));
     assert_eq!(
         stack(&app),
@@ -120,14 +124,14 @@ fn a_prompt_over_the_detail_pane_takes_esc_and_enter() {
     );
     server.settle(&mut app, key(KeyCode::Esc));
     assert!(app.prompt.is_none());
-    assert_eq!(app.detail, Some(0), "the pane stays");
+    assert_eq!(app.detail().scroll(), Some(0), "the pane stays");
     server.settle(&mut app, ch('\\'));
     server.settle(&mut app, ch('7'));
     server.settle(&mut app, key(KeyCode::Enter));
     assert!(app.prompt.is_none());
-    assert_eq!(app.detail, Some(0), "Enter was the prompt's");
+    assert_eq!(app.detail().scroll(), Some(0), "Enter was the prompt's");
     server.settle(&mut app, key(KeyCode::Esc));
-    assert_eq!(app.detail, None, "then Esc closes the pane");
+    assert_eq!(app.detail().scroll(), None, "then Esc closes the pane");
 }
 
 /// The detail pane over a running `L`: Esc closes the pane first, then stops `L`.
@@ -141,7 +145,7 @@ fn esc_closes_the_detail_pane_over_a_running_l_then_stops_l() {
         vec![Layer::Detail, Layer::LoadAll, Layer::Table]
     );
     update(&mut app, key(KeyCode::Esc));
-    assert_eq!(app.detail, None);
+    assert_eq!(app.detail().scroll(), None);
     assert!(app.conversations.loading_all());
     update(&mut app, key(KeyCode::Esc));
     assert!(!app.conversations.load_all);
@@ -158,5 +162,5 @@ fn the_query_line_over_the_detail_pane_takes_esc() {
     assert_eq!(stack(&app).first(), Some(&Layer::Prompt));
     server.settle(&mut app, key(KeyCode::Esc));
     assert!(app.prompt.is_none());
-    assert_eq!(app.detail, Some(0));
+    assert_eq!(app.detail().scroll(), Some(0));
 }

@@ -56,13 +56,13 @@ async fn a_union_refreshed_past_its_page_budget_keeps_every_row_in_both_orders()
         assert!(want > 200, "{order:?}: {want}");
         let mut h = Harness::on(&server, (120, 30), 25);
         h.app.settings_mut().use_refresh_max_pages(2);
-        h.app.pending_query = Some(
+        h.app.queue_query(Some(
             parse(
                 "status:open,pending -assignee:none",
                 Resource::Conversations,
             )
             .expect("query"),
-        );
+        ));
         let done = format!("all {want} loaded");
         h.until(vec![KeyCode::Char('L')], &done).await;
         let before = ids(&h);
@@ -117,8 +117,9 @@ async fn queue(server: &DemoServer, size: (u16, u16)) -> (Harness, Vec<uuid::Uui
     assert!(want > 6 && want < 200, "{want}");
     let mut h = Harness::on(server, size, 50);
     h.app.settings_mut().use_refresh_secs(Some(1));
-    h.app.pending_query =
-        Some(parse("status:open assignee:none", Resource::Conversations).expect("query"));
+    h.app.queue_query(Some(
+        parse("status:open assignee:none", Resource::Conversations).expect("query"),
+    ));
     h.until(vec![KeyCode::Char('L')], &format!("all {want} loaded"))
         .await;
     // Then refreshing, every second.
@@ -338,7 +339,8 @@ async fn a_held_row_of_a_union_says_what_it_is_now() {
     let mut h = Harness::on(&server, (120, 35), 50);
     h.app.settings_mut().use_refresh_secs(Some(1));
     let text = format!("status:open,pending -assignee:{agent}");
-    h.app.pending_query = Some(parse(&text, Resource::Conversations).expect("query"));
+    h.app
+        .queue_query(Some(parse(&text, Resource::Conversations).expect("query")));
     h.until(vec![KeyCode::Char('L')], "all ").await;
     h.app.refresh_clock_mut().switch(true);
     h.keys(vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Enter])
@@ -439,10 +441,10 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
     )
     .await;
     let x = h.app.selected_id();
-    let screen = press(&mut h, vec![KeyCode::Enter], move |a| a.detail.is_some()).await;
+    let screen = press(&mut h, vec![KeyCode::Enter], move |a| a.detail().is_open()).await;
     common::assert_has(&screen, "Conversation ");
     press(&mut h, vec![KeyCode::Backspace], move |a| {
-        a.detail.is_none()
+        !a.detail().is_open()
     })
     .await;
     assert_eq!(
@@ -451,9 +453,9 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
         "the view stays"
     );
     assert_eq!(h.app.selected_id(), x);
-    press(&mut h, vec![KeyCode::Enter], move |a| a.detail.is_some()).await;
+    press(&mut h, vec![KeyCode::Enter], move |a| a.detail().is_open()).await;
     press(&mut h, vec![KeyCode::Char('q')], move |a| {
-        a.detail.is_none()
+        !a.detail().is_open()
     })
     .await;
     assert_eq!(h.app.selected_id(), x, "still running, on its row");

@@ -379,7 +379,9 @@ async fn the_runtime_runs_a_union_against_the_demo_in_every_order() {
         assert!(pending.count() > 20, "both streams have rows");
         assert!(want.len() > 80, "{order:?}: {}", want.len());
         let mut h = Harness::on(&server, (120, 30), 25);
-        h.app.pending_query = Some(parse("status:open,pending", Resource::Conversations).unwrap());
+        h.app.queue_query(Some(
+            parse("status:open,pending", Resource::Conversations).unwrap(),
+        ));
         let first = want[0].simple().to_string()[..8].to_string();
         h.until(vec![], &first).await;
         let screen = h.settled().await;

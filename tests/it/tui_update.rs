@@ -213,7 +213,7 @@ fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
         Some("no detail pane to scroll: Enter opens it")
     );
     assert_eq!(app.conversations.selected, before, "the selection stays");
-    assert!(app.detail.is_none(), "the pane stays closed");
+    assert!(!app.detail().is_open(), "the pane stays closed");
     update(&mut app, key(KeyCode::Esc));
     update(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('J'));
@@ -221,7 +221,7 @@ fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
         app.status_line().shown().is_none(),
         "with the pane open, J scrolls it quietly"
     );
-    assert!(app.detail.is_some());
+    assert!(app.detail().is_open());
 }
 
 /// After `V` the chips name the visitor as the table does, not by a short id nobody knows
@@ -740,13 +740,13 @@ fn back_into_the_breaching_view_is_the_view_again() {
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::Enter));
     let breaching = app.conversations.filter.clone();
-    assert!(app.oldest_first.is_some());
+    assert!(app.shows_oldest_first());
     assert!(app.conversations.pager.is_done(), "every page loaded");
     server.settle(&mut app, ch('W'));
-    assert!(app.oldest_first.is_none());
+    assert!(!app.shows_oldest_first());
     server.settle(&mut app, key(KeyCode::Backspace));
     assert_eq!(app.conversations.filter, breaching);
-    assert_eq!(app.oldest_first, Some(app.conversations.generation));
+    assert_eq!(app.oldest_first(), Some(app.conversations.generation));
     assert!(app.conversations.pager.is_done(), "every page loaded again");
     let sort = app.sort.get(Resource::Conversations).sort;
     assert_eq!(
@@ -771,7 +771,7 @@ fn ctrl_c_and_q_quit() {
     assert!(matches!(app.overlay, Overlay::None));
     update(&mut app, key(KeyCode::Enter));
     assert!(update(&mut app, ch('q')).is_empty(), "q closes the pane");
-    assert!(app.detail.is_none());
+    assert!(!app.detail().is_open());
     update(&mut app, ch('?'));
     assert_eq!(
         update(&mut app, ch('Q')),

@@ -3,6 +3,7 @@
 
 use jiff::tz::TimeZone;
 
+use super::detail::DetailPane;
 use super::export::Exports;
 use super::message::{StatusLine, StatusMessage};
 use super::profiles::Profiles;
@@ -12,6 +13,8 @@ use super::session::Settings;
 use super::sort::Sorting;
 use super::tab::{PerTab, TabState};
 use super::update::refresh::RefreshClock;
+use super::update::since_look::Looks;
+use super::update::watch::Watch;
 use convo_api::VisitorFilter;
 use convo_api::{Conversation, ConversationFilter, Limit, Resource, Visitor};
 use convo_config::{Aliases, View};
@@ -64,8 +67,10 @@ pub struct App {
     pub overlay: Overlay,
     /// Where Back (Backspace, `[`) returns to: one history for both tabs.
     pub history: super::history::History,
-    /// The detail pane is open, scrolled by this many lines.
-    pub detail: Option<usize>,
+    /// The detail pane: open, scrolled, its visitor's attributes.
+    detail: DetailPane,
+    /// The trend, the samples taken, the conversations rung for.
+    watch: Watch,
     /// The exports: the one written, a whole-walk one, the path and questions.
     exports: Exports,
     /// The status line: its message, the last error and message whole.
@@ -73,20 +78,7 @@ pub struct App {
     /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
     /// walk its order and load-all were set for (`u64::MAX`: not yet). Ends when the filters
     /// change.
-    pub oldest_first: Option<u64>,
-    /// The attributes of the visitor of the conversation in the detail pane, from the local
-    /// store: (visitor, `None` while asked for).
-    pub detail_visitor: Option<(uuid::Uuid, Option<serde_json::Value>)>,
-    /// The trend of the Conversations filter from the local store: (filter key, samples of
-    /// the last 24 h, oldest first). `None` until the store answers (or without a store).
-    pub trend: Option<(String, Vec<convo_store::Sample>)>,
-    /// The Conversations walk whose completion was sampled (one sample per walk; refreshes
-    /// sample too, at most every [`SAMPLE_EVERY_SECS`]).
-    pub sampled: Option<u64>,
-    /// When the last sample was taken (unix seconds).
-    pub sampled_at: Option<i64>,
-    /// Conversations of a `notify = true` view already rung for as imminent.
-    pub imminent: super::notify::Imminent,
+    oldest_first: Option<u64>,
     /// The periodic refresh: on or off, and when its period started.
     refresh_clock: RefreshClock,
     /// Something on screen changed since the last draw.
@@ -107,15 +99,11 @@ pub struct App {
     pub names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
     pub store_visitors: super::tab_query::store_visitors::StoreVisitors,
-    /// "Since you last looked", per tab: the walk compared with the last look (see
-    /// [`SinceLook`]); the status line counts its marks.
-    pub since_look: PerTab<Option<SinceLook>>,
+    /// "Since you last looked", per tab.
+    looks: Looks,
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
-    pub pending_query: Option<convo_query::query::Query>,
-    /// Per tab, the view whose "since you last looked" was last asked of the store (by its
-    /// look key); `None` until the store runs.
-    pub look_asked: PerTab<Option<String>>,
+    pending_query: Option<convo_query::query::Query>,
     /// Each tab's queries run from the query line in this session (the local store keeps them
     /// across runs; without a store these are the line's ↑/↓).
     pub query_history: PerTab<super::search::History>,
@@ -123,19 +111,6 @@ pub struct App {
     pub board: super::board::Board,
     /// `[[commands]]`, their keys and each tab's marked rows.
     pub commands: super::commands::Commands,
-}
-
-/// A tab's walk compared with the view's last look ("since you last looked").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SinceLook {
-    /// The walk compared.
-    pub generation: u64,
-    /// When the look was taken (unix seconds).
-    pub taken_at: i64,
-    /// The tab's marks' revision then: a refresh merged since replaces the marks with its own.
-    pub revision: u64,
-    /// The counts the status line said last (new, changed).
-    pub said: Option<(usize, usize)>,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
@@ -158,15 +133,11 @@ impl App {
             now: init.now,
             overlay: Overlay::None,
             history: Default::default(),
-            detail: None,
+            detail: DetailPane::default(),
+            watch: Watch::default(),
             status_line: StatusLine::default(),
             exports: Exports::default(),
             oldest_first: None,
-            imminent: Default::default(),
-            trend: None,
-            detail_visitor: None,
-            sampled: None,
-            sampled_at: None,
             refresh_clock: RefreshClock::new(init.refresh_secs.is_some_and(|s| s > 0), init.now),
             dirty: true,
             profiles: Profiles::default(),
@@ -177,9 +148,8 @@ impl App {
             lookups: Default::default(),
             names: Default::default(),
             store_visitors: Default::default(),
-            since_look: PerTab::default(),
+            looks: Looks::default(),
             pending_query: None,
-            look_asked: PerTab::default(),
             query_history: PerTab::default(),
             board: Default::default(),
             commands: Default::default(),
@@ -251,7 +221,7 @@ impl App {
     pub fn areas(&self) -> super::layout::Areas {
         super::layout::Areas::new(
             ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1),
-            self.detail.is_some(),
+            self.detail.is_open(),
         )
     }
 
@@ -276,6 +246,77 @@ impl App {
         if self.status_line.post(m, self.now) {
             self.dirty = true;
         }
+    }
+
+    /// The Conversations tab shows an oldest-first view ("Breaching"): the walk its order
+    /// and load-all were set for (`u64::MAX`: not yet, the next `update` sets them).
+    pub fn oldest_first(&self) -> Option<u64> {
+        self.oldest_first
+    }
+
+    /// The Conversations tab shows an oldest-first view.
+    pub fn shows_oldest_first(&self) -> bool {
+        self.oldest_first.is_some()
+    }
+
+    /// A view (or a place Back returns to) is shown: oldest-first or not. Its order is set
+    /// for its walk by the next `update`.
+    pub fn open_oldest_first(&mut self, oldest_first: bool) {
+        self.oldest_first = oldest_first.then_some(u64::MAX);
+    }
+
+    /// The oldest-first order and load-all are set for walk `generation`.
+    pub fn oldest_first_set_for(&mut self, generation: u64) {
+        self.oldest_first = Some(generation);
+    }
+
+    /// Other filters than the oldest-first view's (or another service): it ends.
+    pub fn end_oldest_first(&mut self) {
+        self.oldest_first = None;
+    }
+
+    /// The query of a view opened at start that waits for the first `update` (it needs more
+    /// than one request's filters, or looks visitors up by e-mail).
+    pub fn queued_query(&self) -> Option<&convo_query::query::Query> {
+        self.pending_query.as_ref()
+    }
+
+    /// A query to run at the next `update` as the view's own place (`None`: none).
+    pub fn queue_query(&mut self, q: Option<convo_query::query::Query>) {
+        self.pending_query = q;
+    }
+
+    /// The query waiting for the first `update`, taken to run it.
+    pub fn take_queued_query(&mut self) -> Option<convo_query::query::Query> {
+        self.pending_query.take()
+    }
+
+    /// The detail pane.
+    pub fn detail(&self) -> &DetailPane {
+        &self.detail
+    }
+
+    pub fn detail_mut(&mut self) -> &mut DetailPane {
+        &mut self.detail
+    }
+
+    /// The trend, the samples taken, the conversations rung for.
+    pub fn watch(&self) -> &Watch {
+        &self.watch
+    }
+
+    pub fn watch_mut(&mut self) -> &mut Watch {
+        &mut self.watch
+    }
+
+    /// "Since you last looked", per tab.
+    pub fn looks(&self) -> &Looks {
+        &self.looks
+    }
+
+    /// "Since you last looked", changed by [`super::update::since_look`].
+    pub fn looks_mut(&mut self) -> &mut Looks {
+        &mut self.looks
     }
 
     /// The exports under way.

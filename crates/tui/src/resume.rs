@@ -73,9 +73,9 @@ impl Place {
         let conversations = self.conversations.reopen_conversations(app);
         // The Conversations query may wait for the first `update` (its e-mails are looked up
         // first): the Visitors tab's is placed now, beside it.
-        let waiting = app.pending_query.take();
+        let waiting = app.take_queued_query();
         let visitors = self.visitors.reopen_visitors(app);
-        app.pending_query = waiting;
+        app.queue_query(waiting);
         app.active = if self.tab == "visitors" {
             Resource::Visitors
         } else {
@@ -116,7 +116,7 @@ impl TabPlace {
         )
         .to_string();
         let plain = !union;
-        let oldest_first = tab == Resource::Conversations && app.oldest_first.is_some();
+        let oldest_first = tab == Resource::Conversations && app.shows_oldest_first();
         let view = app
             .settings()
             .views()
@@ -163,7 +163,7 @@ impl TabPlace {
             ));
         } else if let Some(q) = self.parsed(Resource::Conversations) {
             what = Some(convo_text::one_line(&q.to_string(), 28));
-            app.pending_query = Some(q);
+            app.queue_query(Some(q));
         }
         crate::tab_query::place_pending(app);
         self.reopen_sort(app, Resource::Conversations, &mut what);
@@ -197,10 +197,10 @@ impl TabPlace {
             }),
         };
         if let Some(q) = query {
-            app.pending_query = Some(q);
+            app.queue_query(Some(q));
             crate::tab_query::place_pending(app);
             // A visitors query needs no look-up: placed, or it does not resolve (left out).
-            app.pending_query = None;
+            app.queue_query(None);
         }
         self.reopen_sort(app, Resource::Visitors, &mut what);
         what

@@ -42,11 +42,7 @@ fn fields_of_conversation(
         Some(m) => m.get(&c.visitor_id).copied(),
         None => app.visitors.rows().iter().find(|v| v.id == c.visitor_id),
     };
-    let attributes = app
-        .detail_visitor
-        .as_ref()
-        .filter(|(id, _)| *id == c.visitor_id)
-        .and_then(|(_, a)| a.as_ref());
+    let attributes = app.detail().attributes_of(c.visitor_id);
     conversation_fields(c, visitor, app.names.get(&c.visitor_id), attributes, query)
 }
 
@@ -354,7 +350,7 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
     if app.active != Resource::Conversations {
         return match app.visitors.selected_row() {
             Some(_) => {
-                app.detail = Some(0);
+                app.detail_mut().open();
             }
             None => crate::message::update::no_row_selected(app),
         };
@@ -368,7 +364,7 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
         app.history.push(from);
         app.active = Resource::Visitors;
         app.visitors.select(i, body);
-        app.detail = Some(0);
+        app.detail_mut().open();
         return;
     }
     let label = app.names.get(&visitor);
@@ -402,5 +398,5 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
             index: 0,
         }),
     ));
-    app.detail = Some(0);
+    app.detail_mut().open();
 }

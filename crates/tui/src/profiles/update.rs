@@ -96,13 +96,9 @@ pub fn profile_loaded(
     app.commands.marked = Default::default();
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
     app.names = Default::default();
-    app.trend = None;
-    app.detail_visitor = None;
-    app.sampled = None;
-    app.sampled_at = None;
-    app.imminent = Default::default();
-    app.oldest_first = None;
-    app.detail = None;
+    app.watch_mut().forget();
+    app.end_oldest_first();
+    app.detail_mut().forget();
     app.overlay = Overlay::None;
     // Ids in filters belong to the old service: both tabs start unfiltered. Their rows stay
     // on screen until the new service has answered with its first page.

@@ -97,9 +97,7 @@ pub fn select_row(app: &mut App, i: usize) {
     if f.sorted() {
         f.scroll_to(sel, n, body);
     }
-    if let Some(s) = app.detail.as_mut() {
-        *s = 0;
-    }
+    app.detail_mut().row_changed();
 }
 
 /// Moves the selection by `delta` display positions (while sorted).

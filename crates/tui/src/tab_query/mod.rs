@@ -32,7 +32,7 @@ pub fn run_query(app: &mut App, tab: Resource, q: Query) -> Vec<Command> {
 /// The query of the view opened at start ([`App::pending_query`]), run as the view's own
 /// place: no history entry, nothing said when its filters were set already.
 pub fn run_pending(app: &mut App) -> Vec<Command> {
-    let Some(q) = app.pending_query.take() else {
+    let Some(q) = app.take_queued_query() else {
         return Vec::new();
     };
     let history = app.history.clone();
@@ -222,7 +222,7 @@ fn first_requests(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) {
 /// that "since you last looked" and the trend are asked for under its key); left for the
 /// first `update` when it needs e-mails looked up first, or does not resolve (it says why).
 pub fn place_pending(app: &mut App) {
-    let Some(q) = app.pending_query.clone() else {
+    let Some(q) = app.queued_query().cloned() else {
         return;
     };
     let names = Names {
@@ -236,7 +236,7 @@ pub fn place_pending(app: &mut App) {
     if !plan::emails_to_resolve(&resolved).is_empty() {
         return;
     }
-    app.pending_query = None;
+    app.queue_query(None);
     let tab = q.resource;
     let history = app.history.clone();
     // Nothing is loaded or in flight yet: the commands (a cancel) have nothing to do.
@@ -420,7 +420,7 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
     // The oldest-first view ("Breaching": `due:breaching`) shows its oldest rows first, the
     // end of its streams: a refresh re-reads all of them (its walk loads every page anyway),
     // so that a breach taken by a colleague leaves it and a new one comes.
-    let whole = tab == Resource::Conversations && app.oldest_first.is_some();
+    let whole = tab == Resource::Conversations && app.shows_oldest_first();
     let max_pages = if whole {
         usize::MAX
     } else {

@@ -1,52 +1,11 @@
 //! Answers of fetches: a page of a walk applied (or of the walk read behind the rows on screen,
-//! which then takes their place), the "since you last looked" line, and a task that panicked
-//! taken as failed.
+//! which then takes their place), and a task that panicked taken as failed.
 
 use crate::app::App;
 use crate::marks::Watched;
-use crate::message::StatusMessage;
 use crate::msg::{Loaded, Task};
 use crate::tab::marks;
 use convo_api::{ApiError, Page, Resource};
-
-/// "12 new, 3 changed since yesterday 17:40" while the first walk is compared with the last
-/// look (another walk, or a refresh's own marks, end it); said again when the walk's pages
-/// change the counts (a union's parts too), so that it agrees with the footer's `• N new`.
-pub(super) fn since_look_message(app: &mut App, tab: Resource) {
-    let Some(since) = *app.since_look.get(tab) else {
-        return;
-    };
-    let (generation, revision) = with_tab!(ref app, tab, |t| (t.generation, t.marks.revision()));
-    if since.generation != generation || since.revision != revision {
-        *app.since_look.get_mut(tab) = None;
-        return;
-    }
-    // Said on its own tab only: the other tab's would take the line from it and then not show
-    // (its footer counts its marks).
-    if tab != app.active {
-        return;
-    }
-    let (new, changed) = with_tab!(ref app, tab, |t| t.marks.counts(generation));
-    // Said again only when more came (a mark seen, by selecting its row, is no news).
-    if since.said.is_some_and(|(n, c)| new <= n && changed <= c) {
-        return;
-    }
-    if let Some(s) = app.since_look.get_mut(tab) {
-        s.said = Some((new, changed));
-    }
-    let taken_at = since.taken_at;
-    let when = crate::names::since_words(app.now, &app.settings().tz(), taken_at);
-    app.post(StatusMessage {
-        text: format!("{new} new, {changed} changed since {when}"),
-        error: false,
-        life: crate::message::Life::Walk {
-            tab,
-            generation,
-            until: crate::message::later(app.now),
-        },
-    });
-    app.dirty = true;
-}
 
 /// A background task panicked (see `tasks`): the app goes on as if it had failed, and says so.
 pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
@@ -150,7 +109,7 @@ pub(super) fn on_page(
             let t = &mut app.conversations;
             if t.next.is_some() {
                 if on_next_page(t, generation, conversations_page(result), body) {
-                    since_look_message(app, Resource::Conversations);
+                    super::since_look::say(app, Resource::Conversations);
                     app.dirty = true;
                 }
                 return;
@@ -161,13 +120,13 @@ pub(super) fn on_page(
             let start = t.rows().len();
             t.apply(conversations_page(result), body);
             marks::after_page(t, start);
-            since_look_message(app, Resource::Conversations);
+            super::since_look::say(app, Resource::Conversations);
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.next.is_some() {
                 if on_next_page(t, generation, visitors_page(result), body) {
-                    since_look_message(app, Resource::Visitors);
+                    super::since_look::say(app, Resource::Visitors);
                     app.dirty = true;
                 }
                 return;
@@ -178,7 +137,7 @@ pub(super) fn on_page(
             let start = t.rows().len();
             t.apply(visitors_page(result), body);
             marks::after_page(t, start);
-            since_look_message(app, Resource::Visitors);
+            super::since_look::say(app, Resource::Visitors);
         }
     }
     app.dirty = true;

@@ -31,7 +31,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
             .map(|_| &app.conversations.query);
         if now != Some(&q) {
             cmds.extend(leaving_look(app, Resource::Conversations));
-            app.oldest_first = place.oldest_first.then_some(u64::MAX);
+            app.open_oldest_first(place.oldest_first);
             cmds.extend(crate::tab_query::restore(app, q, c.selected));
         } else if let Some(row) = c
             .selected
@@ -41,7 +41,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         }
     } else if c.filter != app.conversations.filter || app.conversations.union.is_some() {
         cmds.extend(leaving_look(app, Resource::Conversations));
-        app.oldest_first = place.oldest_first.then_some(u64::MAX);
+        app.open_oldest_first(place.oldest_first);
         cmds.push(app.conversations.restore(c.filter, c.selected));
     } else if let Some(row) = c
         .selected
@@ -128,13 +128,13 @@ pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         .as_deref()
         .and_then(|t| convo_query::query::parse(t, v.tab).ok())
     {
-        app.oldest_first = v.oldest_first.then_some(u64::MAX);
+        app.open_oldest_first(v.oldest_first);
         cmds.extend(crate::tab_query::run_query(app, v.tab, q));
         app.say(format!("view: {}", convo_text::one_line(&v.name, 60)));
         return;
     }
     let from = here(app);
-    app.oldest_first = v.oldest_first.then_some(u64::MAX);
+    app.open_oldest_first(v.oldest_first);
     app.active = v.tab;
     match v.tab {
         Resource::Conversations => set_conversations_from(app, from, v.conversations, cmds),
@@ -188,7 +188,7 @@ pub(super) fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
 /// for each new walk of its filters (a reload, `r`); other filters end it. A sort the user
 /// chooses meanwhile is kept until the next walk.
 pub(super) fn keep_oldest_first(app: &mut App) {
-    let Some(set_for) = app.oldest_first else {
+    let Some(set_for) = app.oldest_first() else {
         return;
     };
     // Its query ("Breaching": `due:breaching`) or, for a view of filters, its filters.
@@ -203,7 +203,7 @@ pub(super) fn keep_oldest_first(app: &mut App) {
             None => v.conversations == app.conversations.filter,
         });
     if !shown {
-        app.oldest_first = None;
+        app.end_oldest_first();
         sort::update::stop_following(app, Resource::Conversations);
         return;
     }
@@ -231,5 +231,5 @@ pub(super) fn preset_oldest_first(app: &mut App, follow_top: bool) {
     if follow_top {
         s.follow_top = true;
     }
-    app.oldest_first = Some(generation);
+    app.oldest_first_set_for(generation);
 }

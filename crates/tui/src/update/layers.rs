@@ -63,7 +63,7 @@ pub fn stack(app: &App) -> Vec<Layer> {
     if !matches!(app.overlay, Overlay::None) {
         layers.push(Layer::Overlay);
     }
-    if app.detail.is_some() {
+    if app.detail().is_open() {
         layers.push(Layer::Detail);
     }
     if app.exports().walking() {
@@ -120,7 +120,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
             let body = app.body_height() as isize;
             match action {
                 // Back and `q` step out of the pane first, one step at a time.
-                Some(Action::Close | Action::Back | Action::Quit) => app.detail = None,
+                Some(Action::Close | Action::Back | Action::Quit) => app.detail_mut().close(),
                 Some(Action::PageDown) => scroll_detail(app, body),
                 Some(Action::PageUp) => scroll_detail(app, -body),
                 _ => return Answer::Ignored,

@@ -18,7 +18,6 @@ use super::msg::{Msg, Task};
 use super::overlay::Overlay;
 use super::prompt::Prompt;
 use super::tab::Retry;
-use super::tab::marks;
 use super::{board, browser, commands, export, profiles, query_line, search, sort, summary_pane};
 use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
 
@@ -29,12 +28,13 @@ mod live;
 mod moves;
 pub mod place;
 pub mod refresh;
-mod watch;
+pub mod since_look;
+pub mod watch;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors};
 pub use refresh::DEFAULT_REFRESH_SECS;
 
-use answers::{on_page, on_task_failed, since_look_message};
+use answers::{on_page, on_task_failed};
 use filters::{apply_form, apply_view, drill, go_back, keep_oldest_first};
 use moves::{move_by, on_mouse, scroll_detail, seen_selection};
 use refresh::{on_head, on_tick, pump_union};
@@ -45,7 +45,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // A refresh this message merges follows the top for a watcher (no pane open on the rows,
     // in server order), holds still for a reader.
     for tab in [Resource::Conversations, Resource::Visitors] {
-        let pane = app.detail.is_some() && app.active == tab;
+        let pane = app.detail().is_open() && app.active == tab;
         let watching = !pane && !app.sort.get(tab).sorted();
         with_tab!(app, tab, |t| t.watching = watching);
     }
@@ -214,15 +214,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             pump_union(app, Resource::Conversations, &mut cmds);
         }
         Msg::VisitorAttributes { id, attributes } => {
-            if app.detail_visitor.as_ref().is_some_and(|(v, _)| *v == id) {
-                app.detail_visitor = Some((id, Some(attributes)));
+            if app.detail_mut().visitor_answered(id, attributes) {
                 app.dirty = true;
             }
         }
         Msg::Samples { key, samples } => {
             board::update::on_samples(app, &key, &samples);
             if key == super::tab::marks::look_key_of(&app.conversations) {
-                app.trend = Some((key, samples));
+                app.watch_mut().took_trend(key, samples);
                 app.dirty = true;
             }
         }
@@ -230,29 +229,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             key,
             taken_at,
             rows,
-        } => {
-            // The tab whose view the look is of (none: the user has moved on since).
-            let tab = if key == super::tab::marks::look_key_of(&app.conversations) {
-                Some(Resource::Conversations)
-            } else if key == super::tab::marks::visitors_look_key_of(&app.visitors) {
-                Some(Resource::Visitors)
-            } else {
-                None
-            };
-            if let Some(tab) = tab {
-                let since = with_tab!(app, tab, |t| {
-                    marks::since_look(t, rows.into_iter().collect());
-                    crate::app::SinceLook {
-                        generation: t.generation,
-                        taken_at,
-                        revision: t.marks.revision(),
-                        said: None,
-                    }
-                });
-                *app.since_look.get_mut(tab) = Some(since);
-                since_look_message(app, tab);
-            }
-        }
+        } => since_look::answered(app, key, taken_at, rows),
         Msg::VisitorSync(line) => {
             app.names.sync_line = line;
             app.dirty = true;
@@ -336,9 +313,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     export::update::follow(app, &mut cmds);
     app.conversations.sync_query();
     app.visitors.sync_query();
-    ask_look(app, &mut cmds);
+    since_look::ask(app, &mut cmds);
     // A union's parts mark rows as they come too: the line follows the footer.
-    since_look_message(app, app.active);
+    since_look::say(app, app.active);
     fill(app, &mut cmds);
     board::update::from_tabs(app);
     live::say_lost(app);
@@ -347,21 +324,6 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     sort::update::refresh(app, false);
     super::message::update::settle(app);
     cmds
-}
-
-/// "Since you last looked" is kept per view: a view just shown (another key than the one
-/// asked for last) asks the store what it kept of it, once the store runs.
-fn ask_look(app: &mut App, cmds: &mut Vec<Command>) {
-    for tab in [Resource::Conversations, Resource::Visitors] {
-        let Some(asked) = app.look_asked.get(tab) else {
-            continue;
-        };
-        let key = super::tab::marks::look_key(app, tab);
-        if *asked != key {
-            *app.look_asked.get_mut(tab) = Some(key.clone());
-            cmds.push(Command::LoadLook(key));
-        }
-    }
 }
 
 /// Asks for the next page of each tab that wants one (at most one in flight per tab: the
@@ -516,7 +478,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::Views => app.overlay = Overlay::Views { selected: 0 },
         Action::Query => query_line::update::open(app, cmds),
         Action::SaveView => query_line::save::open(app),
-        Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
+        Action::Detail => app.detail_mut().toggle(),
         Action::DetailDown => scroll_detail(app, 1),
         Action::DetailUp => scroll_detail(app, -1),
         Action::DrillVisitor | Action::DrillSite | Action::DrillAssignee => {
@@ -535,7 +497,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             let max_pages = app.settings().refresh_max_pages();
             // An oldest-first view reads the whole list again before it shows it: its first
             // rows are the list's last.
-            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+            let whole = app.active == Resource::Conversations && app.shows_oldest_first();
             let union = with_tab!(ref app, app.active, |t| t.union.is_some()
                 && t.error.is_none());
             if union {
@@ -643,14 +605,13 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
 /// With the detail pane open on a conversation, asks the store once for its visitor's
 /// attributes (the pane shows them when they come).
 fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
-    if app.detail.is_none() || app.active != Resource::Conversations {
+    if !app.detail().is_open() || app.active != Resource::Conversations {
         return;
     }
     let Some(id) = app.conversations.selected_row().map(|c| c.visitor_id) else {
         return;
     };
-    if app.detail_visitor.as_ref().is_none_or(|(v, _)| *v != id) {
-        app.detail_visitor = Some((id, None));
+    if app.detail_mut().ask_visitor(id) {
         cmds.push(Command::LoadVisitor(id));
     }
 }

@@ -41,13 +41,13 @@ pub(super) fn move_by(app: &mut App, delta: isize) {
             (t.selected, false) != before
         }
     });
-    if moved && let Some(s) = app.detail.as_mut() {
-        *s = 0;
+    if moved {
+        app.detail_mut().row_changed();
     }
 }
 
 pub(super) fn scroll_detail(app: &mut App, delta: isize) {
-    if app.detail.is_none() {
+    if !app.detail().is_open() {
         let open = app.settings().keymap().key_of(Action::Detail);
         return app.say(format!("no detail pane to scroll: {open} opens it"));
     }
@@ -56,10 +56,8 @@ pub(super) fn scroll_detail(app: &mut App, delta: isize) {
         .areas()
         .detail
         .map_or(1, |r| r.height.saturating_sub(2) as usize);
-    if let Some(s) = app.detail.as_mut() {
-        let max = lines.saturating_sub(height);
-        *s = (*s as isize).saturating_add(delta).clamp(0, max as isize) as usize;
-    }
+    app.detail_mut()
+        .scroll_by(delta, lines.saturating_sub(height));
 }
 
 pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {

@@ -23,8 +23,7 @@ pub fn leaving_look(app: &App, tab: convo_api::Resource) -> Option<Command> {
 /// Visitors view's is asked for by the next `update`.
 pub fn store_started(app: &mut App) -> String {
     let key = marks::look_key_of(&app.conversations);
-    app.look_asked.conversations = Some(key.clone());
-    app.look_asked.visitors = Some(String::new());
+    app.looks_mut().store_started(key.clone());
     key
 }
 
@@ -52,7 +51,7 @@ pub fn here(app: &App) -> Place {
                 .map(|_| app.visitors.query.clone()),
             sort: app.sort.visitors.sort,
         },
-        oldest_first: app.oldest_first.is_some(),
+        oldest_first: app.shows_oldest_first(),
     }
 }
 

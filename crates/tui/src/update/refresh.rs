@@ -94,7 +94,7 @@ pub fn refresh_now(app: &mut App, cmds: &mut Vec<Command>) {
         return;
     }
     let (limit, max_pages) = (app.settings().limit(), app.settings().refresh_max_pages());
-    let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
+    let whole = app.active == Resource::Conversations && app.shows_oldest_first();
     let union = crate::tab_query::refresh(app, app.active, cmds);
     let (c, retried) = with_tab!(app, app.active, |t| {
         if union.is_some() {

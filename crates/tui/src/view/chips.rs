@@ -91,7 +91,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Line::from(Span::styled(hint, Style::new().dim()))
     } else {
         let mut spans = vec![Span::raw(" ")];
-        if app.active == Resource::Conversations && app.oldest_first.is_some() {
+        if app.active == Resource::Conversations && app.shows_oldest_first() {
             spans.extend(breaching_title(app));
         }
         let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();

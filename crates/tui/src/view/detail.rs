@@ -42,7 +42,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if body.is_empty() {
         body.push(hint("no row selected"));
     }
-    let scroll = app.detail.unwrap_or(0).min(u16::MAX as usize) as u16;
+    let scroll = app.detail().scroll().unwrap_or(0).min(u16::MAX as usize) as u16;
     // A pane shorter than its lines says so in its border (as the help overlay does): how
     // many are below and the keys that reach them; at the end, how many are above.
     let inside = area.height.saturating_sub(2) as usize;

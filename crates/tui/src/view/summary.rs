@@ -257,9 +257,9 @@ fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
     let end = app.now.as_second();
     let day = end - convo_store::samples::DAY_SECS;
     let in_day = |s: &&convo_store::Sample| s.at >= day;
-    let samples: Vec<&convo_store::Sample> = match &app.trend {
-        Some((k, s)) if *k == key => s.iter().filter(in_day).collect(),
-        _ => Vec::new(),
+    let samples: Vec<&convo_store::Sample> = match app.watch().trend_of(&key) {
+        Some(s) => s.iter().filter(in_day).collect(),
+        None => Vec::new(),
     };
     let (samples, whole, top) = same_scope(samples);
     let Some(first) = samples.iter().map(|s| s.at).min() else {
