@@ -194,7 +194,7 @@ fn demo_screen() -> ratatui::buffer::Buffer {
         ..TuiOptions::default()
     };
     let mut app = app_from_config(&cfg, &client, &opts).expect("app");
-    app.now = testing::now();
+    app.set_clock(testing::now());
     app.settings_mut().use_tz(jiff::tz::TimeZone::UTC);
     // The port is random; `--demo` shows whichever it got.
     app.settings_mut()

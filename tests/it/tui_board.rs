@@ -101,7 +101,7 @@ fn counts(matched: u64, complete: bool, waiting: u64, breaching: u64) -> Counts 
 }
 
 fn read_view(app: &mut App, index: usize, result: Result<Counts, String>) -> Vec<Command> {
-    let generation = app.board.generation;
+    let generation = app.board().generation;
     update(
         app,
         Msg::ViewRead {
@@ -125,7 +125,7 @@ fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
     let (mut app, _server) = app_with_views(120, 30);
     let cmds = update(&mut app, ch('B'));
     assert!(matches!(app.overlay, Overlay::Board));
-    let g = app.board.generation;
+    let g = app.board().generation;
     assert_eq!(
         reads(&cmds),
         [(g, 0, "Unassigned open".to_string())],
@@ -173,7 +173,7 @@ fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
     assert_eq!(reads(&cmds), [(g, 4, "Open, waiting over 1h".to_string())]);
     let cmds = read_view(&mut app, 4, Ok(counts(2, true, 2, 2)));
     assert!(reads(&cmds).is_empty(), "the round is over");
-    assert!(app.board.reading.is_none());
+    assert!(app.board().reading.is_none());
     // The lists' refresh period (30 s when refresh_secs is not set).
     assert_has(&render(&app), "read 0s ago, again in 30s");
 }
@@ -203,9 +203,9 @@ fn a_failing_view_shows_its_error_and_the_other_rows_stay() {
     );
 
     // A later round: the view fails again; its last good counts stay, said as such.
-    app.board.rows[2].counts = Some(counts(40, true, 0, 0));
-    app.board.rows[2].error = None;
-    app.board.reading = Some(2);
+    app.board_mut().rows[2].counts = Some(counts(40, true, 0, 0));
+    app.board_mut().rows[2].error = None;
+    app.board_mut().reading = Some(2);
     read_view(&mut app, 2, Err("503 server_error".into()));
     let screen = render(&app);
     assert_has(line_with(&screen, "! Pending"), "40");
@@ -219,7 +219,7 @@ fn a_failing_view_shows_its_error_and_the_other_rows_stay() {
 fn answers_of_an_older_round_or_after_leaving_are_dropped() {
     let (mut app, _server) = app_with_views(120, 30);
     update(&mut app, ch('B'));
-    let old = app.board.generation;
+    let old = app.board().generation;
     // `r`: a new round from the top; the answer in flight belongs to the old one.
     let cmds = update(&mut app, ch('r'));
     assert_eq!(reads(&cmds), [(old + 1, 0, "Unassigned open".to_string())]);
@@ -232,7 +232,7 @@ fn answers_of_an_older_round_or_after_leaving_are_dropped() {
         },
     );
     assert!(
-        cmds.is_empty() && app.board.rows[0].counts.is_none(),
+        cmds.is_empty() && app.board().rows[0].counts.is_none(),
         "stale: dropped"
     );
     // Esc leaves the board: the read in flight is dropped, no next read is asked.
@@ -247,7 +247,7 @@ fn answers_of_an_older_round_or_after_leaving_are_dropped() {
         },
     );
     assert!(reads(&cmds).is_empty());
-    assert!(app.board.rows[0].counts.is_none());
+    assert!(app.board().rows[0].counts.is_none());
 }
 
 #[test]
@@ -292,7 +292,7 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
         matches!(app.overlay, Overlay::Board),
         "Backspace: the board again"
     );
-    assert_eq!(app.board.selected, 2, "on the row it left");
+    assert_eq!(app.board().selected, 2, "on the row it left");
 
     // A move after the view opened: Backspace undoes that first, then comes to the board.
     server.settle(&mut app, key(KeyCode::Enter));
@@ -324,7 +324,7 @@ fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     update(&mut app, at(30));
     let cmds = update(&mut app, key(KeyCode::Backspace));
     assert!(matches!(app.overlay, Overlay::Board));
-    let g = app.board.generation;
+    let g = app.board().generation;
     assert_eq!(reads(&cmds), [(g, 1, "Breaching".to_string())]);
     let screen = render(&app);
     let row = line_with(&screen, "Unassigned open");
@@ -334,7 +334,7 @@ fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     let cmds = update(&mut app, ch('r'));
     assert_eq!(
         reads(&cmds),
-        [(app.board.generation, 0, "Unassigned open".to_string())]
+        [(app.board().generation, 0, "Unassigned open".to_string())]
     );
 }
 
@@ -364,7 +364,7 @@ fn full_board(w: u16, h: u16) -> App {
             breaching: (i as u64) % 5,
         })
         .collect();
-    let key = app.board.rows[0].key.clone();
+    let key = app.board().rows[0].key.clone();
     update(&mut app, Msg::Samples { key, samples });
     update(&mut app, at(45));
     app
@@ -484,7 +484,7 @@ async fn the_real_loop_opens_a_view_with_enter_and_comes_back_with_backspace() {
     assert_eq!(h.app.conversations.filter.status, Some(Status::Closed));
     let screen = h.keys(vec![KeyCode::Backspace]).await;
     assert_has(&screen, "Board · 5 views");
-    assert_eq!(h.app.board.selected, 3);
+    assert_eq!(h.app.board().selected, 3);
 }
 
 /// The MATCH cell of view `name` on the board's `screen` ("≥ 150" is one cell).

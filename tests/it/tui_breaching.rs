@@ -113,9 +113,9 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
         },
     )
     .expect("app");
-    app.size = (120, 24);
+    app.resize(120, 24);
     app.settings_mut().use_tz(jiff::tz::TimeZone::UTC);
-    app.now = testing::now();
+    app.set_clock(testing::now());
     server.settle(&mut app, Msg::Resize(120, 24));
     assert_eq!(app.conversations.rows().len(), want.len(), "every page");
     let order = app.sort.get(Resource::Conversations);

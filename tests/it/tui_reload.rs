@@ -207,8 +207,8 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
     let (before, sel) = (ids(&app), selected_id(&app));
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
+    app.profiles_mut().current = Some("prod".into());
     let cmds = update(
         &mut app,
         Msg::ProfileLoaded {
@@ -230,7 +230,7 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     update(&mut app, server.answer(&fetch).expect("answer"));
     assert_eq!(app.conversations.rows().len(), 20);
     assert_eq!(app.conversations.selected, 0);
-    assert!(app.history.is_empty());
+    assert!(app.history().is_empty());
 }
 
 /// While a failed reload waits behind the rows, `L` and a whole-walk export say why they do

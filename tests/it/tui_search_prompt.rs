@@ -67,7 +67,7 @@ fn the_search_prompt_opens_empty_and_up_recalls_earlier_queries() {
     update(&mut app, key(KeyCode::Enter));
     assert_eq!(app.search.conversations.query, "Mia");
     // a repeat is remembered once
-    assert_eq!(app.search_history.entries(), ["Kai", "Mia"]);
+    assert_eq!(app.search_history().entries(), ["Kai", "Mia"]);
 
     // Enter on an empty prompt ends the search.
     update(&mut app, ch('\\'));

@@ -205,7 +205,7 @@ fn search_selects_matches_and_n_n_step_through_them() {
     assert!(!matches.is_empty());
     assert_eq!(matches[0], first);
     let named_ana = |c: &convo::api::Conversation| {
-        app.names.get(&c.visitor_id).is_some_and(|l| {
+        app.names().get(&c.visitor_id).is_some_and(|l| {
             [&l.name, &l.email].iter().any(|v| {
                 v.as_deref()
                     .is_some_and(|t| t.to_lowercase().contains("ana"))
@@ -618,7 +618,7 @@ async fn a_conversation_export_carries_the_names_the_screen_shows() {
         } else {
             ""
         };
-        let label = app.names.get(&c.visitor_id).cloned();
+        let label = app.names().get(&c.visitor_id).cloned();
         let (name, email) = if c.visitor_id == rows[1].visitor_id {
             (
                 "\"'=HYPERLINK(\"\"x\"\")\"".to_string(),
@@ -678,8 +678,8 @@ fn o_opens_the_web_url_of_the_selected_row_or_hints() {
 #[test]
 fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     let (mut app, s) = loaded(120, 30, 120);
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
+    app.profiles_mut().current = Some("prod".into());
     update(&mut app, ch('P'));
     assert_eq!(
         app.prompt,
@@ -738,7 +738,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     common::assert_has(&screen, "profile staging");
     common::assert_has(&screen, "staging.example");
     // a failed load says why and changes nothing
-    let id = app.profiles.request;
+    let id = app.profiles().request;
     update(
         &mut app,
         Msg::ProfileLoaded {
@@ -848,8 +848,8 @@ fn switch_to(name: &str, sla: convo::sla::Sla) -> Session {
 #[test]
 fn profile_switches_are_all_or_nothing_and_land_in_order() {
     let (mut app, s) = loaded(120, 30, 120);
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
+    app.profiles_mut().current = Some("prod".into());
     let pick = |app: &mut App, down: bool| {
         update(app, ch('P'));
         if down {
@@ -881,8 +881,8 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
         },
     );
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert_eq!(app.profiles.current.as_deref(), Some("prod"));
-    assert_eq!(app.profiles.accepted, None);
+    assert_eq!(app.profiles().current.as_deref(), Some("prod"));
+    assert_eq!(app.profiles().accepted, None);
     assert_eq!(app.settings().endpoint(), endpoint);
     assert_eq!(
         (app.conversations.rows().len(), app.conversations.generation),
@@ -897,8 +897,8 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
             result: Err("[keys] quit: unknown key \"Hyper-Q\"".into()),
         },
     );
-    assert_eq!(app.profiles.current.as_deref(), Some("prod"));
-    assert!(app.profiles.switching.is_none(), "P works again");
+    assert_eq!(app.profiles().current.as_deref(), Some("prod"));
+    assert!(app.profiles().switching.is_none(), "P works again");
     assert_eq!(app.settings().endpoint(), endpoint);
     assert!(render_has(&app, "profile not switched"));
     s.settle(&mut app, key(KeyCode::End));
@@ -926,8 +926,8 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
             result: Ok(Box::new(switch_to("staging", sla))),
         },
     );
-    assert_eq!(app.profiles.current.as_deref(), Some("staging"));
-    assert_eq!(app.profiles.accepted, Some(c));
+    assert_eq!(app.profiles().current.as_deref(), Some("staging"));
+    assert_eq!(app.profiles().accepted, Some(c));
     assert!(
         app.settings()
             .sla()
@@ -975,8 +975,8 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     server.settle(&mut app, Msg::Resize(120, 30));
     server.settle(&mut app, ch('L'));
     assert_eq!(app.conversations.rows().len(), n);
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
+    app.profiles_mut().current = Some("prod".into());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.csv");
     let start = |app: &mut App| export_to(app, &path);

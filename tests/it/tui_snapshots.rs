@@ -615,7 +615,7 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
         .filter(|c| {
             app.settings()
                 .sla()
-                .first_response(c, app.now)
+                .first_response(c, app.now())
                 .map(|d| d.state)
                 == Some(convo::sla::State::Breaching)
         })
@@ -627,7 +627,7 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
         match app
             .settings()
             .sla()
-            .first_response(c, app.now)
+            .first_response(c, app.now())
             .map(|d| d.state)
         {
             Some(convo::sla::State::Breaching) => breaching += 1,
@@ -758,7 +758,7 @@ fn the_help_hint_and_the_detail_pane_hints_are_whole() {
         let (mut app, _s) = loaded(w, h, 40, 5);
         app.settings_mut()
             .show_endpoint("127.0.0.1:38211 · sk_demo_…abcd".into(), true);
-        app.profiles.current = Some("production-eu".into());
+        app.profiles_mut().current = Some("production-eu".into());
         let screen = testing::render(&app);
         let top = screen.lines().next().unwrap_or_default();
         assert!(top.ends_with(" ? help \""), "{w}x{h}: {top}");
@@ -865,12 +865,12 @@ fn with_commands(app: &mut App, toml: &str) {
         &env,
     )
     .unwrap();
-    app.commands.keys = app
+    app.commands_mut().keys = app
         .settings()
         .keymap()
         .command_keys(&cfg.ui.commands)
         .unwrap();
-    app.commands.list = cfg.ui.commands;
+    app.commands_mut().list = cfg.ui.commands;
 }
 
 #[test]
@@ -1014,7 +1014,7 @@ fn the_sort_mark_and_the_hints_fit_80_columns_whole() {
 fn the_key_hints_under_the_table_are_whole_beside_the_sync_line() {
     for (w, h) in [(80u16, 24u16), (120, 35)] {
         let (mut app, _s) = loaded(w, h, 40, 5);
-        app.names.sync_line = Some("names: 700 visitors so far".into());
+        app.names_mut().sync_line = Some("names: 700 visitors so far".into());
         app.status_line_mut().clear();
         let screen = testing::render(&app);
         let last = screen.lines().last().unwrap_or_default();

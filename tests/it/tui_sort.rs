@@ -43,7 +43,7 @@ async fn sorted_by_visitor_the_rows_follow_the_names_shown() {
         .perm
         .iter()
         .map(|&i| {
-            app.names
+            app.names()
                 .shown(&app.conversations.rows()[i].visitor_id)
                 .map(|n| fold(&convo::text::sanitize(n)))
         })

@@ -283,19 +283,19 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
         .filter(|c| {
             app.settings()
                 .sla()
-                .first_response(c, app.now)
+                .first_response(c, app.now())
                 .map(|d| d.state)
                 == Some(convo::sla::State::Breaching)
         })
         .count() as u64;
     assert_eq!(
         (s.loaded, s.complete, s.waiting, s.breaching, s.at),
-        (120, true, waiting, breaching, app.now.as_second())
+        (120, true, waiting, breaching, app.now().as_second())
     );
     assert!(waiting > 0 && breaching > 0);
     // A periodic refresh a minute later: another sample.
     let at = app
-        .now
+        .now()
         .checked_add(jiff::SignedDuration::from_secs(61))
         .unwrap();
     let cmds = server.settle(&mut app, Msg::Tick(at));
@@ -305,7 +305,7 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     assert_eq!(samples_cmds(&cmds), vec![(key.clone(), None)]);
     assert!(render(&app).contains("last 24 h: no samples yet"));
     // The store answers: a day of samples, waiting rising, breaching one hour in.
-    let now = app.now.as_second();
+    let now = app.now().as_second();
     let samples: Vec<convo::store::Sample> = (0..24)
         .map(|h| convo::store::Sample {
             at: now - 86_400 + 1_800 + h * 3_600,
@@ -348,7 +348,7 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
 fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     let tick = |app: &App, secs: i64| {
         Msg::Tick(
-            app.now
+            app.now()
                 .checked_add(jiff::SignedDuration::from_secs(secs))
                 .unwrap(),
         )
@@ -411,7 +411,7 @@ fn a_refresh_every_second_samples_once_a_minute() {
     server.settle(&mut app, Msg::Resize(120, 40));
     let cmds = server.settle(&mut app, ch('L'));
     assert_eq!(samples_cmds(&cmds).len(), 1, "the walk's end: {cmds:?}");
-    let start = app.now;
+    let start = app.now();
     let (mut refreshes, mut samples) = (0, Vec::new());
     for s in 1..=150 {
         let at = start
@@ -438,7 +438,7 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
     server.settle(&mut app, Msg::Resize(120, 40));
     let key = convo::tui::names::look_key(&app.conversations.filter);
     server.settle(&mut app, ch('S'));
-    let now = app.now.as_second();
+    let now = app.now().as_second();
     let sample = |ago: i64, loaded: u64, complete: bool, waiting: u64| convo::store::Sample {
         at: now - ago,
         loaded,

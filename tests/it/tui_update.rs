@@ -235,7 +235,7 @@ fn the_visitor_chip_names_the_visitor_the_table_names() {
             update(&mut app, key(KeyCode::Down));
         }
         let row = app.conversations.selected_row().cloned().expect("row");
-        let name = app.names.shown(&row.visitor_id).expect("a known name");
+        let name = app.names().shown(&row.visitor_id).expect("a known name");
         let name = name.to_string();
         server.settle(&mut app, ch('V'));
         let screen = testing::render(&app);
@@ -456,7 +456,7 @@ fn a_visitor_filter_chip_names_the_visitor() {
     let (mut app, server) = loaded(300);
     let row = app.conversations.selected_row().cloned().expect("row");
     let name = app
-        .names
+        .names()
         .shown(&row.visitor_id)
         .expect("a known name")
         .to_string();
@@ -574,9 +574,9 @@ fn retry_countdown_shows_and_counts_down() {
     let screen = testing::render(&app);
     common::assert_has(&screen, "retrying in 3s");
     common::assert_has(&screen, "rate limited");
-    app.dirty = false;
+    app.drawn();
     update(&mut app, at(1));
-    assert!(app.dirty, "a countdown redraws every second");
+    assert!(app.is_dirty(), "a countdown redraws every second");
     assert!(testing::render(&app).contains("retrying in 2s"));
 }
 
@@ -999,7 +999,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
     let m = app.status_line().shown().clone().expect("message");
     assert!(m.error && m.text.contains("export failed") && m.text.contains("disk on fire"));
 
-    app.profiles.switching = Some("staging".into());
+    app.profiles_mut().switching = Some("staging".into());
     update(
         &mut app,
         Msg::TaskFailed {
@@ -1007,7 +1007,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
             message: "bad".into(),
         },
     );
-    assert!(app.profiles.switching.is_none(), "P works again");
+    assert!(app.profiles().switching.is_none(), "P works again");
     let m = app.status_line().shown().clone().expect("message");
     assert!(
         m.error && m.text.starts_with("profile not switched"),

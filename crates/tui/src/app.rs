@@ -61,12 +61,12 @@ pub struct App {
     pub conversations: TabState<Conversation, ConversationFilter>,
     pub visitors: TabState<Visitor, VisitorFilter>,
     pub active: Resource,
-    pub size: (u16, u16),
+    size: (u16, u16),
     /// The clock used for relative times and countdowns; set by `Msg::Tick`.
-    pub now: jiff::Timestamp,
+    now: jiff::Timestamp,
     pub overlay: Overlay,
     /// Where Back (Backspace, `[`) returns to: one history for both tabs.
-    pub history: super::history::History,
+    history: super::history::History,
     /// The detail pane: open, scrolled, its visitor's attributes.
     detail: DetailPane,
     /// The trend, the samples taken, the conversations rung for.
@@ -82,23 +82,23 @@ pub struct App {
     /// The periodic refresh: on or off, and when its period started.
     refresh_clock: RefreshClock,
     /// Something on screen changed since the last draw.
-    pub dirty: bool,
+    dirty: bool,
     /// The profiles and the one in use (`P`).
-    pub profiles: Profiles,
+    profiles: Profiles,
     /// The open one-line prompt or picker, if any.
     pub prompt: Option<Prompt>,
     /// Each tab's quick search (`\`).
     pub search: PerTab<Search>,
     /// Earlier search queries (↑ / ↓ in the search prompt).
-    pub search_history: super::search::History,
+    search_history: super::search::History,
     /// Each tab's display sort (`>`, `<`, `=`).
     pub sort: PerTab<Sorting>,
     /// The e-mail lookup in flight, whose answer lands only while it is still current.
-    pub lookups: super::tab_query::lookup::Lookups,
+    lookups: super::tab_query::lookup::Lookups,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
-    pub names: super::names::VisitorNames,
+    names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
-    pub store_visitors: super::tab_query::store_visitors::StoreVisitors,
+    store_visitors: super::tab_query::store_visitors::StoreVisitors,
     /// "Since you last looked", per tab.
     looks: Looks,
     /// A view's query to run at the first `update` (a view opened at start whose query needs
@@ -106,11 +106,11 @@ pub struct App {
     pending_query: Option<convo_query::query::Query>,
     /// Each tab's queries run from the query line in this session (the local store keeps them
     /// across runs; without a store these are the line's ↑/↓).
-    pub query_history: PerTab<super::search::History>,
+    query_history: PerTab<super::search::History>,
     /// `B`: every view's counts (shown while `overlay` is `Overlay::Board`).
-    pub board: super::board::Board,
+    board: super::board::Board,
     /// `[[commands]]`, their keys and each tab's marked rows.
-    pub commands: super::commands::Commands,
+    commands: super::commands::Commands,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
@@ -217,6 +217,45 @@ impl App {
         }
     }
 
+    /// The clock of relative times and countdowns (UTC instants).
+    pub fn now(&self) -> jiff::Timestamp {
+        self.now
+    }
+
+    /// Time passed (`Msg::Tick`): the clock reads `now`.
+    pub fn set_clock(&mut self, now: jiff::Timestamp) {
+        self.now = now;
+    }
+
+    /// The terminal's size (columns, rows).
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
+    /// The terminal was resized: each tab keeps its selected row on screen.
+    pub fn resize(&mut self, w: u16, h: u16) {
+        self.size = (w, h);
+        let body = self.body_height();
+        self.conversations.scroll_into_view(body);
+        self.visitors.scroll_into_view(body);
+        self.dirty = true;
+    }
+
+    /// Something on screen changed since the last draw.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// Something on screen changed: the next frame draws it.
+    pub fn mark_dirty(&mut self) {
+        self.dirty = true;
+    }
+
+    /// The frame is drawn: nothing waits to be shown.
+    pub fn drawn(&mut self) {
+        self.dirty = false;
+    }
+
     /// The areas for the terminal's size and the open panes.
     pub fn areas(&self) -> super::layout::Areas {
         super::layout::Areas::new(
@@ -289,6 +328,110 @@ impl App {
     /// The query waiting for the first `update`, taken to run it.
     pub fn take_queued_query(&mut self) -> Option<convo_query::query::Query> {
         self.pending_query.take()
+    }
+
+    /// Where Back (Backspace, `[`) returns to: one history for both tabs.
+    pub fn history(&self) -> &super::history::History {
+        &self.history
+    }
+
+    pub fn history_mut(&mut self) -> &mut super::history::History {
+        &mut self.history
+    }
+
+    /// Earlier search queries (↑ / ↓ in the search prompt).
+    pub fn search_history(&self) -> &super::search::History {
+        &self.search_history
+    }
+
+    pub fn search_history_mut(&mut self) -> &mut super::search::History {
+        &mut self.search_history
+    }
+
+    /// Each tab's queries run from the query line in this session (the local store keeps them
+    /// across runs; without a store these are the line's ↑/↓).
+    pub fn query_history(&self) -> &PerTab<super::search::History> {
+        &self.query_history
+    }
+
+    pub fn query_history_mut(&mut self) -> &mut PerTab<super::search::History> {
+        &mut self.query_history
+    }
+
+    /// The e-mail lookup in flight, whose answer lands only while it is still current.
+    pub fn lookups(&self) -> &super::tab_query::lookup::Lookups {
+        &self.lookups
+    }
+
+    pub fn lookups_mut(&mut self) -> &mut super::tab_query::lookup::Lookups {
+        &mut self.lookups
+    }
+
+    /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
+    pub fn store_visitors(&self) -> &super::tab_query::store_visitors::StoreVisitors {
+        &self.store_visitors
+    }
+
+    pub fn store_visitors_mut(&mut self) -> &mut super::tab_query::store_visitors::StoreVisitors {
+        &mut self.store_visitors
+    }
+
+    /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
+    pub fn names(&self) -> &super::names::VisitorNames {
+        &self.names
+    }
+
+    pub fn names_mut(&mut self) -> &mut super::names::VisitorNames {
+        &mut self.names
+    }
+
+    /// `[[commands]]`, their keys and each tab's marked rows.
+    pub fn commands(&self) -> &super::commands::Commands {
+        &self.commands
+    }
+
+    pub fn commands_mut(&mut self) -> &mut super::commands::Commands {
+        &mut self.commands
+    }
+
+    /// The profiles and the one in use (`P`).
+    pub fn profiles(&self) -> &Profiles {
+        &self.profiles
+    }
+
+    pub fn profiles_mut(&mut self) -> &mut Profiles {
+        &mut self.profiles
+    }
+
+    /// `B`: every view's counts (shown while `overlay` is `Overlay::Board`).
+    pub fn board(&self) -> &super::board::Board {
+        &self.board
+    }
+
+    pub fn board_mut(&mut self) -> &mut super::board::Board {
+        &mut self.board
+    }
+
+    /// An e-mail lookup's answer (`ticket`): true while it is the one in flight for the
+    /// Conversations tab's walk (a newer key replaced it otherwise); it is no longer in flight.
+    pub fn lookup_answered(&mut self, ticket: u64) -> bool {
+        self.lookups.answered(ticket, self.conversations.generation)
+    }
+
+    /// The Conversations tab beside what a union's checks read: the visitors' names and the
+    /// local store's visitors (asked for when a row waits on one).
+    pub fn conversations_with_visitors(
+        &mut self,
+    ) -> (
+        &mut TabState<Conversation, ConversationFilter>,
+        &super::names::VisitorNames,
+        &mut super::tab_query::store_visitors::StoreVisitors,
+    ) {
+        (
+            &mut self.conversations,
+            &self.names,
+            &mut self.store_visitors,
+        )
     }
 
     /// The detail pane.

@@ -123,7 +123,7 @@ fn id_lines(app: &App, label: &str, id: &uuid::Uuid) -> Vec<Line<'static>> {
 
 /// A timestamp: UTC with the relative time, then local time.
 fn time_lines(app: &App, label: &str, t: &convo_api::Timestamp) -> Vec<Line<'static>> {
-    let (utc, local) = absolute(app.now, &app.settings().tz(), t);
+    let (utc, local) = absolute(app.now(), &app.settings().tz(), t);
     let mut v = vec![field(label, utc)];
     v.extend(local.map(|l| field("", l)));
     v
@@ -165,7 +165,7 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
         field("visitor", c.visitor_id.to_string()),
     ];
     // What the local store knows of the visitor (V lists their conversations).
-    if let Some(l) = app.names.get(&c.visitor_id) {
+    if let Some(l) = app.names().get(&c.visitor_id) {
         for (label, value) in [
             ("  name", &l.name),
             ("  email", &l.email),

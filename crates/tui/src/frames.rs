@@ -133,9 +133,9 @@ impl TableView {
     fn of(app: &App) -> Option<TableView> {
         let areas = app.areas();
         if !matches!(app.overlay, Overlay::None)
-            || super::layout::too_small(app.size)
+            || super::layout::too_small(app.size())
             || areas.table.x != 0
-            || areas.table.width != app.size.0
+            || areas.table.width != app.size().0
             || areas.table.height < 3
         {
             return None;

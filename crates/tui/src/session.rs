@@ -377,14 +377,14 @@ impl App {
     /// What belonged to the service before is the caller's to reset.
     pub fn enter_session(&mut self, s: &Session) {
         self.settings_mut().enter(s);
-        self.commands.list = s.ui.commands.clone();
-        self.commands.keys = s.command_keys.clone();
+        self.commands_mut().list = s.ui.commands.clone();
+        self.commands_mut().keys = s.command_keys.clone();
         self.refresh_every(s.refresh_secs);
-        self.profiles.current = s
+        self.profiles_mut().current = s
             .config
             .as_ref()
             .map_or_else(|| Some(s.name.clone()), |c| c.profile.clone());
-        self.profiles.names = s.profiles.clone();
+        self.profiles_mut().names = s.profiles.clone();
     }
 }
 
@@ -439,10 +439,10 @@ mod tests {
                     app.settings().scan_max_pages(),
                     &app.settings().config_file()
                 ),
-                (&app.commands.list, &app.commands.keys),
+                (&app.commands().list, &app.commands().keys),
                 (
-                    &app.profiles.current,
-                    &app.profiles.names,
+                    &app.profiles().current,
+                    &app.profiles().names,
                     &app.settings().endpoint()
                 ),
             )

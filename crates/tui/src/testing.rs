@@ -287,7 +287,7 @@ pub fn ch(c: char) -> Msg {
 
 /// The screen as text (one quoted line per row), as `TestBackend` shows it.
 pub fn render(app: &App) -> String {
-    let (w, h) = app.size;
+    let (w, h) = app.size();
     match Terminal::new(TestBackend::new(w, h)) {
         Ok(mut t) => {
             let _ = t.draw(|f| super::view::draw(app, f));
@@ -299,7 +299,7 @@ pub fn render(app: &App) -> String {
 
 /// The screen's cells.
 pub fn render_buffer(app: &App) -> ratatui::buffer::Buffer {
-    let (w, h) = app.size;
+    let (w, h) = app.size();
     match Terminal::new(TestBackend::new(w, h)) {
         Ok(mut t) => {
             let _ = t.draw(|f| super::view::draw(app, f));

@@ -23,18 +23,18 @@ pub enum Outcome {
 /// and starts a round of reads when one is due.
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let views = app.settings().views().to_vec();
-    app.board.set_views(&views);
+    app.board_mut().set_views(&views);
     // What the tabs counted of their views, unless the board has read them since.
-    let tabs = app.board.tabs.clone();
+    let tabs = app.board().tabs.clone();
     for c in [tabs.conversations, tabs.visitors].into_iter().flatten() {
-        app.board.take_tab_count(&c.key, &c.counts, c.at);
+        app.board_mut().take_tab_count(&c.key, &c.counts, c.at);
     }
     // Its rounds keep the lists' pace (`refresh_secs`); a minute when they never refresh.
-    app.board.every_secs = app.refresh_period().unwrap_or(super::DEFAULT_EVERY_SECS);
-    app.board.back_at = None;
+    app.board_mut().every_secs = app.refresh_period().unwrap_or(super::DEFAULT_EVERY_SECS);
+    app.board_mut().back_at = None;
     app.overlay = Overlay::Board;
-    app.dirty = true;
-    let mut keys: Vec<&String> = app.board.rows.iter().map(|r| &r.key).collect();
+    app.mark_dirty();
+    let mut keys: Vec<&String> = app.board().rows.iter().map(|r| &r.key).collect();
     keys.sort();
     keys.dedup();
     for key in keys {
@@ -48,9 +48,9 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Leaves the board: the round under way stops (its answer in flight is dropped).
 pub fn close(app: &mut App) {
-    app.board.stop();
+    app.board_mut().stop();
     app.overlay = Overlay::None;
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 /// Whether the board is on screen.
@@ -65,9 +65,10 @@ pub fn on_tick(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Starts a round when one is due and the board is on screen (`all`: every view, `r`).
 fn start(app: &mut App, all: bool, cmds: &mut Vec<Command>) {
-    if shown(app) && app.board.due(app.now) {
-        app.dirty = true;
-        if let Some(i) = app.board.start_round(app.now, all) {
+    if shown(app) && app.board().due(app.now()) {
+        app.mark_dirty();
+        let now = app.now();
+        if let Some(i) = app.board_mut().start_round(now, all) {
             cmds.extend(read(app, i));
         }
     }
@@ -77,7 +78,7 @@ fn start(app: &mut App, all: bool, cmds: &mut Vec<Command>) {
 fn read(app: &App, index: usize) -> Option<Command> {
     let view = Box::new(app.settings().views().get(index)?.clone());
     Some(Command::ReadView {
-        generation: app.board.generation,
+        generation: app.board().generation,
         index,
         view,
         pages: app.settings().refresh_max_pages().max(1),
@@ -94,20 +95,21 @@ pub fn on_read(
     cmds: &mut Vec<Command>,
 ) {
     let sample = result.as_ref().ok().cloned();
-    let next = match app.board.answer(generation, index, result, app.now) {
+    let now = app.now();
+    let next = match app.board_mut().answer(generation, index, result, now) {
         // An older round's answer, or the board was left: dropped.
         super::Answer::Stale => return,
         super::Answer::Next(n) => Some(n),
         super::Answer::Done => None,
     };
-    app.dirty = true;
-    if let (Some(c), Some(row)) = (sample, app.board.rows.get(index))
+    app.mark_dirty();
+    if let (Some(c), Some(row)) = (sample, app.board().rows.get(index))
         && row.tab == Resource::Conversations
     {
         cmds.push(Command::Samples {
             key: row.key.clone(),
             sample: Some(convo_store::Sample {
-                at: app.now.as_second(),
+                at: app.now().as_second(),
                 loaded: c.matched,
                 complete: c.complete,
                 waiting: c.waiting,
@@ -119,22 +121,22 @@ pub fn on_read(
     match next {
         Some(n) if shown(app) => cmds.extend(read(app, n)),
         // Not on screen (another overlay took its place): the round stops here.
-        Some(_) => app.board.stop(),
+        Some(_) => app.board_mut().stop(),
         None => {}
     }
 }
 
 /// A key's samples from the store: the rows of that key draw them.
 pub fn on_samples(app: &mut App, key: &str, samples: &[convo_store::Sample]) {
-    if app.board.take_samples(key, samples) && shown(app) {
-        app.dirty = true;
+    if app.board_mut().take_samples(key, samples) && shown(app) {
+        app.mark_dirty();
     }
 }
 
 /// A key while the board is shown.
 pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
-    let n = app.board.rows.len();
-    let b = &mut app.board;
+    let n = app.board().rows.len();
+    let b = app.board_mut();
     match k.code {
         KeyCode::Esc | KeyCode::Char('B') => close(app),
         KeyCode::Down | KeyCode::Char('j') => {
@@ -149,10 +151,10 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
             b.round_ended = None;
             start(app, true, cmds);
         }
-        KeyCode::Enter if n > 0 => return Outcome::Open(app.board.selected),
+        KeyCode::Enter if n > 0 => return Outcome::Open(app.board().selected),
         _ => {}
     }
-    app.dirty = true;
+    app.mark_dirty();
     Outcome::Done
 }
 
@@ -161,19 +163,19 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
 /// on its tab already, and read by the board since its rows came (and counted otherwise), is
 /// refreshed now: the two counts become one again.
 pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
-    app.board.stop();
+    app.board_mut().stop();
     if shown(app) {
         app.overlay = Overlay::None;
     }
-    app.board.back_at = Some(app.history.len());
-    let Some(row) = app.board.rows.get(index) else {
+    app.board_mut().back_at = Some(app.history().len());
+    let Some(row) = app.board().rows.get(index) else {
         return;
     };
     let tab = row.tab;
     // The board's own read is newer than the tab's count whenever it is the row's: a newer
     // count of the tab would have replaced it.
     let older = !row.by_tab
-        && app.board.tabs.get(tab).as_ref().is_some_and(|c| {
+        && app.board().tabs.get(tab).as_ref().is_some_and(|c| {
             c.key == row.key
                 && row
                     .counts
@@ -182,7 +184,7 @@ pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         });
     // (A new walk of the view, begun by the opening, is newer than the read already.)
     let same_walk = app
-        .board
+        .board()
         .tabs
         .get(tab)
         .as_ref()
@@ -206,7 +208,7 @@ pub fn from_tabs(app: &mut App) {
         }
         let key = crate::tab::marks::look_key(app, tab);
         if app
-            .board
+            .board()
             .tabs
             .get(tab)
             .as_ref()
@@ -225,14 +227,15 @@ pub fn from_tabs(app: &mut App) {
                 breaching: 0,
             },
         };
-        if app.board.take_tab_count(&key, &counts, app.now) && shown(app) {
-            app.dirty = true;
+        let now = app.now();
+        if app.board_mut().take_tab_count(&key, &counts, now) && shown(app) {
+            app.mark_dirty();
         }
-        *app.board.tabs.get_mut(tab) = Some(super::TabCount {
+        *app.board_mut().tabs.get_mut(tab) = Some(super::TabCount {
             key,
             basis,
             counts,
-            at: app.now,
+            at: app.now(),
         });
     }
 }
@@ -241,7 +244,7 @@ pub fn from_tabs(app: &mut App) {
 /// waiting, the oldest wait, imminent and breaching against the first-response target).
 fn conversations_counts(app: &App) -> Counts {
     use convo_engine::sla::Target;
-    let mut s = crate::summary_pane::Summary::new(app.now, app.settings().stale_after_secs());
+    let mut s = crate::summary_pane::Summary::new(app.now(), app.settings().stale_after_secs());
     let tracked = app.settings().sla().is_tracked(Target::FirstResponse);
     if !app.settings().sla().is_empty() {
         s = s.with_sla(app.settings().sla().clone());
@@ -263,5 +266,5 @@ fn conversations_counts(app: &App) -> Counts {
 /// Whether Back returns to the board now (the view opened from it is on screen, nothing
 /// moved since, or what moved was undone).
 pub fn takes_back(app: &App) -> bool {
-    !shown(app) && app.board.back_at == Some(app.history.len())
+    !shown(app) && app.board().back_at == Some(app.history().len())
 }

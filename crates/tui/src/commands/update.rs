@@ -43,7 +43,13 @@ fn fields_of_conversation(
         None => app.visitors.rows().iter().find(|v| v.id == c.visitor_id),
     };
     let attributes = app.detail().attributes_of(c.visitor_id);
-    conversation_fields(c, visitor, app.names.get(&c.visitor_id), attributes, query)
+    conversation_fields(
+        c,
+        visitor,
+        app.names().get(&c.visitor_id),
+        attributes,
+        query,
+    )
 }
 
 /// Space / `m`: marks the selected row, or unmarks it; false when no row is selected.
@@ -55,13 +61,15 @@ pub fn toggle_mark(app: &mut App) -> bool {
     let Some(id) = app.selected_id() else {
         return false;
     };
-    app.commands.marked.get_mut(app.active).toggle(id, fields);
+    let tab = app.active;
+    app.commands_mut().marked.get_mut(tab).toggle(id, fields);
     true
 }
 
 /// `M`: clears the active tab's marks.
 pub fn clear_marks(app: &mut App) {
-    let m = app.commands.marked.get_mut(app.active);
+    let tab = app.active;
+    let m = app.commands_mut().marked.get_mut(tab);
     let n = m.len();
     m.clear();
     app.say(match n {
@@ -74,7 +82,7 @@ pub fn clear_marks(app: &mut App) {
 /// The rows a command runs on: the marked rows of the active tab (their loaded fields when
 /// they are still loaded, else as they were when marked), else the selected row.
 fn target_rows(app: &App) -> Vec<RowFields> {
-    let marked = app.commands.marked.get(app.active);
+    let marked = app.commands().marked.get(app.active);
     if marked.is_empty() {
         return selected_fields(app).into_iter().collect();
     }
@@ -110,7 +118,7 @@ fn target_rows(app: &App) -> Vec<RowFields> {
 /// A key the key map has no action for: the user's command on that key, if one runs on
 /// this tab. True when it was one.
 pub fn on_key(app: &mut App, k: &KeyEvent, cmds: &mut Vec<Command>) -> bool {
-    match app.commands.by_key(&Key::of(k), app.active) {
+    match app.commands().by_key(&Key::of(k), app.active) {
         Some(i) => {
             start(app, i, cmds);
             true
@@ -122,7 +130,7 @@ pub fn on_key(app: &mut App, k: &KeyEvent, cmds: &mut Vec<Command>) -> bool {
 /// Starts command `i` on the marked rows (or the selected row): asks first when it says
 /// `confirm = true`.
 pub fn start(app: &mut App, i: usize, cmds: &mut Vec<Command>) {
-    let Some(c) = app.commands.list.get(i).cloned() else {
+    let Some(c) = app.commands().list.get(i).cloned() else {
         return;
     };
     if !c.on(app.active) {
@@ -140,9 +148,9 @@ pub fn start(app: &mut App, i: usize, cmds: &mut Vec<Command>) {
     if rows.is_empty() {
         return crate::message::update::no_row_selected(app);
     }
-    app.commands.last_id += 1;
+    app.commands_mut().last_id += 1;
     let run = ProgramRun {
-        id: app.commands.last_id,
+        id: app.commands().last_id,
         name: c.name.clone(),
         output: c.output,
         rows: rows.len(),
@@ -172,7 +180,7 @@ pub fn what(run: &ProgramRun) -> String {
 fn go(app: &mut App, run: ProgramRun, cmds: &mut Vec<Command>) {
     let name = convo_text::one_line(&run.name, 40);
     app.say(format!("running {name} on {}…", what(&run)));
-    app.commands.running.push((run.id, run.name.clone()));
+    app.commands_mut().running.push((run.id, run.name.clone()));
     cmds.push(Command::RunProgram(Box::new(run)));
 }
 
@@ -187,7 +195,7 @@ pub fn on_confirm_key(app: &mut App, run: ProgramRun, k: KeyEvent, cmds: &mut Ve
 
 /// A run ended: its exit status on the message line, its output in the pane (`pane`).
 pub fn done(app: &mut App, id: u64, name: String, output: Output, report: RunReport) {
-    app.commands.running.retain(|(r, _)| *r != id);
+    app.commands_mut().running.retain(|(r, _)| *r != id);
     let shown = convo_text::one_line(&name, 40);
     let how = match (report.runs, report.failures.as_slice()) {
         (1, []) => "exit 0".to_string(),
@@ -222,13 +230,13 @@ pub fn done(app: &mut App, id: u64, name: String, output: Output, report: RunRep
         };
         app.say_error(format!("{shown}: {how}{said}"));
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 /// `!`: the menu of the commands that run on this tab.
 pub fn open_menu(app: &mut App) {
-    if app.commands.on(app.active).is_empty() {
-        let more = if app.commands.list.is_empty() {
+    if app.commands().on(app.active).is_empty() {
+        let more = if app.commands().list.is_empty() {
             "no [[commands]] in the config (docs/commands.md)"
         } else {
             "no [[commands]] run on this tab (their tabs = …)"
@@ -240,7 +248,7 @@ pub fn open_menu(app: &mut App) {
 
 /// The menu's keys: ↑↓ / j k choose, Enter (or a command's own key) runs, Esc closes.
 pub fn on_menu_key(app: &mut App, selected: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let on = app.commands.on(app.active);
+    let on = app.commands().on(app.active);
     let n = on.len().max(1);
     let action = app.settings().keymap().action(&k);
     match (k.code, action) {
@@ -262,7 +270,7 @@ pub fn on_menu_key(app: &mut App, selected: usize, k: KeyEvent, cmds: &mut Vec<C
             }
         }
         _ => {
-            if let Some(i) = app.commands.by_key(&Key::of(&k), app.active) {
+            if let Some(i) = app.commands().by_key(&Key::of(&k), app.active) {
                 app.overlay = Overlay::None;
                 start(app, i, cmds);
             }
@@ -361,13 +369,13 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
     let from = crate::update::place::here(app);
     let body = app.body_height();
     if let Some(i) = app.visitors.rows().iter().position(|v| v.id == visitor) {
-        app.history.push(from);
+        app.history_mut().push(from);
         app.active = Resource::Visitors;
         app.visitors.select(i, body);
         app.detail_mut().open();
         return;
     }
-    let label = app.names.get(&visitor);
+    let label = app.names().get(&visitor);
     let filter = match (
         label.and_then(|l| l.external_id.as_deref()),
         label.and_then(|l| l.email.as_deref()),
@@ -389,7 +397,7 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
             ));
         }
     };
-    app.history.push(from);
+    app.history_mut().push(from);
     app.active = Resource::Visitors;
     cmds.push(app.visitors.restore(
         filter,

@@ -15,7 +15,7 @@ use convo_api::Resource;
 /// same day is offered `-2`: [`on_proposed`]).
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let path = app.exports().path.clone().unwrap_or_else(|| {
-        let date = app.now.strftime("%Y-%m-%d").to_string();
+        let date = app.now().strftime("%Y-%m-%d").to_string();
         format!("./convo-{}-{date}.csv", app.active.name())
     });
     app.prompt = Some(Prompt::Export(path.clone()));
@@ -32,7 +32,7 @@ pub fn on_proposed(app: &mut App, asked: String, free: String) {
     }
     if asked != free && app.prompt == Some(Prompt::Export(asked)) {
         app.prompt = Some(Prompt::Export(free));
-        app.dirty = true;
+        app.mark_dirty();
     }
 }
 
@@ -115,7 +115,7 @@ pub fn export(app: &mut App, tab: Resource, path: &str, kind: ExportKind, cmds: 
 /// What the screen shows for a conversation's ids: its visitor's name and e-mail as known
 /// (the local store, the sync, the Visitors tab), its site's and assignee's aliases.
 fn screen_names(app: &App, c: &convo_api::Conversation) -> ScreenNames {
-    let label = app.names.get(&c.visitor_id);
+    let label = app.names().get(&c.visitor_id);
     let text = |s: Option<&str>| s.filter(|s| !s.trim().is_empty()).map(str::to_string);
     ScreenNames {
         visitor_name: text(label.and_then(|l| l.name.as_deref())),
@@ -145,7 +145,7 @@ fn send_next(app: &mut App, cmds: &mut Vec<Command>) {
         && names
         && app.conversations.rows()[range.clone()]
             .iter()
-            .any(|c| app.names.pending(&c.visitor_id))
+            .any(|c| app.names().pending(&c.visitor_id))
     {
         return;
     }
@@ -174,7 +174,7 @@ pub fn on_written(app: &mut App, id: u64, rows: usize, cmds: &mut Vec<Command>) 
     if let Some(s) = app.exports_mut().stream.as_mut().filter(|s| s.id == id) {
         s.written = rows;
         send_next(app, cmds);
-        app.dirty = true;
+        app.mark_dirty();
     }
 }
 
@@ -187,8 +187,8 @@ pub fn on_ended(app: &mut App, id: u64, text: String, error: bool) {
         // Written: `e` offers a new name again, not the one now taken.
         app.exports_mut().path = None;
     }
-    app.post(crate::message::StatusMessage::new(text, error, app.now));
-    app.dirty = true;
+    app.post(crate::message::StatusMessage::new(text, error, app.now()));
+    app.mark_dirty();
 }
 
 /// After every message: an export whose walk started over (new filters, a reload, another

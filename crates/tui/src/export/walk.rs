@@ -72,7 +72,7 @@ pub fn on_checked(
     if app.prompt.is_some() || app.exports().path.as_deref() != Some(path.as_str()) {
         return Vec::new();
     }
-    app.dirty = true;
+    app.mark_dirty();
     let (proposed, keys) = wait.map_or((false, Vec::new()), |w| (w.proposed, w.keys));
     if exists && !proposed {
         app.exports_mut().path = Some(free.clone());

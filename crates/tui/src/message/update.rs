@@ -15,14 +15,14 @@ pub fn settle(app: &mut App) {
         let gone = kept.is_none();
         app.status_line_mut().shown = kept;
         if gone {
-            app.dirty = true;
+            app.mark_dirty();
             if timed {
                 app.status_line_mut().shown = crate::search::update::search_message(app, false);
             }
         }
     }
     if let Some(e) = shown_error(app) {
-        let now = app.now;
+        let now = app.now();
         super::remember(&mut app.status_line_mut().last_error, &e, now);
     }
 }
@@ -30,9 +30,8 @@ pub fn settle(app: &mut App) {
 /// An e-mail lookup begins over the Conversations tab's walk (any lookup in flight is
 /// replaced), said on the status line for as long as it runs; its ticket.
 pub fn looking_up(app: &mut App, what: String) -> u64 {
-    let ticket = app
-        .lookups
-        .begin(app.conversations.generation, what.clone());
+    let generation = app.conversations.generation;
+    let ticket = app.lookups_mut().begin(generation, what.clone());
     app.post(StatusMessage {
         text: format!("looking up {what}… (Esc stops)"),
         error: false,
@@ -48,14 +47,14 @@ pub fn no_row_selected(app: &mut App) {
         error: false,
         life: Life::NoRow {
             tab: app.active,
-            until: super::later(app.now),
+            until: super::later(app.now()),
         },
     });
 }
 
 /// The message as it should read now, or `None` once it is no longer true.
 fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
-    let now = app.now;
+    let now = app.now();
     let walk_of = |tab| with_tab!(ref app, tab, |t| (t.generation, t.rows().len()));
     let alive = match &m.life {
         Life::Sticky => true,
@@ -83,7 +82,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
             now < *until && with_tab!(ref app, *tab, |t| t.selected_row().is_none())
         }
         Life::Lookup { ticket } => app
-            .lookups
+            .lookups()
             .current(app.conversations.generation)
             .is_some_and(|l| l.ticket == *ticket),
         Life::Search {

@@ -10,14 +10,14 @@ use crate::session::Session;
 
 /// `P`: opens the picker on the profile in use.
 pub fn open_picker(app: &mut App) {
-    if app.profiles.names.is_empty() {
+    if app.profiles().names.is_empty() {
         app.say("no profiles: add [profiles.NAME] sections to the config");
     } else {
         let cur = app
-            .profiles
+            .profiles()
             .entries()
             .iter()
-            .position(|e| *e == app.profiles.current)
+            .position(|e| *e == app.profiles().current)
             .unwrap_or(0);
         app.prompt = Some(Prompt::Profiles(cur));
     }
@@ -25,7 +25,7 @@ pub fn open_picker(app: &mut App) {
 
 /// A key while the picker is open on line `sel`.
 pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let entries = app.profiles.entries();
+    let entries = app.profiles().entries();
     let n = entries.len().max(1);
     match k.code {
         KeyCode::Esc | KeyCode::Char('P') => app.prompt = None,
@@ -35,14 +35,14 @@ pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Comm
             app.prompt = None;
             if let Some(name) = entries.get(sel).cloned() {
                 let label = name.as_deref().unwrap_or(super::TOP_LEVEL);
-                app.profiles.switching = Some(label.to_string());
-                app.profiles.request += 1;
+                app.profiles_mut().switching = Some(label.to_string());
+                app.profiles_mut().request += 1;
                 app.say(match &name {
                     Some(n) => format!("loading profile {}…", convo_text::one_line(n, 40)),
                     None => "loading the config's top level (no profile)…".into(),
                 });
                 cmds.push(Command::SwitchProfile {
-                    id: app.profiles.request,
+                    id: app.profiles().request,
                     name,
                 });
             }
@@ -59,10 +59,10 @@ pub fn profile_loaded(
     id: u64,
     result: Result<Box<Session>, String>,
 ) -> Vec<Command> {
-    if id != app.profiles.request {
+    if id != app.profiles().request {
         return Vec::new();
     }
-    app.profiles.switching = None;
+    app.profiles_mut().switching = None;
     let sw = match result {
         Ok(sw) => sw,
         Err(e) => {
@@ -75,10 +75,10 @@ pub fn profile_loaded(
     };
     let mouse_before = app.settings().mouse();
     app.enter_session(&sw);
-    app.profiles.switching = None;
-    app.profiles.request = id;
-    app.profiles.accepted = Some(id);
-    let current = app.profiles.current.clone();
+    app.profiles_mut().switching = None;
+    app.profiles_mut().request = id;
+    app.profiles_mut().accepted = Some(id);
+    let current = app.profiles().current.clone();
     app.prompt = None;
     app.search = Default::default();
     app.sort = Default::default();
@@ -93,9 +93,9 @@ pub fn profile_loaded(
         )
     });
     // The marks were rows of the old profile's service.
-    app.commands.marked = Default::default();
+    app.commands_mut().marked = Default::default();
     // What belonged to the old service: its visitor names, trend, rung conversations, view.
-    app.names = Default::default();
+    *app.names_mut() = Default::default();
     app.watch_mut().forget();
     app.end_oldest_first();
     app.detail_mut().forget();
@@ -115,7 +115,7 @@ pub fn profile_loaded(
     if app.settings().mouse() != mouse_before {
         cmds.push(Command::SetMouse(app.settings().mouse()));
     }
-    app.history.clear();
+    app.history_mut().clear();
     let now = match current {
         Some(_) => format!("profile {name}"),
         None => "the config's top level (no profile)".into(),

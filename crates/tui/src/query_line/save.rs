@@ -92,7 +92,7 @@ fn write(app: &mut App, s: SaveView, replace: bool, cmds: &mut Vec<Command>) {
     };
     cmds.push(Command::SaveView {
         path,
-        profile: app.profiles.current.clone(),
+        profile: app.profiles().current.clone(),
         view: NewView {
             name: s.name.trim().to_string(),
             tab: s.tab,
@@ -105,7 +105,7 @@ fn write(app: &mut App, s: SaveView, replace: bool, cmds: &mut Vec<Command>) {
 /// The runtime's answer: the view joins `v`'s list (or replaces the one of its name), or
 /// the error is said; a view found in the file under that name asks to replace it.
 pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) {
-    app.dirty = true;
+    app.mark_dirty();
     let saved = match result {
         Ok(s) => s,
         Err(SaveError::Exists(_)) => {

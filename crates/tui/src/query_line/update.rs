@@ -27,7 +27,7 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
         format!("{text} ")
     };
     let mut line = QueryLine::new(tab, text);
-    line.history = app.query_history.get(tab).clone();
+    line.history = app.query_history().get(tab).clone();
     line.history.start();
     app.prompt = Some(Prompt::Query(Box::new(line)));
     cmds.push(Command::LoadQueryLine { tab });
@@ -45,13 +45,15 @@ pub fn query_text(app: &App, tab: Resource) -> String {
 
 /// The store's answer to `Command::LoadQueryLine`.
 pub fn on_loaded(app: &mut App, tab: Resource, history: Vec<String>, attr_keys: Vec<String>) {
+    if matches!(&app.prompt, Some(Prompt::Query(line)) if line.tab == tab) {
+        *app.query_history_mut().get_mut(tab) = History::with_entries(history.clone());
+    }
     if let Some(Prompt::Query(line)) = &mut app.prompt
         && line.tab == tab
     {
-        *app.query_history.get_mut(tab) = History::with_entries(history.clone());
         line.history = History::with_entries(history);
         line.attr_keys = attr_keys;
-        app.dirty = true;
+        app.mark_dirty();
     }
 }
 
@@ -195,7 +197,7 @@ fn explain(app: &App, line: &mut QueryLine) {
         return;
     };
     let mut head = vec![format!("tab: {}", line.tab.name())];
-    if let Some(p) = &app.profiles.current {
+    if let Some(p) = &app.profiles().current {
         head.push(format!(
             "profile: {} (its aliases, agent_id and [sla] give names, me and due: their meaning)",
             convo_text::one_line(p, 40)
@@ -294,7 +296,7 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
         }
     };
     let text = line.text.trim().to_string();
-    app.query_history.get_mut(line.tab).push(&text);
+    app.query_history_mut().get_mut(line.tab).push(&text);
     if !text.is_empty() {
         cmds.push(Command::KeepQuery {
             tab: line.tab,

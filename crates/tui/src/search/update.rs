@@ -13,7 +13,7 @@ use convo_api::Resource;
 /// `\`: opens the search prompt empty, as less, vim and shells do (↑ brings back earlier
 /// queries); the tab's search stays on screen until the prompt's text is edited.
 pub fn open(app: &mut App) {
-    app.search_history.start();
+    app.search_history_mut().start();
     let origin = with_tab!(ref app, app.active, |t| (!t.rows().is_empty())
         .then_some(t.selected));
     app.search.get_mut(app.active).origin = origin;
@@ -23,7 +23,7 @@ pub fn open(app: &mut App) {
 /// A key in the search prompt (search as you type; ↑ / ↓ walk the earlier queries).
 pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
     if matches!(k.code, KeyCode::Up | KeyCode::Down) {
-        if let Some(recalled) = app.search_history.step(&text, k.code == KeyCode::Up) {
+        if let Some(recalled) = app.search_history_mut().step(&text, k.code == KeyCode::Up) {
             set_query(app, recalled.clone());
             app.prompt = Some(Prompt::Search(recalled));
             jump_to_first_match(app);
@@ -46,7 +46,7 @@ pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
                 }
                 return;
             }
-            app.search_history.push(&text);
+            app.search_history_mut().push(&text);
             say_search(app, false);
         }
         LineEdit::Changed => {
@@ -71,21 +71,23 @@ pub fn on_paste(app: &mut App, mut text: String, pasted: &str) {
 /// the active tab when `force`). Cheap when nothing changed.
 pub fn refresh(app: &mut App, force: bool) {
     end_stale(app);
-    let now = app.now;
+    let now = app.now();
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active;
         let columns = app.settings().columns().of(tab).to_vec();
         let aliases = app.settings().aliases().clone();
-        let s = app.search.get_mut(tab);
+        // Taken out while the tab's rows and the names are read, then put back.
+        let mut s = std::mem::take(app.search.get_mut(tab));
         with_tab!(ref app, tab, |t| s.refresh(
             t.rows(),
             (t.generation, t.marks.revision()),
             &columns,
             now,
             &aliases,
-            &app.names,
+            app.names(),
             force
         ));
+        *app.search.get_mut(tab) = s;
     }
 }
 

@@ -42,12 +42,14 @@ pub fn refresh(app: &mut App, force: bool) {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active;
         let aliases = app.settings().aliases().clone();
-        let s = app.sort.get_mut(tab);
+        // Taken out while the tab's rows and the names are read, then put back.
+        let mut sorting = std::mem::take(app.sort.get_mut(tab));
+        let s = &mut sorting;
         let top = with_tab!(ref app, tab, |t| {
             s.refresh(
                 t.rows(),
                 (t.generation, t.marks.revision()),
-                (&aliases, &app.names),
+                (&aliases, app.names()),
                 force,
                 // `L` still loading (it stays on after the walk ends)
                 t.load_all && t.pager.has_more() && t.error.is_none(),
@@ -68,6 +70,7 @@ pub fn refresh(app: &mut App, force: bool) {
                 None
             }
         });
+        *app.sort.get_mut(tab) = sorting;
         if let Some(i) = top {
             with_tab!(app, tab, |t| t.selected = i);
         }

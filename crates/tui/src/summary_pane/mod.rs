@@ -153,7 +153,7 @@ mod tests {
 
     fn pane_of(rows: &[Conversation], by: By, stale_after_secs: i64) -> SummaryPane {
         let app = testing::app(120, 40, 50);
-        let mut p = SummaryPane::new(app.now, stale_after_secs);
+        let mut p = SummaryPane::new(app.now(), stale_after_secs);
         for c in rows {
             p.summary.add(c);
         }

@@ -13,7 +13,7 @@ pub fn open(app: &mut App) {
         app.say("the summary is for conversations: press 1 for that tab, then S");
         return;
     }
-    let pane = SummaryPane::new(app.now, app.settings().stale_after_secs())
+    let pane = SummaryPane::new(app.now(), app.settings().stale_after_secs())
         .with_sla(app.settings().sla().clone());
     app.overlay = Overlay::Summary(Box::new(pane));
     refresh(app);
@@ -21,15 +21,16 @@ pub fn open(app: &mut App) {
 
 /// After every message: brings an open pane's counts up to date with the tab's rows.
 pub fn refresh(app: &mut App) {
-    let (stale_after, aliases) = (
+    let (stale_after, aliases, now) = (
         app.settings().stale_after_secs(),
         app.settings().aliases().clone(),
+        app.now(),
     );
     let Overlay::Summary(p) = &mut app.overlay else {
         return;
     };
-    if p.refresh(&app.conversations, app.now, stale_after, &aliases) {
-        app.dirty = true;
+    if p.refresh(&app.conversations, now, stale_after, &aliases) {
+        app.mark_dirty();
     }
 }
 
@@ -52,13 +53,13 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
             p.by = cycle(p.by, 1);
             p.selected = 0;
             p.regroup(&aliases);
-            app.dirty = true;
+            app.mark_dirty();
         }
         KeyCode::BackTab => {
             p.by = cycle(p.by, -1);
             p.selected = 0;
             p.regroup(&aliases);
-            app.dirty = true;
+            app.mark_dirty();
         }
         KeyCode::Char('L') => {
             let t = &mut app.conversations;

@@ -35,10 +35,10 @@ pub fn run_pending(app: &mut App) -> Vec<Command> {
     let Some(q) = app.take_queued_query() else {
         return Vec::new();
     };
-    let history = app.history.clone();
+    let history = app.history().clone();
     let tab = q.resource;
     let cmds = run(app, tab, q, true);
-    app.history = history;
+    *app.history_mut() = history;
     cmds
 }
 
@@ -46,9 +46,9 @@ pub fn run_pending(app: &mut App) -> Vec<Command> {
 /// up. The tab on screen is the place's, not the query's.
 pub fn restore(app: &mut App, q: Query, row: Option<crate::tab::Reselect>) -> Vec<Command> {
     let (active, tab) = (app.active, q.resource);
-    let history = app.history.clone();
+    let history = app.history().clone();
     let cmds = run(app, tab, q, true);
-    app.history = history;
+    *app.history_mut() = history;
     app.active = active;
     with_tab!(app, tab, |t| if t.union.is_some() {
         t.reselect = row;
@@ -58,7 +58,7 @@ pub fn restore(app: &mut App, q: Query, row: Option<crate::tab::Reselect>) -> Ve
 
 fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
     let mut cmds = Vec::new();
-    app.dirty = true;
+    app.mark_dirty();
     let text = q.to_string();
     if q.resource != tab {
         app.say_error(format!(
@@ -111,7 +111,7 @@ pub fn emails_resolved(
     result: Result<Emails, String>,
 ) -> Vec<Command> {
     let mut cmds = Vec::new();
-    app.dirty = true;
+    app.mark_dirty();
     match result {
         Err(e) => app.say_error(format!(
             "query {}: looking up its visitors by e-mail failed: {}; the rows shown stay",
@@ -166,7 +166,7 @@ fn show(
 ) {
     let from = here(app);
     let max = app.settings().query_settings().max_streams;
-    let now = app.now;
+    let now = app.now();
     let (changed, notes) = match tab {
         Resource::Conversations => {
             let p = plan::conversations(resolved, emails, max);
@@ -187,10 +187,10 @@ fn show(
     }
     match changed {
         Some(c) => {
-            app.history.push(from);
+            app.history_mut().push(from);
             cmds.push(c);
         }
-        None if from.active != tab => app.history.push(from),
+        None if from.active != tab => app.history_mut().push(from),
         None if initial => {}
         None => app.say("query unchanged"),
     }
@@ -203,7 +203,7 @@ fn show(
             life: crate::message::Life::OfWalk {
                 tab,
                 generation,
-                until: crate::message::later(app.now),
+                until: crate::message::later(app.now()),
             },
         });
     }
@@ -238,7 +238,7 @@ pub fn place_pending(app: &mut App) {
     }
     app.queue_query(None);
     let tab = q.resource;
-    let history = app.history.clone();
+    let history = app.history().clone();
     // Nothing is loaded or in flight yet: the commands (a cancel) have nothing to do.
     show(
         app,
@@ -249,7 +249,7 @@ pub fn place_pending(app: &mut App) {
         true,
         &mut Vec::new(),
     );
-    app.history = history;
+    *app.history_mut() = history;
 }
 
 /// A page (or failure) of one stream of a union tab's walk: taken, a failed stream named on
@@ -279,7 +279,7 @@ pub fn part_loaded(
     if let Some(why) = failed {
         app.say_error(why);
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 fn mismatch() -> ApiError {
@@ -323,13 +323,13 @@ pub enum Pumped {
 pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     let body = app.body_height();
     let scan = app.settings().scan_max_pages();
-    let now = app.now;
+    let now = app.now();
     let (tz, sla, aliases) = (
         app.settings().tz().clone(),
         app.settings().sla().clone(),
         app.settings().aliases().clone(),
     );
-    let (sla, aliases, names) = (&*sla, &*aliases, &app.names);
+    let (sla, aliases) = (&*sla, &*aliases);
     let stale_after_secs = app.settings().stale_after_secs();
     let ctx = |at| Context {
         now: at,
@@ -340,7 +340,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     };
     let notices = match tab {
         Resource::Conversations => {
-            let t = &mut app.conversations;
+            let (t, names, store_visitors) = app.conversations_with_visitors();
             let Some(u) = t.union.as_mut() else {
                 return Pumped::NotUnion;
             };
@@ -351,7 +351,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             let f = Filter::new(&checks, ctx(u.now));
             // Attributes come from the local store, as `list -q` reads them; names and
             // e-mails are known on screen already.
-            let store = &app.store_visitors;
+            let store = &*store_visitors;
             let reads_store = !store.absent && visitors::attr_field(&checks).is_some();
             let waiting: Cell<Option<uuid::Uuid>> = Cell::new(None);
             let label = |c: &convo_api::Conversation| {
@@ -383,7 +383,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             let notices = t.union.as_mut().map(|u| std::mem::take(&mut u.notices));
             // A row waits for a visitor no page asked for (a walk restarted after `forget`).
             if let Some(id) = waiting.get() {
-                cmds.extend(app.store_visitors.ask([id]));
+                cmds.extend(store_visitors.ask([id]));
             }
             (merged, notices)
         }
@@ -426,7 +426,7 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
     } else {
         app.settings().refresh_max_pages()
     };
-    let now = app.now;
+    let now = app.now();
     let (started, c) = with_tab!(app, tab, |t| match t.union.is_some() {
         true => t.union_refresh(now, max_pages),
         false => return None,
@@ -437,7 +437,7 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
     }
     if started && tab == Resource::Conversations {
         // Attributes may have changed since: the store is read again for the re-read rows.
-        app.store_visitors.forget();
+        app.store_visitors_mut().forget();
     }
     cmds.extend(c);
     Some(started)

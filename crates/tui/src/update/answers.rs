@@ -35,18 +35,18 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
             app.say_error(format!("export failed: {bug}; the file may be incomplete"));
         }
         Task::Lookup { ticket } => {
-            if app.lookups.answered(ticket, app.conversations.generation) {
+            if app.lookup_answered(ticket) {
                 app.say_error(format!("the e-mail lookup failed: {bug}"));
             }
         }
         Task::Profile => {
-            app.profiles.switching = None;
+            app.profiles_mut().switching = None;
             app.say_error(format!("profile not switched: {bug}"));
         }
         Task::View { .. } => {} // taken by `update` (the round goes on)
         Task::HeldNow => {}     // the pane keeps the row as last seen
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 pub(super) fn conversations_page(
@@ -110,7 +110,7 @@ pub(super) fn on_page(
             if t.next.is_some() {
                 if on_next_page(t, generation, conversations_page(result), body) {
                     super::since_look::say(app, Resource::Conversations);
-                    app.dirty = true;
+                    app.mark_dirty();
                 }
                 return;
             }
@@ -127,7 +127,7 @@ pub(super) fn on_page(
             if t.next.is_some() {
                 if on_next_page(t, generation, visitors_page(result), body) {
                     super::since_look::say(app, Resource::Visitors);
-                    app.dirty = true;
+                    app.mark_dirty();
                 }
                 return;
             }
@@ -140,5 +140,5 @@ pub(super) fn on_page(
             super::since_look::say(app, Resource::Visitors);
         }
     }
-    app.dirty = true;
+    app.mark_dirty();
 }

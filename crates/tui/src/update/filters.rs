@@ -14,7 +14,7 @@ use convo_api::{Assignee, ConversationFilter, Resource};
 /// Back: to the tab the user was on before the last move, each tab with its filters then (a
 /// new walk where they differ from now) on the row that was selected.
 pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(place) = app.history.pop() else {
+    let Some(place) = app.history_mut().pop() else {
         return app.say("nothing to go back to");
     };
     let body = app.body_height();

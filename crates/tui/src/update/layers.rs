@@ -69,7 +69,11 @@ pub fn stack(app: &App) -> Vec<Layer> {
     if app.exports().walking() {
         layers.push(Layer::WalkExport);
     }
-    if app.lookups.current(app.conversations.generation).is_some() {
+    if app
+        .lookups()
+        .current(app.conversations.generation)
+        .is_some()
+    {
         layers.push(Layer::Lookup);
     }
     if with_tab!(ref app, app.active, |t| t.loading_all()) {
@@ -136,7 +140,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         },
         Layer::Lookup => match action {
             Some(Action::Close) => {
-                if let Some(l) = app.lookups.cancel() {
+                if let Some(l) = app.lookups_mut().cancel() {
                     app.say(format!("stopped looking up {}; the filters stay", l.what));
                 }
                 Answer::Consumed
@@ -254,9 +258,9 @@ fn on_help_key(app: &mut App, k: KeyEvent) {
             last_error: app.status_line().last_error(),
             last_message: app.status_line().last_message(),
             tz: app.settings().tz(),
-            commands: &app.commands,
+            commands: &app.commands(),
         },
-        ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1),
+        ratatui::layout::Rect::new(0, 0, app.size().0, app.size().1),
     );
     let (max, page) = (g.max_scroll(), g.page());
     let keymap = app.settings().keymap().clone();

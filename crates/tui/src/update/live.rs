@@ -58,7 +58,7 @@ pub fn held_now(app: &mut App, id: uuid::Uuid, row: Option<convo_api::Conversati
             let now = format!("{} (selected) left this view: {words}", short_id(&id));
             app.status_line_mut().reword(&was, &now);
         }
-        app.dirty = true;
+        app.mark_dirty();
     }
 }
 

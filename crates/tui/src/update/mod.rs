@@ -84,7 +84,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     match msg {
         Msg::Key(k) => {
             if k.kind != KeyEventKind::Release {
-                app.dirty = true;
+                app.mark_dirty();
                 let before = app.selected_id();
                 layers::on_key(app, k, &mut cmds);
                 seen_selection(app, before);
@@ -95,13 +95,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             on_mouse(app, m);
             seen_selection(app, before);
         }
-        Msg::Resize(w, h) => {
-            app.size = (w, h);
-            let body = app.body_height();
-            app.conversations.scroll_into_view(body);
-            app.visitors.scroll_into_view(body);
-            app.dirty = true;
-        }
+        Msg::Resize(w, h) => app.resize(w, h),
         Msg::Tick(now) => {
             on_tick(app, now, &mut cmds);
             board::update::on_tick(app, &mut cmds);
@@ -121,7 +115,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ExportPathProposed { asked, free } => export::update::on_proposed(app, asked, free),
         Msg::Paste(text) => {
             on_paste(app, &text);
-            app.dirty = true;
+            app.mark_dirty();
         }
         Msg::PageLoaded {
             tab,
@@ -152,7 +146,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             result,
         } => {
             // A newer key replaced what it was asked for (another filter, `x`, Esc): dropped.
-            if app.lookups.answered(ticket, app.conversations.generation) {
+            if app.lookup_answered(ticket) {
                 cmds.extend(super::tab_query::emails_resolved(
                     app, query, resolved, result,
                 ))
@@ -177,7 +171,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             email,
             base,
             result,
-        } if app.lookups.answered(ticket, app.conversations.generation) => {
+        } if app.lookup_answered(ticket) => {
             let shown = convo_text::one_line(&email, 60);
             match result {
                 Err(e) => app.say_error(format!(
@@ -201,7 +195,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                     set_conversations_from(app, from, f, &mut cmds);
                 }
             }
-            app.dirty = true;
+            app.mark_dirty();
         }
         // A lookup a newer key replaced: dropped.
         Msg::EmailResolved { .. } => {}
@@ -215,14 +209,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         }
         Msg::VisitorAttributes { id, attributes } => {
             if app.detail_mut().visitor_answered(id, attributes) {
-                app.dirty = true;
+                app.mark_dirty();
             }
         }
         Msg::Samples { key, samples } => {
             board::update::on_samples(app, &key, &samples);
             if key == super::tab::marks::look_key_of(&app.conversations) {
                 app.watch_mut().took_trend(key, samples);
-                app.dirty = true;
+                app.mark_dirty();
             }
         }
         Msg::LastLook {
@@ -231,20 +225,20 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             rows,
         } => since_look::answered(app, key, taken_at, rows),
         Msg::VisitorSync(line) => {
-            app.names.sync_line = line;
-            app.dirty = true;
+            app.names_mut().sync_line = line;
+            app.mark_dirty();
         }
         Msg::NamesWritten => super::names::wanted::written(app, &mut cmds),
         Msg::Notice { text, error } => {
-            app.post(StatusMessage::new(text, error, app.now));
-            app.dirty = true;
+            app.post(StatusMessage::new(text, error, app.now()));
+            app.mark_dirty();
         }
         Msg::Copied { text, how } => {
             if matches!(how, super::clipboard::Copied::ToolFailed(..)) {
                 cmds.push(Command::CopyByTerminal(text.clone()));
             }
             let (words, error) = how.words(&text);
-            app.post(StatusMessage::new(words, error, app.now));
+            app.post(StatusMessage::new(words, error, app.now()));
         }
         Msg::ProgramDone {
             id,
@@ -254,7 +248,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => commands::update::done(app, id, name, output, report),
         Msg::ProfileLoaded { id, result } => {
             cmds.extend(profiles::update::profile_loaded(app, id, result));
-            app.dirty = true;
+            app.mark_dirty();
         }
         Msg::Retrying {
             tab,
@@ -262,7 +256,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             cursor,
             notice,
         } => {
-            let now = app.now;
+            let now = app.now();
             with_tab!(app, tab, |t| {
                 // Not a page asked for ahead while the app waits on an earlier one.
                 if t.waits_on(generation, cursor.as_deref()) {
@@ -273,7 +267,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                         rate_limited: notice.rate_limited,
                         budget: notice.budget,
                     });
-                    app.dirty = true;
+                    app.mark_dirty();
                 }
             })
         }
@@ -336,7 +330,7 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
             continue;
         }
         if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
-            app.dirty = true;
+            app.mark_dirty();
             cmds.push(c);
         }
     }
@@ -345,7 +339,8 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
 /// Shows `tab`: a step Back takes back (to the tab left, on its row), as every other move.
 fn switch_tab(app: &mut App, tab: Resource) {
     if tab != app.active {
-        app.history.push(here(app));
+        let from = here(app);
+        app.history_mut().push(from);
         app.active = tab;
     }
 }
@@ -432,7 +427,8 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         // and an e-mail filter still being looked up.
         Action::ClearFilters
             if app.query_of(app.active).is_empty()
-                && (app.active != Resource::Conversations || app.lookups.cancel().is_none()) =>
+                && (app.active != Resource::Conversations
+                    || app.lookups_mut().cancel().is_none()) =>
         {
             app.say("no filters to clear")
         }
@@ -523,7 +519,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             app.status_line_mut().clear();
         }
         Action::ToggleRefresh => {
-            let now = app.now;
+            let now = app.now();
             let on = app.refresh_clock_mut().toggle(now);
             let text = match (on, app.refresh_period()) {
                 (true, Some(s)) => format!("auto refresh every {s}s"),

@@ -108,5 +108,5 @@ pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
         }
         _ => return,
     }
-    app.dirty = true;
+    app.mark_dirty();
 }

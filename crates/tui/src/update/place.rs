@@ -73,11 +73,11 @@ pub fn set_conversations_from(
     }
     match app.conversations.set_filter(f) {
         Some(c) => {
-            app.history.push(from);
+            app.history_mut().push(from);
             cmds.push(c);
         }
         // The same filters, reached from the other tab: going back is still a move.
-        None if from.active != app.active => app.history.push(from),
+        None if from.active != app.active => app.history_mut().push(from),
         None => app.say("filters unchanged"),
     }
 }
@@ -98,10 +98,10 @@ pub(super) fn set_visitors_from(
     }
     match app.visitors.set_filter(f) {
         Some(c) => {
-            app.history.push(from);
+            app.history_mut().push(from);
             cmds.push(c);
         }
-        None if from.active != app.active => app.history.push(from),
+        None if from.active != app.active => app.history_mut().push(from),
         None => app.say("filters unchanged"),
     }
 }

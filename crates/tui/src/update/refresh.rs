@@ -75,10 +75,10 @@ pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Comman
     // times change by the minute, countdowns by the second.
     let minute = |t: jiff::Timestamp| t.as_second().div_euclid(60);
     let counting = app.conversations.retry.is_some() || app.visitors.retry.is_some();
-    if minute(now) != minute(app.now) || (counting && now.as_second() != app.now.as_second()) {
-        app.dirty = true;
+    if minute(now) != minute(app.now()) || (counting && now.as_second() != app.now().as_second()) {
+        app.mark_dirty();
     }
-    app.now = now;
+    app.set_clock(now);
     if app.refresh_clock().due(app.refresh_period(), now) {
         refresh_now(app, cmds);
     }
@@ -122,7 +122,7 @@ impl App {
 
     /// A refresh ended, failed or started over now: the next period runs from here.
     pub fn restart_refresh_period(&mut self) {
-        let now = self.now;
+        let now = self.now();
         self.refresh_clock_mut().restart(now);
     }
 
@@ -190,7 +190,7 @@ pub(super) fn on_head(
         marks::HeadMerge::Failed => {
             // The period runs from the end of one re-read to the start of the next.
             app.restart_refresh_period();
-            app.dirty = true;
+            app.mark_dirty();
             return None;
         }
     };
@@ -286,7 +286,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
     // loaded.
     if !said.is_empty() {
         let generation = with_tab!(ref app, tab, |t| t.generation);
-        let until = after(app.now, crate::message::NEWS_SECS);
+        let until = after(app.now(), crate::message::NEWS_SECS);
         let life = if merged.cut {
             Life::Cut {
                 tab,
@@ -307,5 +307,5 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
             life,
         });
     }
-    app.dirty = true;
+    app.mark_dirty();
 }

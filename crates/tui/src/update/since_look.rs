@@ -109,15 +109,15 @@ pub(super) fn say(app: &mut App, tab: Resource) {
         s.said = Some((new, changed));
     }
     let taken_at = since.taken_at;
-    let when = crate::names::since_words(app.now, &app.settings().tz(), taken_at);
+    let when = crate::names::since_words(app.now(), &app.settings().tz(), taken_at);
     app.post(StatusMessage {
         text: format!("{new} new, {changed} changed since {when}"),
         error: false,
         life: crate::message::Life::Walk {
             tab,
             generation,
-            until: crate::message::later(app.now),
+            until: crate::message::later(app.now()),
         },
     });
-    app.dirty = true;
+    app.mark_dirty();
 }

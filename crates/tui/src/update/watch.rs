@@ -61,7 +61,7 @@ pub(super) fn take_sample(
     // This walk was sampled less than a minute ago: a refresh is no new sample yet.
     let recent = w.sampled == Some(t.generation)
         && w.sampled_at.is_some_and(|at| {
-            app.now.as_second().saturating_sub(at) < crate::app::SAMPLE_EVERY_SECS
+            app.now().as_second().saturating_sub(at) < crate::app::SAMPLE_EVERY_SECS
         });
     if refreshed.is_some() && recent {
         return;
@@ -80,7 +80,7 @@ pub(super) fn take_sample(
         match app
             .settings()
             .sla()
-            .first_response(c, app.now)
+            .first_response(c, app.now())
             .map(|d| d.state)
         {
             Some(convo_engine::sla::State::Imminent) => imminent += 1,
@@ -92,7 +92,7 @@ pub(super) fn take_sample(
     cmds.push(Command::Samples {
         key: crate::tab::marks::look_key_of(t),
         sample: Some(convo_store::Sample {
-            at: app.now.as_second(),
+            at: app.now().as_second(),
             loaded: rows.len() as u64,
             complete,
             waiting,
@@ -100,7 +100,7 @@ pub(super) fn take_sample(
             breaching,
         }),
     });
-    let (generation, now) = (t.generation, app.now.as_second());
+    let (generation, now) = (t.generation, app.now().as_second());
     let w = app.watch_mut();
     w.sampled = Some(generation);
     w.sampled_at = Some(now);
@@ -121,7 +121,7 @@ pub(super) fn watch_imminent(app: &mut App, ring: bool, cmds: &mut Vec<Command>)
     // Taken out while the tab's rows are read (the tab is not the watch's to borrow).
     let mut rung = std::mem::take(&mut app.watch_mut().imminent);
     let t = &app.conversations;
-    let count = rung.check(t.generation, t.rows(), &sla, app.now, !ring);
+    let count = rung.check(t.generation, t.rows(), &sla, app.now(), !ring);
     app.watch_mut().imminent = rung;
     if count > 0 {
         cmds.push(Command::NotifyImminent { count });

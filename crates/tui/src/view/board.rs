@@ -146,7 +146,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
     frame.render_widget(Clear, area);
     let w = area.width as usize;
-    let board = &app.board;
+    let board = &app.board();
     let cols = columns(w.saturating_sub(1), board);
     let mut lines = vec![title(app, w), header(&cols)];
     // Title, header, a blank, the selected row's line and the last line: the rest is rows.
@@ -208,7 +208,7 @@ fn last_line(app: &App, w: usize) -> Line<'static> {
 /// "Board · 5 views · reading 2 of 5: Breaching" or when the last round ended, then what
 /// a read may cost, as far as the width allows.
 fn title(app: &App, w: usize) -> Line<'static> {
-    let b = &app.board;
+    let b = &app.board();
     let n = b.rows.len();
     let mut parts = vec![format!(
         " Board · {n} view{}",
@@ -224,10 +224,10 @@ fn title(app: &App, w: usize) -> Line<'static> {
             ));
         }
         (None, Some(at)) => {
-            let next = at.as_second() + b.every_secs as i64 - app.now.as_second();
+            let next = at.as_second() + b.every_secs as i64 - app.now().as_second();
             parts.push(format!(
                 "read {} ago, again in {}",
-                convo_engine::sla::short(app.now.as_second() - at.as_second()),
+                convo_engine::sla::short(app.now().as_second() - at.as_second()),
                 convo_engine::sla::short(next.max(0))
             ));
         }
@@ -282,7 +282,7 @@ fn cell(text: &str, w: usize, right: bool) -> String {
 }
 
 fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static> {
-    let b = &app.board;
+    let b = &app.board();
     let selected = i == b.selected;
     let conv = r.tab == Resource::Conversations;
     let tracked = app
@@ -366,7 +366,7 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
                 (false, Some(at)) => (
                     format!(
                         "{} ago",
-                        convo_engine::sla::short(app.now.as_second() - at.as_second())
+                        convo_engine::sla::short(app.now().as_second() - at.as_second())
                     ),
                     if r.error.is_some() {
                         Style::new().fg(Color::Red)
@@ -391,7 +391,7 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
 
 /// The row's waiting count over the last 24 hours (since the first sample when younger).
 fn trend(app: &App, r: &BoardRow, w: usize) -> (String, Style) {
-    let end = app.now.as_second();
+    let end = app.now().as_second();
     let day = end - convo_store::samples::DAY_SECS;
     let (samples, _, _) =
         super::summary::same_scope(r.trend.iter().filter(|s| s.at >= day).collect());
@@ -423,7 +423,7 @@ fn trend(app: &App, r: &BoardRow, w: usize) -> (String, Style) {
 /// The selected view's last 24 hours, a line per series (waiting, imminent, breaching), as
 /// the summary pane draws its trend.
 fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
-    let b = &app.board;
+    let b = &app.board();
     let Some(r) = b
         .rows
         .get(b.selected)
@@ -431,7 +431,7 @@ fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
     else {
         return Vec::new();
     };
-    let end = app.now.as_second();
+    let end = app.now().as_second();
     let day = end - convo_store::samples::DAY_SECS;
     let (samples, whole, top) =
         super::summary::same_scope(r.trend.iter().filter(|s| s.at >= day).collect());
@@ -483,7 +483,7 @@ fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
 
 /// The selected row's line: its error in full, or what the view asks.
 fn about(app: &App, w: usize) -> Line<'static> {
-    let b = &app.board;
+    let b = &app.board();
     let Some(r) = b.rows.get(b.selected) else {
         return Line::default();
     };

@@ -45,7 +45,7 @@ pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
                         .iter()
                         .filter_map(|v| match v {
                             VisitorRef::Id(id) => {
-                                app.names.shown(id).map(|n| text::one_line(n, 40))
+                                app.names().shown(id).map(|n| text::one_line(n, 40))
                             }
                             VisitorRef::Email(e) => by_email
                                 .filter(|b| b.email == *e && b.visitors.len() > 1)
@@ -148,7 +148,7 @@ fn breaching_title(app: &App) -> Vec<Span<'static>> {
         match app
             .settings()
             .sla()
-            .first_response(c, app.now)
+            .first_response(c, app.now())
             .map(|d| d.state)
         {
             Some(State::Breaching) => breaching += 1,

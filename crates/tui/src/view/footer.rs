@@ -62,7 +62,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         let secs = r
             .until
             .as_second()
-            .saturating_sub(app.now.as_second())
+            .saturating_sub(app.now().as_second())
             .max(0);
         let text = if r.budget {
             format!(" · waiting on the request budget: {secs}s")
@@ -125,8 +125,8 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
-    if let Some((_, name)) = app.commands.running.first() {
-        let more = match app.commands.running.len() {
+    if let Some((_, name)) = app.commands().running.first() {
+        let more = match app.commands().running.len() {
             1 => String::new(),
             n => format!(" and {} more", n - 1),
         };
@@ -135,7 +135,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             Style::new().fg(Color::Cyan),
         ));
     }
-    let marked = app.commands.marked.get(t.tab).len();
+    let marked = app.commands().marked.get(t.tab).len();
     if marked > 0 {
         spans.push(Span::styled(
             format!(

@@ -33,7 +33,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(mark) = app.sort.get(app.active).mark() {
         pieces.push((0, mark));
     }
-    if let Some(p) = &app.profiles.current {
+    if let Some(p) = &app.profiles().current {
         pieces.push((1, format!("profile {}", convo_text::one_line(p, 30))));
     }
     if app.settings().demo() {

@@ -19,7 +19,7 @@ fn source(app: &App) -> Source<'_> {
         last_error: app.status_line().last_error(),
         last_message: app.status_line().last_message(),
         tz: &app.settings().tz(),
-        commands: &app.commands,
+        commands: &app.commands(),
     }
 }
 

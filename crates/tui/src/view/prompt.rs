@@ -19,7 +19,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     };
     match p {
         Prompt::Search(text) => {
-            let label = if app.search_history.entries().is_empty() {
+            let label = if app.search_history().entries().is_empty() {
                 "search (Enter keeps, Esc clears): "
             } else {
                 "search (Enter keeps, Esc clears, ↑ earlier): "
@@ -255,12 +255,12 @@ fn draw_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
 }
 
 fn picker(app: &App, selected: usize, frame: &mut Frame) {
-    let entries = app.profiles.entries();
+    let entries = app.profiles().entries();
     let lines: Vec<Line> = entries
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let current = app.profiles.current == *n;
+            let current = app.profiles().current == *n;
             let name = match n {
                 Some(n) => one_line(n, 40),
                 None => format!("({})", crate::profiles::TOP_LEVEL),

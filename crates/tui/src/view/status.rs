@@ -100,7 +100,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         let k = |a| app.settings().keymap().key_of(a);
         let sync = app
-            .names
+            .names()
             .sync_line
             .as_deref()
             .map(|l| format!(" {l} ·"))
@@ -149,7 +149,7 @@ pub fn retry_text(app: &App, r: &Retry) -> String {
     let secs = r
         .until
         .as_second()
-        .saturating_sub(app.now.as_second())
+        .saturating_sub(app.now().as_second())
         .max(0);
     if r.budget {
         // No request failed: the service's budget has no slot left until then.

@@ -254,7 +254,7 @@ pub fn same_scope(samples: Vec<&convo_store::Sample>) -> (Vec<&convo_store::Samp
 /// and the window: the last 24 h, or since the first sample when the history is younger.
 fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
     let key = crate::tab::marks::look_key_of(&app.conversations);
-    let end = app.now.as_second();
+    let end = app.now().as_second();
     let day = end - convo_store::samples::DAY_SECS;
     let in_day = |s: &&convo_store::Sample| s.at >= day;
     let samples: Vec<&convo_store::Sample> = match app.watch().trend_of(&key) {

@@ -211,9 +211,9 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         .collect();
     let cx = CellCx {
         first_attributes: &first_attributes,
-        now: app.now,
+        now: app.now(),
         aliases: &app.settings().aliases(),
-        names: &app.names,
+        names: &app.names(),
         sla: &app.settings().sla(),
         no_color: app.settings().theme().no_color,
         me: app.settings().query_settings().agent_id,
@@ -233,14 +233,14 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
                 let text = format!("{mark}{}", content.text);
                 let cl = Cell::from(Span::styled(text, style(content.look)));
                 let matched = hit
-                    && r.text(*c, app.now, &app.settings().aliases())
+                    && r.text(*c, app.now(), &app.settings().aliases())
                         .is_some_and(|t| needle.is_in(&t, &mut scratch.borrow_mut()));
                 if matched { cl.style(match_style()) } else { cl }
             })
             .collect::<Vec<_>>()
     };
     // Rows the user marked for a command: bold, and `*` in the first column (below).
-    let marked = app.commands.marked.get(tab.tab);
+    let marked = app.commands().marked.get(tab.tab);
     let is_marked = |line: &ScreenLine| match *line {
         ScreenLine::Row(i) => rows.get(i).is_some_and(|r| marked.contains(&r.id())),
         ScreenLine::Gone(_) => false,
