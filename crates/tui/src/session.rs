@@ -489,7 +489,7 @@ page_size = 90
         assert_ne!(settings(&started), settings(&switched));
         let name = crate::profiles::TOP_LEVEL.to_string();
         let s = Session::of(&a, name, client(&a)).unwrap();
-        let id = switched.profiles.request;
+        let id = switched.profiles().request;
         crate::profiles::update::profile_loaded(&mut switched, id, Ok(Box::new(s)));
         assert_eq!(settings(&started), settings(&switched));
     }
