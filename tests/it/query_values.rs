@@ -272,7 +272,7 @@ mod query_line {
     }
 
     fn line(app: &App) -> &QueryLine {
-        match &app.prompt {
+        match app.prompt() {
             Some(Prompt::Query(l)) => l,
             other => panic!("no query line: {other:?}"),
         }

@@ -258,7 +258,7 @@ fn demo_screen() -> ratatui::buffer::Buffer {
             }
         }
     }
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     testing::render_buffer(&app)
 }
 

@@ -445,7 +445,7 @@ fn hostile_rows_reach_the_terminal_only_as_visible_text() {
     assert!(text.contains('␛'), "the escapes are shown as stand-ins");
     // Visitors tab, then its detail pane (every field, attributes pretty-printed).
     update(&mut app, ch('2'));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     let text = assert_only_csi(&terminal_bytes(&app));
     assert!(text.contains("␛") && text.contains("\\u{202e}"), "{text}");
     for i in 0..4 {

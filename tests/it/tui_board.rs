@@ -124,7 +124,7 @@ fn line_with<'a>(screen: &'a str, part: &str) -> &'a str {
 fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
     let (mut app, _server) = app_with_views(120, 30);
     let cmds = update(&mut app, ch('B'));
-    assert!(matches!(app.overlay, Overlay::Board));
+    assert!(matches!(app.overlay(), Overlay::Board));
     let g = app.board().generation;
     assert_eq!(
         reads(&cmds),
@@ -237,7 +237,7 @@ fn answers_of_an_older_round_or_after_leaving_are_dropped() {
     );
     // Esc leaves the board: the read in flight is dropped, no next read is asked.
     update(&mut app, key(KeyCode::Esc));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let cmds = update(
         &mut app,
         Msg::ViewRead {
@@ -277,10 +277,10 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     update(&mut app, key(KeyCode::Down));
     let cmds = server.settle(&mut app, key(KeyCode::Enter));
     assert!(
-        matches!(app.overlay, Overlay::None),
+        matches!(app.overlay(), Overlay::None),
         "the board steps aside"
     );
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter.status, Some(Status::Pending));
     assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
     assert!(
@@ -289,7 +289,7 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     );
     update(&mut app, key(KeyCode::Backspace));
     assert!(
-        matches!(app.overlay, Overlay::Board),
+        matches!(app.overlay(), Overlay::Board),
         "Backspace: the board again"
     );
     assert_eq!(app.board().selected, 2, "on the row it left");
@@ -298,10 +298,10 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     server.settle(&mut app, key(KeyCode::Enter));
     server.settle(&mut app, ch('u'));
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     assert_eq!(app.conversations.filter.status, Some(Status::Pending));
     update(&mut app, key(KeyCode::Backspace));
-    assert!(matches!(app.overlay, Overlay::Board));
+    assert!(matches!(app.overlay(), Overlay::Board));
 }
 
 #[test]
@@ -323,7 +323,7 @@ fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     // old, and the round reads the other views only
     update(&mut app, at(30));
     let cmds = update(&mut app, key(KeyCode::Backspace));
-    assert!(matches!(app.overlay, Overlay::Board));
+    assert!(matches!(app.overlay(), Overlay::Board));
     let g = app.board().generation;
     assert_eq!(reads(&cmds), [(g, 1, "Breaching".to_string())]);
     let screen = render(&app);

@@ -118,7 +118,7 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
     app.set_clock(testing::now());
     server.settle(&mut app, Msg::Resize(120, 24));
     assert_eq!(app.conversations.rows().len(), want.len(), "every page");
-    let order = app.sort.get(Resource::Conversations);
+    let order = app.sort().get(Resource::Conversations);
     let rows = app.conversations.rows();
     let shown: Vec<uuid::Uuid> = (0..rows.len()).map(|p| rows[order.row_at(p)].id).collect();
     assert_eq!(shown, want, "oldest first");
@@ -211,7 +211,7 @@ fn the_title_says_oldest_first_only_while_it_is() {
     assert!(t.contains(" · r for oldest first "), "{t}");
     // `=` on an ascending sort goes back to the service's order.
     server.settle(&mut app, ch('='));
-    assert!(app.sort.get(Resource::Conversations).sort.is_none());
+    assert!(app.sort().get(Resource::Conversations).sort.is_none());
     let t = title(&app);
     assert!(
         t.contains(" · the service's order (r for oldest first) "),

@@ -467,14 +467,14 @@ async fn y_menu_copies_any_field_and_i_opens_the_visitor() {
             s.contains(&v.id.to_string())
         })
         .await;
-    assert_eq!(h.app.active, convo::api::Resource::Visitors);
+    assert_eq!(h.app.active(), convo::api::Resource::Visitors);
     assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
     assert!(h.app.detail().is_open(), "{screen}");
     h.wait(vec![KeyCode::Esc, KeyCode::Backspace], "the screen", |_| {
         true
     })
     .await;
-    assert_eq!(h.app.active, convo::api::Resource::Conversations);
+    assert_eq!(h.app.active(), convo::api::Resource::Conversations);
 }
 
 #[test]
@@ -695,7 +695,7 @@ async fn i_finds_a_visitor_not_loaded_by_their_external_id() {
         s.contains("all 1 loaded")
     })
     .await;
-    assert_eq!(h.app.active, convo::api::Resource::Visitors);
+    assert_eq!(h.app.active(), convo::api::Resource::Visitors);
     assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
     assert!(h.app.detail().is_open());
     assert_eq!(h.app.visitors.filter.external_id, v.external_id);

@@ -166,7 +166,7 @@ fn export_to(dr: &mut Driver, app: &mut App, path: &Path) -> Vec<Command> {
 fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) -> Vec<Command> {
     let cmds = export_to(dr, app, path);
     assert!(exports(&cmds).is_empty());
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     let screen = testing::render(app);
     assert!(
         screen.contains(
@@ -176,7 +176,7 @@ fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) 
     );
     let cmds = dr.drive(app, ch('w'), Some(0));
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert!(matches!(app.prompt, Some(Prompt::ExportConfirm(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportConfirm(_))));
     let screen = testing::render(app);
     assert!(
         screen.contains("whole walk: fetches EVERY remaining page")
@@ -230,7 +230,7 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     assert!(!path.exists(), "nothing written before the walk ends");
     // `e` while it runs says so and starts nothing
     dr.drive(&mut app, ch('e'), Some(0));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     // the rest of the walk, then one export of every row
     let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
     assert!(app.conversations.pager.is_done());
@@ -302,7 +302,7 @@ fn the_scope_and_confirm_prompts_say_their_keys_whole_at_80_columns() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("open-conversations.csv");
     export_to(&mut dr, &mut app, &path);
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     let screen = testing::render(&app);
     let status = screen.lines().last().unwrap_or_default().to_string();
     for keys in ["l the 100 loaded rows", "w all pages", "Esc cancels"] {
@@ -313,7 +313,7 @@ fn the_scope_and_confirm_prompts_say_their_keys_whole_at_80_columns() {
         "the file's name is in view: {status}"
     );
     dr.drive(&mut app, ch('w'), Some(0));
-    assert!(matches!(app.prompt, Some(Prompt::ExportConfirm(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportConfirm(_))));
     let screen = testing::render(&app);
     let status = screen.lines().last().unwrap_or_default().to_string();
     for keys in ["EVERY", "y starts", "Esc cancels"] {
@@ -452,9 +452,9 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     let path = tmp.path().join("free.csv");
     // Esc at the scope question, n at the confirmation: nothing fetched, nothing written
     export_to(&mut dr, &mut app, &path);
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
-    assert!(cmds.is_empty() && app.prompt.is_none());
+    assert!(cmds.is_empty() && app.prompt().is_none());
     export_to(&mut dr, &mut app, &path);
     dr.drive(&mut app, ch('w'), Some(0));
     let cmds = dr.drive(&mut app, ch('n'), Some(0));
@@ -482,11 +482,11 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     assert!(error && text.contains("not overwritten"), "{text}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n");
     assert!(app.conversations.pager.is_done());
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     // e again: the refused name is taken now; the free one beside it is proposed
     dr.drive(&mut app, ch('e'), Some(0));
     assert_eq!(
-        app.prompt,
+        *app.prompt(),
         Some(Prompt::Export(
             tmp.path().join("free-2.csv").to_str().unwrap().into()
         ))
@@ -504,36 +504,39 @@ fn an_existing_file_is_said_at_once_and_a_free_name_proposed() {
     // Enter on a name that exists: said at once, the first free name beside it proposed
     let cmds = export_to(&mut dr, &mut app, &taken);
     assert!(exports(&cmds).is_empty() && dr.pending.is_empty());
-    assert_eq!(app.prompt, Some(Prompt::ExportExists(free.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportExists(free.clone())));
     let screen = testing::render(&app);
     common::assert_has(&screen, "that file exists: export CSV to this new name");
     common::assert_has(&screen, "never overwritten · Tab: ids only");
     // Enter writes there: the scope question
     dr.drive(&mut app, key(KeyCode::Enter), Some(0));
-    assert_eq!(app.prompt, Some(Prompt::ExportScope(free.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportScope(free.clone())));
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     // editing it: the plain prompt again with the edited name; a free name goes on to the
     // scope question
     export_to(&mut dr, &mut app, &taken);
     dr.drive(&mut app, key(KeyCode::Backspace), Some(0));
     let edited = free[..free.len() - 1].to_string();
-    assert_eq!(app.prompt, Some(Prompt::Export(edited.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::Export(edited.clone())));
     for c in "2.csv".chars() {
         dr.drive(&mut app, ch(c), Some(0));
     }
     dr.drive(&mut app, key(KeyCode::Enter), Some(0));
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     // cancelled there: e offers the name typed, not the default
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     dr.drive(&mut app, ch('e'), Some(0));
-    assert_eq!(app.prompt, Some(Prompt::Export(format!("{edited}2.csv"))));
+    assert_eq!(
+        *app.prompt(),
+        Some(Prompt::Export(format!("{edited}2.csv")))
+    );
     // Esc in the "exists" prompt cancels, the file untouched
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     export_to(&mut dr, &mut app, &taken);
-    assert_eq!(app.prompt, Some(Prompt::ExportExists(free)));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportExists(free)));
     assert_ne!(typed, edited);
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine\n");
 }
 
@@ -629,7 +632,7 @@ fn export_cmds(app: &mut App, path: &Path) -> Vec<Command> {
         );
     }
     let mut cmds = testing::update_checked(app, key(KeyCode::Enter));
-    if matches!(app.prompt, Some(Prompt::ExportScope(_))) {
+    if matches!(app.prompt(), Some(Prompt::ExportScope(_))) {
         cmds = update(app, ch('l'));
     }
     cmds
@@ -682,7 +685,7 @@ async fn the_name_picks_the_format_and_a_second_export_gets_a_name_of_its_own() 
         h.until(vec![KeyCode::Enter], "file exists").await;
         let free = tmp.path().join("mine-2.json");
         assert_eq!(
-            h.app.prompt,
+            *h.app.prompt(),
             Some(Prompt::ExportExists(free.to_str().unwrap().into()))
         );
         h.until(vec![KeyCode::Enter], "mine-2.json").await;

@@ -461,11 +461,11 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
     assert_eq!(h.app.selected_id(), x, "still running, on its row");
     // Tab (Visitors), then Back: the view just left, on its row.
     press(&mut h, vec![KeyCode::Tab], move |a| {
-        a.active == Resource::Visitors
+        a.active() == Resource::Visitors
     })
     .await;
     let screen = press(&mut h, vec![KeyCode::Backspace], move |a| {
-        a.active == Resource::Conversations
+        a.active() == Resource::Conversations
     })
     .await;
     assert_eq!(h.app.conversations.query.to_string(), query, "{screen}");

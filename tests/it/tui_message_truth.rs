@@ -138,7 +138,7 @@ fn a_search_ends_when_the_filters_change() {
     update(&mut app, key(KeyCode::Enter));
     server.settle(&mut app, key(KeyCode::Down));
     server.settle(&mut app, ch('V'));
-    assert_eq!(app.search.get(Resource::Conversations).query, "");
+    assert_eq!(app.search().get(Resource::Conversations).query, "");
     assert_eq!(said(&app), "search \"pending\" ended: the filters changed");
     // a reload of the same filters keeps a search
     update(&mut app, ch('\\'));
@@ -147,7 +147,7 @@ fn a_search_ends_when_the_filters_change() {
     }
     update(&mut app, key(KeyCode::Enter));
     server.settle(&mut app, ch('r'));
-    assert_eq!(app.search.get(Resource::Conversations).query, "open");
+    assert_eq!(app.search().get(Resource::Conversations).query, "open");
 }
 
 /// Issue 33 §6: on a narrow terminal the footer was cut at the edge without `…` and `auto

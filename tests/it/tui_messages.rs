@@ -146,7 +146,7 @@ fn a_refresh_does_not_cover_the_search_count_which_follows_the_rows() {
     );
     // the other tab: not its search
     update(&mut app, ch('2'));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     assert_eq!(message_text(&app), None);
 }
 

@@ -316,12 +316,12 @@ fn the_summary_pane_of_a_union_drills_into_the_query_narrowed() {
     update(&mut app, ch('S'));
     // Tab until the pane groups by site.
     for _ in 0..By::ALL.len() {
-        if matches!(&app.overlay, Overlay::Summary(p) if p.by == By::Site) {
+        if matches!(app.overlay(), Overlay::Summary(p) if p.by == By::Site) {
             break;
         }
         update(&mut app, testing::key(crossterm::event::KeyCode::Tab));
     }
-    let Overlay::Summary(p) = &app.overlay else {
+    let Overlay::Summary(p) = app.overlay() else {
         panic!("the pane is open")
     };
     assert_eq!(p.by, By::Site);

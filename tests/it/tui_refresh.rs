@@ -38,7 +38,7 @@ fn ids(app: &App) -> Vec<uuid::Uuid> {
 
 fn waiting_in_s(app: &mut App, server: &FakeServer) -> u64 {
     server.settle(app, ch('S'));
-    let n = match &app.overlay {
+    let n = match app.overlay() {
         Overlay::Summary(p) => p.all().waiting,
         other => panic!("no summary pane: {other:?}"),
     };
@@ -234,7 +234,7 @@ fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     let all = ids(&app);
     let unique: std::collections::HashSet<_> = all.iter().collect();
     assert_eq!(unique.len(), all.len());
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
 }
 
 /// The real binary in a pty on the built-in "Unassigned open" view, refreshing every second,
@@ -484,7 +484,7 @@ fn at_the_top_new_rows_arrive_above_and_the_selection_keeps_its_line() {
     // A display sort moves the rows; the marks follow the server's order, so they are hidden
     // rather than drawn beside the wrong rows.
     update(&mut app, ch('>'));
-    assert!(app.sort.get(Resource::Conversations).sorted());
+    assert!(app.sort().get(Resource::Conversations).sorted());
     let buf = testing::render_buffer(&app);
     assert!(
         (0..buf.area.height).all(|y| buf[(0, y)].symbol() != "•"),

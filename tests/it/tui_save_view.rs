@@ -33,7 +33,7 @@ fn run_query(app: &mut App, s: &FakeServer, q: &str) {
     update(app, common::app::ctrl('u'));
     type_text(app, q);
     s.settle(app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none(), "{:?}", app.prompt);
+    assert!(app.prompt().is_none(), "{:?}", app.prompt());
 }
 
 fn save_command(cmds: &[Command]) -> (NewView, bool) {
@@ -75,7 +75,7 @@ fn w_saves_the_query_as_a_view_that_v_lists_and_runs() {
     let (mut app, s) = loaded();
     run_query(&mut app, &s, "status:open,pending -site:\"Web shop\"");
     update(&mut app, ch('w'));
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(_))));
     let cmds = type_text(&mut app, "Not the shop");
     assert!(cmds.is_empty());
     let cmds = update(&mut app, key(KeyCode::Enter));
@@ -89,7 +89,7 @@ fn w_saves_the_query_as_a_view_that_v_lists_and_runs() {
         }
     );
     assert!(!replace);
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     saved(&mut app, view, false);
     let i = app.view_index("not the shop").expect("the view is listed");
     assert!(
@@ -110,7 +110,7 @@ fn w_saves_the_query_as_a_view_that_v_lists_and_runs() {
         update(&mut app, key(KeyCode::Down));
     }
     s.settle(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let rows = app.conversations.rows();
     assert!(!rows.is_empty());
     assert!(
@@ -132,7 +132,7 @@ fn an_existing_name_is_replaced_only_after_y() {
     update(&mut app, ch('w'));
     type_text(&mut app, "breaching");
     update(&mut app, key(KeyCode::Enter));
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if !v.confirm));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(v)) if !v.confirm));
     assert!(app.status_line().shown().unwrap().text.contains("built-in"));
     for _ in 0.."breaching".len() {
         update(&mut app, key(KeyCode::Backspace));
@@ -148,9 +148,9 @@ fn an_existing_name_is_replaced_only_after_y() {
     type_text(&mut app, "PENDING");
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if v.confirm));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(v)) if v.confirm));
     update(&mut app, key(KeyCode::Esc));
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if !v.confirm && v.name == "PENDING"));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(v)) if !v.confirm && v.name == "PENDING"));
     update(&mut app, key(KeyCode::Enter));
     let cmds = update(&mut app, ch('y'));
     let (view, replace) = save_command(&cmds);
@@ -174,7 +174,9 @@ fn an_existing_name_is_replaced_only_after_y() {
             result: Err(SaveError::Exists("Elsewhere".into())),
         },
     );
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if v.confirm && v.name == "Elsewhere"));
+    assert!(
+        matches!(app.prompt(), Some(Prompt::SaveView(v)) if v.confirm && v.name == "Elsewhere")
+    );
 }
 
 /// A file that cannot be written: said, nothing listed; a tab with no query has nothing to
@@ -183,7 +185,7 @@ fn an_existing_name_is_replaced_only_after_y() {
 fn a_failed_save_is_said_and_an_empty_query_is_not_saved() {
     let (mut app, s) = loaded();
     update(&mut app, ch('w'));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     assert!(
         app.status_line()
             .shown()

@@ -196,12 +196,12 @@ fn a_role_override_wins() {
 fn search_selects_matches_and_n_n_step_through_them() {
     let (mut app, _s) = loaded(120, 30, 120);
     update(&mut app, ch('\\'));
-    assert!(matches!(app.prompt, Some(Prompt::Search(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::Search(_))));
     // "ana" matches the aliased agent "Ana (EU desk)" and visitors named Ana (the VISITOR
     // column's names), case-insensitively
     type_text(&mut app, "ANA");
     let first = app.conversations.selected;
-    let matches = app.search.conversations.matches.clone();
+    let matches = app.search().conversations.matches.clone();
     assert!(!matches.is_empty());
     assert_eq!(matches[0], first);
     let named_ana = |c: &convo::api::Conversation| {
@@ -226,7 +226,7 @@ fn search_selects_matches_and_n_n_step_through_them() {
             .any(|&i| app.conversations.rows()[i].assignee_id == Some(testing::AGENT_A))
     );
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     update(&mut app, ch('n'));
     assert_eq!(app.conversations.selected, matches[1]);
     assert!(
@@ -251,8 +251,8 @@ fn search_selects_matches_and_n_n_step_through_them() {
     // Esc in the prompt clears the search
     update(&mut app, ch('\\'));
     update(&mut app, key(KeyCode::Esc));
-    assert!(app.search.conversations.query.is_empty());
-    assert!(app.search.conversations.matches.is_empty());
+    assert!(app.search().conversations.query.is_empty());
+    assert!(app.search().conversations.matches.is_empty());
 }
 
 #[test]
@@ -261,7 +261,7 @@ fn search_keys_do_not_fire_while_typing() {
     update(&mut app, ch('\\'));
     let cmds = type_text(&mut app, "qrx");
     assert!(!cmds.iter().any(|c| matches!(c, Command::Quit)), "{cmds:?}");
-    assert_eq!(app.prompt, Some(Prompt::Search("qrx".into())));
+    assert_eq!(*app.prompt(), Some(Prompt::Search("qrx".into())));
 }
 
 /// A paste into the search prompt costs one scan of the rows; typing the same text, one per
@@ -270,12 +270,12 @@ fn search_keys_do_not_fire_while_typing() {
 fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
     let (mut app, _s) = loaded(120, 30, 300);
     update(&mut app, ch('\\'));
-    let scans = app.search.conversations.scans();
+    let scans = app.search().conversations.scans();
     update(&mut app, Msg::Paste("pending\r\n".into()));
-    assert_eq!(app.search.conversations.scans(), scans + 1);
-    assert_eq!(app.search.conversations.query, "pending");
-    assert!(matches!(app.prompt, Some(Prompt::Search(ref t)) if t == "pending"));
-    let n = app.search.conversations.matches.len();
+    assert_eq!(app.search().conversations.scans(), scans + 1);
+    assert_eq!(app.search().conversations.query, "pending");
+    assert!(matches!(app.prompt(), Some(Prompt::Search(t)) if t == "pending"));
+    let n = app.search().conversations.matches.len();
     let pending = app
         .conversations
         .rows()
@@ -287,9 +287,9 @@ fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
     // typed: a scan per character
     update(&mut app, key(KeyCode::Esc));
     update(&mut app, ch('\\'));
-    let scans = app.search.conversations.scans();
+    let scans = app.search().conversations.scans();
     type_text(&mut app, "pending");
-    assert_eq!(app.search.conversations.scans(), scans + 7);
+    assert_eq!(app.search().conversations.scans(), scans + 7);
     update(&mut app, key(KeyCode::Esc));
     // the filter pane: into the focused field (site id), then applied
     update(&mut app, ch('/'));
@@ -301,7 +301,7 @@ fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
     let before = app.conversations.filter.clone();
     assert!(update(&mut app, Msg::Paste("q".into())).is_empty());
     assert_eq!(app.conversations.filter, before);
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
 }
 
 // ---- sort ----
@@ -315,14 +315,14 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     let id = app.selected_id();
     // > chooses the first column (status), descending
     update(&mut app, ch('>'));
-    let sort = app.sort.conversations.sort.unwrap();
+    let sort = app.sort().conversations.sort.unwrap();
     assert_eq!(sort.col, Column::Status);
     assert!(sort.desc);
     assert_eq!(app.selected_id(), id, "the selected row stays selected");
     let screen = testing::render(&app);
     common::assert_has(&screen, "sorted by status ↓ (display only)");
     // display order: statuses descending (pending, open, closed)
-    let f = &app.sort.conversations;
+    let f = &app.sort().conversations;
     let rows = app.conversations.rows();
     let statuses: Vec<String> = f
         .perm
@@ -337,26 +337,26 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     let pos = f.pos(app.conversations.selected);
     update(&mut app, key(KeyCode::Down));
     assert_eq!(
-        app.sort.conversations.pos(app.conversations.selected),
+        app.sort().conversations.pos(app.conversations.selected),
         pos + 1
     );
     // = reverses, then clears
     update(&mut app, ch('='));
-    assert!(!app.sort.conversations.sort.unwrap().desc);
+    assert!(!app.sort().conversations.sort.unwrap().desc);
     update(&mut app, ch('>'));
-    assert_eq!(app.sort.conversations.sort.unwrap().col, Column::Visitor);
+    assert_eq!(app.sort().conversations.sort.unwrap().col, Column::Visitor);
     // a new page keeps the sort and sorts it in
     let loaded_before = app.conversations.rows().len();
     s.settle(&mut app, key(KeyCode::End));
     assert!(app.conversations.rows().len() > loaded_before);
     assert_eq!(
-        app.sort.conversations.perm.len(),
+        app.sort().conversations.perm.len(),
         app.conversations.rows().len()
     );
     // reload: server order again, the selected id kept
     let id = app.selected_id();
     s.settle(&mut app, ch('r'));
-    assert!(app.sort.conversations.sort.is_none());
+    assert!(app.sort().conversations.sort.is_none());
     assert!(!testing::render(&app).contains("display only"));
     assert_eq!(app.selected_id(), id);
 }
@@ -379,22 +379,22 @@ fn l_does_not_sort_on_every_page_and_ends_fully_sorted() {
     // CREATED ascending: the server sends newest first, so every page changes the order
     sort_by_created_ascending(&mut app);
     assert_eq!(
-        app.sort.conversations.sort.map(|s| (s.col, s.desc)),
+        app.sort().conversations.sort.map(|s| (s.col, s.desc)),
         Some((Column::Created, false))
     );
-    let before = app.sort.conversations.sorts();
+    let before = app.sort().conversations.sorts();
     s.settle(&mut app, ch('L'));
     let t = &app.conversations;
     assert_eq!(t.rows().len(), 3000);
     let pages = 3000 / 50;
-    let sorts = app.sort.conversations.sorts() - before;
+    let sorts = app.sort().conversations.sorts() - before;
     assert!(
         sorts < pages as u64 / 3,
         "{sorts} full sorts for {pages} pages"
     );
     assert!(sorts >= 1);
     // all in order now, the selection kept
-    let f = &app.sort.conversations;
+    let f = &app.sort().conversations;
     assert_eq!(f.perm.len(), 3000);
     let created: Vec<_> = f
         .perm
@@ -422,7 +422,7 @@ fn sorted_screen_snapshot() {
 fn export_asks_for_a_path_and_emits_the_rows() {
     let (mut app, _s) = loaded(120, 30, 120);
     update(&mut app, ch('e'));
-    let Some(Prompt::Export(default)) = app.prompt.clone() else {
+    let Some(Prompt::Export(default)) = app.prompt().clone() else {
         panic!("no export prompt");
     };
     assert_eq!(default, "./convo-conversations-2026-11-22.csv");
@@ -438,7 +438,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     assert_eq!(cmds, vec![Command::CheckExportPath(x.clone())]);
     // it is; more pages exist: loaded rows or the whole walk; l takes the loaded rows
     update(&mut app, convo::tui::export::write::check_path(x.clone()));
-    assert_eq!(app.prompt, Some(Prompt::ExportScope(x.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportScope(x.clone())));
     let cmds = update(&mut app, ch('l'));
     let Some(Command::Export {
         path,
@@ -523,7 +523,7 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     let cmds = start(&mut app);
     assert!(cmds.is_empty(), "{cmds:?}");
     assert_eq!(
-        app.prompt,
+        *app.prompt(),
         Some(Prompt::ExportExists(
             dir.join("out-2.csv").to_str().unwrap().into()
         ))
@@ -682,7 +682,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     app.profiles_mut().current = Some("prod".into());
     update(&mut app, ch('P'));
     assert_eq!(
-        app.prompt,
+        *app.prompt(),
         Some(Prompt::Profiles(1)),
         "on the profile in use, after the top level"
     );
@@ -1073,7 +1073,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     }
     server.settle(&mut app, ch('L'));
     let cmds = start(&mut app);
-    let cmds: Vec<Command> = if matches!(app.prompt, Some(Prompt::ExportScope(_))) {
+    let cmds: Vec<Command> = if matches!(app.prompt(), Some(Prompt::ExportScope(_))) {
         update(&mut app, ch('l'))
     } else {
         cmds

@@ -363,14 +363,14 @@ fn last_line(screen: &str) -> String {
 fn the_export_path_stays_in_view_at_80_columns() {
     let (mut app, _s) = loaded(80, 24, 300, 10);
     update(&mut app, ch('e'));
-    let Some(convo::tui::prompt::Prompt::Export(path)) = app.prompt.clone() else {
-        panic!("e opens the path prompt: {:?}", app.prompt);
+    let Some(convo::tui::prompt::Prompt::Export(path)) = app.prompt().clone() else {
+        panic!("e opens the path prompt: {:?}", app.prompt());
     };
     let line = last_line(&testing::render(&app));
     assert!(line.starts_with(" export CSV to"), "{line}");
     assert!(line.contains(&path), "the path {path:?} is cut: {line:?}");
     let long = "./exports/2026/november/queue-of-the-night-shift-before-the-handover.csv";
-    app.prompt = Some(convo::tui::prompt::Prompt::ExportExists(long.into()));
+    app.open_prompt(convo::tui::prompt::Prompt::ExportExists(long.into()));
     let line = last_line(&testing::render(&app));
     // The label shortens (to "exists; CSV to: ") before the name is cut.
     assert!(line.starts_with(" exists; CSV to: "), "{line}");
@@ -637,7 +637,7 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
     }
     assert!(breaching > 0 && imminent > 0, "{breaching} {imminent}");
     let shown = |app: &App| -> Vec<uuid::Uuid> {
-        let order = app.sort.get(Resource::Conversations);
+        let order = app.sort().get(Resource::Conversations);
         let rows = app.conversations.rows();
         (0..rows.len()).map(|p| rows[order.row_at(p)].id).collect()
     };
@@ -666,7 +666,7 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
     s.settle(&mut app, ch('u'));
     let screen = testing::render(&app);
     assert!(!screen.contains("Breaching"), "{screen}");
-    assert!(!app.sort.get(Resource::Conversations).sorted());
+    assert!(!app.sort().get(Resource::Conversations).sorted());
 }
 
 /// The detail pane of a conversation asks the local store once for its visitor and shows the

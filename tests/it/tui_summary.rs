@@ -28,7 +28,7 @@ fn demo_rows(n: usize) -> Vec<Conversation> {
 }
 
 fn pane(app: &App) -> &SummaryPane {
-    match &app.overlay {
+    match app.overlay() {
         Overlay::Summary(p) => p,
         other => panic!("no summary pane: {other:?}"),
     }
@@ -165,7 +165,7 @@ fn enter_on_a_bucket_filters_the_tab_server_side_and_back_returns() {
         panic!("a site bucket")
     };
     let cmds = update_only(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let q = cmds
         .iter()
         .find_map(|c| match c {
@@ -191,7 +191,7 @@ fn the_visitors_tab_says_the_summary_is_for_conversations() {
     let (mut app, server) = app_with(120, 40, 50, false);
     server.settle(&mut app, ch('2'));
     server.settle(&mut app, ch('S'));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     assert!(render(&app).contains("the summary is for conversations"));
 }
 

@@ -118,18 +118,18 @@ fn stale_answers_are_dropped() {
 fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
     let (mut app, _server) = loaded(100);
     update(&mut app, ch('/'));
-    assert!(matches!(app.overlay, Overlay::Filter(_)));
+    assert!(matches!(app.overlay(), Overlay::Filter(_)));
     for c in "nope".chars() {
         update(&mut app, ch(c));
     }
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(form.focus, Field::Site);
     assert!(form.error(Field::Site).is_some(), "marked as you type");
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(fetches(&cmds).is_empty(), "nothing sent: {cmds:?}");
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed on an invalid field")
     };
     assert!(form.refused);
@@ -141,7 +141,7 @@ fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
         update(&mut app, ch(c));
     }
     let cmds = update(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1);
     let RequestFilter::Conversations(q) = &f[0].1 else {
@@ -170,7 +170,7 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
         update(&mut app, ch(c));
     }
     let cmds = update(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None), "applied");
+    assert!(matches!(app.overlay(), Overlay::None), "applied");
     let f = conv_fetches(&cmds);
     let Some((_, RequestFilter::Conversations(q))) = f.first() else {
         panic!("no fetch: {cmds:?}")
@@ -179,7 +179,7 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
     assert_eq!(q.assignee, Assignee::Agent(testing::AGENT_A));
     // Reopened: the names, not the UUIDs.
     update(&mut app, ch('/'));
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(form.site.value(), "Web shop");
@@ -191,7 +191,7 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
     for c in "Web shoe".chars() {
         update(&mut app, ch(c));
     }
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(
@@ -300,7 +300,7 @@ fn assignee_has_four_states() {
         update(&mut app, ch(' '));
     }
     assert!(fetches(&update(&mut app, key(KeyCode::Enter))).is_empty());
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!()
     };
     assert!(form.error(Field::Agent).is_some());
@@ -393,11 +393,11 @@ fn drill_down_and_back() {
 fn from_a_visitor_drill_switches_to_their_conversations() {
     let (mut app, server) = loaded(300);
     server.settle(&mut app, ch('2'));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     update(&mut app, key(KeyCode::Down));
     let v = app.visitors.selected_row().cloned().expect("visitor");
     server.settle(&mut app, ch('V'));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter.visitor_id, Some(v.id));
     assert_only_visitor(&app, v.id);
 }
@@ -419,10 +419,10 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     }
     let v = app.visitors.selected_row().cloned().expect("visitor");
     server.settle(&mut app, ch('V'));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     // Backspace: the visitor you came from, not the Conversations tab's earlier filters.
     let cmds = server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     assert_eq!(app.visitors.selected_row().map(|r| r.id), Some(v.id));
     assert!(
         fetches(&cmds)
@@ -435,12 +435,12 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
     // Back again: the Conversations tab left for Visitors (a tab switch is a step too).
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter, open);
     assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
     // And again: the Conversations tab before `s`.
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter, ConversationFilter::default());
     // Nothing earlier: said, nothing asked.
     let cmds = server.settle(&mut app, key(KeyCode::Backspace));
@@ -524,16 +524,16 @@ fn tabs_keep_their_own_state() {
         update(&mut app, key(KeyCode::Down));
     }
     server.settle(&mut app, key(KeyCode::Tab));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     update(&mut app, key(KeyCode::Down));
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::BackTab));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.selected, 5);
     server.settle(&mut app, ch('2'));
     assert_eq!(app.visitors.selected, 2);
     server.settle(&mut app, ch('1'));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
 }
 
 #[test]
@@ -562,7 +562,7 @@ fn mouse_selects_rows_and_switches_tabs() {
     assert_eq!(app.conversations.selected, 7);
     let visitors = convo::tui::layout::tab_titles()[1].clone();
     update(&mut app, click(visitors.x + 2, 0));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
 }
 
 #[test]
@@ -715,9 +715,9 @@ fn builtin_view_applies_status_open_and_unassigned() {
     let (mut app, server) = loaded(300);
     server.settle(&mut app, ch('2'));
     update(&mut app, ch('v'));
-    assert!(matches!(app.overlay, Overlay::Views { .. }));
+    assert!(matches!(app.overlay(), Overlay::Views { .. }));
     server.settle(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter.status, Some(Status::Open));
     assert_eq!(app.conversations.filter.assignee, Assignee::Unassigned);
     assert!(
@@ -748,7 +748,7 @@ fn back_into_the_breaching_view_is_the_view_again() {
     assert_eq!(app.conversations.filter, breaching);
     assert_eq!(app.oldest_first(), Some(app.conversations.generation));
     assert!(app.conversations.pager.is_done(), "every page loaded again");
-    let sort = app.sort.get(Resource::Conversations).sort;
+    let sort = app.sort().get(Resource::Conversations).sort;
     assert_eq!(
         sort.map(|s| (s.col, s.desc)),
         Some((convo::tui::columns::Column::Created, false)),
@@ -768,7 +768,7 @@ fn ctrl_c_and_q_quit() {
     // Issue 39, 4: over the table, q closes what is on top; Q quits from anywhere.
     update(&mut app, ch('?'));
     assert!(update(&mut app, ch('q')).is_empty(), "q closes the help");
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     update(&mut app, key(KeyCode::Enter));
     assert!(update(&mut app, ch('q')).is_empty(), "q closes the pane");
     assert!(!app.detail().is_open());
@@ -884,7 +884,7 @@ fn ctrl_z_suspends_from_the_table_the_filter_pane_and_help_and_can_be_rebound() 
         "even while typing in the filter pane"
     );
     assert!(
-        matches!(app.overlay, Overlay::Filter(_)),
+        matches!(app.overlay(), Overlay::Filter(_)),
         "the pane stays open"
     );
     update(&mut app, key(KeyCode::Esc));
@@ -1036,7 +1036,7 @@ fn quick_search_matches_visitor_names_and_emails() {
         update(&mut app, ch(c));
     }
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.search.get(Resource::Conversations).matches.is_empty());
+    assert!(app.search().get(Resource::Conversations).matches.is_empty());
     // The name arrives: the rows of that visitor match at once.
     update(
         &mut app,
@@ -1047,7 +1047,7 @@ fn quick_search_matches_visitor_names_and_emails() {
             None,
         ),
     );
-    assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
+    assert_eq!(app.search().get(Resource::Conversations).matches, theirs);
     // By e-mail, case-insensitive; n jumps to the first of them.
     update(&mut app, ch('\\'));
     for _ in 0..7 {
@@ -1057,7 +1057,7 @@ fn quick_search_matches_visitor_names_and_emails() {
         update(&mut app, ch(c));
     }
     update(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
+    assert_eq!(app.search().get(Resource::Conversations).matches, theirs);
     assert!(
         theirs.contains(&app.conversations.selected),
         "{}",
@@ -1086,7 +1086,7 @@ fn apply_visitor_email(app: &mut convo::tui::app::App, email: &str) -> Vec<Comma
     for _ in 0..4 {
         update(app, key(KeyCode::Tab)); // status, assignee, visitor id, visitor email
     }
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(form.focus, Field::VisitorEmail);
@@ -1192,7 +1192,7 @@ fn a_visitors_email_filter_that_finds_nobody_says_the_service_matches_whole_addr
     let server = FakeServer::new(10, 0);
     server.settle(&mut app, Msg::Resize(120, 20));
     server.settle(&mut app, key(KeyCode::Tab));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     let screen = testing::render(&app);
     assert!(!screen.contains("whole e-mail addresses"), "{screen}");
     server.settle(&mut app, ch('/'));

@@ -60,11 +60,11 @@ pub struct App {
     settings: Settings,
     pub conversations: TabState<Conversation, ConversationFilter>,
     pub visitors: TabState<Visitor, VisitorFilter>,
-    pub active: Resource,
+    active: Resource,
     size: (u16, u16),
     /// The clock used for relative times and countdowns; set by `Msg::Tick`.
     now: jiff::Timestamp,
-    pub overlay: Overlay,
+    overlay: Overlay,
     /// Where Back (Backspace, `[`) returns to: one history for both tabs.
     history: super::history::History,
     /// The detail pane: open, scrolled, its visitor's attributes.
@@ -86,13 +86,13 @@ pub struct App {
     /// The profiles and the one in use (`P`).
     profiles: Profiles,
     /// The open one-line prompt or picker, if any.
-    pub prompt: Option<Prompt>,
+    prompt: Option<Prompt>,
     /// Each tab's quick search (`\`).
-    pub search: PerTab<Search>,
+    search: PerTab<Search>,
     /// Earlier search queries (↑ / ↓ in the search prompt).
     search_history: super::search::History,
     /// Each tab's display sort (`>`, `<`, `=`).
-    pub sort: PerTab<Sorting>,
+    sort: PerTab<Sorting>,
     /// The e-mail lookup in flight, whose answer lands only while it is still current.
     lookups: super::tab_query::lookup::Lookups,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
@@ -215,6 +215,88 @@ impl App {
             Resource::Conversations => self.conversations.selected_row().map(|r| r.id),
             Resource::Visitors => self.visitors.selected_row().map(|r| r.id),
         }
+    }
+
+    /// The tab on screen.
+    pub fn active(&self) -> Resource {
+        self.active
+    }
+
+    /// Puts `tab` on screen (a step Back returns to is the caller's to push).
+    pub fn show_tab(&mut self, tab: Resource) {
+        if self.active != tab {
+            self.active = tab;
+            self.dirty = true;
+        }
+    }
+
+    /// What is over the table (a pane, the help, the board…).
+    pub fn overlay(&self) -> &Overlay {
+        &self.overlay
+    }
+
+    /// The overlay, to change in place (a pane's selection, a form's field).
+    pub fn overlay_mut(&mut self) -> &mut Overlay {
+        &mut self.overlay
+    }
+
+    /// Shows `o` over the table (in place of what was).
+    pub fn open_overlay(&mut self, o: Overlay) {
+        self.overlay = o;
+        self.dirty = true;
+    }
+
+    /// Nothing over the table.
+    pub fn close_overlay(&mut self) {
+        self.open_overlay(Overlay::None);
+    }
+
+    /// The open one-line prompt or picker, if any.
+    pub fn prompt(&self) -> &Option<Prompt> {
+        &self.prompt
+    }
+
+    /// The open prompt, to change in place (its text, its selection).
+    pub fn prompt_mut(&mut self) -> &mut Option<Prompt> {
+        &mut self.prompt
+    }
+
+    /// Opens `p` (in place of a prompt open).
+    pub fn open_prompt(&mut self, p: Prompt) {
+        self.prompt = Some(p);
+        self.dirty = true;
+    }
+
+    /// Closes the prompt open, if any.
+    pub fn close_prompt(&mut self) {
+        self.take_prompt();
+    }
+
+    /// The prompt open, closed and handed over.
+    pub fn take_prompt(&mut self) -> Option<Prompt> {
+        let p = self.prompt.take();
+        if p.is_some() {
+            self.dirty = true;
+        }
+        p
+    }
+
+    /// Each tab's quick search (`\`).
+    pub fn search(&self) -> &PerTab<Search> {
+        &self.search
+    }
+
+    pub fn search_mut(&mut self) -> &mut PerTab<Search> {
+        &mut self.search
+    }
+
+    /// Each tab's display sort (`>`, `<`, `=`).
+    pub fn sort(&self) -> &PerTab<Sorting> {
+        &self.sort
+    }
+
+    pub fn sort_mut(&mut self) -> &mut PerTab<Sorting> {
+        &mut self.sort
     }
 
     /// The clock of relative times and countdowns (UTC instants).

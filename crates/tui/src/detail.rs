@@ -328,7 +328,7 @@ fn left_lines(app: &App, words: &str, known: bool) -> Vec<Line<'static>> {
 /// The pane's lines for the selected row (empty when nothing is selected). A held row (it
 /// left the view) shows what it is now when a refresh read it, else as it was last seen.
 pub fn lines(app: &App) -> Vec<Line<'static>> {
-    match app.active {
+    match app.active() {
         Resource::Conversations => {
             let t = &app.conversations;
             let held = t.held();

@@ -46,7 +46,7 @@ impl Place {
     /// Where `app` is now.
     pub fn of(app: &App) -> Place {
         Place {
-            tab: match app.active {
+            tab: match app.active() {
                 Resource::Conversations => "conversations".into(),
                 Resource::Visitors => "visitors".into(),
             },
@@ -76,12 +76,12 @@ impl Place {
         let waiting = app.take_queued_query();
         let visitors = self.visitors.reopen_visitors(app);
         app.queue_query(waiting);
-        app.active = if self.tab == "visitors" {
+        app.show_tab(if self.tab == "visitors" {
             Resource::Visitors
         } else {
             Resource::Conversations
-        };
-        let what = match app.active {
+        });
+        let what = match app.active() {
             Resource::Conversations => conversations.or(visitors.map(|w| format!("visitors {w}"))),
             Resource::Visitors => visitors.or(conversations),
         };
@@ -101,12 +101,12 @@ impl TabPlace {
             Resource::Conversations => (
                 &app.conversations.query,
                 app.conversations.union.is_some(),
-                app.sort.conversations.sort,
+                app.sort().conversations.sort,
             ),
             Resource::Visitors => (
                 &app.visitors.query,
                 app.visitors.union.is_some(),
-                app.sort.visitors.sort,
+                app.sort().visitors.sort,
             ),
         };
         let text = convo_query::query::named::with_aliases(
@@ -222,7 +222,7 @@ impl TabPlace {
             desc: self.desc,
         };
         let generation = with_tab!(ref app, tab, |t| t.generation);
-        let sorting = app.sort.get_mut(tab);
+        let sorting = app.sort_mut().get_mut(tab);
         sorting.preset(sort, generation);
         // A fresh start is on the first row of the order shown (not on the row the service
         // lists first, wherever the sort puts it), until the user moves.

@@ -32,7 +32,7 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     // Its rounds keep the lists' pace (`refresh_secs`); a minute when they never refresh.
     app.board_mut().every_secs = app.refresh_period().unwrap_or(super::DEFAULT_EVERY_SECS);
     app.board_mut().back_at = None;
-    app.overlay = Overlay::Board;
+    app.open_overlay(Overlay::Board);
     app.mark_dirty();
     let mut keys: Vec<&String> = app.board().rows.iter().map(|r| &r.key).collect();
     keys.sort();
@@ -49,13 +49,13 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
 /// Leaves the board: the round under way stops (its answer in flight is dropped).
 pub fn close(app: &mut App) {
     app.board_mut().stop();
-    app.overlay = Overlay::None;
+    app.close_overlay();
     app.mark_dirty();
 }
 
 /// Whether the board is on screen.
 pub fn shown(app: &App) -> bool {
-    matches!(app.overlay, Overlay::Board)
+    matches!(app.overlay(), Overlay::Board)
 }
 
 /// After every tick: a round of reads starts when one is due and the board is on screen.
@@ -165,7 +165,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
 pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     app.board_mut().stop();
     if shown(app) {
-        app.overlay = Overlay::None;
+        app.close_overlay();
     }
     app.board_mut().back_at = Some(app.history().len());
     let Some(row) = app.board().rows.get(index) else {
@@ -189,7 +189,7 @@ pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         .get(tab)
         .as_ref()
         .is_some_and(|c| c.basis.0 == with_tab!(ref app, tab, |t| t.generation));
-    if older && same_walk && app.active == tab {
+    if older && same_walk && app.active() == tab {
         crate::update::refresh::refresh_now(app, cmds);
     }
 }

@@ -17,8 +17,8 @@ use convo_config::commands::{Output, RowFields};
 
 /// The fields of the active tab's selected row.
 pub fn selected_fields(app: &App) -> Option<RowFields> {
-    let query = crate::query_line::update::query_text(app, app.active);
-    match app.active {
+    let query = crate::query_line::update::query_text(app, app.active());
+    match app.active() {
         Resource::Conversations => app
             .conversations
             .selected_row()
@@ -61,14 +61,14 @@ pub fn toggle_mark(app: &mut App) -> bool {
     let Some(id) = app.selected_id() else {
         return false;
     };
-    let tab = app.active;
+    let tab = app.active();
     app.commands_mut().marked.get_mut(tab).toggle(id, fields);
     true
 }
 
 /// `M`: clears the active tab's marks.
 pub fn clear_marks(app: &mut App) {
-    let tab = app.active;
+    let tab = app.active();
     let m = app.commands_mut().marked.get_mut(tab);
     let n = m.len();
     m.clear();
@@ -82,12 +82,12 @@ pub fn clear_marks(app: &mut App) {
 /// The rows a command runs on: the marked rows of the active tab (their loaded fields when
 /// they are still loaded, else as they were when marked), else the selected row.
 fn target_rows(app: &App) -> Vec<RowFields> {
-    let marked = app.commands().marked.get(app.active);
+    let marked = app.commands().marked.get(app.active());
     if marked.is_empty() {
         return selected_fields(app).into_iter().collect();
     }
-    let query = crate::query_line::update::query_text(app, app.active);
-    match app.active {
+    let query = crate::query_line::update::query_text(app, app.active());
+    match app.active() {
         Resource::Conversations => {
             let loaded: HashMap<Uuid, &convo_api::Conversation> =
                 app.conversations.rows().iter().map(|c| (c.id, c)).collect();
@@ -118,7 +118,7 @@ fn target_rows(app: &App) -> Vec<RowFields> {
 /// A key the key map has no action for: the user's command on that key, if one runs on
 /// this tab. True when it was one.
 pub fn on_key(app: &mut App, k: &KeyEvent, cmds: &mut Vec<Command>) -> bool {
-    match app.commands().by_key(&Key::of(k), app.active) {
+    match app.commands().by_key(&Key::of(k), app.active()) {
         Some(i) => {
             start(app, i, cmds);
             true
@@ -133,7 +133,7 @@ pub fn start(app: &mut App, i: usize, cmds: &mut Vec<Command>) {
     let Some(c) = app.commands().list.get(i).cloned() else {
         return;
     };
-    if !c.on(app.active) {
+    if !c.on(app.active()) {
         return app.say(format!(
             "{} runs on the {} tab",
             convo_text::one_line(&c.name, 40),
@@ -157,7 +157,7 @@ pub fn start(app: &mut App, i: usize, cmds: &mut Vec<Command>) {
         invocations: c.invocations(&rows),
     };
     if c.confirm {
-        app.prompt = Some(Prompt::ConfirmCommand(Box::new(run)));
+        app.open_prompt(Prompt::ConfirmCommand(Box::new(run)));
     } else {
         go(app, run, cmds);
     }
@@ -186,7 +186,7 @@ fn go(app: &mut App, run: ProgramRun, cmds: &mut Vec<Command>) {
 
 /// The confirmation's keys: `y` runs, anything else (Esc, `n`) does not.
 pub fn on_confirm_key(app: &mut App, run: ProgramRun, k: KeyEvent, cmds: &mut Vec<Command>) {
-    app.prompt = None;
+    app.close_prompt();
     match k.code {
         KeyCode::Char('y') | KeyCode::Char('Y') => go(app, run, cmds),
         _ => app.say(format!("{} not run", convo_text::one_line(&run.name, 40))),
@@ -208,11 +208,11 @@ pub fn done(app: &mut App, id: u64, name: String, output: Output, report: RunRep
         ),
     };
     if output == Output::Pane {
-        app.overlay = Overlay::Output(Box::new(OutputPane::new(
+        app.open_overlay(Overlay::Output(Box::new(OutputPane::new(
             format!("{shown} · {how}"),
             &report.text,
             report.cut,
-        )));
+        ))));
     }
     if report.failures.is_empty() {
         app.say(format!("{shown}: {how}"));
@@ -235,7 +235,7 @@ pub fn done(app: &mut App, id: u64, name: String, output: Output, report: RunRep
 
 /// `!`: the menu of the commands that run on this tab.
 pub fn open_menu(app: &mut App) {
-    if app.commands().on(app.active).is_empty() {
+    if app.commands().on(app.active()).is_empty() {
         let more = if app.commands().list.is_empty() {
             "no [[commands]] in the config (docs/commands.md)"
         } else {
@@ -243,35 +243,31 @@ pub fn open_menu(app: &mut App) {
         };
         return app.say(more);
     }
-    app.overlay = Overlay::Commands { selected: 0 };
+    app.open_overlay(Overlay::Commands { selected: 0 });
 }
 
 /// The menu's keys: ↑↓ / j k choose, Enter (or a command's own key) runs, Esc closes.
 pub fn on_menu_key(app: &mut App, selected: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let on = app.commands().on(app.active);
+    let on = app.commands().on(app.active());
     let n = on.len().max(1);
     let action = app.settings().keymap().action(&k);
     match (k.code, action) {
-        (KeyCode::Esc, _) | (_, Some(Action::Commands)) => app.overlay = Overlay::None,
-        (KeyCode::Down, _) | (_, Some(Action::Down)) => {
-            app.overlay = Overlay::Commands {
-                selected: (selected + 1) % n,
-            }
-        }
-        (KeyCode::Up, _) | (_, Some(Action::Up)) => {
-            app.overlay = Overlay::Commands {
-                selected: (selected + n - 1) % n,
-            }
-        }
+        (KeyCode::Esc, _) | (_, Some(Action::Commands)) => app.close_overlay(),
+        (KeyCode::Down, _) | (_, Some(Action::Down)) => app.open_overlay(Overlay::Commands {
+            selected: (selected + 1) % n,
+        }),
+        (KeyCode::Up, _) | (_, Some(Action::Up)) => app.open_overlay(Overlay::Commands {
+            selected: (selected + n - 1) % n,
+        }),
         (KeyCode::Enter, _) => {
-            app.overlay = Overlay::None;
+            app.close_overlay();
             if let Some(&i) = on.get(selected) {
                 start(app, i, cmds);
             }
         }
         _ => {
-            if let Some(i) = app.commands().by_key(&Key::of(&k), app.active) {
-                app.overlay = Overlay::None;
+            if let Some(i) = app.commands().by_key(&Key::of(&k), app.active()) {
+                app.close_overlay();
                 start(app, i, cmds);
             }
         }
@@ -281,12 +277,10 @@ pub fn on_menu_key(app: &mut App, selected: usize, k: KeyEvent, cmds: &mut Vec<C
 /// `Y`: the menu of the selected row's fields to copy.
 pub fn open_copy_menu(app: &mut App) {
     match selected_fields(app) {
-        Some(f) => {
-            app.overlay = Overlay::CopyField {
-                selected: 0,
-                fields: copyable(&f),
-            }
-        }
+        Some(f) => app.open_overlay(Overlay::CopyField {
+            selected: 0,
+            fields: copyable(&f),
+        }),
         None => crate::message::update::no_row_selected(app),
     }
 }
@@ -294,13 +288,13 @@ pub fn open_copy_menu(app: &mut App) {
 /// The copy menu's keys: ↑↓ / j k choose, Enter or the line's number copies, Esc closes.
 pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     let action = app.settings().keymap().action(&k);
-    let Overlay::CopyField { selected, fields } = &mut app.overlay else {
+    let Overlay::CopyField { selected, fields } = app.overlay_mut() else {
         return;
     };
     let n = fields.len().max(1);
     let pick = match (k.code, action) {
         (KeyCode::Esc, _) | (_, Some(Action::CopyField)) => {
-            app.overlay = Overlay::None;
+            app.close_overlay();
             return;
         }
         (KeyCode::Down, _) | (_, Some(Action::Down)) => {
@@ -318,7 +312,7 @@ pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     let Some((what, value)) = fields.get(pick).cloned() else {
         return;
     };
-    app.overlay = Overlay::None;
+    app.close_overlay();
     app.say(format!("copying the {what}…"));
     // The runtime says how it was copied (Msg::Copied); the text goes to a clipboard
     // program's stdin or as OSC 52's base64, never into a command line.
@@ -329,14 +323,14 @@ pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 pub fn on_pane_key(app: &mut App, k: KeyEvent) {
     let page = app.body_height().max(2) - 1;
     let action = app.settings().keymap().action(&k);
-    let Overlay::Output(pane) = &mut app.overlay else {
+    let Overlay::Output(pane) = app.overlay_mut() else {
         return;
     };
     let max = pane.lines.len().saturating_sub(page);
     let now = pane.scroll.min(max);
     pane.scroll = match (k.code, action) {
         (KeyCode::Esc | KeyCode::Char('q'), _) => {
-            app.overlay = Overlay::None;
+            app.close_overlay();
             return;
         }
         (KeyCode::Down, _) | (_, Some(Action::Down)) => now + 1,
@@ -355,7 +349,7 @@ pub fn on_pane_key(app: &mut App, k: KeyEvent) {
 /// visitor's external id (or e-mail) as convo knows it, the row selected once it arrives.
 /// Back returns to the conversation.
 pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
-    if app.active != Resource::Conversations {
+    if app.active() != Resource::Conversations {
         return match app.visitors.selected_row() {
             Some(_) => {
                 app.detail_mut().open();
@@ -370,7 +364,7 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     if let Some(i) = app.visitors.rows().iter().position(|v| v.id == visitor) {
         app.history_mut().push(from);
-        app.active = Resource::Visitors;
+        app.show_tab(Resource::Visitors);
         app.visitors.select(i, body);
         app.detail_mut().open();
         return;
@@ -398,7 +392,7 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
         }
     };
     app.history_mut().push(from);
-    app.active = Resource::Visitors;
+    app.show_tab(Resource::Visitors);
     cmds.push(app.visitors.restore(
         filter,
         Some(crate::tab::Reselect {

@@ -16,9 +16,9 @@ use convo_api::Resource;
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let path = app.exports().path.clone().unwrap_or_else(|| {
         let date = app.now().strftime("%Y-%m-%d").to_string();
-        format!("./convo-{}-{date}.csv", app.active.name())
+        format!("./convo-{}-{date}.csv", app.active().name())
     });
-    app.prompt = Some(Prompt::Export(path.clone()));
+    app.open_prompt(Prompt::Export(path.clone()));
     app.exports_mut().ahead.proposal = Some(path.clone());
     app.exports_mut().ahead.dropped = 0;
     cmds.push(Command::ProposeExportPath(path));
@@ -30,8 +30,8 @@ pub fn on_proposed(app: &mut App, asked: String, free: String) {
     if app.exports().ahead.proposal.as_ref() == Some(&asked) {
         app.exports_mut().ahead.proposal = None;
     }
-    if asked != free && app.prompt == Some(Prompt::Export(asked)) {
-        app.prompt = Some(Prompt::Export(free));
+    if asked != free && *app.prompt() == Some(Prompt::Export(asked)) {
+        app.open_prompt(Prompt::Export(free));
         app.mark_dirty();
     }
 }
@@ -47,9 +47,9 @@ pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<
         return;
     }
     match edit_line(&mut text, k) {
-        LineEdit::Cancel => app.prompt = None,
+        LineEdit::Cancel => app.close_prompt(),
         LineEdit::Submit => {
-            app.prompt = None;
+            app.close_prompt();
             let path = text.trim().to_string();
             if path.is_empty() {
                 return app.say("export cancelled: no path");
@@ -63,7 +63,7 @@ pub fn on_path_key(app: &mut App, mut text: String, k: KeyEvent, cmds: &mut Vec<
             });
             cmds.push(Command::CheckExportPath(path));
         }
-        LineEdit::Changed => app.prompt = Some(Prompt::Export(text)),
+        LineEdit::Changed => app.open_prompt(Prompt::Export(text)),
         LineEdit::Ignored => {}
     }
 }

@@ -69,14 +69,14 @@ pub fn on_checked(
     cmds: &mut Vec<Command>,
 ) -> Vec<KeyEvent> {
     let wait = app.exports_mut().ahead.wait.take_if(|w| w.path == path);
-    if app.prompt.is_some() || app.exports().path.as_deref() != Some(path.as_str()) {
+    if app.prompt().is_some() || app.exports().path.as_deref() != Some(path.as_str()) {
         return Vec::new();
     }
     app.mark_dirty();
     let (proposed, keys) = wait.map_or((false, Vec::new()), |w| (w.proposed, w.keys));
     if exists && !proposed {
         app.exports_mut().path = Some(free.clone());
-        app.prompt = Some(Prompt::ExportExists(free));
+        app.open_prompt(Prompt::ExportExists(free));
         app.exports_mut().ahead.dropped = keys.len();
         Vec::new()
     } else {
@@ -93,14 +93,14 @@ pub fn after_path(app: &mut App, path: &str, cmds: &mut Vec<Command>) {
     if path.is_empty() {
         return app.say("export cancelled: no path");
     }
-    let w = walk_of(app, app.active);
+    let w = walk_of(app, app.active());
     if w.done {
         let kind = ExportKind::WholeWalk {
             warnings: w.warnings,
         };
-        return export(app, app.active, path, kind, cmds);
+        return export(app, app.active(), path, kind, cmds);
     }
-    app.prompt = Some(Prompt::ExportScope(path.to_string()));
+    app.open_prompt(Prompt::ExportScope(path.to_string()));
 }
 
 /// Keys in the scope and confirmation prompts.
@@ -113,18 +113,18 @@ pub fn on_prompt_key(
 ) {
     match (prompt, k.code) {
         (Prompt::ExportScope(_), KeyCode::Char('l') | KeyCode::Enter) => {
-            app.prompt = None;
-            export(app, app.active, &path, ExportKind::Loaded, cmds);
+            app.close_prompt();
+            export(app, app.active(), &path, ExportKind::Loaded, cmds);
         }
         (Prompt::ExportScope(_), KeyCode::Char('w')) => {
-            app.prompt = Some(Prompt::ExportConfirm(path));
+            app.open_prompt(Prompt::ExportConfirm(path));
         }
         (Prompt::ExportConfirm(_), KeyCode::Char('y') | KeyCode::Enter) => {
-            app.prompt = None;
+            app.close_prompt();
             start(app, path);
         }
         (_, KeyCode::Esc | KeyCode::Char('n')) => {
-            app.prompt = None;
+            app.close_prompt();
             app.say("export cancelled: nothing fetched, nothing written");
         }
         _ => {}
@@ -133,7 +133,7 @@ pub fn on_prompt_key(
 
 /// Starts the whole walk of the active tab (as `L`: load every page, a failed page retried).
 fn start(app: &mut App, path: String) {
-    let tab = app.active;
+    let tab = app.active();
     if with_tab!(ref app, tab, |t| t.next.is_some()) {
         // Its walk would start over when the reload takes the screen.
         return fail(

@@ -46,7 +46,7 @@ pub fn no_row_selected(app: &mut App) {
         text: "no row selected".into(),
         error: false,
         life: Life::NoRow {
-            tab: app.active,
+            tab: app.active(),
             until: super::later(app.now()),
         },
     });
@@ -68,7 +68,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
             tab,
             generation,
             until,
-        } => now < *until && app.active == *tab && walk_of(*tab).0 == *generation,
+        } => now < *until && app.active() == *tab && walk_of(*tab).0 == *generation,
         Life::Cut {
             tab,
             generation,
@@ -76,7 +76,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
             until,
         } => {
             let (g, n) = walk_of(*tab);
-            now < *until && app.active == *tab && g == *generation && n > *live
+            now < *until && app.active() == *tab && g == *generation && n > *live
         }
         Life::NoRow { tab, until } => {
             now < *until && with_tab!(ref app, *tab, |t| t.selected_row().is_none())
@@ -90,7 +90,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
             query,
             stepped,
         } => {
-            if app.active != *tab || app.search.get(*tab).query != *query {
+            if app.active() != *tab || app.search().get(*tab).query != *query {
                 return None;
             }
             let text = crate::search::update::search_words(app, *stepped);
@@ -106,7 +106,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
 /// The error the status line shows for the active tab, whole: a failed page, a failed
 /// refresh, a retry's reason, an error message.
 fn shown_error(app: &App) -> Option<String> {
-    let (error, refresh_error, retry, next) = with_tab!(ref app, app.active, |t| (
+    let (error, refresh_error, retry, next) = with_tab!(ref app, app.active(), |t| (
         t.error.clone(),
         t.refresh_error.clone(),
         t.retry.as_ref().map(|r| r.reason.clone()),

@@ -89,10 +89,10 @@ pub fn written(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Names changed: a search may now match rows it could not before.
 fn changed(app: &mut App) {
-    if !app.search.get(Resource::Conversations).query.is_empty() {
-        let active = std::mem::replace(&mut app.active, Resource::Conversations);
+    if !app.search().get(Resource::Conversations).query.is_empty() {
+        let active = std::mem::replace(&mut app.active(), Resource::Conversations);
         search::update::refresh(app, true);
-        app.active = active;
+        app.show_tab(active);
     }
     app.mark_dirty();
 }

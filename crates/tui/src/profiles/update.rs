@@ -4,7 +4,6 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::app::App;
 use crate::command::Command;
-use crate::overlay::Overlay;
 use crate::prompt::Prompt;
 use crate::session::Session;
 
@@ -19,7 +18,7 @@ pub fn open_picker(app: &mut App) {
             .iter()
             .position(|e| *e == app.profiles().current)
             .unwrap_or(0);
-        app.prompt = Some(Prompt::Profiles(cur));
+        app.open_prompt(Prompt::Profiles(cur));
     }
 }
 
@@ -28,11 +27,11 @@ pub fn on_picker_key(app: &mut App, sel: usize, k: KeyEvent, cmds: &mut Vec<Comm
     let entries = app.profiles().entries();
     let n = entries.len().max(1);
     match k.code {
-        KeyCode::Esc | KeyCode::Char('P') => app.prompt = None,
-        KeyCode::Down | KeyCode::Char('j') => app.prompt = Some(Prompt::Profiles((sel + 1) % n)),
-        KeyCode::Up | KeyCode::Char('k') => app.prompt = Some(Prompt::Profiles((sel + n - 1) % n)),
+        KeyCode::Esc | KeyCode::Char('P') => app.close_prompt(),
+        KeyCode::Down | KeyCode::Char('j') => app.open_prompt(Prompt::Profiles((sel + 1) % n)),
+        KeyCode::Up | KeyCode::Char('k') => app.open_prompt(Prompt::Profiles((sel + n - 1) % n)),
         KeyCode::Enter => {
-            app.prompt = None;
+            app.close_prompt();
             if let Some(name) = entries.get(sel).cloned() {
                 let label = name.as_deref().unwrap_or(super::TOP_LEVEL);
                 app.profiles_mut().switching = Some(label.to_string());
@@ -79,9 +78,9 @@ pub fn profile_loaded(
     app.profiles_mut().request = id;
     app.profiles_mut().accepted = Some(id);
     let current = app.profiles().current.clone();
-    app.prompt = None;
-    app.search = Default::default();
-    app.sort = Default::default();
+    app.close_prompt();
+    *app.search_mut() = Default::default();
+    *app.sort_mut() = Default::default();
     // An export under way belonged to the old profile's rows: abandoned, and said so.
     let mut ended = Vec::new();
     let name = convo_text::one_line(&sw.name, 40);
@@ -99,7 +98,7 @@ pub fn profile_loaded(
     app.watch_mut().forget();
     app.end_oldest_first();
     app.detail_mut().forget();
-    app.overlay = Overlay::None;
+    app.close_overlay();
     // Ids in filters belong to the old service: both tabs start unfiltered. Their rows stay
     // on screen until the new service has answered with its first page.
     let limit = sw.page_size.get();

@@ -16,7 +16,7 @@ use convo_config::save_view::{NewView, SaveError, Saved};
 
 /// `w`: asks for the name of a view holding the active tab's query.
 pub fn open(app: &mut App) {
-    let tab = app.active;
+    let tab = app.active();
     let query = super::update::query_text(app, tab);
     if query.is_empty() {
         return app.say(format!(
@@ -30,7 +30,7 @@ pub fn open(app: &mut App) {
             "no place for a config file on this platform: set CONVO_CONFIG to a file to keep views in",
         );
     }
-    app.prompt = Some(Prompt::SaveView(Box::new(SaveView {
+    app.open_prompt(Prompt::SaveView(Box::new(SaveView {
         name: String::new(),
         tab,
         query,
@@ -46,12 +46,12 @@ pub fn on_key(app: &mut App, mut s: SaveView, k: KeyEvent, cmds: &mut Vec<Comman
             KeyCode::Esc | KeyCode::Char('n') => s.confirm = false,
             _ => {}
         }
-        app.prompt = Some(Prompt::SaveView(Box::new(s)));
+        app.open_prompt(Prompt::SaveView(Box::new(s)));
         return;
     }
     match edit_line(&mut s.name, k) {
         LineEdit::Cancel => {
-            app.prompt = None;
+            app.close_prompt();
             return app.say("view not saved");
         }
         LineEdit::Submit => {
@@ -74,7 +74,7 @@ pub fn on_key(app: &mut App, mut s: SaveView, k: KeyEvent, cmds: &mut Vec<Comman
         }
         LineEdit::Changed | LineEdit::Ignored => {}
     }
-    app.prompt = Some(Prompt::SaveView(Box::new(s)));
+    app.open_prompt(Prompt::SaveView(Box::new(s)));
 }
 
 /// Text pasted into the name.
@@ -82,11 +82,11 @@ pub fn on_paste(app: &mut App, mut s: SaveView, pasted: &str) {
     if !s.confirm {
         paste_line(&mut s.name, pasted);
     }
-    app.prompt = Some(Prompt::SaveView(Box::new(s)));
+    app.open_prompt(Prompt::SaveView(Box::new(s)));
 }
 
 fn write(app: &mut App, s: SaveView, replace: bool, cmds: &mut Vec<Command>) {
-    app.prompt = None;
+    app.close_prompt();
     let Some(path) = app.settings().config_file().map(|p| p.to_path_buf()) else {
         return;
     };
@@ -109,7 +109,7 @@ pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) 
     let saved = match result {
         Ok(s) => s,
         Err(SaveError::Exists(_)) => {
-            app.prompt = Some(Prompt::SaveView(Box::new(SaveView {
+            app.open_prompt(Prompt::SaveView(Box::new(SaveView {
                 name: view.name,
                 tab: view.tab,
                 query: view.query,

@@ -17,7 +17,7 @@ use convo_query::query::{Query, named, parse};
 /// `:`: opens the line on the active tab's query (its filters written as terms); its history
 /// and the attribute keys come from the local store.
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
-    let tab = app.active;
+    let tab = app.active();
     let text = query_text(app, tab);
     // The query shown, followed by a space: a term typed at once is a term of its own
     // (`assignee:me` then `visitor:…` ran together as the agent `mevisitor:…`).
@@ -29,7 +29,7 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let mut line = QueryLine::new(tab, text);
     line.history = app.query_history().get(tab).clone();
     line.history.start();
-    app.prompt = Some(Prompt::Query(Box::new(line)));
+    app.open_prompt(Prompt::Query(Box::new(line)));
     cmds.push(Command::LoadQueryLine { tab });
 }
 
@@ -45,10 +45,10 @@ pub fn query_text(app: &App, tab: Resource) -> String {
 
 /// The store's answer to `Command::LoadQueryLine`.
 pub fn on_loaded(app: &mut App, tab: Resource, history: Vec<String>, attr_keys: Vec<String>) {
-    if matches!(&app.prompt, Some(Prompt::Query(line)) if line.tab == tab) {
+    if matches!(app.prompt(), Some(Prompt::Query(line)) if line.tab == tab) {
         *app.query_history_mut().get_mut(tab) = History::with_entries(history.clone());
     }
-    if let Some(Prompt::Query(line)) = &mut app.prompt
+    if let Some(Prompt::Query(line)) = app.prompt_mut()
         && line.tab == tab
     {
         line.history = History::with_entries(history);
@@ -117,7 +117,7 @@ pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Co
             _ => Some((text, scroll)),
         }
         .map(|(t, s)| (t, s.min(last)));
-        app.prompt = Some(Prompt::Query(Box::new(line)));
+        app.open_prompt(Prompt::Query(Box::new(line)));
         return;
     }
     match k.code {
@@ -139,7 +139,7 @@ pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Co
         KeyCode::Char('?') if !last_term(&line.text).1 => explain(app, &mut line),
         _ => match edit_line(&mut line.text, k) {
             LineEdit::Cancel => {
-                app.prompt = None;
+                app.close_prompt();
                 return;
             }
             LineEdit::Submit => return submit(app, line, cmds),
@@ -151,7 +151,7 @@ pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Co
             LineEdit::Ignored => {}
         },
     }
-    app.prompt = Some(Prompt::Query(Box::new(line)));
+    app.open_prompt(Prompt::Query(Box::new(line)));
 }
 
 /// Text pasted into the line.
@@ -159,7 +159,7 @@ pub fn on_paste(app: &mut App, mut line: QueryLine, pasted: &str) {
     paste_line(&mut line.text, pasted);
     line.completion = None;
     line.error = None;
-    app.prompt = Some(Prompt::Query(Box::new(line)));
+    app.open_prompt(Prompt::Query(Box::new(line)));
 }
 
 /// The line's text parsed and resolved, or the error (kept on the line). Names of no known
@@ -283,7 +283,7 @@ fn explain(app: &App, line: &mut QueryLine) {
 /// history; a bad one stays on the line with its error, and the rows stay as they were.
 fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
     let Some((parsed, _)) = understood(app, &mut line) else {
-        app.prompt = Some(Prompt::Query(Box::new(line)));
+        app.open_prompt(Prompt::Query(Box::new(line)));
         return;
     };
     // What `list -q` says before any request: a key's typo stays on the line.
@@ -291,7 +291,7 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
         Ok(n) => n,
         Err(e) => {
             line.error = Some((e, line.text.clone()));
-            app.prompt = Some(Prompt::Query(Box::new(line)));
+            app.open_prompt(Prompt::Query(Box::new(line)));
             return;
         }
     };
@@ -303,7 +303,7 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
             text,
         });
     }
-    app.prompt = None;
+    app.close_prompt();
     cmds.extend(run_query(app, line.tab, parsed));
     if !notes.is_empty() {
         app.say(notes.join("; "));

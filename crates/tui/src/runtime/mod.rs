@@ -456,7 +456,7 @@ impl Runtime {
                 } => {
                     // The refresh of a tab not shown is background work: it spends only its
                     // share of the request budget (docs/design.md "Request budget").
-                    let hidden = tab != app.active;
+                    let hidden = tab != app.active();
                     self.spawn(tab, generation, cursor, query, limit, true, 0, hidden)
                 }
                 Command::FetchPart {
@@ -468,7 +468,7 @@ impl Runtime {
                     query,
                     limit,
                 } => {
-                    let client = self.client_for(head && tab != app.active);
+                    let client = self.client_for(head && tab != app.active());
                     self.spawn_part(
                         client,
                         tab,
@@ -749,7 +749,7 @@ impl Drop for Runtime {
 
 /// Whether the shown tab's walk has reached the end of its list.
 fn walk_done(app: &App) -> bool {
-    with_tab!(ref app, app.active, |t| t.pager.is_done())
+    with_tab!(ref app, app.active(), |t| t.pager.is_done())
 }
 
 /// The message for a terminal event; mouse moves and drags are ignored (nothing to redraw).

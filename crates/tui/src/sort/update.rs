@@ -8,7 +8,8 @@ use convo_api::Resource;
 
 /// `=`: descending → ascending → the server's order again.
 pub fn reverse(app: &mut App) {
-    let f = app.sort.get_mut(app.active);
+    let active = app.active();
+    let f = app.sort_mut().get_mut(active);
     f.sort = match f.sort {
         Some(s) if s.desc => Some(Sort { desc: false, ..s }),
         Some(_) => None,
@@ -27,9 +28,10 @@ pub fn reverse(app: &mut App) {
 /// that takes it away (see [`super::Sorting::held_at`]).
 pub fn before(app: &mut App) {
     for tab in [Resource::Conversations, Resource::Visitors] {
-        let s = app.sort.get_mut(tab);
-        s.held_at = with_tab!(ref app, tab, |t| (s.sorted() && t.held().is_none())
+        let s = app.sort().get(tab);
+        let held_at = with_tab!(ref app, tab, |t| (s.sorted() && t.held().is_none())
             .then(|| s.pos(t.selected)));
+        app.sort_mut().get_mut(tab).held_at = held_at;
     }
 }
 
@@ -40,10 +42,10 @@ pub fn before(app: &mut App) {
 pub fn refresh(app: &mut App, force: bool) {
     let body = app.body_height();
     for tab in [Resource::Conversations, Resource::Visitors] {
-        let force = force && tab == app.active;
+        let force = force && tab == app.active();
         let aliases = app.settings().aliases().clone();
         // Taken out while the tab's rows and the names are read, then put back.
-        let mut sorting = std::mem::take(app.sort.get_mut(tab));
+        let mut sorting = std::mem::take(app.sort_mut().get_mut(tab));
         let s = &mut sorting;
         let top = with_tab!(ref app, tab, |t| {
             s.refresh(
@@ -70,7 +72,7 @@ pub fn refresh(app: &mut App, force: bool) {
                 None
             }
         });
-        *app.sort.get_mut(tab) = sorting;
+        *app.sort_mut().get_mut(tab) = sorting;
         if let Some(i) = top {
             with_tab!(app, tab, |t| t.selected = i);
         }
@@ -79,24 +81,25 @@ pub fn refresh(app: &mut App, force: bool) {
 
 /// The user moved the selection (or chose a sort): it no longer follows the first row.
 pub fn stop_following(app: &mut App, tab: Resource) {
-    app.sort.get_mut(tab).follow_top = false;
+    app.sort_mut().get_mut(tab).follow_top = false;
 }
 
 /// The selected row (an index into the loaded rows) of the active tab.
 pub fn selected(app: &App) -> usize {
-    with_tab!(ref app, app.active, |t| t.selected)
+    with_tab!(ref app, app.active(), |t| t.selected)
 }
 
 fn rows_len(app: &App) -> usize {
-    with_tab!(ref app, app.active, |t| t.rows().len())
+    with_tab!(ref app, app.active(), |t| t.rows().len())
 }
 
 /// Selects row `i` (an index into the loaded rows) and keeps it on screen.
 pub fn select_row(app: &mut App, i: usize) {
     let body = app.body_height();
-    with_tab!(app, app.active, |t| t.select(i, body));
+    with_tab!(app, app.active(), |t| t.select(i, body));
     let (sel, n) = (selected(app), rows_len(app));
-    let f = app.sort.get_mut(app.active);
+    let active = app.active();
+    let f = app.sort_mut().get_mut(active);
     if f.sorted() {
         f.scroll_to(sel, n, body);
     }
@@ -111,9 +114,9 @@ pub fn move_sorted(app: &mut App, delta: isize) {
     }
     // From a row held under the cursor (it left at a refresh; shown just above the row that
     // took its place in the display order), a step down lands on that row first.
-    let held = with_tab!(ref app, app.active, |t| t.held().is_some());
+    let held = with_tab!(ref app, app.active(), |t| t.held().is_some());
     let delta = if held && delta > 0 { delta - 1 } else { delta };
-    let f = app.sort.get(app.active);
+    let f = app.sort().get(app.active());
     let pos = f.pos(selected(app)) as isize;
     let target = pos.saturating_add(delta).clamp(0, n as isize - 1) as usize;
     let i = f.row_at(target);
@@ -122,11 +125,12 @@ pub fn move_sorted(app: &mut App, delta: isize) {
 
 /// `>` / `<`: sorts by the next or previous shown column.
 pub fn cycle_sort(app: &mut App, back: bool) {
-    let cols: Vec<Column> = app.settings().columns().of(app.active).to_vec();
+    let cols: Vec<Column> = app.settings().columns().of(app.active()).to_vec();
     if cols.is_empty() {
         return;
     }
-    let f = app.sort.get_mut(app.active);
+    let active = app.active();
+    let f = app.sort_mut().get_mut(active);
     let cur = f.sort.and_then(|s| cols.iter().position(|c| *c == s.col));
     let next = match (cur, back) {
         (None, false) => 0,
@@ -144,7 +148,7 @@ pub fn cycle_sort(app: &mut App, back: bool) {
 
 /// The sort changed: recompute it, keep the selected row selected and on screen.
 fn resorted(app: &mut App) {
-    stop_following(app, app.active);
+    stop_following(app, app.active());
     refresh(app, true);
     let sel = selected(app);
     select_row(app, sel);

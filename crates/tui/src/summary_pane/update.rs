@@ -9,13 +9,13 @@ use crate::overlay::Overlay;
 
 /// `S`: opens the pane (Conversations only).
 pub fn open(app: &mut App) {
-    if app.active != convo_api::Resource::Conversations {
+    if app.active() != convo_api::Resource::Conversations {
         app.say("the summary is for conversations: press 1 for that tab, then S");
         return;
     }
     let pane = SummaryPane::new(app.now(), app.settings().stale_after_secs())
         .with_sla(app.settings().sla().clone());
-    app.overlay = Overlay::Summary(Box::new(pane));
+    app.open_overlay(Overlay::Summary(Box::new(pane)));
     refresh(app);
 }
 
@@ -26,10 +26,17 @@ pub fn refresh(app: &mut App) {
         app.settings().aliases().clone(),
         app.now(),
     );
-    let Overlay::Summary(p) = &mut app.overlay else {
+    if !matches!(app.overlay(), Overlay::Summary(_)) {
         return;
+    }
+    // Taken out while the tab's rows are read, then put back.
+    let mut o = std::mem::replace(app.overlay_mut(), Overlay::None);
+    let changed = match &mut o {
+        Overlay::Summary(p) => p.refresh(&app.conversations, now, stale_after, &aliases),
+        _ => false,
     };
-    if p.refresh(&app.conversations, now, stale_after, &aliases) {
+    *app.overlay_mut() = o;
+    if changed {
         app.mark_dirty();
     }
 }
@@ -37,12 +44,12 @@ pub fn refresh(app: &mut App) {
 /// A key while the pane is open.
 pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     let aliases = app.settings().aliases().clone();
-    let Overlay::Summary(p) = &mut app.overlay else {
+    let Overlay::Summary(p) = app.overlay_mut() else {
         return;
     };
     let n = p.buckets.len();
     match k.code {
-        KeyCode::Esc | KeyCode::Char('S') => app.overlay = Overlay::None,
+        KeyCode::Esc | KeyCode::Char('S') => app.close_overlay(),
         KeyCode::Down | KeyCode::Char('j') => {
             p.selected = (p.selected + 1).min(n.saturating_sub(1))
         }
@@ -81,7 +88,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                         app.say("the overflow bucket holds many values: no single filter for it")
                     }
                     Some(q) => {
-                        app.overlay = Overlay::None;
+                        app.close_overlay();
                         let tab = convo_api::Resource::Conversations;
                         cmds.extend(crate::tab_query::run_query(app, tab, q));
                     }
@@ -97,7 +104,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                     convo_text::one_line(&label, 40)
                 )),
                 Some(f) => {
-                    app.overlay = Overlay::None;
+                    app.close_overlay();
                     let from = crate::update::place::here(app);
                     crate::update::place::set_conversations_from(app, from, f, cmds);
                 }

@@ -45,11 +45,11 @@ pub fn run_pending(app: &mut App) -> Vec<Command> {
 /// Back to a union shown before: run again (no history entry), selecting `row` once it shows
 /// up. The tab on screen is the place's, not the query's.
 pub fn restore(app: &mut App, q: Query, row: Option<crate::tab::Reselect>) -> Vec<Command> {
-    let (active, tab) = (app.active, q.resource);
+    let (active, tab) = (app.active(), q.resource);
     let history = app.history().clone();
     let cmds = run(app, tab, q, true);
     *app.history_mut() = history;
-    app.active = active;
+    app.show_tab(active);
     with_tab!(app, tab, |t| if t.union.is_some() {
         t.reselect = row;
     });
@@ -181,7 +181,7 @@ fn show(
             (place(&mut app.visitors, q, p, now), notes)
         }
     };
-    app.active = tab;
+    app.show_tab(tab);
     if tab == Resource::Conversations {
         visitors::query_shown(app);
     }
@@ -445,7 +445,7 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
 
 /// `L` or `G` on a union tab: its scan goes on past its page budget.
 pub fn go_on(app: &mut App) {
-    with_tab!(app, app.active, |t| if let Some(u) = t.union.as_mut() {
+    with_tab!(app, app.active(), |t| if let Some(u) = t.union.as_mut() {
         u.go_on();
     });
 }
@@ -453,14 +453,14 @@ pub fn go_on(app: &mut App) {
 /// The active tab is a union whose streams are scanned for rows its checks keep (Esc stops
 /// the scan where it is).
 pub fn scanning(app: &App) -> bool {
-    with_tab!(ref app, app.active, |t| t.union.as_ref().is_some_and(|u| {
-        !u.paused && t.pager.has_more() && !u.checks.is_empty()
-    }))
+    with_tab!(ref app, app.active(), |t| t.union.as_ref().is_some_and(
+        |u| { !u.paused && t.pager.has_more() && !u.checks.is_empty() }
+    ))
 }
 
 /// Esc while the active union tab scans ([`scanning`]): it stops until `L`; true if it did.
 pub fn stop(app: &mut App) -> bool {
-    with_tab!(app, app.active, |t| match t.union.as_mut() {
+    with_tab!(app, app.active(), |t| match t.union.as_mut() {
         Some(u) if !u.paused && t.pager.has_more() && !u.checks.is_empty() => {
             u.stop();
             true

@@ -18,7 +18,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         return app.say("nothing to go back to");
     };
     let body = app.body_height();
-    app.active = place.active;
+    app.show_tab(place.active);
     let walks = (app.conversations.generation, app.visitors.generation);
     let (c, v) = (place.conversations, place.visitors);
     // A union shown then is run again (unless it is on screen now), on the row selected then.
@@ -74,7 +74,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         if let Some(sort) = sort
             && generation != before
         {
-            app.sort.get_mut(tab).preset(sort, generation);
+            app.sort_mut().get_mut(tab).preset(sort, generation);
         }
     }
 }
@@ -135,7 +135,7 @@ pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     }
     let from = here(app);
     app.open_oldest_first(v.oldest_first);
-    app.active = v.tab;
+    app.show_tab(v.tab);
     match v.tab {
         Resource::Conversations => set_conversations_from(app, from, v.conversations, cmds),
         Resource::Visitors => set_visitors_from(app, from, v.visitors, cmds),
@@ -144,7 +144,7 @@ pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
 }
 
 pub(super) fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
-    let filter = match app.active {
+    let filter = match app.active() {
         Resource::Conversations => {
             let Some(row) = app.conversations.selected_row() else {
                 return crate::message::update::no_row_selected(app);
@@ -180,7 +180,7 @@ pub(super) fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         }
     };
     let from = here(app);
-    app.active = Resource::Conversations;
+    app.show_tab(Resource::Conversations);
     set_conversations_from(app, from, filter, cmds);
 }
 
@@ -220,7 +220,7 @@ pub(super) fn keep_oldest_first(app: &mut App) {
 pub(super) fn preset_oldest_first(app: &mut App, follow_top: bool) {
     let generation = app.conversations.generation;
     app.conversations.load_all = true;
-    let s = app.sort.get_mut(Resource::Conversations);
+    let s = app.sort_mut().get_mut(Resource::Conversations);
     s.preset(
         crate::sort::Sort {
             col: crate::columns::Column::Created,

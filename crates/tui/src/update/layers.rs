@@ -57,10 +57,10 @@ pub fn stack(app: &App) -> Vec<Layer> {
     if app.exports().awaits_check() {
         layers.push(Layer::TypeAhead);
     }
-    if app.prompt.is_some() {
+    if app.prompt().is_some() {
         layers.push(Layer::Prompt);
     }
-    if !matches!(app.overlay, Overlay::None) {
+    if !matches!(app.overlay(), Overlay::None) {
         layers.push(Layer::Overlay);
     }
     if app.detail().is_open() {
@@ -76,7 +76,7 @@ pub fn stack(app: &App) -> Vec<Layer> {
     {
         layers.push(Layer::Lookup);
     }
-    if with_tab!(ref app, app.active, |t| t.loading_all()) {
+    if with_tab!(ref app, app.active(), |t| t.loading_all()) {
         layers.push(Layer::LoadAll);
     }
     if crate::tab_query::scanning(app) {
@@ -150,7 +150,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         Layer::LoadAll => match action {
             Some(Action::Close) => {
                 // A union's scan stops with it.
-                with_tab!(app, app.active, |t| t.load_all = false);
+                with_tab!(app, app.active(), |t| t.load_all = false);
                 crate::tab_query::stop(app);
                 app.say("stopped loading all pages");
                 Answer::Consumed
@@ -181,7 +181,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
 /// The overlay on top takes every key: `q` closes it as Esc does (the filter pane takes it
 /// as text), the quit-now key (`Q`) quits.
 fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let typing = matches!(app.overlay, Overlay::Filter(_));
+    let typing = matches!(app.overlay(), Overlay::Filter(_));
     if !typing && app.settings().keymap().action(&k) == Some(Action::QuitNow) {
         return cmds.push(Command::Quit);
     }
@@ -191,13 +191,13 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         k
     };
     let views = app.settings().views().len();
-    match &mut app.overlay {
+    match app.overlay_mut() {
         Overlay::Filter(form) => match form.key(k) {
             FormOutcome::Editing => {}
-            FormOutcome::Cancel => app.overlay = Overlay::None,
+            FormOutcome::Cancel => app.close_overlay(),
             FormOutcome::Apply => {
                 let form = form.clone();
-                app.overlay = Overlay::None;
+                app.close_overlay();
                 apply_form(app, &form, cmds);
             }
         },
@@ -205,13 +205,13 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         Overlay::Views { selected } => {
             let n = views;
             match k.code {
-                KeyCode::Esc | KeyCode::Char('v') => app.overlay = Overlay::None,
+                KeyCode::Esc | KeyCode::Char('v') => app.close_overlay(),
                 KeyCode::Char('?') => help_over(app),
                 KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1) % n.max(1),
                 KeyCode::Up | KeyCode::Char('k') => *selected = (*selected + n - 1) % n.max(1),
                 KeyCode::Enter => {
                     let i = *selected;
-                    app.overlay = Overlay::None;
+                    app.close_overlay();
                     apply_view(app, i, cmds);
                 }
                 _ => {}
@@ -238,18 +238,18 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 
 /// `?` from an overlay: the help opens over it, and closing the help shows it again.
 fn help_over(app: &mut App) {
-    let under = std::mem::take(&mut app.overlay);
-    app.overlay = Overlay::Help {
+    let under = std::mem::take(app.overlay_mut());
+    app.open_overlay(Overlay::Help {
         scroll: 0,
         under: Some(Box::new(under)),
-    };
+    });
 }
 
 /// The help overlay's keys: Esc, `q` or `?` close it (back to the overlay it was opened
 /// over, if any); the move keys in effect (and the arrows, PgUp/PgDn, Home/End) scroll it,
 /// never past its last line.
 fn on_help_key(app: &mut App, k: KeyEvent) {
-    if !matches!(app.overlay, Overlay::Help { .. }) {
+    if !matches!(app.overlay(), Overlay::Help { .. }) {
         return;
     }
     let g = crate::view::help_lines::geometry(
@@ -264,13 +264,14 @@ fn on_help_key(app: &mut App, k: KeyEvent) {
     );
     let (max, page) = (g.max_scroll(), g.page());
     let keymap = app.settings().keymap().clone();
-    let Overlay::Help { scroll, under } = &mut app.overlay else {
+    let Overlay::Help { scroll, under } = app.overlay_mut() else {
         return;
     };
     let now = (*scroll).min(max);
     let to = match (k.code, keymap.action(&k)) {
         (KeyCode::Esc | KeyCode::Char('?'), _) => {
-            app.overlay = under.take().map_or(Overlay::None, |o| *o);
+            let under = under.take().map_or(Overlay::None, |o| *o);
+            app.open_overlay(under);
             return;
         }
         (KeyCode::Down, _) | (_, Some(Action::Down)) => now + 1,
@@ -286,7 +287,7 @@ fn on_help_key(app: &mut App, k: KeyEvent) {
 
 /// The prompt takes every key.
 fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let Some(prompt) = app.prompt.clone() else {
+    let Some(prompt) = app.prompt().clone() else {
         return;
     };
     match prompt {

@@ -74,7 +74,7 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
         .collect();
     // Where they were shows in the service's order only (a display sort hides them).
     let key = app.settings().keymap().key_of(Action::JumpLeft);
-    let hint = if app.sort.get(tab).sorted() {
+    let hint = if app.sort().get(tab).sorted() {
         String::new()
     } else {
         format!(" ({key} shows where)")
@@ -103,7 +103,7 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
 /// shows there, marked ×, just above it), the next one at each press. Said when none left.
 pub fn jump_to_left(app: &mut App) {
     let body = app.body_height();
-    let found = with_tab!(app, app.active, |t| {
+    let found = with_tab!(app, app.active(), |t| {
         let rows = t.rows();
         let held = t.held().map(|h| h.row.id());
         // Where each row that left shows: before the loaded row at this index.
@@ -136,7 +136,7 @@ pub fn jump_to_left(app: &mut App) {
         next.map(|(_, id)| (id, places.len()))
     });
     // Shown × above the cursor until the next refresh; after it, only the place is left.
-    let shown = with_tab!(ref app, app.active, |t| t.pager.gone().count() > 0);
+    let shown = with_tab!(ref app, app.active(), |t| t.pager.gone().count() > 0);
     let how = if shown {
         "×, above the cursor"
     } else {

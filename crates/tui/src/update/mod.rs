@@ -45,8 +45,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // A refresh this message merges follows the top for a watcher (no pane open on the rows,
     // in server order), holds still for a reader.
     for tab in [Resource::Conversations, Resource::Visitors] {
-        let pane = app.detail().is_open() && app.active == tab;
-        let watching = !pane && !app.sort.get(tab).sorted();
+        let pane = app.detail().is_open() && app.active() == tab;
+        let watching = !pane && !app.sort().get(tab).sorted();
         with_tab!(app, tab, |t| t.watching = watching);
     }
     sort::update::before(app);
@@ -191,7 +191,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                         ..base
                     };
                     let from = here(app);
-                    app.active = Resource::Conversations;
+                    app.show_tab(Resource::Conversations);
                     set_conversations_from(app, from, f, &mut cmds);
                 }
             }
@@ -309,7 +309,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     app.visitors.sync_query();
     since_look::ask(app, &mut cmds);
     // A union's parts mark rows as they come too: the line follows the footer.
-    since_look::say(app, app.active);
+    since_look::say(app, app.active());
     fill(app, &mut cmds);
     board::update::from_tabs(app);
     live::say_lost(app);
@@ -325,7 +325,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
 fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
     let limit = app.settings().limit();
-    for tab in [app.active, other(app.active)] {
+    for tab in [app.active(), other(app.active())] {
         if pump_union(app, tab, cmds) {
             continue;
         }
@@ -338,10 +338,10 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Shows `tab`: a step Back takes back (to the tab left, on its row), as every other move.
 fn switch_tab(app: &mut App, tab: Resource) {
-    if tab != app.active {
+    if tab != app.active() {
         let from = here(app);
         app.history_mut().push(from);
-        app.active = tab;
+        app.show_tab(tab);
     }
 }
 
@@ -355,19 +355,19 @@ fn other(tab: Resource) -> Resource {
 /// Pasted text: into the open prompt's text or the filter pane's focused field; elsewhere it
 /// is not a key press and does nothing.
 fn on_paste(app: &mut App, pasted: &str) {
-    match app.prompt.clone() {
+    match app.prompt().clone() {
         Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
         Some(Prompt::Query(line)) => return query_line::update::on_paste(app, *line, pasted),
         Some(Prompt::SaveView(s)) => return query_line::save::on_paste(app, *s, pasted),
         Some(Prompt::Export(mut path) | Prompt::ExportExists(mut path)) => {
             super::prompt::paste_line(&mut path, pasted);
-            app.prompt = Some(Prompt::Export(path));
+            app.open_prompt(Prompt::Export(path));
             return;
         }
         Some(_) => return,
         None => {}
     }
-    if let Overlay::Filter(form) = &mut app.overlay {
+    if let Overlay::Filter(form) = app.overlay_mut() {
         form.paste(pasted);
     }
 }
@@ -375,7 +375,7 @@ fn on_paste(app: &mut App, pasted: &str) {
 /// `o`: opens the selected row in the web app.
 fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
     let id = app.selected_id();
-    match browser::url_for(app.settings().web_url().as_deref(), app.active, id) {
+    match browser::url_for(app.settings().web_url().as_deref(), app.active(), id) {
         Ok(url) => {
             app.say(format!("opening {}", convo_text::one_line(&url, 200)));
             cmds.push(Command::OpenUrl(url));
@@ -388,7 +388,7 @@ fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
 /// [`layers`]). The guarded arms come first: they are the table's modes (sorted, a union).
 pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
     let body = app.body_height() as isize;
-    let sorted = app.sort.get(app.active).sorted();
+    let sorted = app.sort().get(app.active()).sorted();
     match action {
         // Sorted: moves follow the display order.
         Action::Down if sorted => sort::update::move_sorted(app, 1),
@@ -407,39 +407,41 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             super::tab_query::go_on(app);
             move_by(app, isize::MAX / 2)
         }
-        Action::NextTab | Action::PrevTab => switch_tab(app, other(app.active)),
+        Action::NextTab | Action::PrevTab => switch_tab(app, other(app.active())),
         Action::FirstTab => switch_tab(app, Resource::Conversations),
         Action::SecondTab => switch_tab(app, Resource::Visitors),
         Action::Filter => {
-            let mut form = match app.active {
+            let mut form = match app.active() {
                 Resource::Conversations => FilterForm::conversations(&app.conversations.filter)
                     .with_me(app.settings().query_settings().agent_id)
                     .with_aliases(&app.settings().aliases()),
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             // A query the fields cannot hold (a union, checks in convo): said in the pane.
-            if with_tab!(ref app, app.active, |t| t.union.is_some()) {
-                form.query_note = Some(query_line::update::query_text(app, app.active));
+            if with_tab!(ref app, app.active(), |t| t.union.is_some()) {
+                form.query_note = Some(query_line::update::query_text(app, app.active()));
             }
-            app.overlay = Overlay::Filter(Box::new(form));
+            app.open_overlay(Overlay::Filter(Box::new(form)));
         }
         // The tab's query (filters set by the pane, or a query from `:`) is what is cleared,
         // and an e-mail filter still being looked up.
         Action::ClearFilters
-            if app.query_of(app.active).is_empty()
-                && (app.active != Resource::Conversations
+            if app.query_of(app.active()).is_empty()
+                && (app.active() != Resource::Conversations
                     || app.lookups_mut().cancel().is_none()) =>
         {
             app.say("no filters to clear")
         }
-        Action::ClearFilters if app.query_of(app.active).is_empty() => {
+        Action::ClearFilters if app.query_of(app.active()).is_empty() => {
             app.say("filters cleared: the e-mail lookup was dropped")
         }
-        Action::ClearFilters => match app.active {
+        Action::ClearFilters => match app.active() {
             Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
             Resource::Visitors => set_visitors(app, VisitorFilter::default(), cmds),
         },
-        Action::ToggleUnassigned | Action::CycleStatus if app.active != Resource::Conversations => {
+        Action::ToggleUnassigned | Action::CycleStatus
+            if app.active() != Resource::Conversations =>
+        {
             app.say("u and s filter conversations: press 1 for that tab");
         }
         // A union tab: its query's term is what changes, the rest of the query stays.
@@ -471,7 +473,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::Back if board::update::takes_back(app) => board::update::open(app, cmds),
         Action::Back => go_back(app, cmds),
         Action::Board => board::update::open(app, cmds),
-        Action::Views => app.overlay = Overlay::Views { selected: 0 },
+        Action::Views => app.open_overlay(Overlay::Views { selected: 0 }),
         Action::Query => query_line::update::open(app, cmds),
         Action::SaveView => query_line::save::open(app),
         Action::Detail => app.detail_mut().toggle(),
@@ -493,8 +495,8 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             let max_pages = app.settings().refresh_max_pages();
             // An oldest-first view reads the whole list again before it shows it: its first
             // rows are the list's last.
-            let whole = app.active == Resource::Conversations && app.shows_oldest_first();
-            let union = with_tab!(ref app, app.active, |t| t.union.is_some()
+            let whole = app.active() == Resource::Conversations && app.shows_oldest_first();
+            let union = with_tab!(ref app, app.active(), |t| t.union.is_some()
                 && t.error.is_none());
             if union {
                 // The oldest-first view ("Breaching", a query) takes its order back.
@@ -502,12 +504,12 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                     filters::preset_oldest_first(app, false);
                 }
                 // A union is read again behind its rows, as a refresh (•, ~, × follow).
-                if super::tab_query::refresh(app, app.active, cmds) == Some(false) {
+                if super::tab_query::refresh(app, app.active(), cmds) == Some(false) {
                     app.say("the streams are being read already");
                 }
                 return;
             }
-            let c = with_tab!(app, app.active, |t| {
+            let c = with_tab!(app, app.active(), |t| {
                 if t.error.is_some() && t.next.is_none() {
                     t.error = None; // retry the failed page; loaded rows stay
                     None
@@ -530,7 +532,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::LoadAll => {
             // The walk on screen waits while a reload (or another profile) is read behind
             // it: L would load nothing, and say it does.
-            let (waiting, done, n) = with_tab!(ref app, app.active, |t| (
+            let (waiting, done, n) = with_tab!(ref app, app.active(), |t| (
                 t.next.is_some(),
                 t.pager.is_done(),
                 t.rows().len()
@@ -549,7 +551,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                     app.settings().keymap().key_of(Action::Reload)
                 )));
             } else {
-                with_tab!(app, app.active, |t| {
+                with_tab!(app, app.active(), |t| {
                     t.load_all = true;
                     t.error = None;
                 });
@@ -558,19 +560,17 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         }
         Action::Summary => {
             summary_pane::update::open(app);
-            if matches!(app.overlay, Overlay::Summary(_)) {
+            if matches!(app.overlay(), Overlay::Summary(_)) {
                 cmds.push(Command::Samples {
                     key: super::tab::marks::look_key_of(&app.conversations),
                     sample: None,
                 });
             }
         }
-        Action::Help => {
-            app.overlay = Overlay::Help {
-                scroll: 0,
-                under: None,
-            }
-        }
+        Action::Help => app.open_overlay(Overlay::Help {
+            scroll: 0,
+            under: None,
+        }),
         // What is over the table (a pane, a running `L`) took Esc before it came here.
         Action::Close => app.status_line_mut().clear(),
         // The table is the top: nothing is over it to close.
@@ -601,7 +601,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
 /// With the detail pane open on a conversation, asks the store once for its visitor's
 /// attributes (the pane shows them when they come).
 fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
-    if !app.detail().is_open() || app.active != Resource::Conversations {
+    if !app.detail().is_open() || app.active() != Resource::Conversations {
         return;
     }
     let Some(id) = app.conversations.selected_row().map(|c| c.visitor_id) else {

@@ -20,14 +20,14 @@ const WHEEL_ROWS: isize = 3;
 /// longer follows the first row of an oldest-first view.
 pub(super) fn seen_selection(app: &mut App, before: Option<uuid::Uuid>) {
     if app.selected_id() != before {
-        with_tab!(app, app.active, |t| marks::selected(t));
-        sort::update::stop_following(app, app.active);
+        with_tab!(app, app.active(), |t| marks::selected(t));
+        sort::update::stop_following(app, app.active());
     }
 }
 
 pub(super) fn move_by(app: &mut App, delta: isize) {
     let body = app.body_height();
-    let moved = with_tab!(app, app.active, |t| {
+    let moved = with_tab!(app, app.active(), |t| {
         let n = t.rows().len();
         if n == 0 {
             false
@@ -63,8 +63,8 @@ pub(super) fn scroll_detail(app: &mut App, delta: isize) {
 pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
     // An overlay, or the query line over the table (and its save prompt), takes no clicks:
     // what is under it is not what the click would reach.
-    if !matches!(app.overlay, Overlay::None)
-        || matches!(app.prompt, Some(Prompt::Query(_) | Prompt::SaveView(_)))
+    if !matches!(app.overlay(), Overlay::None)
+        || matches!(app.prompt(), Some(Prompt::Query(_) | Prompt::SaveView(_)))
     {
         return;
     }
@@ -78,7 +78,7 @@ pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
                     .into_iter()
                     .find(|t| m.column >= t.x && m.column < t.x + t.width)
                 {
-                    app.active = t.tab;
+                    app.show_tab(t.tab);
                 }
             } else if m.row >= areas.body_top()
                 && m.row < areas.table.y + areas.table.height
@@ -88,13 +88,13 @@ pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
                 // that left (shown for one refresh) cannot be selected.
                 let line = (m.row - areas.body_top()) as usize;
                 let body = areas.body_height();
-                let order = app.sort.get(app.active);
-                let n = with_tab!(ref app, app.active, |t| t.rows().len());
+                let order = app.sort().get(app.active());
+                let n = with_tab!(ref app, app.active(), |t| t.rows().len());
                 let row = if order.sorted() {
                     let p = order.offset + line;
                     (p < n).then(|| order.row_at(p))
                 } else {
-                    with_tab!(ref app, app.active, |t| {
+                    with_tab!(ref app, app.active(), |t| {
                         match t.screen_lines(body, true).get(line) {
                             Some(ScreenLine::Row(i)) => Some(*i),
                             _ => None,

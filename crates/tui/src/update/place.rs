@@ -30,7 +30,7 @@ pub fn store_started(app: &mut App) -> String {
 /// Where the user is now (the tab on screen, each tab's filters and selected row), for Back.
 pub fn here(app: &App) -> Place {
     Place {
-        active: app.active,
+        active: app.active(),
         conversations: TabPlace {
             filter: app.conversations.filter.clone(),
             selected: app.conversations.selection(),
@@ -39,7 +39,7 @@ pub fn here(app: &App) -> Place {
                 .union
                 .as_ref()
                 .map(|_| app.conversations.query.clone()),
-            sort: app.sort.conversations.sort,
+            sort: app.sort().conversations.sort,
         },
         visitors: TabPlace {
             filter: app.visitors.filter.clone(),
@@ -49,7 +49,7 @@ pub fn here(app: &App) -> Place {
                 .union
                 .as_ref()
                 .map(|_| app.visitors.query.clone()),
-            sort: app.sort.visitors.sort,
+            sort: app.sort().visitors.sort,
         },
         oldest_first: app.shows_oldest_first(),
     }
@@ -77,7 +77,7 @@ pub fn set_conversations_from(
             cmds.push(c);
         }
         // The same filters, reached from the other tab: going back is still a move.
-        None if from.active != app.active => app.history_mut().push(from),
+        None if from.active != app.active() => app.history_mut().push(from),
         None => app.say("filters unchanged"),
     }
 }
@@ -101,7 +101,7 @@ pub(super) fn set_visitors_from(
             app.history_mut().push(from);
             cmds.push(c);
         }
-        None if from.active != app.active => app.history_mut().push(from),
+        None if from.active != app.active() => app.history_mut().push(from),
         None => app.say("filters unchanged"),
     }
 }

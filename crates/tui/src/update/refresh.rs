@@ -90,13 +90,13 @@ pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Comman
 /// ends). A reload (or profile) whose walk failed behind the rows on screen is tried again
 /// instead.
 pub fn refresh_now(app: &mut App, cmds: &mut Vec<Command>) {
-    if export::update::exporting(app, app.active) {
+    if export::update::exporting(app, app.active()) {
         return;
     }
     let (limit, max_pages) = (app.settings().limit(), app.settings().refresh_max_pages());
-    let whole = app.active == Resource::Conversations && app.shows_oldest_first();
-    let union = crate::tab_query::refresh(app, app.active, cmds);
-    let (c, retried) = with_tab!(app, app.active, |t| {
+    let whole = app.active() == Resource::Conversations && app.shows_oldest_first();
+    let union = crate::tab_query::refresh(app, app.active(), cmds);
+    let (c, retried) = with_tab!(app, app.active(), |t| {
         if union.is_some() {
             (None, false)
         } else if t.next.as_ref().is_some_and(|n| n.error.is_some()) {

@@ -97,7 +97,7 @@ pub(super) fn say(app: &mut App, tab: Resource) {
     }
     // Said on its own tab only: the other tab's would take the line from it and then not show
     // (its footer counts its marks).
-    if tab != app.active {
+    if tab != app.active() {
         return;
     }
     let (new, changed) = with_tab!(ref app, tab, |t| t.marks.counts(generation));

@@ -70,7 +70,7 @@ const HINT: &str = "x clears · Backspace back";
 /// Draws the chips line: the query's terms as chips, fitted to the width (the last one that
 /// does not fit cut with `…`, the rest left out, the hint kept), never wrapped.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let chips = query_chips(app, app.active);
+    let chips = query_chips(app, app.active());
     let line = if chips.is_empty() {
         // The first minute's map: where filters, queries, views, the board and the summary are,
         // as many whole hints as the width holds.
@@ -91,7 +91,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Line::from(Span::styled(hint, Style::new().dim()))
     } else {
         let mut spans = vec![Span::raw(" ")];
-        if app.active == Resource::Conversations && app.shows_oldest_first() {
+        if app.active() == Resource::Conversations && app.shows_oldest_first() {
             spans.extend(breaching_title(app));
         }
         let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
@@ -183,7 +183,7 @@ fn order(app: &App) -> String {
         desc: false,
     };
     let reload = app.settings().keymap().key_of(Action::Reload);
-    match app.sort.get(Resource::Conversations).sort {
+    match app.sort().get(Resource::Conversations).sort {
         Some(s) if s == oldest => " · oldest first  ".into(),
         Some(_) => format!(" · {reload} for oldest first  "),
         None => format!(" · the service's order ({reload} for oldest first)  "),

@@ -37,10 +37,10 @@ fn chosen(text: String, on: bool) -> Line<'static> {
 pub fn menu(app: &App, selected: usize, frame: &mut Frame) {
     let width = frame.area().width.saturating_sub(4).min(90);
     let inner = width.saturating_sub(4) as usize;
-    let marked = app.commands().marked.get(app.active).len();
+    let marked = app.commands().marked.get(app.active()).len();
     let mut lines: Vec<Line> = app
         .commands()
-        .on(app.active)
+        .on(app.active())
         .into_iter()
         .enumerate()
         .map(|(n, i)| {

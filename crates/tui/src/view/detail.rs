@@ -15,7 +15,7 @@ use convo_api::model::short_id;
 
 /// Draws the pane.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (title, left) = match app.active {
+    let (title, left) = match app.active() {
         Resource::Conversations => (
             app.conversations
                 .selected_row()

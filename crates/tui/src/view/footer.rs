@@ -24,7 +24,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         // The row under the cursor left the view: it has no place in the list.
         " × left the view · ".to_string()
     } else if n > 0 {
-        format!(" row {} · ", app.sort.get(t.tab).pos(t.selected) + 1)
+        format!(" row {} · ", app.sort().get(t.tab).pos(t.selected) + 1)
     } else {
         " ".to_string()
     };
@@ -173,7 +173,7 @@ fn live_span<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         .then(|| app.refresh_period())
         .flatten();
     // A display sort places the rows that arrive by its own order: nothing is "above".
-    let sorted = app.sort.get(t.tab).sorted();
+    let sorted = app.sort().get(t.tab).sorted();
     if t.new_above > 0 && !sorted {
         return Some(Span::styled(
             format!(
@@ -208,7 +208,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         };
         ((spans, warnings), end)
     };
-    let ((mut spans, warnings), end) = match app.active {
+    let ((mut spans, warnings), end) = match app.active() {
         Resource::Conversations => pick(
             walk_spans(app, &app.conversations),
             [
@@ -226,7 +226,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     };
     // An e-mail that finds no visitor: say why a part of one finds nothing.
     let v = &app.visitors;
-    if app.active == Resource::Visitors
+    if app.active() == Resource::Visitors
         && v.filter.email.is_some()
         && v.pager.is_done()
         && v.pager.loaded() == 0

@@ -17,7 +17,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Span::raw(" "),
     ];
     for t in tab_titles() {
-        let style = if t.tab == app.active {
+        let style = if t.tab == app.active() {
             Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
         } else {
             Style::new().fg(Color::Gray)
@@ -30,7 +30,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // "demo" and the masked key. Pieces that do not fit are left out whole, the least
     // important first ("sk_…d…" helped nobody); only the last one standing is ever cut.
     let mut pieces: Vec<(u8, String)> = Vec::new();
-    if let Some(mark) = app.sort.get(app.active).mark() {
+    if let Some(mark) = app.sort().get(app.active()).mark() {
         pieces.push((0, mark));
     }
     if let Some(p) = &app.profiles().current {
@@ -65,7 +65,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         // The sort's mark alone, too wide: its short form ("sorted by created ↑").
         if convo_text::width(&joined(&pieces)) > room
             && let [(0, mark)] = pieces.as_mut_slice()
-            && let Some(short) = app.sort.get(app.active).short_mark()
+            && let Some(short) = app.sort().get(app.active()).short_mark()
         {
             *mark = short;
         }

@@ -41,7 +41,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     footer::draw(app, frame, areas.footer);
     status::draw(app, frame, areas.status);
-    draw_overlay(app, &app.overlay, frame);
+    draw_overlay(app, app.overlay(), frame);
     prompt::draw(app, frame);
     mend_wide(frame.buffer_mut());
     app.settings().theme().apply(frame.buffer_mut());

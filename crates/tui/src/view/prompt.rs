@@ -14,7 +14,7 @@ use convo_text::{fit, one_line, width};
 
 /// Draws the open prompt, if any.
 pub fn draw(app: &App, frame: &mut Frame) {
-    let Some(p) = &app.prompt else {
+    let Some(p) = app.prompt() else {
         return;
     };
     match p {
@@ -48,7 +48,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             edit_line(app, frame, fitting(app, &labels, text), text)
         }
         Prompt::ExportScope(path) => {
-            let n = with_tab!(ref app, app.active, |t| t.rows().len());
+            let n = with_tab!(ref app, app.active(), |t| t.rows().len());
             let labels = [
                 format!(
                     "export: l the {n} loaded rows · w the whole walk (all pages of the current \
@@ -121,7 +121,7 @@ fn save_view(app: &App, s: &crate::query_line::SaveView, frame: &mut Frame) {
 /// On the Conversations tab: whether the export carries names beside the ids, and the key
 /// that changes it (long and short).
 fn names_note(app: &App) -> [&'static str; 2] {
-    match (app.active, app.exports().with_names()) {
+    match (app.active(), app.exports().with_names()) {
         (convo_api::Resource::Conversations, true) => {
             ["with names, Tab: ids only · ", "Tab: ids only · "]
         }

@@ -37,7 +37,7 @@ fn next_failed<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
 
 /// Draws the status line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (retry, error, refresh_error, next) = match app.active {
+    let (retry, error, refresh_error, next) = match app.active() {
         Resource::Conversations => {
             let t = &app.conversations;
             (&t.retry, &t.error, &t.refresh_error, next_failed(app, t))

@@ -119,9 +119,9 @@ fn style(look: Look) -> Style {
 
 /// Draws the active tab's table with its scrollbar.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let cols = app.settings().columns().of(app.active);
-    let find = (app.search.get(app.active), app.sort.get(app.active));
-    match app.active {
+    let cols = app.settings().columns().of(app.active());
+    let find = (app.search().get(app.active()), app.sort().get(app.active()));
+    match app.active() {
         Resource::Conversations => draw_tab(app, &app.conversations, cols, find, frame, area),
         Resource::Visitors => draw_tab(app, &app.visitors, cols, find, frame, area),
     }
