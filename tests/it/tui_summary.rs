@@ -486,3 +486,38 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
     );
     assert!(screen.contains("min 480 max 480"), "{screen}");
 }
+
+/// The pane's ages and stale counts are measured to the clock: time passing with no row
+/// changed (a tick into the next minutes) counts them again, as a new page would.
+#[test]
+fn the_pane_counts_again_when_the_minute_turns_with_no_new_rows() {
+    let (mut app, server) = app_with(120, 40, 300, true);
+    server.settle(&mut app, ch('S'));
+    let open = |app: &App| {
+        pane(app)
+            .buckets
+            .iter()
+            .find(|(b, _)| b.key == Key::Status(Status::Open))
+            .map(|(b, _)| (b.oldest_age, b.stale))
+            .expect("open bucket")
+    };
+    let (age, _) = open(&app);
+    let rows = app.conversations.rows().len();
+    // Three hours on: every open row idle for an hour more is stale now.
+    let later = 3 * 3600;
+    server.settle(&mut app, common::app::at(later));
+    assert_eq!(app.conversations.rows().len(), rows, "no row came");
+    let cutoff = testing::now().as_second() + later - 7200;
+    let stale = app
+        .conversations
+        .rows()
+        .iter()
+        .filter(|c| {
+            c.status == Status::Open
+                && c.updated_at
+                    .parsed()
+                    .is_some_and(|t| t.as_second() < cutoff)
+        })
+        .count() as u64;
+    assert_eq!(open(&app), (age.map(|a| a + later), stale));
+}

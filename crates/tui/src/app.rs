@@ -12,6 +12,7 @@ use super::search::Search;
 use super::session::Settings;
 use super::sort::Sorting;
 use super::tab::{PerTab, TabState};
+use super::update::derive::Derived;
 use super::update::refresh::RefreshClock;
 use super::update::since_look::Looks;
 use super::update::watch::Watch;
@@ -73,6 +74,8 @@ pub struct App {
     watch: Watch,
     /// The exports: the one written, a whole-walk one, the path and questions.
     exports: Exports,
+    /// What the tabs' derived state was last computed from.
+    derived: Derived,
     /// The status line: its message, the last error and message whole.
     status_line: StatusLine,
     /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
@@ -136,6 +139,7 @@ impl App {
             detail: DetailPane::default(),
             watch: Watch::default(),
             status_line: StatusLine::default(),
+            derived: Derived::default(),
             exports: Exports::default(),
             oldest_first: None,
             refresh_clock: RefreshClock::new(init.refresh_secs.is_some_and(|s| s > 0), init.now),
@@ -542,6 +546,16 @@ impl App {
     /// "Since you last looked", changed by [`super::update::since_look`].
     pub fn looks_mut(&mut self) -> &mut Looks {
         &mut self.looks
+    }
+
+    /// What the tabs' derived state was last computed from.
+    pub fn derived(&self) -> &Derived {
+        &self.derived
+    }
+
+    /// Kept by [`super::update::derive`].
+    pub fn derived_mut(&mut self) -> &mut Derived {
+        &mut self.derived
     }
 
     /// The exports under way.

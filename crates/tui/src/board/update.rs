@@ -194,50 +194,48 @@ pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     }
 }
 
-/// After every update: a tab whose walk has loaded the whole view it shows counts it (again
+/// `tab`'s rows changed: when its walk has loaded the whole view it shows it counts it (again
 /// only when its rows changed), and the board's rows of that view take the count unless their
 /// own read is newer. O(rows) only when the rows changed.
-pub fn from_tabs(app: &mut App) {
-    for tab in [Resource::Conversations, Resource::Visitors] {
-        let (done, basis) = with_tab!(ref app, tab, |t| (
-            t.pager.is_done(),
-            (t.generation, t.rows().len(), t.marks.revision())
-        ));
-        if !done {
-            continue;
-        }
-        let key = crate::tab::marks::look_key(app, tab);
-        if app
-            .board()
-            .tabs
-            .get(tab)
-            .as_ref()
-            .is_some_and(|c| c.basis == basis && c.key == key)
-        {
-            continue;
-        }
-        let counts = match tab {
-            Resource::Conversations => conversations_counts(app),
-            Resource::Visitors => Counts {
-                matched: basis.1 as u64,
-                complete: true,
-                waiting: 0,
-                oldest_waiting: None,
-                imminent: 0,
-                breaching: 0,
-            },
-        };
-        let now = app.now();
-        if app.board_mut().take_tab_count(&key, &counts, now) && shown(app) {
-            app.mark_dirty();
-        }
-        *app.board_mut().tabs.get_mut(tab) = Some(super::TabCount {
-            key,
-            basis,
-            counts,
-            at: app.now(),
-        });
+pub fn from_tab(app: &mut App, tab: Resource) {
+    let (done, basis) = with_tab!(ref app, tab, |t| (
+        t.pager.is_done(),
+        (t.generation, t.rows().len(), t.marks.revision())
+    ));
+    if !done {
+        return;
     }
+    let key = crate::tab::marks::look_key(app, tab);
+    if app
+        .board()
+        .tabs
+        .get(tab)
+        .as_ref()
+        .is_some_and(|c| c.basis == basis && c.key == key)
+    {
+        return;
+    }
+    let counts = match tab {
+        Resource::Conversations => conversations_counts(app),
+        Resource::Visitors => Counts {
+            matched: basis.1 as u64,
+            complete: true,
+            waiting: 0,
+            oldest_waiting: None,
+            imminent: 0,
+            breaching: 0,
+        },
+    };
+    let now = app.now();
+    if app.board_mut().take_tab_count(&key, &counts, now) && shown(app) {
+        app.mark_dirty();
+    }
+    *app.board_mut().tabs.get_mut(tab) = Some(super::TabCount {
+        key,
+        basis,
+        counts,
+        at: app.now(),
+    });
 }
 
 /// The Conversations tab's rows counted as a read of the view counts them (`summary::views`:

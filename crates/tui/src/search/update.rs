@@ -68,28 +68,34 @@ pub fn on_paste(app: &mut App, mut text: String, pasted: &str) {
     jump_to_first_match(app);
 }
 
-/// After every message: recomputes the matches of both tabs when their rows changed (or of
-/// the active tab when `force`). Cheap when nothing changed.
+/// The search text changed (or the names it also looks in): the matches of the active tab
+/// are recomputed now, the other tab's when its rows change.
 pub fn refresh(app: &mut App, force: bool) {
-    end_stale(app);
-    let now = app.now();
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active();
-        let columns = app.settings().columns().of(tab).to_vec();
-        let aliases = app.settings().aliases().clone();
-        // Taken out while the tab's rows and the names are read, then put back.
-        let mut s = std::mem::take(app.search_mut().get_mut(tab));
-        with_tab!(ref app, tab, |t| s.refresh(
-            t.rows(),
-            (t.generation, t.marks.revision()),
-            &columns,
-            now,
-            &aliases,
-            app.names(),
-            force
-        ));
-        *app.search_mut().get_mut(tab) = s;
+        refresh_tab(app, tab, force);
     }
+}
+
+/// `tab`'s rows (or its filters) changed: a search of other filters ends, the matches are
+/// recomputed (unless `force`, only when the rows differ from those last scanned).
+pub fn refresh_tab(app: &mut App, tab: Resource, force: bool) {
+    end_stale(app, tab);
+    let now = app.now();
+    let columns = app.settings().columns().of(tab).to_vec();
+    let aliases = app.settings().aliases().clone();
+    // Taken out while the tab's rows and the names are read, then put back.
+    let mut s = std::mem::take(app.search_mut().get_mut(tab));
+    with_tab!(ref app, tab, |t| s.refresh(
+        t.rows(),
+        (t.generation, t.marks.revision()),
+        &columns,
+        now,
+        &aliases,
+        app.names(),
+        force
+    ));
+    *app.search_mut().get_mut(tab) = s;
 }
 
 fn set_query(app: &mut App, q: String) {
@@ -120,20 +126,18 @@ fn jump_to_first_match(app: &mut App) {
 
 /// A search typed over other filters than the tab's now (a drill-down, a view, a query,
 /// Back) ends: it would look for the same text in other rows. Said on the active tab.
-fn end_stale(app: &mut App) {
-    for tab in [Resource::Conversations, Resource::Visitors] {
-        let s = app.search().get(tab);
-        if s.query.is_empty() || app.query_of(tab).to_string() == s.over {
-            continue;
-        }
-        let text = convo_text::one_line(&s.query, 60);
-        let s = app.search_mut().get_mut(tab);
-        s.query.clear();
-        s.matches.clear();
-        s.origin = None;
-        if tab == app.active() {
-            app.say(format!("search \"{text}\" ended: the filters changed"));
-        }
+fn end_stale(app: &mut App, tab: Resource) {
+    let s = app.search().get(tab);
+    if s.query.is_empty() || app.query_of(tab).to_string() == s.over {
+        return;
+    }
+    let text = convo_text::one_line(&s.query, 60);
+    let s = app.search_mut().get_mut(tab);
+    s.query.clear();
+    s.matches.clear();
+    s.origin = None;
+    if tab == app.active() {
+        app.say(format!("search \"{text}\" ended: the filters changed"));
     }
 }
 

@@ -35,47 +35,53 @@ pub fn before(app: &mut App) {
     }
 }
 
-/// After every message: recomputes the order of both tabs when their rows changed (or of
-/// the active tab when `force`), and keeps the sorted selection on screen. A selected row
-/// that left at this message is held where it was in the display order: the row after it
-/// there is the one that took its place.
+/// The sort changed: the active tab's order is recomputed now (`force`), the other tab's
+/// when its rows change.
 pub fn refresh(app: &mut App, force: bool) {
-    let body = app.body_height();
     for tab in [Resource::Conversations, Resource::Visitors] {
         let force = force && tab == app.active();
-        let aliases = app.settings().aliases().clone();
-        // Taken out while the tab's rows and the names are read, then put back.
-        let mut sorting = std::mem::take(app.sort_mut().get_mut(tab));
-        let s = &mut sorting;
-        let top = with_tab!(ref app, tab, |t| {
-            s.refresh(
-                t.rows(),
-                (t.generation, t.marks.revision()),
-                (&aliases, app.names()),
-                force,
-                // `L` still loading (it stays on after the walk ends)
-                t.load_all && t.pager.has_more() && t.error.is_none(),
-            );
-            let held_at = s.held_at.take().filter(|_| t.held().is_some());
-            if let Some(p) = held_at.filter(|_| s.sorted() && !s.follow_top) {
-                let n = t.rows().len();
-                let i = s.row_at(p.min(n.saturating_sub(1)));
-                s.scroll_to(i, n, body);
-                Some(i)
-            } else if s.sorted() && s.follow_top && !t.rows().is_empty() {
-                s.offset = 0;
-                Some(s.row_at(0))
-            } else {
-                if s.sorted() {
-                    s.scroll_to(t.selected, t.rows().len(), body);
-                }
-                None
+        refresh_tab(app, tab, force);
+    }
+}
+
+/// `tab`'s rows (or its selection, or the names a column sorts by) changed: its order is
+/// recomputed when they differ from those last sorted (or `force`), and the sorted
+/// selection kept on screen. A selected row that left at this message is held where it was
+/// in the display order: the row after it there is the one that took its place.
+pub fn refresh_tab(app: &mut App, tab: Resource, force: bool) {
+    let body = app.body_height();
+    let aliases = app.settings().aliases().clone();
+    // Taken out while the tab's rows and the names are read, then put back.
+    let mut sorting = std::mem::take(app.sort_mut().get_mut(tab));
+    let s = &mut sorting;
+    let top = with_tab!(ref app, tab, |t| {
+        s.refresh(
+            t.rows(),
+            (t.generation, t.marks.revision()),
+            (&aliases, app.names()),
+            force,
+            // `L` still loading (it stays on after the walk ends)
+            t.load_all && t.pager.has_more() && t.error.is_none(),
+        );
+        let held_at = s.held_at.take().filter(|_| t.held().is_some());
+        if let Some(p) = held_at.filter(|_| s.sorted() && !s.follow_top) {
+            let n = t.rows().len();
+            let i = s.row_at(p.min(n.saturating_sub(1)));
+            s.scroll_to(i, n, body);
+            Some(i)
+        } else if s.sorted() && s.follow_top && !t.rows().is_empty() {
+            s.offset = 0;
+            Some(s.row_at(0))
+        } else {
+            if s.sorted() {
+                s.scroll_to(t.selected, t.rows().len(), body);
             }
-        });
-        *app.sort_mut().get_mut(tab) = sorting;
-        if let Some(i) = top {
-            with_tab!(app, tab, |t| t.selected = i);
+            None
         }
+    });
+    *app.sort_mut().get_mut(tab) = sorting;
+    if let Some(i) = top {
+        with_tab!(app, tab, |t| t.selected = i);
     }
 }
 

@@ -19,7 +19,8 @@ pub fn open(app: &mut App) {
     refresh(app);
 }
 
-/// After every message: brings an open pane's counts up to date with the tab's rows.
+/// The Conversations tab's rows (or the minute) changed: an open pane's counts are brought up to
+/// date with them ([`crate::update::derive`]).
 pub fn refresh(app: &mut App) {
     let (stale_after, aliases, now) = (
         app.settings().stale_after_secs(),

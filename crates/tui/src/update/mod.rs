@@ -22,6 +22,7 @@ use super::{board, browser, commands, export, profiles, query_line, search, sort
 use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
 
 mod answers;
+pub mod derive;
 mod filters;
 pub mod layers;
 mod live;
@@ -290,7 +291,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         ),
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
+    // While an oldest-first view is shown: its order and load-all set for each new walk of
+    // its filters (before `fill`, which then asks for every page), or it ends.
     keep_oldest_first(app);
+    // What to ask for now: the detail pane's visitor, a sample and a ring, the export's next
+    // step, the views' last looks, the tabs' next pages.
     ask_detail_visitor(app, &mut cmds);
     // A page of a refresh that goes on is not yet a sample, nor a moment to ring.
     let (sample, imminent) = match head_of {
@@ -308,14 +313,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     app.conversations.sync_query();
     app.visitors.sync_query();
     since_look::ask(app, &mut cmds);
-    // A union's parts mark rows as they come too: the line follows the footer.
-    since_look::say(app, app.active());
     fill(app, &mut cmds);
-    board::update::from_tabs(app);
+    // What is computed from the rows, for a tab whose rows (or how they are shown) changed:
+    // the board's count, the search's matches, the order, the summary pane, the "since you
+    // last looked" line (a union's parts mark rows as they come: the line follows the footer).
+    derive::recompute(app);
+    // What the message and the tabs leave to say, and the status line kept true.
     live::say_lost(app);
-    summary_pane::update::refresh(app);
-    search::update::refresh(app, false);
-    sort::update::refresh(app, false);
     super::message::update::settle(app);
     cmds
 }
