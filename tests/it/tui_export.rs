@@ -394,7 +394,7 @@ fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
     assert!(app.conversations.error.is_some());
     assert!(!app.exports().walking());
-    let m = app.status_line().shown().clone().unwrap();
+    let m = app.status_line().shown().unwrap();
     assert!(m.error, "{m:?}");
     assert!(
         m.text
@@ -434,7 +434,7 @@ fn a_walk_that_starts_over_writes_nothing() {
     let cmds = dr.drive(&mut app, ch('u'), Some(0));
     assert!(exports(&cmds).is_empty());
     assert!(!app.exports().walking());
-    let m = app.status_line().shown().clone().unwrap();
+    let m = app.status_line().shown().unwrap();
     assert!(
         m.error && m.text.contains("abandoned") && m.text.contains("nothing written"),
         "{m:?}"

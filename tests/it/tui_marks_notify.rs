@@ -144,7 +144,7 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
     }
     server.settle(&mut app, key(KeyCode::Enter));
     assert!(convo::tui::notify::watching(
-        &app.settings().views(),
+        app.settings().views(),
         &app.conversations.filter
     ));
     for i in 0..2 {

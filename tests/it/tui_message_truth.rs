@@ -262,7 +262,7 @@ async fn cannot_suspend_is_a_notice_that_goes() {
         })
         .await;
     assert!(screen.contains("cannot suspend"), "{screen}");
-    let m = h.app.status_line().shown().clone().expect("said");
+    let m = h.app.status_line().shown().expect("said");
     assert!(!m.error, "not an error to keep: {m:?}");
     assert!(
         matches!(m.life, convo::tui::message::Life::Until(_)),

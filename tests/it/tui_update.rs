@@ -996,7 +996,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
             message: "disk on fire".into(),
         },
     );
-    let m = app.status_line().shown().clone().expect("message");
+    let m = app.status_line().shown().expect("message");
     assert!(m.error && m.text.contains("export failed") && m.text.contains("disk on fire"));
 
     app.profiles_mut().switching = Some("staging".into());
@@ -1008,7 +1008,7 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
         },
     );
     assert!(app.profiles().switching.is_none(), "P works again");
-    let m = app.status_line().shown().clone().expect("message");
+    let m = app.status_line().shown().expect("message");
     assert!(
         m.error && m.text.starts_with("profile not switched"),
         "{}",

@@ -123,7 +123,7 @@ fn id_lines(app: &App, label: &str, id: &uuid::Uuid) -> Vec<Line<'static>> {
 
 /// A timestamp: UTC with the relative time, then local time.
 fn time_lines(app: &App, label: &str, t: &convo_api::Timestamp) -> Vec<Line<'static>> {
-    let (utc, local) = absolute(app.now(), &app.settings().tz(), t);
+    let (utc, local) = absolute(app.now(), app.settings().tz(), t);
     let mut v = vec![field(label, utc)];
     v.extend(local.map(|l| field("", l)));
     v

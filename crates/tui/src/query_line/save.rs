@@ -130,8 +130,8 @@ pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) 
     };
     let names = convo_query::query::resolve::Names {
         agent_id: app.settings().query_settings().agent_id,
-        aliases: &app.settings().aliases(),
-        sla: &app.settings().sla(),
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
     // One request's filters: set as a view's filters are; more is run as a query by `v`.
     let _ = convo_query::query::views::apply(

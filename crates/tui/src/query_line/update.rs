@@ -37,7 +37,7 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
 pub fn query_text(app: &App, tab: Resource) -> String {
     named::with_aliases(
         app.query_of(tab),
-        &app.settings().aliases(),
+        app.settings().aliases(),
         app.settings().query_settings().agent_id,
     )
     .to_string()
@@ -61,7 +61,7 @@ pub fn on_loaded(app: &mut App, tab: Resource, history: Vec<String>, attr_keys: 
 /// aliases, the tab's views and the store's attribute keys.
 fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
     let mut s = Sources {
-        aliases: Some(&app.settings().aliases()),
+        aliases: Some(app.settings().aliases()),
         attr_keys: &line.attr_keys,
         ..Sources::default()
     };
@@ -93,7 +93,7 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
             };
             let text = named::with_aliases(
                 &q,
-                &app.settings().aliases(),
+                app.settings().aliases(),
                 app.settings().query_settings().agent_id,
             )
             .to_string();
@@ -179,7 +179,7 @@ fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
     let names = Names {
         agent_id: app.settings().query_settings().agent_id,
         aliases: &aliases,
-        sla: &app.settings().sla(),
+        sla: app.settings().sla(),
     };
     let parsed = parse(&text, line.tab).and_then(|p| resolve(&p, &names).map(|r| (p, r)));
     match parsed {
@@ -222,8 +222,8 @@ fn explain(app: &App, line: &mut QueryLine) {
     // A saved view of this very query, and what it adds to it.
     let names = Names {
         agent_id: app.settings().query_settings().agent_id,
-        aliases: &app.settings().aliases(),
-        sla: &app.settings().sla(),
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
     for v in app.settings().views().iter().filter(|v| v.tab == line.tab) {
         let theirs = match (&v.query, v.tab) {
@@ -267,12 +267,12 @@ fn explain(app: &App, line: &mut QueryLine) {
             );
             // The query as written (names, not the UUIDs they resolve to).
             p.query = parsed.to_string();
-            p.explain(&app.settings().aliases())
+            p.explain(app.settings().aliases())
         }
         Resource::Visitors => {
             let mut p = plan::visitors(&q, app.settings().query_settings().max_streams);
             p.query = parsed.to_string();
-            p.explain(&app.settings().aliases())
+            p.explain(app.settings().aliases())
         }
     };
     line.explain = Some((format!("{}\n{body}", head.join("\n")), 0));

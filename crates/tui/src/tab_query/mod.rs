@@ -71,8 +71,8 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
     }
     let names = Names {
         agent_id: app.settings().query_settings().agent_id,
-        aliases: &app.settings().aliases(),
-        sla: &app.settings().sla(),
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
     let resolved = match resolve(&q, &names) {
         Ok(r) => r,
@@ -227,8 +227,8 @@ pub fn place_pending(app: &mut App) {
     };
     let names = Names {
         agent_id: app.settings().query_settings().agent_id,
-        aliases: &app.settings().aliases(),
-        sla: &app.settings().sla(),
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
     let Ok(resolved) = resolve(&q, &names) else {
         return;

@@ -258,7 +258,7 @@ fn on_help_key(app: &mut App, k: KeyEvent) {
             last_error: app.status_line().last_error(),
             last_message: app.status_line().last_message(),
             tz: app.settings().tz(),
-            commands: &app.commands(),
+            commands: app.commands(),
         },
         ratatui::layout::Rect::new(0, 0, app.size().0, app.size().1),
     );

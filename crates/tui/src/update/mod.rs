@@ -379,7 +379,7 @@ fn on_paste(app: &mut App, pasted: &str) {
 /// `o`: opens the selected row in the web app.
 fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
     let id = app.selected_id();
-    match browser::url_for(app.settings().web_url().as_deref(), app.active(), id) {
+    match browser::url_for(app.settings().web_url(), app.active(), id) {
         Ok(url) => {
             app.say(format!("opening {}", convo_text::one_line(&url, 200)));
             cmds.push(Command::OpenUrl(url));
@@ -418,7 +418,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             let mut form = match app.active() {
                 Resource::Conversations => FilterForm::conversations(&app.conversations.filter)
                     .with_me(app.settings().query_settings().agent_id)
-                    .with_aliases(&app.settings().aliases()),
+                    .with_aliases(app.settings().aliases()),
                 Resource::Visitors => FilterForm::visitors(&app.visitors.filter),
             };
             // A query the fields cannot hold (a union, checks in convo): said in the pane.

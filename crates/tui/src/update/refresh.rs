@@ -153,7 +153,7 @@ pub(super) fn on_head(
         app.restart_refresh_period();
         return None;
     }
-    let watching = notify::watching(&app.settings().views(), &app.conversations.filter);
+    let watching = notify::watching(app.settings().views(), &app.conversations.filter);
     let step = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;

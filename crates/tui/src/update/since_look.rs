@@ -109,7 +109,7 @@ pub(super) fn say(app: &mut App, tab: Resource) {
         s.said = Some((new, changed));
     }
     let taken_at = since.taken_at;
-    let when = crate::names::since_words(app.now(), &app.settings().tz(), taken_at);
+    let when = crate::names::since_words(app.now(), app.settings().tz(), taken_at);
     app.post(StatusMessage {
         text: format!("{new} new, {changed} changed since {when}"),
         error: false,

@@ -113,7 +113,7 @@ pub(super) fn watch_imminent(app: &mut App, ring: bool, cmds: &mut Vec<Command>)
         .settings()
         .sla()
         .is_tracked(convo_engine::sla::Target::FirstResponse)
-        || !notify::watching(&app.settings().views(), &app.conversations.filter)
+        || !notify::watching(app.settings().views(), &app.conversations.filter)
     {
         return;
     }

@@ -302,7 +302,7 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
                     .map(|v| {
                         super::picker::describe(
                             v,
-                            &app.settings().aliases(),
+                            app.settings().aliases(),
                             app.settings().query_settings().agent_id,
                         )
                     })
@@ -513,7 +513,7 @@ fn about(app: &App, w: usize) -> Line<'static> {
         .map(|v| {
             super::picker::describe(
                 v,
-                &app.settings().aliases(),
+                app.settings().aliases(),
                 app.settings().query_settings().agent_id,
             )
         })

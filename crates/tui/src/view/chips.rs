@@ -26,7 +26,7 @@ pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
     use convo_query::query::{Pred, VisitorRef};
     let q = convo_query::query::named::with_aliases(
         app.query_of(tab),
-        &app.settings().aliases(),
+        app.settings().aliases(),
         app.settings().query_settings().agent_id,
     );
     // One request's filters found the visitors of an e-mail: how many.

@@ -61,7 +61,7 @@ pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
         // Too long: the short form of "every page, oldest first", then cut after a word.
         let mut desc = describe(
             v,
-            &app.settings().aliases(),
+            app.settings().aliases(),
             app.settings().query_settings().agent_id,
         );
         if text::width(&desc) > room {

@@ -212,9 +212,9 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
     let cx = CellCx {
         first_attributes: &first_attributes,
         now: app.now(),
-        aliases: &app.settings().aliases(),
-        names: &app.names(),
-        sla: &app.settings().sla(),
+        aliases: app.settings().aliases(),
+        names: app.names(),
+        sla: app.settings().sla(),
         no_color: app.settings().theme().no_color,
         me: app.settings().query_settings().agent_id,
     };
@@ -233,7 +233,7 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
                 let text = format!("{mark}{}", content.text);
                 let cl = Cell::from(Span::styled(text, style(content.look)));
                 let matched = hit
-                    && r.text(*c, app.now(), &app.settings().aliases())
+                    && r.text(*c, app.now(), app.settings().aliases())
                         .is_some_and(|t| needle.is_in(&t, &mut scratch.borrow_mut()));
                 if matched { cl.style(match_style()) } else { cl }
             })
