@@ -251,47 +251,6 @@ impl Settings {
         self.refresh_secs = secs.filter(|n| *n > 0);
     }
 
-    /// The refresh pages a refresh re-reads at most (`refresh_max_pages`).
-    pub fn use_refresh_max_pages(&mut self, pages: usize) {
-        self.refresh_max_pages = pages;
-    }
-
-    /// The time zone of times shown whole (the detail pane, the help's last error).
-    pub fn use_tz(&mut self, tz: TimeZone) {
-        self.tz = tz;
-    }
-
-    /// The names of sites and agents (`[aliases]`).
-    pub fn use_aliases(&mut self, aliases: Aliases) {
-        self.aliases = Arc::new(aliases);
-    }
-
-    /// The views `v` and the board list, as given (a session puts the built-in ones first).
-    pub fn use_views(&mut self, views: Vec<View>) {
-        self.views = views;
-    }
-
-    /// The key map of a checked `[keys]`.
-    pub fn use_keymap(&mut self, keymap: KeyMap) {
-        self.keymap = keymap;
-    }
-
-    /// The config's query keys (`agent_id`, `max_streams`, `scan_max_pages`).
-    pub fn use_query_settings(&mut self, q: QuerySettings) {
-        self.query_settings = q;
-    }
-
-    /// The header's endpoint text, and whether it is the demo server.
-    pub fn show_endpoint(&mut self, endpoint: String, demo: bool) {
-        self.endpoint = endpoint;
-        self.demo = demo;
-    }
-
-    /// The config file views are saved into (`w`).
-    pub fn use_config_file(&mut self, path: Option<PathBuf>) {
-        self.config_file = path;
-    }
-
     /// Finds a view by name (case-insensitive).
     pub fn view_index(&self, name: &str) -> Option<usize> {
         self.views
@@ -369,6 +328,52 @@ impl Settings {
     /// Local time zone of the detail pane (UTC in tests).
     pub fn tz(&self) -> &TimeZone {
         &self.tz
+    }
+}
+
+/// What one config key sets alone, for a test that sets up its case without a whole config
+/// (a session sets them all through [`Settings::enter`]).
+#[cfg(any(test, feature = "testing"))]
+impl Settings {
+    /// The refresh pages a refresh re-reads at most (`refresh_max_pages`).
+    pub fn use_refresh_max_pages(&mut self, pages: usize) {
+        self.refresh_max_pages = pages;
+    }
+
+    /// The time zone of times shown whole (the detail pane, the help's last error).
+    pub fn use_tz(&mut self, tz: TimeZone) {
+        self.tz = tz;
+    }
+
+    /// The names of sites and agents (`[aliases]`).
+    pub fn use_aliases(&mut self, aliases: Aliases) {
+        self.aliases = Arc::new(aliases);
+    }
+
+    /// The views `v` and the board list, as given (a session puts the built-in ones first).
+    pub fn use_views(&mut self, views: Vec<View>) {
+        self.views = views;
+    }
+
+    /// The key map of a checked `[keys]`.
+    pub fn use_keymap(&mut self, keymap: KeyMap) {
+        self.keymap = keymap;
+    }
+
+    /// The config's query keys (`agent_id`, `max_streams`, `scan_max_pages`).
+    pub fn use_query_settings(&mut self, q: QuerySettings) {
+        self.query_settings = q;
+    }
+
+    /// The header's endpoint text, and whether it is the demo server.
+    pub fn show_endpoint(&mut self, endpoint: String, demo: bool) {
+        self.endpoint = endpoint;
+        self.demo = demo;
+    }
+
+    /// The config file views are saved into (`w`).
+    pub fn use_config_file(&mut self, path: Option<PathBuf>) {
+        self.config_file = path;
     }
 }
 
