@@ -32,13 +32,13 @@ fn config(commands: &str) -> Result<Config, String> {
 /// Gives the harness's app the commands of `toml`, as `app_from_config` does.
 fn with_commands(h: &mut Harness, toml: &str) {
     let cfg = config(toml).expect("config reads");
-    h.app.commands_mut().keys = h
+    let keys = h
         .app
         .settings()
         .keymap()
         .command_keys(&cfg.ui.commands)
         .expect("keys free");
-    h.app.commands_mut().list = cfg.ui.commands;
+    h.app.commands_mut().configure(cfg.ui.commands, keys);
 }
 
 /// An executable script in `dir`.

@@ -207,8 +207,8 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
     let (before, sel) = (ids(&app), selected_id(&app));
-    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
-    app.profiles_mut().current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     let cmds = update(
         &mut app,
         Msg::ProfileLoaded {

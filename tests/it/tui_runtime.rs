@@ -143,8 +143,10 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
     let mut rt = runtime(&prod, |_| {});
     rt.config_path = Some(cfg.clone());
     let mut app = testing::app(120, 30, 50);
-    app.profiles_mut().names = vec!["prod".into(), "staging".into(), "broken".into()];
-    app.profiles_mut().current = Some("prod".into());
+    app.profiles_mut().offer(
+        vec!["prod".into(), "staging".into(), "broken".into()],
+        Some("prod".into()),
+    );
     let mut h = Harness::new(rt, (120, 30), app);
     let short = |s: &DemoServer| s.data().conversations[0].id.simple().to_string()[..8].to_string();
     let screen = h.until(vec![], "loaded · more available").await;

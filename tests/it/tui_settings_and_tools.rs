@@ -678,8 +678,8 @@ fn o_opens_the_web_url_of_the_selected_row_or_hints() {
 #[test]
 fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     let (mut app, s) = loaded(120, 30, 120);
-    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
-    app.profiles_mut().current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     update(&mut app, ch('P'));
     assert_eq!(
         *app.prompt(),
@@ -848,8 +848,8 @@ fn switch_to(name: &str, sla: convo::sla::Sla) -> Session {
 #[test]
 fn profile_switches_are_all_or_nothing_and_land_in_order() {
     let (mut app, s) = loaded(120, 30, 120);
-    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
-    app.profiles_mut().current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     let pick = |app: &mut App, down: bool| {
         update(app, ch('P'));
         if down {
@@ -975,8 +975,8 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     server.settle(&mut app, Msg::Resize(120, 30));
     server.settle(&mut app, ch('L'));
     assert_eq!(app.conversations.rows().len(), n);
-    app.profiles_mut().names = vec!["prod".into(), "staging".into()];
-    app.profiles_mut().current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.csv");
     let start = |app: &mut App| export_to(app, &path);

@@ -865,12 +865,12 @@ fn with_commands(app: &mut App, toml: &str) {
         &env,
     )
     .unwrap();
-    app.commands_mut().keys = app
+    let keys = app
         .settings()
         .keymap()
         .command_keys(&cfg.ui.commands)
         .unwrap();
-    app.commands_mut().list = cfg.ui.commands;
+    app.commands_mut().configure(cfg.ui.commands, keys);
 }
 
 #[test]

@@ -382,14 +382,14 @@ impl App {
     /// What belonged to the service before is the caller's to reset.
     pub fn enter_session(&mut self, s: &Session) {
         self.settings_mut().enter(s);
-        self.commands_mut().list = s.ui.commands.clone();
-        self.commands_mut().keys = s.command_keys.clone();
+        self.commands_mut()
+            .configure(s.ui.commands.clone(), s.command_keys.clone());
         self.refresh_every(s.refresh_secs);
-        self.profiles_mut().current = s
+        let current = s
             .config
             .as_ref()
             .map_or_else(|| Some(s.name.clone()), |c| c.profile.clone());
-        self.profiles_mut().names = s.profiles.clone();
+        self.profiles_mut().offer(s.profiles.clone(), current);
     }
 }
 
