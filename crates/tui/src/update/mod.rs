@@ -294,26 +294,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // While an oldest-first view is shown: its order and load-all set for each new walk of
     // its filters (before `fill`, which then asks for every page), or it ends.
     keep_oldest_first(app);
-    // What to ask for now: the detail pane's visitor, a sample and a ring, the export's next
-    // step, the views' last looks, the tabs' next pages.
-    ask_detail_visitor(app, &mut cmds);
     // A page of a refresh that goes on is not yet a sample, nor a moment to ring.
     let (sample, imminent) = match head_of {
         Some(tab) if with_tab!(ref app, tab, |t| t.head_in_flight) => (None, None),
         _ => (sample, imminent),
     };
-    if let Some(refreshed) = sample {
-        take_sample(app, refreshed.as_ref(), &mut cmds);
-    }
-    if let Some(ring) = imminent {
-        watch_imminent(app, ring, &mut cmds);
-    }
-    export::walk::step(app, &mut cmds);
-    export::update::follow(app, &mut cmds);
-    app.conversations.sync_query();
-    app.visitors.sync_query();
-    since_look::ask(app, &mut cmds);
-    fill(app, &mut cmds);
+    ask_for_now(app, sample, imminent, &mut cmds);
     // What is computed from the rows, for a tab whose rows (or how they are shown) changed:
     // the board's count, the search's matches, the order, the summary pane, the "since you
     // last looked" line (a union's parts mark rows as they come: the line follows the footer).
@@ -322,6 +308,34 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     live::say_lost(app);
     super::message::update::settle(app);
     cmds
+}
+
+/// What to ask the runtime for now the message is applied (the steps that issue commands):
+/// the detail pane's visitor, a sample of the trend and a ring (`sample`, `imminent`: what
+/// the message was a moment for), the export's next step, the views' last looks, the tabs'
+/// next pages (a union's rows handed to its table). Each asks only when there is something
+/// to ask for; `fill` last, after everything that may want more pages (an export's walk, a
+/// view's load-all).
+fn ask_for_now(
+    app: &mut App,
+    sample: Option<Option<convo_engine::pager::Merged>>,
+    imminent: Option<bool>,
+    cmds: &mut Vec<Command>,
+) {
+    ask_detail_visitor(app, cmds);
+    if let Some(refreshed) = sample {
+        take_sample(app, refreshed.as_ref(), cmds);
+    }
+    if let Some(ring) = imminent {
+        watch_imminent(app, ring, cmds);
+    }
+    export::walk::step(app, cmds);
+    export::update::follow(app, cmds);
+    // The tabs' query as their filters write it (the look keys and the chips read it).
+    app.conversations.sync_query();
+    app.visitors.sync_query();
+    since_look::ask(app, cmds);
+    fill(app, cmds);
 }
 
 /// Asks for the next page of each tab that wants one (at most one in flight per tab: the
