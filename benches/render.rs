@@ -72,9 +72,9 @@ fn frame(c: &mut Criterion) {
                 })
                 .collect();
             let asked: Vec<_> = found.iter().map(|(id, _)| *id).collect();
-            app.names.answered(&asked, found);
+            app.names_mut().answered(&asked, found);
             let first = app.conversations.rows()[0].visitor_id;
-            assert!(app.names.shown(&first).is_some(), "names resolve");
+            assert!(app.names().shown(&first).is_some(), "names resolve");
         }
         let mut term = Terminal::new(TestBackend::new(W, H)).expect("terminal");
         g.bench_function(format!("frame/{label}"), |b| {
@@ -132,14 +132,14 @@ fn search_keystroke(c: &mut Criterion) {
         })
         .collect();
     let asked: Vec<_> = found.iter().map(|(id, _)| *id).collect();
-    app.names.answered(&asked, found);
+    app.names_mut().answered(&asked, found);
     for query in ["angstr", "ångstr"] {
         update(&mut app, testing::ch('\\'));
         for ch in query.chars() {
             update(&mut app, testing::ch(ch));
         }
         assert!(
-            !app.search.conversations.matches.is_empty(),
+            !app.search().conversations.matches.is_empty(),
             "{query} matches"
         );
         g.bench_function(format!("keystroke/{query}"), |b| {
@@ -172,7 +172,7 @@ fn big_attribute(c: &mut Criterion) {
     testing::load(&mut app.visitors, [page], body);
     update(&mut app, testing::ch('2'));
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.detail.is_some(), "the detail is open");
+    assert!(app.detail().is_open(), "the detail is open");
     let mut term = Terminal::new(TestBackend::new(W, H)).expect("terminal");
     let mut g = c.benchmark_group("render_200x50");
     g.bench_function("frame/2MB_attribute_detail", |b| {

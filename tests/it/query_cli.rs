@@ -567,7 +567,12 @@ fn a_saved_view_written_as_a_query() {
     };
     let cfg = load(&text);
     let app = open_on(&cfg, "Mine");
-    let v = app.views.iter().find(|v| v.name == "Mine").unwrap();
+    let v = app
+        .settings()
+        .views()
+        .iter()
+        .find(|v| v.name == "Mine")
+        .unwrap();
     assert_eq!(v.conversations.assignee, convo::api::Assignee::Agent(me));
     assert_eq!(v.conversations.site_id, Some(site));
     assert_eq!(v.conversations.status, Some(convo::api::Status::Open));

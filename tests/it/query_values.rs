@@ -264,14 +264,15 @@ mod query_line {
     /// Loaded rows, and two more aliases: a site no row has, a name of no known kind.
     fn loaded() -> (App, FakeServer) {
         let (mut app, server) = crate::common::app::loaded((120, 30), 300, 40);
-        app.aliases
-            .insert_as(CAREERS, "Careers".into(), AliasKind::Site);
-        app.aliases.insert(LIAM, "Liam".into());
+        let mut aliases = (**app.settings().aliases()).clone();
+        aliases.insert_as(CAREERS, "Careers".into(), AliasKind::Site);
+        aliases.insert(LIAM, "Liam".into());
+        app.settings_mut().use_aliases(aliases);
         (app, server)
     }
 
     fn line(app: &App) -> &QueryLine {
-        match &app.prompt {
+        match app.prompt() {
             Some(Prompt::Query(l)) => l,
             other => panic!("no query line: {other:?}"),
         }

@@ -194,14 +194,16 @@ fn demo_screen() -> ratatui::buffer::Buffer {
         ..TuiOptions::default()
     };
     let mut app = app_from_config(&cfg, &client, &opts).expect("app");
-    app.now = testing::now();
-    app.tz = jiff::tz::TimeZone::UTC;
+    app.set_clock(testing::now());
+    app.settings_mut().use_tz(jiff::tz::TimeZone::UTC);
     // The port is random; `--demo` shows whichever it got.
-    app.endpoint = "127.0.0.1:8787 · sk_demo_…ab12".into();
+    app.settings_mut()
+        .show_endpoint("127.0.0.1:8787 · sk_demo_…ab12".into(), true);
     // In colour whatever NO_COLOR says here (the look is applied again, then the targets'
     // columns, as at start).
-    app.apply_ui(&cfg.ui, false);
-    app.set_sla(cfg.sla.clone(), cfg.ui.columns.conversations.is_some());
+    app.settings_mut().apply_ui(&cfg.ui, false);
+    app.settings_mut()
+        .set_sla(cfg.sla.clone(), cfg.ui.columns.conversations.is_some());
     let fetch = |query: &RequestFilter, cursor: Option<String>, limit| {
         let cursor = cursor.as_deref();
         let ignore = common::ignore_retry;
@@ -256,7 +258,7 @@ fn demo_screen() -> ratatui::buffer::Buffer {
             }
         }
     }
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     testing::render_buffer(&app)
 }
 

@@ -445,14 +445,14 @@ fn hostile_rows_reach_the_terminal_only_as_visible_text() {
     assert!(text.contains('␛'), "the escapes are shown as stand-ins");
     // Visitors tab, then its detail pane (every field, attributes pretty-printed).
     update(&mut app, ch('2'));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     let text = assert_only_csi(&terminal_bytes(&app));
     assert!(text.contains("␛") && text.contains("\\u{202e}"), "{text}");
     for i in 0..4 {
         update(&mut app, key(KeyCode::Down));
         if i == 2 {
             update(&mut app, key(KeyCode::Enter));
-            assert!(app.detail.is_some(), "the detail pane opened");
+            assert!(app.detail().is_open(), "the detail pane opened");
         }
         assert_only_csi(&terminal_bytes(&app));
     }
@@ -637,7 +637,7 @@ fn a_2mb_attribute_is_cut_on_screen() {
     update(&mut app, ch('2'));
     let table = testing::render(&app);
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.detail.is_some());
+    assert!(app.detail().is_open());
     // Frame times are a figure of `cargo bench --bench render`, not asserted here (work that
     // grew with the value, a quadratic cut of 2 MB, would hang this test for hours).
     let detail = testing::render(&app);

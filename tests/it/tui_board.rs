@@ -64,9 +64,12 @@ fn saved_views() -> Vec<View> {
 /// target, its Conversations tab loaded from a fake server.
 fn app_with_views(w: u16, h: u16) -> (App, FakeServer) {
     let mut app = testing::app(w, h, 50);
-    app.views = builtin_views(None);
-    app.views.extend(saved_views());
-    app.set_sla(common::app::first_response(5), false);
+    app.settings_mut().use_views(builtin_views(None));
+    for v in saved_views() {
+        app.settings_mut().save_view(v);
+    }
+    app.settings_mut()
+        .set_sla(common::app::first_response(5), false);
     let server = FakeServer::new(40, 5);
     server.settle(&mut app, Msg::Resize(w, h));
     (app, server)
@@ -98,7 +101,7 @@ fn counts(matched: u64, complete: bool, waiting: u64, breaching: u64) -> Counts 
 }
 
 fn read_view(app: &mut App, index: usize, result: Result<Counts, String>) -> Vec<Command> {
-    let generation = app.board.generation;
+    let generation = app.board().generation;
     update(
         app,
         Msg::ViewRead {
@@ -121,8 +124,8 @@ fn line_with<'a>(screen: &'a str, part: &str) -> &'a str {
 fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
     let (mut app, _server) = app_with_views(120, 30);
     let cmds = update(&mut app, ch('B'));
-    assert!(matches!(app.overlay, Overlay::Board));
-    let g = app.board.generation;
+    assert!(matches!(app.overlay(), Overlay::Board));
+    let g = app.board().generation;
     assert_eq!(
         reads(&cmds),
         [(g, 0, "Unassigned open".to_string())],
@@ -170,7 +173,7 @@ fn b_reads_the_views_one_after_another_and_shows_each_as_it_comes() {
     assert_eq!(reads(&cmds), [(g, 4, "Open, waiting over 1h".to_string())]);
     let cmds = read_view(&mut app, 4, Ok(counts(2, true, 2, 2)));
     assert!(reads(&cmds).is_empty(), "the round is over");
-    assert!(app.board.reading.is_none());
+    assert!(app.board().reading.is_none());
     // The lists' refresh period (30 s when refresh_secs is not set).
     assert_has(&render(&app), "read 0s ago, again in 30s");
 }
@@ -200,9 +203,9 @@ fn a_failing_view_shows_its_error_and_the_other_rows_stay() {
     );
 
     // A later round: the view fails again; its last good counts stay, said as such.
-    app.board.rows[2].counts = Some(counts(40, true, 0, 0));
-    app.board.rows[2].error = None;
-    app.board.reading = Some(2);
+    app.board_mut().rows[2].counts = Some(counts(40, true, 0, 0));
+    app.board_mut().rows[2].error = None;
+    app.board_mut().reading = Some(2);
     read_view(&mut app, 2, Err("503 server_error".into()));
     let screen = render(&app);
     assert_has(line_with(&screen, "! Pending"), "40");
@@ -216,7 +219,7 @@ fn a_failing_view_shows_its_error_and_the_other_rows_stay() {
 fn answers_of_an_older_round_or_after_leaving_are_dropped() {
     let (mut app, _server) = app_with_views(120, 30);
     update(&mut app, ch('B'));
-    let old = app.board.generation;
+    let old = app.board().generation;
     // `r`: a new round from the top; the answer in flight belongs to the old one.
     let cmds = update(&mut app, ch('r'));
     assert_eq!(reads(&cmds), [(old + 1, 0, "Unassigned open".to_string())]);
@@ -229,12 +232,12 @@ fn answers_of_an_older_round_or_after_leaving_are_dropped() {
         },
     );
     assert!(
-        cmds.is_empty() && app.board.rows[0].counts.is_none(),
+        cmds.is_empty() && app.board().rows[0].counts.is_none(),
         "stale: dropped"
     );
     // Esc leaves the board: the read in flight is dropped, no next read is asked.
     update(&mut app, key(KeyCode::Esc));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let cmds = update(
         &mut app,
         Msg::ViewRead {
@@ -244,14 +247,14 @@ fn answers_of_an_older_round_or_after_leaving_are_dropped() {
         },
     );
     assert!(reads(&cmds).is_empty());
-    assert!(app.board.rows[0].counts.is_none());
+    assert!(app.board().rows[0].counts.is_none());
 }
 
 #[test]
 fn rounds_come_on_their_interval_while_the_board_is_shown() {
     // Issue 39, 6: the board keeps the lists' pace (refresh_secs) and says it.
     let (mut app, _server) = app_with_views(120, 30);
-    app.refresh_secs = Some(15);
+    app.settings_mut().use_refresh_secs(Some(15));
     update(&mut app, at(0));
     update(&mut app, ch('B'));
     for i in [0, 1, 2, 3, 4] {
@@ -274,10 +277,10 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     update(&mut app, key(KeyCode::Down));
     let cmds = server.settle(&mut app, key(KeyCode::Enter));
     assert!(
-        matches!(app.overlay, Overlay::None),
+        matches!(app.overlay(), Overlay::None),
         "the board steps aside"
     );
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter().status, Some(Status::Pending));
     assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
     assert!(
@@ -286,25 +289,25 @@ fn enter_opens_the_view_in_its_tab_and_backspace_comes_back_to_the_board() {
     );
     update(&mut app, key(KeyCode::Backspace));
     assert!(
-        matches!(app.overlay, Overlay::Board),
+        matches!(app.overlay(), Overlay::Board),
         "Backspace: the board again"
     );
-    assert_eq!(app.board.selected, 2, "on the row it left");
+    assert_eq!(app.board().selected, 2, "on the row it left");
 
     // A move after the view opened: Backspace undoes that first, then comes to the board.
     server.settle(&mut app, key(KeyCode::Enter));
     server.settle(&mut app, ch('u'));
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     assert_eq!(app.conversations.filter().status, Some(Status::Pending));
     update(&mut app, key(KeyCode::Backspace));
-    assert!(matches!(app.overlay, Overlay::Board));
+    assert!(matches!(app.overlay(), Overlay::Board));
 }
 
 #[test]
 fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     let (mut app, server) = app_with_views(120, 30);
-    app.refresh_secs = Some(30);
+    app.settings_mut().use_refresh_secs(Some(30));
     update(&mut app, at(0));
     update(&mut app, ch('B'));
     for i in 0..5 {
@@ -320,8 +323,8 @@ fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     // old, and the round reads the other views only
     update(&mut app, at(30));
     let cmds = update(&mut app, key(KeyCode::Backspace));
-    assert!(matches!(app.overlay, Overlay::Board));
-    let g = app.board.generation;
+    assert!(matches!(app.overlay(), Overlay::Board));
+    let g = app.board().generation;
     assert_eq!(reads(&cmds), [(g, 1, "Breaching".to_string())]);
     let screen = render(&app);
     let row = line_with(&screen, "Unassigned open");
@@ -331,7 +334,7 @@ fn a_round_leaves_out_a_view_its_tab_has_just_counted_and_r_reads_it() {
     let cmds = update(&mut app, ch('r'));
     assert_eq!(
         reads(&cmds),
-        [(app.board.generation, 0, "Unassigned open".to_string())]
+        [(app.board().generation, 0, "Unassigned open".to_string())]
     );
 }
 
@@ -361,7 +364,7 @@ fn full_board(w: u16, h: u16) -> App {
             breaching: (i as u64) % 5,
         })
         .collect();
-    let key = app.board.rows[0].key.clone();
+    let key = app.board().rows[0].key.clone();
     update(&mut app, Msg::Samples { key, samples });
     update(&mut app, at(45));
     app
@@ -385,10 +388,13 @@ fn the_board_uses_200x50() {
 /// The built-in views and the three saved ones against the demo server, on the real loop.
 fn harness(server: &convo::demo::DemoServer, size: (u16, u16)) -> Harness {
     let mut app = testing::app(size.0, size.1, 50);
-    app.views = builtin_views(None);
-    app.views.extend(saved_views());
-    app.refresh_max_pages = 3;
-    app.set_sla(common::app::first_response(5), false);
+    app.settings_mut().use_views(builtin_views(None));
+    for v in saved_views() {
+        app.settings_mut().save_view(v);
+    }
+    app.settings_mut().use_refresh_max_pages(3);
+    app.settings_mut()
+        .set_sla(common::app::first_response(5), false);
     Harness::new(runtime(server, common::fast_settings), size, app)
 }
 
@@ -478,7 +484,7 @@ async fn the_real_loop_opens_a_view_with_enter_and_comes_back_with_backspace() {
     assert_eq!(h.app.conversations.filter().status, Some(Status::Closed));
     let screen = h.keys(vec![KeyCode::Backspace]).await;
     assert_has(&screen, "Board · 5 views");
-    assert_eq!(h.app.board.selected, 3);
+    assert_eq!(h.app.board().selected, 3);
 }
 
 /// The MATCH cell of view `name` on the board's `screen` ("≥ 150" is one cell).

@@ -36,7 +36,7 @@ fn selected_id(app: &App) -> Option<uuid::Uuid> {
 
 fn app_on(server: &FakeServer) -> App {
     let mut app = testing::app(120, 24, 50);
-    app.set_sla(first_response(25), false);
+    app.settings_mut().set_sla(first_response(25), false);
     server.settle(&mut app, Msg::Resize(120, 24));
     app
 }
@@ -113,12 +113,12 @@ fn view_flag_gives_the_same_breaching_view_as_v() {
         },
     )
     .expect("app");
-    app.size = (120, 24);
-    app.tz = jiff::tz::TimeZone::UTC;
-    app.now = testing::now();
+    app.resize(120, 24);
+    app.settings_mut().use_tz(jiff::tz::TimeZone::UTC);
+    app.set_clock(testing::now());
     server.settle(&mut app, Msg::Resize(120, 24));
     assert_eq!(app.conversations.rows().len(), want.len(), "every page");
-    let order = app.sort.get(Resource::Conversations);
+    let order = app.sort().get(Resource::Conversations);
     let rows = app.conversations.rows();
     let shown: Vec<uuid::Uuid> = (0..rows.len()).map(|p| rows[order.row_at(p)].id).collect();
     assert_eq!(shown, want, "oldest first");
@@ -136,9 +136,8 @@ fn its_refresh_keeps_the_oldest_rows_live() {
     let mut server = FakeServer::new(1000, 10);
     let want = queue_oldest_first(&server);
     let mut app = app_on(&server);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
-    app.refresh_max_pages = 2;
+    app.refresh_every(Some(10));
+    app.settings_mut().use_refresh_max_pages(2);
     server.settle(&mut app, ch('v'));
     server.settle(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::Enter));
@@ -166,7 +165,7 @@ fn its_refresh_keeps_the_oldest_rows_live() {
         "the oldest left"
     );
     assert!(!shown.contains(&newest), "the newest left");
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     // Three left: the selected one is named, and the two others too (issue 39, 10).
     let (one, two) = (
         convo::api::short_id(&want[1]),
@@ -212,7 +211,7 @@ fn the_title_says_oldest_first_only_while_it_is() {
     assert!(t.contains(" · r for oldest first "), "{t}");
     // `=` on an ascending sort goes back to the service's order.
     server.settle(&mut app, ch('='));
-    assert!(app.sort.get(Resource::Conversations).sort.is_none());
+    assert!(app.sort().get(Resource::Conversations).sort.is_none());
     let t = title(&app);
     assert!(
         t.contains(" · the service's order (r for oldest first) "),
@@ -322,7 +321,7 @@ async fn breaching_counts_the_same_on_the_board_the_view_summary_and_the_exporte
         let exported = sample(&text, "convo_view_matches", "view=\"Breaching\"");
         // the board and the view, on the real loop
         let mut app = testing::app(120, 30, 50);
-        app.set_sla(first_response(20), false);
+        app.settings_mut().set_sla(first_response(20), false);
         let mut h = Harness::new(runtime(&server, common::fast_settings), (120, 30), app);
         h.wait_for(" loaded").await;
         h.keys(vec![KeyCode::Char('B')]).await;

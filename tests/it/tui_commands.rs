@@ -32,12 +32,13 @@ fn config(commands: &str) -> Result<Config, String> {
 /// Gives the harness's app the commands of `toml`, as `app_from_config` does.
 fn with_commands(h: &mut Harness, toml: &str) {
     let cfg = config(toml).expect("config reads");
-    h.app.commands.keys = h
+    let keys = h
         .app
-        .keymap
+        .settings()
+        .keymap()
         .command_keys(&cfg.ui.commands)
         .expect("keys free");
-    h.app.commands.list = cfg.ui.commands;
+    h.app.commands_mut().configure(cfg.ui.commands, keys);
 }
 
 /// An executable script in `dir`.
@@ -466,14 +467,14 @@ async fn y_menu_copies_any_field_and_i_opens_the_visitor() {
             s.contains(&v.id.to_string())
         })
         .await;
-    assert_eq!(h.app.active, convo::api::Resource::Visitors);
+    assert_eq!(h.app.active(), convo::api::Resource::Visitors);
     assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
-    assert!(h.app.detail.is_some(), "{screen}");
+    assert!(h.app.detail().is_open(), "{screen}");
     h.wait(vec![KeyCode::Esc, KeyCode::Backspace], "the screen", |_| {
         true
     })
     .await;
-    assert_eq!(h.app.active, convo::api::Resource::Conversations);
+    assert_eq!(h.app.active(), convo::api::Resource::Conversations);
 }
 
 #[test]
@@ -694,9 +695,9 @@ async fn i_finds_a_visitor_not_loaded_by_their_external_id() {
         s.contains("all 1 loaded")
     })
     .await;
-    assert_eq!(h.app.active, convo::api::Resource::Visitors);
+    assert_eq!(h.app.active(), convo::api::Resource::Visitors);
     assert_eq!(h.app.visitors.selected_row().map(|r| r.id), Some(v.id));
-    assert!(h.app.detail.is_some());
+    assert!(h.app.detail().is_open());
     assert_eq!(h.app.visitors.filter().external_id, v.external_id);
 }
 

@@ -166,7 +166,7 @@ fn export_to(dr: &mut Driver, app: &mut App, path: &Path) -> Vec<Command> {
 fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) -> Vec<Command> {
     let cmds = export_to(dr, app, path);
     assert!(exports(&cmds).is_empty());
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     let screen = testing::render(app);
     assert!(
         screen.contains(
@@ -176,7 +176,7 @@ fn start_whole_walk(dr: &mut Driver, app: &mut App, path: &Path, budget: usize) 
     );
     let cmds = dr.drive(app, ch('w'), Some(0));
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert!(matches!(app.prompt, Some(Prompt::ExportConfirm(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportConfirm(_))));
     let screen = testing::render(app);
     assert!(
         screen.contains("whole walk: fetches EVERY remaining page")
@@ -230,11 +230,11 @@ fn the_whole_walk_is_confirmed_fetched_with_progress_and_written_as_convo_list_w
     assert!(!path.exists(), "nothing written before the walk ends");
     // `e` while it runs says so and starts nothing
     dr.drive(&mut app, ch('e'), Some(0));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     // the rest of the walk, then one export of every row
     let cmds = dr.drive(&mut app, Msg::Resize(W, H), None);
     assert!(app.conversations.walk().is_done());
-    assert!(app.walk_export.is_none());
+    assert!(!app.exports().walking());
     let ex = exports(&cmds);
     assert_eq!(ex.len(), 1, "{cmds:?}");
     let Command::Export { rows, kind, .. } = &ex[0] else {
@@ -302,7 +302,7 @@ fn the_scope_and_confirm_prompts_say_their_keys_whole_at_80_columns() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("open-conversations.csv");
     export_to(&mut dr, &mut app, &path);
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     let screen = testing::render(&app);
     let status = screen.lines().last().unwrap_or_default().to_string();
     for keys in ["l the 100 loaded rows", "w all pages", "Esc cancels"] {
@@ -313,7 +313,7 @@ fn the_scope_and_confirm_prompts_say_their_keys_whole_at_80_columns() {
         "the file's name is in view: {status}"
     );
     dr.drive(&mut app, ch('w'), Some(0));
-    assert!(matches!(app.prompt, Some(Prompt::ExportConfirm(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportConfirm(_))));
     let screen = testing::render(&app);
     let status = screen.lines().last().unwrap_or_default().to_string();
     for keys in ["EVERY", "y starts", "Esc cancels"] {
@@ -334,14 +334,14 @@ fn esc_closes_the_detail_pane_over_a_running_export_first() {
     let path = tmp.path().join("part.csv");
     start_whole_walk(&mut dr, &mut app, &path, 1);
     dr.drive(&mut app, key(KeyCode::Enter), Some(0));
-    assert_eq!(app.detail, Some(0));
+    assert_eq!(app.detail().scroll(), Some(0));
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
-    assert_eq!(app.detail, None);
-    assert!(app.walk_export.is_some(), "the export goes on");
+    assert_eq!(app.detail().scroll(), None);
+    assert!(app.exports().walking(), "the export goes on");
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     assert_eq!(exports(&cmds).len(), 1, "{cmds:?}");
-    assert!(app.walk_export.is_none());
+    assert!(!app.exports().walking());
 }
 
 #[test]
@@ -393,8 +393,8 @@ fn a_page_failing_mid_walk_writes_nothing_and_says_so() {
     let cmds = start_whole_walk(&mut dr, &mut app, &path, usize::MAX);
     assert!(exports(&cmds).is_empty(), "{cmds:?}");
     assert!(app.conversations.error().is_some());
-    assert!(app.walk_export.is_none());
-    let m = app.message.clone().unwrap();
+    assert!(!app.exports().walking());
+    let m = app.status_line().shown().unwrap();
     assert!(m.error, "{m:?}");
     assert!(
         m.text
@@ -432,8 +432,8 @@ fn a_walk_that_starts_over_writes_nothing() {
     // new filters while a page is in flight
     let cmds = dr.drive(&mut app, ch('u'), Some(0));
     assert!(exports(&cmds).is_empty());
-    assert!(app.walk_export.is_none());
-    let m = app.message.clone().unwrap();
+    assert!(!app.exports().walking());
+    let m = app.status_line().shown().unwrap();
     assert!(
         m.error && m.text.contains("abandoned") && m.text.contains("nothing written"),
         "{m:?}"
@@ -451,22 +451,23 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     let path = tmp.path().join("free.csv");
     // Esc at the scope question, n at the confirmation: nothing fetched, nothing written
     export_to(&mut dr, &mut app, &path);
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     let cmds = dr.drive(&mut app, key(KeyCode::Esc), Some(0));
-    assert!(cmds.is_empty() && app.prompt.is_none());
+    assert!(cmds.is_empty() && app.prompt().is_none());
     export_to(&mut dr, &mut app, &path);
     dr.drive(&mut app, ch('w'), Some(0));
     let cmds = dr.drive(&mut app, ch('n'), Some(0));
     assert!(cmds.is_empty() && dr.pending.is_empty());
-    assert!(app.walk_export.is_none() && !app.conversations.load_all());
+    assert!(!app.exports().walking() && !app.conversations.load_all());
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
             .contains("nothing written"),
         "{:?}",
-        app.message
+        app.status_line().shown()
     );
     // the whole walk to a file that appears while it runs: walked, then refused, the file
     // untouched
@@ -480,11 +481,11 @@ fn the_prompts_cancel_without_fetching_and_an_existing_file_is_never_overwritten
     assert!(error && text.contains("not overwritten"), "{text}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine\n");
     assert!(app.conversations.walk().is_done());
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     // e again: the refused name is taken now; the free one beside it is proposed
     dr.drive(&mut app, ch('e'), Some(0));
     assert_eq!(
-        app.prompt,
+        *app.prompt(),
         Some(Prompt::Export(
             tmp.path().join("free-2.csv").to_str().unwrap().into()
         ))
@@ -502,36 +503,39 @@ fn an_existing_file_is_said_at_once_and_a_free_name_proposed() {
     // Enter on a name that exists: said at once, the first free name beside it proposed
     let cmds = export_to(&mut dr, &mut app, &taken);
     assert!(exports(&cmds).is_empty() && dr.pending.is_empty());
-    assert_eq!(app.prompt, Some(Prompt::ExportExists(free.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportExists(free.clone())));
     let screen = testing::render(&app);
     common::assert_has(&screen, "that file exists: export CSV to this new name");
     common::assert_has(&screen, "never overwritten · Tab: ids only");
     // Enter writes there: the scope question
     dr.drive(&mut app, key(KeyCode::Enter), Some(0));
-    assert_eq!(app.prompt, Some(Prompt::ExportScope(free.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportScope(free.clone())));
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     // editing it: the plain prompt again with the edited name; a free name goes on to the
     // scope question
     export_to(&mut dr, &mut app, &taken);
     dr.drive(&mut app, key(KeyCode::Backspace), Some(0));
     let edited = free[..free.len() - 1].to_string();
-    assert_eq!(app.prompt, Some(Prompt::Export(edited.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::Export(edited.clone())));
     for c in "2.csv".chars() {
         dr.drive(&mut app, ch(c), Some(0));
     }
     dr.drive(&mut app, key(KeyCode::Enter), Some(0));
-    assert!(matches!(app.prompt, Some(Prompt::ExportScope(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::ExportScope(_))));
     // cancelled there: e offers the name typed, not the default
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     dr.drive(&mut app, ch('e'), Some(0));
-    assert_eq!(app.prompt, Some(Prompt::Export(format!("{edited}2.csv"))));
+    assert_eq!(
+        *app.prompt(),
+        Some(Prompt::Export(format!("{edited}2.csv")))
+    );
     // Esc in the "exists" prompt cancels, the file untouched
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
     export_to(&mut dr, &mut app, &taken);
-    assert_eq!(app.prompt, Some(Prompt::ExportExists(free)));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportExists(free)));
     assert_ne!(typed, edited);
     dr.drive(&mut app, key(KeyCode::Esc), Some(0));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine\n");
 }
 
@@ -603,7 +607,7 @@ async fn an_export_onto_a_full_disk_removes_the_partial_file_says_so_and_the_pat
     common::assert_has(&text, "No space left on device");
     common::assert_has(&text, "the partial file was removed");
     assert!(!path.exists(), "no partial file left");
-    assert!(app.export_stream.is_none());
+    assert!(!app.exports().writing());
     // the same path works again with fewer rows
     let mut small = testing::app(W, H, 10);
     testing::FakeServer::new(10, 5).settle(&mut small, Msg::Resize(W, H));
@@ -627,7 +631,7 @@ fn export_cmds(app: &mut App, path: &Path) -> Vec<Command> {
         );
     }
     let mut cmds = testing::update_checked(app, key(KeyCode::Enter));
-    if matches!(app.prompt, Some(Prompt::ExportScope(_))) {
+    if matches!(app.prompt(), Some(Prompt::ExportScope(_))) {
         cmds = update(app, ch('l'));
     }
     cmds
@@ -680,7 +684,7 @@ async fn the_name_picks_the_format_and_a_second_export_gets_a_name_of_its_own() 
         h.press(vec![KeyCode::Enter], "file exists").await;
         let free = tmp.path().join("mine-2.json");
         assert_eq!(
-            h.app.prompt,
+            *h.app.prompt(),
             Some(Prompt::ExportExists(free.to_str().unwrap().into()))
         );
         // Written once it says so (the prompt named the free name already).

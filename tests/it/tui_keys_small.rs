@@ -24,7 +24,7 @@ fn query(app: &mut App, server: &FakeServer, text: &str) {
 }
 
 fn line_text(app: &App) -> String {
-    match &app.prompt {
+    match app.prompt() {
         Some(Prompt::Query(line)) => line.text.clone(),
         other => panic!("no query line: {other:?}"),
     }

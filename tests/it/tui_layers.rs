@@ -36,11 +36,15 @@ fn esc_closes_the_summary_pane_after_l_has_finished_and_enter_then_reaches_the_t
     server.settle(&mut app, ch('S'));
     assert_eq!(stack(&app), vec![Layer::Overlay, Layer::Table]);
     server.settle(&mut app, key(KeyCode::Esc));
-    assert!(matches!(app.overlay, Overlay::None), "the pane is closed");
+    assert!(matches!(app.overlay(), Overlay::None), "the pane is closed");
     assert!(!said(&app).contains("stopped"), "{}", said(&app));
     let filter = app.conversations.filter().clone();
     server.settle(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.detail, Some(0), "Enter opens the detail pane");
+    assert_eq!(
+        app.detail().scroll(),
+        Some(0),
+        "Enter opens the detail pane"
+    );
     assert_eq!(
         *app.conversations.filter(),
         filter,
@@ -73,7 +77,7 @@ fn esc_closes_the_summary_pane_over_a_running_l_then_stops_l() {
         vec![Layer::Overlay, Layer::LoadAll, Layer::Table]
     );
     update(&mut app, key(KeyCode::Esc));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     assert!(app.conversations.loading_all(), "L goes on");
     update(&mut app, key(KeyCode::Esc));
     assert!(!app.conversations.load_all());
@@ -89,24 +93,24 @@ fn the_help_over_the_summary_pane_closes_back_to_it() {
     server.settle(&mut app, ch('S'));
     server.settle(&mut app, ch('?'));
     assert!(
-        matches!(&app.overlay, Overlay::Help { under: Some(u), .. } if matches!(**u, Overlay::Summary(_))),
+        matches!(app.overlay(), Overlay::Help { under: Some(u), .. } if matches!(**u, Overlay::Summary(_))),
         "{:?}",
-        app.overlay
+        app.overlay()
     );
     let screen = testing::render(&app);
     assert!(screen.contains("this help"), "the help is drawn: {screen}");
     server.settle(&mut app, key(KeyCode::Enter));
     assert!(
-        matches!(app.overlay, Overlay::Help { .. }),
+        matches!(app.overlay(), Overlay::Help { .. }),
         "Enter: the help keeps it"
     );
     server.settle(&mut app, key(KeyCode::Esc));
     assert!(
-        matches!(app.overlay, Overlay::Summary(_)),
+        matches!(app.overlay(), Overlay::Summary(_)),
         "back to the pane"
     );
     server.settle(&mut app, key(KeyCode::Esc));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
 }
 
 /// A prompt over the detail pane: Esc cancels the prompt, the pane stays; Enter submits the
@@ -116,22 +120,22 @@ fn a_prompt_over_the_detail_pane_takes_esc_and_enter() {
     let server = FakeServer::new(60, 5);
     let mut app = started(&server);
     server.settle(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.detail, Some(0));
+    assert_eq!(app.detail().scroll(), Some(0));
     server.settle(&mut app, ch('\\'));
     assert_eq!(
         stack(&app),
         vec![Layer::Prompt, Layer::Detail, Layer::Table]
     );
     server.settle(&mut app, key(KeyCode::Esc));
-    assert!(app.prompt.is_none());
-    assert_eq!(app.detail, Some(0), "the pane stays");
+    assert!(app.prompt().is_none());
+    assert_eq!(app.detail().scroll(), Some(0), "the pane stays");
     server.settle(&mut app, ch('\\'));
     server.settle(&mut app, ch('7'));
     server.settle(&mut app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none());
-    assert_eq!(app.detail, Some(0), "Enter was the prompt's");
+    assert!(app.prompt().is_none());
+    assert_eq!(app.detail().scroll(), Some(0), "Enter was the prompt's");
     server.settle(&mut app, key(KeyCode::Esc));
-    assert_eq!(app.detail, None, "then Esc closes the pane");
+    assert_eq!(app.detail().scroll(), None, "then Esc closes the pane");
 }
 
 /// The detail pane over a running `L`: Esc closes the pane first, then stops `L`.
@@ -145,7 +149,7 @@ fn esc_closes_the_detail_pane_over_a_running_l_then_stops_l() {
         vec![Layer::Detail, Layer::LoadAll, Layer::Table]
     );
     update(&mut app, key(KeyCode::Esc));
-    assert_eq!(app.detail, None);
+    assert_eq!(app.detail().scroll(), None);
     assert!(app.conversations.loading_all());
     update(&mut app, key(KeyCode::Esc));
     assert!(!app.conversations.load_all());
@@ -161,6 +165,6 @@ fn the_query_line_over_the_detail_pane_takes_esc() {
     server.settle(&mut app, ch(':'));
     assert_eq!(stack(&app).first(), Some(&Layer::Prompt));
     server.settle(&mut app, key(KeyCode::Esc));
-    assert!(app.prompt.is_none());
-    assert_eq!(app.detail, Some(0));
+    assert!(app.prompt().is_none());
+    assert_eq!(app.detail().scroll(), Some(0));
 }

@@ -55,14 +55,14 @@ async fn a_union_refreshed_past_its_page_budget_keeps_every_row_in_both_orders()
         });
         assert!(want > 200, "{order:?}: {want}");
         let mut h = Harness::on(&server, (120, 30), 25);
-        h.app.refresh_max_pages = 2;
-        h.app.pending_query = Some(
+        h.app.settings_mut().use_refresh_max_pages(2);
+        h.app.queue_query(Some(
             parse(
                 "status:open,pending -assignee:none",
                 Resource::Conversations,
             )
             .expect("query"),
-        );
+        ));
         let done = format!("all {want} loaded");
         h.until(vec![KeyCode::Char('L')], &done).await;
         let before = ids(&h);
@@ -82,7 +82,7 @@ async fn a_union_refreshed_past_its_page_budget_keeps_every_row_in_both_orders()
             );
             assert!(!screen.contains("left the list"), "{order:?}:\n{screen}");
             assert!(scanned(&h) >= scan, "{order:?}: scanned went down");
-            let said = h.app.message.as_ref().map(|m| m.text.clone());
+            let said = h.app.status_line().shown().map(|m| m.text.clone());
             let said = said.unwrap_or_default();
             assert!(said.contains("rows kept live"), "{order:?}: {said:?}");
         }
@@ -116,13 +116,14 @@ async fn queue(server: &DemoServer, size: (u16, u16)) -> (Harness, Vec<uuid::Uui
     let want = common::count(server, |c| c.status == "open" && c.assignee_id.is_none());
     assert!(want > 6 && want < 200, "{want}");
     let mut h = Harness::on(server, size, 50);
-    h.app.refresh_secs = Some(1);
-    h.app.pending_query =
-        Some(parse("status:open assignee:none", Resource::Conversations).expect("query"));
+    h.app.settings_mut().use_refresh_secs(Some(1));
+    h.app.queue_query(Some(
+        parse("status:open assignee:none", Resource::Conversations).expect("query"),
+    ));
     h.until(vec![KeyCode::Char('L')], &format!("all {want} loaded"))
         .await;
     // Then refreshing, every second.
-    h.app.refresh_on = true;
+    h.app.refresh_clock_mut().switch(true);
     let rows = ids(&h);
     (h, rows)
 }
@@ -190,8 +191,8 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     common::assert_has(&screen, " × left the view · all ");
     let said = h
         .app
-        .message
-        .as_ref()
+        .status_line()
+        .shown()
         .map(|m| m.text.clone())
         .unwrap_or_default();
     common::assert_has(&said, &format!("{} (selected) left this view", short(x)));
@@ -205,8 +206,8 @@ async fn the_selected_row_that_leaves_stays_under_the_cursor_until_the_user_move
     let line = line_with(&screen, y).unwrap_or_else(|| panic!("{y} shown:\n{screen}"));
     assert!(line.starts_with("\"×"), "marked ×: {line}");
     // Later refreshes: it stays, with its pane, until the user moves.
-    let refreshes = h.app.last_refresh;
-    let screen = wait(&mut h, move |a| a.last_refresh > refreshes).await;
+    let refreshes = h.app.refresh_clock().last();
+    let screen = wait(&mut h, move |a| a.refresh_clock().last() > refreshes).await;
     let screen = if h.app.conversations.refreshing() {
         wait(&mut h, move |a| !a.conversations.refreshing()).await
     } else {
@@ -254,9 +255,9 @@ async fn the_row_being_read_keeps_its_line_as_new_rows_arrive_above() {
     let x = h.app.selected_id().expect("a row");
     let y = row_of(&screen, x).expect("on screen");
     for _ in 0..2 {
-        let at = h.app.last_refresh;
+        let at = h.app.refresh_clock().last();
         wait(&mut h, move |a| {
-            a.last_refresh > at && !a.conversations.refreshing()
+            a.refresh_clock().last() > at && !a.conversations.refreshing()
         })
         .await;
     }
@@ -321,8 +322,8 @@ async fn back_finds_the_conversation_by_id_or_says_it_could_not() {
     assert_ne!(h.app.selected_id(), Some(y));
     let said = h
         .app
-        .message
-        .as_ref()
+        .status_line()
+        .shown()
         .map(|m| m.text.clone())
         .unwrap_or_default();
     assert!(said.contains(&short(y)), "said: {said:?}\n{screen}");
@@ -336,11 +337,12 @@ async fn a_held_row_of_a_union_says_what_it_is_now() {
     let server = demo(churning(300)).await;
     let agent = server.data().agents[0];
     let mut h = Harness::on(&server, (120, 35), 50);
-    h.app.refresh_secs = Some(1);
+    h.app.settings_mut().use_refresh_secs(Some(1));
     let text = format!("status:open,pending -assignee:{agent}");
-    h.app.pending_query = Some(parse(&text, Resource::Conversations).expect("query"));
+    h.app
+        .queue_query(Some(parse(&text, Resource::Conversations).expect("query")));
     h.until(vec![KeyCode::Char('L')], "all ").await;
-    h.app.refresh_on = true;
+    h.app.refresh_clock_mut().switch(true);
     h.keys(vec![KeyCode::Char('j'), KeyCode::Char('j'), KeyCode::Enter])
         .await;
     let x = h.app.selected_id().expect("a row");
@@ -364,8 +366,8 @@ async fn press(
 /// The status line's message.
 fn said(h: &Harness) -> String {
     h.app
-        .message
-        .as_ref()
+        .status_line()
+        .shown()
         .map(|m| m.text.clone())
         .unwrap_or_default()
 }
@@ -380,9 +382,9 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
     let (mut h, rows) = queue(&server, (80, 12)).await;
     assert_eq!(h.app.selected_id(), Some(rows[0]));
     for _ in 0..2 {
-        let at = h.app.last_refresh;
+        let at = h.app.refresh_clock().last();
         wait(&mut h, move |a| {
-            a.last_refresh > at && !a.conversations.refreshing()
+            a.refresh_clock().last() > at && !a.conversations.refreshing()
         })
         .await;
     }
@@ -410,9 +412,9 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
     .await;
     let x = h.app.selected_id().expect("a row");
     let line = row_of(&screen, x).expect("on screen");
-    let at = h.app.last_refresh;
+    let at = h.app.refresh_clock().last();
     let screen = wait(&mut h, move |a| {
-        a.last_refresh > at && !a.conversations.refreshing()
+        a.refresh_clock().last() > at && !a.conversations.refreshing()
     })
     .await;
     assert_eq!(h.app.selected_id(), Some(x), "held on its row");
@@ -430,7 +432,7 @@ async fn a_watcher_on_row_one_follows_the_top_and_a_reader_is_held_still() {
 async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
     let server = demo(churning(300)).await;
     let (mut h, _rows) = queue(&server, (120, 35)).await;
-    h.app.refresh_on = false;
+    h.app.refresh_clock_mut().switch(false);
     let query = h.app.conversations.query().to_string();
     press(
         &mut h,
@@ -439,10 +441,10 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
     )
     .await;
     let x = h.app.selected_id();
-    let screen = press(&mut h, vec![KeyCode::Enter], move |a| a.detail.is_some()).await;
+    let screen = press(&mut h, vec![KeyCode::Enter], move |a| a.detail().is_open()).await;
     common::assert_has(&screen, "Conversation ");
     press(&mut h, vec![KeyCode::Backspace], move |a| {
-        a.detail.is_none()
+        !a.detail().is_open()
     })
     .await;
     assert_eq!(
@@ -451,19 +453,19 @@ async fn back_and_q_close_the_pane_first_and_back_undoes_a_tab_switch() {
         "the view stays"
     );
     assert_eq!(h.app.selected_id(), x);
-    press(&mut h, vec![KeyCode::Enter], move |a| a.detail.is_some()).await;
+    press(&mut h, vec![KeyCode::Enter], move |a| a.detail().is_open()).await;
     press(&mut h, vec![KeyCode::Char('q')], move |a| {
-        a.detail.is_none()
+        !a.detail().is_open()
     })
     .await;
     assert_eq!(h.app.selected_id(), x, "still running, on its row");
     // Tab (Visitors), then Back: the view just left, on its row.
     press(&mut h, vec![KeyCode::Tab], move |a| {
-        a.active == Resource::Visitors
+        a.active() == Resource::Visitors
     })
     .await;
     let screen = press(&mut h, vec![KeyCode::Backspace], move |a| {
-        a.active == Resource::Conversations
+        a.active() == Resource::Conversations
     })
     .await;
     assert_eq!(h.app.conversations.query().to_string(), query, "{screen}");
@@ -481,7 +483,7 @@ async fn a_row_that_left_out_of_sight_is_named_and_the_key_shows_where() {
     assert!(server.assign(far, Some(server.data().agents[0])));
     wait(&mut h, move |a| !ids_in(a).contains(&far)).await;
     // Still, so that the × row shown for one refresh is there to see.
-    h.app.refresh_on = false;
+    h.app.refresh_clock_mut().switch(false);
     let text = said(&h);
     common::assert_has(
         &text,

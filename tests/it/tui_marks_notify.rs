@@ -26,8 +26,7 @@ fn mark(app: &App, i: usize) -> Option<Mark> {
 
 fn refreshing(server: &FakeServer) -> App {
     let mut app = testing::app(120, 30, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     server.settle(&mut app, Msg::Resize(120, 30));
     app
 }
@@ -91,7 +90,7 @@ fn a_periodic_refresh_marks_new_and_changed_rows_until_selected_or_the_next_refr
 fn a_reload_compares_the_new_walk_with_the_rows_before() {
     let mut server = FakeServer::new(200, 5);
     let mut app = refreshing(&server);
-    app.refresh_on = false;
+    app.refresh_clock_mut().switch(false);
     for i in 0..2 {
         server
             .conversations
@@ -133,19 +132,19 @@ fn a_notify_view_rings_when_a_refresh_finds_more_unassigned_open() {
     let mut view = convo::config::builtin_views::builtin_view();
     view.name = "Watch".into();
     view.notify = true;
-    app.views.push(view);
+    app.settings_mut().save_view(view);
     // not in the view yet: a refresh with more rows notifies nothing
     server.conversations.insert(0, open_unassigned(8000));
     assert!(notifies(&server.settle(&mut app, at(10))).is_empty());
     // the view (v, Down, Down, Enter): the built-in one first, "Watch" second
-    let n = app.views.len();
+    let n = app.settings().views().len();
     server.settle(&mut app, ch('v'));
     for _ in 0..n - 1 {
         update(&mut app, key(KeyCode::Down));
     }
     server.settle(&mut app, key(KeyCode::Enter));
     assert!(convo::tui::notify::watching(
-        &app.views,
+        app.settings().views(),
         app.conversations.filter()
     ));
     for i in 0..2 {
@@ -182,7 +181,7 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
     .await;
     let mut h = Harness::on(&server, (120, 30), 25);
     // a view of everything that notifies (the tab starts with no filters)
-    h.app.views.push(convo::config::View {
+    h.app.settings_mut().save_view(convo::config::View {
         name: "All".into(),
         tab: convo::api::Resource::Conversations,
         conversations: Default::default(),
@@ -217,15 +216,14 @@ async fn marks_follow_a_churning_demo_server_across_reload_and_periodic_refresh(
     }
 
     // periodic refresh: the next first page brings 3 more; the old marks are replaced
-    h.app.refresh_secs = Some(1);
-    h.app.refresh_on = true;
-    h.app.last_refresh = jiff::Timestamp::now();
+    h.app.refresh_every(Some(1));
+    h.app.refresh_clock_mut().restart(jiff::Timestamp::now());
     let deadline = Instant::now() + Duration::from_secs(20);
     while h.app.conversations.rows()[0].id == now_rows[0].id {
         h.step().await;
         assert!(Instant::now() < deadline, "no refresh merged");
     }
-    h.app.refresh_on = false;
+    h.app.refresh_clock_mut().switch(false);
     let latest = server.conversations_now();
     let t = &h.app.conversations;
     assert_eq!(
@@ -288,12 +286,13 @@ fn a_notify_view_rings_once_per_conversation_that_becomes_imminent() {
         server.conversations.push(c);
     }
     let mut app = refreshing(&server);
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     let mut view = convo::config::builtin_views::builtin_view();
     view.name = "Watch".into();
     view.notify = true;
-    app.views.push(view);
-    let n = app.views.len();
+    app.settings_mut().save_view(view);
+    let n = app.settings().views().len();
     server.settle(&mut app, ch('v'));
     for _ in 0..n - 1 {
         update(&mut app, key(KeyCode::Down));
@@ -336,6 +335,7 @@ fn a_notify_view_rings_once_per_conversation_that_becomes_imminent() {
     );
     // Without a notify view nothing rings, whatever crosses.
     let mut quiet = refreshing(&server);
-    quiet.set_sla(app.sla.as_ref().clone(), false);
+    let sla = app.settings().sla().as_ref().clone();
+    quiet.settings_mut().set_sla(sla, false);
     assert!(imminent_rings(&server.settle(&mut quiet, at(30 * 60))).is_empty());
 }

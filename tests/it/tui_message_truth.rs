@@ -67,7 +67,8 @@ fn a_retry_of_a_page_asked_for_ahead_is_not_shown_while_an_earlier_page_is_await
 fn a_querys_note_goes_with_its_walk() {
     let server = FakeServer::new(60, 5);
     let mut app = started(&server);
-    app.sla = std::sync::Arc::new(common::app::first_response(30));
+    app.settings_mut()
+        .set_sla(common::app::first_response(30), true);
     let run = |app: &mut App, text: &str| {
         update(app, ch(':'));
         update(app, common::app::ctrl('u'));
@@ -138,7 +139,7 @@ fn a_search_ends_when_the_filters_change() {
     update(&mut app, key(KeyCode::Enter));
     server.settle(&mut app, key(KeyCode::Down));
     server.settle(&mut app, ch('V'));
-    assert_eq!(app.search.get(Resource::Conversations).query, "");
+    assert_eq!(app.search().get(Resource::Conversations).query, "");
     assert_eq!(said(&app), "search \"pending\" ended: the filters changed");
     // a reload of the same filters keeps a search
     update(&mut app, ch('\\'));
@@ -147,7 +148,7 @@ fn a_search_ends_when_the_filters_change() {
     }
     update(&mut app, key(KeyCode::Enter));
     server.settle(&mut app, ch('r'));
-    assert_eq!(app.search.get(Resource::Conversations).query, "open");
+    assert_eq!(app.search().get(Resource::Conversations).query, "open");
 }
 
 /// Issue 33 §6: on a narrow terminal the footer was cut at the edge without `…` and `auto
@@ -157,7 +158,7 @@ fn a_search_ends_when_the_filters_change() {
 fn a_narrow_footer_keeps_auto_refresh_and_cuts_with_an_ellipsis() {
     let server = FakeServer::new(1500, 5);
     let mut app = testing::app(60, 20, 50);
-    app.refresh_on = true;
+    app.refresh_clock_mut().switch(true);
     server.settle(&mut app, Msg::Resize(60, 20));
     update(&mut app, ch('L'));
     let footer = common::app::footer(&app);
@@ -177,9 +178,8 @@ fn a_narrow_footer_keeps_auto_refresh_and_cuts_with_an_ellipsis() {
 fn kept_live_says_why_when_the_refresh_began_with_fewer_rows() {
     let server = FakeServer::new(600, 5);
     let mut app = testing::app(120, 30, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
-    app.refresh_max_pages = 10;
+    app.refresh_every(Some(10));
+    app.settings_mut().use_refresh_max_pages(10);
     server.settle(&mut app, Msg::Resize(120, 30));
     while app.conversations.rows().len() < 200 {
         server.settle(&mut app, key(KeyCode::PageDown));
@@ -263,7 +263,7 @@ async fn cannot_suspend_is_a_notice_that_goes() {
         })
         .await;
     assert!(screen.contains("cannot suspend"), "{screen}");
-    let m = h.app.message.clone().expect("said");
+    let m = h.app.status_line().shown().expect("said");
     assert!(!m.error, "not an error to keep: {m:?}");
     assert!(
         matches!(m.life, convo::tui::message::Life::Until(_)),

@@ -17,8 +17,7 @@ use common::app::at;
 /// An app refreshing every 10 s with `pages` pages of `server`'s conversations loaded.
 fn refreshing(server: &FakeServer, pages: usize) -> App {
     let mut app = testing::app(120, 30, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     server.settle(&mut app, Msg::Resize(120, 30));
     while app.conversations.rows().len() < pages * 50 {
         server.settle(&mut app, key(KeyCode::PageDown));
@@ -29,7 +28,7 @@ fn refreshing(server: &FakeServer, pages: usize) -> App {
 
 /// The message line, if any (`None` when the key hints show).
 fn message_text(app: &App) -> Option<&str> {
-    app.message.as_ref().map(|m| m.text.as_str())
+    app.status_line().shown().map(|m| m.text.as_str())
 }
 
 /// "1 new row" stayed for minutes in place of the key hints; now it goes after NEWS_SECS
@@ -74,7 +73,7 @@ fn a_notice_and_a_refreshs_news_go_after_their_time_an_error_stays() {
 fn kept_live_goes_when_the_filters_change() {
     let server = FakeServer::new(600, 5);
     let mut app = refreshing(&server, 4);
-    app.refresh_max_pages = 2;
+    app.settings_mut().use_refresh_max_pages(2);
     server.settle(&mut app, at(10));
     let m = message_text(&app).expect("said").to_string();
     assert!(m.contains("top 100 rows kept live"), "{m}");
@@ -147,7 +146,7 @@ fn a_refresh_does_not_cover_the_search_count_which_follows_the_rows() {
     );
     // the other tab: not its search
     update(&mut app, ch('2'));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     assert_eq!(message_text(&app), None);
 }
 

@@ -31,15 +31,20 @@ async fn my_open_is_a_view_of_its_own_written_me_and_it_rings() {
     let me = server.data().agents[0];
     for (w, h) in [(80u16, 24u16), (120, 35)] {
         let mut h = Harness::on(&server, (w, h), 50);
-        h.app.query_settings.agent_id = Some(me);
-        h.app.views = builtin_views(Some(me));
+        let q = convo::config::QuerySettings {
+            agent_id: Some(me),
+            ..h.app.settings().query_settings()
+        };
+        h.app.settings_mut().use_query_settings(q);
+        h.app.settings_mut().use_views(builtin_views(Some(me)));
         h.until(vec![], "loaded").await;
         // v: the picker lists "My open" with its query as written
         let picker = h.press(vec![KeyCode::Char('v')], MY_OPEN_VIEW).await;
         assert!(picker.contains("assignee:me"), "{picker}");
         let at = h
             .app
-            .views
+            .settings()
+            .views()
             .iter()
             .position(|v| v.name == MY_OPEN_VIEW)
             .expect("listed");
@@ -77,16 +82,15 @@ async fn my_open_is_a_view_of_its_own_written_me_and_it_rings() {
             .expect("an open conversation of another agent");
         assert!(server.assign(theirs.id, Some(me)));
         h.out.clear();
-        h.app.refresh_secs = Some(1);
-        h.app.refresh_on = true;
-        h.app.last_refresh = jiff::Timestamp::now();
+        h.app.refresh_every(Some(1));
+        h.app.refresh_clock_mut().restart(jiff::Timestamp::now());
         let deadline = Instant::now() + Duration::from_secs(20);
         // A message at a time (a tick, the refresh's answer) until the bell was written.
         while !String::from_utf8_lossy(&h.out).contains("\u{7}") {
             let screen = h.step().await;
             assert!(Instant::now() < deadline, "no bell:\n{screen}");
         }
-        h.app.refresh_on = false;
+        h.app.refresh_clock_mut().switch(false);
         assert!(
             h.app.conversations.rows().iter().any(|c| c.id == theirs.id),
             "the conversation is in My open"

@@ -22,7 +22,7 @@ fn loaded() -> (App, FakeServer) {
 use crate::common::app::type_text;
 
 fn line(app: &App) -> &QueryLine {
-    match &app.prompt {
+    match app.prompt() {
         Some(Prompt::Query(l)) => l,
         other => panic!("no query line: {other:?}"),
     }
@@ -212,7 +212,7 @@ fn a_bad_query_keeps_the_line_and_the_rows() {
     type_text(&mut app, "x");
     assert!(line(&app).error.is_none(), "an edit clears the error");
     update(&mut app, key(KeyCode::Esc));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     assert_eq!(ids(&app), before);
     assert_eq!(*app.conversations.filter(), ConversationFilter::default());
 }
@@ -225,7 +225,7 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
     update(&mut app, ch(':'));
     type_text(&mut app, "status:open assignee:none");
     let cmds = s.settle(&mut app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     let wanted = ConversationFilter {
         status: Some(Status::Open),
         assignee: Assignee::Unassigned,
@@ -255,7 +255,7 @@ fn enter_runs_the_query_and_the_line_shows_the_tabs_filters() {
     // The pane opens on what the line set.
     update(&mut app, ch('/'));
     assert!(
-        matches!(&app.overlay, convo::tui::overlay::Overlay::Filter(f) if f.conversation_filter() == Some(app.conversations.filter().clone()))
+        matches!(app.overlay(), convo::tui::overlay::Overlay::Filter(f) if f.conversation_filter() == Some(app.conversations.filter().clone()))
     );
 }
 
@@ -267,7 +267,7 @@ fn a_union_query_runs_and_the_line_opens_on_it_as_written() {
     update(&mut app, ch(':'));
     type_text(&mut app, "status:open,pending -site:\"Web shop\"");
     s.settle(&mut app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     let rows = app.conversations.rows();
     assert!(rows.len() > 20, "{} rows", rows.len());
     assert!(
@@ -355,7 +355,7 @@ fn the_pane_over_a_union_says_so_and_replaces_it() {
     type_text(&mut app, "status:open,pending");
     s.settle(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('/'));
-    match &app.overlay {
+    match app.overlay() {
         convo::tui::overlay::Overlay::Filter(f) => {
             assert_eq!(f.query_note.as_deref(), Some("status:open,pending"))
         }
@@ -377,7 +377,7 @@ fn the_pane_over_a_union_says_so_and_replaces_it() {
     // A pane over filters says nothing more.
     update(&mut app, ch('/'));
     assert!(
-        matches!(&app.overlay, convo::tui::overlay::Overlay::Filter(f) if f.query_note.is_none())
+        matches!(app.overlay(), convo::tui::overlay::Overlay::Filter(f) if f.query_note.is_none())
     );
 }
 
@@ -424,7 +424,7 @@ fn the_visitors_tab_has_its_own_fields_and_runs_its_queries() {
     update(&mut app, ctrl('u'));
     type_text(&mut app, "name:souza");
     s.settle(&mut app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     let rows = app.visitors.rows();
     assert!(!rows.is_empty());
     assert!(
@@ -465,7 +465,11 @@ fn the_line_draws_in_small_terminals() {
 #[test]
 fn the_plan_names_the_views_of_the_query_and_what_me_is() {
     let (mut app, _s) = loaded();
-    app.query_settings.agent_id = Some(testing::AGENT_A);
+    let q = convo::config::QuerySettings {
+        agent_id: Some(testing::AGENT_A),
+        ..app.settings().query_settings()
+    };
+    app.settings_mut().use_query_settings(q);
     update(&mut app, ch(':'));
     type_text(&mut app, "assignee:none status:open");
     update(&mut app, ch('?'));
@@ -493,7 +497,13 @@ fn the_plan_names_the_views_of_the_query_and_what_me_is() {
 #[test]
 fn the_mouse_does_nothing_while_the_line_is_open() {
     let (mut app, _s) = loaded();
-    app.mouse = true;
+    app.settings_mut().apply_ui(
+        &convo::config::ui::UiConfig {
+            mouse: true,
+            ..Default::default()
+        },
+        false,
+    );
     update(&mut app, ch(':'));
     let visitors_title = convo::tui::layout::tab_titles()
         .into_iter()
@@ -519,7 +529,7 @@ fn the_mouse_does_nothing_while_the_line_is_open() {
         &mut app,
         click(10, 12, crossterm::event::MouseEventKind::ScrollDown),
     );
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.selected(), 0);
-    assert!(matches!(app.prompt, Some(Prompt::Query(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::Query(_))));
 }

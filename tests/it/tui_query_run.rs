@@ -159,7 +159,11 @@ fn a_row_two_streams_return_shows_once_and_stale_answers_are_dropped() {
 fn checks_are_applied_as_rows_arrive_and_a_scan_waits_at_its_budget() {
     let server = FakeServer::new(60, 0);
     let mut app = started(&server, 10);
-    app.scan_max_pages = 3;
+    let q = convo::config::QuerySettings {
+        scan_max_pages: 3,
+        ..app.settings().query_settings()
+    };
+    app.settings_mut().use_query_settings(q);
     // Rows are 1, 8, 15… minutes old: older than 5 hours from row 43 on.
     let cmds = query(&mut app, &server, "age:>5h");
     assert_eq!(parts(&cmds).len(), 3, "three pages, then the scan waits");
@@ -213,7 +217,7 @@ fn a_failed_stream_is_named_and_the_others_rows_show() {
         }),
     );
     assert_eq!(ids(&app), c.iter().map(|c| c.id).collect::<Vec<_>>());
-    let msg = app.message.as_ref().expect("said").text.clone();
+    let msg = app.status_line().shown().expect("said").text.clone();
     assert!(
         msg.contains("stream 2 of 2 (GET /v1/conversations?status=pending) failed"),
         "{msg}"
@@ -230,7 +234,7 @@ fn a_query_that_cannot_be_resolved_is_said_with_its_caret_and_the_rows_stay() {
     let q = parse("status:open assignee:me", Resource::Conversations).unwrap();
     let cmds = run_query(&mut app, Resource::Conversations, q);
     assert!(cmds.is_empty(), "{cmds:?}");
-    let msg = app.message.as_ref().expect("said").text.clone();
+    let msg = app.status_line().shown().expect("said").text.clone();
     assert!(msg.contains("agent_id"), "{msg}");
     assert!(msg.contains("^^"), "the caret under `me`: {msg}");
     assert_eq!(ids(&app), before);
@@ -312,12 +316,12 @@ fn the_summary_pane_of_a_union_drills_into_the_query_narrowed() {
     update(&mut app, ch('S'));
     // Tab until the pane groups by site.
     for _ in 0..By::ALL.len() {
-        if matches!(&app.overlay, Overlay::Summary(p) if p.by == By::Site) {
+        if matches!(app.overlay(), Overlay::Summary(p) if p.by == By::Site) {
             break;
         }
         update(&mut app, testing::key(crossterm::event::KeyCode::Tab));
     }
-    let Overlay::Summary(p) = &app.overlay else {
+    let Overlay::Summary(p) = app.overlay() else {
         panic!("the pane is open")
     };
     assert_eq!(p.by, By::Site);
@@ -375,7 +379,9 @@ async fn the_runtime_runs_a_union_against_the_demo_in_every_order() {
         assert!(pending.count() > 20, "both streams have rows");
         assert!(want.len() > 80, "{order:?}: {}", want.len());
         let mut h = Harness::on(&server, (120, 30), 25);
-        h.app.pending_query = Some(parse("status:open,pending", Resource::Conversations).unwrap());
+        h.app.queue_query(Some(
+            parse("status:open,pending", Resource::Conversations).unwrap(),
+        ));
         let first = want[0].simple().to_string()[..8].to_string();
         h.until(vec![], &first).await;
         let screen = h.settled().await;
@@ -397,8 +403,8 @@ async fn the_runtime_runs_a_union_against_the_demo_in_every_order() {
         );
         assert!(
             h.app
-                .message
-                .as_ref()
+                .status_line()
+                .shown()
                 .is_none_or(|m| !m.text.contains("order:")),
             "{order:?}: the streams agree on the order"
         );
@@ -493,7 +499,7 @@ async fn a_whole_walk_export_of_a_union_writes_every_matching_row() {
 fn a_refresh_of_a_scan_that_found_nothing_scans_again_from_the_top() {
     let server = FakeServer::new(30, 0);
     let mut app = started(&server, 10);
-    app.refresh_max_pages = 1;
+    app.settings_mut().use_refresh_max_pages(1);
     query(&mut app, &server, "age:>100d");
     let footer = common::app::footer(&app);
     common::assert_has(&footer, "no rows · scanned 30 · 0 match");
@@ -505,7 +511,11 @@ fn a_refresh_of_a_scan_that_found_nothing_scans_again_from_the_top() {
 fn esc_stops_a_scan_that_l_sent_on() {
     let server = FakeServer::new(60, 0);
     let mut app = started(&server, 10);
-    app.scan_max_pages = 3;
+    let q = convo::config::QuerySettings {
+        scan_max_pages: 3,
+        ..app.settings().query_settings()
+    };
+    app.settings_mut().use_query_settings(q);
     query(&mut app, &server, "age:>5h");
     assert!(common::app::footer(&app).contains("scanned 30 · 0 match · L goes on"));
     // L asks for the next page; Esc comes before its answer.
@@ -524,7 +534,7 @@ fn esc_stops_a_scan_that_l_sent_on() {
 fn a_watched_union_view_rings_for_new_waiting_rows_at_a_refresh() {
     let mut server = FakeServer::new(30, 0);
     let mut app = started(&server, 10);
-    app.views.push(convo::config::View {
+    app.settings_mut().save_view(convo::config::View {
         name: "Queue".into(),
         tab: Resource::Conversations,
         conversations: Default::default(),

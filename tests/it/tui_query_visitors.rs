@@ -164,10 +164,14 @@ fn without_a_store_it_is_said_once_and_no_row_passes() {
         cmds.iter().any(|c| matches!(c, Command::FetchPart { .. })),
         "{cmds:?}"
     );
-    app.message = None;
+    app.status_line_mut().clear();
     let cmds = page(0, &mut app, c[2..].to_vec(), false);
     assert!(lookups(&cmds).is_empty(), "{cmds:?}");
-    assert!(app.message.is_none(), "said once: {:?}", app.message);
+    assert!(
+        app.status_line().shown().is_none(),
+        "said once: {:?}",
+        app.status_line().shown()
+    );
     let footer = common::app::footer(&app);
     assert!(footer.contains("scanned 4 · 0 match"), "{footer}");
 }

@@ -21,8 +21,7 @@ use common::app::at;
 /// loaded (page size 50).
 fn unassigned(server: &FakeServer, pages: usize) -> App {
     let mut app = testing::app(120, 30, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     server.settle(&mut app, Msg::Resize(120, 30));
     server.settle(&mut app, ch('u'));
     assert_eq!(app.conversations.filter().assignee, Assignee::Unassigned);
@@ -39,7 +38,7 @@ fn ids(app: &App) -> Vec<uuid::Uuid> {
 
 fn waiting_in_s(app: &mut App, server: &FakeServer) -> u64 {
     server.settle(app, ch('S'));
-    let n = match &app.overlay {
+    let n = match app.overlay() {
         Overlay::Summary(p) => p.all().waiting,
         other => panic!("no summary pane: {other:?}"),
     };
@@ -106,7 +105,7 @@ fn a_row_picked_up_by_a_colleague_leaves_within_one_refresh_and_the_counts_follo
         app.conversations.selected() - app.conversations.offset(),
         line
     );
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     // which two (issue 39, 10)
     let both = format!(
         "{}, {} left the list",
@@ -166,7 +165,7 @@ fn rows_pushed_down_by_new_ones_stay_and_only_the_new_ones_are_marked() {
     }
     let t = &app.conversations;
     assert_eq!(t.marks().counts(t.generation()), (3, 0));
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     assert!(m.contains("3 new rows") && !m.contains("left"), "{m}");
     // the extra page is read, not kept: refreshes do not grow the table a page at a time
     assert_eq!(after.len(), before.len() + 3);
@@ -217,7 +216,7 @@ fn the_period_runs_from_the_end_of_one_reread_to_the_start_of_the_next() {
 fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     let mut server = FakeServer::new(600, 5);
     let mut app = unassigned(&server, 4);
-    app.refresh_max_pages = 2;
+    app.settings_mut().use_refresh_max_pages(2);
     let before = ids(&app);
     assign(&mut server, before[10]); // inside the live window: leaves
     assign(&mut server, before[150]); // past it: stays as loaded until the user reloads
@@ -231,14 +230,14 @@ fn past_refresh_max_pages_only_the_top_rows_are_kept_live_and_it_says_so() {
     assert!(!after.contains(&before[10]));
     assert!(after.contains(&before[150]));
     assert_eq!(after.len(), before.len() - 1);
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     assert!(m.contains("top 100 rows kept live"), "{m}");
     // the walk goes on after what was loaded: no row twice
     server.settle(&mut app, key(KeyCode::End));
     let all = ids(&app);
     let unique: std::collections::HashSet<_> = all.iter().collect();
     assert_eq!(unique.len(), all.len());
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
 }
 
 /// The real binary in a pty on the built-in "Unassigned open" view, refreshing every second,
@@ -342,7 +341,7 @@ fn r_reads_the_loaded_depth_again_from_the_top() {
     assert_eq!(after.len(), 200, "the same depth");
     assert!(!after.contains(&before[120]));
     // with a budget of two pages, two pages
-    app.refresh_max_pages = 2;
+    app.settings_mut().use_refresh_max_pages(2);
     server.settle(&mut app, ch('r'));
     assert_eq!(ids(&app).len(), 100);
 }
@@ -489,7 +488,7 @@ fn at_the_top_new_rows_arrive_above_and_the_selection_keeps_its_line() {
     // A display sort moves the rows; the marks follow the server's order, so they are hidden
     // rather than drawn beside the wrong rows.
     update(&mut app, ch('>'));
-    assert!(app.sort.get(Resource::Conversations).sorted());
+    assert!(app.sort().get(Resource::Conversations).sorted());
     let buf = testing::render_buffer(&app);
     assert!(
         (0..buf.area.height).all(|y| buf[(0, y)].symbol() != "•"),
@@ -511,7 +510,7 @@ fn many_rows_that_leave_at_once_are_named_the_first_three() {
         assign(&mut server, *id);
     }
     server.settle(&mut app, at(10));
-    let m = app.message.as_ref().expect("said").text.clone();
+    let m = app.status_line().shown().expect("said").text.clone();
     let short: Vec<String> = gone.iter().map(convo::api::short_id).collect();
     common::assert_has(
         &m,

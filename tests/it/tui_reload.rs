@@ -177,9 +177,8 @@ fn a_reload_that_fails_part_way_keeps_every_row() {
 fn the_periodic_refresh_tries_a_failed_reload_again() {
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
-    app.last_refresh = now();
+    app.refresh_every(Some(10));
+    app.refresh_clock_mut().restart(now());
     let before = ids(&app);
     let g = generation_of(&conversation_fetch(&update(&mut app, ch('r'))));
     update(&mut app, down(g));
@@ -208,8 +207,8 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     let server = FakeServer::new(2000, 5);
     let mut app = all_loaded(&server);
     let (before, sel) = (ids(&app), selected_id(&app));
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     let cmds = update(
         &mut app,
         Msg::ProfileLoaded {
@@ -231,7 +230,7 @@ fn a_profile_switch_to_a_service_that_is_down_keeps_the_rows_until_it_answers() 
     update(&mut app, server.answer(&fetch).expect("answer"));
     assert_eq!(app.conversations.rows().len(), 20);
     assert_eq!(app.conversations.selected(), 0);
-    assert!(app.history.is_empty());
+    assert!(app.history().is_empty());
 }
 
 /// While a failed reload waits behind the rows, `L` and a whole-walk export say why they do
@@ -259,8 +258,8 @@ fn after_a_failed_reload_l_and_a_whole_walk_export_say_why_they_wait() {
     testing::update_checked(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('w'));
     let cmds = update(&mut app, ch('y'));
-    assert!(app.walk_export.is_none(), "{cmds:?}");
-    let m = app.message.as_ref().expect("said").text.clone();
+    assert!(!app.exports().walking(), "{cmds:?}");
+    let m = app.status_line().shown().expect("said").text.clone();
     common::assert_has(&m, "whole-walk export not started");
     assert_eq!(app.conversations.rows().len(), loaded);
 }

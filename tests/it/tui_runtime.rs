@@ -143,8 +143,10 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
     let mut rt = runtime(&prod, |_| {});
     rt.config_path = Some(cfg.clone());
     let mut app = testing::app(120, 30, 50);
-    app.profiles.names = vec!["prod".into(), "staging".into(), "broken".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut().offer(
+        vec!["prod".into(), "staging".into(), "broken".into()],
+        Some("prod".into()),
+    );
     let mut h = Harness::new(rt, (120, 30), app);
     let short = |s: &DemoServer| s.data().conversations[0].id.simple().to_string()[..8].to_string();
     let screen = h.until(vec![], "loaded · more available").await;
@@ -165,12 +167,12 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
     // The status line cuts the error at 120 columns; it is kept whole for the help overlay.
     assert!(
         h.app
-            .last_error
-            .as_ref()
+            .status_line()
+            .last_error()
             .is_some_and(|e| e.text.contains("vault sealed")),
         "{screen}"
     );
-    assert_eq!(h.app.profiles.current.as_deref(), Some("prod"));
+    assert_eq!(h.app.profiles().current.as_deref(), Some("prod"));
     let before = prod.request_count();
     let screen = h.until(vec![KeyCode::End], "all 300 loaded").await;
     assert!(
@@ -204,7 +206,7 @@ async fn a_refused_profile_keeps_the_old_one_working_and_a_good_one_switches_eve
         "the old service is asked nothing more"
     );
     assert!(staging.request_count() > 0);
-    assert_eq!(h.app.profiles.current.as_deref(), Some("staging"));
+    assert_eq!(h.app.profiles().current.as_deref(), Some("staging"));
     prod.shutdown().await;
     staging.shutdown().await;
 }
@@ -248,7 +250,7 @@ async fn the_profile_picker_switches_back_to_the_configs_top_level() {
     let mut rt = runtime(&main, |_| {});
     rt.config_path = Some(cfg.clone());
     let mut app = testing::app(120, 30, 50);
-    app.profiles.names = vec!["staging".into()];
+    app.profiles_mut().names = vec!["staging".into()];
     let mut h = Harness::new(rt, (120, 30), app);
     let short = |s: &DemoServer| s.data().conversations[0].id.simple().to_string()[..8].to_string();
     let screen = h.until(vec![], "loaded · more available").await;
@@ -264,7 +266,7 @@ async fn the_profile_picker_switches_back_to_the_configs_top_level() {
     if !screen.contains(&short(&staging)) {
         h.until(vec![], &short(&staging)).await;
     }
-    assert_eq!(h.app.profiles.current.as_deref(), Some("staging"));
+    assert_eq!(h.app.profiles().current.as_deref(), Some("staging"));
 
     // Back: P opens on staging; Up is the top level.
     let screen = h
@@ -276,7 +278,7 @@ async fn the_profile_picker_switches_back_to_the_configs_top_level() {
     if !screen.contains(&short(&main)) {
         h.until(vec![], &short(&main)).await;
     }
-    assert_eq!(h.app.profiles.current, None);
+    assert_eq!(h.app.profiles().current, None);
     let screen = h
         .until(vec![KeyCode::Char('P')], "(top level) (current)")
         .await;
@@ -515,7 +517,7 @@ async fn a_flood_of_answers_leaves_keys_their_turn() {
         .await;
     let last: usize = h
         .app
-        .names
+        .names()
         .sync_line
         .as_deref()
         .and_then(|l| l.parse().ok())

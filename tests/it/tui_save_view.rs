@@ -20,7 +20,8 @@ use convo::tui::update::update;
 
 fn loaded() -> (App, FakeServer) {
     let (mut app, server) = common::app::loaded((120, 30), 300, 40);
-    app.config_file = Some(PathBuf::from("/home/u/.config/convo/config.toml"));
+    app.settings_mut()
+        .use_config_file(Some(PathBuf::from("/home/u/.config/convo/config.toml")));
     (app, server)
 }
 
@@ -32,7 +33,7 @@ fn run_query(app: &mut App, s: &FakeServer, q: &str) {
     update(app, common::app::ctrl('u'));
     type_text(app, q);
     s.settle(app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none(), "{:?}", app.prompt);
+    assert!(app.prompt().is_none(), "{:?}", app.prompt());
 }
 
 fn save_command(cmds: &[Command]) -> (NewView, bool) {
@@ -74,7 +75,7 @@ fn w_saves_the_query_as_a_view_that_v_lists_and_runs() {
     let (mut app, s) = loaded();
     run_query(&mut app, &s, "status:open,pending -site:\"Web shop\"");
     update(&mut app, ch('w'));
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(_))));
     let cmds = type_text(&mut app, "Not the shop");
     assert!(cmds.is_empty());
     let cmds = update(&mut app, key(KeyCode::Enter));
@@ -88,11 +89,12 @@ fn w_saves_the_query_as_a_view_that_v_lists_and_runs() {
         }
     );
     assert!(!replace);
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     saved(&mut app, view, false);
     let i = app.view_index("not the shop").expect("the view is listed");
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
@@ -108,7 +110,7 @@ fn w_saves_the_query_as_a_view_that_v_lists_and_runs() {
         update(&mut app, key(KeyCode::Down));
     }
     s.settle(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let rows = app.conversations.rows();
     assert!(!rows.is_empty());
     assert!(
@@ -130,8 +132,8 @@ fn an_existing_name_is_replaced_only_after_y() {
     update(&mut app, ch('w'));
     type_text(&mut app, "breaching");
     update(&mut app, key(KeyCode::Enter));
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if !v.confirm));
-    assert!(app.message.as_ref().unwrap().text.contains("built-in"));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(v)) if !v.confirm));
+    assert!(app.status_line().shown().unwrap().text.contains("built-in"));
     for _ in 0.."breaching".len() {
         update(&mut app, key(KeyCode::Backspace));
     }
@@ -139,24 +141,27 @@ fn an_existing_name_is_replaced_only_after_y() {
     let cmds = update(&mut app, key(KeyCode::Enter));
     let (view, _) = save_command(&cmds);
     saved(&mut app, view, false);
-    let n = app.views.len();
+    let n = app.settings().views().len();
 
     run_query(&mut app, &s, "status:closed");
     update(&mut app, ch('w'));
     type_text(&mut app, "PENDING");
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if v.confirm));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(v)) if v.confirm));
     update(&mut app, key(KeyCode::Esc));
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if !v.confirm && v.name == "PENDING"));
+    assert!(matches!(app.prompt(), Some(Prompt::SaveView(v)) if !v.confirm && v.name == "PENDING"));
     update(&mut app, key(KeyCode::Enter));
     let cmds = update(&mut app, ch('y'));
     let (view, replace) = save_command(&cmds);
     assert!(replace);
     saved(&mut app, view.clone(), true);
-    assert_eq!(app.views.len(), n, "replaced, not added");
+    assert_eq!(app.settings().views().len(), n, "replaced, not added");
     let i = app.view_index("pending").unwrap();
-    assert_eq!(app.views[i].query.as_deref(), Some("status:closed"));
+    assert_eq!(
+        app.settings().views()[i].query.as_deref(),
+        Some("status:closed")
+    );
 
     // The file had it (written by another convo): the answer asks to replace.
     update(
@@ -169,7 +174,9 @@ fn an_existing_name_is_replaced_only_after_y() {
             result: Err(SaveError::Exists("Elsewhere".into())),
         },
     );
-    assert!(matches!(&app.prompt, Some(Prompt::SaveView(v)) if v.confirm && v.name == "Elsewhere"));
+    assert!(
+        matches!(app.prompt(), Some(Prompt::SaveView(v)) if v.confirm && v.name == "Elsewhere")
+    );
 }
 
 /// A file that cannot be written: said, nothing listed; a tab with no query has nothing to
@@ -178,9 +185,10 @@ fn an_existing_name_is_replaced_only_after_y() {
 fn a_failed_save_is_said_and_an_empty_query_is_not_saved() {
     let (mut app, s) = loaded();
     update(&mut app, ch('w'));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
@@ -191,7 +199,7 @@ fn a_failed_save_is_said_and_an_empty_query_is_not_saved() {
     type_text(&mut app, "Open");
     let cmds = update(&mut app, key(KeyCode::Enter));
     let (view, _) = save_command(&cmds);
-    let n = app.views.len();
+    let n = app.settings().views().len();
     update(
         &mut app,
         Msg::ViewSaved {
@@ -202,8 +210,8 @@ fn a_failed_save_is_said_and_an_empty_query_is_not_saved() {
             }),
         },
     );
-    assert_eq!(app.views.len(), n);
-    let m = app.message.as_ref().unwrap();
+    assert_eq!(app.settings().views().len(), n);
+    let m = app.status_line().shown().unwrap();
     assert!(
         m.error && m.text.contains("view not saved") && m.text.contains("read-only"),
         "{m:?}"

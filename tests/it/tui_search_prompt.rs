@@ -22,7 +22,7 @@ fn search(app: &mut App, q: &str) {
 }
 
 fn prompt_text(app: &App) -> String {
-    match &app.prompt {
+    match app.prompt() {
         Some(Prompt::Search(t)) => t.clone(),
         other => panic!("no search prompt: {other:?}"),
     }
@@ -41,17 +41,17 @@ fn the_search_prompt_opens_empty_and_up_recalls_earlier_queries() {
         "the prompt says ↑ brings earlier searches back"
     );
     // The earlier search stays on screen until the prompt's text is edited.
-    assert_eq!(app.search.conversations.query, "Kai");
+    assert_eq!(app.search().conversations.query, "Kai");
     type_text(&mut app, "Mia");
-    assert_eq!(app.search.conversations.query, "Mia");
+    assert_eq!(app.search().conversations.query, "Mia");
     update(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.search.conversations.query, "Mia");
+    assert_eq!(app.search().conversations.query, "Mia");
 
     update(&mut app, ch('\\'));
     type_text(&mut app, "pe");
     update(&mut app, key(KeyCode::Up));
     assert_eq!(prompt_text(&app), "Mia");
-    assert_eq!(app.search.conversations.query, "Mia");
+    assert_eq!(app.search().conversations.query, "Mia");
     update(&mut app, key(KeyCode::Up));
     assert_eq!(prompt_text(&app), "Kai");
     // the oldest: ↑ stays there
@@ -62,19 +62,19 @@ fn the_search_prompt_opens_empty_and_up_recalls_earlier_queries() {
     // past the newest: the text being typed comes back
     update(&mut app, key(KeyCode::Down));
     assert_eq!(prompt_text(&app), "pe");
-    assert_eq!(app.search.conversations.query, "pe");
+    assert_eq!(app.search().conversations.query, "pe");
     update(&mut app, key(KeyCode::Up));
     update(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.search.conversations.query, "Mia");
+    assert_eq!(app.search().conversations.query, "Mia");
     // a repeat is remembered once
-    assert_eq!(app.search_history.entries(), ["Kai", "Mia"]);
+    assert_eq!(app.search_history().entries(), ["Kai", "Mia"]);
 
     // Enter on an empty prompt ends the search.
     update(&mut app, ch('\\'));
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.search.conversations.query.is_empty());
+    assert!(app.search().conversations.query.is_empty());
     assert_eq!(
-        app.message.as_ref().map(|m| m.text.as_str()),
+        app.status_line().shown().map(|m| m.text.as_str()),
         Some("search cleared")
     );
 }
@@ -88,9 +88,15 @@ fn no_match_names_the_query_and_the_rows_searched() {
     assert!(n > 1);
     search(&mut app, "Mia");
     let want = format!("no match for \"Mia\" in {n} loaded rows");
-    assert_eq!(app.message.as_ref().map(|m| m.text.as_str()), Some(&*want));
+    assert_eq!(
+        app.status_line().shown().map(|m| m.text.as_str()),
+        Some(&*want)
+    );
     update(&mut app, ch('n'));
-    assert_eq!(app.message.as_ref().map(|m| m.text.as_str()), Some(&*want));
+    assert_eq!(
+        app.status_line().shown().map(|m| m.text.as_str()),
+        Some(&*want)
+    );
 }
 
 /// `muller` finds "Zoë 🌸 Müller", `ZOE` too; a query with the accent finds the same rows.
@@ -98,7 +104,7 @@ fn no_match_names_the_query_and_the_rows_searched() {
 fn search_ignores_case_and_accents() {
     let (mut app, _s) = loaded(10, 30);
     update(&mut app, ch('2'));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     let want: Vec<usize> = app
         .visitors
         .rows()
@@ -110,7 +116,7 @@ fn search_ignores_case_and_accents() {
     assert!(!want.is_empty());
     for q in ["muller", "ZOE", "zoë", "MÜLLER"] {
         search(&mut app, q);
-        assert_eq!(app.search.visitors.matches, want, "{q}");
+        assert_eq!(app.search().visitors.matches, want, "{q}");
         // and the matching cell is marked (underlined) as a match on screen
         let buf = testing::render_buffer(&app);
         assert!(
@@ -122,5 +128,5 @@ fn search_ignores_case_and_accents() {
         );
     }
     search(&mut app, "mueller");
-    assert!(app.search.visitors.matches.is_empty());
+    assert!(app.search().visitors.matches.is_empty());
 }

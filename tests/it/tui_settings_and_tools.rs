@@ -10,7 +10,7 @@ use ratatui::style::Color;
 use convo::api::{Limit, Resource};
 use convo::config::ui::{ColumnsConfig, ThemeConfig, ThemePreset, UiConfig};
 use convo::tui::app::App;
-use convo::tui::columns::{Column, Columns};
+use convo::tui::columns::Column;
 use convo::tui::command::{Command, ExportKind};
 use convo::tui::keys::{Action, KeyMap};
 use convo::tui::msg::Msg;
@@ -65,7 +65,7 @@ fn keys_remap_an_action_and_unbind_another() {
     assert_eq!(km.keys_of(Action::Reload), "F5 Ctrl-r");
     assert_eq!(km.keys_of(Action::Copy), "");
     let mut app = testing::app(120, 40, 50);
-    app.keymap = km;
+    app.settings_mut().use_keymap(km);
     let server = FakeServer::new(100, 10);
     server.settle(&mut app, Msg::Resize(120, 40));
     let gen_before = app.conversations.generation();
@@ -110,7 +110,8 @@ fn a_key_on_two_actions_is_an_error_naming_both() {
 #[test]
 fn help_shows_the_effective_bindings() {
     let mut app = testing::app(120, 40, 50);
-    app.keymap = KeyMap::with_config(&keys(&[("reload", &["F5"])])).unwrap();
+    app.settings_mut()
+        .use_keymap(KeyMap::with_config(&keys(&[("reload", &["F5"])])).unwrap());
     update(&mut app, ch('?'));
     let screen = testing::render(&app);
     assert!(
@@ -130,7 +131,7 @@ fn themed(preset: ThemePreset, no_color: bool) -> App {
         },
         ..UiConfig::default()
     };
-    app.apply_ui(&cfg, no_color);
+    app.settings_mut().apply_ui(&cfg, no_color);
     app
 }
 
@@ -179,7 +180,7 @@ fn a_role_override_wins() {
         },
         ..UiConfig::default()
     };
-    app.apply_ui(&cfg, false);
+    app.settings_mut().apply_ui(&cfg, false);
     let buf = testing::render_buffer(&app);
     assert!(
         buf.content
@@ -195,16 +196,16 @@ fn a_role_override_wins() {
 fn search_selects_matches_and_n_n_step_through_them() {
     let (mut app, _s) = loaded(120, 30, 120);
     update(&mut app, ch('\\'));
-    assert!(matches!(app.prompt, Some(Prompt::Search(_))));
+    assert!(matches!(app.prompt(), Some(Prompt::Search(_))));
     // "ana" matches the aliased agent "Ana (EU desk)" and visitors named Ana (the VISITOR
     // column's names), case-insensitively
     type_text(&mut app, "ANA");
     let first = app.conversations.selected();
-    let matches = app.search.conversations.matches.clone();
+    let matches = app.search().conversations.matches.clone();
     assert!(!matches.is_empty());
     assert_eq!(matches[0], first);
     let named_ana = |c: &convo::api::Conversation| {
-        app.names.get(&c.visitor_id).is_some_and(|l| {
+        app.names().get(&c.visitor_id).is_some_and(|l| {
             [&l.name, &l.email].iter().any(|v| {
                 v.as_deref()
                     .is_some_and(|t| t.to_lowercase().contains("ana"))
@@ -225,10 +226,16 @@ fn search_selects_matches_and_n_n_step_through_them() {
             .any(|&i| app.conversations.rows()[i].assignee_id == Some(testing::AGENT_A))
     );
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
     update(&mut app, ch('n'));
     assert_eq!(app.conversations.selected(), matches[1]);
-    assert!(app.message.as_ref().unwrap().text.contains("match 2 of"));
+    assert!(
+        app.status_line()
+            .shown()
+            .unwrap()
+            .text
+            .contains("match 2 of")
+    );
     update(&mut app, ch('N'));
     assert_eq!(app.conversations.selected(), matches[0]);
     // wrap backwards to the last match
@@ -244,8 +251,8 @@ fn search_selects_matches_and_n_n_step_through_them() {
     // Esc in the prompt clears the search
     update(&mut app, ch('\\'));
     update(&mut app, key(KeyCode::Esc));
-    assert!(app.search.conversations.query.is_empty());
-    assert!(app.search.conversations.matches.is_empty());
+    assert!(app.search().conversations.query.is_empty());
+    assert!(app.search().conversations.matches.is_empty());
 }
 
 #[test]
@@ -254,7 +261,7 @@ fn search_keys_do_not_fire_while_typing() {
     update(&mut app, ch('\\'));
     let cmds = type_text(&mut app, "qrx");
     assert!(!cmds.iter().any(|c| matches!(c, Command::Quit)), "{cmds:?}");
-    assert_eq!(app.prompt, Some(Prompt::Search("qrx".into())));
+    assert_eq!(*app.prompt(), Some(Prompt::Search("qrx".into())));
 }
 
 /// A paste into the search prompt costs one scan of the rows; typing the same text, one per
@@ -263,12 +270,12 @@ fn search_keys_do_not_fire_while_typing() {
 fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
     let (mut app, _s) = loaded(120, 30, 300);
     update(&mut app, ch('\\'));
-    let scans = app.search.conversations.scans();
+    let scans = app.search().conversations.scans();
     update(&mut app, Msg::Paste("pending\r\n".into()));
-    assert_eq!(app.search.conversations.scans(), scans + 1);
-    assert_eq!(app.search.conversations.query, "pending");
-    assert!(matches!(app.prompt, Some(Prompt::Search(ref t)) if t == "pending"));
-    let n = app.search.conversations.matches.len();
+    assert_eq!(app.search().conversations.scans(), scans + 1);
+    assert_eq!(app.search().conversations.query, "pending");
+    assert!(matches!(app.prompt(), Some(Prompt::Search(t)) if t == "pending"));
+    let n = app.search().conversations.matches.len();
     let pending = app
         .conversations
         .rows()
@@ -280,9 +287,9 @@ fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
     // typed: a scan per character
     update(&mut app, key(KeyCode::Esc));
     update(&mut app, ch('\\'));
-    let scans = app.search.conversations.scans();
+    let scans = app.search().conversations.scans();
     type_text(&mut app, "pending");
-    assert_eq!(app.search.conversations.scans(), scans + 7);
+    assert_eq!(app.search().conversations.scans(), scans + 7);
     update(&mut app, key(KeyCode::Esc));
     // the filter pane: into the focused field (site id), then applied
     update(&mut app, ch('/'));
@@ -294,7 +301,7 @@ fn a_paste_is_one_search_scan_and_goes_into_the_focused_field() {
     let before = app.conversations.filter().clone();
     assert!(update(&mut app, Msg::Paste("q".into())).is_empty());
     assert_eq!(*app.conversations.filter(), before);
-    assert!(app.prompt.is_none());
+    assert!(app.prompt().is_none());
 }
 
 // ---- sort ----
@@ -308,14 +315,14 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     let id = app.selected_id();
     // > chooses the first column (status), descending
     update(&mut app, ch('>'));
-    let sort = app.sort.conversations.sort.unwrap();
+    let sort = app.sort().conversations.sort.unwrap();
     assert_eq!(sort.col, Column::Status);
     assert!(sort.desc);
     assert_eq!(app.selected_id(), id, "the selected row stays selected");
     let screen = testing::render(&app);
     common::assert_has(&screen, "sorted by status ↓ (display only)");
     // display order: statuses descending (pending, open, closed)
-    let f = &app.sort.conversations;
+    let f = &app.sort().conversations;
     let rows = app.conversations.rows();
     let statuses: Vec<String> = f
         .perm
@@ -330,26 +337,26 @@ fn sort_is_marked_keeps_the_selected_row_and_resets_on_reload() {
     let pos = f.pos(app.conversations.selected());
     update(&mut app, key(KeyCode::Down));
     assert_eq!(
-        app.sort.conversations.pos(app.conversations.selected()),
+        app.sort().conversations.pos(app.conversations.selected()),
         pos + 1
     );
     // = reverses, then clears
     update(&mut app, ch('='));
-    assert!(!app.sort.conversations.sort.unwrap().desc);
+    assert!(!app.sort().conversations.sort.unwrap().desc);
     update(&mut app, ch('>'));
-    assert_eq!(app.sort.conversations.sort.unwrap().col, Column::Visitor);
+    assert_eq!(app.sort().conversations.sort.unwrap().col, Column::Visitor);
     // a new page keeps the sort and sorts it in
     let loaded_before = app.conversations.rows().len();
     s.settle(&mut app, key(KeyCode::End));
     assert!(app.conversations.rows().len() > loaded_before);
     assert_eq!(
-        app.sort.conversations.perm.len(),
+        app.sort().conversations.perm.len(),
         app.conversations.rows().len()
     );
     // reload: server order again, the selected id kept
     let id = app.selected_id();
     s.settle(&mut app, ch('r'));
-    assert!(app.sort.conversations.sort.is_none());
+    assert!(app.sort().conversations.sort.is_none());
     assert!(!testing::render(&app).contains("display only"));
     assert_eq!(app.selected_id(), id);
 }
@@ -372,22 +379,22 @@ fn l_does_not_sort_on_every_page_and_ends_fully_sorted() {
     // CREATED ascending: the server sends newest first, so every page changes the order
     sort_by_created_ascending(&mut app);
     assert_eq!(
-        app.sort.conversations.sort.map(|s| (s.col, s.desc)),
+        app.sort().conversations.sort.map(|s| (s.col, s.desc)),
         Some((Column::Created, false))
     );
-    let before = app.sort.conversations.sorts();
+    let before = app.sort().conversations.sorts();
     s.settle(&mut app, ch('L'));
     let t = &app.conversations;
     assert_eq!(t.rows().len(), 3000);
     let pages = 3000 / 50;
-    let sorts = app.sort.conversations.sorts() - before;
+    let sorts = app.sort().conversations.sorts() - before;
     assert!(
         sorts < pages as u64 / 3,
         "{sorts} full sorts for {pages} pages"
     );
     assert!(sorts >= 1);
     // all in order now, the selection kept
-    let f = &app.sort.conversations;
+    let f = &app.sort().conversations;
     assert_eq!(f.perm.len(), 3000);
     let created: Vec<_> = f
         .perm
@@ -415,7 +422,7 @@ fn sorted_screen_snapshot() {
 fn export_asks_for_a_path_and_emits_the_rows() {
     let (mut app, _s) = loaded(120, 30, 120);
     update(&mut app, ch('e'));
-    let Some(Prompt::Export(default)) = app.prompt.clone() else {
+    let Some(Prompt::Export(default)) = app.prompt().clone() else {
         panic!("no export prompt");
     };
     assert_eq!(default, "./convo-conversations-2026-11-22.csv");
@@ -431,7 +438,7 @@ fn export_asks_for_a_path_and_emits_the_rows() {
     assert_eq!(cmds, vec![Command::CheckExportPath(x.clone())]);
     // it is; more pages exist: loaded rows or the whole walk; l takes the loaded rows
     update(&mut app, convo::tui::export::write::check_path(x.clone()));
-    assert_eq!(app.prompt, Some(Prompt::ExportScope(x.clone())));
+    assert_eq!(*app.prompt(), Some(Prompt::ExportScope(x.clone())));
     let cmds = update(&mut app, ch('l'));
     let Some(Command::Export {
         path,
@@ -516,7 +523,7 @@ async fn the_runtime_writes_a_new_file_and_refuses_to_overwrite() {
     let cmds = start(&mut app);
     assert!(cmds.is_empty(), "{cmds:?}");
     assert_eq!(
-        app.prompt,
+        *app.prompt(),
         Some(Prompt::ExportExists(
             dir.join("out-2.csv").to_str().unwrap().into()
         ))
@@ -611,7 +618,7 @@ async fn a_conversation_export_carries_the_names_the_screen_shows() {
         } else {
             ""
         };
-        let label = app.names.get(&c.visitor_id).cloned();
+        let label = app.names().get(&c.visitor_id).cloned();
         let (name, email) = if c.visitor_id == rows[1].visitor_id {
             (
                 "\"'=HYPERLINK(\"\"x\"\")\"".to_string(),
@@ -647,8 +654,14 @@ fn o_opens_the_web_url_of_the_selected_row_or_hints() {
     let (mut app, _s) = loaded(120, 30, 20);
     let cmds = update(&mut app, ch('o'));
     assert!(cmds.is_empty());
-    assert!(app.message.as_ref().unwrap().text.contains("web_url"));
-    app.web_url = Some("https://app.example.com/{tab}/{id}".into());
+    assert!(app.status_line().shown().unwrap().text.contains("web_url"));
+    app.settings_mut().apply_ui(
+        &convo::config::ui::UiConfig {
+            web_url: Some("https://app.example.com/{tab}/{id}".into()),
+            ..Default::default()
+        },
+        false,
+    );
     update(&mut app, key(KeyCode::Down));
     let id = app.selected_id().unwrap();
     let cmds = update(&mut app, ch('o'));
@@ -665,11 +678,11 @@ fn o_opens_the_web_url_of_the_selected_row_or_hints() {
 #[test]
 fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     let (mut app, s) = loaded(120, 30, 120);
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     update(&mut app, ch('P'));
     assert_eq!(
-        app.prompt,
+        *app.prompt(),
         Some(Prompt::Profiles(1)),
         "on the profile in use, after the top level"
     );
@@ -725,7 +738,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
     common::assert_has(&screen, "profile staging");
     common::assert_has(&screen, "staging.example");
     // a failed load says why and changes nothing
-    let id = app.profiles.request;
+    let id = app.profiles().request;
     update(
         &mut app,
         Msg::ProfileLoaded {
@@ -733,7 +746,7 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
             result: Err("no profile named \"x\"".into()),
         },
     );
-    assert!(app.message.as_ref().unwrap().error);
+    assert!(app.status_line().shown().unwrap().error);
 }
 
 // ---- columns ----
@@ -741,10 +754,16 @@ fn profile_switch_asks_the_runtime_and_resets_both_tabs() {
 #[test]
 fn configured_columns_are_drawn_in_their_order() {
     let (mut app, _s) = loaded(120, 20, 30);
-    app.columns = Columns::from_config(&ColumnsConfig {
-        conversations: Some(vec!["id".into(), "status".into(), "assignee".into()]),
-        visitors: None,
-    });
+    app.settings_mut().apply_ui(
+        &convo::config::ui::UiConfig {
+            columns: ColumnsConfig {
+                conversations: Some(vec!["id".into(), "status".into(), "assignee".into()]),
+                visitors: None,
+            },
+            ..Default::default()
+        },
+        false,
+    );
     let screen = testing::render(&app);
     let header = screen.lines().nth(2).unwrap_or_default().to_string();
     let (i, s, a) = (
@@ -760,7 +779,10 @@ fn configured_columns_are_drawn_in_their_order() {
 #[test]
 fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
     let (mut app, _s) = loaded(120, 30, 20);
-    assert!(!app.mouse, "off unless the config says mouse = true");
+    assert!(
+        !app.settings().mouse(),
+        "off unless the config says mouse = true"
+    );
     let switch = |mouse: bool| Session {
         name: "p".into(),
         page_size: Limit::new(20).unwrap(),
@@ -793,12 +815,12 @@ fn a_profile_that_changes_mouse_turns_capture_on_or_off_and_only_then() {
     };
     let cmds = update(&mut app, loaded_msg(true));
     assert_eq!(mouse_cmds(&cmds), vec![Command::SetMouse(true)]);
-    assert!(app.mouse);
+    assert!(app.settings().mouse());
     let cmds = update(&mut app, loaded_msg(true));
     assert!(mouse_cmds(&cmds).is_empty(), "no change, nothing sent");
     let cmds = update(&mut app, loaded_msg(false));
     assert_eq!(mouse_cmds(&cmds), vec![Command::SetMouse(false)]);
-    assert!(!app.mouse);
+    assert!(!app.settings().mouse());
 }
 
 fn switch_to(name: &str, sla: convo::sla::Sla) -> Session {
@@ -826,8 +848,8 @@ fn switch_to(name: &str, sla: convo::sla::Sla) -> Session {
 #[test]
 fn profile_switches_are_all_or_nothing_and_land_in_order() {
     let (mut app, s) = loaded(120, 30, 120);
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     let pick = |app: &mut App, down: bool| {
         update(app, ch('P'));
         if down {
@@ -851,7 +873,7 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
         app.conversations.rows().len(),
         app.conversations.generation(),
     );
-    let endpoint = app.endpoint.clone();
+    let endpoint = app.settings().endpoint().to_string();
 
     // The older answer comes last-but-one: dropped, the old profile untouched.
     let cmds = update(
@@ -862,9 +884,9 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
         },
     );
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert_eq!(app.profiles.current.as_deref(), Some("prod"));
-    assert_eq!(app.profiles.accepted, None);
-    assert_eq!(app.endpoint, endpoint);
+    assert_eq!(app.profiles().current.as_deref(), Some("prod"));
+    assert_eq!(app.profiles().accepted, None);
+    assert_eq!(app.settings().endpoint(), endpoint);
     assert_eq!(
         (
             app.conversations.rows().len(),
@@ -881,9 +903,9 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
             result: Err("[keys] quit: unknown key \"Hyper-Q\"".into()),
         },
     );
-    assert_eq!(app.profiles.current.as_deref(), Some("prod"));
-    assert!(app.profiles.switching.is_none(), "P works again");
-    assert_eq!(app.endpoint, endpoint);
+    assert_eq!(app.profiles().current.as_deref(), Some("prod"));
+    assert!(app.profiles().switching.is_none(), "P works again");
+    assert_eq!(app.settings().endpoint(), endpoint);
     assert!(render_has(&app, "profile not switched"));
     s.settle(&mut app, key(KeyCode::End));
     assert!(
@@ -910,11 +932,20 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
             result: Ok(Box::new(switch_to("staging", sla))),
         },
     );
-    assert_eq!(app.profiles.current.as_deref(), Some("staging"));
-    assert_eq!(app.profiles.accepted, Some(c));
-    assert!(app.sla.is_tracked(convo::sla::Target::FirstResponse));
+    assert_eq!(app.profiles().current.as_deref(), Some("staging"));
+    assert_eq!(app.profiles().accepted, Some(c));
+    assert!(
+        app.settings()
+            .sla()
+            .is_tracked(convo::sla::Target::FirstResponse)
+    );
     assert!(render_has(&app, " DUE "));
-    let names: Vec<&str> = app.views.iter().map(|v| v.name.as_str()).collect();
+    let names: Vec<&str> = app
+        .settings()
+        .views()
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect();
     assert_eq!(names, ["Unassigned open", "Breaching"]);
     // And back to a profile without targets: DUE goes.
     let fourth = pick(&mut app, false);
@@ -926,7 +957,11 @@ fn profile_switches_are_all_or_nothing_and_land_in_order() {
             result: Ok(Box::new(switch_to("prod", Default::default()))),
         },
     );
-    assert!(!app.sla.is_tracked(convo::sla::Target::FirstResponse));
+    assert!(
+        !app.settings()
+            .sla()
+            .is_tracked(convo::sla::Target::FirstResponse)
+    );
     assert!(!render_has(&app, " DUE "));
 }
 
@@ -941,14 +976,13 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     use convo::tui::export::PART_ROWS;
     let n = PART_ROWS * 2 + 100;
     let mut app = testing::app(120, 30, 100);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let server = FakeServer::new(n, 5);
     server.settle(&mut app, Msg::Resize(120, 30));
     server.settle(&mut app, ch('L'));
     assert_eq!(app.conversations.rows().len(), n);
-    app.profiles.names = vec!["prod".into(), "staging".into()];
-    app.profiles.current = Some("prod".into());
+    app.profiles_mut()
+        .offer(vec!["prod".into(), "staging".into()], Some("prod".into()));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.csv");
     let start = |app: &mut App| export_to(app, &path);
@@ -1037,7 +1071,7 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     );
     assert!(!path.exists(), "no partial file left");
     update(&mut app, Msg::ExportEnded { id, text, error });
-    assert!(app.export_stream.is_none());
+    assert!(!app.exports().writing());
 
     // new filters in the middle of an export abandon it too
     for a in answers {
@@ -1045,12 +1079,16 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
     }
     server.settle(&mut app, ch('L'));
     let cmds = start(&mut app);
-    let cmds: Vec<Command> = if matches!(app.prompt, Some(Prompt::ExportScope(_))) {
+    let cmds: Vec<Command> = if matches!(app.prompt(), Some(Prompt::ExportScope(_))) {
         update(&mut app, ch('l'))
     } else {
         cmds
     };
-    assert!(app.export_stream.is_some(), "{cmds:?} {:?}", app.message);
+    assert!(
+        app.exports().writing(),
+        "{cmds:?} {:?}",
+        app.status_line().shown()
+    );
     let cmds = update(&mut app, ch('u'));
     assert!(
         cmds.iter().any(|c| matches!(
@@ -1059,5 +1097,5 @@ async fn an_export_in_parts_is_abandoned_by_a_profile_switch_or_new_filters_and_
         )),
         "{cmds:?}"
     );
-    assert!(app.export_stream.is_none());
+    assert!(!app.exports().writing());
 }

@@ -184,7 +184,7 @@ fn help_overlay() {
 #[test]
 fn view_picker() {
     let (mut app, _s) = loaded(120, 24, 300, 10);
-    app.views.push(View {
+    app.settings_mut().save_view(View {
         name: "My open".into(),
         tab: Resource::Conversations,
         conversations: ConversationFilter {
@@ -197,7 +197,7 @@ fn view_picker() {
         oldest_first: false,
         query: None,
     });
-    app.views.push(View {
+    app.settings_mut().save_view(View {
         name: "Visitor by e-mail".into(),
         tab: Resource::Visitors,
         conversations: ConversationFilter::default(),
@@ -363,14 +363,14 @@ fn last_line(screen: &str) -> String {
 fn the_export_path_stays_in_view_at_80_columns() {
     let (mut app, _s) = loaded(80, 24, 300, 10);
     update(&mut app, ch('e'));
-    let Some(convo::tui::prompt::Prompt::Export(path)) = app.prompt.clone() else {
-        panic!("e opens the path prompt: {:?}", app.prompt);
+    let Some(convo::tui::prompt::Prompt::Export(path)) = app.prompt().clone() else {
+        panic!("e opens the path prompt: {:?}", app.prompt());
     };
     let line = last_line(&testing::render(&app));
     assert!(line.starts_with(" export CSV to"), "{line}");
     assert!(line.contains(&path), "the path {path:?} is cut: {line:?}");
     let long = "./exports/2026/november/queue-of-the-night-shift-before-the-handover.csv";
-    app.prompt = Some(convo::tui::prompt::Prompt::ExportExists(long.into()));
+    app.open_prompt(convo::tui::prompt::Prompt::ExportExists(long.into()));
     let line = last_line(&testing::render(&app));
     // The label shortens (to "exists; CSV to: ") before the name is cut.
     assert!(line.starts_with(" exists; CSV to: "), "{line}");
@@ -453,7 +453,7 @@ fn colour_of(buf: &ratatui::buffer::Buffer, text: &str) -> Option<ratatui::style
 fn due_column_shows_time_left_or_overdue_coloured_by_state() {
     use ratatui::style::Color;
     let (mut app, _s) = loaded(120, 22, 40, 5);
-    app.set_sla(first_response(25), false);
+    app.settings_mut().set_sla(first_response(25), false);
     let screen = testing::render(&app);
     // Waiting rows (open, unassigned) of the test data: 1, 22, 85 minutes old.
     assert!(screen.contains(" DUE "), "{screen}");
@@ -463,7 +463,8 @@ fn due_column_shows_time_left_or_overdue_coloured_by_state() {
     assert_eq!(colour_of(&buf, "over 1h"), Some(Color::Red), "{screen}");
     insta::assert_snapshot!(screen);
     // Without targets, no DUE column.
-    app.set_sla(convo::sla::Sla::default(), false);
+    app.settings_mut()
+        .set_sla(convo::sla::Sla::default(), false);
     assert!(!testing::render(&app).contains("DUE"));
 }
 
@@ -471,7 +472,7 @@ fn due_column_shows_time_left_or_overdue_coloured_by_state() {
 fn with_both_targets(app: &mut App) -> String {
     let mut sla = first_response(25);
     sla.base.resolution = Some(60 * 60);
-    app.set_sla(sla, false);
+    app.settings_mut().set_sla(sla, false);
     testing::render(app)
 }
 
@@ -500,21 +501,23 @@ fn resolution_column_shows_the_resolution_target_beside_due() {
     // Resolution alone: RESOLVE after STATUS, no DUE.
     let mut sla = convo::sla::Sla::default();
     sla.base.resolution = Some(60 * 60);
-    app.set_sla(sla, false);
+    app.settings_mut().set_sla(sla, false);
     let screen = testing::render(&app);
     assert!(
         screen.contains(" RESOLVE ") && !screen.contains(" DUE "),
         "{screen}"
     );
-    app.set_sla(convo::sla::Sla::default(), false);
+    app.settings_mut()
+        .set_sla(convo::sla::Sla::default(), false);
     assert!(!testing::render(&app).contains("RESOLVE"));
 }
 
 #[test]
 fn due_column_without_colour_marks_the_state() {
     let (mut app, _s) = loaded(120, 22, 40, 5);
-    app.apply_ui(&convo::config::ui::UiConfig::default(), true);
-    app.set_sla(first_response(25), false);
+    app.settings_mut()
+        .apply_ui(&convo::config::ui::UiConfig::default(), true);
+    app.settings_mut().set_sla(first_response(25), false);
     let screen = testing::render(&app);
     assert!(screen.contains("!! over 1h"), "{screen}");
     assert!(screen.contains("!  in 3m"), "{screen}");
@@ -598,7 +601,7 @@ fn tiny_terminals_say_so_and_recover_when_they_grow() {
 #[test]
 fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title() {
     let (mut app, s) = loaded(120, 24, 1000, 10);
-    app.set_sla(first_response(25), false);
+    app.settings_mut().set_sla(first_response(25), false);
     let waiting: Vec<&Conversation> = s
         .conversations
         .iter()
@@ -610,7 +613,10 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
         .iter()
         .copied()
         .filter(|c| {
-            app.sla.first_response(c, app.now).map(|d| d.state)
+            app.settings()
+                .sla()
+                .first_response(c, app.now())
+                .map(|d| d.state)
                 == Some(convo::sla::State::Breaching)
         })
         .collect();
@@ -618,7 +624,12 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
     let want: Vec<uuid::Uuid> = oldest_first.iter().map(|c| c.id).collect();
     let (mut breaching, mut imminent) = (0, 0);
     for c in &waiting {
-        match app.sla.first_response(c, app.now).map(|d| d.state) {
+        match app
+            .settings()
+            .sla()
+            .first_response(c, app.now())
+            .map(|d| d.state)
+        {
             Some(convo::sla::State::Breaching) => breaching += 1,
             Some(convo::sla::State::Imminent) => imminent += 1,
             _ => {}
@@ -626,7 +637,7 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
     }
     assert!(breaching > 0 && imminent > 0, "{breaching} {imminent}");
     let shown = |app: &App| -> Vec<uuid::Uuid> {
-        let order = app.sort.get(Resource::Conversations);
+        let order = app.sort().get(Resource::Conversations);
         let rows = app.conversations.rows();
         (0..rows.len()).map(|p| rows[order.row_at(p)].id).collect()
     };
@@ -655,7 +666,7 @@ fn the_breaching_view_loads_the_queue_oldest_first_with_its_counts_in_the_title(
     s.settle(&mut app, ch('u'));
     let screen = testing::render(&app);
     assert!(!screen.contains("Breaching"), "{screen}");
-    assert!(!app.sort.get(Resource::Conversations).sorted());
+    assert!(!app.sort().get(Resource::Conversations).sorted());
 }
 
 /// The detail pane of a conversation asks the local store once for its visitor and shows the
@@ -745,9 +756,9 @@ fn narrow_terminal_50x12_keeps_who_before_the_targets() {
 fn the_help_hint_and_the_detail_pane_hints_are_whole() {
     for (w, h) in [(80, 24), (100, 30), (120, 35), (200, 50)] {
         let (mut app, _s) = loaded(w, h, 40, 5);
-        app.demo = true;
-        app.endpoint = "127.0.0.1:38211 · sk_demo_…abcd".into();
-        app.profiles.current = Some("production-eu".into());
+        app.settings_mut()
+            .show_endpoint("127.0.0.1:38211 · sk_demo_…abcd".into(), true);
+        app.profiles_mut().current = Some("production-eu".into());
         let screen = testing::render(&app);
         let top = screen.lines().next().unwrap_or_default();
         assert!(top.ends_with(" ? help \""), "{w}x{h}: {top}");
@@ -854,8 +865,12 @@ fn with_commands(app: &mut App, toml: &str) {
         &env,
     )
     .unwrap();
-    app.commands.keys = app.keymap.command_keys(&cfg.ui.commands).unwrap();
-    app.commands.list = cfg.ui.commands;
+    let keys = app
+        .settings()
+        .keymap()
+        .command_keys(&cfg.ui.commands)
+        .unwrap();
+    app.commands_mut().configure(cfg.ui.commands, keys);
 }
 
 #[test]
@@ -920,9 +935,9 @@ fn output_pane_sanitises_what_the_program_wrote() {
 fn a_held_row_without_colour_shows_the_cursor_and_its_notices_fit() {
     for (w, h) in [(80u16, 24u16), (120, 35)] {
         let (mut app, mut server) = loaded(w, h, 300, 5);
-        app.apply_ui(&convo::config::ui::UiConfig::default(), true);
-        app.refresh_secs = Some(10);
-        app.refresh_on = true;
+        app.settings_mut()
+            .apply_ui(&convo::config::ui::UiConfig::default(), true);
+        app.refresh_every(Some(10));
         for _ in 0..3 {
             update(&mut app, key(KeyCode::Down));
         }
@@ -999,8 +1014,8 @@ fn the_sort_mark_and_the_hints_fit_80_columns_whole() {
 fn the_key_hints_under_the_table_are_whole_beside_the_sync_line() {
     for (w, h) in [(80u16, 24u16), (120, 35)] {
         let (mut app, _s) = loaded(w, h, 40, 5);
-        app.names.sync_line = Some("names: 700 visitors so far".into());
-        app.message = None;
+        app.names_mut().sync_line = Some("names: 700 visitors so far".into());
+        app.status_line_mut().clear();
         let screen = testing::render(&app);
         let last = screen.lines().last().unwrap_or_default();
         let last = last.trim_end_matches(['"', ' ']);
@@ -1022,8 +1037,7 @@ fn the_key_hints_under_the_table_are_whole_beside_the_sync_line() {
 #[test]
 fn the_footer_stops_saying_following_the_top_once_a_sort_is_chosen() {
     let (mut app, _s) = loaded(80, 24, 40, 5);
-    app.refresh_secs = Some(15);
-    app.refresh_on = true;
+    app.refresh_every(Some(15));
     update(&mut app, common::app::at(1));
     let footer = common::app::footer(&app);
     common::assert_has(&footer, "following the top");
@@ -1041,8 +1055,7 @@ fn the_footer_stops_saying_following_the_top_once_a_sort_is_chosen() {
 fn a_held_row_in_a_display_sort_stays_where_it_was() {
     for (w, h) in [(80u16, 24u16), (120, 35)] {
         let (mut app, mut server) = loaded(w, h, 300, 5);
-        app.refresh_secs = Some(10);
-        app.refresh_on = true;
+        app.refresh_every(Some(10));
         update(&mut app, ch('>'));
         update(&mut app, ch('g'));
         for _ in 0..3 {

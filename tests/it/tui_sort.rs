@@ -38,12 +38,12 @@ async fn sorted_by_visitor_the_rows_follow_the_names_shown() {
         )
         .await;
     let app = &h.app;
-    let f = &app.sort.conversations;
+    let f = &app.sort().conversations;
     let shown: Vec<Option<String>> = f
         .perm
         .iter()
         .map(|&i| {
-            app.names
+            app.names()
                 .shown(&app.conversations.rows()[i].visitor_id)
                 .map(|n| fold(&convo::text::sanitize(n)))
         })
@@ -83,7 +83,11 @@ async fn back_returns_to_the_list_in_the_sort_it_was_shown_in() {
     h.press(vec![KeyCode::Char('>')], "sorted by status ↓")
         .await;
     h.keys(vec![KeyCode::Down, KeyCode::Down]).await;
-    let selected = h.app.sort.conversations.pos(h.app.conversations.selected());
+    let selected = h
+        .app
+        .sort()
+        .conversations
+        .pos(h.app.conversations.selected());
     let id = h
         .app
         .conversations
@@ -120,7 +124,7 @@ async fn back_returns_to_the_list_in_the_sort_it_was_shown_in() {
         "{screen}"
     );
     assert_eq!(
-        app.sort.conversations.pos(app.conversations.selected()),
+        app.sort().conversations.pos(app.conversations.selected()),
         selected,
         "{screen}"
     );

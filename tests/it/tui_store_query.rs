@@ -88,7 +88,9 @@ async fn visitor_plan_pro_shows_exactly_the_rows_list_q_prints() {
     let mut h = Harness::on(&server, (120, 30), 25);
     let look = convo::tui::tab::marks::look_key_of(&h.app.conversations);
     h.rt.start_store(&cfg, false, look);
-    h.app.pending_query = Some(parse("visitor.plan:pro", Resource::Conversations).unwrap());
+    h.app.queue_query(Some(
+        parse("visitor.plan:pro", Resource::Conversations).unwrap(),
+    ));
     let done = format!("all {} loaded", want.len());
     let screen = h.until(vec![KeyCode::Char('L')], &done).await;
     assert!(!screen.contains("needs the local store"), "{screen}");
@@ -96,7 +98,9 @@ async fn visitor_plan_pro_shows_exactly_the_rows_list_q_prints() {
 
     // Without a store: said on the status line, and no row passes.
     let mut h = Harness::on(&server, (120, 30), 25);
-    h.app.pending_query = Some(parse("visitor.plan:pro", Resource::Conversations).unwrap());
+    h.app.queue_query(Some(
+        parse("visitor.plan:pro", Resource::Conversations).unwrap(),
+    ));
     let screen = h.until(vec![], "visitor.plan needs the local store").await;
     assert!(row_ids(&h).is_empty(), "{screen}");
 }

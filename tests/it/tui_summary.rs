@@ -28,7 +28,7 @@ fn demo_rows(n: usize) -> Vec<Conversation> {
 }
 
 fn pane(app: &App) -> &SummaryPane {
-    match &app.overlay {
+    match app.overlay() {
         Overlay::Summary(p) => p,
         other => panic!("no summary pane: {other:?}"),
     }
@@ -165,7 +165,7 @@ fn enter_on_a_bucket_filters_the_tab_server_side_and_back_returns() {
         panic!("a site bucket")
     };
     let cmds = update_only(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let q = cmds
         .iter()
         .find_map(|c| match c {
@@ -191,7 +191,7 @@ fn the_visitors_tab_says_the_summary_is_for_conversations() {
     let (mut app, server) = app_with(120, 40, 50, false);
     server.settle(&mut app, ch('2'));
     server.settle(&mut app, ch('S'));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     assert!(render(&app).contains("the summary is for conversations"));
 }
 
@@ -217,7 +217,8 @@ fn summary_pane_with_a_first_response_target() {
     let mut app = testing::app(120, 40, 50);
     let server = FakeServer::new(40, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     server.settle(&mut app, ch('S'));
     let p = pane(&app);
     let all = p.all();
@@ -260,10 +261,10 @@ fn samples_cmds(cmds: &[Command]) -> Vec<(String, Option<convo::store::Sample>)>
 #[test]
 fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let server = FakeServer::new(120, 5);
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     let key = convo::tui::names::look_key(app.conversations.filter());
     // The first page: the walk goes on, no sample yet.
     let cmds = server.settle(&mut app, Msg::Resize(120, 40));
@@ -280,18 +281,21 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     let breaching = rows
         .iter()
         .filter(|c| {
-            app.sla.first_response(c, app.now).map(|d| d.state)
+            app.settings()
+                .sla()
+                .first_response(c, app.now())
+                .map(|d| d.state)
                 == Some(convo::sla::State::Breaching)
         })
         .count() as u64;
     assert_eq!(
         (s.loaded, s.complete, s.waiting, s.breaching, s.at),
-        (120, true, waiting, breaching, app.now.as_second())
+        (120, true, waiting, breaching, app.now().as_second())
     );
     assert!(waiting > 0 && breaching > 0);
     // A periodic refresh a minute later: another sample.
     let at = app
-        .now
+        .now()
         .checked_add(jiff::SignedDuration::from_secs(61))
         .unwrap();
     let cmds = server.settle(&mut app, Msg::Tick(at));
@@ -301,7 +305,7 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
     assert_eq!(samples_cmds(&cmds), vec![(key.clone(), None)]);
     assert!(render(&app).contains("last 24 h: no samples yet"));
     // The store answers: a day of samples, waiting rising, breaching one hour in.
-    let now = app.now.as_second();
+    let now = app.now().as_second();
     let samples: Vec<convo::store::Sample> = (0..24)
         .map(|h| convo::store::Sample {
             at: now - 86_400 + 1_800 + h * 3_600,
@@ -344,7 +348,7 @@ fn refreshes_sample_the_counts_and_the_pane_draws_the_last_24_hours() {
 fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     let tick = |app: &App, secs: i64| {
         Msg::Tick(
-            app.now
+            app.now()
                 .checked_add(jiff::SignedDuration::from_secs(secs))
                 .unwrap(),
         )
@@ -352,8 +356,7 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     // 1,000 conversations, 100 loaded; a refresh re-reads them all (and a page more): the
     // list is not loaded to its end, so nothing is sampled.
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let server = FakeServer::new(1000, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
     assert!(!app.conversations.walk().is_done());
@@ -363,7 +366,7 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
     assert!(samples_cmds(&cmds).is_empty(), "{loaded} loaded: {cmds:?}");
     // More pages loaded than a refresh budget of 2 pages re-reads: the refresh keeps the top
     // rows live; those are the sample.
-    app.refresh_max_pages = 2;
+    app.settings_mut().use_refresh_max_pages(2);
     for _ in 0..3 {
         server.settle(&mut app, key(KeyCode::PageDown));
     }
@@ -401,22 +404,22 @@ fn only_the_whole_list_or_the_rows_a_refresh_keeps_live_are_sampled() {
 #[test]
 fn a_refresh_every_second_samples_once_a_minute() {
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(1);
-    app.refresh_on = true;
+    app.refresh_every(Some(1));
     let server = FakeServer::new(120, 5);
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     server.settle(&mut app, Msg::Resize(120, 40));
     let cmds = server.settle(&mut app, ch('L'));
     assert_eq!(samples_cmds(&cmds).len(), 1, "the walk's end: {cmds:?}");
-    let start = app.now;
+    let start = app.now();
     let (mut refreshes, mut samples) = (0, Vec::new());
     for s in 1..=150 {
         let at = start
             .checked_add(jiff::SignedDuration::from_secs(s))
             .unwrap();
-        let before = app.last_refresh;
+        let before = app.refresh_clock().last();
         let cmds = server.settle(&mut app, Msg::Tick(at));
-        refreshes += usize::from(app.last_refresh != before);
+        refreshes += usize::from(app.refresh_clock().last() != before);
         for (_, sample) in samples_cmds(&cmds) {
             samples.push(sample.expect("a sample to record").at - start.as_second());
         }
@@ -435,7 +438,7 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
     server.settle(&mut app, Msg::Resize(120, 40));
     let key = convo::tui::names::look_key(app.conversations.filter());
     server.settle(&mut app, ch('S'));
-    let now = app.now.as_second();
+    let now = app.now().as_second();
     let sample = |ago: i64, loaded: u64, complete: bool, waiting: u64| convo::store::Sample {
         at: now - ago,
         loaded,
@@ -482,4 +485,39 @@ fn the_trend_draws_samples_of_one_scope_and_says_which() {
         "{screen}"
     );
     assert!(screen.contains("min 480 max 480"), "{screen}");
+}
+
+/// The pane's ages and stale counts are measured to the clock: time passing with no row
+/// changed (a tick into the next minutes) counts them again, as a new page would.
+#[test]
+fn the_pane_counts_again_when_the_minute_turns_with_no_new_rows() {
+    let (mut app, server) = app_with(120, 40, 300, true);
+    server.settle(&mut app, ch('S'));
+    let open = |app: &App| {
+        pane(app)
+            .buckets
+            .iter()
+            .find(|(b, _)| b.key == Key::Status(Status::Open))
+            .map(|(b, _)| (b.oldest_age, b.stale))
+            .expect("open bucket")
+    };
+    let (age, _) = open(&app);
+    let rows = app.conversations.rows().len();
+    // Three hours on: every open row idle for an hour more is stale now.
+    let later = 3 * 3600;
+    server.settle(&mut app, common::app::at(later));
+    assert_eq!(app.conversations.rows().len(), rows, "no row came");
+    let cutoff = testing::now().as_second() + later - 7200;
+    let stale = app
+        .conversations
+        .rows()
+        .iter()
+        .filter(|c| {
+            c.status == Status::Open
+                && c.updated_at
+                    .parsed()
+                    .is_some_and(|t| t.as_second() < cutoff)
+        })
+        .count() as u64;
+    assert_eq!(open(&app), (age.map(|a| a + later), stale));
 }

@@ -118,18 +118,18 @@ fn stale_answers_are_dropped() {
 fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
     let (mut app, _server) = loaded(100);
     update(&mut app, ch('/'));
-    assert!(matches!(app.overlay, Overlay::Filter(_)));
+    assert!(matches!(app.overlay(), Overlay::Filter(_)));
     for c in "nope".chars() {
         update(&mut app, ch(c));
     }
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(form.focus, Field::Site);
     assert!(form.error(Field::Site).is_some(), "marked as you type");
     let cmds = update(&mut app, key(KeyCode::Enter));
     assert!(fetches(&cmds).is_empty(), "nothing sent: {cmds:?}");
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed on an invalid field")
     };
     assert!(form.refused);
@@ -141,7 +141,7 @@ fn filter_pane_refuses_an_invalid_uuid_and_sends_nothing() {
         update(&mut app, ch(c));
     }
     let cmds = update(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     let f = conv_fetches(&cmds);
     assert_eq!(f.len(), 1);
     let RequestFilter::Conversations(q) = &f[0].1 else {
@@ -170,7 +170,7 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
         update(&mut app, ch(c));
     }
     let cmds = update(&mut app, key(KeyCode::Enter));
-    assert!(matches!(app.overlay, Overlay::None), "applied");
+    assert!(matches!(app.overlay(), Overlay::None), "applied");
     let f = conv_fetches(&cmds);
     let Some((_, RequestFilter::Conversations(q))) = f.first() else {
         panic!("no fetch: {cmds:?}")
@@ -179,7 +179,7 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
     assert_eq!(q.assignee, Assignee::Agent(testing::AGENT_A));
     // Reopened: the names, not the UUIDs.
     update(&mut app, ch('/'));
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(form.site.value(), "Web shop");
@@ -191,7 +191,7 @@ fn filter_pane_takes_the_names_of_aliases_for_site_and_agent() {
     for c in "Web shoe".chars() {
         update(&mut app, ch(c));
     }
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(
@@ -207,21 +207,21 @@ fn detail_scroll_keys_without_the_pane_say_how_to_open_it() {
     let (mut app, _server) = loaded(100);
     let before = app.conversations.selected();
     update(&mut app, ch('J'));
-    let said = app.message.as_ref().map(|m| m.text.clone());
+    let said = app.status_line().shown().map(|m| m.text.clone());
     assert_eq!(
         said.as_deref(),
         Some("no detail pane to scroll: Enter opens it")
     );
     assert_eq!(app.conversations.selected(), before, "the selection stays");
-    assert!(app.detail.is_none(), "the pane stays closed");
+    assert!(!app.detail().is_open(), "the pane stays closed");
     update(&mut app, key(KeyCode::Esc));
     update(&mut app, key(KeyCode::Enter));
     update(&mut app, ch('J'));
     assert!(
-        app.message.is_none(),
+        app.status_line().shown().is_none(),
         "with the pane open, J scrolls it quietly"
     );
-    assert!(app.detail.is_some());
+    assert!(app.detail().is_open());
 }
 
 /// After `V` the chips name the visitor as the table does, not by a short id nobody knows
@@ -235,7 +235,7 @@ fn the_visitor_chip_names_the_visitor_the_table_names() {
             update(&mut app, key(KeyCode::Down));
         }
         let row = app.conversations.selected_row().cloned().expect("row");
-        let name = app.names.shown(&row.visitor_id).expect("a known name");
+        let name = app.names().shown(&row.visitor_id).expect("a known name");
         let name = name.to_string();
         server.settle(&mut app, ch('V'));
         let screen = testing::render(&app);
@@ -300,7 +300,7 @@ fn assignee_has_four_states() {
         update(&mut app, ch(' '));
     }
     assert!(fetches(&update(&mut app, key(KeyCode::Enter))).is_empty());
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!()
     };
     assert!(form.error(Field::Agent).is_some());
@@ -386,18 +386,18 @@ fn drill_down_and_back() {
     // nothing earlier: a message, no request
     let cmds = server.settle(&mut app, ch('['));
     assert!(fetches(&cmds).is_empty());
-    assert!(app.message.is_some());
+    assert!(app.status_line().shown().is_some());
 }
 
 #[test]
 fn from_a_visitor_drill_switches_to_their_conversations() {
     let (mut app, server) = loaded(300);
     server.settle(&mut app, ch('2'));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     update(&mut app, key(KeyCode::Down));
     let v = app.visitors.selected_row().cloned().expect("visitor");
     server.settle(&mut app, ch('V'));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter().visitor_id, Some(v.id));
     assert_only_visitor(&app, v.id);
 }
@@ -419,10 +419,10 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     }
     let v = app.visitors.selected_row().cloned().expect("visitor");
     server.settle(&mut app, ch('V'));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     // Backspace: the visitor you came from, not the Conversations tab's earlier filters.
     let cmds = server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     assert_eq!(app.visitors.selected_row().map(|r| r.id), Some(v.id));
     assert!(
         fetches(&cmds)
@@ -435,18 +435,18 @@ fn back_returns_across_tabs_to_the_visitor_it_came_from() {
     assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
     // Back again: the Conversations tab left for Visitors (a tab switch is a step too).
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(*app.conversations.filter(), open);
     assert_eq!(app.conversations.selected_row().map(|r| r.id), Some(conv));
     // And again: the Conversations tab before `s`.
     server.settle(&mut app, key(KeyCode::Backspace));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(*app.conversations.filter(), ConversationFilter::default());
     // Nothing earlier: said, nothing asked.
     let cmds = server.settle(&mut app, key(KeyCode::Backspace));
     assert!(fetches(&cmds).is_empty());
     assert_eq!(
-        app.message.as_ref().map(|m| m.text.as_str()),
+        app.status_line().shown().map(|m| m.text.as_str()),
         Some("nothing to go back to")
     );
 }
@@ -456,7 +456,7 @@ fn a_visitor_filter_chip_names_the_visitor() {
     let (mut app, server) = loaded(300);
     let row = app.conversations.selected_row().cloned().expect("row");
     let name = app
-        .names
+        .names()
         .shown(&row.visitor_id)
         .expect("a known name")
         .to_string();
@@ -484,8 +484,7 @@ fn back_from_a_drill_down_lands_on_the_row_it_started_from() {
 #[test]
 fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
     let mut app = testing::app(120, 40, 50);
-    app.refresh_secs = Some(10);
-    app.refresh_on = true;
+    app.refresh_every(Some(10));
     let mut server = FakeServer::new(300, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
     for _ in 0..10 {
@@ -512,7 +511,7 @@ fn periodic_refresh_merges_on_top_and_keeps_the_selected_id() {
 #[test]
 fn refresh_interval_zero_means_never() {
     let mut app = testing::app(120, 40, 50);
-    assert!(!app.refresh_on);
+    assert!(!app.refresh_clock().is_on());
     let server = FakeServer::new(100, 5);
     server.settle(&mut app, Msg::Resize(120, 40));
     assert!(update(&mut app, at(3600)).is_empty());
@@ -525,16 +524,16 @@ fn tabs_keep_their_own_state() {
         update(&mut app, key(KeyCode::Down));
     }
     server.settle(&mut app, key(KeyCode::Tab));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     update(&mut app, key(KeyCode::Down));
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::BackTab));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.selected(), 5);
     server.settle(&mut app, ch('2'));
     assert_eq!(app.visitors.selected(), 2);
     server.settle(&mut app, ch('1'));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
 }
 
 #[test]
@@ -563,7 +562,7 @@ fn mouse_selects_rows_and_switches_tabs() {
     assert_eq!(app.conversations.selected(), 7);
     let visitors = convo::tui::layout::tab_titles()[1].clone();
     update(&mut app, click(visitors.x + 2, 0));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
 }
 
 #[test]
@@ -575,9 +574,9 @@ fn retry_countdown_shows_and_counts_down() {
     let screen = testing::render(&app);
     common::assert_has(&screen, "retrying in 3s");
     common::assert_has(&screen, "rate limited");
-    app.dirty = false;
+    app.drawn();
     update(&mut app, at(1));
-    assert!(app.dirty, "a countdown redraws every second");
+    assert!(app.is_dirty(), "a countdown redraws every second");
     assert!(testing::render(&app).contains("retrying in 2s"));
 }
 
@@ -647,7 +646,7 @@ fn x_with_no_filters_says_there_are_none_to_clear() {
         update(&mut app, ch(tab));
         let cmds = update(&mut app, ch('x'));
         assert!(conv_fetches(&cmds).is_empty(), "{cmds:?}");
-        let said = app.message.as_ref().map(|m| m.text.clone());
+        let said = app.status_line().shown().map(|m| m.text.clone());
         assert_eq!(said.as_deref(), Some("no filters to clear"), "tab {tab}");
     }
     update(&mut app, ch('1'));
@@ -701,7 +700,8 @@ fn copy_sends_only_the_uuid() {
     assert_eq!(cmds, vec![Command::CopyToClipboard(id.to_string())]);
     // Named short on the status line (the whole id is what is copied).
     assert!(
-        app.message
+        app.status_line()
+            .shown()
             .as_ref()
             .unwrap()
             .text
@@ -715,9 +715,9 @@ fn builtin_view_applies_status_open_and_unassigned() {
     let (mut app, server) = loaded(300);
     server.settle(&mut app, ch('2'));
     update(&mut app, ch('v'));
-    assert!(matches!(app.overlay, Overlay::Views { .. }));
+    assert!(matches!(app.overlay(), Overlay::Views { .. }));
     server.settle(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.active, Resource::Conversations);
+    assert_eq!(app.active(), Resource::Conversations);
     assert_eq!(app.conversations.filter().status, Some(Status::Open));
     assert_eq!(app.conversations.filter().assignee, Assignee::Unassigned);
     assert!(
@@ -734,23 +734,24 @@ fn builtin_view_applies_status_open_and_unassigned() {
 fn back_into_the_breaching_view_is_the_view_again() {
     let (mut app, server) = loaded(300);
     // "Breaching" is `due:breaching`: it needs a first-response target.
-    app.set_sla(common::app::first_response(25), false);
+    app.settings_mut()
+        .set_sla(common::app::first_response(25), false);
     update(&mut app, ch('v'));
     update(&mut app, key(KeyCode::Down));
     server.settle(&mut app, key(KeyCode::Enter));
     let breaching = app.conversations.filter().clone();
-    assert!(app.oldest_first.is_some());
+    assert!(app.shows_oldest_first());
     assert!(app.conversations.walk().is_done(), "every page loaded");
     server.settle(&mut app, ch('W'));
-    assert!(app.oldest_first.is_none());
+    assert!(!app.shows_oldest_first());
     server.settle(&mut app, key(KeyCode::Backspace));
     assert_eq!(*app.conversations.filter(), breaching);
-    assert_eq!(app.oldest_first, Some(app.conversations.generation()));
+    assert_eq!(app.oldest_first(), Some(app.conversations.generation()));
     assert!(
         app.conversations.walk().is_done(),
         "every page loaded again"
     );
-    let sort = app.sort.get(Resource::Conversations).sort;
+    let sort = app.sort().get(Resource::Conversations).sort;
     assert_eq!(
         sort.map(|s| (s.col, s.desc)),
         Some((convo::tui::columns::Column::Created, false)),
@@ -770,10 +771,10 @@ fn ctrl_c_and_q_quit() {
     // Issue 39, 4: over the table, q closes what is on top; Q quits from anywhere.
     update(&mut app, ch('?'));
     assert!(update(&mut app, ch('q')).is_empty(), "q closes the help");
-    assert!(matches!(app.overlay, Overlay::None));
+    assert!(matches!(app.overlay(), Overlay::None));
     update(&mut app, key(KeyCode::Enter));
     assert!(update(&mut app, ch('q')).is_empty(), "q closes the pane");
-    assert!(app.detail.is_none());
+    assert!(!app.detail().is_open());
     update(&mut app, ch('?'));
     assert_eq!(
         update(&mut app, ch('Q')),
@@ -890,7 +891,7 @@ fn ctrl_z_suspends_from_the_table_the_filter_pane_and_help_and_can_be_rebound() 
         "even while typing in the filter pane"
     );
     assert!(
-        matches!(app.overlay, Overlay::Filter(_)),
+        matches!(app.overlay(), Overlay::Filter(_)),
         "the pane stays open"
     );
     update(&mut app, key(KeyCode::Esc));
@@ -903,7 +904,8 @@ fn ctrl_z_suspends_from_the_table_the_filter_pane_and_help_and_can_be_rebound() 
     // [keys] suspend = "Ctrl-X": Ctrl-Z is then nothing, Ctrl-X suspends.
     let mut keys = std::collections::BTreeMap::new();
     keys.insert("suspend".to_string(), vec!["Ctrl-X".to_string()]);
-    app.keymap = convo::tui::keys::KeyMap::with_config(&keys).expect("keys");
+    app.settings_mut()
+        .use_keymap(convo::tui::keys::KeyMap::with_config(&keys).expect("keys"));
     update(&mut app, key(KeyCode::Esc));
     assert!(!update(&mut app, ctrl('z')).contains(&Command::Suspend));
     assert_eq!(update(&mut app, ctrl('x')), vec![Command::Suspend]);
@@ -1003,10 +1005,10 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
             message: "disk on fire".into(),
         },
     );
-    let m = app.message.clone().expect("message");
+    let m = app.status_line().shown().expect("message");
     assert!(m.error && m.text.contains("export failed") && m.text.contains("disk on fire"));
 
-    app.profiles.switching = Some("staging".into());
+    app.profiles_mut().switching = Some("staging".into());
     update(
         &mut app,
         Msg::TaskFailed {
@@ -1014,8 +1016,8 @@ fn a_panicked_refresh_export_or_profile_load_says_so_and_nothing_is_stuck() {
             message: "bad".into(),
         },
     );
-    assert!(app.profiles.switching.is_none(), "P works again");
-    let m = app.message.clone().expect("message");
+    assert!(app.profiles().switching.is_none(), "P works again");
+    let m = app.status_line().shown().expect("message");
     assert!(
         m.error && m.text.starts_with("profile not switched"),
         "{}",
@@ -1043,7 +1045,7 @@ fn quick_search_matches_visitor_names_and_emails() {
         update(&mut app, ch(c));
     }
     update(&mut app, key(KeyCode::Enter));
-    assert!(app.search.get(Resource::Conversations).matches.is_empty());
+    assert!(app.search().get(Resource::Conversations).matches.is_empty());
     // The name arrives: the rows of that visitor match at once.
     update(
         &mut app,
@@ -1054,7 +1056,7 @@ fn quick_search_matches_visitor_names_and_emails() {
             None,
         ),
     );
-    assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
+    assert_eq!(app.search().get(Resource::Conversations).matches, theirs);
     // By e-mail, case-insensitive; n jumps to the first of them.
     update(&mut app, ch('\\'));
     for _ in 0..7 {
@@ -1064,7 +1066,7 @@ fn quick_search_matches_visitor_names_and_emails() {
         update(&mut app, ch(c));
     }
     update(&mut app, key(KeyCode::Enter));
-    assert_eq!(app.search.get(Resource::Conversations).matches, theirs);
+    assert_eq!(app.search().get(Resource::Conversations).matches, theirs);
     assert!(
         theirs.contains(&app.conversations.selected()),
         "{}",
@@ -1093,7 +1095,7 @@ fn apply_visitor_email(app: &mut convo::tui::app::App, email: &str) -> Vec<Comma
     for _ in 0..4 {
         update(app, key(KeyCode::Tab)); // status, assignee, visitor id, visitor email
     }
-    let Overlay::Filter(form) = &app.overlay else {
+    let Overlay::Filter(form) = app.overlay() else {
         panic!("pane closed")
     };
     assert_eq!(form.focus, Field::VisitorEmail);
@@ -1129,7 +1131,7 @@ fn a_visitor_email_is_asked_of_the_service_and_its_visitors_walked_merged() {
         },
     );
     assert!(conv_fetches(&cmds).is_empty());
-    let m = app.message.as_ref().expect("a message");
+    let m = app.status_line().shown().expect("a message");
     assert!(m.error);
     assert!(
         m.text.contains(
@@ -1200,7 +1202,7 @@ fn a_visitors_email_filter_that_finds_nobody_says_the_service_matches_whole_addr
     let server = FakeServer::new(10, 0);
     server.settle(&mut app, Msg::Resize(120, 20));
     server.settle(&mut app, key(KeyCode::Tab));
-    assert_eq!(app.active, Resource::Visitors);
+    assert_eq!(app.active(), Resource::Visitors);
     let screen = testing::render(&app);
     assert!(!screen.contains("whole e-mail addresses"), "{screen}");
     server.settle(&mut app, ch('/'));

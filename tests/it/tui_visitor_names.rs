@@ -85,7 +85,7 @@ async fn a_page_reads_its_visitors_and_nothing_more() {
             .collect();
         let all_named = visitors
             .iter()
-            .all(|v| h.app.names.shown(v).is_some() || !showable.contains(v));
+            .all(|v| h.app.names().shown(v).is_some() || !showable.contains(v));
         if !visitors.is_empty() && all_named {
             break visitors;
         }
@@ -97,11 +97,11 @@ async fn a_page_reads_its_visitors_and_nothing_more() {
     // The visitors of the pages fetched so far (loaded, and ahead of the screen: at most four
     // pages of 50), not the store's 20,000.
     assert!(
-        h.app.names.len() <= 4 * 50,
+        h.app.names().len() <= 4 * 50,
         "the cache holds the fetched pages' visitors ({} on the loaded rows), not the \
          store's 20,000: {}",
         visitors.len(),
-        h.app.names.len()
+        h.app.names().len()
     );
 }
 
@@ -128,8 +128,7 @@ async fn new_visitors_are_named_within_two_refreshes(order: ServeOrder) {
     let old: HashSet<Uuid> = server.data().visitors.iter().map(|v| v.id).collect();
     let cfg = config(&server, "visitor_sync_rps = 50\n", tmp.path());
     let mut h = Harness::on(&server, (120, 60), 100);
-    h.app.refresh_secs = Some(2);
-    h.app.refresh_on = true;
+    h.app.refresh_every(Some(2));
     let look = convo::tui::tab::marks::look_key_of(&h.app.conversations);
     h.rt.start_store(&cfg, false, look);
     // Refresh number (first pages served) at which each new visitor's row was first loaded.
@@ -145,7 +144,7 @@ async fn new_visitors_are_named_within_two_refreshes(order: ServeOrder) {
             }
         }
         for (v, at) in &seen {
-            if h.app.names.shown(v).is_some() {
+            if h.app.names().shown(v).is_some() {
                 named.insert(*v);
             } else {
                 assert!(

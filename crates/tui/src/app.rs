@@ -3,23 +3,24 @@
 
 use jiff::tz::TimeZone;
 
-use super::columns::{Column, Columns};
-use super::export::WalkExport;
-use super::keys::KeyMap;
-use super::message::StatusMessage;
+use super::detail::DetailPane;
+use super::export::Exports;
+use super::message::{StatusLine, StatusMessage};
 use super::profiles::Profiles;
 use super::prompt::Prompt;
 use super::search::Search;
+use super::session::Settings;
 use super::sort::Sorting;
 use super::tab::{PerTab, TabState};
-use super::theme::Theme;
+use super::update::derive::Derived;
+use super::update::refresh::RefreshClock;
+use super::update::since_look::Looks;
+use super::update::watch::Watch;
 use convo_api::VisitorFilter;
 use convo_api::{Conversation, ConversationFilter, Limit, Resource, Visitor};
-use convo_config::ui::UiConfig;
 use convo_config::{Aliases, View};
 
 use super::overlay::Overlay;
-use convo_config::builtin_views::builtin_views;
 
 /// A refresh samples the Conversations filter's counts at most this often (the end of a walk
 /// always does). The trend draws a day in at most 96 slots, and the store keeps samples 8
@@ -49,142 +50,70 @@ pub struct AppInit {
     pub size: (u16, u16),
     /// `agent_id` (who `me` is): the built-in "My open" view when set.
     pub agent_id: Option<uuid::Uuid>,
+    /// `NO_COLOR` is set: no colours at all.
+    pub no_color: bool,
 }
 
 /// The browser's state.
 #[derive(Debug, Clone)]
 pub struct App {
+    /// What the session brought from its config.
+    settings: Settings,
     pub conversations: TabState<Conversation, ConversationFilter>,
     pub visitors: TabState<Visitor, VisitorFilter>,
-    pub active: Resource,
-    pub limit: Limit,
-    pub size: (u16, u16),
+    active: Resource,
+    size: (u16, u16),
     /// The clock used for relative times and countdowns; set by `Msg::Tick`.
-    pub now: jiff::Timestamp,
-    /// Local time zone of the detail pane (UTC in tests).
-    pub tz: TimeZone,
-    pub overlay: Overlay,
+    now: jiff::Timestamp,
+    overlay: Overlay,
     /// Where Back (Backspace, `[`) returns to: one history for both tabs.
-    pub history: super::history::History,
-    /// The detail pane is open, scrolled by this many lines.
-    pub detail: Option<usize>,
-    /// The status line's message and how long it stays true (see [`super::message`]).
-    pub message: Option<StatusMessage>,
-    /// The last error the status line showed, whole (the help overlay shows it).
-    pub last_error: Option<super::message::LastError>,
-    /// The last message the status line was given (an error or not), whole: the status line
-    /// may cut it, the help overlay shows it.
-    pub last_message: Option<super::message::LastError>,
-    /// The built-in views first ("Unassigned open", "Breaching"), then the config's.
-    pub views: Vec<View>,
+    history: super::history::History,
+    /// The detail pane: open, scrolled, its visitor's attributes.
+    detail: DetailPane,
+    /// The trend, the samples taken, the conversations rung for.
+    watch: Watch,
+    /// The exports: the one written, a whole-walk one, the path and questions.
+    exports: Exports,
+    /// What the tabs' derived state was last computed from.
+    derived: Derived,
+    /// The status line: its message, the last error and message whole.
+    status_line: StatusLine,
     /// The Conversations tab shows an oldest-first view ("Breaching"): the generation of the
     /// walk its order and load-all were set for (`u64::MAX`: not yet). Ends when the filters
     /// change.
-    pub oldest_first: Option<u64>,
-    /// The attributes of the visitor of the conversation in the detail pane, from the local
-    /// store: (visitor, `None` while asked for).
-    pub detail_visitor: Option<(uuid::Uuid, Option<serde_json::Value>)>,
-    /// The trend of the Conversations filter from the local store: (filter key, samples of
-    /// the last 24 h, oldest first). `None` until the store answers (or without a store).
-    pub trend: Option<(String, Vec<convo_store::Sample>)>,
-    /// The Conversations walk whose completion was sampled (one sample per walk; refreshes
-    /// sample too, at most every [`SAMPLE_EVERY_SECS`]).
-    pub sampled: Option<u64>,
-    /// When the last sample was taken (unix seconds).
-    pub sampled_at: Option<i64>,
-    /// Conversations of a `notify = true` view already rung for as imminent.
-    pub imminent: super::notify::Imminent,
-    pub aliases: Aliases,
-    pub refresh_secs: Option<u64>,
-    /// `R` toggles periodic refresh (when `refresh_secs` is set it starts on).
-    pub refresh_on: bool,
-    /// When the last refresh ended (the period runs from there).
-    pub last_refresh: jiff::Timestamp,
-    /// Pages a refresh re-reads from the top at most (`refresh_max_pages`).
-    pub refresh_max_pages: usize,
-    pub keymap: KeyMap,
-    pub endpoint: String,
-    pub demo: bool,
+    oldest_first: Option<u64>,
+    /// The periodic refresh: on or off, and when its period started.
+    refresh_clock: RefreshClock,
     /// Something on screen changed since the last draw.
-    pub dirty: bool,
-    /// The summary counts a conversation that is not closed as stale after this long
-    /// without an update (`stale_after`).
-    pub stale_after_secs: i64,
-    pub theme: Theme,
-    /// Which columns each tab shows, in order.
-    pub columns: Columns,
-    /// `o`: the web app's URL template (`web_url`).
-    pub web_url: Option<String>,
-    /// `mouse = true`: mouse capture is on (clicks and the wheel work).
-    pub mouse: bool,
+    dirty: bool,
     /// The profiles and the one in use (`P`).
-    pub profiles: Profiles,
+    profiles: Profiles,
     /// The open one-line prompt or picker, if any.
-    pub prompt: Option<Prompt>,
+    prompt: Option<Prompt>,
     /// Each tab's quick search (`\`).
-    pub search: PerTab<Search>,
+    search: PerTab<Search>,
     /// Earlier search queries (↑ / ↓ in the search prompt).
-    pub search_history: super::search::History,
+    search_history: super::search::History,
     /// Each tab's display sort (`>`, `<`, `=`).
-    pub sort: PerTab<Sorting>,
-    /// A whole-walk export in progress.
-    pub walk_export: Option<WalkExport>,
+    sort: PerTab<Sorting>,
     /// The e-mail lookup in flight, whose answer lands only while it is still current.
-    pub lookups: super::tab_query::lookup::Lookups,
-    /// The export being written, a part at a time.
-    pub export_stream: Option<super::export::ExportStream>,
-    /// The last export's id.
-    pub export_ids: u64,
-    /// The export path last typed, offered again by `e` until an export to it is written
-    /// (after a refusal, a failure or a cancelled question it is not lost).
-    pub export_path: Option<String>,
-    /// The export's questions awaited from the runtime, and the keys typed ahead of them.
-    pub export_ahead: super::export::Ahead,
-    /// Conversation exports carry the visitor's name and e-mail and the site's and
-    /// assignee's aliases after the ids (Tab in the path prompt turns it off and on).
-    pub export_names: bool,
+    lookups: super::tab_query::lookup::Lookups,
     /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
-    pub names: super::names::VisitorNames,
+    names: super::names::VisitorNames,
     /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
-    pub store_visitors: super::tab_query::store_visitors::StoreVisitors,
-    /// "Since you last looked", per tab: the walk compared with the last look (see
-    /// [`SinceLook`]); the status line counts its marks.
-    pub since_look: PerTab<Option<SinceLook>>,
-    /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
-    pub sla: std::sync::Arc<convo_engine::sla::Sla>,
-    /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
-    pub query_settings: convo_config::QuerySettings,
+    store_visitors: super::tab_query::store_visitors::StoreVisitors,
+    /// "Since you last looked", per tab.
+    looks: Looks,
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
-    pub pending_query: Option<convo_query::query::Query>,
-    /// Per tab, the view whose "since you last looked" was last asked of the store (by its
-    /// look key); `None` until the store runs.
-    pub look_asked: PerTab<Option<String>>,
-    /// Stream pages a union tab reads for rows its checks let through before it waits for
-    /// `L` (`scan_max_pages`).
-    pub scan_max_pages: usize,
+    pending_query: Option<convo_query::query::Query>,
     /// Each tab's queries run from the query line in this session (the local store keeps them
     /// across runs; without a store these are the line's ↑/↓).
-    pub query_history: PerTab<super::search::History>,
-    /// The config file views are saved into (`w`), whether it exists yet or not.
-    pub config_file: Option<std::path::PathBuf>,
+    query_history: PerTab<super::search::History>,
     /// `B`: every view's counts (shown while `overlay` is `Overlay::Board`).
-    pub board: super::board::Board,
+    board: super::board::Board,
     /// `[[commands]]`, their keys and each tab's marked rows.
-    pub commands: super::commands::Commands,
-}
-
-/// A tab's walk compared with the view's last look ("since you last looked").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SinceLook {
-    /// The walk compared.
-    pub generation: u64,
-    /// When the look was taken (unix seconds).
-    pub taken_at: i64,
-    /// The tab's marks' revision then: a refresh merged since replaces the marks with its own.
-    pub revision: u64,
-    /// The counts the status line said last (new, changed).
-    pub said: Option<(usize, usize)>,
+    commands: super::commands::Commands,
 }
 
 /// Stream pages a query's scan reads before it waits, when the config sets no `scan_max_pages`.
@@ -194,10 +123,8 @@ impl App {
     /// A new app on the Conversations tab with no filters; nothing requested yet (the first
     /// message to `update` asks for the first pages).
     pub fn new(init: AppInit) -> App {
-        let refresh_secs = init.refresh_secs.filter(|s| *s > 0);
-        let mut views = builtin_views(init.agent_id);
-        views.extend(init.views);
         App {
+            settings: Settings::new(&init),
             conversations: TabState::new(
                 Resource::Conversations,
                 ConversationFilter::default(),
@@ -205,59 +132,29 @@ impl App {
             ),
             visitors: TabState::new(Resource::Visitors, VisitorFilter::default(), init.page_size),
             active: Resource::Conversations,
-            limit: init.page_size,
             size: init.size,
             now: init.now,
-            tz: init.tz,
             overlay: Overlay::None,
             history: Default::default(),
-            detail: None,
-            message: None,
-            last_error: None,
-            last_message: None,
-            views,
+            detail: DetailPane::default(),
+            watch: Watch::default(),
+            status_line: StatusLine::default(),
+            derived: Derived::default(),
+            exports: Exports::default(),
             oldest_first: None,
-            imminent: Default::default(),
-            trend: None,
-            detail_visitor: None,
-            sampled: None,
-            sampled_at: None,
-            aliases: init.aliases,
-            refresh_secs,
-            refresh_on: refresh_secs.is_some(),
-            last_refresh: init.now,
-            refresh_max_pages: DEFAULT_REFRESH_MAX_PAGES,
-            keymap: KeyMap::default(),
-            endpoint: init.endpoint,
-            demo: init.demo,
+            refresh_clock: RefreshClock::new(init.refresh_secs.is_some_and(|s| s > 0), init.now),
             dirty: true,
-            stale_after_secs: super::summary_pane::DEFAULT_STALE_AFTER_SECS,
-            theme: Theme::default(),
-            columns: Columns::default(),
-            web_url: None,
-            mouse: false,
             profiles: Profiles::default(),
             prompt: None,
             search: PerTab::default(),
             search_history: Default::default(),
             sort: PerTab::default(),
-            walk_export: None,
             lookups: Default::default(),
-            export_stream: None,
-            export_ids: 0,
-            export_path: None,
-            export_ahead: Default::default(),
-            export_names: true,
             names: Default::default(),
             store_visitors: Default::default(),
-            since_look: PerTab::default(),
-            sla: Default::default(),
-            query_settings: Default::default(),
+            looks: Looks::default(),
             pending_query: None,
-            look_asked: PerTab::default(),
-            scan_max_pages: DEFAULT_SCAN_MAX_PAGES,
             query_history: PerTab::default(),
-            config_file: None,
             board: Default::default(),
             commands: Default::default(),
         }
@@ -271,56 +168,37 @@ impl App {
         }
     }
 
-    /// Takes the look from the config: theme (with `NO_COLOR`), columns, `web_url`, `mouse`.
-    pub fn apply_ui(&mut self, ui: &UiConfig, no_color: bool) {
-        self.theme = Theme::new(&ui.theme, no_color);
-        self.columns = Columns::from_config(&ui.columns);
-        self.web_url = ui.web_url.clone();
-        self.mouse = ui.mouse;
-        self.refresh_max_pages = ui.refresh_max_pages.unwrap_or(DEFAULT_REFRESH_MAX_PAGES);
+    /// What the session brought from its config.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
-    /// Takes the response-time targets: with a first-response target the Conversations tab
-    /// shows a DUE column after STATUS, unless `[columns]` lists the columns (then `due` is
-    /// where it puts it, or nowhere).
-    pub fn set_sla(&mut self, sla: convo_engine::sla::Sla, columns_configured: bool) {
-        use convo_engine::sla::Target;
-        let cols = &mut self.columns.conversations;
-        if !columns_configured {
-            cols.retain(|c| !matches!(c, Column::Due | Column::Resolution));
-            // DUE after STATUS, RESOLVE after DUE (or STATUS), each only when tracked.
-            let mut at = cols
-                .iter()
-                .position(|c| *c == Column::Status)
-                .map_or(0, |i| i + 1);
-            for (target, col) in [
-                (Target::FirstResponse, Column::Due),
-                (Target::Resolution, Column::Resolution),
-            ] {
-                if sla.is_tracked(target) {
-                    cols.insert(at, col);
-                    at += 1;
-                }
-            }
-        }
-        // The built-in views on the first-response target need one.
-        self.views
-            .retain(|v| !convo_config::builtin_views::needs_missing_target(v, &sla));
-        self.sla = std::sync::Arc::new(sla);
+    /// The settings, to change through [`Settings`]' methods (a profile switch goes through
+    /// [`App::enter_session`]).
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    /// The periodic refresh's clock.
+    pub fn refresh_clock(&self) -> &RefreshClock {
+        &self.refresh_clock
+    }
+
+    /// The periodic refresh's clock, to switch, toggle or restart.
+    pub fn refresh_clock_mut(&mut self) -> &mut RefreshClock {
+        &mut self.refresh_clock
     }
 
     /// Finds a view by name (case-insensitive).
     pub fn view_index(&self, name: &str) -> Option<usize> {
-        self.views
-            .iter()
-            .position(|v| v.name.eq_ignore_ascii_case(name.trim()))
+        self.settings.view_index(name)
     }
 
     /// Puts a saved view on its tab (as a fresh start: no history entry) and switches to that
     /// tab: its filters and, for an oldest-first view ("Breaching"), its order, load-all and
     /// title, as `v` gives them.
     pub fn open_view_initially(&mut self, index: usize) {
-        if let Some(v) = self.views.get(index).cloned() {
+        if let Some(v) = self.settings.views().get(index).cloned() {
             self.active = v.tab;
             self.conversations.start_with(v.conversations);
             self.visitors.start_with(v.visitors);
@@ -341,11 +219,132 @@ impl App {
         }
     }
 
+    /// The tab on screen.
+    pub fn active(&self) -> Resource {
+        self.active
+    }
+
+    /// Puts `tab` on screen (a step Back returns to is the caller's to push).
+    pub fn show_tab(&mut self, tab: Resource) {
+        if self.active != tab {
+            self.active = tab;
+            self.dirty = true;
+        }
+    }
+
+    /// What is over the table (a pane, the help, the board…).
+    pub fn overlay(&self) -> &Overlay {
+        &self.overlay
+    }
+
+    /// The overlay, to change in place (a pane's selection, a form's field).
+    pub fn overlay_mut(&mut self) -> &mut Overlay {
+        &mut self.overlay
+    }
+
+    /// Shows `o` over the table (in place of what was).
+    pub fn open_overlay(&mut self, o: Overlay) {
+        self.overlay = o;
+        self.dirty = true;
+    }
+
+    /// Nothing over the table.
+    pub fn close_overlay(&mut self) {
+        self.open_overlay(Overlay::None);
+    }
+
+    /// The open one-line prompt or picker, if any.
+    pub fn prompt(&self) -> &Option<Prompt> {
+        &self.prompt
+    }
+
+    /// The open prompt, to change in place (its text, its selection).
+    pub fn prompt_mut(&mut self) -> &mut Option<Prompt> {
+        &mut self.prompt
+    }
+
+    /// Opens `p` (in place of a prompt open).
+    pub fn open_prompt(&mut self, p: Prompt) {
+        self.prompt = Some(p);
+        self.dirty = true;
+    }
+
+    /// Closes the prompt open, if any.
+    pub fn close_prompt(&mut self) {
+        self.take_prompt();
+    }
+
+    /// The prompt open, closed and handed over.
+    pub fn take_prompt(&mut self) -> Option<Prompt> {
+        let p = self.prompt.take();
+        if p.is_some() {
+            self.dirty = true;
+        }
+        p
+    }
+
+    /// Each tab's quick search (`\`).
+    pub fn search(&self) -> &PerTab<Search> {
+        &self.search
+    }
+
+    pub fn search_mut(&mut self) -> &mut PerTab<Search> {
+        &mut self.search
+    }
+
+    /// Each tab's display sort (`>`, `<`, `=`).
+    pub fn sort(&self) -> &PerTab<Sorting> {
+        &self.sort
+    }
+
+    pub fn sort_mut(&mut self) -> &mut PerTab<Sorting> {
+        &mut self.sort
+    }
+
+    /// The clock of relative times and countdowns (UTC instants).
+    pub fn now(&self) -> jiff::Timestamp {
+        self.now
+    }
+
+    /// Time passed (`Msg::Tick`): the clock reads `now`.
+    pub fn set_clock(&mut self, now: jiff::Timestamp) {
+        self.now = now;
+    }
+
+    /// The terminal's size (columns, rows).
+    pub fn size(&self) -> (u16, u16) {
+        self.size
+    }
+
+    /// The terminal was resized: each tab keeps its selected row on screen.
+    pub fn resize(&mut self, w: u16, h: u16) {
+        self.size = (w, h);
+        let body = self.body_height();
+        self.conversations.scroll_into_view(body);
+        self.visitors.scroll_into_view(body);
+        self.dirty = true;
+    }
+
+    /// Something on screen changed since the last draw.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// Something on screen changed: the next frame draws it.
+    pub fn mark_dirty(&mut self) {
+        self.dirty = true;
+    }
+
+    /// The frame is drawn: nothing waits to be shown.
+    pub fn drawn(&mut self) {
+        self.dirty = false;
+    }
+
     /// The areas for the terminal's size and the open panes.
     pub fn areas(&self) -> super::layout::Areas {
         super::layout::Areas::new(
             ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1),
-            self.detail.is_some(),
+            self.detail.is_open(),
         )
     }
 
@@ -367,17 +366,214 @@ impl App {
     /// Puts a message on the status line (news from the background does not cover an error
     /// or a search's count).
     pub fn post(&mut self, m: StatusMessage) {
-        if self
-            .message
-            .as_ref()
-            .is_none_or(|shown| m.may_replace(shown))
-        {
-            if m.error {
-                super::message::remember(&mut self.last_error, &m.text, self.now);
-            }
-            super::message::remember(&mut self.last_message, &m.text, self.now);
-            self.message = Some(m);
+        if self.status_line.post(m, self.now) {
             self.dirty = true;
         }
+    }
+
+    /// The Conversations tab shows an oldest-first view ("Breaching"): the walk its order
+    /// and load-all were set for (`u64::MAX`: not yet, the next `update` sets them).
+    pub fn oldest_first(&self) -> Option<u64> {
+        self.oldest_first
+    }
+
+    /// The Conversations tab shows an oldest-first view.
+    pub fn shows_oldest_first(&self) -> bool {
+        self.oldest_first.is_some()
+    }
+
+    /// A view (or a place Back returns to) is shown: oldest-first or not. Its order is set
+    /// for its walk by the next `update`.
+    pub fn open_oldest_first(&mut self, oldest_first: bool) {
+        self.oldest_first = oldest_first.then_some(u64::MAX);
+    }
+
+    /// The oldest-first order and load-all are set for walk `generation`.
+    pub fn oldest_first_set_for(&mut self, generation: u64) {
+        self.oldest_first = Some(generation);
+    }
+
+    /// Other filters than the oldest-first view's (or another service): it ends.
+    pub fn end_oldest_first(&mut self) {
+        self.oldest_first = None;
+    }
+
+    /// The query of a view opened at start that waits for the first `update` (it needs more
+    /// than one request's filters, or looks visitors up by e-mail).
+    pub fn queued_query(&self) -> Option<&convo_query::query::Query> {
+        self.pending_query.as_ref()
+    }
+
+    /// A query to run at the next `update` as the view's own place (`None`: none).
+    pub fn queue_query(&mut self, q: Option<convo_query::query::Query>) {
+        self.pending_query = q;
+    }
+
+    /// The query waiting for the first `update`, taken to run it.
+    pub fn take_queued_query(&mut self) -> Option<convo_query::query::Query> {
+        self.pending_query.take()
+    }
+
+    /// Where Back (Backspace, `[`) returns to: one history for both tabs.
+    pub fn history(&self) -> &super::history::History {
+        &self.history
+    }
+
+    pub fn history_mut(&mut self) -> &mut super::history::History {
+        &mut self.history
+    }
+
+    /// Earlier search queries (↑ / ↓ in the search prompt).
+    pub fn search_history(&self) -> &super::search::History {
+        &self.search_history
+    }
+
+    pub fn search_history_mut(&mut self) -> &mut super::search::History {
+        &mut self.search_history
+    }
+
+    /// Each tab's queries run from the query line in this session (the local store keeps them
+    /// across runs; without a store these are the line's ↑/↓).
+    pub fn query_history(&self) -> &PerTab<super::search::History> {
+        &self.query_history
+    }
+
+    pub fn query_history_mut(&mut self) -> &mut PerTab<super::search::History> {
+        &mut self.query_history
+    }
+
+    /// The e-mail lookup in flight, whose answer lands only while it is still current.
+    pub fn lookups(&self) -> &super::tab_query::lookup::Lookups {
+        &self.lookups
+    }
+
+    pub fn lookups_mut(&mut self) -> &mut super::tab_query::lookup::Lookups {
+        &mut self.lookups
+    }
+
+    /// The local store's visitors for a union's checks on attributes (`visitor.plan:pro`).
+    pub fn store_visitors(&self) -> &super::tab_query::store_visitors::StoreVisitors {
+        &self.store_visitors
+    }
+
+    pub fn store_visitors_mut(&mut self) -> &mut super::tab_query::store_visitors::StoreVisitors {
+        &mut self.store_visitors
+    }
+
+    /// Visitors' names where ids were (from the local store, the sync, the Visitors tab).
+    pub fn names(&self) -> &super::names::VisitorNames {
+        &self.names
+    }
+
+    pub fn names_mut(&mut self) -> &mut super::names::VisitorNames {
+        &mut self.names
+    }
+
+    /// `[[commands]]`, their keys and each tab's marked rows.
+    pub fn commands(&self) -> &super::commands::Commands {
+        &self.commands
+    }
+
+    pub fn commands_mut(&mut self) -> &mut super::commands::Commands {
+        &mut self.commands
+    }
+
+    /// The profiles and the one in use (`P`).
+    pub fn profiles(&self) -> &Profiles {
+        &self.profiles
+    }
+
+    pub fn profiles_mut(&mut self) -> &mut Profiles {
+        &mut self.profiles
+    }
+
+    /// `B`: every view's counts (shown while `overlay` is `Overlay::Board`).
+    pub fn board(&self) -> &super::board::Board {
+        &self.board
+    }
+
+    pub fn board_mut(&mut self) -> &mut super::board::Board {
+        &mut self.board
+    }
+
+    /// An e-mail lookup's answer (`ticket`): true while it is the one in flight for the
+    /// Conversations tab's walk (a newer key replaced it otherwise); it is no longer in flight.
+    pub fn lookup_answered(&mut self, ticket: u64) -> bool {
+        self.lookups
+            .answered(ticket, self.conversations.generation())
+    }
+
+    /// The Conversations tab beside what a union's checks read: the visitors' names and the
+    /// local store's visitors (asked for when a row waits on one).
+    pub fn conversations_with_visitors(
+        &mut self,
+    ) -> (
+        &mut TabState<Conversation, ConversationFilter>,
+        &super::names::VisitorNames,
+        &mut super::tab_query::store_visitors::StoreVisitors,
+    ) {
+        (
+            &mut self.conversations,
+            &self.names,
+            &mut self.store_visitors,
+        )
+    }
+
+    /// The detail pane.
+    pub fn detail(&self) -> &DetailPane {
+        &self.detail
+    }
+
+    pub fn detail_mut(&mut self) -> &mut DetailPane {
+        &mut self.detail
+    }
+
+    /// The trend, the samples taken, the conversations rung for.
+    pub fn watch(&self) -> &Watch {
+        &self.watch
+    }
+
+    pub fn watch_mut(&mut self) -> &mut Watch {
+        &mut self.watch
+    }
+
+    /// "Since you last looked", per tab.
+    pub fn looks(&self) -> &Looks {
+        &self.looks
+    }
+
+    /// "Since you last looked", changed by [`super::update::since_look`].
+    pub fn looks_mut(&mut self) -> &mut Looks {
+        &mut self.looks
+    }
+
+    /// What the tabs' derived state was last computed from.
+    pub fn derived(&self) -> &Derived {
+        &self.derived
+    }
+
+    /// Kept by [`super::update::derive`].
+    pub fn derived_mut(&mut self) -> &mut Derived {
+        &mut self.derived
+    }
+
+    /// The exports under way.
+    pub fn exports(&self) -> &Exports {
+        &self.exports
+    }
+
+    /// The exports, changed by [`super::export`].
+    pub fn exports_mut(&mut self) -> &mut Exports {
+        &mut self.exports
+    }
+
+    /// The status line: what it shows, the last error and message.
+    pub fn status_line(&self) -> &StatusLine {
+        &self.status_line
+    }
+
+    /// The status line, to clear, re-word or settle.
+    pub fn status_line_mut(&mut self) -> &mut StatusLine {
+        &mut self.status_line
     }
 }

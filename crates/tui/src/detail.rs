@@ -13,6 +13,89 @@ use convo_api::model::short_id;
 use convo_api::{Conversation, Resource, Visitor};
 use convo_text as text;
 
+/// The detail pane: open or not, how far it is scrolled, and the attributes the store keeps
+/// of the visitor of the conversation it shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DetailPane {
+    /// Open, scrolled by this many lines.
+    scroll: Option<usize>,
+    /// The visitor of the conversation shown: (visitor, its attributes; `None` while asked
+    /// for).
+    visitor: Option<(uuid::Uuid, Option<serde_json::Value>)>,
+}
+
+impl DetailPane {
+    /// The pane is open.
+    pub fn is_open(&self) -> bool {
+        self.scroll.is_some()
+    }
+
+    /// Lines scrolled, when open.
+    pub fn scroll(&self) -> Option<usize> {
+        self.scroll
+    }
+
+    /// Opens the pane at its top (or takes an open one back to it).
+    pub fn open(&mut self) {
+        self.scroll = Some(0);
+    }
+
+    pub fn close(&mut self) {
+        self.scroll = None;
+    }
+
+    /// Enter: open becomes closed and closed open (at the top).
+    pub fn toggle(&mut self) {
+        self.scroll = if self.is_open() { None } else { Some(0) };
+    }
+
+    /// Another row is shown: an open pane starts at its top.
+    pub fn row_changed(&mut self) {
+        if let Some(s) = self.scroll.as_mut() {
+            *s = 0;
+        }
+    }
+
+    /// Scrolls an open pane by `delta` lines, within `0..=max`.
+    pub fn scroll_by(&mut self, delta: isize, max: usize) {
+        if let Some(s) = self.scroll.as_mut() {
+            *s = (*s as isize).saturating_add(delta).clamp(0, max as isize) as usize;
+        }
+    }
+
+    /// The attributes of visitor `id`, when the store has answered for it.
+    pub fn attributes_of(&self, id: uuid::Uuid) -> Option<&serde_json::Value> {
+        self.visitor
+            .as_ref()
+            .filter(|(v, _)| *v == id)
+            .and_then(|(_, a)| a.as_ref())
+    }
+
+    /// The pane shows a conversation of visitor `id`: true when its attributes are to be
+    /// asked for (once per visitor shown).
+    pub fn ask_visitor(&mut self, id: uuid::Uuid) -> bool {
+        if self.visitor.as_ref().is_some_and(|(v, _)| *v == id) {
+            return false;
+        }
+        self.visitor = Some((id, None));
+        true
+    }
+
+    /// The store's attributes of visitor `id`: kept if it is still the one shown (true).
+    pub fn visitor_answered(&mut self, id: uuid::Uuid, attributes: serde_json::Value) -> bool {
+        if self.visitor.as_ref().is_none_or(|(v, _)| *v != id) {
+            return false;
+        }
+        self.visitor = Some((id, Some(attributes)));
+        true
+    }
+
+    /// Another service: the pane closes and its visitor is forgotten.
+    pub fn forget(&mut self) {
+        *self = DetailPane::default();
+    }
+}
+
 /// Longest line kept (cells); a 2 MB attribute must not cost a 2 MB line per frame.
 const MAX_LINE: usize = 400;
 
@@ -32,7 +115,7 @@ fn missing(label: &str) -> Line<'static> {
 
 /// An id with its alias (if any) on the line before it.
 fn id_lines(app: &App, label: &str, id: &uuid::Uuid) -> Vec<Line<'static>> {
-    match app.aliases.name(id) {
+    match app.settings().aliases().name(id) {
         Some(a) => vec![field(label, a.to_string()), field("", id.to_string())],
         None => vec![field(label, id.to_string())],
     }
@@ -40,7 +123,7 @@ fn id_lines(app: &App, label: &str, id: &uuid::Uuid) -> Vec<Line<'static>> {
 
 /// A timestamp: UTC with the relative time, then local time.
 fn time_lines(app: &App, label: &str, t: &convo_api::Timestamp) -> Vec<Line<'static>> {
-    let (utc, local) = absolute(app.now, &app.tz, t);
+    let (utc, local) = absolute(app.now(), app.settings().tz(), t);
     let mut v = vec![field(label, utc)];
     v.extend(local.map(|l| field("", l)));
     v
@@ -82,7 +165,7 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
         field("visitor", c.visitor_id.to_string()),
     ];
     // What the local store knows of the visitor (V lists their conversations).
-    if let Some(l) = app.names.get(&c.visitor_id) {
+    if let Some(l) = app.names().get(&c.visitor_id) {
         for (label, value) in [
             ("  name", &l.name),
             ("  email", &l.email),
@@ -93,10 +176,7 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
             }
         }
     }
-    if let Some((_, Some(attributes))) = app
-        .detail_visitor
-        .as_ref()
-        .filter(|(id, _)| *id == c.visitor_id)
+    if let Some(attributes) = app.detail().attributes_of(c.visitor_id)
         && !attributes.is_null()
     {
         v.push(Line::from(Span::styled(
@@ -119,12 +199,12 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
     // whole ids are, once per pane.
     let unnamed = std::iter::once(&c.site_id)
         .chain(c.assignee_id.as_ref())
-        .any(|id| app.aliases.name(id).is_none());
+        .any(|id| app.settings().aliases().name(id).is_none());
     if unnamed {
         v.push(hint("[aliases] in the config names sites and agents"));
     }
     v.push(Line::default());
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     v.extend(pane_hints(
         app,
         vec![
@@ -138,7 +218,7 @@ fn conversation_lines(app: &App, c: &Conversation) -> Vec<Line<'static>> {
 
 /// The pane's key hints: the row's own, then copy, scroll and close, which every row has.
 fn pane_hints(app: &App, mut hints: Vec<String>) -> Vec<Line<'static>> {
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     hints.extend([
         format!("{} copy id", k(Action::Copy)),
         format!(
@@ -185,7 +265,7 @@ fn visitor_lines(app: &App, r: &Visitor) -> Vec<Line<'static>> {
         v.extend(attribute_lines(&r.attributes, "  "));
     }
     v.push(Line::default());
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     v.extend(pane_hints(
         app,
         vec![format!("{} their conversations", k(Action::DrillVisitor))],
@@ -202,7 +282,8 @@ pub fn left_words(app: &App, held: &Held<Conversation>) -> String {
             let who = match &c.assignee_id {
                 Some(id) => format!(
                     "assigned to {}",
-                    app.aliases
+                    app.settings()
+                        .aliases()
                         .name(id)
                         .map_or_else(|| short_id(id), |a| text::one_line(a, 40))
                 ),
@@ -223,7 +304,7 @@ fn left_lines(app: &App, words: &str, known: bool) -> Vec<Line<'static>> {
         .areas()
         .detail
         .map_or(MAX_LINE, |r| r.width.saturating_sub(2) as usize);
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     let moves = format!("{}/{} moves on", k(Action::Down), k(Action::Up));
     let seen = if known { "" } else { "; as last seen" };
     let words = text::one_line(words, 80);
@@ -247,7 +328,7 @@ fn left_lines(app: &App, words: &str, known: bool) -> Vec<Line<'static>> {
 /// The pane's lines for the selected row (empty when nothing is selected). A held row (it
 /// left the view) shows what it is now when a refresh read it, else as it was last seen.
 pub fn lines(app: &App) -> Vec<Line<'static>> {
-    match app.active {
+    match app.active() {
         Resource::Conversations => {
             let t = &app.conversations;
             let held = t.held();

@@ -132,23 +132,23 @@ struct TableView {
 impl TableView {
     fn of(app: &App) -> Option<TableView> {
         let areas = app.areas();
-        if !matches!(app.overlay, Overlay::None)
-            || super::layout::too_small(app.size)
+        if !matches!(app.overlay(), Overlay::None)
+            || super::layout::too_small(app.size())
             || areas.table.x != 0
-            || areas.table.width != app.size.0
+            || areas.table.width != app.size().0
             || areas.table.height < 3
         {
             return None;
         }
-        let order = app.sort.get(app.active);
+        let order = app.sort().get(app.active());
         let top = if order.sorted() {
             order.offset
         } else {
-            with_tab!(ref app, app.active, |t| t.offset())
+            with_tab!(ref app, app.active(), |t| t.offset())
         };
         let body = areas.body_top()..areas.body_top() + areas.body_height() as u16;
         Some(TableView {
-            tab: app.active,
+            tab: app.active(),
             top,
             body,
         })

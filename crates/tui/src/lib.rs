@@ -206,14 +206,15 @@ pub fn app_from_config(
         tz: jiff::tz::TimeZone::system(),
         size: (80, 24),
         agent_id: config.query.agent_id,
+        no_color: theme::no_color_from_env(),
     });
-    app.theme.no_color = theme::no_color_from_env();
     app.enter_session(&session);
     if let Some(name) = &opts.initial_view {
         let i = app.view_index(name).ok_or_else(|| TuiError::UnknownView {
             name: convo_text::one_line(name, 80),
             available: app
-                .views
+                .settings()
+                .views()
                 .iter()
                 .map(|v| format!("{:?}", convo_text::one_line(&v.name, 80)))
                 .collect(),

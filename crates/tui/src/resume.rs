@@ -46,7 +46,7 @@ impl Place {
     /// Where `app` is now.
     pub fn of(app: &App) -> Place {
         Place {
-            tab: match app.active {
+            tab: match app.active() {
                 Resource::Conversations => "conversations".into(),
                 Resource::Visitors => "visitors".into(),
             },
@@ -73,15 +73,15 @@ impl Place {
         let conversations = self.conversations.reopen_conversations(app);
         // The Conversations query may wait for the first `update` (its e-mails are looked up
         // first): the Visitors tab's is placed now, beside it.
-        let waiting = app.pending_query.take();
+        let waiting = app.take_queued_query();
         let visitors = self.visitors.reopen_visitors(app);
-        app.pending_query = waiting;
-        app.active = if self.tab == "visitors" {
+        app.queue_query(waiting);
+        app.show_tab(if self.tab == "visitors" {
             Resource::Visitors
         } else {
             Resource::Conversations
-        };
-        let what = match app.active {
+        });
+        let what = match app.active() {
             Resource::Conversations => conversations.or(visitors.map(|w| format!("visitors {w}"))),
             Resource::Visitors => visitors.or(conversations),
         };
@@ -101,24 +101,25 @@ impl TabPlace {
             Resource::Conversations => (
                 &app.conversations.query(),
                 app.conversations.union().is_some(),
-                app.sort.conversations.sort,
+                app.sort().conversations.sort,
             ),
             Resource::Visitors => (
                 &app.visitors.query(),
                 app.visitors.union().is_some(),
-                app.sort.visitors.sort,
+                app.sort().visitors.sort,
             ),
         };
         let text = convo_query::query::named::with_aliases(
             query,
             &convo_config::Aliases::default(),
-            app.query_settings.agent_id,
+            app.settings().query_settings().agent_id,
         )
         .to_string();
         let plain = !union;
-        let oldest_first = tab == Resource::Conversations && app.oldest_first.is_some();
+        let oldest_first = tab == Resource::Conversations && app.shows_oldest_first();
         let view = app
-            .views
+            .settings()
+            .views()
             .iter()
             .find(|v| {
                 v.tab == tab
@@ -153,16 +154,16 @@ impl TabPlace {
     fn reopen_conversations(&self, app: &mut App) -> Option<String> {
         let mut what = None;
         if let Some(i) = self.view.as_deref().and_then(|n| app.view_index(n))
-            && app.views[i].tab == Resource::Conversations
+            && app.settings().views()[i].tab == Resource::Conversations
         {
             app.open_view_initially(i);
             what = Some(format!(
                 "{:?}",
-                convo_text::one_line(&app.views[i].name, 26)
+                convo_text::one_line(&app.settings().views()[i].name, 26)
             ));
         } else if let Some(q) = self.parsed(Resource::Conversations) {
             what = Some(convo_text::one_line(&q.to_string(), 28));
-            app.pending_query = Some(q);
+            app.queue_query(Some(q));
         }
         crate::tab_query::place_pending(app);
         self.reopen_sort(app, Resource::Conversations, &mut what);
@@ -177,10 +178,10 @@ impl TabPlace {
             .view
             .as_deref()
             .and_then(|n| app.view_index(n))
-            .filter(|i| app.views[*i].tab == Resource::Visitors);
+            .filter(|i| app.settings().views()[*i].tab == Resource::Visitors);
         let query = match view {
             Some(i) => {
-                let v = app.views[i].clone();
+                let v = app.settings().views()[i].clone();
                 what = Some(format!("{:?}", convo_text::one_line(&v.name, 26)));
                 match v.query.as_deref() {
                     Some(t) => convo_query::query::parse(t, Resource::Visitors).ok(),
@@ -195,10 +196,10 @@ impl TabPlace {
             }),
         };
         if let Some(q) = query {
-            app.pending_query = Some(q);
+            app.queue_query(Some(q));
             crate::tab_query::place_pending(app);
             // A visitors query needs no look-up: placed, or it does not resolve (left out).
-            app.pending_query = None;
+            app.queue_query(None);
         }
         self.reopen_sort(app, Resource::Visitors, &mut what);
         what
@@ -220,7 +221,7 @@ impl TabPlace {
             desc: self.desc,
         };
         let generation = with_tab!(ref app, tab, |t| t.generation());
-        let sorting = app.sort.get_mut(tab);
+        let sorting = app.sort_mut().get_mut(tab);
         sorting.preset(sort, generation);
         // A fresh start is on the first row of the order shown (not on the row the service
         // lists first, wherever the sort puts it), until the user moves.

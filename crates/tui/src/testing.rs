@@ -51,6 +51,7 @@ pub fn app(w: u16, h: u16, limit: i64) -> App {
         tz: jiff::tz::TimeZone::UTC,
         size: (w, h),
         agent_id: None,
+        no_color: false,
     })
 }
 
@@ -310,7 +311,7 @@ pub fn ch(c: char) -> Msg {
 
 /// The screen as text (one quoted line per row), as `TestBackend` shows it.
 pub fn render(app: &App) -> String {
-    let (w, h) = app.size;
+    let (w, h) = app.size();
     match Terminal::new(TestBackend::new(w, h)) {
         Ok(mut t) => {
             let _ = t.draw(|f| super::view::draw(app, f));
@@ -322,7 +323,7 @@ pub fn render(app: &App) -> String {
 
 /// The screen's cells.
 pub fn render_buffer(app: &App) -> ratatui::buffer::Buffer {
-    let (w, h) = app.size;
+    let (w, h) = app.size();
     match Terminal::new(TestBackend::new(w, h)) {
         Ok(mut t) => {
             let _ = t.draw(|f| super::view::draw(app, f));

@@ -37,6 +37,14 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// The default theme (no `[theme]`), with `NO_COLOR` or not.
+    pub fn plain(no_color: bool) -> Theme {
+        Theme {
+            no_color,
+            ..Theme::default()
+        }
+    }
+
     /// The theme of a `[theme]` section; `no_color` from the `NO_COLOR` environment variable.
     pub fn new(cfg: &ThemeConfig, no_color: bool) -> Theme {
         use Color as C;

@@ -240,7 +240,8 @@ pub fn loaded(size: (u16, u16), conversations: usize, visitors: usize) -> (App, 
 
 /// The text of the message line (empty when none).
 pub fn said(app: &App) -> String {
-    app.message
+    app.status_line()
+        .shown()
         .as_ref()
         .map(|m| m.text.clone())
         .unwrap_or_default()

@@ -122,11 +122,11 @@ impl Setting {
     /// The app's settings a read counts with.
     pub fn of(app: &crate::app::App) -> Setting {
         Setting {
-            sla: app.sla.clone(),
-            aliases: app.aliases.clone(),
-            stale_after_secs: app.stale_after_secs,
-            page_size: app.limit,
-            query: app.query_settings,
+            sla: app.settings().sla().clone(),
+            aliases: (**app.settings().aliases()).clone(),
+            stale_after_secs: app.settings().stale_after_secs(),
+            page_size: app.settings().limit(),
+            query: app.settings().query_settings(),
         }
     }
 }

@@ -14,7 +14,7 @@ use convo_api::Resource;
 pub enum Outcome {
     /// Handled here.
     Done,
-    /// Enter: open the view of this index of `app.views` in its tab (the caller applies it,
+    /// Enter: open the view of this index of `app.settings().views()` in its tab (the caller applies it,
     /// then [`opened`]).
     Open(usize),
 }
@@ -22,18 +22,19 @@ pub enum Outcome {
 /// `B`: shows the board (its rows follow the views, its pace `refresh_secs`), asks the store for every row's trend
 /// and starts a round of reads when one is due.
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
-    app.board.set_views(&app.views);
+    let views = app.settings().views().to_vec();
+    app.board_mut().set_views(&views);
     // What the tabs counted of their views, unless the board has read them since.
-    let tabs = app.board.tabs.clone();
+    let tabs = app.board().tabs.clone();
     for c in [tabs.conversations, tabs.visitors].into_iter().flatten() {
-        app.board.take_tab_count(&c.key, &c.counts, c.at);
+        app.board_mut().take_tab_count(&c.key, &c.counts, c.at);
     }
     // Its rounds keep the lists' pace (`refresh_secs`); a minute when they never refresh.
-    app.board.every_secs = app.refresh_period().unwrap_or(super::DEFAULT_EVERY_SECS);
-    app.board.back_at = None;
-    app.overlay = Overlay::Board;
-    app.dirty = true;
-    let mut keys: Vec<&String> = app.board.rows.iter().map(|r| &r.key).collect();
+    app.board_mut().every_secs = app.refresh_period().unwrap_or(super::DEFAULT_EVERY_SECS);
+    app.board_mut().back_at = None;
+    app.open_overlay(Overlay::Board);
+    app.mark_dirty();
+    let mut keys: Vec<&String> = app.board().rows.iter().map(|r| &r.key).collect();
     keys.sort();
     keys.dedup();
     for key in keys {
@@ -47,14 +48,14 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Leaves the board: the round under way stops (its answer in flight is dropped).
 pub fn close(app: &mut App) {
-    app.board.stop();
-    app.overlay = Overlay::None;
-    app.dirty = true;
+    app.board_mut().stop();
+    app.close_overlay();
+    app.mark_dirty();
 }
 
 /// Whether the board is on screen.
 pub fn shown(app: &App) -> bool {
-    matches!(app.overlay, Overlay::Board)
+    matches!(app.overlay(), Overlay::Board)
 }
 
 /// After every tick: a round of reads starts when one is due and the board is on screen.
@@ -64,9 +65,10 @@ pub fn on_tick(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Starts a round when one is due and the board is on screen (`all`: every view, `r`).
 fn start(app: &mut App, all: bool, cmds: &mut Vec<Command>) {
-    if shown(app) && app.board.due(app.now) {
-        app.dirty = true;
-        if let Some(i) = app.board.start_round(app.now, all) {
+    if shown(app) && app.board().due(app.now()) {
+        app.mark_dirty();
+        let now = app.now();
+        if let Some(i) = app.board_mut().start_round(now, all) {
             cmds.extend(read(app, i));
         }
     }
@@ -74,12 +76,12 @@ fn start(app: &mut App, all: bool, cmds: &mut Vec<Command>) {
 
 /// The command that reads row `index` (the view of the same index).
 fn read(app: &App, index: usize) -> Option<Command> {
-    let view = Box::new(app.views.get(index)?.clone());
+    let view = Box::new(app.settings().views().get(index)?.clone());
     Some(Command::ReadView {
-        generation: app.board.generation,
+        generation: app.board().generation,
         index,
         view,
-        pages: app.refresh_max_pages.max(1),
+        pages: app.settings().refresh_max_pages().max(1),
     })
 }
 
@@ -93,20 +95,21 @@ pub fn on_read(
     cmds: &mut Vec<Command>,
 ) {
     let sample = result.as_ref().ok().cloned();
-    let next = match app.board.answer(generation, index, result, app.now) {
+    let now = app.now();
+    let next = match app.board_mut().answer(generation, index, result, now) {
         // An older round's answer, or the board was left: dropped.
         super::Answer::Stale => return,
         super::Answer::Next(n) => Some(n),
         super::Answer::Done => None,
     };
-    app.dirty = true;
-    if let (Some(c), Some(row)) = (sample, app.board.rows.get(index))
+    app.mark_dirty();
+    if let (Some(c), Some(row)) = (sample, app.board().rows.get(index))
         && row.tab == Resource::Conversations
     {
         cmds.push(Command::Samples {
             key: row.key.clone(),
             sample: Some(convo_store::Sample {
-                at: app.now.as_second(),
+                at: app.now().as_second(),
                 loaded: c.matched,
                 complete: c.complete,
                 waiting: c.waiting,
@@ -118,22 +121,22 @@ pub fn on_read(
     match next {
         Some(n) if shown(app) => cmds.extend(read(app, n)),
         // Not on screen (another overlay took its place): the round stops here.
-        Some(_) => app.board.stop(),
+        Some(_) => app.board_mut().stop(),
         None => {}
     }
 }
 
 /// A key's samples from the store: the rows of that key draw them.
 pub fn on_samples(app: &mut App, key: &str, samples: &[convo_store::Sample]) {
-    if app.board.take_samples(key, samples) && shown(app) {
-        app.dirty = true;
+    if app.board_mut().take_samples(key, samples) && shown(app) {
+        app.mark_dirty();
     }
 }
 
 /// A key while the board is shown.
 pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
-    let n = app.board.rows.len();
-    let b = &mut app.board;
+    let n = app.board().rows.len();
+    let b = app.board_mut();
     match k.code {
         KeyCode::Esc | KeyCode::Char('B') => close(app),
         KeyCode::Down | KeyCode::Char('j') => {
@@ -148,10 +151,10 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
             b.round_ended = None;
             start(app, true, cmds);
         }
-        KeyCode::Enter if n > 0 => return Outcome::Open(app.board.selected),
+        KeyCode::Enter if n > 0 => return Outcome::Open(app.board().selected),
         _ => {}
     }
-    app.dirty = true;
+    app.mark_dirty();
     Outcome::Done
 }
 
@@ -160,19 +163,19 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) -> Outcome {
 /// on its tab already, and read by the board since its rows came (and counted otherwise), is
 /// refreshed now: the two counts become one again.
 pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
-    app.board.stop();
+    app.board_mut().stop();
     if shown(app) {
-        app.overlay = Overlay::None;
+        app.close_overlay();
     }
-    app.board.back_at = Some(app.history.len());
-    let Some(row) = app.board.rows.get(index) else {
+    app.board_mut().back_at = Some(app.history().len());
+    let Some(row) = app.board().rows.get(index) else {
         return;
     };
     let tab = row.tab;
     // The board's own read is newer than the tab's count whenever it is the row's: a newer
     // count of the tab would have replaced it.
     let older = !row.by_tab
-        && app.board.tabs.get(tab).as_ref().is_some_and(|c| {
+        && app.board().tabs.get(tab).as_ref().is_some_and(|c| {
             c.key == row.key
                 && row
                     .counts
@@ -181,69 +184,68 @@ pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         });
     // (A new walk of the view, begun by the opening, is newer than the read already.)
     let same_walk = app
-        .board
+        .board()
         .tabs
         .get(tab)
         .as_ref()
         .is_some_and(|c| c.basis.0 == with_tab!(ref app, tab, |t| t.generation()));
-    if older && same_walk && app.active == tab {
+    if older && same_walk && app.active() == tab {
         crate::update::refresh::refresh_now(app, cmds);
     }
 }
 
-/// After every update: a tab whose walk has loaded the whole view it shows counts it (again
+/// `tab`'s rows changed: when its walk has loaded the whole view it shows it counts it (again
 /// only when its rows changed), and the board's rows of that view take the count unless their
 /// own read is newer. O(rows) only when the rows changed.
-pub fn from_tabs(app: &mut App) {
-    for tab in [Resource::Conversations, Resource::Visitors] {
-        let (done, basis) = with_tab!(ref app, tab, |t| (
-            t.walk().is_done(),
-            (t.generation(), t.rows().len(), t.marks().revision())
-        ));
-        if !done {
-            continue;
-        }
-        let key = crate::tab::marks::look_key(app, tab);
-        if app
-            .board
-            .tabs
-            .get(tab)
-            .as_ref()
-            .is_some_and(|c| c.basis == basis && c.key == key)
-        {
-            continue;
-        }
-        let counts = match tab {
-            Resource::Conversations => conversations_counts(app),
-            Resource::Visitors => Counts {
-                matched: basis.1 as u64,
-                complete: true,
-                waiting: 0,
-                oldest_waiting: None,
-                imminent: 0,
-                breaching: 0,
-            },
-        };
-        if app.board.take_tab_count(&key, &counts, app.now) && shown(app) {
-            app.dirty = true;
-        }
-        *app.board.tabs.get_mut(tab) = Some(super::TabCount {
-            key,
-            basis,
-            counts,
-            at: app.now,
-        });
+pub fn from_tab(app: &mut App, tab: Resource) {
+    let (done, basis) = with_tab!(ref app, tab, |t| (
+        t.walk().is_done(),
+        (t.generation(), t.rows().len(), t.marks().revision())
+    ));
+    if !done {
+        return;
     }
+    let key = crate::tab::marks::look_key(app, tab);
+    if app
+        .board()
+        .tabs
+        .get(tab)
+        .as_ref()
+        .is_some_and(|c| c.basis == basis && c.key == key)
+    {
+        return;
+    }
+    let counts = match tab {
+        Resource::Conversations => conversations_counts(app),
+        Resource::Visitors => Counts {
+            matched: basis.1 as u64,
+            complete: true,
+            waiting: 0,
+            oldest_waiting: None,
+            imminent: 0,
+            breaching: 0,
+        },
+    };
+    let now = app.now();
+    if app.board_mut().take_tab_count(&key, &counts, now) && shown(app) {
+        app.mark_dirty();
+    }
+    *app.board_mut().tabs.get_mut(tab) = Some(super::TabCount {
+        key,
+        basis,
+        counts,
+        at: app.now(),
+    });
 }
 
 /// The Conversations tab's rows counted as a read of the view counts them (`summary::views`:
 /// waiting, the oldest wait, imminent and breaching against the first-response target).
 fn conversations_counts(app: &App) -> Counts {
     use convo_engine::sla::Target;
-    let mut s = crate::summary_pane::Summary::new(app.now, app.stale_after_secs);
-    let tracked = app.sla.is_tracked(Target::FirstResponse);
-    if !app.sla.is_empty() {
-        s = s.with_sla(app.sla.clone());
+    let mut s = crate::summary_pane::Summary::new(app.now(), app.settings().stale_after_secs());
+    let tracked = app.settings().sla().is_tracked(Target::FirstResponse);
+    if !app.settings().sla().is_empty() {
+        s = s.with_sla(app.settings().sla().clone());
     }
     for c in app.conversations.rows() {
         s.add(c);
@@ -262,5 +264,5 @@ fn conversations_counts(app: &App) -> Counts {
 /// Whether Back returns to the board now (the view opened from it is on screen, nothing
 /// moved since, or what moved was undone).
 pub fn takes_back(app: &App) -> bool {
-    !shown(app) && app.board.back_at == Some(app.history.len())
+    !shown(app) && app.board().back_at == Some(app.history().len())
 }

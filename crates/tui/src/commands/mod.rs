@@ -34,6 +34,14 @@ pub struct Commands {
 }
 
 impl Commands {
+    /// A config's `[[commands]]` and each one's key (checked against the key map, one per
+    /// command).
+    pub fn configure(&mut self, list: Vec<UserCommand>, keys: Vec<Option<Key>>) {
+        debug_assert_eq!(list.len(), keys.len(), "a key (or none) per command");
+        self.list = list;
+        self.keys = keys;
+    }
+
     /// The index of the command `key` runs on `tab`, if any.
     pub fn by_key(&self, key: &Key, tab: convo_api::Resource) -> Option<usize> {
         self.keys

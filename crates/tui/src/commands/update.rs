@@ -17,8 +17,8 @@ use convo_config::commands::{Output, RowFields};
 
 /// The fields of the active tab's selected row.
 pub fn selected_fields(app: &App) -> Option<RowFields> {
-    let query = crate::query_line::update::query_text(app, app.active);
-    match app.active {
+    let query = crate::query_line::update::query_text(app, app.active());
+    match app.active() {
         Resource::Conversations => app
             .conversations
             .selected_row()
@@ -42,12 +42,14 @@ fn fields_of_conversation(
         Some(m) => m.get(&c.visitor_id).copied(),
         None => app.visitors.rows().iter().find(|v| v.id == c.visitor_id),
     };
-    let attributes = app
-        .detail_visitor
-        .as_ref()
-        .filter(|(id, _)| *id == c.visitor_id)
-        .and_then(|(_, a)| a.as_ref());
-    conversation_fields(c, visitor, app.names.get(&c.visitor_id), attributes, query)
+    let attributes = app.detail().attributes_of(c.visitor_id);
+    conversation_fields(
+        c,
+        visitor,
+        app.names().get(&c.visitor_id),
+        attributes,
+        query,
+    )
 }
 
 /// Space / `m`: marks the selected row, or unmarks it; false when no row is selected.
@@ -59,13 +61,15 @@ pub fn toggle_mark(app: &mut App) -> bool {
     let Some(id) = app.selected_id() else {
         return false;
     };
-    app.commands.marked.get_mut(app.active).toggle(id, fields);
+    let tab = app.active();
+    app.commands_mut().marked.get_mut(tab).toggle(id, fields);
     true
 }
 
 /// `M`: clears the active tab's marks.
 pub fn clear_marks(app: &mut App) {
-    let m = app.commands.marked.get_mut(app.active);
+    let tab = app.active();
+    let m = app.commands_mut().marked.get_mut(tab);
     let n = m.len();
     m.clear();
     app.say(match n {
@@ -78,12 +82,12 @@ pub fn clear_marks(app: &mut App) {
 /// The rows a command runs on: the marked rows of the active tab (their loaded fields when
 /// they are still loaded, else as they were when marked), else the selected row.
 fn target_rows(app: &App) -> Vec<RowFields> {
-    let marked = app.commands.marked.get(app.active);
+    let marked = app.commands().marked.get(app.active());
     if marked.is_empty() {
         return selected_fields(app).into_iter().collect();
     }
-    let query = crate::query_line::update::query_text(app, app.active);
-    match app.active {
+    let query = crate::query_line::update::query_text(app, app.active());
+    match app.active() {
         Resource::Conversations => {
             let loaded: HashMap<Uuid, &convo_api::Conversation> =
                 app.conversations.rows().iter().map(|c| (c.id, c)).collect();
@@ -114,7 +118,7 @@ fn target_rows(app: &App) -> Vec<RowFields> {
 /// A key the key map has no action for: the user's command on that key, if one runs on
 /// this tab. True when it was one.
 pub fn on_key(app: &mut App, k: &KeyEvent, cmds: &mut Vec<Command>) -> bool {
-    match app.commands.by_key(&Key::of(k), app.active) {
+    match app.commands().by_key(&Key::of(k), app.active()) {
         Some(i) => {
             start(app, i, cmds);
             true
@@ -126,10 +130,10 @@ pub fn on_key(app: &mut App, k: &KeyEvent, cmds: &mut Vec<Command>) -> bool {
 /// Starts command `i` on the marked rows (or the selected row): asks first when it says
 /// `confirm = true`.
 pub fn start(app: &mut App, i: usize, cmds: &mut Vec<Command>) {
-    let Some(c) = app.commands.list.get(i).cloned() else {
+    let Some(c) = app.commands().list.get(i).cloned() else {
         return;
     };
-    if !c.on(app.active) {
+    if !c.on(app.active()) {
         return app.say(format!(
             "{} runs on the {} tab",
             convo_text::one_line(&c.name, 40),
@@ -144,16 +148,16 @@ pub fn start(app: &mut App, i: usize, cmds: &mut Vec<Command>) {
     if rows.is_empty() {
         return crate::message::update::no_row_selected(app);
     }
-    app.commands.last_id += 1;
+    app.commands_mut().last_id += 1;
     let run = ProgramRun {
-        id: app.commands.last_id,
+        id: app.commands().last_id,
         name: c.name.clone(),
         output: c.output,
         rows: rows.len(),
         invocations: c.invocations(&rows),
     };
     if c.confirm {
-        app.prompt = Some(Prompt::ConfirmCommand(Box::new(run)));
+        app.open_prompt(Prompt::ConfirmCommand(Box::new(run)));
     } else {
         go(app, run, cmds);
     }
@@ -176,13 +180,13 @@ pub fn what(run: &ProgramRun) -> String {
 fn go(app: &mut App, run: ProgramRun, cmds: &mut Vec<Command>) {
     let name = convo_text::one_line(&run.name, 40);
     app.say(format!("running {name} on {}…", what(&run)));
-    app.commands.running.push((run.id, run.name.clone()));
+    app.commands_mut().running.push((run.id, run.name.clone()));
     cmds.push(Command::RunProgram(Box::new(run)));
 }
 
 /// The confirmation's keys: `y` runs, anything else (Esc, `n`) does not.
 pub fn on_confirm_key(app: &mut App, run: ProgramRun, k: KeyEvent, cmds: &mut Vec<Command>) {
-    app.prompt = None;
+    app.close_prompt();
     match k.code {
         KeyCode::Char('y') | KeyCode::Char('Y') => go(app, run, cmds),
         _ => app.say(format!("{} not run", convo_text::one_line(&run.name, 40))),
@@ -191,7 +195,7 @@ pub fn on_confirm_key(app: &mut App, run: ProgramRun, k: KeyEvent, cmds: &mut Ve
 
 /// A run ended: its exit status on the message line, its output in the pane (`pane`).
 pub fn done(app: &mut App, id: u64, name: String, output: Output, report: RunReport) {
-    app.commands.running.retain(|(r, _)| *r != id);
+    app.commands_mut().running.retain(|(r, _)| *r != id);
     let shown = convo_text::one_line(&name, 40);
     let how = match (report.runs, report.failures.as_slice()) {
         (1, []) => "exit 0".to_string(),
@@ -204,11 +208,11 @@ pub fn done(app: &mut App, id: u64, name: String, output: Output, report: RunRep
         ),
     };
     if output == Output::Pane {
-        app.overlay = Overlay::Output(Box::new(OutputPane::new(
+        app.open_overlay(Overlay::Output(Box::new(OutputPane::new(
             format!("{shown} · {how}"),
             &report.text,
             report.cut,
-        )));
+        ))));
     }
     if report.failures.is_empty() {
         app.say(format!("{shown}: {how}"));
@@ -226,48 +230,44 @@ pub fn done(app: &mut App, id: u64, name: String, output: Output, report: RunRep
         };
         app.say_error(format!("{shown}: {how}{said}"));
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 /// `!`: the menu of the commands that run on this tab.
 pub fn open_menu(app: &mut App) {
-    if app.commands.on(app.active).is_empty() {
-        let more = if app.commands.list.is_empty() {
+    if app.commands().on(app.active()).is_empty() {
+        let more = if app.commands().list.is_empty() {
             "no [[commands]] in the config (docs/commands.md)"
         } else {
             "no [[commands]] run on this tab (their tabs = …)"
         };
         return app.say(more);
     }
-    app.overlay = Overlay::Commands { selected: 0 };
+    app.open_overlay(Overlay::Commands { selected: 0 });
 }
 
 /// The menu's keys: ↑↓ / j k choose, Enter (or a command's own key) runs, Esc closes.
 pub fn on_menu_key(app: &mut App, selected: usize, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let on = app.commands.on(app.active);
+    let on = app.commands().on(app.active());
     let n = on.len().max(1);
-    let action = app.keymap.action(&k);
+    let action = app.settings().keymap().action(&k);
     match (k.code, action) {
-        (KeyCode::Esc, _) | (_, Some(Action::Commands)) => app.overlay = Overlay::None,
-        (KeyCode::Down, _) | (_, Some(Action::Down)) => {
-            app.overlay = Overlay::Commands {
-                selected: (selected + 1) % n,
-            }
-        }
-        (KeyCode::Up, _) | (_, Some(Action::Up)) => {
-            app.overlay = Overlay::Commands {
-                selected: (selected + n - 1) % n,
-            }
-        }
+        (KeyCode::Esc, _) | (_, Some(Action::Commands)) => app.close_overlay(),
+        (KeyCode::Down, _) | (_, Some(Action::Down)) => app.open_overlay(Overlay::Commands {
+            selected: (selected + 1) % n,
+        }),
+        (KeyCode::Up, _) | (_, Some(Action::Up)) => app.open_overlay(Overlay::Commands {
+            selected: (selected + n - 1) % n,
+        }),
         (KeyCode::Enter, _) => {
-            app.overlay = Overlay::None;
+            app.close_overlay();
             if let Some(&i) = on.get(selected) {
                 start(app, i, cmds);
             }
         }
         _ => {
-            if let Some(i) = app.commands.by_key(&Key::of(&k), app.active) {
-                app.overlay = Overlay::None;
+            if let Some(i) = app.commands().by_key(&Key::of(&k), app.active()) {
+                app.close_overlay();
                 start(app, i, cmds);
             }
         }
@@ -277,26 +277,24 @@ pub fn on_menu_key(app: &mut App, selected: usize, k: KeyEvent, cmds: &mut Vec<C
 /// `Y`: the menu of the selected row's fields to copy.
 pub fn open_copy_menu(app: &mut App) {
     match selected_fields(app) {
-        Some(f) => {
-            app.overlay = Overlay::CopyField {
-                selected: 0,
-                fields: copyable(&f),
-            }
-        }
+        Some(f) => app.open_overlay(Overlay::CopyField {
+            selected: 0,
+            fields: copyable(&f),
+        }),
         None => crate::message::update::no_row_selected(app),
     }
 }
 
 /// The copy menu's keys: ↑↓ / j k choose, Enter or the line's number copies, Esc closes.
 pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let action = app.keymap.action(&k);
-    let Overlay::CopyField { selected, fields } = &mut app.overlay else {
+    let action = app.settings().keymap().action(&k);
+    let Overlay::CopyField { selected, fields } = app.overlay_mut() else {
         return;
     };
     let n = fields.len().max(1);
     let pick = match (k.code, action) {
         (KeyCode::Esc, _) | (_, Some(Action::CopyField)) => {
-            app.overlay = Overlay::None;
+            app.close_overlay();
             return;
         }
         (KeyCode::Down, _) | (_, Some(Action::Down)) => {
@@ -314,7 +312,7 @@ pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     let Some((what, value)) = fields.get(pick).cloned() else {
         return;
     };
-    app.overlay = Overlay::None;
+    app.close_overlay();
     app.say(format!("copying the {what}…"));
     // The runtime says how it was copied (Msg::Copied); the text goes to a clipboard
     // program's stdin or as OSC 52's base64, never into a command line.
@@ -324,15 +322,15 @@ pub fn on_copy_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 /// The output pane's keys: the move keys scroll it, Esc or `q` close it.
 pub fn on_pane_key(app: &mut App, k: KeyEvent) {
     let page = app.body_height().max(2) - 1;
-    let action = app.keymap.action(&k);
-    let Overlay::Output(pane) = &mut app.overlay else {
+    let action = app.settings().keymap().action(&k);
+    let Overlay::Output(pane) = app.overlay_mut() else {
         return;
     };
     let max = pane.lines.len().saturating_sub(page);
     let now = pane.scroll.min(max);
     pane.scroll = match (k.code, action) {
         (KeyCode::Esc | KeyCode::Char('q'), _) => {
-            app.overlay = Overlay::None;
+            app.close_overlay();
             return;
         }
         (KeyCode::Down, _) | (_, Some(Action::Down)) => now + 1,
@@ -351,10 +349,10 @@ pub fn on_pane_key(app: &mut App, k: KeyEvent) {
 /// visitor's external id (or e-mail) as convo knows it, the row selected once it arrives.
 /// Back returns to the conversation.
 pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
-    if app.active != Resource::Conversations {
+    if app.active() != Resource::Conversations {
         return match app.visitors.selected_row() {
             Some(_) => {
-                app.detail = Some(0);
+                app.detail_mut().open();
             }
             None => crate::message::update::no_row_selected(app),
         };
@@ -365,13 +363,13 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
     let from = crate::update::place::here(app);
     let body = app.body_height();
     if let Some(i) = app.visitors.rows().iter().position(|v| v.id == visitor) {
-        app.history.push(from);
-        app.active = Resource::Visitors;
+        app.history_mut().push(from);
+        app.show_tab(Resource::Visitors);
         app.visitors.select(i, body);
-        app.detail = Some(0);
+        app.detail_mut().open();
         return;
     }
-    let label = app.names.get(&visitor);
+    let label = app.names().get(&visitor);
     let filter = match (
         label.and_then(|l| l.external_id.as_deref()),
         label.and_then(|l| l.email.as_deref()),
@@ -389,12 +387,12 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
                 "visitor {}… is not loaded in the Visitors tab and convo knows no external id \
                  or e-mail for them yet; {} lists their conversations",
                 convo_api::short_id(&visitor),
-                app.keymap.key_of(Action::DrillVisitor)
+                app.settings().keymap().key_of(Action::DrillVisitor)
             ));
         }
     };
-    app.history.push(from);
-    app.active = Resource::Visitors;
+    app.history_mut().push(from);
+    app.show_tab(Resource::Visitors);
     cmds.push(app.visitors.restore(
         filter,
         Some(crate::tab::Reselect {
@@ -402,5 +400,5 @@ pub fn open_visitor(app: &mut App, cmds: &mut Vec<Command>) {
             index: 0,
         }),
     ));
-    app.detail = Some(0);
+    app.detail_mut().open();
 }

@@ -51,6 +51,85 @@ impl Format {
     }
 }
 
+/// The exports of this session: the one being written, a whole-walk export waiting for its
+/// walk, the path last typed, the questions awaited from the runtime and the ids handed
+/// out. Changed by this module's `update` and `walk`; read elsewhere through its methods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exports {
+    /// A whole-walk export in progress (its walk is read to the end first).
+    walk: Option<WalkExport>,
+    /// The export being written, a part at a time.
+    stream: Option<ExportStream>,
+    /// The last export's id.
+    ids: u64,
+    /// The export path last typed, offered again by `e` until an export to it is written
+    /// (after a refusal, a failure or a cancelled question it is not lost).
+    path: Option<String>,
+    /// The export's questions awaited from the runtime, and the keys typed ahead of them.
+    ahead: Ahead,
+    /// Conversation exports carry the visitor's name and e-mail and the site's and
+    /// assignee's aliases after the ids (Tab in the path prompt turns it off and on).
+    names: bool,
+}
+
+impl Default for Exports {
+    fn default() -> Exports {
+        Exports {
+            walk: None,
+            stream: None,
+            ids: 0,
+            path: None,
+            ahead: Ahead::default(),
+            names: true,
+        }
+    }
+}
+
+impl Exports {
+    /// A whole-walk export waits for its walk to end.
+    pub fn walking(&self) -> bool {
+        self.walk.is_some()
+    }
+
+    /// An export is being written.
+    pub fn writing(&self) -> bool {
+        self.stream.is_some()
+    }
+
+    /// A path entered waits for the runtime's check: keys typed meanwhile wait for it.
+    pub fn awaits_check(&self) -> bool {
+        self.ahead.wait.is_some()
+    }
+
+    /// A key typed while the path's check is awaited, kept for the question that follows.
+    pub fn type_ahead(&mut self, k: crossterm::event::KeyEvent) {
+        if let Some(w) = self.ahead.wait.as_mut() {
+            w.keys.push(k);
+        }
+    }
+
+    /// Keys typed ahead of the name-exists question that it did not take as its answer.
+    pub fn keys_dropped(&self) -> usize {
+        self.ahead.dropped
+    }
+
+    /// Conversation exports carry the names the screen shows after the ids.
+    pub fn with_names(&self) -> bool {
+        self.names
+    }
+
+    /// The whole-walk export is dropped (its rows belonged to another profile); where it
+    /// was to be written.
+    pub fn drop_walk(&mut self) -> Option<String> {
+        self.walk.take().map(|w| w.path)
+    }
+
+    /// The export being written failed (its task panicked): it ends, nothing more is sent.
+    pub fn writing_failed(&mut self) {
+        self.stream = None;
+    }
+}
+
 /// The export's questions while the runtime looks at the disk (issue 39 §11): keys typed
 /// ahead of a question (`e`, Enter and `l` in one burst) wait for it instead of landing in
 /// whatever holds the keyboard meanwhile (the table, or a path).

@@ -71,20 +71,20 @@ pub fn on_checked(
     free: String,
     cmds: &mut Vec<Command>,
 ) -> Vec<KeyEvent> {
-    let wait = app.export_ahead.wait.take_if(|w| w.path == path);
-    if app.prompt.is_some() || app.export_path.as_deref() != Some(path.as_str()) {
+    let wait = app.exports_mut().ahead.wait.take_if(|w| w.path == path);
+    if app.prompt().is_some() || app.exports().path.as_deref() != Some(path.as_str()) {
         return Vec::new();
     }
-    app.dirty = true;
+    app.mark_dirty();
     let (proposed, keys) = wait.map_or((false, Vec::new()), |w| (w.proposed, w.keys));
     if exists && !proposed {
-        app.export_path = Some(free.clone());
-        app.prompt = Some(Prompt::ExportExists(free));
-        app.export_ahead.dropped = keys.len();
+        app.exports_mut().path = Some(free.clone());
+        app.open_prompt(Prompt::ExportExists(free));
+        app.exports_mut().ahead.dropped = keys.len();
         Vec::new()
     } else {
         let path = if exists { free } else { path };
-        app.export_path = Some(path.clone());
+        app.exports_mut().path = Some(path.clone());
         after_path(app, &path, cmds);
         keys
     }
@@ -96,14 +96,14 @@ pub fn after_path(app: &mut App, path: &str, cmds: &mut Vec<Command>) {
     if path.is_empty() {
         return app.say("export cancelled: no path");
     }
-    let w = walk_of(app, app.active);
+    let w = walk_of(app, app.active());
     if w.done {
         let kind = ExportKind::WholeWalk {
             warnings: w.warnings,
         };
-        return export(app, app.active, path, kind, cmds);
+        return export(app, app.active(), path, kind, cmds);
     }
-    app.prompt = Some(Prompt::ExportScope(path.to_string()));
+    app.open_prompt(Prompt::ExportScope(path.to_string()));
 }
 
 /// Keys in the scope and confirmation prompts.
@@ -116,18 +116,18 @@ pub fn on_prompt_key(
 ) {
     match (prompt, k.code) {
         (Prompt::ExportScope(_), KeyCode::Char('l') | KeyCode::Enter) => {
-            app.prompt = None;
-            export(app, app.active, &path, ExportKind::Loaded, cmds);
+            app.close_prompt();
+            export(app, app.active(), &path, ExportKind::Loaded, cmds);
         }
         (Prompt::ExportScope(_), KeyCode::Char('w')) => {
-            app.prompt = Some(Prompt::ExportConfirm(path));
+            app.open_prompt(Prompt::ExportConfirm(path));
         }
         (Prompt::ExportConfirm(_), KeyCode::Char('y') | KeyCode::Enter) => {
-            app.prompt = None;
+            app.close_prompt();
             start(app, path);
         }
         (_, KeyCode::Esc | KeyCode::Char('n')) => {
-            app.prompt = None;
+            app.close_prompt();
             app.say("export cancelled: nothing fetched, nothing written");
         }
         _ => {}
@@ -136,7 +136,7 @@ pub fn on_prompt_key(
 
 /// Starts the whole walk of the active tab (as `L`: load every page, a failed page retried).
 fn start(app: &mut App, path: String) {
-    let tab = app.active;
+    let tab = app.active();
     if with_tab!(ref app, tab, |t| t.next().is_some()) {
         // Its walk would start over when the reload takes the screen.
         return fail(
@@ -144,7 +144,7 @@ fn start(app: &mut App, path: String) {
             format!(
                 "whole-walk export not started: a reload is under way or failed ({} tries it \
                  again); nothing fetched, nothing written",
-                app.keymap.key_of(Action::Reload)
+                app.settings().keymap().key_of(Action::Reload)
             ),
         );
     }
@@ -152,23 +152,23 @@ fn start(app: &mut App, path: String) {
         t.load_whole();
         t.generation()
     });
-    app.walk_export = Some(WalkExport {
+    app.exports_mut().walk = Some(WalkExport {
         tab,
         generation,
         path,
     });
-    app.message = None;
+    app.status_line_mut().clear();
 }
 
 /// After every message, before the next fetches are asked for: follows the walk, writes the
 /// rows once it is complete, gives up (writing nothing) when it failed or started over.
 pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(we) = app.walk_export.clone() else {
+    let Some(we) = app.exports().walk.clone() else {
         return;
     };
     let w = walk_of(app, we.tab);
     if w.generation != we.generation {
-        app.walk_export = None;
+        app.exports_mut().walk = None;
         return fail(
             app,
             format!(
@@ -180,8 +180,8 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         );
     }
     if w.failed {
-        app.walk_export = None;
-        let k = |a| app.keymap.key_of(a);
+        app.exports_mut().walk = None;
+        let k = |a| app.settings().keymap().key_of(a);
         let text = format!(
             "whole-walk export stopped after {} rows, a page failed: nothing written to {} \
              ({} retries the page, then {} exports)",
@@ -193,7 +193,7 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
         return fail(app, text);
     }
     if w.done {
-        app.walk_export = None;
+        app.exports_mut().walk = None;
         let kind = ExportKind::WholeWalk {
             warnings: w.warnings,
         };
@@ -207,18 +207,18 @@ pub fn step(app: &mut App, cmds: &mut Vec<Command>) {
 /// `e` and Esc while the walk runs: `e` says what runs; Esc stops it and writes the rows
 /// fetched so far, said to be partial.
 pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
-    let Some(we) = app.walk_export.clone() else {
+    let Some(we) = app.exports().walk.clone() else {
         return;
     };
     let w = walk_of(app, we.tab);
     if action != Action::Close {
-        let stop = app.keymap.key_of(Action::Close);
+        let stop = app.settings().keymap().key_of(Action::Close);
         return app.say(format!(
             "a whole-walk export is running ({} rows so far): {stop} stops it",
             w.loaded
         ));
     }
-    app.walk_export = None;
+    app.exports_mut().walk = None;
     with_tab!(app, we.tab, |t| t.stop_loading());
     if w.loaded == 0 {
         return app.say("whole-walk export stopped: no rows fetched yet; nothing written");
@@ -234,7 +234,7 @@ pub fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
 /// The status line while the walk runs, e.g. `exporting the whole walk of conversations to
 /// ./x.csv: 150 rows fetched · more available · Esc stops (writes them, marked partial)`.
 pub fn progress(app: &App) -> Option<String> {
-    let we = app.walk_export.as_ref()?;
+    let we = app.exports().walk.as_ref()?;
     let w = walk_of(app, we.tab);
     Some(format!(
         " exporting the whole walk of {} to {}: {} rows fetched · more available · {} stops \
@@ -242,6 +242,6 @@ pub fn progress(app: &App) -> Option<String> {
         we.tab.name(),
         shown(&we.path),
         w.loaded,
-        app.keymap.key_of(Action::Close)
+        app.settings().keymap().key_of(Action::Close)
     ))
 }

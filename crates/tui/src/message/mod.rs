@@ -127,6 +127,63 @@ impl StatusMessage {
     }
 }
 
+/// The status line: the message it shows, and the last error and the last message it was
+/// given, whole (the help overlay shows them). A message is put by [`StatusLine::post`]
+/// (news does not cover an error or a search's count) and kept true by [`update::settle`].
+#[derive(Debug, Clone, Default)]
+pub struct StatusLine {
+    shown: Option<StatusMessage>,
+    last_error: Option<LastError>,
+    last_message: Option<LastError>,
+}
+
+impl StatusLine {
+    /// The message on the line now.
+    pub fn shown(&self) -> Option<&StatusMessage> {
+        self.shown.as_ref()
+    }
+
+    /// The last error the line showed, whole.
+    pub fn last_error(&self) -> Option<&LastError> {
+        self.last_error.as_ref()
+    }
+
+    /// The last message the line was given (an error or not), whole.
+    pub fn last_message(&self) -> Option<&LastError> {
+        self.last_message.as_ref()
+    }
+
+    /// Puts `m` on the line unless it may not cover what is shown (news from the background
+    /// does not cover an error or a search's count); remembers it whole. Says whether it is
+    /// shown.
+    pub fn post(&mut self, m: StatusMessage, now: jiff::Timestamp) -> bool {
+        if !self.shown.as_ref().is_none_or(|shown| m.may_replace(shown)) {
+            return false;
+        }
+        if m.error {
+            remember(&mut self.last_error, &m.text, now);
+        }
+        remember(&mut self.last_message, &m.text, now);
+        self.shown = Some(m);
+        true
+    }
+
+    /// Esc, or a key whose answer is on screen: the line says nothing.
+    pub fn clear(&mut self) {
+        self.shown = None;
+    }
+
+    /// Re-words the message shown where it says `was` (a row that left the view, once it is
+    /// known why).
+    pub fn reword(&mut self, was: &str, now: &str) {
+        if let Some(m) = self.shown.as_mut()
+            && m.text.contains(was)
+        {
+            m.text = m.text.replace(was, now);
+        }
+    }
+}
+
 /// The last error the status line showed, whole (the line cuts it at the terminal's edge):
 /// the help overlay shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

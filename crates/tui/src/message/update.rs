@@ -9,27 +9,29 @@ use crate::tab::Replacing;
 /// error on the status line. A notice that covered a search's count gives it back when it
 /// ends (not when Esc dismissed it).
 pub fn settle(app: &mut App) {
-    if let Some(m) = app.message.take() {
+    if let Some(m) = app.status_line_mut().shown.take() {
         let timed = !matches!(m.life, Life::Sticky | Life::Search { .. });
-        app.message = still_true(app, m);
-        if app.message.is_none() {
-            app.dirty = true;
+        let kept = still_true(app, m);
+        let gone = kept.is_none();
+        app.status_line_mut().shown = kept;
+        if gone {
+            app.mark_dirty();
             if timed {
-                app.message = crate::search::update::search_message(app, false);
+                app.status_line_mut().shown = crate::search::update::search_message(app, false);
             }
         }
     }
     if let Some(e) = shown_error(app) {
-        super::remember(&mut app.last_error, &e, app.now);
+        let now = app.now();
+        super::remember(&mut app.status_line_mut().last_error, &e, now);
     }
 }
 
 /// An e-mail lookup begins over the Conversations tab's walk (any lookup in flight is
 /// replaced), said on the status line for as long as it runs; its ticket.
 pub fn looking_up(app: &mut App, what: String) -> u64 {
-    let ticket = app
-        .lookups
-        .begin(app.conversations.generation(), what.clone());
+    let generation = app.conversations.generation();
+    let ticket = app.lookups_mut().begin(generation, what.clone());
     app.post(StatusMessage {
         text: format!("looking up {what}… (Esc stops)"),
         error: false,
@@ -44,15 +46,15 @@ pub fn no_row_selected(app: &mut App) {
         text: "no row selected".into(),
         error: false,
         life: Life::NoRow {
-            tab: app.active,
-            until: super::later(app.now),
+            tab: app.active(),
+            until: super::later(app.now()),
         },
     });
 }
 
 /// The message as it should read now, or `None` once it is no longer true.
 fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
-    let now = app.now;
+    let now = app.now();
     let walk_of = |tab| with_tab!(ref app, tab, |t| (t.generation(), t.rows().len()));
     let alive = match &m.life {
         Life::Sticky => true,
@@ -66,7 +68,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
             tab,
             generation,
             until,
-        } => now < *until && app.active == *tab && walk_of(*tab).0 == *generation,
+        } => now < *until && app.active() == *tab && walk_of(*tab).0 == *generation,
         Life::Cut {
             tab,
             generation,
@@ -74,13 +76,13 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
             until,
         } => {
             let (g, n) = walk_of(*tab);
-            now < *until && app.active == *tab && g == *generation && n > *live
+            now < *until && app.active() == *tab && g == *generation && n > *live
         }
         Life::NoRow { tab, until } => {
             now < *until && with_tab!(ref app, *tab, |t| t.selected_row().is_none())
         }
         Life::Lookup { ticket } => app
-            .lookups
+            .lookups()
             .current(app.conversations.generation())
             .is_some_and(|l| l.ticket == *ticket),
         Life::Search {
@@ -88,7 +90,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
             query,
             stepped,
         } => {
-            if app.active != *tab || app.search.get(*tab).query != *query {
+            if app.active() != *tab || app.search().get(*tab).query != *query {
                 return None;
             }
             let text = crate::search::update::search_words(app, *stepped);
@@ -104,7 +106,7 @@ fn still_true(app: &App, mut m: StatusMessage) -> Option<StatusMessage> {
 /// The error the status line shows for the active tab, whole: a failed page, a failed
 /// refresh, a retry's reason, an error message.
 fn shown_error(app: &App) -> Option<String> {
-    let (error, refresh_error, retry, next) = with_tab!(ref app, app.active, |t| (
+    let (error, refresh_error, retry, next) = with_tab!(ref app, app.active(), |t| (
         t.error().map(str::to_string),
         t.refresh_error().map(str::to_string),
         t.retry().as_ref().map(|r| r.reason.clone()),
@@ -124,8 +126,8 @@ fn shown_error(app: &App) -> Option<String> {
     next.or(error)
         .or_else(|| retry.map(|r| format!("{r} (retrying)")))
         .or_else(|| {
-            app.message
-                .as_ref()
+            app.status_line()
+                .shown()
                 .filter(|m| m.error)
                 .map(|m| m.text.clone())
         })

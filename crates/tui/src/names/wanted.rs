@@ -35,7 +35,7 @@ pub fn page_arrived(
             // One look-up a row in the cache (each visitor asked once, in the page's order);
             // rows are counted only for the visitors asked about, which after the first pages
             // of a walk (`L`) are none: no map built per page.
-            let want = app.names.want(p.items.iter().map(|c| c.visitor_id));
+            let want = app.names_mut().want(p.items.iter().map(|c| c.visitor_id));
             if !want.is_empty() {
                 let ids = want
                     .into_iter()
@@ -48,12 +48,12 @@ pub fn page_arrived(
             }
         }
         Ok(Loaded::Visitors(p)) if !p.items.is_empty() => {
-            app.names.learn(&p.items);
+            app.names_mut().learn(&p.items);
             cmds.push(Command::KeepVisitors(crate::names::VisitorRows(
                 p.items.clone(),
             )));
             prune(app);
-            app.dirty = true;
+            app.mark_dirty();
         }
         _ => {}
     }
@@ -61,14 +61,14 @@ pub fn page_arrived(
 
 /// The store's answer to [`Command::LoadNames`].
 pub fn answered(app: &mut App, asked: Vec<Uuid>, found: Vec<(Uuid, Option<VisitorLabel>)>) {
-    app.names.answered(&asked, found);
+    app.names_mut().answered(&asked, found);
     prune(app);
     changed(app);
 }
 
 /// A page of the visitor sync: the visitors the cache holds take their labels.
 pub fn offered(app: &mut App, labels: Vec<(Uuid, Option<VisitorLabel>)>) {
-    if app.names.offer(labels) {
+    if app.names_mut().offer(labels) {
         changed(app);
     }
 }
@@ -78,30 +78,30 @@ pub fn offered(app: &mut App, labels: Vec<(Uuid, Option<VisitorLabel>)>) {
 pub fn written(app: &mut App, cmds: &mut Vec<Command>) {
     let mut rows: HashMap<Uuid, u32> = HashMap::new();
     for c in app.conversations.rows() {
-        if app.names.is_unknown(&c.visitor_id) {
+        if app.names().is_unknown(&c.visitor_id) {
             *rows.entry(c.visitor_id).or_default() += 1;
         }
     }
     if rows.is_empty() {
         return;
     }
-    app.names.ask_again(rows.keys().copied());
+    app.names_mut().ask_again(rows.keys().copied());
     cmds.push(Command::LoadNames(rows.into_iter().collect()));
 }
 
 /// Names changed: a search may now match rows it could not before.
 fn changed(app: &mut App) {
-    if !app.search.get(Resource::Conversations).query.is_empty() {
-        let active = std::mem::replace(&mut app.active, Resource::Conversations);
+    if !app.search().get(Resource::Conversations).query.is_empty() {
+        let active = std::mem::replace(&mut app.active(), Resource::Conversations);
         search::update::refresh(app, true);
-        app.active = active;
+        app.show_tab(active);
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 /// Past its limit, the cache keeps only the visitors of the rows loaded.
 fn prune(app: &mut App) {
-    if !app.names.over_limit() {
+    if !app.names().over_limit() {
         return;
     }
     let live: HashSet<Uuid> = app
@@ -111,5 +111,5 @@ fn prune(app: &mut App) {
         .map(|c| c.visitor_id)
         .chain(app.visitors.rows().iter().map(|v| v.id))
         .collect();
-    app.names.retain(&live);
+    app.names_mut().retain(&live);
 }

@@ -27,6 +27,12 @@ pub struct Profiles {
 pub const TOP_LEVEL: &str = "top level";
 
 impl Profiles {
+    /// The profiles a config defines and the one in use (`None`: the top level).
+    pub fn offer(&mut self, names: Vec<String>, current: Option<String>) {
+        self.names = names;
+        self.current = current;
+    }
+
     /// The picker's lines: the top level, then each profile (none without profiles).
     pub fn entries(&self) -> Vec<Option<String>> {
         if self.names.is_empty() {

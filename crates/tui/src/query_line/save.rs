@@ -16,21 +16,21 @@ use convo_config::save_view::{NewView, SaveError, Saved};
 
 /// `w`: asks for the name of a view holding the active tab's query.
 pub fn open(app: &mut App) {
-    let tab = app.active;
+    let tab = app.active();
     let query = super::update::query_text(app, tab);
     if query.is_empty() {
         return app.say(format!(
             "no query to save: {} or {} sets one",
-            app.keymap.key_of(Action::Query),
-            app.keymap.key_of(Action::Filter)
+            app.settings().keymap().key_of(Action::Query),
+            app.settings().keymap().key_of(Action::Filter)
         ));
     }
-    if app.config_file.is_none() {
+    if app.settings().config_file().is_none() {
         return app.say_error(
             "no place for a config file on this platform: set CONVO_CONFIG to a file to keep views in",
         );
     }
-    app.prompt = Some(Prompt::SaveView(Box::new(SaveView {
+    app.open_prompt(Prompt::SaveView(Box::new(SaveView {
         name: String::new(),
         tab,
         query,
@@ -46,19 +46,19 @@ pub fn on_key(app: &mut App, mut s: SaveView, k: KeyEvent, cmds: &mut Vec<Comman
             KeyCode::Esc | KeyCode::Char('n') => s.confirm = false,
             _ => {}
         }
-        app.prompt = Some(Prompt::SaveView(Box::new(s)));
+        app.open_prompt(Prompt::SaveView(Box::new(s)));
         return;
     }
     match edit_line(&mut s.name, k) {
         LineEdit::Cancel => {
-            app.prompt = None;
+            app.close_prompt();
             return app.say("view not saved");
         }
         LineEdit::Submit => {
             let name = s.name.trim().to_string();
             if name.is_empty() {
                 app.say_error("a view needs a name");
-            } else if builtin_views(app.query_settings.agent_id)
+            } else if builtin_views(app.settings().query_settings().agent_id)
                 .iter()
                 .any(|v| v.name.eq_ignore_ascii_case(&name))
             {
@@ -74,7 +74,7 @@ pub fn on_key(app: &mut App, mut s: SaveView, k: KeyEvent, cmds: &mut Vec<Comman
         }
         LineEdit::Changed | LineEdit::Ignored => {}
     }
-    app.prompt = Some(Prompt::SaveView(Box::new(s)));
+    app.open_prompt(Prompt::SaveView(Box::new(s)));
 }
 
 /// Text pasted into the name.
@@ -82,17 +82,17 @@ pub fn on_paste(app: &mut App, mut s: SaveView, pasted: &str) {
     if !s.confirm {
         paste_line(&mut s.name, pasted);
     }
-    app.prompt = Some(Prompt::SaveView(Box::new(s)));
+    app.open_prompt(Prompt::SaveView(Box::new(s)));
 }
 
 fn write(app: &mut App, s: SaveView, replace: bool, cmds: &mut Vec<Command>) {
-    app.prompt = None;
-    let Some(path) = app.config_file.clone() else {
+    app.close_prompt();
+    let Some(path) = app.settings().config_file().map(|p| p.to_path_buf()) else {
         return;
     };
     cmds.push(Command::SaveView {
         path,
-        profile: app.profiles.current.clone(),
+        profile: app.profiles().current.clone(),
         view: NewView {
             name: s.name.trim().to_string(),
             tab: s.tab,
@@ -105,11 +105,11 @@ fn write(app: &mut App, s: SaveView, replace: bool, cmds: &mut Vec<Command>) {
 /// The runtime's answer: the view joins `v`'s list (or replaces the one of its name), or
 /// the error is said; a view found in the file under that name asks to replace it.
 pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) {
-    app.dirty = true;
+    app.mark_dirty();
     let saved = match result {
         Ok(s) => s,
         Err(SaveError::Exists(_)) => {
-            app.prompt = Some(Prompt::SaveView(Box::new(SaveView {
+            app.open_prompt(Prompt::SaveView(Box::new(SaveView {
                 name: view.name,
                 tab: view.tab,
                 query: view.query,
@@ -129,27 +129,21 @@ pub fn on_saved(app: &mut App, view: NewView, result: Result<Saved, SaveError>) 
         query: Some(view.query.clone()),
     };
     let names = convo_query::query::resolve::Names {
-        agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
-        sla: &app.sla,
+        agent_id: app.settings().query_settings().agent_id,
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
     // One request's filters: set as a view's filters are; more is run as a query by `v`.
     let _ = convo_query::query::views::apply(
         std::slice::from_mut(&mut v),
         &names,
-        app.query_settings.max_streams,
+        app.settings().query_settings().max_streams,
     );
     v.query = Some(view.query.clone());
-    match app.view_index(&view.name) {
-        Some(i) => {
-            v.notify = app.views[i].notify;
-            app.views[i] = v;
-        }
-        None => app.views.push(v),
-    }
+    app.settings_mut().save_view(v);
     let shown = convo_text::one_line(&view.name, 60);
     let path = convo_text::one_line(&saved.path.display().to_string(), 200);
-    let v_key = app.keymap.key_of(Action::Views);
+    let v_key = app.settings().keymap().key_of(Action::Views);
     app.say(match (saved.created, saved.replaced) {
         (true, _) => format!(
             "view {shown:?} saved: created {path} for it ({v_key} lists it; your service's \

@@ -17,7 +17,7 @@ use convo_query::query::{Query, named, parse};
 /// `:`: opens the line on the active tab's query (its filters written as terms); its history
 /// and the attribute keys come from the local store.
 pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
-    let tab = app.active;
+    let tab = app.active();
     let text = query_text(app, tab);
     // The query shown, followed by a space: a term typed at once is a term of its own
     // (`assignee:me` then `visitor:…` ran together as the agent `mevisitor:…`).
@@ -27,26 +27,33 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
         format!("{text} ")
     };
     let mut line = QueryLine::new(tab, text);
-    line.history = app.query_history.get(tab).clone();
+    line.history = app.query_history().get(tab).clone();
     line.history.start();
-    app.prompt = Some(Prompt::Query(Box::new(line)));
+    app.open_prompt(Prompt::Query(Box::new(line)));
     cmds.push(Command::LoadQueryLine { tab });
 }
 
 /// The query `tab` shows now, as text (agents and sites by their aliases).
 pub fn query_text(app: &App, tab: Resource) -> String {
-    named::with_aliases(app.query_of(tab), &app.aliases, app.query_settings.agent_id).to_string()
+    named::with_aliases(
+        app.query_of(tab),
+        app.settings().aliases(),
+        app.settings().query_settings().agent_id,
+    )
+    .to_string()
 }
 
 /// The store's answer to `Command::LoadQueryLine`.
 pub fn on_loaded(app: &mut App, tab: Resource, history: Vec<String>, attr_keys: Vec<String>) {
-    if let Some(Prompt::Query(line)) = &mut app.prompt
+    if matches!(app.prompt(), Some(Prompt::Query(line)) if line.tab == tab) {
+        *app.query_history_mut().get_mut(tab) = History::with_entries(history.clone());
+    }
+    if let Some(Prompt::Query(line)) = app.prompt_mut()
         && line.tab == tab
     {
-        *app.query_history.get_mut(tab) = History::with_entries(history.clone());
         line.history = History::with_entries(history);
         line.attr_keys = attr_keys;
-        app.dirty = true;
+        app.mark_dirty();
     }
 }
 
@@ -54,7 +61,7 @@ pub fn on_loaded(app: &mut App, tab: Resource, history: Vec<String>, attr_keys: 
 /// aliases, the tab's views and the store's attribute keys.
 fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
     let mut s = Sources {
-        aliases: Some(&app.aliases),
+        aliases: Some(app.settings().aliases()),
         attr_keys: &line.attr_keys,
         ..Sources::default()
     };
@@ -75,7 +82,8 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
         }
     }
     s.views = app
-        .views
+        .settings()
+        .views()
         .iter()
         .filter(|v| v.tab == line.tab)
         .map(|v| {
@@ -83,8 +91,12 @@ fn sources<'a>(app: &'a App, line: &'a QueryLine) -> Sources<'a> {
                 Resource::Conversations => of_conversations(&v.conversations),
                 Resource::Visitors => of_visitors(&v.visitors),
             };
-            let text =
-                named::with_aliases(&q, &app.aliases, app.query_settings.agent_id).to_string();
+            let text = named::with_aliases(
+                &q,
+                app.settings().aliases(),
+                app.settings().query_settings().agent_id,
+            )
+            .to_string();
             (v.name.clone(), v.query.clone().unwrap_or(text))
         })
         .collect();
@@ -105,7 +117,7 @@ pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Co
             _ => Some((text, scroll)),
         }
         .map(|(t, s)| (t, s.min(last)));
-        app.prompt = Some(Prompt::Query(Box::new(line)));
+        app.open_prompt(Prompt::Query(Box::new(line)));
         return;
     }
     match k.code {
@@ -127,7 +139,7 @@ pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Co
         KeyCode::Char('?') if !last_term(&line.text).1 => explain(app, &mut line),
         _ => match edit_line(&mut line.text, k) {
             LineEdit::Cancel => {
-                app.prompt = None;
+                app.close_prompt();
                 return;
             }
             LineEdit::Submit => return submit(app, line, cmds),
@@ -139,7 +151,7 @@ pub fn on_key(app: &mut App, mut line: QueryLine, k: KeyEvent, cmds: &mut Vec<Co
             LineEdit::Ignored => {}
         },
     }
-    app.prompt = Some(Prompt::Query(Box::new(line)));
+    app.open_prompt(Prompt::Query(Box::new(line)));
 }
 
 /// Text pasted into the line.
@@ -147,14 +159,14 @@ pub fn on_paste(app: &mut App, mut line: QueryLine, pasted: &str) {
     paste_line(&mut line.text, pasted);
     line.completion = None;
     line.error = None;
-    app.prompt = Some(Prompt::Query(Box::new(line)));
+    app.open_prompt(Prompt::Query(Box::new(line)));
 }
 
 /// The line's text parsed and resolved, or the error (kept on the line). Names of no known
 /// kind take the kind the loaded rows show (a site's name is not taken for an assignee).
 fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
     let text = line.text.clone();
-    let mut aliases = app.aliases.clone();
+    let mut aliases = (**app.settings().aliases()).clone();
     if line.tab == Resource::Conversations {
         use convo_config::AliasKind::{Agent, Site};
         for r in app.conversations.rows() {
@@ -165,9 +177,9 @@ fn understood(app: &App, line: &mut QueryLine) -> Option<(Query, Query)> {
         }
     }
     let names = Names {
-        agent_id: app.query_settings.agent_id,
+        agent_id: app.settings().query_settings().agent_id,
         aliases: &aliases,
-        sla: &app.sla,
+        sla: app.settings().sla(),
     };
     let parsed = parse(&text, line.tab).and_then(|p| resolve(&p, &names).map(|r| (p, r)));
     match parsed {
@@ -185,7 +197,7 @@ fn explain(app: &App, line: &mut QueryLine) {
         return;
     };
     let mut head = vec![format!("tab: {}", line.tab.name())];
-    if let Some(p) = &app.profiles.current {
+    if let Some(p) = &app.profiles().current {
         head.push(format!(
             "profile: {} (its aliases, agent_id and [sla] give names, me and due: their meaning)",
             convo_text::one_line(p, 40)
@@ -194,13 +206,13 @@ fn explain(app: &App, line: &mut QueryLine) {
     let uses_me = parsed.terms.iter().any(|t| {
         matches!(&t.pred, convo_query::query::Pred::Assignee(v) if v.contains(&convo_query::query::AssigneeRef::Me))
     });
-    if uses_me && let Some(me) = app.query_settings.agent_id {
+    if uses_me && let Some(me) = app.settings().query_settings().agent_id {
         // By name where the aliases have one (the demo names its agents).
-        let who = match app.aliases.name(&me) {
+        let who = match app.settings().aliases().name(&me) {
             Some(n) => format!("{} = agent {me}", convo_text::one_line(n, 40)),
             None => format!("agent {me}"),
         };
-        let from = if app.query_settings.demo_me {
+        let from = if app.settings().query_settings().demo_me {
             "the demo's agent with the most open conversations"
         } else {
             "agent_id in the config"
@@ -209,11 +221,11 @@ fn explain(app: &App, line: &mut QueryLine) {
     }
     // A saved view of this very query, and what it adds to it.
     let names = Names {
-        agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
-        sla: &app.sla,
+        agent_id: app.settings().query_settings().agent_id,
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
-    for v in app.views.iter().filter(|v| v.tab == line.tab) {
+    for v in app.settings().views().iter().filter(|v| v.tab == line.tab) {
         let theirs = match (&v.query, v.tab) {
             (Some(t), _) => parse(t, v.tab).ok().and_then(|p| resolve(&p, &names).ok()),
             (None, Resource::Conversations) => Some(of_conversations(&v.conversations)),
@@ -248,15 +260,19 @@ fn explain(app: &App, line: &mut QueryLine) {
                     emails.join(", ")
                 ));
             }
-            let mut p = plan::conversations(&q, &Emails::new(), app.query_settings.max_streams);
+            let mut p = plan::conversations(
+                &q,
+                &Emails::new(),
+                app.settings().query_settings().max_streams,
+            );
             // The query as written (names, not the UUIDs they resolve to).
             p.query = parsed.to_string();
-            p.explain(&app.aliases)
+            p.explain(app.settings().aliases())
         }
         Resource::Visitors => {
-            let mut p = plan::visitors(&q, app.query_settings.max_streams);
+            let mut p = plan::visitors(&q, app.settings().query_settings().max_streams);
             p.query = parsed.to_string();
-            p.explain(&app.aliases)
+            p.explain(app.settings().aliases())
         }
     };
     line.explain = Some((format!("{}\n{body}", head.join("\n")), 0));
@@ -267,7 +283,7 @@ fn explain(app: &App, line: &mut QueryLine) {
 /// history; a bad one stays on the line with its error, and the rows stay as they were.
 fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
     let Some((parsed, _)) = understood(app, &mut line) else {
-        app.prompt = Some(Prompt::Query(Box::new(line)));
+        app.open_prompt(Prompt::Query(Box::new(line)));
         return;
     };
     // What `list -q` says before any request: a key's typo stays on the line.
@@ -275,19 +291,19 @@ fn submit(app: &mut App, mut line: QueryLine, cmds: &mut Vec<Command>) {
         Ok(n) => n,
         Err(e) => {
             line.error = Some((e, line.text.clone()));
-            app.prompt = Some(Prompt::Query(Box::new(line)));
+            app.open_prompt(Prompt::Query(Box::new(line)));
             return;
         }
     };
     let text = line.text.trim().to_string();
-    app.query_history.get_mut(line.tab).push(&text);
+    app.query_history_mut().get_mut(line.tab).push(&text);
     if !text.is_empty() {
         cmds.push(Command::KeepQuery {
             tab: line.tab,
             text,
         });
     }
-    app.prompt = None;
+    app.close_prompt();
     cmds.extend(run_query(app, line.tab, parsed));
     if !notes.is_empty() {
         app.say(notes.join("; "));

@@ -186,14 +186,14 @@ impl Runtime {
                     return Ok(());
                 }
             }
-            if app.dirty && (urgent || last_draw.elapsed() >= ANSWER_FRAME) {
+            if app.is_dirty() && (urgent || last_draw.elapsed() >= ANSWER_FRAME) {
                 self.draw(terminal, app)?;
                 last_draw = Instant::now();
                 urgent = false;
             }
             #[cfg(feature = "testing")]
             if self.stop_when.as_ref().is_some_and(|done| done(app)) {
-                if app.dirty {
+                if app.is_dirty() {
                     self.draw(terminal, app)?;
                 }
                 return Ok(());
@@ -214,11 +214,11 @@ impl Runtime {
                 },
                 Some(m) = self.rx.recv() => Some(m),
                 _ = ticker.tick() => Some(Msg::Tick(jiff::Timestamp::now())),
-                _ = tokio::time::sleep_until(frame_due), if app.dirty => continue,
+                _ = tokio::time::sleep_until(frame_due), if app.is_dirty() => continue,
             };
             let Some(msg) = msg else {
                 // The end of input: what the last messages changed is drawn before leaving.
-                if app.dirty {
+                if app.is_dirty() {
                     self.draw(terminal, app)?;
                 }
                 return Ok(());
@@ -235,7 +235,7 @@ impl Runtime {
                     };
                     match ev {
                         None => {
-                            if app.dirty {
+                            if app.is_dirty() {
                                 self.draw(terminal, app)?;
                             }
                             return Ok(());
@@ -311,7 +311,7 @@ impl Runtime {
         self.frames
             .draw(terminal, |f| view::draw(app, f), app)
             .map_err(|e| TuiError::Draw(e.to_string()))?;
-        app.dirty = false;
+        app.drawn();
         #[cfg(feature = "testing")]
         if self.test_fault == Some(convo_query::testing::PanicAt::Stall) {
             tracing::warn!("CONVO_TEST_PANIC=stall: the loop stops answering (test only)");
@@ -341,7 +341,7 @@ impl Runtime {
         let cmds = update(app, msg);
         self.settle_walks(app);
         if let Some((id, client, config)) = switch
-            && app.profiles.accepted == Some(id)
+            && app.profiles().accepted == Some(id)
         {
             if let Some(client) = client {
                 self.client = client;
@@ -456,7 +456,7 @@ impl Runtime {
                 } => {
                     // The refresh of a tab not shown is background work: it spends only its
                     // share of the request budget (docs/design.md "Request budget").
-                    let hidden = tab != app.active;
+                    let hidden = tab != app.active();
                     self.spawn(tab, generation, cursor, query, limit, true, 0, hidden)
                 }
                 Command::FetchPart {
@@ -468,7 +468,7 @@ impl Runtime {
                     query,
                     limit,
                 } => {
-                    let client = self.client_for(head && tab != app.active);
+                    let client = self.client_for(head && tab != app.active());
                     self.spawn_part(
                         client,
                         tab,
@@ -749,7 +749,7 @@ impl Drop for Runtime {
 
 /// Whether the shown tab's walk has reached the end of its list.
 fn walk_done(app: &App) -> bool {
-    with_tab!(ref app, app.active, |t| t.walk().is_done())
+    with_tab!(ref app, app.active(), |t| t.walk().is_done())
 }
 
 /// The message for a terminal event; mouse moves and drags are ignored (nothing to redraw).

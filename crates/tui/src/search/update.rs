@@ -13,45 +13,46 @@ use convo_api::Resource;
 /// `\`: opens the search prompt empty, as less, vim and shells do (↑ brings back earlier
 /// queries); the tab's search stays on screen until the prompt's text is edited.
 pub fn open(app: &mut App) {
-    app.search_history.start();
-    let origin = with_tab!(ref app, app.active, |t| (!t.rows().is_empty())
+    app.search_history_mut().start();
+    let origin = with_tab!(ref app, app.active(), |t| (!t.rows().is_empty())
         .then_some(t.selected()));
-    app.search.get_mut(app.active).origin = origin;
-    app.prompt = Some(Prompt::Search(String::new()));
+    let active = app.active();
+    app.search_mut().get_mut(active).origin = origin;
+    app.open_prompt(Prompt::Search(String::new()));
 }
 
 /// A key in the search prompt (search as you type; ↑ / ↓ walk the earlier queries).
 pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
     if matches!(k.code, KeyCode::Up | KeyCode::Down) {
-        if let Some(recalled) = app.search_history.step(&text, k.code == KeyCode::Up) {
+        if let Some(recalled) = app.search_history_mut().step(&text, k.code == KeyCode::Up) {
             set_query(app, recalled.clone());
-            app.prompt = Some(Prompt::Search(recalled));
+            app.open_prompt(Prompt::Search(recalled));
             jump_to_first_match(app);
         }
         return;
     }
     match edit_line(&mut text, k) {
         LineEdit::Cancel => {
-            app.prompt = None;
+            app.close_prompt();
             set_query(app, String::new());
             app.say("search cleared");
         }
         LineEdit::Submit => {
-            app.prompt = None;
+            app.close_prompt();
             if text.is_empty() {
                 // Nothing typed: the prompt's (empty) text is the search.
-                if !app.search.get(app.active).query.is_empty() {
+                if !app.search().get(app.active()).query.is_empty() {
                     set_query(app, String::new());
                     app.say("search cleared");
                 }
                 return;
             }
-            app.search_history.push(&text);
+            app.search_history_mut().push(&text);
             say_search(app, false);
         }
         LineEdit::Changed => {
             set_query(app, text.clone());
-            app.prompt = Some(Prompt::Search(text));
+            app.open_prompt(Prompt::Search(text));
             jump_to_first_match(app);
         }
         LineEdit::Ignored => {}
@@ -62,35 +63,45 @@ pub fn on_prompt_key(app: &mut App, mut text: String, k: KeyEvent) {
 /// character, as typing it would).
 pub fn on_paste(app: &mut App, mut text: String, pasted: &str) {
     crate::prompt::paste_line(&mut text, pasted);
-    app.prompt = Some(Prompt::Search(text.clone()));
+    app.open_prompt(Prompt::Search(text.clone()));
     set_query(app, text);
     jump_to_first_match(app);
 }
 
-/// After every message: recomputes the matches of both tabs when their rows changed (or of
-/// the active tab when `force`). Cheap when nothing changed.
+/// The search text changed (or the names it also looks in): the matches of the active tab
+/// are recomputed now, the other tab's when its rows change.
 pub fn refresh(app: &mut App, force: bool) {
-    end_stale(app);
-    let now = app.now;
     for tab in [Resource::Conversations, Resource::Visitors] {
-        let force = force && tab == app.active;
-        let s = app.search.get_mut(tab);
-        let columns = app.columns.of(tab);
-        with_tab!(ref app, tab, |t| s.refresh(
-            t.rows(),
-            (t.generation(), t.marks().revision()),
-            columns,
-            now,
-            &app.aliases,
-            &app.names,
-            force
-        ));
+        let force = force && tab == app.active();
+        refresh_tab(app, tab, force);
     }
 }
 
+/// `tab`'s rows (or its filters) changed: a search of other filters ends, the matches are
+/// recomputed (unless `force`, only when the rows differ from those last scanned).
+pub fn refresh_tab(app: &mut App, tab: Resource, force: bool) {
+    end_stale(app, tab);
+    let now = app.now();
+    let columns = app.settings().columns().of(tab).to_vec();
+    let aliases = app.settings().aliases().clone();
+    // Taken out while the tab's rows and the names are read, then put back.
+    let mut s = std::mem::take(app.search_mut().get_mut(tab));
+    with_tab!(ref app, tab, |t| s.refresh(
+        t.rows(),
+        (t.generation(), t.marks().revision()),
+        &columns,
+        now,
+        &aliases,
+        app.names(),
+        force
+    ));
+    *app.search_mut().get_mut(tab) = s;
+}
+
 fn set_query(app: &mut App, q: String) {
-    let over = app.query_of(app.active).to_string();
-    let s = app.search.get_mut(app.active);
+    let over = app.query_of(app.active()).to_string();
+    let active = app.active();
+    let s = app.search_mut().get_mut(active);
     s.query = q;
     s.over = over;
     refresh(app, true);
@@ -99,13 +110,13 @@ fn set_query(app: &mut App, q: String) {
 /// Search as you type: to the first match from the row the prompt opened on; no match, back
 /// to that row.
 fn jump_to_first_match(app: &mut App) {
-    let (s, order) = (app.search.get(app.active), app.sort.get(app.active));
+    let (s, order) = (app.search().get(app.active()), app.sort().get(app.active()));
     let origin = s.origin;
     let from = order.pos(origin.unwrap_or_else(|| selected(app)));
     match s.first_match_from(order, from) {
         Some((i, _)) => select_row(app, i),
         None => {
-            let rows = with_tab!(ref app, app.active, |t| t.rows().len());
+            let rows = with_tab!(ref app, app.active(), |t| t.rows().len());
             if let Some(o) = origin.filter(|o| *o < rows) {
                 select_row(app, o);
             }
@@ -115,30 +126,28 @@ fn jump_to_first_match(app: &mut App) {
 
 /// A search typed over other filters than the tab's now (a drill-down, a view, a query,
 /// Back) ends: it would look for the same text in other rows. Said on the active tab.
-fn end_stale(app: &mut App) {
-    for tab in [Resource::Conversations, Resource::Visitors] {
-        let s = app.search.get(tab);
-        if s.query.is_empty() || app.query_of(tab).to_string() == s.over {
-            continue;
-        }
-        let text = convo_text::one_line(&s.query, 60);
-        let s = app.search.get_mut(tab);
-        s.query.clear();
-        s.matches.clear();
-        s.origin = None;
-        if tab == app.active {
-            app.say(format!("search \"{text}\" ended: the filters changed"));
-        }
+fn end_stale(app: &mut App, tab: Resource) {
+    let s = app.search().get(tab);
+    if s.query.is_empty() || app.query_of(tab).to_string() == s.over {
+        return;
+    }
+    let text = convo_text::one_line(&s.query, 60);
+    let s = app.search_mut().get_mut(tab);
+    s.query.clear();
+    s.matches.clear();
+    s.origin = None;
+    if tab == app.active() {
+        app.say(format!("search \"{text}\" ended: the filters changed"));
     }
 }
 
 /// `n` / `N`: the next or previous match, wrapping.
 pub fn step_match(app: &mut App, back: bool) {
-    let (s, order) = (app.search.get(app.active), app.sort.get(app.active));
+    let (s, order) = (app.search().get(app.active()), app.sort().get(app.active()));
     if s.query.is_empty() {
         return app.say(format!(
             "no search: {} searches the loaded rows",
-            app.keymap.key_of(Action::Search)
+            app.settings().keymap().key_of(Action::Search)
         ));
     }
     let from = order.pos(selected(app));
@@ -159,12 +168,12 @@ fn say_search(app: &mut App, stepped: bool) {
 /// The active tab's search's words as a message that lasts while the search does; `None`
 /// without a search.
 pub fn search_message(app: &App, stepped: bool) -> Option<StatusMessage> {
-    let query = &app.search.get(app.active).query;
+    let query = &app.search().get(app.active()).query;
     (!query.is_empty()).then(|| StatusMessage {
         text: search_words(app, stepped),
         error: false,
         life: Life::Search {
-            tab: app.active,
+            tab: app.active(),
             query: query.clone(),
             stepped,
         },
@@ -175,7 +184,7 @@ pub fn search_message(app: &App, stepped: bool) -> Option<StatusMessage> {
 /// the selected row is a match, else the count and the keys that step through the matches,
 /// or that nothing matched.
 pub fn search_words(app: &App, stepped: bool) -> String {
-    let (s, order) = (app.search.get(app.active), app.sort.get(app.active));
+    let (s, order) = (app.search().get(app.active()), app.sort().get(app.active()));
     let total = s.matches.len();
     if stepped
         && total > 0
@@ -189,22 +198,22 @@ pub fn search_words(app: &App, stepped: bool) -> String {
 /// The active tab's match count and the keys that step through the matches, or that
 /// nothing matched.
 fn match_count(app: &App) -> String {
-    let n = app.search.get(app.active).matches.len();
+    let n = app.search().get(app.active()).matches.len();
     if n == 0 {
         return no_match(app);
     }
     format!(
         "{n} match{} · {} next · {} previous",
         if n == 1 { "" } else { "es" },
-        app.keymap.key_of(Action::SearchNext),
-        app.keymap.key_of(Action::SearchPrev)
+        app.settings().keymap().key_of(Action::SearchNext),
+        app.settings().keymap().key_of(Action::SearchPrev)
     )
 }
 
 /// e.g. `no match for "Mia" in 100 loaded rows`.
 fn no_match(app: &App) -> String {
-    let q = convo_text::one_line(&app.search.get(app.active).query, 40);
-    let n = with_tab!(ref app, app.active, |t| t.rows().len());
+    let q = convo_text::one_line(&app.search().get(app.active()).query, 40);
+    let n = with_tab!(ref app, app.active(), |t| t.rows().len());
     format!(
         "no match for \"{q}\" in {n} loaded row{}",
         if n == 1 { "" } else { "s" }

@@ -152,9 +152,8 @@ mod tests {
     use convo_api::{Assignee, Conversation, ConversationFilter, Status};
 
     fn pane_of(rows: &[Conversation], by: By, stale_after_secs: i64) -> SummaryPane {
-        let mut app = testing::app(120, 40, 50);
-        app.stale_after_secs = stale_after_secs;
-        let mut p = SummaryPane::new(app.now, app.stale_after_secs);
+        let app = testing::app(120, 40, 50);
+        let mut p = SummaryPane::new(app.now(), stale_after_secs);
         for c in rows {
             p.summary.add(c);
         }

@@ -9,38 +9,48 @@ use crate::overlay::Overlay;
 
 /// `S`: opens the pane (Conversations only).
 pub fn open(app: &mut App) {
-    if app.active != convo_api::Resource::Conversations {
+    if app.active() != convo_api::Resource::Conversations {
         app.say("the summary is for conversations: press 1 for that tab, then S");
         return;
     }
-    let pane = SummaryPane::new(app.now, app.stale_after_secs).with_sla(app.sla.clone());
-    app.overlay = Overlay::Summary(Box::new(pane));
+    let pane = SummaryPane::new(app.now(), app.settings().stale_after_secs())
+        .with_sla(app.settings().sla().clone());
+    app.open_overlay(Overlay::Summary(Box::new(pane)));
     refresh(app);
 }
 
-/// After every message: brings an open pane's counts up to date with the tab's rows.
+/// The Conversations tab's rows (or the minute) changed: an open pane's counts are brought up to
+/// date with them ([`crate::update::derive`]).
 pub fn refresh(app: &mut App) {
-    let Overlay::Summary(p) = &mut app.overlay else {
+    let (stale_after, aliases, now) = (
+        app.settings().stale_after_secs(),
+        app.settings().aliases().clone(),
+        app.now(),
+    );
+    if !matches!(app.overlay(), Overlay::Summary(_)) {
         return;
+    }
+    // Taken out while the tab's rows are read, then put back.
+    let mut o = std::mem::replace(app.overlay_mut(), Overlay::None);
+    let changed = match &mut o {
+        Overlay::Summary(p) => p.refresh(&app.conversations, now, stale_after, &aliases),
+        _ => false,
     };
-    if p.refresh(
-        &app.conversations,
-        app.now,
-        app.stale_after_secs,
-        &app.aliases,
-    ) {
-        app.dirty = true;
+    *app.overlay_mut() = o;
+    if changed {
+        app.mark_dirty();
     }
 }
 
 /// A key while the pane is open.
 pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let Overlay::Summary(p) = &mut app.overlay else {
+    let aliases = app.settings().aliases().clone();
+    let Overlay::Summary(p) = app.overlay_mut() else {
         return;
     };
     let n = p.buckets.len();
     match k.code {
-        KeyCode::Esc | KeyCode::Char('S') => app.overlay = Overlay::None,
+        KeyCode::Esc | KeyCode::Char('S') => app.close_overlay(),
         KeyCode::Down | KeyCode::Char('j') => {
             p.selected = (p.selected + 1).min(n.saturating_sub(1))
         }
@@ -50,14 +60,14 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
         KeyCode::Tab | KeyCode::Char('b') => {
             p.by = cycle(p.by, 1);
             p.selected = 0;
-            p.regroup(&app.aliases);
-            app.dirty = true;
+            p.regroup(&aliases);
+            app.mark_dirty();
         }
         KeyCode::BackTab => {
             p.by = cycle(p.by, -1);
             p.selected = 0;
-            p.regroup(&app.aliases);
-            app.dirty = true;
+            p.regroup(&aliases);
+            app.mark_dirty();
         }
         KeyCode::Char('L') => {
             let t = &mut app.conversations;
@@ -78,7 +88,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                         app.say("the overflow bucket holds many values: no single filter for it")
                     }
                     Some(q) => {
-                        app.overlay = Overlay::None;
+                        app.close_overlay();
                         let tab = convo_api::Resource::Conversations;
                         cmds.extend(crate::tab_query::run_query(app, tab, q));
                     }
@@ -94,7 +104,7 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
                     convo_text::one_line(&label, 40)
                 )),
                 Some(f) => {
-                    app.overlay = Overlay::None;
+                    app.close_overlay();
                     let from = crate::update::place::here(app);
                     crate::update::place::set_conversations_from(app, from, f, cmds);
                 }

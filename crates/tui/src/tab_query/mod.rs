@@ -32,24 +32,24 @@ pub fn run_query(app: &mut App, tab: Resource, q: Query) -> Vec<Command> {
 /// The query of the view opened at start ([`App::pending_query`]), run as the view's own
 /// place: no history entry, nothing said when its filters were set already.
 pub fn run_pending(app: &mut App) -> Vec<Command> {
-    let Some(q) = app.pending_query.take() else {
+    let Some(q) = app.take_queued_query() else {
         return Vec::new();
     };
-    let history = app.history.clone();
+    let history = app.history().clone();
     let tab = q.resource;
     let cmds = run(app, tab, q, true);
-    app.history = history;
+    *app.history_mut() = history;
     cmds
 }
 
 /// Back to a union shown before: run again (no history entry), selecting `row` once it shows
 /// up. The tab on screen is the place's, not the query's.
 pub fn restore(app: &mut App, q: Query, row: Option<crate::tab::Reselect>) -> Vec<Command> {
-    let (active, tab) = (app.active, q.resource);
-    let history = app.history.clone();
+    let (active, tab) = (app.active(), q.resource);
+    let history = app.history().clone();
     let cmds = run(app, tab, q, true);
-    app.history = history;
-    app.active = active;
+    *app.history_mut() = history;
+    app.show_tab(active);
     with_tab!(app, tab, |t| if t.union().is_some() {
         t.reselect_when_found(row);
     });
@@ -58,7 +58,7 @@ pub fn restore(app: &mut App, q: Query, row: Option<crate::tab::Reselect>) -> Ve
 
 fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
     let mut cmds = Vec::new();
-    app.dirty = true;
+    app.mark_dirty();
     let text = q.to_string();
     if q.resource != tab {
         app.say_error(format!(
@@ -70,9 +70,9 @@ fn run(app: &mut App, tab: Resource, q: Query, initial: bool) -> Vec<Command> {
         return cmds;
     }
     let names = Names {
-        agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
-        sla: &app.sla,
+        agent_id: app.settings().query_settings().agent_id,
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
     let resolved = match resolve(&q, &names) {
         Ok(r) => r,
@@ -111,7 +111,7 @@ pub fn emails_resolved(
     result: Result<Emails, String>,
 ) -> Vec<Command> {
     let mut cmds = Vec::new();
-    app.dirty = true;
+    app.mark_dirty();
     match result {
         Err(e) => app.say_error(format!(
             "query {}: looking up its visitors by e-mail failed: {}; the rows shown stay",
@@ -165,8 +165,8 @@ fn show(
     cmds: &mut Vec<Command>,
 ) {
     let from = here(app);
-    let max = app.query_settings.max_streams;
-    let now = app.now;
+    let max = app.settings().query_settings().max_streams;
+    let now = app.now();
     let (changed, notes) = match tab {
         Resource::Conversations => {
             let p = plan::conversations(resolved, emails, max);
@@ -181,16 +181,16 @@ fn show(
             (place(&mut app.visitors, q, p, now), notes)
         }
     };
-    app.active = tab;
+    app.show_tab(tab);
     if tab == Resource::Conversations {
         visitors::query_shown(app);
     }
     match changed {
         Some(c) => {
-            app.history.push(from);
+            app.history_mut().push(from);
             cmds.push(c);
         }
-        None if from.active != tab => app.history.push(from),
+        None if from.active != tab => app.history_mut().push(from),
         None if initial => {}
         None => app.say("query unchanged"),
     }
@@ -203,7 +203,7 @@ fn show(
             life: crate::message::Life::OfWalk {
                 tab,
                 generation,
-                until: crate::message::later(app.now),
+                until: crate::message::later(app.now()),
             },
         });
     }
@@ -213,7 +213,7 @@ fn show(
 /// then finds them in flight and asks nothing twice).
 fn first_requests(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) {
     if let Pumped::NotUnion = pump(app, tab, cmds) {
-        let (body, limit) = (app.body_height(), app.limit);
+        let (body, limit) = (app.body_height(), app.settings().limit());
         cmds.extend(with_tab!(app, tab, |t| t.next_fetch(body, limit)));
     }
 }
@@ -222,13 +222,13 @@ fn first_requests(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) {
 /// that "since you last looked" and the trend are asked for under its key); left for the
 /// first `update` when it needs e-mails looked up first, or does not resolve (it says why).
 pub fn place_pending(app: &mut App) {
-    let Some(q) = app.pending_query.clone() else {
+    let Some(q) = app.queued_query().cloned() else {
         return;
     };
     let names = Names {
-        agent_id: app.query_settings.agent_id,
-        aliases: &app.aliases,
-        sla: &app.sla,
+        agent_id: app.settings().query_settings().agent_id,
+        aliases: app.settings().aliases(),
+        sla: app.settings().sla(),
     };
     let Ok(resolved) = resolve(&q, &names) else {
         return;
@@ -236,9 +236,9 @@ pub fn place_pending(app: &mut App) {
     if !plan::emails_to_resolve(&resolved).is_empty() {
         return;
     }
-    app.pending_query = None;
+    app.queue_query(None);
     let tab = q.resource;
-    let history = app.history.clone();
+    let history = app.history().clone();
     // Nothing is loaded or in flight yet: the commands (a cancel) have nothing to do.
     show(
         app,
@@ -249,7 +249,7 @@ pub fn place_pending(app: &mut App) {
         true,
         &mut Vec::new(),
     );
-    app.history = history;
+    *app.history_mut() = history;
 }
 
 /// A page (or failure) of one stream of a union tab's walk: taken, a failed stream named on
@@ -279,7 +279,7 @@ pub fn part_loaded(
     if let Some(why) = failed {
         app.say_error(why);
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 fn mismatch() -> ApiError {
@@ -322,10 +322,15 @@ pub enum Pumped {
 /// streams' pages the merge (and a refresh under way) needs.
 pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     let body = app.body_height();
-    let scan = app.scan_max_pages;
-    let now = app.now;
-    let (tz, sla, aliases, names) = (&app.tz, &app.sla, &app.aliases, &app.names);
-    let stale_after_secs = app.stale_after_secs;
+    let scan = app.settings().scan_max_pages();
+    let now = app.now();
+    let (tz, sla, aliases) = (
+        app.settings().tz().clone(),
+        app.settings().sla().clone(),
+        app.settings().aliases().clone(),
+    );
+    let (sla, aliases) = (&*sla, &*aliases);
+    let stale_after_secs = app.settings().stale_after_secs();
     let ctx = |at| Context {
         now: at,
         tz: tz.clone(),
@@ -335,14 +340,14 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
     };
     let notices = match tab {
         Resource::Conversations => {
-            let t = &mut app.conversations;
+            let (t, names, store_visitors) = app.conversations_with_visitors();
             let Some((checks, since)) = t.union_checks(now) else {
                 return Pumped::NotUnion;
             };
             let f = Filter::new(&checks, ctx(since));
             // Attributes come from the local store, as `list -q` reads them; names and
             // e-mails are known on screen already.
-            let store = &app.store_visitors;
+            let store = &*store_visitors;
             let reads_store = !store.absent && visitors::attr_field(&checks).is_some();
             let waiting: Cell<Option<uuid::Uuid>> = Cell::new(None);
             let label = |c: &convo_api::Conversation| {
@@ -374,7 +379,7 @@ pub fn pump(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Pumped {
             let notices = t.take_union_notices();
             // A row waits for a visitor no page asked for (a walk restarted after `forget`).
             if let Some(id) = waiting.get() {
-                cmds.extend(app.store_visitors.ask([id]));
+                cmds.extend(store_visitors.ask([id]));
             }
             (merged, notices)
         }
@@ -404,24 +409,24 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
     // The oldest-first view ("Breaching": `due:breaching`) shows its oldest rows first, the
     // end of its streams: a refresh re-reads all of them (its walk loads every page anyway),
     // so that a breach taken by a colleague leaves it and a new one comes.
-    let whole = tab == Resource::Conversations && app.oldest_first.is_some();
+    let whole = tab == Resource::Conversations && app.shows_oldest_first();
     let max_pages = if whole {
         usize::MAX
     } else {
-        app.refresh_max_pages
+        app.settings().refresh_max_pages()
     };
-    let now = app.now;
+    let now = app.now();
     let (started, c) = with_tab!(app, tab, |t| match t.union().is_some() {
         true => t.union_refresh(now, max_pages),
         false => return None,
     });
     if c.is_some() {
         // Started over: the period runs from now.
-        app.last_refresh = now;
+        app.refresh_clock_mut().restart(now);
     }
     if started && tab == Resource::Conversations {
         // Attributes may have changed since: the store is read again for the re-read rows.
-        app.store_visitors.forget();
+        app.store_visitors_mut().forget();
     }
     cmds.extend(c);
     Some(started)
@@ -429,18 +434,18 @@ pub fn refresh(app: &mut App, tab: Resource, cmds: &mut Vec<Command>) -> Option<
 
 /// `L` or `G` on a union tab: its scan goes on past its page budget.
 pub fn go_on(app: &mut App) {
-    with_tab!(app, app.active, |t| t.go_on_scan());
+    with_tab!(app, app.active(), |t| t.go_on_scan());
 }
 
 /// The active tab is a union whose streams are scanned for rows its checks keep (Esc stops
 /// the scan where it is).
 pub fn scanning(app: &App) -> bool {
-    with_tab!(ref app, app.active, |t| t.scanning())
+    with_tab!(ref app, app.active(), |t| t.scanning())
 }
 
 /// Esc while the active union tab scans ([`scanning`]): it stops until `L`; true if it did.
 pub fn stop(app: &mut App) -> bool {
-    with_tab!(app, app.active, |t| t.stop_scan())
+    with_tab!(app, app.active(), |t| t.stop_scan())
 }
 
 /// The Conversations tab's query with its terms of `field` replaced by `term` (none: dropped).

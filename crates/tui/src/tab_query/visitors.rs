@@ -32,7 +32,7 @@ fn union_attr_field(app: &App) -> Option<String> {
 
 /// Whether the Conversations union's checks read the store (and there is one to read).
 pub fn reads_store(app: &App) -> bool {
-    !app.store_visitors.absent && union_attr_field(app).is_some()
+    !app.store_visitors().absent && union_attr_field(app).is_some()
 }
 
 /// A page of a stream of walk `generation` arrived: the visitors of its rows are asked of the
@@ -52,30 +52,30 @@ pub fn page_arrived(
     }
     if let Ok(Loaded::Conversations(p)) = result {
         let ids = p.items.iter().map(|c| c.visitor_id);
-        cmds.extend(app.store_visitors.ask(ids));
+        cmds.extend(app.store_visitors_mut().ask(ids));
     }
 }
 
 /// The store's answer to `Command::LookupVisitors`: what it knows of `asked` (`store`: false
 /// when there is none). The caller then pumps the union on.
 pub fn answered(app: &mut App, asked: Vec<Uuid>, known: Vec<(Uuid, VisitorInfo)>, store: bool) {
-    let unknown = app.store_visitors.answer(asked, known);
+    let unknown = app.store_visitors_mut().answer(asked, known);
     if !store {
-        app.store_visitors.absent = true;
+        app.store_visitors_mut().absent = true;
         say_missing(app);
-    } else if unknown > 0 && !app.store_visitors.unknown_said {
+    } else if unknown > 0 && !app.store_visitors().unknown_said {
         say_unknown(app, unknown);
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 /// Says once per query that its attribute check needs the store (when it has one).
 pub fn say_missing(app: &mut App) {
-    if app.store_visitors.said || !app.store_visitors.absent {
+    if app.store_visitors().said || !app.store_visitors().absent {
         return;
     }
     if let Some(field) = union_attr_field(app) {
-        app.store_visitors.said = true;
+        app.store_visitors_mut().said = true;
         app.say_error(format!(
             "{field} needs the local store (it is off or failed here): no row passes the check"
         ));
@@ -85,7 +85,7 @@ pub fn say_missing(app: &mut App) {
 /// Says once per query that visitors the store does not know (yet) do not match.
 fn say_unknown(app: &mut App, unknown: usize) {
     if let Some(field) = union_attr_field(app) {
-        app.store_visitors.unknown_said = true;
+        app.store_visitors_mut().unknown_said = true;
         app.say(format!(
             "{field}: {unknown} visitor{} not in the local store yet and do{} not match; \
              r checks again after the sync",
@@ -98,8 +98,8 @@ fn say_unknown(app: &mut App, unknown: usize) {
 /// A query was shown: the store is read afresh for it (a missing one is said once again).
 pub fn query_shown(app: &mut App) {
     // The store may be back (another profile): the first answer says again.
-    app.store_visitors.forget();
-    app.store_visitors.said = false;
-    app.store_visitors.unknown_said = false;
-    app.store_visitors.absent = false;
+    app.store_visitors_mut().forget();
+    app.store_visitors_mut().said = false;
+    app.store_visitors_mut().unknown_said = false;
+    app.store_visitors_mut().absent = false;
 }

@@ -1,53 +1,11 @@
 //! Answers of fetches: a page of a walk applied (or of the walk read behind the rows on screen,
-//! which then takes their place), the "since you last looked" line, and a task that panicked
-//! taken as failed.
+//! which then takes their place), and a task that panicked taken as failed.
 
 use crate::app::App;
 use crate::marks::Watched;
-use crate::message::StatusMessage;
 use crate::msg::{Loaded, Task};
 use crate::tab::marks;
 use convo_api::{ApiError, Page, Resource};
-
-/// "12 new, 3 changed since yesterday 17:40" while the first walk is compared with the last
-/// look (another walk, or a refresh's own marks, end it); said again when the walk's pages
-/// change the counts (a union's parts too), so that it agrees with the footer's `• N new`.
-pub(super) fn since_look_message(app: &mut App, tab: Resource) {
-    let Some(since) = *app.since_look.get(tab) else {
-        return;
-    };
-    let (generation, revision) =
-        with_tab!(ref app, tab, |t| (t.generation(), t.marks().revision()));
-    if since.generation != generation || since.revision != revision {
-        *app.since_look.get_mut(tab) = None;
-        return;
-    }
-    // Said on its own tab only: the other tab's would take the line from it and then not show
-    // (its footer counts its marks).
-    if tab != app.active {
-        return;
-    }
-    let (new, changed) = with_tab!(ref app, tab, |t| t.marks().counts(generation));
-    // Said again only when more came (a mark seen, by selecting its row, is no news).
-    if since.said.is_some_and(|(n, c)| new <= n && changed <= c) {
-        return;
-    }
-    if let Some(s) = app.since_look.get_mut(tab) {
-        s.said = Some((new, changed));
-    }
-    let taken_at = since.taken_at;
-    let when = crate::names::since_words(app.now, &app.tz, taken_at);
-    app.post(StatusMessage {
-        text: format!("{new} new, {changed} changed since {when}"),
-        error: false,
-        life: crate::message::Life::Walk {
-            tab,
-            generation,
-            until: crate::message::later(app.now),
-        },
-    });
-    app.dirty = true;
-}
 
 /// A background task panicked (see `tasks`): the app goes on as if it had failed, and says so.
 pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
@@ -75,22 +33,22 @@ pub(super) fn on_task_failed(app: &mut App, task: Task, message: &str) {
             }
         }),
         Task::Export => {
-            app.export_stream = None;
+            app.exports_mut().writing_failed();
             app.say_error(format!("export failed: {bug}; the file may be incomplete"));
         }
         Task::Lookup { ticket } => {
-            if app.lookups.answered(ticket, app.conversations.generation()) {
+            if app.lookup_answered(ticket) {
                 app.say_error(format!("the e-mail lookup failed: {bug}"));
             }
         }
         Task::Profile => {
-            app.profiles.switching = None;
+            app.profiles_mut().switching = None;
             app.say_error(format!("profile not switched: {bug}"));
         }
         Task::View { .. } => {} // taken by `update` (the round goes on)
         Task::HeldNow => {}     // the pane keeps the row as last seen
     }
-    app.dirty = true;
+    app.mark_dirty();
 }
 
 pub(super) fn conversations_page(
@@ -153,8 +111,8 @@ pub(super) fn on_page(
             let t = &mut app.conversations;
             if t.next().is_some() {
                 if on_next_page(t, generation, conversations_page(result), body) {
-                    since_look_message(app, Resource::Conversations);
-                    app.dirty = true;
+                    super::since_look::say(app, Resource::Conversations);
+                    app.mark_dirty();
                 }
                 return;
             }
@@ -163,14 +121,14 @@ pub(super) fn on_page(
                 return; // an older walk's answer (or one not asked for): dropped
             }
             marks::after_page(t, start);
-            since_look_message(app, Resource::Conversations);
+            super::since_look::say(app, Resource::Conversations);
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.next().is_some() {
                 if on_next_page(t, generation, visitors_page(result), body) {
-                    since_look_message(app, Resource::Visitors);
-                    app.dirty = true;
+                    super::since_look::say(app, Resource::Visitors);
+                    app.mark_dirty();
                 }
                 return;
             }
@@ -179,8 +137,8 @@ pub(super) fn on_page(
                 return; // an older walk's answer (or one not asked for): dropped
             }
             marks::after_page(t, start);
-            since_look_message(app, Resource::Visitors);
+            super::since_look::say(app, Resource::Visitors);
         }
     }
-    app.dirty = true;
+    app.mark_dirty();
 }

@@ -14,11 +14,11 @@ use convo_api::{Assignee, ConversationFilter, Resource};
 /// Back: to the tab the user was on before the last move, each tab with its filters then (a
 /// new walk where they differ from now) on the row that was selected.
 pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
-    let Some(place) = app.history.pop() else {
+    let Some(place) = app.history_mut().pop() else {
         return app.say("nothing to go back to");
     };
     let body = app.body_height();
-    app.active = place.active;
+    app.show_tab(place.active);
     let walks = (app.conversations.generation(), app.visitors.generation());
     let (c, v) = (place.conversations, place.visitors);
     // A union shown then is run again (unless it is on screen now), on the row selected then.
@@ -27,7 +27,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         let now = app.conversations.union().map(|_| app.conversations.query());
         if now != Some(&q) {
             cmds.extend(leaving_look(app, Resource::Conversations));
-            app.oldest_first = place.oldest_first.then_some(u64::MAX);
+            app.open_oldest_first(place.oldest_first);
             cmds.extend(crate::tab_query::restore(app, q, c.selected));
         } else if let Some(row) = c
             .selected
@@ -37,7 +37,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         }
     } else if &c.filter != app.conversations.filter() || app.conversations.union().is_some() {
         cmds.extend(leaving_look(app, Resource::Conversations));
-        app.oldest_first = place.oldest_first.then_some(u64::MAX);
+        app.open_oldest_first(place.oldest_first);
         cmds.push(app.conversations.restore(c.filter, c.selected));
     } else if let Some(row) = c
         .selected
@@ -70,7 +70,7 @@ pub(super) fn go_back(app: &mut App, cmds: &mut Vec<Command>) {
         if let Some(sort) = sort
             && generation != before
         {
-            app.sort.get_mut(tab).preset(sort, generation);
+            app.sort_mut().get_mut(tab).preset(sort, generation);
         }
     }
 }
@@ -115,7 +115,7 @@ pub(super) fn apply_form(app: &mut App, form: &FilterForm, cmds: &mut Vec<Comman
 }
 
 pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
-    let Some(v) = app.views.get(index).cloned() else {
+    let Some(v) = app.settings().views().get(index).cloned() else {
         return;
     };
     // A view written as a query runs it (a union, checks, e-mails looked up), its text kept.
@@ -124,14 +124,14 @@ pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
         .as_deref()
         .and_then(|t| convo_query::query::parse(t, v.tab).ok())
     {
-        app.oldest_first = v.oldest_first.then_some(u64::MAX);
+        app.open_oldest_first(v.oldest_first);
         cmds.extend(crate::tab_query::run_query(app, v.tab, q));
         app.say(format!("view: {}", convo_text::one_line(&v.name, 60)));
         return;
     }
     let from = here(app);
-    app.oldest_first = v.oldest_first.then_some(u64::MAX);
-    app.active = v.tab;
+    app.open_oldest_first(v.oldest_first);
+    app.show_tab(v.tab);
     match v.tab {
         Resource::Conversations => set_conversations_from(app, from, v.conversations, cmds),
         Resource::Visitors => set_visitors_from(app, from, v.visitors, cmds),
@@ -140,7 +140,7 @@ pub(super) fn apply_view(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
 }
 
 pub(super) fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
-    let filter = match app.active {
+    let filter = match app.active() {
         Resource::Conversations => {
             let Some(row) = app.conversations.selected_row() else {
                 return crate::message::update::no_row_selected(app);
@@ -176,7 +176,7 @@ pub(super) fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
         }
     };
     let from = here(app);
-    app.active = Resource::Conversations;
+    app.show_tab(Resource::Conversations);
     set_conversations_from(app, from, filter, cmds);
 }
 
@@ -184,12 +184,13 @@ pub(super) fn drill(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
 /// for each new walk of its filters (a reload, `r`); other filters end it. A sort the user
 /// chooses meanwhile is kept until the next walk.
 pub(super) fn keep_oldest_first(app: &mut App) {
-    let Some(set_for) = app.oldest_first else {
+    let Some(set_for) = app.oldest_first() else {
         return;
     };
     // Its query ("Breaching": `due:breaching`) or, for a view of filters, its filters.
     let shown = app
-        .views
+        .settings()
+        .views()
         .iter()
         .find(|v| v.oldest_first)
         .is_some_and(|v| match &v.query {
@@ -198,7 +199,7 @@ pub(super) fn keep_oldest_first(app: &mut App) {
             None => &v.conversations == app.conversations.filter(),
         });
     if !shown {
-        app.oldest_first = None;
+        app.end_oldest_first();
         sort::update::stop_following(app, Resource::Conversations);
         return;
     }
@@ -215,7 +216,7 @@ pub(super) fn keep_oldest_first(app: &mut App) {
 pub(super) fn preset_oldest_first(app: &mut App, follow_top: bool) {
     let generation = app.conversations.generation();
     app.conversations.load_whole();
-    let s = app.sort.get_mut(Resource::Conversations);
+    let s = app.sort_mut().get_mut(Resource::Conversations);
     s.preset(
         crate::sort::Sort {
             col: crate::columns::Column::Created,
@@ -226,5 +227,5 @@ pub(super) fn preset_oldest_first(app: &mut App, follow_top: bool) {
     if follow_top {
         s.follow_top = true;
     }
-    app.oldest_first = Some(generation);
+    app.oldest_first_set_for(generation);
 }

@@ -54,29 +54,29 @@ pub enum Answer {
 /// The layers on screen now, top first (the table always last).
 pub fn stack(app: &App) -> Vec<Layer> {
     let mut layers = Vec::new();
-    if app.export_ahead.wait.is_some() {
+    if app.exports().awaits_check() {
         layers.push(Layer::TypeAhead);
     }
-    if app.prompt.is_some() {
+    if app.prompt().is_some() {
         layers.push(Layer::Prompt);
     }
-    if !matches!(app.overlay, Overlay::None) {
+    if !matches!(app.overlay(), Overlay::None) {
         layers.push(Layer::Overlay);
     }
-    if app.detail.is_some() {
+    if app.detail().is_open() {
         layers.push(Layer::Detail);
     }
-    if app.walk_export.is_some() {
+    if app.exports().walking() {
         layers.push(Layer::WalkExport);
     }
     if app
-        .lookups
+        .lookups()
         .current(app.conversations.generation())
         .is_some()
     {
         layers.push(Layer::Lookup);
     }
-    if with_tab!(ref app, app.active, |t| t.loading_all()) {
+    if with_tab!(ref app, app.active(), |t| t.loading_all()) {
         layers.push(Layer::LoadAll);
     }
     if crate::tab_query::scanning(app) {
@@ -92,7 +92,8 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
     if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
         return cmds.push(Command::Quit);
     }
-    if k.modifiers.contains(KeyModifiers::CONTROL) && app.keymap.action(&k) == Some(Action::Suspend)
+    if k.modifiers.contains(KeyModifiers::CONTROL)
+        && app.settings().keymap().action(&k) == Some(Action::Suspend)
     {
         return cmds.push(Command::Suspend);
     }
@@ -105,12 +106,10 @@ pub fn on_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 
 /// Offers `k` to `layer`.
 fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> Answer {
-    let action = app.keymap.action(&k);
+    let action = app.settings().keymap().action(&k);
     match layer {
         Layer::TypeAhead => {
-            if let Some(w) = app.export_ahead.wait.as_mut() {
-                w.keys.push(k);
-            }
+            app.exports_mut().type_ahead(k);
             Answer::Consumed
         }
         Layer::Prompt => {
@@ -125,7 +124,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
             let body = app.body_height() as isize;
             match action {
                 // Back and `q` step out of the pane first, one step at a time.
-                Some(Action::Close | Action::Back | Action::Quit) => app.detail = None,
+                Some(Action::Close | Action::Back | Action::Quit) => app.detail_mut().close(),
                 Some(Action::PageDown) => scroll_detail(app, body),
                 Some(Action::PageUp) => scroll_detail(app, -body),
                 _ => return Answer::Ignored,
@@ -141,7 +140,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         },
         Layer::Lookup => match action {
             Some(Action::Close) => {
-                if let Some(l) = app.lookups.cancel() {
+                if let Some(l) = app.lookups_mut().cancel() {
                     app.say(format!("stopped looking up {}; the filters stay", l.what));
                 }
                 Answer::Consumed
@@ -151,7 +150,7 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
         Layer::LoadAll => match action {
             Some(Action::Close) => {
                 // A union's scan stops with it.
-                with_tab!(app, app.active, |t| t.stop_loading());
+                with_tab!(app, app.active(), |t| t.stop_loading());
                 crate::tab_query::stop(app);
                 app.say("stopped loading all pages");
                 Answer::Consumed
@@ -182,36 +181,37 @@ fn offer(app: &mut App, layer: Layer, k: KeyEvent, cmds: &mut Vec<Command>) -> A
 /// The overlay on top takes every key: `q` closes it as Esc does (the filter pane takes it
 /// as text), the quit-now key (`Q`) quits.
 fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let typing = matches!(app.overlay, Overlay::Filter(_));
-    if !typing && app.keymap.action(&k) == Some(Action::QuitNow) {
+    let typing = matches!(app.overlay(), Overlay::Filter(_));
+    if !typing && app.settings().keymap().action(&k) == Some(Action::QuitNow) {
         return cmds.push(Command::Quit);
     }
-    let k = if !typing && app.keymap.action(&k) == Some(Action::Quit) {
+    let k = if !typing && app.settings().keymap().action(&k) == Some(Action::Quit) {
         KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
     } else {
         k
     };
-    match &mut app.overlay {
+    let views = app.settings().views().len();
+    match app.overlay_mut() {
         Overlay::Filter(form) => match form.key(k) {
             FormOutcome::Editing => {}
-            FormOutcome::Cancel => app.overlay = Overlay::None,
+            FormOutcome::Cancel => app.close_overlay(),
             FormOutcome::Apply => {
                 let form = form.clone();
-                app.overlay = Overlay::None;
+                app.close_overlay();
                 apply_form(app, &form, cmds);
             }
         },
         Overlay::Help { .. } => on_help_key(app, k),
         Overlay::Views { selected } => {
-            let n = app.views.len();
+            let n = views;
             match k.code {
-                KeyCode::Esc | KeyCode::Char('v') => app.overlay = Overlay::None,
+                KeyCode::Esc | KeyCode::Char('v') => app.close_overlay(),
                 KeyCode::Char('?') => help_over(app),
                 KeyCode::Down | KeyCode::Char('j') => *selected = (*selected + 1) % n.max(1),
                 KeyCode::Up | KeyCode::Char('k') => *selected = (*selected + n - 1) % n.max(1),
                 KeyCode::Enter => {
                     let i = *selected;
-                    app.overlay = Overlay::None;
+                    app.close_overlay();
                     apply_view(app, i, cmds);
                 }
                 _ => {}
@@ -238,35 +238,40 @@ fn on_overlay_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
 
 /// `?` from an overlay: the help opens over it, and closing the help shows it again.
 fn help_over(app: &mut App) {
-    let under = std::mem::take(&mut app.overlay);
-    app.overlay = Overlay::Help {
+    let under = std::mem::take(app.overlay_mut());
+    app.open_overlay(Overlay::Help {
         scroll: 0,
         under: Some(Box::new(under)),
-    };
+    });
 }
 
 /// The help overlay's keys: Esc, `q` or `?` close it (back to the overlay it was opened
 /// over, if any); the move keys in effect (and the arrows, PgUp/PgDn, Home/End) scroll it,
 /// never past its last line.
 fn on_help_key(app: &mut App, k: KeyEvent) {
-    let Overlay::Help { scroll, under } = &mut app.overlay else {
+    if !matches!(app.overlay(), Overlay::Help { .. }) {
         return;
-    };
+    }
     let g = crate::view::help_lines::geometry(
         &crate::view::help_lines::Source {
-            keymap: &app.keymap,
-            last_error: app.last_error.as_ref(),
-            last_message: app.last_message.as_ref(),
-            tz: &app.tz,
-            commands: &app.commands,
+            keymap: app.settings().keymap(),
+            last_error: app.status_line().last_error(),
+            last_message: app.status_line().last_message(),
+            tz: app.settings().tz(),
+            commands: app.commands(),
         },
-        ratatui::layout::Rect::new(0, 0, app.size.0, app.size.1),
+        ratatui::layout::Rect::new(0, 0, app.size().0, app.size().1),
     );
     let (max, page) = (g.max_scroll(), g.page());
+    let keymap = app.settings().keymap().clone();
+    let Overlay::Help { scroll, under } = app.overlay_mut() else {
+        return;
+    };
     let now = (*scroll).min(max);
-    let to = match (k.code, app.keymap.action(&k)) {
+    let to = match (k.code, keymap.action(&k)) {
         (KeyCode::Esc | KeyCode::Char('?'), _) => {
-            app.overlay = under.take().map_or(Overlay::None, |o| *o);
+            let under = under.take().map_or(Overlay::None, |o| *o);
+            app.open_overlay(under);
             return;
         }
         (KeyCode::Down, _) | (_, Some(Action::Down)) => now + 1,
@@ -282,7 +287,7 @@ fn on_help_key(app: &mut App, k: KeyEvent) {
 
 /// The prompt takes every key.
 fn on_prompt_key(app: &mut App, k: KeyEvent, cmds: &mut Vec<Command>) {
-    let Some(prompt) = app.prompt.clone() else {
+    let Some(prompt) = app.prompt().clone() else {
         return;
     };
     match prompt {

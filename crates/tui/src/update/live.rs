@@ -54,13 +54,11 @@ pub fn held_now(app: &mut App, id: uuid::Uuid, row: Option<convo_api::Conversati
             "{} (selected) left this view: no longer listed here",
             short_id(&id)
         );
-        if let (Some(words), Some(m)) = (words, app.message.as_mut())
-            && m.text.contains(&was)
-        {
+        if let Some(words) = words {
             let now = format!("{} (selected) left this view: {words}", short_id(&id));
-            m.text = m.text.replace(&was, &now);
+            app.status_line_mut().reword(&was, &now);
         }
-        app.dirty = true;
+        app.mark_dirty();
     }
 }
 
@@ -75,8 +73,8 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
         .filter(|id| Some(**id) != held)
         .collect();
     // Where they were shows in the service's order only (a display sort hides them).
-    let key = app.keymap.key_of(Action::JumpLeft);
-    let hint = if app.sort.get(tab).sorted() {
+    let key = app.settings().keymap().key_of(Action::JumpLeft);
+    let hint = if app.sort().get(tab).sorted() {
         String::new()
     } else {
         format!(" ({key} shows where)")
@@ -105,7 +103,7 @@ pub fn left_news(app: &App, tab: Resource, merged: &Merged) -> Option<String> {
 /// shows there, marked ×, just above it), the next one at each press. Said when none left.
 pub fn jump_to_left(app: &mut App) {
     let body = app.body_height();
-    let found = with_tab!(app, app.active, |t| {
+    let found = with_tab!(app, app.active(), |t| {
         let rows = t.rows();
         let held = t.held().map(|h| h.row.id());
         // Where each row that left shows: before the loaded row at this index.
@@ -138,7 +136,7 @@ pub fn jump_to_left(app: &mut App) {
         next.map(|(_, id)| (id, places.len()))
     });
     // Shown × above the cursor until the next refresh; after it, only the place is left.
-    let shown = with_tab!(ref app, app.active, |t| t.walk().gone().count() > 0);
+    let shown = with_tab!(ref app, app.active(), |t| t.walk().gone().count() > 0);
     let how = if shown {
         "×, above the cursor"
     } else {
@@ -151,7 +149,7 @@ pub fn jump_to_left(app: &mut App) {
             if n > 1 {
                 format!(
                     "; {n} left, {} goes to the next",
-                    app.keymap.key_of(Action::JumpLeft)
+                    app.settings().keymap().key_of(Action::JumpLeft)
                 )
             } else {
                 String::new()

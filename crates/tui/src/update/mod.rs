@@ -18,23 +18,24 @@ use super::msg::{Msg, Task};
 use super::overlay::Overlay;
 use super::prompt::Prompt;
 use super::tab::Retry;
-use super::tab::marks;
 use super::{board, browser, commands, export, profiles, query_line, search, sort, summary_pane};
 use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
 
 mod answers;
+pub mod derive;
 mod filters;
 pub mod layers;
 mod live;
 mod moves;
 pub mod place;
-pub(crate) mod refresh;
-mod watch;
+pub mod refresh;
+pub mod since_look;
+pub mod watch;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors};
 pub use refresh::DEFAULT_REFRESH_SECS;
 
-use answers::{on_page, on_task_failed, since_look_message};
+use answers::{on_page, on_task_failed};
 use filters::{apply_form, apply_view, drill, go_back, keep_oldest_first};
 use moves::{move_by, on_mouse, scroll_detail, seen_selection};
 use refresh::{on_head, on_tick, pump_union};
@@ -45,8 +46,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // A refresh this message merges follows the top for a watcher (no pane open on the rows,
     // in server order), holds still for a reader.
     for tab in [Resource::Conversations, Resource::Visitors] {
-        let pane = app.detail.is_some() && app.active == tab;
-        let watching = !pane && !app.sort.get(tab).sorted();
+        let pane = app.detail().is_open() && app.active() == tab;
+        let watching = !pane && !app.sort().get(tab).sorted();
         with_tab!(app, tab, |t| t.set_watching(watching));
     }
     sort::update::before(app);
@@ -84,7 +85,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     match msg {
         Msg::Key(k) => {
             if k.kind != KeyEventKind::Release {
-                app.dirty = true;
+                app.mark_dirty();
                 let before = app.selected_id();
                 layers::on_key(app, k, &mut cmds);
                 seen_selection(app, before);
@@ -95,13 +96,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             on_mouse(app, m);
             seen_selection(app, before);
         }
-        Msg::Resize(w, h) => {
-            app.size = (w, h);
-            let body = app.body_height();
-            app.conversations.scroll_into_view(body);
-            app.visitors.scroll_into_view(body);
-            app.dirty = true;
-        }
+        Msg::Resize(w, h) => app.resize(w, h),
         Msg::Tick(now) => {
             on_tick(app, now, &mut cmds);
             board::update::on_tick(app, &mut cmds);
@@ -121,7 +116,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         Msg::ExportPathProposed { asked, free } => export::update::on_proposed(app, asked, free),
         Msg::Paste(text) => {
             on_paste(app, &text);
-            app.dirty = true;
+            app.mark_dirty();
         }
         Msg::PageLoaded {
             tab,
@@ -152,7 +147,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             result,
         } => {
             // A newer key replaced what it was asked for (another filter, `x`, Esc): dropped.
-            if app.lookups.answered(ticket, app.conversations.generation()) {
+            if app.lookup_answered(ticket) {
                 cmds.extend(super::tab_query::emails_resolved(
                     app, query, resolved, result,
                 ))
@@ -177,7 +172,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             email,
             base,
             result,
-        } if app.lookups.answered(ticket, app.conversations.generation()) => {
+        } if app.lookup_answered(ticket) => {
             let shown = convo_text::one_line(&email, 60);
             match result {
                 Err(e) => app.say_error(format!(
@@ -197,11 +192,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                         ..base
                     };
                     let from = here(app);
-                    app.active = Resource::Conversations;
+                    app.show_tab(Resource::Conversations);
                     set_conversations_from(app, from, f, &mut cmds);
                 }
             }
-            app.dirty = true;
+            app.mark_dirty();
         }
         // A lookup a newer key replaced: dropped.
         Msg::EmailResolved { .. } => {}
@@ -214,60 +209,37 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             pump_union(app, Resource::Conversations, &mut cmds);
         }
         Msg::VisitorAttributes { id, attributes } => {
-            if app.detail_visitor.as_ref().is_some_and(|(v, _)| *v == id) {
-                app.detail_visitor = Some((id, Some(attributes)));
-                app.dirty = true;
+            if app.detail_mut().visitor_answered(id, attributes) {
+                app.mark_dirty();
             }
         }
         Msg::Samples { key, samples } => {
             board::update::on_samples(app, &key, &samples);
             if key == super::tab::marks::look_key_of(&app.conversations) {
-                app.trend = Some((key, samples));
-                app.dirty = true;
+                app.watch_mut().took_trend(key, samples);
+                app.mark_dirty();
             }
         }
         Msg::LastLook {
             key,
             taken_at,
             rows,
-        } => {
-            // The tab whose view the look is of (none: the user has moved on since).
-            let tab = if key == super::tab::marks::look_key_of(&app.conversations) {
-                Some(Resource::Conversations)
-            } else if key == super::tab::marks::visitors_look_key_of(&app.visitors) {
-                Some(Resource::Visitors)
-            } else {
-                None
-            };
-            if let Some(tab) = tab {
-                let since = with_tab!(app, tab, |t| {
-                    marks::since_look(t, rows.into_iter().collect());
-                    crate::app::SinceLook {
-                        generation: t.generation(),
-                        taken_at,
-                        revision: t.marks().revision(),
-                        said: None,
-                    }
-                });
-                *app.since_look.get_mut(tab) = Some(since);
-                since_look_message(app, tab);
-            }
-        }
+        } => since_look::answered(app, key, taken_at, rows),
         Msg::VisitorSync(line) => {
-            app.names.sync_line = line;
-            app.dirty = true;
+            app.names_mut().sync_line = line;
+            app.mark_dirty();
         }
         Msg::NamesWritten => super::names::wanted::written(app, &mut cmds),
         Msg::Notice { text, error } => {
-            app.post(StatusMessage::new(text, error, app.now));
-            app.dirty = true;
+            app.post(StatusMessage::new(text, error, app.now()));
+            app.mark_dirty();
         }
         Msg::Copied { text, how } => {
             if matches!(how, super::clipboard::Copied::ToolFailed(..)) {
                 cmds.push(Command::CopyByTerminal(text.clone()));
             }
             let (words, error) = how.words(&text);
-            app.post(StatusMessage::new(words, error, app.now));
+            app.post(StatusMessage::new(words, error, app.now()));
         }
         Msg::ProgramDone {
             id,
@@ -277,7 +249,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         } => commands::update::done(app, id, name, output, report),
         Msg::ProfileLoaded { id, result } => {
             cmds.extend(profiles::update::profile_loaded(app, id, result));
-            app.dirty = true;
+            app.mark_dirty();
         }
         Msg::Retrying {
             tab,
@@ -285,7 +257,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             cursor,
             notice,
         } => {
-            let now = app.now;
+            let now = app.now();
             with_tab!(app, tab, |t| {
                 // Not a page asked for ahead while the app waits on an earlier one.
                 if t.waits_on(generation, cursor.as_deref()) {
@@ -296,7 +268,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
                         rate_limited: notice.rate_limited,
                         budget: notice.budget,
                     });
-                    app.dirty = true;
+                    app.mark_dirty();
                 }
             })
         }
@@ -319,62 +291,64 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
         ),
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
     }
+    // While an oldest-first view is shown: its order and load-all set for each new walk of
+    // its filters (before `fill`, which then asks for every page), or it ends.
     keep_oldest_first(app);
-    ask_detail_visitor(app, &mut cmds);
     // A page of a refresh that goes on is not yet a sample, nor a moment to ring.
     let (sample, imminent) = match head_of {
         Some(tab) if with_tab!(ref app, tab, |t| t.refreshing()) => (None, None),
         _ => (sample, imminent),
     };
-    if let Some(refreshed) = sample {
-        take_sample(app, refreshed.as_ref(), &mut cmds);
-    }
-    if let Some(ring) = imminent {
-        watch_imminent(app, ring, &mut cmds);
-    }
-    export::walk::step(app, &mut cmds);
-    export::update::follow(app, &mut cmds);
-    app.conversations.sync_query();
-    app.visitors.sync_query();
-    ask_look(app, &mut cmds);
-    // A union's parts mark rows as they come too: the line follows the footer.
-    since_look_message(app, app.active);
-    fill(app, &mut cmds);
-    board::update::from_tabs(app);
+    ask_for_now(app, sample, imminent, &mut cmds);
+    // What is computed from the rows, for a tab whose rows (or how they are shown) changed:
+    // the board's count, the search's matches, the order, the summary pane, the "since you
+    // last looked" line (a union's parts mark rows as they come: the line follows the footer).
+    derive::recompute(app);
+    // What the message and the tabs leave to say, and the status line kept true.
     live::say_lost(app);
-    summary_pane::update::refresh(app);
-    search::update::refresh(app, false);
-    sort::update::refresh(app, false);
     super::message::update::settle(app);
     cmds
 }
 
-/// "Since you last looked" is kept per view: a view just shown (another key than the one
-/// asked for last) asks the store what it kept of it, once the store runs.
-fn ask_look(app: &mut App, cmds: &mut Vec<Command>) {
-    for tab in [Resource::Conversations, Resource::Visitors] {
-        let Some(asked) = app.look_asked.get(tab) else {
-            continue;
-        };
-        let key = super::tab::marks::look_key(app, tab);
-        if *asked != key {
-            *app.look_asked.get_mut(tab) = Some(key.clone());
-            cmds.push(Command::LoadLook(key));
-        }
+/// What to ask the runtime for now the message is applied (the steps that issue commands):
+/// the detail pane's visitor, a sample of the trend and a ring (`sample`, `imminent`: what
+/// the message was a moment for), the export's next step, the views' last looks, the tabs'
+/// next pages (a union's rows handed to its table). Each asks only when there is something
+/// to ask for; `fill` last, after everything that may want more pages (an export's walk, a
+/// view's load-all).
+fn ask_for_now(
+    app: &mut App,
+    sample: Option<Option<convo_engine::pager::Merged>>,
+    imminent: Option<bool>,
+    cmds: &mut Vec<Command>,
+) {
+    ask_detail_visitor(app, cmds);
+    if let Some(refreshed) = sample {
+        take_sample(app, refreshed.as_ref(), cmds);
     }
+    if let Some(ring) = imminent {
+        watch_imminent(app, ring, cmds);
+    }
+    export::walk::step(app, cmds);
+    export::update::follow(app, cmds);
+    // The tabs' query as their filters write it (the look keys and the chips read it).
+    app.conversations.sync_query();
+    app.visitors.sync_query();
+    since_look::ask(app, cmds);
+    fill(app, cmds);
 }
 
 /// Asks for the next page of each tab that wants one (at most one in flight per tab: the
 /// pager hands out nothing while a request is pending).
 fn fill(app: &mut App, cmds: &mut Vec<Command>) {
     let body = app.body_height();
-    let limit = app.limit;
-    for tab in [app.active, other(app.active)] {
+    let limit = app.settings().limit();
+    for tab in [app.active(), other(app.active())] {
         if pump_union(app, tab, cmds) {
             continue;
         }
         if let Some(c) = with_tab!(app, tab, |t| t.next_fetch(body, limit)) {
-            app.dirty = true;
+            app.mark_dirty();
             cmds.push(c);
         }
     }
@@ -382,9 +356,10 @@ fn fill(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// Shows `tab`: a step Back takes back (to the tab left, on its row), as every other move.
 fn switch_tab(app: &mut App, tab: Resource) {
-    if tab != app.active {
-        app.history.push(here(app));
-        app.active = tab;
+    if tab != app.active() {
+        let from = here(app);
+        app.history_mut().push(from);
+        app.show_tab(tab);
     }
 }
 
@@ -398,19 +373,19 @@ fn other(tab: Resource) -> Resource {
 /// Pasted text: into the open prompt's text or the filter pane's focused field; elsewhere it
 /// is not a key press and does nothing.
 fn on_paste(app: &mut App, pasted: &str) {
-    match app.prompt.clone() {
+    match app.prompt().clone() {
         Some(Prompt::Search(text)) => return search::update::on_paste(app, text, pasted),
         Some(Prompt::Query(line)) => return query_line::update::on_paste(app, *line, pasted),
         Some(Prompt::SaveView(s)) => return query_line::save::on_paste(app, *s, pasted),
         Some(Prompt::Export(mut path) | Prompt::ExportExists(mut path)) => {
             super::prompt::paste_line(&mut path, pasted);
-            app.prompt = Some(Prompt::Export(path));
+            app.open_prompt(Prompt::Export(path));
             return;
         }
         Some(_) => return,
         None => {}
     }
-    if let Overlay::Filter(form) = &mut app.overlay {
+    if let Overlay::Filter(form) = app.overlay_mut() {
         form.paste(pasted);
     }
 }
@@ -418,7 +393,7 @@ fn on_paste(app: &mut App, pasted: &str) {
 /// `o`: opens the selected row in the web app.
 fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
     let id = app.selected_id();
-    match browser::url_for(app.web_url.as_deref(), app.active, id) {
+    match browser::url_for(app.settings().web_url(), app.active(), id) {
         Ok(url) => {
             app.say(format!("opening {}", convo_text::one_line(&url, 200)));
             cmds.push(Command::OpenUrl(url));
@@ -431,7 +406,7 @@ fn open_in_browser(app: &mut App, cmds: &mut Vec<Command>) {
 /// [`layers`]). The guarded arms come first: they are the table's modes (sorted, a union).
 pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) {
     let body = app.body_height() as isize;
-    let sorted = app.sort.get(app.active).sorted();
+    let sorted = app.sort().get(app.active()).sorted();
     match action {
         // Sorted: moves follow the display order.
         Action::Down if sorted => sort::update::move_sorted(app, 1),
@@ -450,38 +425,41 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             super::tab_query::go_on(app);
             move_by(app, isize::MAX / 2)
         }
-        Action::NextTab | Action::PrevTab => switch_tab(app, other(app.active)),
+        Action::NextTab | Action::PrevTab => switch_tab(app, other(app.active())),
         Action::FirstTab => switch_tab(app, Resource::Conversations),
         Action::SecondTab => switch_tab(app, Resource::Visitors),
         Action::Filter => {
-            let mut form = match app.active {
+            let mut form = match app.active() {
                 Resource::Conversations => FilterForm::conversations(app.conversations.filter())
-                    .with_me(app.query_settings.agent_id)
-                    .with_aliases(&app.aliases),
+                    .with_me(app.settings().query_settings().agent_id)
+                    .with_aliases(app.settings().aliases()),
                 Resource::Visitors => FilterForm::visitors(app.visitors.filter()),
             };
             // A query the fields cannot hold (a union, checks in convo): said in the pane.
-            if with_tab!(ref app, app.active, |t| t.union().is_some()) {
-                form.query_note = Some(query_line::update::query_text(app, app.active));
+            if with_tab!(ref app, app.active(), |t| t.union().is_some()) {
+                form.query_note = Some(query_line::update::query_text(app, app.active()));
             }
-            app.overlay = Overlay::Filter(Box::new(form));
+            app.open_overlay(Overlay::Filter(Box::new(form)));
         }
         // The tab's query (filters set by the pane, or a query from `:`) is what is cleared,
         // and an e-mail filter still being looked up.
         Action::ClearFilters
-            if app.query_of(app.active).is_empty()
-                && (app.active != Resource::Conversations || app.lookups.cancel().is_none()) =>
+            if app.query_of(app.active()).is_empty()
+                && (app.active() != Resource::Conversations
+                    || app.lookups_mut().cancel().is_none()) =>
         {
             app.say("no filters to clear")
         }
-        Action::ClearFilters if app.query_of(app.active).is_empty() => {
+        Action::ClearFilters if app.query_of(app.active()).is_empty() => {
             app.say("filters cleared: the e-mail lookup was dropped")
         }
-        Action::ClearFilters => match app.active {
+        Action::ClearFilters => match app.active() {
             Resource::Conversations => set_conversations(app, ConversationFilter::default(), cmds),
             Resource::Visitors => set_visitors(app, VisitorFilter::default(), cmds),
         },
-        Action::ToggleUnassigned | Action::CycleStatus if app.active != Resource::Conversations => {
+        Action::ToggleUnassigned | Action::CycleStatus
+            if app.active() != Resource::Conversations =>
+        {
             app.say("u and s filter conversations: press 1 for that tab");
         }
         // A union tab: its query's term is what changes, the rest of the query stays.
@@ -513,10 +491,10 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::Back if board::update::takes_back(app) => board::update::open(app, cmds),
         Action::Back => go_back(app, cmds),
         Action::Board => board::update::open(app, cmds),
-        Action::Views => app.overlay = Overlay::Views { selected: 0 },
+        Action::Views => app.open_overlay(Overlay::Views { selected: 0 }),
         Action::Query => query_line::update::open(app, cmds),
         Action::SaveView => query_line::save::open(app),
-        Action::Detail => app.detail = if app.detail.is_some() { None } else { Some(0) },
+        Action::Detail => app.detail_mut().toggle(),
         Action::DetailDown => scroll_detail(app, 1),
         Action::DetailUp => scroll_detail(app, -1),
         Action::DrillVisitor | Action::DrillSite | Action::DrillAssignee => {
@@ -532,11 +510,11 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             None => super::message::update::no_row_selected(app),
         },
         Action::Reload => {
-            let max_pages = app.refresh_max_pages;
+            let max_pages = app.settings().refresh_max_pages();
             // An oldest-first view reads the whole list again before it shows it: its first
             // rows are the list's last.
-            let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
-            let union = with_tab!(ref app, app.active, |t| t.union().is_some()
+            let whole = app.active() == Resource::Conversations && app.shows_oldest_first();
+            let union = with_tab!(ref app, app.active(), |t| t.union().is_some()
                 && t.error().is_none());
             if union {
                 // The oldest-first view ("Breaching", a query) takes its order back.
@@ -544,12 +522,12 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                     filters::preset_oldest_first(app, false);
                 }
                 // A union is read again behind its rows, as a refresh (•, ~, × follow).
-                if super::tab_query::refresh(app, app.active, cmds) == Some(false) {
+                if super::tab_query::refresh(app, app.active(), cmds) == Some(false) {
                     app.say("the streams are being read already");
                 }
                 return;
             }
-            let c = with_tab!(app, app.active, |t| {
+            let c = with_tab!(app, app.active(), |t| {
                 if t.error().is_some() && t.next().is_none() {
                     t.clear_error(); // retry the failed page; loaded rows stay
                     None
@@ -558,12 +536,12 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
                 }
             });
             cmds.extend(c);
-            app.message = None;
+            app.status_line_mut().clear();
         }
         Action::ToggleRefresh => {
-            app.refresh_on = !app.refresh_on;
-            app.last_refresh = app.now;
-            let text = match (app.refresh_on, app.refresh_period()) {
+            let now = app.now();
+            let on = app.refresh_clock_mut().toggle(now);
+            let text = match (on, app.refresh_period()) {
                 (true, Some(s)) => format!("auto refresh every {s}s"),
                 _ => "auto refresh off".to_string(),
             };
@@ -572,7 +550,7 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
         Action::LoadAll => {
             // The walk on screen waits while a reload (or another profile) is read behind
             // it: L would load nothing, and say it does.
-            let (waiting, done, n) = with_tab!(ref app, app.active, |t| (
+            let (waiting, done, n) = with_tab!(ref app, app.active(), |t| (
                 t.next().is_some(),
                 t.walk().is_done(),
                 t.rows().len()
@@ -585,33 +563,31 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
             } else if waiting {
                 // Said as an error: the status line shows the failed reload's error before a
                 // notice, and this is what L met.
-                app.message = Some(StatusMessage::error(format!(
+                app.post(StatusMessage::error(format!(
                     "L waits for the reload: it loads the rest once the reload has answered \
                      ({} tries it again)",
-                    app.keymap.key_of(Action::Reload)
+                    app.settings().keymap().key_of(Action::Reload)
                 )));
             } else {
-                with_tab!(app, app.active, |t| t.load_whole());
+                with_tab!(app, app.active(), |t| t.load_whole());
                 super::tab_query::go_on(app);
             }
         }
         Action::Summary => {
             summary_pane::update::open(app);
-            if matches!(app.overlay, Overlay::Summary(_)) {
+            if matches!(app.overlay(), Overlay::Summary(_)) {
                 cmds.push(Command::Samples {
                     key: super::tab::marks::look_key_of(&app.conversations),
                     sample: None,
                 });
             }
         }
-        Action::Help => {
-            app.overlay = Overlay::Help {
-                scroll: 0,
-                under: None,
-            }
-        }
+        Action::Help => app.open_overlay(Overlay::Help {
+            scroll: 0,
+            under: None,
+        }),
         // What is over the table (a pane, a running `L`) took Esc before it came here.
-        Action::Close => app.message = None,
+        Action::Close => app.status_line_mut().clear(),
         // The table is the top: nothing is over it to close.
         Action::Quit | Action::QuitNow => cmds.push(Command::Quit),
         Action::Suspend => cmds.push(Command::Suspend),
@@ -640,14 +616,13 @@ pub(super) fn on_action(app: &mut App, action: Action, cmds: &mut Vec<Command>) 
 /// With the detail pane open on a conversation, asks the store once for its visitor's
 /// attributes (the pane shows them when they come).
 fn ask_detail_visitor(app: &mut App, cmds: &mut Vec<Command>) {
-    if app.detail.is_none() || app.active != Resource::Conversations {
+    if !app.detail().is_open() || app.active() != Resource::Conversations {
         return;
     }
     let Some(id) = app.conversations.selected_row().map(|c| c.visitor_id) else {
         return;
     };
-    if app.detail_visitor.as_ref().is_none_or(|(v, _)| *v != id) {
-        app.detail_visitor = Some((id, None));
+    if app.detail_mut().ask_visitor(id) {
         cmds.push(Command::LoadVisitor(id));
     }
 }

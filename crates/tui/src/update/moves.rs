@@ -20,14 +20,14 @@ const WHEEL_ROWS: isize = 3;
 /// longer follows the first row of an oldest-first view.
 pub(super) fn seen_selection(app: &mut App, before: Option<uuid::Uuid>) {
     if app.selected_id() != before {
-        with_tab!(app, app.active, |t| marks::selected(t));
-        sort::update::stop_following(app, app.active);
+        with_tab!(app, app.active(), |t| marks::selected(t));
+        sort::update::stop_following(app, app.active());
     }
 }
 
 pub(super) fn move_by(app: &mut App, delta: isize) {
     let body = app.body_height();
-    let moved = with_tab!(app, app.active, |t| {
+    let moved = with_tab!(app, app.active(), |t| {
         let n = t.rows().len();
         if n == 0 {
             false
@@ -41,14 +41,14 @@ pub(super) fn move_by(app: &mut App, delta: isize) {
             (t.selected(), false) != before
         }
     });
-    if moved && let Some(s) = app.detail.as_mut() {
-        *s = 0;
+    if moved {
+        app.detail_mut().row_changed();
     }
 }
 
 pub(super) fn scroll_detail(app: &mut App, delta: isize) {
-    if app.detail.is_none() {
-        let open = app.keymap.key_of(Action::Detail);
+    if !app.detail().is_open() {
+        let open = app.settings().keymap().key_of(Action::Detail);
         return app.say(format!("no detail pane to scroll: {open} opens it"));
     }
     let lines = crate::detail::line_count(app);
@@ -56,17 +56,15 @@ pub(super) fn scroll_detail(app: &mut App, delta: isize) {
         .areas()
         .detail
         .map_or(1, |r| r.height.saturating_sub(2) as usize);
-    if let Some(s) = app.detail.as_mut() {
-        let max = lines.saturating_sub(height);
-        *s = (*s as isize).saturating_add(delta).clamp(0, max as isize) as usize;
-    }
+    app.detail_mut()
+        .scroll_by(delta, lines.saturating_sub(height));
 }
 
 pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
     // An overlay, or the query line over the table (and its save prompt), takes no clicks:
     // what is under it is not what the click would reach.
-    if !matches!(app.overlay, Overlay::None)
-        || matches!(app.prompt, Some(Prompt::Query(_) | Prompt::SaveView(_)))
+    if !matches!(app.overlay(), Overlay::None)
+        || matches!(app.prompt(), Some(Prompt::Query(_) | Prompt::SaveView(_)))
     {
         return;
     }
@@ -80,7 +78,7 @@ pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
                     .into_iter()
                     .find(|t| m.column >= t.x && m.column < t.x + t.width)
                 {
-                    app.active = t.tab;
+                    app.show_tab(t.tab);
                 }
             } else if m.row >= areas.body_top()
                 && m.row < areas.table.y + areas.table.height
@@ -90,13 +88,13 @@ pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
                 // that left (shown for one refresh) cannot be selected.
                 let line = (m.row - areas.body_top()) as usize;
                 let body = areas.body_height();
-                let order = app.sort.get(app.active);
-                let n = with_tab!(ref app, app.active, |t| t.rows().len());
+                let order = app.sort().get(app.active());
+                let n = with_tab!(ref app, app.active(), |t| t.rows().len());
                 let row = if order.sorted() {
                     let p = order.offset + line;
                     (p < n).then(|| order.row_at(p))
                 } else {
-                    with_tab!(ref app, app.active, |t| {
+                    with_tab!(ref app, app.active(), |t| {
                         match t.screen_lines(body, true).get(line) {
                             Some(ScreenLine::Row(i)) => Some(*i),
                             _ => None,
@@ -110,5 +108,5 @@ pub(super) fn on_mouse(app: &mut App, m: MouseEvent) {
         }
         _ => return,
     }
-    app.dirty = true;
+    app.mark_dirty();
 }

@@ -23,15 +23,14 @@ pub fn leaving_look(app: &App, tab: convo_api::Resource) -> Option<Command> {
 /// Visitors view's is asked for by the next `update`.
 pub fn store_started(app: &mut App) -> String {
     let key = marks::look_key_of(&app.conversations);
-    app.look_asked.conversations = Some(key.clone());
-    app.look_asked.visitors = Some(String::new());
+    app.looks_mut().store_started(key.clone());
     key
 }
 
 /// Where the user is now (the tab on screen, each tab's filters and selected row), for Back.
 pub fn here(app: &App) -> Place {
     Place {
-        active: app.active,
+        active: app.active(),
         conversations: TabPlace {
             filter: app.conversations.filter().clone(),
             selected: app.conversations.selection(),
@@ -40,7 +39,7 @@ pub fn here(app: &App) -> Place {
                 .union()
                 .as_ref()
                 .map(|_| app.conversations.query().clone()),
-            sort: app.sort.conversations.sort,
+            sort: app.sort().conversations.sort,
         },
         visitors: TabPlace {
             filter: app.visitors.filter().clone(),
@@ -50,9 +49,9 @@ pub fn here(app: &App) -> Place {
                 .union()
                 .as_ref()
                 .map(|_| app.visitors.query().clone()),
-            sort: app.sort.visitors.sort,
+            sort: app.sort().visitors.sort,
         },
-        oldest_first: app.oldest_first.is_some(),
+        oldest_first: app.shows_oldest_first(),
     }
 }
 
@@ -74,11 +73,11 @@ pub fn set_conversations_from(
     }
     match app.conversations.set_filter(f) {
         Some(c) => {
-            app.history.push(from);
+            app.history_mut().push(from);
             cmds.push(c);
         }
         // The same filters, reached from the other tab: going back is still a move.
-        None if from.active != app.active => app.history.push(from),
+        None if from.active != app.active() => app.history_mut().push(from),
         None => app.say("filters unchanged"),
     }
 }
@@ -99,10 +98,10 @@ pub(super) fn set_visitors_from(
     }
     match app.visitors.set_filter(f) {
         Some(c) => {
-            app.history.push(from);
+            app.history_mut().push(from);
             cmds.push(c);
         }
-        None if from.active != app.active => app.history.push(from),
+        None if from.active != app.active() => app.history_mut().push(from),
         None => app.say("filters unchanged"),
     }
 }

@@ -17,20 +17,70 @@ use convo_api::{ApiError, Resource};
 /// The refresh period `R` uses when the config sets none.
 pub const DEFAULT_REFRESH_SECS: u64 = 30;
 
+/// The periodic refresh's clock: whether it runs (`R`) and when the period started (the end
+/// of the last refresh, or its start over).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefreshClock {
+    on: bool,
+    last: jiff::Timestamp,
+}
+
+impl RefreshClock {
+    /// A clock that runs (or not) from `now`.
+    pub fn new(on: bool, now: jiff::Timestamp) -> RefreshClock {
+        RefreshClock { on, last: now }
+    }
+
+    /// The periodic refresh is on.
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// When the last refresh ended (or started over): the period runs from there.
+    pub fn last(&self) -> jiff::Timestamp {
+        self.last
+    }
+
+    /// Turns the periodic refresh on or off (a session starts it when its config sets
+    /// `refresh_secs`); the period keeps its start.
+    pub fn switch(&mut self, on: bool) {
+        self.on = on;
+    }
+
+    /// `R`: on becomes off and off on, the period counted from `now`. Says whether it is on.
+    pub fn toggle(&mut self, now: jiff::Timestamp) -> bool {
+        self.on = !self.on;
+        self.last = now;
+        self.on
+    }
+
+    /// A refresh ended, failed or started over at `now`: the next period runs from there.
+    pub fn restart(&mut self, now: jiff::Timestamp) {
+        self.last = now;
+    }
+
+    /// With the clock on and a period of `secs`, whether a refresh is due at `now`.
+    pub fn due(&self, period: Option<u64>, now: jiff::Timestamp) -> bool {
+        match (self.on, period) {
+            (true, Some(secs)) => {
+                now.as_second() >= self.last.as_second().saturating_add(secs as i64)
+            }
+            _ => false,
+        }
+    }
+}
+
 pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Command>) {
     // Redraw only when something on screen depends on the time that passed: relative
     // times change by the minute, countdowns by the second.
     let minute = |t: jiff::Timestamp| t.as_second().div_euclid(60);
     let counting = app.conversations.retry().is_some() || app.visitors.retry().is_some();
-    if minute(now) != minute(app.now) || (counting && now.as_second() != app.now.as_second()) {
-        app.dirty = true;
+    if minute(now) != minute(app.now()) || (counting && now.as_second() != app.now().as_second()) {
+        app.mark_dirty();
     }
-    app.now = now;
-    if let (true, Some(secs)) = (app.refresh_on, app.refresh_period()) {
-        let due = app.last_refresh.as_second().saturating_add(secs as i64);
-        if now.as_second() >= due {
-            refresh_now(app, cmds);
-        }
+    app.set_clock(now);
+    if app.refresh_clock().due(app.refresh_period(), now) {
+        refresh_now(app, cmds);
     }
 }
 
@@ -40,13 +90,13 @@ pub(super) fn on_tick(app: &mut App, now: jiff::Timestamp, cmds: &mut Vec<Comman
 /// ends). A reload (or profile) whose walk failed behind the rows on screen is tried again
 /// instead.
 pub fn refresh_now(app: &mut App, cmds: &mut Vec<Command>) {
-    if export::update::exporting(app, app.active) {
+    if export::update::exporting(app, app.active()) {
         return;
     }
-    let (limit, max_pages) = (app.limit, app.refresh_max_pages);
-    let whole = app.active == Resource::Conversations && app.oldest_first.is_some();
-    let union = crate::tab_query::refresh(app, app.active, cmds);
-    let (c, retried) = with_tab!(app, app.active, |t| {
+    let (limit, max_pages) = (app.settings().limit(), app.settings().refresh_max_pages());
+    let whole = app.active() == Resource::Conversations && app.shows_oldest_first();
+    let union = crate::tab_query::refresh(app, app.active(), cmds);
+    let (c, retried) = with_tab!(app, app.active(), |t| {
         if union.is_some() {
             (None, false)
         } else if t.next().is_some_and(|n| n.walk.error().is_some()) {
@@ -56,15 +106,34 @@ pub fn refresh_now(app: &mut App, cmds: &mut Vec<Command>) {
         }
     });
     if retried {
-        app.last_refresh = app.now;
+        app.restart_refresh_period();
     }
     cmds.extend(c);
 }
 
 impl App {
+    /// The refresh period a config's `refresh_secs` sets, and the periodic refresh on with
+    /// it (off without), as a session starts.
+    pub fn refresh_every(&mut self, secs: Option<u64>) {
+        self.settings_mut().use_refresh_secs(secs);
+        let on = self.settings().refresh_secs().is_some();
+        self.refresh_clock_mut().switch(on);
+    }
+
+    /// A refresh ended, failed or started over now: the next period runs from here.
+    pub fn restart_refresh_period(&mut self) {
+        let now = self.now();
+        self.refresh_clock_mut().restart(now);
+    }
+
     /// The period of the periodic refresh when it is on.
     pub fn refresh_period(&self) -> Option<u64> {
-        Some(self.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS)).filter(|s| *s > 0)
+        Some(
+            self.settings()
+                .refresh_secs()
+                .unwrap_or(DEFAULT_REFRESH_SECS),
+        )
+        .filter(|s| *s > 0)
     }
 }
 
@@ -81,10 +150,10 @@ pub(super) fn on_head(
         with_tab!(app, tab, |t| if t.generation() == generation {
             t.drop_reread()
         });
-        app.last_refresh = app.now;
+        app.restart_refresh_period();
         return None;
     }
-    let watching = notify::watching(&app.views, app.conversations.filter());
+    let watching = notify::watching(app.settings().views(), app.conversations.filter());
     let step = match tab {
         Resource::Conversations => {
             let t = &mut app.conversations;
@@ -120,8 +189,8 @@ pub(super) fn on_head(
         marks::HeadMerge::Done(m) => m,
         marks::HeadMerge::Failed => {
             // The period runs from the end of one re-read to the start of the next.
-            app.last_refresh = app.now;
-            app.dirty = true;
+            app.restart_refresh_period();
+            app.mark_dirty();
             return None;
         }
     };
@@ -156,7 +225,8 @@ fn union_refreshed(
     if tab == Resource::Conversations {
         let text = app.conversations.query().to_string();
         let watching = app
-            .views
+            .settings()
+            .views()
             .iter()
             .any(|v| v.notify && v.tab == tab && v.query.as_deref() == Some(text.as_str()));
         let more = merged.new_ids.len();
@@ -171,7 +241,7 @@ fn union_refreshed(
 /// What a merged refresh changed, said on the status line (news that does not cover an
 /// error), and the period starts again.
 fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Merged) {
-    app.last_refresh = app.now;
+    app.restart_refresh_period();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut said = Vec::new();
     if !merged.new_ids.is_empty() {
@@ -185,20 +255,23 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
         said.push(format!(
             "oldest {} rows kept live (refresh_max_pages = {}); newer as loaded: {} rereads",
             convo_text::thousands(merged.live as u64),
-            app.refresh_max_pages,
-            app.keymap.key_of(Action::Reload),
+            app.settings().refresh_max_pages(),
+            app.settings().keymap().key_of(Action::Reload),
         ));
     } else if merged.cut {
         // The budget, or the rows loaded when the refresh began, whichever was fewer. A union
         // reads each of its streams up to the budget.
         let each = with_tab!(ref app, tab, |t| t.union().is_some()).then_some(" a stream");
-        let budget = app.refresh_max_pages.saturating_mul(app.limit.get());
+        let budget = app
+            .settings()
+            .refresh_max_pages()
+            .saturating_mul(app.settings().limit().get());
         let why = if merged.live < budget && each.is_none() {
             "the rest loaded after the refresh began".to_string()
         } else {
             format!(
                 "refresh_max_pages = {}{}",
-                app.refresh_max_pages,
+                app.settings().refresh_max_pages(),
                 each.unwrap_or_default()
             )
         };
@@ -213,7 +286,7 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
     // loaded.
     if !said.is_empty() {
         let generation = with_tab!(ref app, tab, |t| t.generation());
-        let until = after(app.now, crate::message::NEWS_SECS);
+        let until = after(app.now(), crate::message::NEWS_SECS);
         let life = if merged.cut {
             Life::Cut {
                 tab,
@@ -234,5 +307,5 @@ fn said_refreshed(app: &mut App, tab: Resource, merged: &convo_engine::pager::Me
             life,
         });
     }
-    app.dirty = true;
+    app.mark_dirty();
 }

@@ -146,7 +146,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
     frame.render_widget(Clear, area);
     let w = area.width as usize;
-    let board = &app.board;
+    let board = &app.board();
     let cols = columns(w.saturating_sub(1), board);
     let mut lines = vec![title(app, w), header(&cols)];
     // Title, header, a blank, the selected row's line and the last line: the rest is rows.
@@ -172,7 +172,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
 
 /// The status line's message (an error in red), else the board's keys.
 fn last_line(app: &App, w: usize) -> Line<'static> {
-    match &app.message {
+    match app.status_line().shown() {
         Some(m) => Line::from(Span::styled(
             convo_text::fit_words(&format!(" {}", convo_text::one_line(&m.text, 400)), w)
                 .into_owned(),
@@ -208,7 +208,7 @@ fn last_line(app: &App, w: usize) -> Line<'static> {
 /// "Board · 5 views · reading 2 of 5: Breaching" or when the last round ended, then what
 /// a read may cost, as far as the width allows.
 fn title(app: &App, w: usize) -> Line<'static> {
-    let b = &app.board;
+    let b = &app.board();
     let n = b.rows.len();
     let mut parts = vec![format!(
         " Board · {n} view{}",
@@ -224,16 +224,19 @@ fn title(app: &App, w: usize) -> Line<'static> {
             ));
         }
         (None, Some(at)) => {
-            let next = at.as_second() + b.every_secs as i64 - app.now.as_second();
+            let next = at.as_second() + b.every_secs as i64 - app.now().as_second();
             parts.push(format!(
                 "read {} ago, again in {}",
-                convo_engine::sla::short(app.now.as_second() - at.as_second()),
+                convo_engine::sla::short(app.now().as_second() - at.as_second()),
                 convo_engine::sla::short(next.max(0))
             ));
         }
         (None, None) => parts.push("not read yet".into()),
     }
-    parts.push(format!("≤ {} pages a view", app.refresh_max_pages));
+    parts.push(format!(
+        "≤ {} pages a view",
+        app.settings().refresh_max_pages()
+    ));
     parts.push("after your own requests".into());
     let mut text = String::new();
     for p in parts {
@@ -279,10 +282,13 @@ fn cell(text: &str, w: usize, right: bool) -> String {
 }
 
 fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static> {
-    let b = &app.board;
+    let b = &app.board();
     let selected = i == b.selected;
     let conv = r.tab == Resource::Conversations;
-    let tracked = app.sla.is_tracked(convo_engine::sla::Target::FirstResponse);
+    let tracked = app
+        .settings()
+        .sla()
+        .is_tracked(convo_engine::sla::Target::FirstResponse);
     let dim = Style::new().dim();
     let none = |s: &str| (s.to_string(), dim);
     let c = r.counts.as_ref();
@@ -290,9 +296,16 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
     for (k, (col, w)) in cols.iter().enumerate() {
         let (text, style) = match col {
             Col::Query => (
-                app.views
+                app.settings()
+                    .views()
                     .get(i)
-                    .map(|v| super::picker::describe(v, &app.aliases, app.query_settings.agent_id))
+                    .map(|v| {
+                        super::picker::describe(
+                            v,
+                            app.settings().aliases(),
+                            app.settings().query_settings().agent_id,
+                        )
+                    })
                     .unwrap_or_default(),
                 dim,
             ),
@@ -353,7 +366,7 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
                 (false, Some(at)) => (
                     format!(
                         "{} ago",
-                        convo_engine::sla::short(app.now.as_second() - at.as_second())
+                        convo_engine::sla::short(app.now().as_second() - at.as_second())
                     ),
                     if r.error.is_some() {
                         Style::new().fg(Color::Red)
@@ -378,7 +391,7 @@ fn row(app: &App, i: usize, r: &BoardRow, cols: &[(Col, usize)]) -> Line<'static
 
 /// The row's waiting count over the last 24 hours (since the first sample when younger).
 fn trend(app: &App, r: &BoardRow, w: usize) -> (String, Style) {
-    let end = app.now.as_second();
+    let end = app.now().as_second();
     let day = end - convo_store::samples::DAY_SECS;
     let (samples, _, _) =
         super::summary::same_scope(r.trend.iter().filter(|s| s.at >= day).collect());
@@ -410,7 +423,7 @@ fn trend(app: &App, r: &BoardRow, w: usize) -> (String, Style) {
 /// The selected view's last 24 hours, a line per series (waiting, imminent, breaching), as
 /// the summary pane draws its trend.
 fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
-    let b = &app.board;
+    let b = &app.board();
     let Some(r) = b
         .rows
         .get(b.selected)
@@ -418,7 +431,7 @@ fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
     else {
         return Vec::new();
     };
-    let end = app.now.as_second();
+    let end = app.now().as_second();
     let day = end - convo_store::samples::DAY_SECS;
     let (samples, whole, top) =
         super::summary::same_scope(r.trend.iter().filter(|s| s.at >= day).collect());
@@ -448,7 +461,11 @@ fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
     let slots = w.saturating_sub(40).clamp(8, TREND_MAX);
     type Series = (&'static str, fn(&convo_store::Sample) -> u64, Color);
     let mut series: Vec<Series> = vec![("waiting", |s| s.waiting, Color::Cyan)];
-    if app.sla.is_tracked(convo_engine::sla::Target::FirstResponse) {
+    if app
+        .settings()
+        .sla()
+        .is_tracked(convo_engine::sla::Target::FirstResponse)
+    {
         series.push(("imminent", |s| s.imminent, Color::Yellow));
         series.push(("breaching", |s| s.breaching, Color::Red));
     }
@@ -466,7 +483,7 @@ fn panel(app: &App, w: usize) -> Vec<Line<'static>> {
 
 /// The selected row's line: its error in full, or what the view asks.
 fn about(app: &App, w: usize) -> Line<'static> {
-    let b = &app.board;
+    let b = &app.board();
     let Some(r) = b.rows.get(b.selected) else {
         return Line::default();
     };
@@ -490,9 +507,16 @@ fn about(app: &App, w: usize) -> Line<'static> {
         ));
     }
     let what = app
-        .views
+        .settings()
+        .views()
         .get(b.selected)
-        .map(|v| super::picker::describe(v, &app.aliases, app.query_settings.agent_id))
+        .map(|v| {
+            super::picker::describe(
+                v,
+                app.settings().aliases(),
+                app.settings().query_settings().agent_id,
+            )
+        })
         .unwrap_or_default();
     Line::from(Span::styled(
         fit(

@@ -26,8 +26,8 @@ pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
     use convo_query::query::{Pred, VisitorRef};
     let q = convo_query::query::named::with_aliases(
         app.query_of(tab),
-        &app.aliases,
-        app.query_settings.agent_id,
+        app.settings().aliases(),
+        app.settings().query_settings().agent_id,
     );
     // One request's filters found the visitors of an e-mail: how many.
     let by_email = match tab {
@@ -45,7 +45,7 @@ pub fn query_chips(app: &App, tab: Resource) -> Vec<Chip> {
                         .iter()
                         .filter_map(|v| match v {
                             VisitorRef::Id(id) => {
-                                app.names.shown(id).map(|n| text::one_line(n, 40))
+                                app.names().shown(id).map(|n| text::one_line(n, 40))
                             }
                             VisitorRef::Email(e) => by_email
                                 .filter(|b| b.email == *e && b.visitors.len() > 1)
@@ -70,12 +70,12 @@ const HINT: &str = "x clears · Backspace back";
 /// Draws the chips line: the query's terms as chips, fitted to the width (the last one that
 /// does not fit cut with `…`, the rest left out, the hint kept), never wrapped.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let chips = query_chips(app, app.active);
+    let chips = query_chips(app, app.active());
     let line = if chips.is_empty() {
         // The first minute's map: where filters, queries, views, the board and the summary are,
         // as many whole hints as the width holds.
         use crate::keys::Action;
-        let k = |a| app.keymap.key_of(a);
+        let k = |a| app.settings().keymap().key_of(a);
         let mut hint = " no filters".to_string();
         for h in [
             format!("{} filter", k(Action::Filter)),
@@ -91,7 +91,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Line::from(Span::styled(hint, Style::new().dim()))
     } else {
         let mut spans = vec![Span::raw(" ")];
-        if app.active == Resource::Conversations && app.oldest_first.is_some() {
+        if app.active() == Resource::Conversations && app.shows_oldest_first() {
             spans.extend(breaching_title(app));
         }
         let used: usize = spans.iter().map(|s| text::width(&s.content)).sum();
@@ -134,7 +134,7 @@ fn breaching_title(app: &App) -> Vec<Span<'static>> {
         format!("{} ", convo_config::builtin_views::BREACHING_VIEW),
         Style::new().bold(),
     );
-    if !app.sla.is_tracked(Target::FirstResponse) {
+    if !app.settings().sla().is_tracked(Target::FirstResponse) {
         return vec![
             name,
             Span::styled(
@@ -145,7 +145,12 @@ fn breaching_title(app: &App) -> Vec<Span<'static>> {
     }
     let (mut breaching, mut imminent) = (0u64, 0u64);
     for c in app.conversations.rows() {
-        match app.sla.first_response(c, app.now).map(|d| d.state) {
+        match app
+            .settings()
+            .sla()
+            .first_response(c, app.now())
+            .map(|d| d.state)
+        {
             Some(State::Breaching) => breaching += 1,
             Some(State::Imminent) => imminent += 1,
             _ => {}
@@ -177,8 +182,8 @@ fn order(app: &App) -> String {
         col: Column::Created,
         desc: false,
     };
-    let reload = app.keymap.key_of(Action::Reload);
-    match app.sort.get(Resource::Conversations).sort {
+    let reload = app.settings().keymap().key_of(Action::Reload);
+    match app.sort().get(Resource::Conversations).sort {
         Some(s) if s == oldest => " · oldest first  ".into(),
         Some(_) => format!(" · {reload} for oldest first  "),
         None => format!(" · the service's order ({reload} for oldest first)  "),

@@ -37,21 +37,21 @@ fn chosen(text: String, on: bool) -> Line<'static> {
 pub fn menu(app: &App, selected: usize, frame: &mut Frame) {
     let width = frame.area().width.saturating_sub(4).min(90);
     let inner = width.saturating_sub(4) as usize;
-    let marked = app.commands.marked.get(app.active).len();
+    let marked = app.commands().marked.get(app.active()).len();
     let mut lines: Vec<Line> = app
-        .commands
-        .on(app.active)
+        .commands()
+        .on(app.active())
         .into_iter()
         .enumerate()
         .map(|(n, i)| {
-            let c = &app.commands.list[i];
+            let c = &app.commands().list[i];
             let all = match c.for_marked {
                 ForMarked::All => ", marked rows at once",
                 ForMarked::Each => "",
             };
             let text = format!(
                 "{:<6} {}  ({}{}{})",
-                app.commands.key_label(i),
+                app.commands().key_label(i),
                 one_line(&c.name, 40),
                 c.output.name(),
                 all,

@@ -15,7 +15,7 @@ use convo_api::model::short_id;
 
 /// Draws the pane.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (title, left) = match app.active {
+    let (title, left) = match app.active() {
         Resource::Conversations => (
             app.conversations
                 .selected_row()
@@ -42,12 +42,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if body.is_empty() {
         body.push(hint("no row selected"));
     }
-    let scroll = app.detail.unwrap_or(0).min(u16::MAX as usize) as u16;
+    let scroll = app.detail().scroll().unwrap_or(0).min(u16::MAX as usize) as u16;
     // A pane shorter than its lines says so in its border (as the help overlay does): how
     // many are below and the keys that reach them; at the end, how many are above.
     let inside = area.height.saturating_sub(2) as usize;
     let below = body.len().saturating_sub(scroll as usize + inside);
-    let k = |a| app.keymap.key_of(a);
+    let k = |a| app.settings().keymap().key_of(a);
     let more = if below > 0 {
         Some(format!(
             " ↓ {below} more · {}/{} scroll ",

@@ -24,7 +24,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         // The row under the cursor left the view: it has no place in the list.
         " × left the view · ".to_string()
     } else if n > 0 {
-        format!(" row {} · ", app.sort.get(t.tab()).pos(t.selected()) + 1)
+        format!(" row {} · ", app.sort().get(t.tab()).pos(t.selected()) + 1)
     } else {
         " ".to_string()
     };
@@ -62,7 +62,7 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         let secs = r
             .until
             .as_second()
-            .saturating_sub(app.now.as_second())
+            .saturating_sub(app.now().as_second())
             .max(0);
         let text = if r.budget {
             format!(" · waiting on the request budget: {secs}s")
@@ -119,14 +119,14 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
         if u.paused() && t.walk().has_more() {
             text.push_str(&format!(
                 " · {} goes on",
-                app.keymap.key_of(crate::keys::Action::LoadAll)
+                app.settings().keymap().key_of(crate::keys::Action::LoadAll)
             ));
         }
         spans.push(Span::styled(text, Style::new().fg(Color::Cyan)));
     }
     spans.extend(super::marks::footer_spans(t));
-    if let Some((_, name)) = app.commands.running.first() {
-        let more = match app.commands.running.len() {
+    if let Some((_, name)) = app.commands().running.first() {
+        let more = match app.commands().running.len() {
             1 => String::new(),
             n => format!(" and {} more", n - 1),
         };
@@ -135,14 +135,16 @@ fn walk_spans<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
             Style::new().fg(Color::Cyan),
         ));
     }
-    let marked = app.commands.marked.get(t.tab()).len();
+    let marked = app.commands().marked.get(t.tab()).len();
     if marked > 0 {
         spans.push(Span::styled(
             format!(
                 " · {} {} marked ({} clears)",
                 super::marks::MARKED,
                 convo_text::thousands(marked as u64),
-                app.keymap.key_of(crate::keys::Action::ClearMarks)
+                app.settings()
+                    .keymap()
+                    .key_of(crate::keys::Action::ClearMarks)
             ),
             Style::new().bold(),
         ));
@@ -165,9 +167,13 @@ fn live_span<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
     t: &TabState<T, F>,
     short: bool,
 ) -> Option<Span<'static>> {
-    let period = app.refresh_on.then(|| app.refresh_period()).flatten();
+    let period = app
+        .refresh_clock()
+        .is_on()
+        .then(|| app.refresh_period())
+        .flatten();
     // A display sort places the rows that arrive by its own order: nothing is "above".
-    let sorted = app.sort.get(t.tab()).sorted();
+    let sorted = app.sort().get(t.tab()).sorted();
     if t.new_above() > 0 && !sorted {
         return Some(Span::styled(
             format!(
@@ -202,7 +208,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         };
         ((spans, warnings), end)
     };
-    let ((mut spans, warnings), end) = match app.active {
+    let ((mut spans, warnings), end) = match app.active() {
         Resource::Conversations => pick(
             walk_spans(app, &app.conversations),
             [
@@ -220,7 +226,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     };
     // An e-mail that finds no visitor: say why a part of one finds nothing.
     let v = &app.visitors;
-    if app.active == Resource::Visitors
+    if app.active() == Resource::Visitors
         && v.filter().email.is_some()
         && v.walk().is_done()
         && v.walk().loaded() == 0

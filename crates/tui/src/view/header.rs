@@ -17,7 +17,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Span::raw(" "),
     ];
     for t in tab_titles() {
-        let style = if t.tab == app.active {
+        let style = if t.tab == app.active() {
             Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
         } else {
             Style::new().fg(Color::Gray)
@@ -30,21 +30,21 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     // "demo" and the masked key. Pieces that do not fit are left out whole, the least
     // important first ("sk_…d…" helped nobody); only the last one standing is ever cut.
     let mut pieces: Vec<(u8, String)> = Vec::new();
-    if let Some(mark) = app.sort.get(app.active).mark() {
+    if let Some(mark) = app.sort().get(app.active()).mark() {
         pieces.push((0, mark));
     }
-    if let Some(p) = &app.profiles.current {
+    if let Some(p) = &app.profiles().current {
         pieces.push((1, format!("profile {}", convo_text::one_line(p, 30))));
     }
-    if app.demo {
+    if app.settings().demo() {
         pieces.push((3, "demo".to_string()));
     }
     // The endpoint reads "host · sk_…abcd": the host matters more than the key's tail.
-    for (i, part) in app.endpoint.split(" · ").enumerate() {
+    for (i, part) in app.settings().endpoint().split(" · ").enumerate() {
         pieces.push((if i == 0 { 2 } else { 4 }, part.to_string()));
     }
     // The help hint stays whole at the right edge: "? he…" helped nobody.
-    let help = format!("  {} help ", app.keymap.key_of(Action::Help));
+    let help = format!("  {} help ", app.settings().keymap().key_of(Action::Help));
     let room = (area.width as usize).saturating_sub(used + 1);
     let hint_w = convo_text::width(&help);
     let joined = |pieces: &[(u8, String)]| {
@@ -65,7 +65,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         // The sort's mark alone, too wide: its short form ("sorted by created ↑").
         if convo_text::width(&joined(&pieces)) > room
             && let [(0, mark)] = pieces.as_mut_slice()
-            && let Some(short) = app.sort.get(app.active).short_mark()
+            && let Some(short) = app.sort().get(app.active()).short_mark()
         {
             *mark = short;
         }
@@ -75,7 +75,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         )
     } else {
         // Too narrow for both: the hint alone, short.
-        let short = format!("{} help ", app.keymap.key_of(Action::Help));
+        let short = format!("{} help ", app.settings().keymap().key_of(Action::Help));
         (String::new(), convo_text::fit(&short, room).into_owned())
     };
     let pad = room.saturating_sub(convo_text::width(&right) + convo_text::width(&help)) + 1;

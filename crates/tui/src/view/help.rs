@@ -15,11 +15,11 @@ use crate::keys::Group;
 /// The help's source in `app`.
 fn source(app: &App) -> Source<'_> {
     Source {
-        keymap: &app.keymap,
-        last_error: app.last_error.as_ref(),
-        last_message: app.last_message.as_ref(),
-        tz: &app.tz,
-        commands: &app.commands,
+        keymap: app.settings().keymap(),
+        last_error: app.status_line().last_error(),
+        last_message: app.status_line().last_message(),
+        tz: app.settings().tz(),
+        commands: app.commands(),
     }
 }
 

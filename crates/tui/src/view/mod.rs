@@ -29,7 +29,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     let full = frame.area();
     if super::layout::too_small((full.width, full.height)) {
         too_small(frame, full);
-        app.theme.apply(frame.buffer_mut());
+        app.settings().theme().apply(frame.buffer_mut());
         return;
     }
     let areas = app.areas();
@@ -41,10 +41,10 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     footer::draw(app, frame, areas.footer);
     status::draw(app, frame, areas.status);
-    draw_overlay(app, &app.overlay, frame);
+    draw_overlay(app, app.overlay(), frame);
     prompt::draw(app, frame);
     mend_wide(frame.buffer_mut());
-    app.theme.apply(frame.buffer_mut());
+    app.settings().theme().apply(frame.buffer_mut());
 }
 
 /// An overlay, over what it was opened over (the help over the summary pane).

@@ -42,23 +42,28 @@ pub fn describe(
 
 /// Draws the picker with line `selected` highlighted.
 pub fn draw(app: &App, selected: usize, frame: &mut Frame) {
-    let h = app.views.len() as u16 + 4;
+    let h = app.settings().views().len() as u16 + 4;
     let area = super::centered(frame.area(), 90, h);
     let width = area.width.saturating_sub(4) as usize;
     // The names' column as wide as the longest (at most 30): the rest is for what they show.
     let names = app
-        .views
+        .settings()
+        .views()
         .iter()
         .map(|v| text::width(&text::one_line(&v.name, 30)))
         .max()
         .unwrap_or(0);
     let mut lines = Vec::new();
-    for (i, v) in app.views.iter().enumerate() {
+    for (i, v) in app.settings().views().iter().enumerate() {
         let name = text::one_line(&v.name, 30);
         let pad = " ".repeat(names.saturating_sub(text::width(&name)));
         let room = width.saturating_sub(names + 2);
         // Too long: the short form of "every page, oldest first", then cut after a word.
-        let mut desc = describe(v, &app.aliases, app.query_settings.agent_id);
+        let mut desc = describe(
+            v,
+            app.settings().aliases(),
+            app.settings().query_settings().agent_id,
+        );
         if text::width(&desc) > room {
             desc = desc.replace(" · every page, oldest first", " · oldest first");
         }

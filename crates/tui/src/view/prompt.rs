@@ -14,12 +14,12 @@ use convo_text::{fit, one_line, width};
 
 /// Draws the open prompt, if any.
 pub fn draw(app: &App, frame: &mut Frame) {
-    let Some(p) = &app.prompt else {
+    let Some(p) = app.prompt() else {
         return;
     };
     match p {
         Prompt::Search(text) => {
-            let label = if app.search_history.entries().is_empty() {
+            let label = if app.search_history().entries().is_empty() {
                 "search (Enter keeps, Esc clears): "
             } else {
                 "search (Enter keeps, Esc clears, ↑ earlier): "
@@ -48,7 +48,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             edit_line(app, frame, fitting(app, &labels, text), text)
         }
         Prompt::ExportScope(path) => {
-            let n = with_tab!(ref app, app.active, |t| t.rows().len());
+            let n = with_tab!(ref app, app.active(), |t| t.rows().len());
             let labels = [
                 format!(
                     "export: l the {n} loaded rows · w the whole walk (all pages of the current \
@@ -93,7 +93,8 @@ pub fn draw(app: &App, frame: &mut Frame) {
 /// `w`: the view's name being typed, or the question whether to replace a view of that name.
 fn save_view(app: &App, s: &crate::query_line::SaveView, frame: &mut Frame) {
     let file = app
-        .config_file
+        .settings()
+        .config_file()
         .as_ref()
         .map(|p| one_line(&p.display().to_string(), 200))
         .unwrap_or_default();
@@ -120,7 +121,7 @@ fn save_view(app: &App, s: &crate::query_line::SaveView, frame: &mut Frame) {
 /// On the Conversations tab: whether the export carries names beside the ids, and the key
 /// that changes it (long and short).
 fn names_note(app: &App) -> [&'static str; 2] {
-    match (app.active, app.export_names) {
+    match (app.active(), app.exports().with_names()) {
         (convo_api::Resource::Conversations, true) => {
             ["with names, Tab: ids only · ", "Tab: ids only · "]
         }
@@ -137,7 +138,7 @@ fn names_note(app: &App) -> [&'static str; 2] {
 fn export_guidance(app: &App, frame: &mut Frame, exists: bool) {
     let area = app.areas().footer;
     let [names, names_short] = names_note(app);
-    let (first, first_short) = match (exists, app.export_ahead.dropped) {
+    let (first, first_short) = match (exists, app.exports().keys_dropped()) {
         (true, 0) => ("a file is never overwritten · ", "never overwritten · "),
         // Keys typed before this question (an `l` meant for the next one) were not taken.
         (true, 1) => (
@@ -254,12 +255,12 @@ fn draw_line(app: &App, frame: &mut Frame, label: &str, text: &str) {
 }
 
 fn picker(app: &App, selected: usize, frame: &mut Frame) {
-    let entries = app.profiles.entries();
+    let entries = app.profiles().entries();
     let lines: Vec<Line> = entries
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let current = app.profiles.current == *n;
+            let current = app.profiles().current == *n;
             let name = match n {
                 Some(n) => one_line(n, 40),
                 None => format!("({})", crate::profiles::TOP_LEVEL),

@@ -20,7 +20,7 @@ fn next_failed<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
 ) -> Option<String> {
     let n = t.next()?;
     let e = n.walk.error()?;
-    let again = app.keymap.key_of(Action::Reload);
+    let again = app.settings().keymap().key_of(Action::Reload);
     Some(match &n.why {
         // What to do and what stays first: the cause may be cut at the edge.
         Replacing::Reload => format!(
@@ -37,7 +37,7 @@ fn next_failed<T: convo_api::Row + Clone + PartialEq, F: TabFilter>(
 
 /// Draws the status line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let (retry, error, refresh_error, next) = match app.active {
+    let (retry, error, refresh_error, next) = match app.active() {
         Resource::Conversations => {
             let t = &app.conversations;
             (
@@ -58,7 +58,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         }
     };
     let width = area.width as usize;
-    let reload = app.keymap.key_of(Action::Reload);
+    let reload = app.settings().keymap().key_of(Action::Reload);
     let line = if let Some(r) = retry {
         Line::from(Span::styled(
             fit_whole_elsewhere(app, &retry_text(app, r), width),
@@ -66,7 +66,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         ))
     } else if let Some(mut text) = next {
         // As with an error below: a refusal said meanwhile goes first, not under it.
-        if let Some(m) = app.message.as_ref().filter(|m| m.error) {
+        if let Some(m) = app.status_line().shown().filter(|m| m.error) {
             text = format!(" {} ·{text}", m.text);
         }
         Line::from(Span::styled(
@@ -77,7 +77,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         // The cause first: at the terminal's edge it is the hint that is cut, not the fix.
         let mut text = format!(" error: {e} · {reload} retries; loaded rows stay");
         // An error message (e.g. why an export was not written) goes first, not under it.
-        if let Some(m) = app.message.as_ref().filter(|m| m.error) {
+        if let Some(m) = app.status_line().shown().filter(|m| m.error) {
             text = format!(" {} ·{text}", m.text);
         }
         Line::from(Span::styled(
@@ -91,7 +91,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             fit(&p, width).into_owned(),
             Style::new().fg(Color::Cyan),
         ))
-    } else if let Some(m) = &app.message {
+    } else if let Some(m) = app.status_line().shown() {
         let text = format!(" {}", m.text);
         // Cut at the edge, it says where to read it whole (the help shows the last one).
         let style = if m.error {
@@ -108,9 +108,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             Style::new().fg(Color::Yellow),
         ))
     } else {
-        let k = |a| app.keymap.key_of(a);
+        let k = |a| app.settings().keymap().key_of(a);
         let sync = app
-            .names
+            .names()
             .sync_line
             .as_deref()
             .map(|l| format!(" {l} ·"))
@@ -159,7 +159,7 @@ pub fn retry_text(app: &App, r: &Retry) -> String {
     let secs = r
         .until
         .as_second()
-        .saturating_sub(app.now.as_second())
+        .saturating_sub(app.now().as_second())
         .max(0);
     if r.budget {
         // No request failed: the service's budget has no slot left until then.
@@ -179,7 +179,10 @@ fn fit_whole_elsewhere(app: &App, text: &str, width: usize) -> String {
     if convo_text::width(&convo_text::sanitize(text)) <= width {
         return fit(text, width).into_owned();
     }
-    let hint = format!(" ({} shows all)", app.keymap.key_of(Action::Help));
+    let hint = format!(
+        " ({} shows all)",
+        app.settings().keymap().key_of(Action::Help)
+    );
     match width.checked_sub(convo_text::width(&hint)) {
         Some(room) if room >= 20 => format!("{}{hint}", convo_text::fit_words(text, room)),
         _ => convo_text::fit_words(text, width).into_owned(),

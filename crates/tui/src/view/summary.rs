@@ -122,7 +122,7 @@ fn headline(app: &App, pane: &SummaryPane, width: usize) -> Line<'static> {
             .as_ref()
             .map(|a| format!(", the oldest for {a}"))
             .unwrap_or_default(),
-        age(app.stale_after_secs),
+        age(app.settings().stale_after_secs()),
     );
     let dot = || Span::styled(" · ", Style::new().dim());
     if long.chars().count() <= width {
@@ -137,7 +137,7 @@ fn headline(app: &App, pane: &SummaryPane, width: usize) -> Line<'static> {
         spans.push(dot());
         spans.push(Span::raw(format!(
             "stale (not closed, no update for {}): {stale}",
-            age(app.stale_after_secs)
+            age(app.settings().stale_after_secs())
         )));
         return Line::from(spans);
     }
@@ -254,12 +254,12 @@ pub fn same_scope(samples: Vec<&convo_store::Sample>) -> (Vec<&convo_store::Samp
 /// and the window: the last 24 h, or since the first sample when the history is younger.
 fn trend_lines(app: &App, width: usize, sla: bool) -> Vec<Line<'static>> {
     let key = crate::tab::marks::look_key_of(&app.conversations);
-    let end = app.now.as_second();
+    let end = app.now().as_second();
     let day = end - convo_store::samples::DAY_SECS;
     let in_day = |s: &&convo_store::Sample| s.at >= day;
-    let samples: Vec<&convo_store::Sample> = match &app.trend {
-        Some((k, s)) if *k == key => s.iter().filter(in_day).collect(),
-        _ => Vec::new(),
+    let samples: Vec<&convo_store::Sample> = match app.watch().trend_of(&key) {
+        Some(s) => s.iter().filter(in_day).collect(),
+        None => Vec::new(),
     };
     let (samples, whole, top) = same_scope(samples);
     let Some(first) = samples.iter().map(|s| s.at).min() else {
@@ -446,7 +446,10 @@ pub fn draw(app: &App, pane: &SummaryPane, frame: &mut Frame) {
         .max()
         .unwrap_or(1) as u16;
     let cols = columns(inner.width.saturating_sub(1), sla, widest);
-    let stale_title = format!("STALE>{}", short_duration(app.stale_after_secs));
+    let stale_title = format!(
+        "STALE>{}",
+        short_duration(app.settings().stale_after_secs())
+    );
     let titles = [
         pane.by.name().to_uppercase(),
         "COUNT".into(),

@@ -119,9 +119,9 @@ fn style(look: Look) -> Style {
 
 /// Draws the active tab's table with its scrollbar.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let cols = app.columns.of(app.active);
-    let find = (app.search.get(app.active), app.sort.get(app.active));
-    match app.active {
+    let cols = app.settings().columns().of(app.active());
+    let find = (app.search().get(app.active()), app.sort().get(app.active()));
+    match app.active() {
         Resource::Conversations => draw_tab(app, &app.conversations, cols, find, frame, area),
         Resource::Visitors => draw_tab(app, &app.visitors, cols, find, frame, area),
     }
@@ -211,12 +211,12 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
         .collect();
     let cx = CellCx {
         first_attributes: &first_attributes,
-        now: app.now,
-        aliases: &app.aliases,
-        names: &app.names,
-        sla: &app.sla,
-        no_color: app.theme.no_color,
-        me: app.query_settings.agent_id,
+        now: app.now(),
+        aliases: app.settings().aliases(),
+        names: app.names(),
+        sla: app.settings().sla(),
+        no_color: app.settings().theme().no_color,
+        me: app.settings().query_settings().agent_id,
     };
     // The row held under the cursor (it left the view) keeps the selection's `>` in the
     // first column and says `×` at the start of its first cell: both show without colour.
@@ -233,14 +233,14 @@ fn draw_tab<T: convo_api::Row + Cells + Clone + PartialEq, F: TabFilter>(
                 let text = format!("{mark}{}", content.text);
                 let cl = Cell::from(Span::styled(text, style(content.look)));
                 let matched = hit
-                    && r.text(*c, app.now, &app.aliases)
+                    && r.text(*c, app.now(), app.settings().aliases())
                         .is_some_and(|t| needle.is_in(&t, &mut scratch.borrow_mut()));
                 if matched { cl.style(match_style()) } else { cl }
             })
             .collect::<Vec<_>>()
     };
     // Rows the user marked for a command: bold, and `*` in the first column (below).
-    let marked = app.commands.marked.get(tab.tab());
+    let marked = app.commands().marked.get(tab.tab());
     let is_marked = |line: &ScreenLine| match *line {
         ScreenLine::Row(i) => rows.get(i).is_some_and(|r| marked.contains(&r.id())),
         ScreenLine::Gone(_) => false,
