@@ -1,24 +1,24 @@
 //! The whole state of the browser: the two tabs and each feature's own state, side by side.
 //! Changed only by [`super::update::update`]; read by the view.
 
-use jiff::tz::TimeZone;
-
-use super::detail::DetailPane;
+use super::derived::Derived;
+use super::detail_pane::DetailPane;
 use super::export::Exports;
+pub use super::init::AppInit;
+use super::looks::Looks;
 use super::message::{StatusLine, StatusMessage};
 use super::profiles::Profiles;
 use super::prompt::Prompt;
+use super::refresh_clock::RefreshClock;
 use super::search::Search;
-use super::session::Settings;
+use super::session::Session;
+pub use super::settings::DEFAULT_REFRESH_MAX_PAGES;
+use super::settings::Settings;
 use super::sort::Sorting;
 use super::tab::{PerTab, TabState};
-use super::update::derive::Derived;
-use super::update::refresh::RefreshClock;
-use super::update::since_look::Looks;
-use super::update::watch::Watch;
+use super::watch::Watch;
 use convo_api::VisitorFilter;
-use convo_api::{Conversation, ConversationFilter, Limit, Resource, Visitor};
-use convo_config::{Aliases, View};
+use convo_api::{Conversation, ConversationFilter, Resource, Visitor};
 
 use super::overlay::Overlay;
 
@@ -28,31 +28,6 @@ use super::overlay::Overlay;
 /// second (360 KB an hour, 70 MB in 8 days, per filter) and made every refresh read the
 /// whole day's samples back (the soak bench, docs/performance.md).
 pub const SAMPLE_EVERY_SECS: i64 = 60;
-
-/// Pages a refresh re-reads from the top when the config sets no `refresh_max_pages`.
-pub const DEFAULT_REFRESH_MAX_PAGES: usize = 10;
-
-/// Everything `App::new` needs; `run` fills it from the config, tests by hand.
-#[derive(Debug, Clone)]
-pub struct AppInit {
-    pub page_size: Limit,
-    /// Config views; the built-in one is added in front.
-    pub views: Vec<View>,
-    pub aliases: Aliases,
-    /// `None` or 0: no periodic refresh.
-    pub refresh_secs: Option<u64>,
-    /// Shown in the header (sanitised there): e.g. the base URL's host and the masked key.
-    pub endpoint: String,
-    pub demo: bool,
-    pub now: jiff::Timestamp,
-    pub tz: TimeZone,
-    /// Terminal size (columns, rows).
-    pub size: (u16, u16),
-    /// `agent_id` (who `me` is): the built-in "My open" view when set.
-    pub agent_id: Option<uuid::Uuid>,
-    /// `NO_COLOR` is set: no colours at all.
-    pub no_color: bool,
-}
 
 /// The browser's state.
 #[derive(Debug, Clone)]
@@ -575,5 +550,128 @@ impl App {
     /// The status line, to clear, re-word or settle.
     pub fn status_line_mut(&mut self) -> &mut StatusLine {
         &mut self.status_line
+    }
+}
+
+impl App {
+    /// Takes a session's settings ([`Settings::enter`]), its commands, profiles and refresh.
+    /// What belonged to the service before is the caller's to reset.
+    pub fn enter_session(&mut self, s: &Session) {
+        self.settings_mut().enter(s);
+        self.commands_mut()
+            .configure(s.ui.commands.clone(), s.command_keys.clone());
+        self.refresh_every(s.refresh_secs);
+        let current = s
+            .config
+            .as_ref()
+            .map_or_else(|| Some(s.name.clone()), |c| c.profile.clone());
+        self.profiles_mut().offer(s.profiles.clone(), current);
+    }
+}
+
+#[cfg(test)]
+mod session_tests {
+    use super::*;
+    use convo_config::{Config, Overrides};
+
+    fn config(text: &str) -> Config {
+        let env = |k: &str| (k == "CONVO_API_KEY").then(|| "sk_test_secretvalue1234".to_string());
+        Config::from_toml_str(
+            text,
+            std::path::Path::new("/t/c.toml"),
+            &Overrides::default(),
+            &env,
+        )
+        .unwrap()
+    }
+
+    /// What a session sets in the app, as text (every field [`App::enter_session`] owns).
+    fn settings(app: &App) -> String {
+        let views: Vec<&str> = app
+            .settings()
+            .views()
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect();
+        format!(
+            "{:?}",
+            (
+                (
+                    app.settings().limit(),
+                    app.settings().refresh_secs(),
+                    app.refresh_clock().is_on(),
+                    &app.settings().aliases(),
+                    views
+                ),
+                (
+                    &app.settings().keymap(),
+                    app.settings().stale_after_secs(),
+                    &app.settings().theme(),
+                    &app.settings().columns()
+                ),
+                (
+                    &app.settings().web_url(),
+                    app.settings().mouse(),
+                    app.settings().refresh_max_pages(),
+                    &app.settings().sla()
+                ),
+                (
+                    app.settings().query_settings(),
+                    app.settings().scan_max_pages(),
+                    &app.settings().config_file()
+                ),
+                (&app.commands().list, &app.commands().keys),
+                (
+                    &app.profiles().current,
+                    &app.profiles().names,
+                    &app.settings().endpoint()
+                ),
+            )
+        )
+    }
+
+    const A: &str = r#"
+base_url = "https://a.example"
+page_size = 40
+refresh_secs = 20
+stale_after = "3h"
+mouse = true
+agent_id = "5d2e8f17-3c4b-4a69-8e0d-1b2c3d4e5f60"
+scan_max_pages = 7
+[aliases.sites]
+"0b6f2d4c-6a51-4d0e-9c1a-3f6e2b7d8a90" = "Web shop"
+[[views]]
+name = "Mine on the web shop"
+query = "assignee:me status:open site:\"Web shop\""
+[keys]
+reload = ["F5"]
+[theme]
+preset = "light"
+[columns]
+conversations = ["status", "due", "site", "id"]
+[sla]
+first_response = "5m"
+"#;
+
+    const B: &str = r#"
+base_url = "https://b.example"
+page_size = 90
+"#;
+
+    /// Starting on a config and switching to it from another give the browser the same
+    /// settings: one way from a config to a session.
+    #[test]
+    fn a_profile_switched_to_sets_what_a_start_on_it_sets() {
+        let (a, b) = (config(A), config(B));
+        let client = |c: &Config| convo_commands::setup::client_for(c).unwrap();
+        let opts = crate::TuiOptions::default();
+        let started = crate::app_from_config(&a, &client(&a), &opts).unwrap();
+        let mut switched = crate::app_from_config(&b, &client(&b), &opts).unwrap();
+        assert_ne!(settings(&started), settings(&switched));
+        let name = crate::profiles::TOP_LEVEL.to_string();
+        let s = Session::of(&a, name, client(&a)).unwrap();
+        let id = switched.profiles().request;
+        crate::profiles::update::profile_loaded(&mut switched, id, Ok(Box::new(s)));
+        assert_eq!(settings(&started), settings(&switched));
     }
 }

@@ -111,7 +111,7 @@ pub(super) fn on_page(
             let t = &mut app.conversations;
             if t.next().is_some() {
                 if on_next_page(t, generation, conversations_page(result), body) {
-                    super::since_look::say(app, Resource::Conversations);
+                    crate::looks::update::say(app, Resource::Conversations);
                     app.mark_dirty();
                 }
                 return;
@@ -121,13 +121,13 @@ pub(super) fn on_page(
                 return; // an older walk's answer (or one not asked for): dropped
             }
             marks::after_page(t, start);
-            super::since_look::say(app, Resource::Conversations);
+            crate::looks::update::say(app, Resource::Conversations);
         }
         Resource::Visitors => {
             let t = &mut app.visitors;
             if t.next().is_some() {
                 if on_next_page(t, generation, visitors_page(result), body) {
-                    super::since_look::say(app, Resource::Visitors);
+                    crate::looks::update::say(app, Resource::Visitors);
                     app.mark_dirty();
                 }
                 return;
@@ -137,7 +137,7 @@ pub(super) fn on_page(
                 return; // an older walk's answer (or one not asked for): dropped
             }
             marks::after_page(t, start);
-            super::since_look::say(app, Resource::Visitors);
+            crate::looks::update::say(app, Resource::Visitors);
         }
     }
     app.mark_dirty();

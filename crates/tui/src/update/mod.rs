@@ -22,24 +22,21 @@ use super::{board, browser, commands, export, profiles, query_line, search, sort
 use convo_api::{Assignee, ConversationFilter, Resource, Status, VisitorFilter};
 
 mod answers;
-pub mod derive;
 mod filters;
 pub mod layers;
 mod live;
 mod moves;
 pub mod place;
 pub mod refresh;
-pub mod since_look;
-pub mod watch;
 pub use place::{here, leaving_look, set_conversations_from};
 use place::{set_conversations, set_visitors};
 pub use refresh::DEFAULT_REFRESH_SECS;
 
+use crate::watch::update::{take_sample, watch_imminent};
 use answers::{on_page, on_task_failed};
 use filters::{apply_form, apply_view, drill, go_back, keep_oldest_first};
 use moves::{move_by, on_mouse, scroll_detail, seen_selection};
 use refresh::{on_head, on_tick, pump_union};
-use watch::{take_sample, watch_imminent};
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
@@ -224,7 +221,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             key,
             taken_at,
             rows,
-        } => since_look::answered(app, key, taken_at, rows),
+        } => crate::looks::update::answered(app, key, taken_at, rows),
         Msg::VisitorSync(line) => {
             app.names_mut().sync_line = line;
             app.mark_dirty();
@@ -303,7 +300,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // What is computed from the rows, for a tab whose rows (or how they are shown) changed:
     // the board's count, the search's matches, the order, the summary pane, the "since you
     // last looked" line (a union's parts mark rows as they come: the line follows the footer).
-    derive::recompute(app);
+    crate::derived::update::recompute(app);
     // What the message and the tabs leave to say, and the status line kept true.
     live::say_lost(app);
     super::message::update::settle(app);
@@ -334,7 +331,7 @@ fn ask_for_now(
     // The tabs' query as their filters write it (the look keys and the chips read it).
     app.conversations.sync_query();
     app.visitors.sync_query();
-    since_look::ask(app, cmds);
+    crate::looks::update::ask(app, cmds);
     fill(app, cmds);
 }
 

@@ -1,53 +1,16 @@
-//! "Since you last looked": per tab, the walk compared with the view's last look kept in
-//! the store, the view whose look was last asked for, and the status line's count of the
-//! marks (said again as a walk's pages bring more).
+//! What "since you last looked" does as messages come: asks the store for a view's look,
+//! takes its answer, says the count.
 
+use super::SinceLook;
 use crate::app::App;
 use crate::command::Command;
 use crate::message::StatusMessage;
-use crate::tab::{PerTab, marks};
+use crate::tab::marks;
 use convo_api::Resource;
-
-/// A tab's walk compared with the view's last look.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SinceLook {
-    /// The walk compared.
-    pub generation: u64,
-    /// When the look was taken (unix seconds).
-    pub taken_at: i64,
-    /// The tab's marks' revision then: a refresh merged since replaces the marks with its own.
-    pub revision: u64,
-    /// The counts the status line said last (new, changed).
-    pub said: Option<(usize, usize)>,
-}
-
-/// Each tab's look: the comparison under way and the view asked for.
-#[derive(Debug, Clone, Default)]
-pub struct Looks {
-    /// The walk compared with the last look, until another walk or a refresh's own marks.
-    kept: PerTab<Option<SinceLook>>,
-    /// The view whose look was last asked of the store (by its look key); `None` until the
-    /// store runs.
-    asked: PerTab<Option<String>>,
-}
-
-impl Looks {
-    /// `tab`'s walk compared with its view's last look, if it is.
-    pub fn of(&self, tab: Resource) -> Option<SinceLook> {
-        *self.kept.get(tab)
-    }
-
-    /// The store has started: the Conversations view's look (`key`) is asked for now, the
-    /// Visitors view's by the next `update`.
-    pub fn store_started(&mut self, key: String) {
-        self.asked.conversations = Some(key);
-        self.asked.visitors = Some(String::new());
-    }
-}
 
 /// A view just shown (another key than the one asked for last) asks the store what it kept
 /// of it, once the store runs.
-pub(super) fn ask(app: &mut App, cmds: &mut Vec<Command>) {
+pub(crate) fn ask(app: &mut App, cmds: &mut Vec<Command>) {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let Some(asked) = app.looks().asked.get(tab) else {
             continue;
@@ -62,7 +25,7 @@ pub(super) fn ask(app: &mut App, cmds: &mut Vec<Command>) {
 
 /// The store's last look of view `key` (taken at `taken_at`, its `rows`): the tab that shows
 /// that view marks its rows against it and says the counts (none: the user has moved on).
-pub(super) fn answered(app: &mut App, key: String, taken_at: i64, rows: Vec<(uuid::Uuid, u64)>) {
+pub(crate) fn answered(app: &mut App, key: String, taken_at: i64, rows: Vec<(uuid::Uuid, u64)>) {
     let tab = if key == marks::look_key_of(&app.conversations) {
         Resource::Conversations
     } else if key == marks::visitors_look_key_of(&app.visitors) {
@@ -86,7 +49,7 @@ pub(super) fn answered(app: &mut App, key: String, taken_at: i64, rows: Vec<(uui
 /// "12 new, 3 changed since yesterday 17:40" while the first walk is compared with the last
 /// look (another walk, or a refresh's own marks, end it); said again when the walk's pages
 /// change the counts (a union's parts too), so that it agrees with the footer's `• N new`.
-pub(super) fn say(app: &mut App, tab: Resource) {
+pub(crate) fn say(app: &mut App, tab: Resource) {
     let Some(since) = *app.looks().kept.get(tab) else {
         return;
     };
