@@ -150,6 +150,8 @@ pub struct App {
     /// "Since you last looked", per tab: the walk compared with the last look (see
     /// [`SinceLook`]); the status line counts its marks.
     pub since_look: PerTab<Option<SinceLook>>,
+    /// Each tab's look-ahead chain and its credits (`L`, a walk read behind the screen).
+    pub ahead: PerTab<crate::ahead::Credits>,
     /// Response-time targets (`[sla]`): the DUE column and the summary pane's counts.
     pub sla: std::sync::Arc<convo_engine::sla::Sla>,
     /// `agent_id` (what `assignee:me` means) and `max_streams`, for queries run here.
@@ -251,6 +253,7 @@ impl App {
             names: Default::default(),
             store_visitors: Default::default(),
             since_look: PerTab::default(),
+            ahead: PerTab::default(),
             sla: Default::default(),
             query_settings: Default::default(),
             pending_query: None,

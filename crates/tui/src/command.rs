@@ -37,6 +37,29 @@ pub enum Command {
         query: RequestFilter,
         limit: Limit,
     },
+    /// The app waits on the page at `from` of a tab's walk, brought by look-ahead chain `chain`
+    /// ([`super::ahead`]), which may ask for `pages` pages in all (counted from its first).
+    /// A chain the runtime does not run yet starts at `from`, replacing (aborting) the tab's
+    /// fetch or chain in flight: it asks for the page at `from`, then for each next page as
+    /// soon as a body names its cursor, while its credit lasts. The chain it runs takes
+    /// `pages` as its credit (a top-up). Each page comes back as `Msg::AheadLoaded` with the
+    /// same tab, generation and chain, in walk order.
+    Ahead {
+        tab: Resource,
+        generation: u64,
+        chain: u64,
+        from: Option<String>,
+        query: RequestFilter,
+        limit: Limit,
+        pages: usize,
+    },
+    /// The chain `chain` of this tab may ask for `pages` pages in all (counted from its
+    /// first): fewer than it had stops it there (what it has asked for still comes).
+    Grant {
+        tab: Resource,
+        chain: u64,
+        pages: usize,
+    },
     /// Fetch one page of stream `stream` of a union tab's walk (a query that needs several
     /// requests); answered by `Msg::PartLoaded` with the same tab, generation and stream.
     /// Streams are fetched side by side, each with at most one request in flight. `head`: a

@@ -86,6 +86,15 @@ pub enum Msg {
         generation: u64,
         result: Result<Loaded, ApiError>,
     },
+    /// A page of a look-ahead chain ([`super::command::Command::Ahead`]), in walk order;
+    /// `update` applies it as a [`Msg::PageLoaded`] when the walk waits on it
+    /// ([`super::ahead::arrived`]).
+    AheadLoaded {
+        tab: Resource,
+        generation: u64,
+        chain: u64,
+        result: Result<Loaded, ApiError>,
+    },
     /// The answer to a [`super::command::Command::FetchPart`].
     PartLoaded {
         tab: Resource,

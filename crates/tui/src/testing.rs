@@ -147,7 +147,8 @@ impl FakeServer {
         }
     }
 
-    /// The answer to a fetch command, or to an export path check (`None` for other commands).
+    /// The answer to a fetch command (a look-ahead chain's: the page the app waits on), or to
+    /// an export path check (`None` for other commands).
     pub fn answer(&self, cmd: &Command) -> Option<Msg> {
         if let Command::CheckExportPath(path) = cmd {
             // Not the service's: the runtime's own look at the disk, done for real.
@@ -158,6 +159,24 @@ impl FakeServer {
             return Some(Msg::NamesLoaded {
                 asked: ids.iter().map(|(id, _)| *id).collect(),
                 found: Vec::new(),
+            });
+        }
+        // A look-ahead chain's page the app waits on (the stand-in asks for nothing ahead).
+        if let Command::Ahead {
+            tab,
+            generation,
+            chain,
+            from,
+            query,
+            limit,
+            ..
+        } = cmd
+        {
+            return Some(Msg::AheadLoaded {
+                tab: *tab,
+                generation: *generation,
+                chain: *chain,
+                result: self.page(query, from.as_deref(), *limit),
             });
         }
         let (tab, generation, cursor, query, limit, head, stream) = match cmd {
@@ -202,8 +221,28 @@ impl FakeServer {
             ),
             _ => return None,
         };
+        let result = self.page(query, cursor.as_deref(), limit);
+        if let Some(stream) = stream {
+            return Some(Msg::PartLoaded {
+                tab,
+                generation,
+                stream,
+                head,
+                result,
+            });
+        }
+        Some(Msg::loaded(head, tab, generation, result))
+    }
+
+    /// The page of `query` at `cursor`.
+    pub fn page(
+        &self,
+        query: &RequestFilter,
+        cursor: Option<&str>,
+        limit: Limit,
+    ) -> Result<Loaded, convo_api::ApiError> {
         let start = cursor.and_then(|c| c.parse().ok()).unwrap_or(0);
-        let result = Ok(match query {
+        Ok(match query {
             RequestFilter::Conversations(f) => {
                 let rows: Vec<Conversation> = self
                     .conversations
@@ -224,17 +263,7 @@ impl FakeServer {
             RequestFilter::Visitors(_) => {
                 Loaded::Visitors(page(&self.visitors, start, limit.get()))
             }
-        });
-        if let Some(stream) = stream {
-            return Some(Msg::PartLoaded {
-                tab,
-                generation,
-                stream,
-                head,
-                result,
-            });
-        }
-        Some(Msg::loaded(head, tab, generation, result))
+        })
     }
 
     /// Runs `update` with `msg`, then answers every fetch at once until none is left.

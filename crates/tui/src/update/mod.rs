@@ -42,6 +42,11 @@ use watch::{take_sample, watch_imminent};
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    // A page of a look-ahead chain is the walk's page when the walk waits on it.
+    let msg = match super::ahead::arrived(app, msg) {
+        Ok(msg) => msg,
+        Err(cmds) => return cmds,
+    };
     // A refresh this message merges follows the top for a watcher (no pane open on the rows,
     // in server order), holds still for a reader.
     for tab in [Resource::Conversations, Resource::Visitors] {
@@ -318,6 +323,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             &mut cmds,
         ),
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
+        // Made a `PageLoaded` (or dropped) by `ahead::arrived` above.
+        Msg::AheadLoaded { .. } => {}
     }
     keep_oldest_first(app);
     ask_detail_visitor(app, &mut cmds);
@@ -346,6 +353,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     search::update::refresh(app, false);
     sort::update::refresh(app, false);
     super::message::update::settle(app);
+    // The walks' fetches go to their look-ahead chains (after every pass that asks for one).
+    super::ahead::grant(app, &mut cmds);
     cmds
 }
 
