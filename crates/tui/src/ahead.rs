@@ -17,7 +17,7 @@
 use convo_api::{ApiError, Resource};
 
 use crate::app::App;
-use crate::command::Command;
+use crate::command::{Command, RequestFilter};
 use crate::msg::{Loaded, Msg, Task};
 
 /// How many pages a walk that wants the whole list (`L`) may have asked for ahead of the
@@ -150,10 +150,15 @@ pub fn grant(app: &mut App, cmds: &mut Vec<Command>) {
                     query,
                     limit,
                 } => {
+                    // The e-mail filter of several visitors is one answer of merged walks,
+                    // not a walk of pages: it goes as it is.
+                    let merged = matches!(&query, RequestFilter::Conversations(f)
+                        if f.merged_visitors().is_some());
                     let room = with_tab!(ref app, tab, |t| room(
                         t.wants_whole(generation),
                         t.asks_ahead(generation)
                     ));
+                    let room = if merged { 0 } else { room };
                     let credits = app.ahead.get_mut(tab);
                     match credits.chain.as_mut() {
                         // The chain brings this page: no request, a top-up of its credit
@@ -383,5 +388,36 @@ mod tests {
             again,
             vec![(chain + 1, Some((loaded + 30).to_string()), 1 + AHEAD_PAGES)]
         );
+    }
+
+    /// The e-mail filter of several visitors is one answer of merged walks (the runtime's
+    /// `spawn_merged`): its fetch stays a fetch even when the walk wants every page.
+    #[test]
+    fn the_e_mail_filter_of_several_visitors_is_never_a_chain() {
+        let mut a = app(120, 30, 10);
+        a.conversations.load_all = true;
+        let generation = a.conversations.generation;
+        let fetch = |f: convo_api::ConversationFilter| Command::Fetch {
+            tab: TAB,
+            generation,
+            cursor: Some("10".into()),
+            query: RequestFilter::Conversations(f),
+            limit: convo_api::Limit::new(10).unwrap(),
+        };
+        let merged = convo_api::ConversationFilter {
+            by_email: Some(convo_api::filter::ByEmail {
+                email: "ana@example.com".into(),
+                visitors: vec![uuid::Uuid::from_u128(1), uuid::Uuid::from_u128(2)],
+            }),
+            ..Default::default()
+        };
+        let mut cmds = vec![fetch(merged.clone())];
+        grant(&mut a, &mut cmds);
+        assert_eq!(cmds, vec![fetch(merged)]);
+        assert!(!a.ahead.get(TAB).active());
+        // Not vacuous: the same walk's fetch of one request's filters is a chain.
+        let mut cmds = vec![fetch(Default::default())];
+        grant(&mut a, &mut cmds);
+        assert_eq!(aheads(&cmds).len(), 1, "{cmds:?}");
     }
 }
