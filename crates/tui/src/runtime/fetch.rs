@@ -146,8 +146,8 @@ impl Runtime {
             let visitors = visitors.to_vec();
             return self.spawn_merged(client, tab, generation, f.clone(), visitors, limit, head);
         }
-        if !head {
-            self.chains.remove(&tab);
+        if !head && let Some((_, credit)) = self.chains.remove(&tab) {
+            credit.stop();
         }
         #[cfg(feature = "testing")]
         let panic_now = self

@@ -1,30 +1,35 @@
 //! The runtime's side of a look-ahead chain (`crate::ahead` keeps its accounting in the app):
-//! one task per chain asks for the page at its cursor, then for each next page the moment a
-//! body names its cursor (before that page is decoded, before the loop sees it) while the
-//! app's grant allows, and sends each page to the loop in walk order. It keeps no state of
-//! the walk: the task, and the grant the app sets ([`Credit`]).
+//! the task of each page asks for the next page the moment its body names the cursor (before
+//! it decodes its own page, before the loop sees it) while the app's grant allows, then sends
+//! its page to the loop in walk order. The runtime keeps no state of the walk: per tab the
+//! chain's number and its [`Credit`] (the grant the app sets, and the tasks to abort).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use tokio::sync::{Notify, mpsc};
-use tokio::task::JoinHandle;
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::{AbortHandle, JoinHandle};
 
 use super::Runtime;
 use super::request::{decode, fetch_body, retry_notices};
 use crate::command::RequestFilter;
 use crate::msg::{Msg, Task};
 use convo_api::wire::envelope::peek_next;
-use convo_api::{ApiError, Client, Limit, Resource};
+use convo_api::{Client, Limit, Resource};
 
 pub use crate::ahead::AHEAD_PAGES;
 
-/// The pages a chain may ask for in all, as the app last granted ([`crate::command::Command::Grant`]).
+/// The pages a chain may ask for in all, as the app last granted
+/// ([`crate::command::Command::Grant`]), and what stops the chain.
 #[derive(Default)]
 pub(super) struct Credit {
     granted: AtomicUsize,
     /// Wakes a chain that waits for credit.
     more: Notify,
+    /// The chain was replaced or cancelled: nothing more is asked for, nor sent to the loop.
+    stopped: AtomicBool,
+    /// The chain's tasks that may still run (a page's, and the next one's it started).
+    tasks: Mutex<Vec<AbortHandle>>,
 }
 
 impl Credit {
@@ -33,32 +38,55 @@ impl Credit {
         self.more.notify_one();
     }
 
-    /// Waits until the chain may ask for its page number `sent + 1`.
-    async fn wait_for(&self, sent: usize) {
+    /// Stops the chain: its tasks are aborted, a request in flight with them.
+    pub(super) fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+        for t in self
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            t.abort();
+        }
+        self.more.notify_one();
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    /// Whether the chain may ask for its page number `sent + 1`.
+    fn allows(&self, sent: usize) -> bool {
+        sent < self.granted.load(Ordering::Acquire)
+    }
+
+    /// Waits until the chain may ask for its page number `sent + 1`; false when it was stopped.
+    async fn wait_for(&self, sent: usize) -> bool {
         loop {
             let more = self.more.notified();
-            if sent < self.granted.load(Ordering::Acquire) {
-                return;
+            if self.stopped() {
+                return false;
+            }
+            if self.allows(sent) {
+                return true;
             }
             more.await;
         }
     }
 
-    fn allows(&self, sent: usize) -> bool {
-        sent < self.granted.load(Ordering::Acquire)
+    fn track(&self, task: AbortHandle) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        tasks.retain(|t| !t.is_finished());
+        if self.stopped() {
+            task.abort();
+        } else {
+            tasks.push(task);
+        }
     }
 }
 
-/// Aborts its request when dropped (the chain aborted takes its request with it).
-struct Request(JoinHandle<Result<Vec<u8>, ApiError>>);
-
-impl Drop for Request {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// What a chain asks with.
+/// What a chain asks with, shared by the tasks of its pages.
 pub(super) struct Chain {
     pub(super) client: Client,
     pub(super) query: RequestFilter,
@@ -67,106 +95,103 @@ pub(super) struct Chain {
     pub(super) generation: u64,
     pub(super) chain: u64,
     pub(super) credit: Arc<Credit>,
+    pub(super) tx: mpsc::UnboundedSender<Msg>,
+    pub(super) user_fetches: Arc<convo_store::sync::UserFetches>,
 }
 
 impl Runtime {
-    /// Starts chain `c` at `from` (its task replaces the tab's page fetch or chain in flight).
+    /// Starts chain `c` at `from`: it replaces the tab's page fetch or chain in flight.
     pub(super) fn spawn_chain(&mut self, c: Chain, from: Option<String>) {
+        let tab = c.tab;
+        if let Some((_, old)) = self.chains.insert(tab, (c.chain, c.credit.clone())) {
+            old.stop();
+        }
         #[cfg(feature = "testing")]
-        let panic_now = self
+        if self
             .test_fault
             .take_if(|f| *f == convo_query::testing::PanicAt::Fetch)
-            .is_some();
-        let tx = self.tx.clone();
-        let user_fetches = self.user_fetches.clone();
-        let (tab, generation) = (c.tab, c.generation);
-        self.chains.insert(tab, (c.chain, c.credit.clone()));
-        let task = crate::tasks::spawn(Task::Page { tab, generation }, &self.tx, async move {
-            #[cfg(feature = "testing")]
-            if panic_now {
+            .is_some()
+        {
+            let generation = c.generation;
+            let task = crate::tasks::spawn(Task::Page { tab, generation }, &self.tx, async {
                 panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
+            });
+            if let Some(old) = self.tasks.insert((tab, false), task) {
+                old.abort();
             }
-            c.walk(from, &tx, &user_fetches).await;
-        });
+            return;
+        }
+        let (first, turn) = oneshot::channel();
+        let _ = first.send(());
+        let task = ask(Arc::new(c), from, 1, turn);
         if let Some(old) = self.tasks.insert((tab, false), task) {
             old.abort();
         }
     }
 }
 
-impl Chain {
-    /// One request of the chain, in a task of its own so that it leaves while the page before
-    /// it is decoded; the visitor sync waits while it is in flight.
-    fn ask(
-        &self,
-        cursor: Option<String>,
-        tx: &mpsc::UnboundedSender<Msg>,
-        user_fetches: &Arc<convo_store::sync::UserFetches>,
-    ) -> Request {
-        let busy = user_fetches.begin();
-        let on_retry = retry_notices(tx, self.tab, self.generation, false, cursor.as_deref());
-        let (client, query, limit) = (self.client.clone(), self.query.clone(), self.limit);
-        let task = tokio::spawn(async move {
-            let _busy = busy;
-            fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await
-        });
-        Request(task)
-    }
-
-    async fn walk(
-        self,
-        from: Option<String>,
-        tx: &mpsc::UnboundedSender<Msg>,
-        user_fetches: &Arc<convo_store::sync::UserFetches>,
-    ) {
-        self.credit.wait_for(0).await;
-        let mut sent = 1;
-        let mut pending = Some(self.ask(from, tx, user_fetches));
-        while let Some(mut request) = pending.take() {
-            let body = match (&mut request.0).await {
-                Ok(body) => body,
-                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-                Err(_) => return, // aborted
-            };
-            // The page after this one, asked for at once when the grant allows it.
-            let next = match &body {
-                Ok(b) => match peek_next(b) {
-                    Some((true, Some(next))) if !next.is_empty() => Some(next.to_string()),
-                    _ => None,
-                },
-                Err(_) => None,
-            };
+/// The task of the chain's page number `sent` (at `cursor`): its request, the next page's
+/// asked for as soon as its body names the cursor (credit permitting, else once the app
+/// grants it), its page decoded and sent to the loop when `turn` says the page before it has
+/// gone. The visitor sync waits while its request is in flight.
+fn ask(
+    c: Arc<Chain>,
+    cursor: Option<String>,
+    sent: usize,
+    turn: oneshot::Receiver<()>,
+) -> JoinHandle<()> {
+    let busy = c.user_fetches.begin();
+    let me = c.clone();
+    let task = crate::tasks::spawn(
+        Task::Page {
+            tab: c.tab,
+            generation: c.generation,
+        },
+        &c.tx,
+        async move {
+            let c = me;
+            let on_retry = retry_notices(&c.tx, c.tab, c.generation, false, cursor.as_deref());
+            let body = fetch_body(&c.client, &c.query, c.limit, cursor.as_deref(), &on_retry).await;
+            drop(busy);
+            let (gone, next_turn) = oneshot::channel();
             let mut waiting = None;
-            if let Some(next) = next {
-                if self.credit.allows(sent) {
-                    sent += 1;
-                    pending = Some(self.ask(Some(next), tx, user_fetches));
+            if let Ok(b) = &body
+                && let Some((true, Some(next))) = peek_next(b)
+                && !next.is_empty()
+            {
+                if c.credit.allows(sent) && !c.credit.stopped() {
+                    ask(c.clone(), Some(next.to_string()), sent + 1, next_turn);
                     let_it_leave().await;
                 } else {
-                    waiting = Some(next);
+                    waiting = Some((next.to_string(), next_turn));
                 }
             }
-            let result = decode(&self.client, &self.query, body);
+            let result = decode(&c.client, &c.query, body);
             let failed = result.is_err();
             if let Err(e) = &result {
-                tracing::warn!(tab = ?self.tab, "fetch failed: {e}");
+                tracing::warn!(tab = ?c.tab, "fetch failed: {e}");
             }
-            let sent_to_loop = tx.send(Msg::AheadLoaded {
-                tab: self.tab,
-                generation: self.generation,
-                chain: self.chain,
-                result,
-            });
-            if failed || sent_to_loop.is_err() {
+            // In walk order: after the page before this one (an error ends the chain).
+            let _ = turn.await;
+            if c.credit.stopped() {
                 return;
             }
-            if let Some(next) = waiting {
-                self.credit.wait_for(sent).await;
-                sent += 1;
-                pending = Some(self.ask(Some(next), tx, user_fetches));
+            let _ = c.tx.send(Msg::AheadLoaded {
+                tab: c.tab,
+                generation: c.generation,
+                chain: c.chain,
+                result,
+            });
+            let _ = gone.send(());
+            if let Some((next, next_turn)) = waiting.filter(|_| !failed)
+                && c.credit.wait_for(sent).await
+            {
+                ask(c.clone(), Some(next), sent + 1, next_turn);
             }
-        }
-    }
+        },
+    );
+    c.credit.track(task.abort_handle());
+    task
 }
 
 /// Lets a request just asked for ahead reach the socket before its walk turns to decoding (work

@@ -66,8 +66,8 @@ pub struct Runtime {
     parts: HashMap<(Resource, usize, bool), JoinHandle<()>>,
     /// The export being written (its writer thread).
     exports: super::export::write::Writer,
-    /// Each tab's look-ahead chain (its task is the tab's page task in `tasks`): its number and
-    /// the credit the app grants it.
+    /// Each tab's look-ahead chain: its number and its credit (the grant the app sets, and
+    /// its tasks, stopped with it).
     chains: HashMap<Resource, (u64, std::sync::Arc<look_ahead::Credit>)>,
     /// Draws frames, moving the table with a scroll region when it scrolls.
     pub frames: Frames,
@@ -286,7 +286,9 @@ impl Runtime {
 
     /// Aborts every task in flight.
     pub fn shutdown(&mut self) {
-        self.chains.clear();
+        for (_, (_, credit)) in self.chains.drain() {
+            credit.stop();
+        }
         for (_, t) in self.tasks.drain() {
             t.abort();
         }
@@ -413,7 +415,9 @@ impl Runtime {
                     }
                 }
                 Command::Cancel { tab } => {
-                    self.chains.remove(&tab);
+                    if let Some((_, credit)) = self.chains.remove(&tab) {
+                        credit.stop();
+                    }
                     for head in [false, true] {
                         if let Some(t) = self.tasks.remove(&(tab, head)) {
                             t.abort();
@@ -458,6 +462,8 @@ impl Runtime {
                         generation,
                         chain,
                         credit,
+                        tx: self.tx.clone(),
+                        user_fetches: self.user_fetches.clone(),
                     };
                     self.spawn_chain(chain, from)
                 }
