@@ -98,6 +98,42 @@ fn the_key_never_reaches_the_log_file_even_at_trace_level() {
     assert!(text.contains("Bearer [redacted API key] is not"), "{text}");
 }
 
+/// `convo doctor`'s probes (each list's request, the compression check, the encoding check)
+/// against servers that quote the key in their errors: each line that shows the server's text
+/// shows it with the key taken out. Seen red with `Client::once`'s redaction removed.
+#[test]
+fn the_doctor_s_probes_never_show_an_echoed_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    for status in [401, 404] {
+        let d = echo(status);
+        let o = run(
+            tmp.path(),
+            &[("CONVO_API_KEY", &d.key())],
+            &["--base-url", &d.url(), "doctor"],
+        );
+        let what = format!("doctor, HTTP {status}");
+        assert_eq!(o.code, Some(1), "{what}: {}{}", o.out, o.err);
+        assert_no_leak(&what, &o.out, &[key_part(&d.key())]);
+        assert_no_leak(&what, &o.err, &[key_part(&d.key())]);
+        // Not vacuous: the probes' lines quote the server, the key taken out.
+        for line in [
+            "GET /v1/conversations: ",
+            "GET /v1/visitors: ",
+            "compression not checked: ",
+        ] {
+            let shown = o
+                .out
+                .lines()
+                .find(|l| l.contains(line))
+                .unwrap_or_else(|| panic!("{what}: no line {line:?}: {}", o.out));
+            assert!(
+                shown.contains("Bearer [redacted API key] is not accepted"),
+                "{what}: {shown}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_key_never_appears_in_the_output_of_a_failing_run() {
     let tmp = tempfile::tempdir().unwrap();

@@ -32,6 +32,11 @@ struct Driver {
     answered: usize,
 }
 
+/// Whether `c` asks for a page of `tab`'s walk (a fetch, or a look-ahead chain's page).
+fn fetch_of(c: &Command, tab: Resource) -> bool {
+    matches!(c, Command::Fetch { tab: t, .. } | Command::Ahead { tab: t, .. } if *t == tab)
+}
+
 impl Driver {
     fn new(d: Demo) -> Driver {
         let client = d.client();
@@ -43,38 +48,27 @@ impl Driver {
         }
     }
 
+    /// The answer to a fetch, or to a look-ahead chain's page the app waits on (this driver
+    /// asks for nothing ahead).
     fn fetch(&self, c: &Command) -> Msg {
-        let Command::Fetch {
-            tab,
-            generation,
-            cursor,
-            query,
-            limit,
-        } = c
-        else {
-            unreachable!()
-        };
+        let asked = c.page_asked().expect("a page asked for");
         let quiet = |_: RetryNotice| {};
-        let c = cursor.as_deref();
+        let (cursor, limit) = (asked.cursor, asked.limit);
         let result = self.d.block_on(async {
-            match query {
+            match asked.query {
                 RequestFilter::Conversations(f) => self
                     .client
-                    .list::<_, Conversation>(f, *limit, c, &quiet)
+                    .list::<_, Conversation>(f, limit, cursor, &quiet)
                     .await
                     .map(Loaded::Conversations),
                 RequestFilter::Visitors(f) => self
                     .client
-                    .list::<_, Visitor>(f, *limit, c, &quiet)
+                    .list::<_, Visitor>(f, limit, cursor, &quiet)
                     .await
                     .map(Loaded::Visitors),
             }
         });
-        Msg::PageLoaded {
-            tab: *tab,
-            generation: *generation,
-            result,
-        }
+        convo::tui::msg::answering(&asked, result)
     }
 
     /// Feeds `msg`, then answers up to `budget` fetches (all when `None`); returns every
@@ -87,16 +81,14 @@ impl Driver {
             while let Some(m) = queue.pop() {
                 for c in update(app, m) {
                     match c {
-                        Command::Fetch { tab, .. } => {
+                        Command::Fetch { tab, .. } | Command::Ahead { tab, .. } => {
                             // A newer fetch of a tab replaces an older one, as in the runtime.
-                            self.pending.retain(
-                                |p| !matches!(p, Command::Fetch { tab: t, .. } if *t == tab),
-                            );
+                            self.pending.retain(|p| !fetch_of(p, tab));
                             self.pending.push(c);
                         }
-                        Command::Cancel { tab } => self
-                            .pending
-                            .retain(|p| !matches!(p, Command::Fetch { tab: t, .. } if *t == tab)),
+                        Command::Cancel { tab } => self.pending.retain(|p| !fetch_of(p, tab)),
+                        // Credit for pages ahead: this driver asks for none.
+                        Command::Grant { .. } => {}
                         // The runtime's look at the disk, answered at once as it does.
                         Command::CheckExportPath(path) => {
                             queue.push(convo::tui::export::write::check_path(path))

@@ -42,13 +42,13 @@ fn a_retry_of_a_page_asked_for_ahead_is_not_shown_while_an_earlier_page_is_await
     let server = FakeServer::new(400, 5);
     let mut app = started(&server);
     let cmds = update(&mut app, ch('L'));
-    let Some(Command::Fetch {
-        generation, cursor, ..
-    }) = cmds.iter().find(|c| matches!(c, Command::Fetch { .. }))
+    let Some(Command::Ahead {
+        generation, from, ..
+    }) = cmds.iter().find(|c| matches!(c, Command::Ahead { .. }))
     else {
-        panic!("L asks for the next page: {cmds:?}")
+        panic!("L asks for the next page (a look-ahead chain's first): {cmds:?}")
     };
-    let waited = cursor.clone().expect("a page after the first");
+    let waited = from.clone().expect("a page after the first");
     // the runtime asked for the page after it ahead; that one retries
     update(&mut app, retry(*generation, Some("999")));
     assert!(app.conversations.retry().is_none(), "not the page awaited");

@@ -23,12 +23,17 @@ fn selected_id(app: &App) -> Option<uuid::Uuid> {
     app.conversations.selected_row().map(|c| c.id)
 }
 
+/// The request of a page of the Conversations tab: a fetch, or a look-ahead chain's (a
+/// reload read behind the screen asks ahead when it wants more than one more page).
 fn conversation_fetch(cmds: &[Command]) -> Command {
     cmds.iter()
         .find(|c| {
             matches!(
                 c,
                 Command::Fetch {
+                    tab: Resource::Conversations,
+                    ..
+                } | Command::Ahead {
                     tab: Resource::Conversations,
                     ..
                 }
@@ -40,7 +45,7 @@ fn conversation_fetch(cmds: &[Command]) -> Command {
 
 fn generation_of(c: &Command) -> u64 {
     match c {
-        Command::Fetch { generation, .. } => *generation,
+        Command::Fetch { generation, .. } | Command::Ahead { generation, .. } => *generation,
         _ => panic!("not a fetch: {c:?}"),
     }
 }
@@ -122,7 +127,11 @@ fn r_while_the_service_is_down_keeps_every_row_in_place_with_the_selection() {
     // The rows stay selectable; nothing more is asked of the service meanwhile.
     let cmds = update(&mut app, key(KeyCode::Down));
     assert_eq!(app.conversations.selected(), 1991);
-    assert!(!cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
+    assert!(
+        !cmds
+            .iter()
+            .any(|c| matches!(c, Command::Fetch { .. } | Command::Ahead { .. }))
+    );
 
     // r tries again; the service answers: the new walk takes the screen, the row stays.
     let sel = selected_id(&app);

@@ -128,7 +128,7 @@ fn coverage_never_claims_a_total_and_l_loads_the_rest_live() {
     assert_eq!(pane(&app).total(), n);
     // L in the pane: the rest is walked, and the pane follows
     let cmds = server.settle(&mut app, ch('L'));
-    assert!(cmds.iter().any(|c| matches!(c, Command::Fetch { .. })));
+    assert!(cmds.iter().any(|c| matches!(c, Command::Ahead { .. })));
     assert_eq!(pane(&app).total(), 450);
     assert!(render(&app).contains("all 450 loaded"));
 }

@@ -265,7 +265,7 @@ fn convo_chooses_compressed_answers_where_they_are_faster_and_plain_ones_where_n
         let client = common::client_for(&srv.s().base_url(), &srv.s().api_key(), fast_settings);
         let choice = srv
             .rt
-            .block_on(client.settle_encoding())
+            .block_on(convo::setup::probes::settle_encoding(&client))
             .expect("pages")
             .expect("chosen within five pages");
         assert_eq!(choice.ask, want, "{choice:?}");

@@ -143,7 +143,7 @@ pub struct Client {
     /// What every request to the service shares: the `max_parallel` permits, and the pause a
     /// 429 asks for (one stream rate limited slows them all, as the service meant).
     pacing: Arc<Pacing>,
-    /// How the pool was built, to build `convo doctor`'s undecoded client the same way.
+    /// How the pool was built, and the undecoded pool of [`Accept::Wire`] built the same way.
     wire: Arc<Wire>,
     /// Requests sent, by endpoint and answer (`convo exporter`'s own series).
     stats: Arc<super::stats::RequestStats>,
@@ -165,9 +165,25 @@ struct Wire {
     proxy: Option<reqwest::Proxy>,
     connect_timeout: Duration,
     request_timeout: Duration,
+    /// The pool that leaves bodies as they came ([`Accept::Wire`]), built on first use.
+    undecoded: std::sync::OnceLock<Result<reqwest::Client, String>>,
 }
 
 impl Wire {
+    /// The pool of [`Accept::Wire`]: the same transport, no decoding of gzip or brotli.
+    fn undecoded(&self) -> Result<&reqwest::Client, ApiError> {
+        self.undecoded
+            .get_or_init(|| {
+                self.builder()
+                    .no_gzip()
+                    .no_brotli()
+                    .build()
+                    .map_err(|e| format!("cannot build the HTTP client: {e}"))
+            })
+            .as_ref()
+            .map_err(|e| ApiError::Setup(e.clone()))
+    }
+
     fn builder(&self) -> reqwest::ClientBuilder {
         let mut builder = http_builder();
         builder = match &self.tls {
@@ -280,7 +296,27 @@ impl std::fmt::Debug for Client {
 /// Installs the rustls crypto provider once (it lives with the TLS set-up, below the client).
 use super::tls::install_crypto_provider;
 
-pub mod probe;
+/// How [`Client::once`] asks for its answer's encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accept<'a> {
+    /// As every request of this client: its choice between compressed and plain answers
+    /// (`super::encoding`), which this answer's time counts toward; the body comes decoded.
+    Chosen,
+    /// This `Accept-Encoding`, and the body as it came on the wire (not decoded): a look at
+    /// the wire beside the client's own requests, not paced, counted nor budgeted.
+    Wire(&'a str),
+}
+
+/// A successful answer to [`Client::once`] (any other status is an error).
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: HeaderMap,
+    /// Decoded or not, as [`Accept`] asked.
+    pub body: Vec<u8>,
+    /// From the request's sending to the body's last byte.
+    pub elapsed: Duration,
+}
 
 /// A reqwest builder with the crypto provider installed, no proxy and no redirects.
 /// Tests that talk to the demo server directly use this too.
@@ -362,7 +398,7 @@ enum Failure {
 }
 
 impl Failure {
-    /// The error, when there is no retrying it (`convo doctor`'s probes).
+    /// The error, when there is no retrying it ([`Client::once`]).
     fn into_error(self) -> ApiError {
         match self {
             Failure::Fatal(e) | Failure::Retry { error: e, .. } => e,
@@ -437,6 +473,7 @@ impl Client {
             },
             connect_timeout: settings.connect_timeout,
             request_timeout: settings.request_timeout,
+            undecoded: std::sync::OnceLock::new(),
         };
         let http = wire
             .builder()
@@ -507,6 +544,17 @@ impl Client {
     /// The key as it may be shown (`sk_…abcd`).
     pub fn masked_key(&self) -> String {
         self.key.masked()
+    }
+
+    /// The client's settled choice between compressed and plain answers, once it has one.
+    pub fn encoding_choice(&self) -> Option<super::encoding::Choice> {
+        self.encoding.choice()
+    }
+
+    /// True once the client's choice between compressed and plain answers stands on enough
+    /// pages each way (`super::encoding`).
+    pub fn encoding_settled(&self) -> bool {
+        self.encoding.settled()
     }
 
     /// The full URL of one page of a list.
@@ -654,79 +702,112 @@ impl Client {
         }
     }
 
-    async fn attempt(&self, url: &Url, attempts: u32) -> Result<Vec<u8>, Failure> {
-        self.attempt_with_date(url, attempts).await.map(|(b, _)| b)
+    /// One GET of `url` without retries (`convo doctor`'s probes), with the client's auth and
+    /// transport, its error mapped and scrubbed of the key as [`Client::get_body`]'s; the
+    /// answer with its status, headers and time. [`Accept::Chosen`] is paced, counted and
+    /// budgeted as every request of the client; [`Accept::Wire`] is none of these.
+    pub async fn once(&self, url: Url, accept: Accept<'_>) -> Result<Answer, ApiError> {
+        self.attempt_answer(&url, 1, accept)
+            .await
+            .map_err(|f| self.redact.error(f.into_error()))
     }
 
-    async fn attempt_with_date(
+    async fn attempt(&self, url: &Url, attempts: u32) -> Result<Vec<u8>, Failure> {
+        self.attempt_answer(url, attempts, Accept::Chosen)
+            .await
+            .map(|a| a.body)
+    }
+
+    async fn attempt_answer(
         &self,
         url: &Url,
         attempts: u32,
-    ) -> Result<(Vec<u8>, Option<String>), Failure> {
+        accept: Accept<'_>,
+    ) -> Result<Answer, Failure> {
+        let (http, ask) = match accept {
+            Accept::Chosen => (&self.http, Some(self.encoding.next())),
+            Accept::Wire(_) => (self.wire.undecoded().map_err(Failure::Fatal)?, None),
+        };
+        let accept_encoding = match (accept, ask) {
+            (Accept::Wire(header), _) => header,
+            (Accept::Chosen, ask) => ask.map_or("identity", |a| a.header()),
+        };
+        // `Accept::Wire` looks at the wire beside the client's own requests: not paced,
+        // counted, budgeted nor timed toward its choice of encoding (`ask` is `None`).
+        let kept = ask.is_some();
         // The first answer before the pacing: a 429 it brings pauses those held behind it.
-        let first = self.first.wait().await;
-        let _permit = self.pacing.admit().await;
-        let ask = self.encoding.next();
+        let first = match kept {
+            true => self.first.wait().await,
+            false => None,
+        };
+        let _permit = match kept {
+            true => self.pacing.admit().await,
+            false => None,
+        };
         let sent = std::time::Instant::now();
-        let resp = self
-            .http
+        let resp = http
             .get(url.clone())
             .header(self.auth_name.clone(), self.auth_value.clone())
             .header(reqwest::header::ACCEPT, "application/json")
-            .header(reqwest::header::ACCEPT_ENCODING, ask.header())
+            .header(reqwest::header::ACCEPT_ENCODING, accept_encoding)
             .send()
             .await
             .map_err(|e| {
-                self.stats.record(url, None);
+                if kept {
+                    self.stats.record(url, None);
+                }
                 self.transport_failure(&e, attempts)
             })?;
         let status = resp.status();
-        self.stats.record(url, Some(status.as_u16()));
-        self.budget.heard(
-            resp.headers(),
-            status == StatusCode::TOO_MANY_REQUESTS,
-            self.clock.unix_ms() / 1000,
-        );
-        if status == StatusCode::TOO_MANY_REQUESTS {
-            // Every request to the service waits, not only this one; set before the requests
-            // held back for the first answer are let go.
-            let wait = self.retry_after(resp.headers());
-            self.pacing.pause(wait);
-            self.budget.paused(wait);
+        if kept {
+            self.stats.record(url, Some(status.as_u16()));
+            self.budget.heard(
+                resp.headers(),
+                status == StatusCode::TOO_MANY_REQUESTS,
+                self.clock.unix_ms() / 1000,
+            );
+            if status == StatusCode::TOO_MANY_REQUESTS {
+                // Every request to the service waits, not only this one; set before the
+                // requests held back for the first answer are let go.
+                let wait = self.retry_after(resp.headers());
+                self.pacing.pause(wait);
+                self.budget.paused(wait);
+            }
         }
         if first.is_some() {
             self.first.answered();
         }
         drop(first);
         if status.is_success() {
-            let date = resp
-                .headers()
-                .get(reqwest::header::DATE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string);
-            let zstd = super::encoding::is_zstd(resp.headers());
-            return read_body(resp, MAX_BODY_BYTES)
+            let headers = resp.headers().clone();
+            // The pool of `Chosen` decodes gzip and brotli; zstd is decoded here (bounded).
+            let zstd = ask.is_some() && super::encoding::is_zstd(&headers);
+            let body = read_body(resp, MAX_BODY_BYTES)
                 .await
-                .map_err(|e| self.transport_failure(&e, attempts))
-                .and_then(|b| match (zstd, b) {
-                    (true, Some(b)) => super::encoding::unzstd(&b, MAX_BODY_BYTES)
-                        .map_err(|detail| Failure::Fatal(ApiError::Decode { detail })),
-                    (_, b) => Ok(b),
+                .map_err(|e| self.transport_failure(&e, attempts))?;
+            let body = match (zstd, body) {
+                (true, Some(b)) => super::encoding::unzstd(&b, MAX_BODY_BYTES)
+                    .map_err(|detail| Failure::Fatal(ApiError::Decode { detail }))?,
+                (_, b) => b,
+            };
+            let body = body.ok_or_else(|| {
+                Failure::Fatal(ApiError::Decode {
+                    detail: format!(
+                        "the response is larger than {} MiB",
+                        MAX_BODY_BYTES / (1024 * 1024)
+                    ),
                 })
-                .and_then(|b| {
-                    if let Some(b) = &b {
-                        let kind = super::encoding::kind_of(url);
-                        self.encoding.record(ask, &kind, sent.elapsed(), b.len());
-                    }
-                    b.map(|b| (b, date.clone())).ok_or_else(|| {
-                        Failure::Fatal(ApiError::Decode {
-                            detail: format!(
-                                "the response is larger than {} MiB",
-                                MAX_BODY_BYTES / (1024 * 1024)
-                            ),
-                        })
-                    })
-                });
+            })?;
+            if let Some(ask) = ask {
+                let kind = super::encoding::kind_of(url);
+                self.encoding.record(ask, &kind, sent.elapsed(), body.len());
+            }
+            return Ok(Answer {
+                status: status.as_u16(),
+                headers,
+                body,
+                elapsed: sent.elapsed(),
+            });
         }
         if status.is_redirection() {
             let to = resp
@@ -746,12 +827,16 @@ impl Client {
             .ok()
             .flatten()
             .unwrap_or_default();
-        let body = match super::encoding::is_zstd(&headers) {
-            true => super::encoding::unzstd(&body, 64 * 1024)
+        let body = if super::encoding::is_zstd(&headers) {
+            super::encoding::unzstd(&body, 64 * 1024)
                 .ok()
                 .flatten()
-                .unwrap_or_default(),
-            false => body,
+                .unwrap_or_default()
+        } else if ask.is_none() && encoded(&headers) {
+            // Gzip or brotli left as it came (`Accept::Wire`): no text to show.
+            Vec::new()
+        } else {
+            body
         };
         // Before it is parsed and cut: a key cut in half would not be found afterwards.
         let body = self.redact.bytes(body);
@@ -898,6 +983,13 @@ pub fn parse_retry_after(value: Option<&str>, now: jiff::Timestamp) -> Option<Du
     let when = jiff::fmt::rfc2822::parse(v).ok()?.timestamp();
     let delta = when.as_millisecond().saturating_sub(now.as_millisecond());
     Some(Duration::from_millis(delta.max(0) as u64))
+}
+
+/// True when an answer names an encoding other than `identity`.
+fn encoded(headers: &HeaderMap) -> bool {
+    headers
+        .get(reqwest::header::CONTENT_ENCODING)
+        .is_some_and(|v| !v.as_bytes().trim_ascii().eq_ignore_ascii_case(b"identity"))
 }
 
 /// Reads a body up to `cap` bytes; `Ok(None)` when it is larger.

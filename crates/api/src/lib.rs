@@ -17,8 +17,7 @@ pub mod tls;
 pub mod wire;
 
 pub use budget::{Budget, Priority};
-pub use client::probe::Probe;
-pub use client::{Client, ClientSettings, RetryNotice};
+pub use client::{Accept, Answer, Client, ClientSettings, RetryNotice};
 pub use clock::{Clock, SystemClock};
 pub use error::ApiError;
 pub use filter::{

@@ -11,6 +11,8 @@ use convo_api::{
 };
 use convo_config::{Config, ConfigError, Overrides};
 
+pub mod probes;
+
 /// What `convo doctor` checks, in its order: `(name, a part of its line, what a failure means)`.
 /// Its `--help`, docs/configuration.md's table and tests/docs.rs (which runs the doctor
 /// against the demo and finds each line) read this table.
@@ -291,7 +293,7 @@ pub async fn doctor_checks(ov: &Overrides, ui_check: UiCheck) -> Vec<Check> {
     let kept = seed_budget(&cfg, &client);
     let mut skew_checked = false;
     for r in Resource::ALL {
-        match client.probe(r).await {
+        match probes::probe(&client, r).await {
             Ok(p) => {
                 checks.push(Check::Ok(format!(
                     "GET {} answered in {} ms ({} row)",
@@ -411,7 +413,7 @@ fn store_check(cfg: &Config) -> Check {
 /// shrinks (on a link of a few Mbit/s, most of a page's time is its bytes).
 async fn compression_check(client: &Client) -> Check {
     let kb = |n: usize| format!("{:.1} KB", n as f64 / 1000.0);
-    match client.probe_compression().await {
+    match probes::compression(client).await {
         Ok(c) => match &c.encoding {
             Some(enc) => Check::Ok(format!(
                 "the service compresses ({enc}): a page of 100 conversations is {} on the wire, \
@@ -442,7 +444,7 @@ async fn compression_check(client: &Client) -> Check {
 /// of a page of 100 conversations both ways, as the client measured them.
 async fn encoding_check(client: &Client) -> Check {
     let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
-    match client.settle_encoding().await {
+    match probes::settle_encoding(client).await {
         Ok(Some(c)) => {
             let (won, lost) = match c.ask {
                 Ask::Plain => (c.plain, c.compressed),
@@ -668,7 +670,9 @@ pub async fn init(ov: &Overrides, force: bool, err: &mut dyn Write) -> Result<Pa
                 settings.request_timeout = Duration::from_secs(15);
                 let client = Client::new(settings).map_err(|e| e.to_string())?;
                 let _ = writeln!(err, "Checking with one request…");
-                client.probe(Resource::Conversations).await.map(|_| key)
+                probes::probe(&client, Resource::Conversations)
+                    .await
+                    .map(|_| key)
             }
             Err(e) => Err(ApiError::Key(e)),
         };

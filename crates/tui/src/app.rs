@@ -79,6 +79,8 @@ pub struct App {
     store_visitors: super::tab_query::store_visitors::StoreVisitors,
     /// "Since you last looked", per tab.
     looks: Looks,
+    /// Each tab's look-ahead chain and its credits (`L`, a walk read behind the screen).
+    ahead: PerTab<crate::ahead::Credits>,
     /// A view's query to run at the first `update` (a view opened at start whose query needs
     /// more than one request's filters, or looks visitors up by e-mail).
     pending_query: Option<convo_query::query::Query>,
@@ -128,6 +130,7 @@ impl App {
             names: Default::default(),
             store_visitors: Default::default(),
             looks: Looks::default(),
+            ahead: PerTab::default(),
             pending_query: None,
             query_history: PerTab::default(),
             board: Default::default(),
@@ -510,6 +513,16 @@ impl App {
 
     pub fn watch_mut(&mut self) -> &mut Watch {
         &mut self.watch
+    }
+
+    /// Each tab's look-ahead chain and its credits.
+    pub fn ahead(&self) -> &PerTab<crate::ahead::Credits> {
+        &self.ahead
+    }
+
+    /// Each tab's look-ahead chain and its credits, to grant, top up or hold.
+    pub fn ahead_mut(&mut self) -> &mut PerTab<crate::ahead::Credits> {
+        &mut self.ahead
     }
 
     /// "Since you last looked", per tab.

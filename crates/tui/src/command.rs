@@ -37,6 +37,29 @@ pub enum Command {
         query: RequestFilter,
         limit: Limit,
     },
+    /// The app waits on the page at `from` of a tab's walk, brought by look-ahead chain `chain`
+    /// ([`super::ahead`]), which may ask for `pages` pages in all (counted from its first).
+    /// A chain the runtime does not run yet starts at `from`, replacing (aborting) the tab's
+    /// fetch or chain in flight: it asks for the page at `from`, then for each next page as
+    /// soon as a body names its cursor, while its credit lasts. The chain it runs takes
+    /// `pages` as its credit (a top-up). Each page comes back as `Msg::AheadLoaded` with the
+    /// same tab, generation and chain, in walk order.
+    Ahead {
+        tab: Resource,
+        generation: u64,
+        chain: u64,
+        from: Option<String>,
+        query: RequestFilter,
+        limit: Limit,
+        pages: usize,
+    },
+    /// The chain `chain` of this tab may ask for `pages` pages in all (counted from its
+    /// first): fewer than it had stops it there (what it has asked for still comes).
+    Grant {
+        tab: Resource,
+        chain: u64,
+        pages: usize,
+    },
     /// Fetch one page of stream `stream` of a union tab's walk (a query that needs several
     /// requests); answered by `Msg::PartLoaded` with the same tab, generation and stream.
     /// Streams are fetched side by side, each with at most one request in flight. `head`: a
@@ -193,4 +216,83 @@ pub enum ExportKind {
     WholeWalk { warnings: Vec<String> },
     /// A whole-walk export stopped with Esc: the rows fetched until then; more exist.
     PartialWalk,
+}
+
+/// What kind of page a command asks for ([`Command::page_asked`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageKind {
+    /// A page of the tab's walk.
+    Walk,
+    /// The first page of a look-ahead chain.
+    Chain(u64),
+    /// A page of a refresh.
+    Head,
+    /// A page of one stream of a union (`head`: of its refresh).
+    Part { stream: usize, head: bool },
+}
+
+/// The page a command asks of the service, whatever its kind: what answers it needs.
+#[derive(Debug, Clone, Copy)]
+pub struct PageAsked<'a> {
+    pub tab: Resource,
+    pub generation: u64,
+    pub cursor: Option<&'a str>,
+    pub query: &'a RequestFilter,
+    pub limit: Limit,
+    pub kind: PageKind,
+}
+
+impl Command {
+    /// The page this command asks of the service, if it asks for one.
+    pub fn page_asked(&self) -> Option<PageAsked<'_>> {
+        let (tab, generation, cursor, query, limit, kind) = match self {
+            Command::Fetch {
+                tab,
+                generation,
+                cursor,
+                query,
+                limit,
+            } => (tab, generation, cursor, query, limit, PageKind::Walk),
+            Command::Ahead {
+                tab,
+                generation,
+                chain,
+                from,
+                query,
+                limit,
+                ..
+            } => (tab, generation, from, query, limit, PageKind::Chain(*chain)),
+            Command::FetchHead {
+                tab,
+                generation,
+                query,
+                limit,
+                cursor,
+            } => (tab, generation, cursor, query, limit, PageKind::Head),
+            Command::FetchPart {
+                tab,
+                generation,
+                stream,
+                head,
+                cursor,
+                query,
+                limit,
+            } => {
+                let kind = PageKind::Part {
+                    stream: *stream,
+                    head: *head,
+                };
+                (tab, generation, cursor, query, limit, kind)
+            }
+            _ => return None,
+        };
+        Some(PageAsked {
+            tab: *tab,
+            generation: *generation,
+            cursor: cursor.as_deref(),
+            query,
+            limit: *limit,
+            kind,
+        })
+    }
 }

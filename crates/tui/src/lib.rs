@@ -49,6 +49,7 @@ macro_rules! with_tab {
     };
 }
 
+pub mod ahead;
 pub mod app;
 pub mod board;
 pub mod browser;

@@ -86,6 +86,15 @@ pub enum Msg {
         generation: u64,
         result: Result<Loaded, ApiError>,
     },
+    /// A page of a look-ahead chain ([`super::command::Command::Ahead`]), in walk order;
+    /// `update` applies it as a [`Msg::PageLoaded`] when the walk waits on it
+    /// ([`super::ahead::update::arrived`]).
+    AheadLoaded {
+        tab: Resource,
+        generation: u64,
+        chain: u64,
+        result: Result<Loaded, ApiError>,
+    },
     /// The answer to a [`super::command::Command::FetchPart`].
     PartLoaded {
         tab: Resource,
@@ -209,6 +218,29 @@ pub enum Msg {
         task: Task,
         message: String,
     },
+}
+
+/// The answer `result` to the page `asked` (as the runtime sends it).
+pub fn answering(asked: &crate::command::PageAsked<'_>, result: Result<Loaded, ApiError>) -> Msg {
+    use crate::command::PageKind;
+    let (tab, generation) = (asked.tab, asked.generation);
+    match asked.kind {
+        PageKind::Walk => Msg::loaded(false, tab, generation, result),
+        PageKind::Head => Msg::loaded(true, tab, generation, result),
+        PageKind::Chain(chain) => Msg::AheadLoaded {
+            tab,
+            generation,
+            chain,
+            result,
+        },
+        PageKind::Part { stream, head } => Msg::PartLoaded {
+            tab,
+            generation,
+            stream,
+            head,
+            result,
+        },
+    }
 }
 
 impl Msg {

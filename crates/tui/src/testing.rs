@@ -172,7 +172,8 @@ impl FakeServer {
         }
     }
 
-    /// The answer to a fetch command, or to an export path check (`None` for other commands).
+    /// The answer to a fetch command (a look-ahead chain's: the page the app waits on), or to
+    /// an export path check (`None` for other commands).
     pub fn answer(&self, cmd: &Command) -> Option<Msg> {
         if let Command::CheckExportPath(path) = cmd {
             // Not the service's: the runtime's own look at the disk, done for real.
@@ -185,50 +186,22 @@ impl FakeServer {
                 found: Vec::new(),
             });
         }
-        let (tab, generation, cursor, query, limit, head, stream) = match cmd {
-            Command::Fetch {
-                tab,
-                generation,
-                cursor,
-                query,
-                limit,
-            } => (
-                *tab,
-                *generation,
-                cursor.clone(),
-                query,
-                *limit,
-                false,
-                None,
-            ),
-            Command::FetchHead {
-                tab,
-                generation,
-                query,
-                limit,
-                cursor,
-            } => (*tab, *generation, cursor.clone(), query, *limit, true, None),
-            Command::FetchPart {
-                tab,
-                generation,
-                stream,
-                head,
-                cursor,
-                query,
-                limit,
-            } => (
-                *tab,
-                *generation,
-                cursor.clone(),
-                query,
-                *limit,
-                *head,
-                Some(*stream),
-            ),
-            _ => return None,
-        };
+        // A look-ahead chain's page is the one the app waits on (the stand-in asks for nothing
+        // ahead).
+        let asked = cmd.page_asked()?;
+        let result = self.page(asked.query, asked.cursor, asked.limit);
+        Some(super::msg::answering(&asked, result))
+    }
+
+    /// The page of `query` at `cursor`.
+    pub fn page(
+        &self,
+        query: &RequestFilter,
+        cursor: Option<&str>,
+        limit: Limit,
+    ) -> Result<Loaded, convo_api::ApiError> {
         let start = cursor.and_then(|c| c.parse().ok()).unwrap_or(0);
-        let result = Ok(match query {
+        Ok(match query {
             RequestFilter::Conversations(f) => {
                 let rows: Vec<Conversation> = self
                     .conversations
@@ -249,17 +222,7 @@ impl FakeServer {
             RequestFilter::Visitors(_) => {
                 Loaded::Visitors(page(&self.visitors, start, limit.get()))
             }
-        });
-        if let Some(stream) = stream {
-            return Some(Msg::PartLoaded {
-                tab,
-                generation,
-                stream,
-                head,
-                result,
-            });
-        }
-        Some(Msg::loaded(head, tab, generation, result))
+        })
     }
 
     /// Runs `update` with `msg`, then answers every fetch at once until none is left.

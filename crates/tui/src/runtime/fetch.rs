@@ -3,7 +3,6 @@
 //! e-mail filter's several visitors merged; each answer is tagged with tab and generation.
 
 use super::Runtime;
-use super::look_ahead::{Asker, Walk, let_it_leave, lock};
 use super::request::{decode, fetch_body, retry_notices};
 use crate::command::RequestFilter;
 use crate::msg::{Loaded, Msg, Task};
@@ -126,10 +125,8 @@ impl Runtime {
         }
     }
 
-    /// Starts the fetch of one page. For a walk's page (`head` false), a page this tab's walk
-    /// already asked for ahead at the same cursor is used (at once when it has arrived); a
-    /// walk with `room` asks for the pages after its own as their cursors arrive (see
-    /// [`AHEAD_PAGES`]).
+    /// Starts the fetch of one page (a walk's, or a refresh's head); a newer fetch of the
+    /// same tab and kind aborts an older one (a walk's page: its look-ahead chain too).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn spawn(
         &mut self,
@@ -139,7 +136,6 @@ impl Runtime {
         query: RequestFilter,
         limit: Limit,
         head: bool,
-        room: usize,
         background: bool,
     ) {
         let client = self.client_for(background);
@@ -150,71 +146,8 @@ impl Runtime {
             let visitors = visitors.to_vec();
             return self.spawn_merged(client, tab, generation, f.clone(), visitors, limit, head);
         }
-        let asker = Asker {
-            walks: self.walks.clone(),
-            client: client.clone(),
-            query: query.clone(),
-            limit,
-            tx: tx.clone(),
-            tab,
-            generation,
-            user_fetches: self.user_fetches.clone(),
-        };
-        if !head {
-            let mut all = lock(&self.walks);
-            let w = all.entry(tab).or_default();
-            if w.generation != generation {
-                w.cancel_ahead();
-                *w = Walk {
-                    generation,
-                    ..Walk::default()
-                };
-            }
-            w.room = room;
-            if let Some(c) = &cursor {
-                w.asked.insert(c.clone());
-            }
-            if let Some(a) = w.ahead.front_mut() {
-                if Some(&a.cursor) == cursor.as_ref() {
-                    use tokio::sync::oneshot::error::TryRecvError;
-                    match a.page.try_recv() {
-                        Ok(result) => {
-                            // Already here: applied in this very turn of the loop (it drains
-                            // the answers waiting before it draws), no task.
-                            w.ahead.pop_front();
-                            asker.resume(w);
-                            drop(all);
-                            if let Some(old) = self.tasks.remove(&(tab, false)) {
-                                old.abort();
-                            }
-                            let _ = self.tx.send(Msg::PageLoaded {
-                                tab,
-                                generation,
-                                result,
-                            });
-                            return;
-                        }
-                        Err(TryRecvError::Empty) => {
-                            // On its way: its task sends it as soon as it is decoded.
-                            w.wanted = cursor;
-                            drop(all);
-                            if let Some(old) = self.tasks.remove(&(tab, false)) {
-                                old.abort();
-                            }
-                            return;
-                        }
-                        // Its task ended without it (it panicked): asked for again below.
-                        Err(TryRecvError::Closed) => {
-                            w.ahead.pop_front();
-                        }
-                    }
-                } else {
-                    // Another cursor (a retry after an error, a walk cut short): what was
-                    // asked for ahead is not wanted.
-                    w.cancel_ahead();
-                    w.room = room;
-                }
-            }
+        if !head && let Some((_, credit)) = self.chains.remove(&tab) {
+            credit.stop();
         }
         #[cfg(feature = "testing")]
         let panic_now = self
@@ -236,12 +169,6 @@ impl Runtime {
             }
             let on_retry = retry_notices(&tx, tab, generation, head, cursor.as_deref());
             let body = fetch_body(&client, &query, limit, cursor.as_deref(), &on_retry).await;
-            if !head
-                && let Ok(b) = &body
-                && asker.go_on(b)
-            {
-                let_it_leave().await;
-            }
             let result = decode(&client, &query, body);
             if let Err(e) = &result {
                 tracing::warn!(?tab, head, "fetch failed: {e}");

@@ -1,208 +1,204 @@
-//! The look-ahead of a walk (`L`, or a reload read behind the screen): the pages after the
-//! app's are asked for as soon as their cursors arrive, kept per tab until the app asks for
-//! them, and stopped when the walk no longer wants them.
+//! The runtime's side of a look-ahead chain (`crate::ahead` keeps its accounting in the app):
+//! the task of each page asks for the next page the moment its body names the cursor (before
+//! it decodes its own page, before the loop sees it) while the app's grant allows, then sends
+//! its page to the loop in walk order. The runtime keeps no state of the walk: per tab the
+//! chain's number and its [`Credit`] (the grant the app sets, and the tasks to abort).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::{AbortHandle, JoinHandle};
 
 use super::Runtime;
 use super::request::{decode, fetch_body, retry_notices};
-use crate::app::App;
 use crate::command::RequestFilter;
-use crate::msg::{Loaded, Msg, Task};
+use crate::msg::{Msg, Task};
 use convo_api::wire::envelope::peek_next;
-use convo_api::{ApiError, Client, Limit, Resource};
+use convo_api::{Client, Limit, Resource};
 
-/// How many pages a walk that wants the whole list (`L`) may have asked for ahead of the
-/// pages the app has asked for: each is asked for as soon as the page before it named its
-/// cursor (one request in flight at a time, as `convo list` does), whether or not the loop
-/// has applied that page yet, so the walk goes at the server's pace while the loop applies
-/// and draws; it waits here when the loop falls this far behind.
-pub const AHEAD_PAGES: usize = 4;
+pub use crate::ahead::AHEAD_PAGES;
 
-/// A page of a walk asked for ahead, before the app asked for it: its request, then its
-/// decoded answer.
-pub(super) struct Ahead {
-    pub(super) cursor: String,
-    task: JoinHandle<()>,
-    pub(super) page: tokio::sync::oneshot::Receiver<Result<Loaded, ApiError>>,
-}
-
-/// Per tab, the walk the fetches belong to: its generation, the cursors asked for in it (a
-/// cursor seen again is never asked for ahead: the pager will call it a loop) and the pages
-/// asked for ahead.
+/// The pages a chain may ask for in all, as the app last granted
+/// ([`crate::command::Command::Grant`]), and what stops the chain.
 #[derive(Default)]
-pub(super) struct Walk {
-    pub(super) generation: u64,
-    pub(super) asked: HashSet<String>,
-    /// Pages asked for ahead, in walk order (the first is the next the app will ask for).
-    pub(super) ahead: VecDeque<Ahead>,
-    /// How many pages may be asked for ahead: 0, 1 (a reload read behind the screen), or
-    /// [`AHEAD_PAGES`] (the whole list). Set from the app after every update.
-    pub(super) room: usize,
-    /// The cursor after the last page asked for ahead, when `room` stopped the walk there.
-    pub(super) paused: Option<String>,
-    /// The app asked for the first page asked for ahead before it arrived: its task sends it
-    /// to the loop when it has decoded it.
-    pub(super) wanted: Option<String>,
+pub(super) struct Credit {
+    granted: AtomicUsize,
+    /// Wakes a chain that waits for credit.
+    more: Notify,
+    /// The chain was replaced or cancelled: nothing more is asked for, nor sent to the loop.
+    stopped: AtomicBool,
+    /// The chain's tasks that may still run (a page's, and the next one's it started).
+    tasks: Mutex<Vec<AbortHandle>>,
 }
 
-impl Walk {
-    pub(super) fn cancel_ahead(&mut self) {
-        for a in self.ahead.drain(..) {
-            a.task.abort();
+impl Credit {
+    pub(super) fn set(&self, pages: usize) {
+        self.granted.store(pages, Ordering::Release);
+        self.more.notify_one();
+    }
+
+    /// Stops the chain: its tasks are aborted, a request in flight with them.
+    pub(super) fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
+        for t in self
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            t.abort();
         }
-        self.paused = None;
-        self.wanted = None;
-        self.room = 0;
+        self.more.notify_one();
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    /// Whether the chain may ask for its page number `sent + 1`.
+    fn allows(&self, sent: usize) -> bool {
+        sent < self.granted.load(Ordering::Acquire)
+    }
+
+    /// Waits until the chain may ask for its page number `sent + 1`; false when it was stopped.
+    async fn wait_for(&self, sent: usize) -> bool {
+        loop {
+            let more = self.more.notified();
+            if self.stopped() {
+                return false;
+            }
+            if self.allows(sent) {
+                return true;
+            }
+            more.await;
+        }
+    }
+
+    fn track(&self, task: AbortHandle) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        tasks.retain(|t| !t.is_finished());
+        if self.stopped() {
+            task.abort();
+        } else {
+            tasks.push(task);
+        }
     }
 }
 
-/// What a fetch task of a walk needs to ask for the page after its own.
-#[derive(Clone)]
-pub(super) struct Asker {
-    pub(super) walks: Walks,
+/// What a chain asks with, shared by the tasks of its pages.
+pub(super) struct Chain {
     pub(super) client: Client,
     pub(super) query: RequestFilter,
     pub(super) limit: Limit,
-    pub(super) tx: mpsc::UnboundedSender<Msg>,
     pub(super) tab: Resource,
     pub(super) generation: u64,
-    /// The visitor sync waits while a page asked for ahead is in flight, as for any fetch of
-    /// the user's.
+    pub(super) chain: u64,
+    pub(super) credit: Arc<Credit>,
+    pub(super) tx: mpsc::UnboundedSender<Msg>,
     pub(super) user_fetches: Arc<convo_store::sync::UserFetches>,
 }
 
-impl Asker {
-    /// The page at `cursor` is asked for ahead (`w` is this walk's): a task fetches it, asks
-    /// for the one after it in turn (room permitting), then decodes it.
-    fn ask(&self, w: &mut Walk, cursor: String) {
-        w.asked.insert(cursor.clone());
-        let (put, page) = tokio::sync::oneshot::channel();
-        let (me, c) = (self.clone(), cursor.clone());
-        let busy = self.user_fetches.begin();
-        let task = crate::tasks::spawn(
-            Task::Page {
-                tab: self.tab,
-                generation: self.generation,
-            },
-            &self.tx,
-            async move {
-                let _busy = busy;
-                let on_retry = retry_notices(&me.tx, me.tab, me.generation, false, Some(&c));
-                let body = fetch_body(&me.client, &me.query, me.limit, Some(&c), &on_retry).await;
-                if let Ok(b) = &body
-                    && me.go_on(b)
-                {
-                    let_it_leave().await;
-                }
-                let result = decode(&me.client, &me.query, body);
-                let mut all = lock(&me.walks);
-                match all.get_mut(&me.tab) {
-                    // The app asked for it meanwhile: it goes to the loop at once.
-                    Some(w) if w.generation == me.generation && w.wanted.as_ref() == Some(&c) => {
-                        w.wanted = None;
-                        w.ahead.pop_front();
-                        me.resume(w);
-                        drop(all);
-                        let _ = me.tx.send(Msg::PageLoaded {
-                            tab: me.tab,
-                            generation: me.generation,
-                            result,
-                        });
-                    }
-                    // Kept until the app asks for it (under the lock: see `spawn`).
-                    _ => {
-                        let _ = put.send(result);
-                    }
-                }
-            },
-        );
-        w.ahead.push_back(Ahead { cursor, task, page });
-    }
-
-    /// The first page asked for ahead has gone to the app: its place in the queue is free, and
-    /// the walk goes on if it waited for room.
-    pub(super) fn resume(&self, w: &mut Walk) {
-        if w.ahead.len() < w.room
-            && let Some(next) = w.paused.take()
-        {
-            self.ask(w, next);
-        }
-    }
-
-    /// A body of this walk has arrived: the page after it is asked for at once, before this
-    /// one is decoded, if the walk wants it and has room; else it waits in `paused`.
-    /// True when it asked.
-    pub(super) fn go_on(&self, body: &[u8]) -> bool {
-        let Some((true, Some(next))) = peek_next(body) else {
-            return false;
-        };
-        let mut all = lock(&self.walks);
-        let Some(w) = all.get_mut(&self.tab) else {
-            return false;
-        };
-        if w.generation != self.generation || next.is_empty() || w.asked.contains(next) {
-            return false;
-        }
-        if w.ahead.len() < w.room {
-            self.ask(w, next.to_string());
-            return true;
-        }
-        if w.room > 0 {
-            w.paused = Some(next.to_string());
-        }
-        false
-    }
-}
-
-pub(super) type Walks = Arc<Mutex<HashMap<Resource, Walk>>>;
-
 impl Runtime {
-    /// After every update: a walk that no longer wants pages ahead (`Esc` stopped `L`, the
-    /// walk failed or was replaced) stops asking for them.
-    pub(super) fn settle_walks(&mut self, app: &App) {
-        let mut all = lock(&self.walks);
-        for (tab, w) in all.iter_mut() {
-            if w.room == 0 {
-                continue;
+    /// Starts chain `c` at `from`: it replaces the tab's page fetch or chain in flight.
+    pub(super) fn spawn_chain(&mut self, c: Chain, from: Option<String>) {
+        let tab = c.tab;
+        if let Some((_, old)) = self.chains.insert(tab, (c.chain, c.credit.clone())) {
+            old.stop();
+        }
+        #[cfg(feature = "testing")]
+        if self
+            .test_fault
+            .take_if(|f| *f == convo_query::testing::PanicAt::Fetch)
+            .is_some()
+        {
+            let generation = c.generation;
+            let task = crate::tasks::spawn(Task::Page { tab, generation }, &self.tx, async {
+                panic!("CONVO_TEST_PANIC=fetch: this fetch task panics (test only)");
+            });
+            if let Some(old) = self.tasks.insert((tab, false), task) {
+                old.abort();
             }
-            let room = with_tab!(ref app, *tab, |t| ahead_room(
-                t.wants_whole(w.generation),
-                t.asks_ahead(w.generation)
-            ));
-            if room < w.room {
-                w.room = room;
-                if room == 0 {
-                    w.paused = None;
-                }
-            }
+            return;
+        }
+        let (first, turn) = oneshot::channel();
+        let _ = first.send(());
+        let task = ask(Arc::new(c), from, 1, turn);
+        if let Some(old) = self.tasks.insert((tab, false), task) {
+            old.abort();
         }
     }
 }
 
-/// How many pages a walk may ask for ahead: [`AHEAD_PAGES`] when it wants the whole list, one
-/// when it wants the next page whatever this one brings, else none.
-pub(super) fn ahead_room(whole: bool, next: bool) -> usize {
-    match (whole, next) {
-        (true, _) => AHEAD_PAGES,
-        (false, true) => 1,
-        (false, false) => 0,
-    }
+/// The task of the chain's page number `sent` (at `cursor`): its request, the next page's
+/// asked for as soon as its body names the cursor (credit permitting, else once the app
+/// grants it), its page decoded and sent to the loop when `turn` says the page before it has
+/// gone. The visitor sync waits while its request is in flight.
+fn ask(
+    c: Arc<Chain>,
+    cursor: Option<String>,
+    sent: usize,
+    turn: oneshot::Receiver<()>,
+) -> JoinHandle<()> {
+    let busy = c.user_fetches.begin();
+    let me = c.clone();
+    let task = crate::tasks::spawn(
+        Task::Page {
+            tab: c.tab,
+            generation: c.generation,
+        },
+        &c.tx,
+        async move {
+            let c = me;
+            let on_retry = retry_notices(&c.tx, c.tab, c.generation, false, cursor.as_deref());
+            let body = fetch_body(&c.client, &c.query, c.limit, cursor.as_deref(), &on_retry).await;
+            drop(busy);
+            let (gone, next_turn) = oneshot::channel();
+            let mut waiting = None;
+            if let Ok(b) = &body
+                && let Some((true, Some(next))) = peek_next(b)
+                && !next.is_empty()
+            {
+                if c.credit.allows(sent) && !c.credit.stopped() {
+                    ask(c.clone(), Some(next.to_string()), sent + 1, next_turn);
+                    let_it_leave().await;
+                } else {
+                    waiting = Some((next.to_string(), next_turn));
+                }
+            }
+            let result = decode(&c.client, &c.query, body);
+            let failed = result.is_err();
+            if let Err(e) = &result {
+                tracing::warn!(tab = ?c.tab, "fetch failed: {e}");
+            }
+            // In walk order: after the page before this one (an error ends the chain).
+            let _ = turn.await;
+            if c.credit.stopped() {
+                return;
+            }
+            let _ = c.tx.send(Msg::AheadLoaded {
+                tab: c.tab,
+                generation: c.generation,
+                chain: c.chain,
+                result,
+            });
+            let _ = gone.send(());
+            if let Some((next, next_turn)) = waiting.filter(|_| !failed)
+                && c.credit.wait_for(sent).await
+            {
+                ask(c.clone(), Some(next), sent + 1, next_turn);
+            }
+        },
+    );
+    c.credit.track(task.abort_handle());
+    task
 }
 
 /// Lets a request just asked for ahead reach the socket before its walk turns to decoding (work
 /// that does not yield): a task spawned from a worker waits in that worker's LIFO slot, which
 /// no other worker steals, until the spawning task yields (as `convo list` does).
-pub(super) async fn let_it_leave() {
+async fn let_it_leave() {
     for _ in 0..4 {
         tokio::task::yield_now().await;
     }
-}
-
-pub(super) fn lock(walks: &Walks) -> std::sync::MutexGuard<'_, HashMap<Resource, Walk>> {
-    walks.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -5,8 +5,8 @@
 //! Generic over the ratatui backend and the input stream, so tests run this very loop on a
 //! `TestBackend` with scripted keys.
 //!
-//! The fetches it starts are in `fetch` (one page's request in `request`); the pages a walk
-//! asks for ahead of the app (`L`) in `look_ahead`.
+//! The fetches it starts are in `fetch` (one page's request in `request`); the look-ahead
+//! chains the app grants (`L`, `crate::ahead`) in `look_ahead`.
 
 mod fetch;
 mod look_ahead;
@@ -33,8 +33,6 @@ use super::terminal::Modes;
 use super::update::update;
 use super::view;
 use convo_api::{Client, Resource};
-use look_ahead::{Walks, ahead_room, lock};
-
 pub use look_ahead::AHEAD_PAGES;
 
 /// How often the timer ticks: countdowns are in seconds, relative times in minutes.
@@ -68,8 +66,9 @@ pub struct Runtime {
     parts: HashMap<(Resource, usize, bool), JoinHandle<()>>,
     /// The export being written (its writer thread).
     exports: super::export::write::Writer,
-    /// Each tab's walk, shared with its fetch tasks (they ask for the next page ahead).
-    walks: Walks,
+    /// Each tab's look-ahead chain: its number and its credit (the grant the app sets, and
+    /// its tasks, stopped with it).
+    chains: HashMap<Resource, (u64, std::sync::Arc<look_ahead::Credit>)>,
     /// Draws frames, moving the table with a scroll region when it scrolls.
     pub frames: Frames,
     tick: Duration,
@@ -114,7 +113,7 @@ impl Runtime {
             tasks: HashMap::new(),
             parts: HashMap::new(),
             exports: Default::default(),
-            walks: Walks::default(),
+            chains: HashMap::new(),
             frames: Frames::default(),
             tick: TICK,
             #[cfg(feature = "testing")]
@@ -287,8 +286,8 @@ impl Runtime {
 
     /// Aborts every task in flight.
     pub fn shutdown(&mut self) {
-        for w in lock(&self.walks).values_mut() {
-            w.cancel_ahead();
+        for (_, (_, credit)) in self.chains.drain() {
+            credit.stop();
         }
         for (_, t) in self.tasks.drain() {
             t.abort();
@@ -339,7 +338,6 @@ impl Runtime {
             _ => None,
         };
         let cmds = update(app, msg);
-        self.settle_walks(app);
         if let Some((id, client, config)) = switch
             && app.profiles().accepted == Some(id)
         {
@@ -417,8 +415,8 @@ impl Runtime {
                     }
                 }
                 Command::Cancel { tab } => {
-                    if let Some(w) = lock(&self.walks).get_mut(&tab) {
-                        w.cancel_ahead();
+                    if let Some((_, credit)) = self.chains.remove(&tab) {
+                        credit.stop();
                     }
                     for head in [false, true] {
                         if let Some(t) = self.tasks.remove(&(tab, head)) {
@@ -438,14 +436,42 @@ impl Runtime {
                     cursor,
                     query,
                     limit,
+                } => self.spawn(tab, generation, cursor, query, limit, false, false),
+                Command::Ahead {
+                    tab,
+                    generation,
+                    chain,
+                    from,
+                    query,
+                    limit,
+                    pages,
                 } => {
-                    // Only `L` and a reload read behind the rows on screen ask ahead: their next page
-                    // is wanted whatever the page brings.
-                    let room = with_tab!(ref app, tab, |t| ahead_room(
-                        t.wants_whole(generation),
-                        t.asks_ahead(generation)
-                    ));
-                    self.spawn(tab, generation, cursor, query, limit, false, room, false)
+                    // A top-up of the chain in flight, or a chain to start.
+                    if let Some((_, credit)) = self.chains.get(&tab).filter(|(id, _)| *id == chain)
+                    {
+                        credit.set(pages);
+                        continue;
+                    }
+                    let credit = std::sync::Arc::new(look_ahead::Credit::default());
+                    credit.set(pages);
+                    let chain = look_ahead::Chain {
+                        client: self.client_for(false),
+                        query,
+                        limit,
+                        tab,
+                        generation,
+                        chain,
+                        credit,
+                        tx: self.tx.clone(),
+                        user_fetches: self.user_fetches.clone(),
+                    };
+                    self.spawn_chain(chain, from)
+                }
+                Command::Grant { tab, chain, pages } => {
+                    if let Some((_, credit)) = self.chains.get(&tab).filter(|(id, _)| *id == chain)
+                    {
+                        credit.set(pages);
+                    }
                 }
                 Command::FetchHead {
                     tab,
@@ -457,7 +483,7 @@ impl Runtime {
                     // The refresh of a tab not shown is background work: it spends only its
                     // share of the request budget (docs/design.md "Request budget").
                     let hidden = tab != app.active();
-                    self.spawn(tab, generation, cursor, query, limit, true, 0, hidden)
+                    self.spawn(tab, generation, cursor, query, limit, true, hidden)
                 }
                 Command::FetchPart {
                     tab,

@@ -40,6 +40,11 @@ use refresh::{on_head, on_tick, pump_union};
 
 /// Applies one message; returns the I/O to do.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
+    // A page of a look-ahead chain is the walk's page when the walk waits on it.
+    let msg = match super::ahead::update::arrived(app, msg) {
+        Ok(msg) => msg,
+        Err(cmds) => return cmds,
+    };
     // A refresh this message merges follows the top for a watcher (no pane open on the rows,
     // in server order), holds still for a reader.
     for tab in [Resource::Conversations, Resource::Visitors] {
@@ -287,6 +292,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
             &mut cmds,
         ),
         Msg::TaskFailed { task, message } => on_task_failed(app, task, &message),
+        // Made a `PageLoaded` (or dropped) by `ahead::update::arrived` above.
+        Msg::AheadLoaded { .. } => {}
     }
     // While an oldest-first view is shown: its order and load-all set for each new walk of
     // its filters (before `fill`, which then asks for every page), or it ends.
@@ -304,6 +311,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Command> {
     // What the message and the tabs leave to say, and the status line kept true.
     live::say_lost(app);
     super::message::update::settle(app);
+    // The walks' fetches go to their look-ahead chains (after every pass that asks for one).
+    super::ahead::update::grant(app, &mut cmds);
     cmds
 }
 
