@@ -622,3 +622,32 @@ fn narrower_terminals_drop_whole_columns_least_needed_first() {
     );
     assert_eq!(shown(40), ["VIEW", "MATCH", "BREACHING"]);
 }
+
+/// A whole walk is counted for the board when the board is shown, not at the walk's last
+/// page (300,000 rows counted there delayed the frame that says `L` is done), and the count
+/// is as of when the rows were loaded, not as of when the board opened: a board read made
+/// in between stays the newer one. Seen red with the count dated at the board's opening.
+#[test]
+fn a_tab_s_count_waits_for_the_board_and_is_as_old_as_its_rows() {
+    let (mut app, server) = common::app::loaded((120, 35), 120, 10);
+    server.settle(&mut app, ch('L'));
+    assert!(app.conversations.walk().is_done(), "every page loaded");
+    assert!(
+        app.board().tabs.conversations.is_none(),
+        "not counted while the board is hidden"
+    );
+    let loaded_at = testing::now();
+    server.settle(&mut app, at(90));
+    server.settle(&mut app, ch('B'));
+    let count = app
+        .board()
+        .tabs
+        .conversations
+        .clone()
+        .expect("counted as the board opens");
+    assert_eq!(count.counts.matched, 120);
+    assert_eq!(
+        count.at, loaded_at,
+        "as of the rows, not of the board's opening"
+    );
+}

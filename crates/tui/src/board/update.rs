@@ -25,6 +25,9 @@ pub fn open(app: &mut App, cmds: &mut Vec<Command>) {
     let views = app.settings().views().to_vec();
     app.board_mut().set_views(&views);
     // What the tabs counted of their views, unless the board has read them since.
+    for tab in [Resource::Conversations, Resource::Visitors] {
+        from_tab(app, tab);
+    }
     let tabs = app.board().tabs.clone();
     for c in [tabs.conversations, tabs.visitors].into_iter().flatten() {
         app.board_mut().take_tab_count(&c.key, &c.counts, c.at);
@@ -194,9 +197,10 @@ pub fn opened(app: &mut App, index: usize, cmds: &mut Vec<Command>) {
     }
 }
 
-/// `tab`'s rows changed: when its walk has loaded the whole view it shows it counts it (again
-/// only when its rows changed), and the board's rows of that view take the count unless their
-/// own read is newer. O(rows) only when the rows changed.
+/// `tab`'s rows changed while the board is shown, or the board opens: when its walk has
+/// loaded the whole view it shows it counts it (again only when its rows changed), and the
+/// board's rows of that view take the count unless their own read is newer. O(rows) only
+/// when the rows changed.
 pub fn from_tab(app: &mut App, tab: Resource) {
     let (done, basis) = with_tab!(ref app, tab, |t| (
         t.walk().is_done(),
@@ -226,15 +230,17 @@ pub fn from_tab(app: &mut App, tab: Resource) {
             breaching: 0,
         },
     };
-    let now = app.now();
-    if app.board_mut().take_tab_count(&key, &counts, now) && shown(app) {
+    // As of when the tab's rows became what they are (its last page or refresh), also when
+    // counted later, as the board opens.
+    let at = app.derived().rows_at(tab).unwrap_or(app.now());
+    if app.board_mut().take_tab_count(&key, &counts, at) && shown(app) {
         app.mark_dirty();
     }
     *app.board_mut().tabs.get_mut(tab) = Some(super::TabCount {
         key,
         basis,
         counts,
-        at: app.now(),
+        at,
     });
 }
 

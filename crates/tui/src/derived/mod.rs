@@ -5,9 +5,14 @@
 //! the rows on screen, the tab on screen, the minute for the pane), not after every message:
 //! [`Derived`] keeps what they were last computed from.
 
+use convo_api::Resource;
+
 use crate::tab::PerTab;
 
 pub mod update;
+
+/// What a tab's rows are: its walk, how many, its marks' revision.
+type RowsKey = (u64, usize, u64);
 
 /// What a tab's derived state was last computed from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,4 +39,14 @@ struct Basis {
 pub struct Derived {
     of: PerTab<Option<Basis>>,
     minute: Option<i64>,
+    /// Each tab's rows (walk, count, marks' revision) and since when they are what they are:
+    /// what the board's count of the tab's view is as of, counted when the board is shown.
+    rows_at: PerTab<Option<(RowsKey, jiff::Timestamp)>>,
+}
+
+impl Derived {
+    /// Since when `tab`'s rows are what they are now (its walk's last page or refresh).
+    pub fn rows_at(&self, tab: Resource) -> Option<jiff::Timestamp> {
+        self.rows_at.get(tab).map(|(_, at)| at)
+    }
 }

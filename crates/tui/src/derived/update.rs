@@ -35,8 +35,22 @@ pub(crate) fn recompute(app: &mut App) {
     for tab in [Resource::Conversations, Resource::Visitors] {
         let now = basis(app, tab);
         let changed = *app.derived().of.get(tab) != Some(now);
-        if changed {
+        let rows = (now.generation, now.rows, now.revision);
+        if app
+            .derived()
+            .rows_at
+            .get(tab)
+            .is_none_or(|(r, _)| r != rows)
+        {
+            let at = app.now();
+            *app.derived_mut().rows_at.get_mut(tab) = Some((rows, at));
+        }
+        if changed && board::update::shown(app) {
+            // Counted when the board shows it (or opens): a whole walk of 300,000 rows
+            // counted at its last page delayed the frame that says it is done.
             board::update::from_tab(app, tab);
+        }
+        if changed {
             search::update::refresh_tab(app, tab, false);
             sort::update::refresh_tab(app, tab, false);
             crate::looks::update::say(app, tab);
