@@ -4,7 +4,7 @@
 //! The page is a real one: the demo server's first page of 100 (20,000 conversations), fetched
 //! plain. Each encoding runs through the codec crate the HTTP stack uses underneath (the demo
 //! server's tower-http and convo's reqwest both go through async-compression to these):
-//! `flate2` (gzip), `brotli`, `zstd` (the C library). Compress: the whole page in one call, as
+//! `flate2` (gzip), `brotli`, `zstd` (the C library; decoded as convo's client does, `encoding::unzstd`). Compress: the whole page in one call, as
 //! the demo server hands its body to the compressor in one piece; decode: the compressed page
 //! back to its bytes, then convo's `Page::decode` (`decode_page/<enc>`), so the identity row
 //! is the JSON alone and each other row adds the decompression.
@@ -75,10 +75,10 @@ impl Enc {
                     .expect("unbrotli");
             }
             Enc::Zstd(_) => {
-                zstd::stream::read::Decoder::with_buffer(wire)
-                    .expect("zstd")
-                    .read_to_end(out)
-                    .expect("unzstd");
+                // convo's own zstd decoding (the client's): the thread's decoder, kept.
+                *out = convo::api::encoding::unzstd(wire, 1 << 30)
+                    .expect("unzstd")
+                    .expect("under the cap");
             }
         }
     }
